@@ -1,0 +1,76 @@
+import { defineAction } from '../descriptor.js';
+import { pageInputProps, pageOutputProps } from '../common.js';
+
+/**
+ * The safe projection of a configured agent. It deliberately has no field that
+ * could carry a header value, URL userinfo/query/fragment, a source id or a
+ * filesystem path: those never leave the daemon.
+ */
+export const agentSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'displayName', 'runtime', 'model', 'baseUrl', 'headerNames', 'apiKeyEnv', 'filesystem', 'teams'],
+  properties: {
+    id: { type: 'string' },
+    displayName: { type: 'string' },
+    runtime: { type: 'string', enum: ['claude', 'codex', 'opencode', 'generic'] },
+    model: { type: ['string', 'null'] },
+    baseUrl: { type: ['string', 'null'], description: 'Scheme, host, port and path only.' },
+    headerNames: { type: 'array', items: { type: 'string' }, description: 'Names of configured headers, lower-cased; never values.' },
+    apiKeyEnv: { type: ['string', 'null'], description: 'Name of the environment variable holding the API key; never its value.' },
+    filesystem: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['allowedPathCount'],
+      properties: { allowedPathCount: { type: 'integer', minimum: 0 } },
+    },
+    teams: { type: 'array', items: { type: 'string' }, description: 'teamIds this agent belongs to.' },
+  },
+} as const;
+
+export const agentList = defineAction({
+  domain: 'agent',
+  action: 'list',
+  summary: 'List the agents configured in the local profile.',
+  help: 'Ordered by agent id. query matches id or display name (case-insensitive substring). A cursor is bound to the query and to the profile revision: after the profile changes, start again without a cursor.',
+  example: { query: 'review', limit: 20 },
+  risk: 'read',
+  input: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      query: { type: 'string', minLength: 1, maxLength: 200 },
+      runtime: { type: 'string', enum: ['claude', 'codex', 'opencode', 'generic'] },
+      ...pageInputProps,
+    },
+  },
+  output: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['agents', 'hasMore'],
+    properties: { agents: { type: 'array', items: agentSchema }, ...pageOutputProps },
+  },
+});
+
+export const agentGet = defineAction({
+  domain: 'agent',
+  action: 'get',
+  summary: 'Read the safe projection of one configured agent.',
+  help: 'Header values, API keys, URL credentials and filesystem paths are never returned; only their names or a count.',
+  example: { id: 'a1' },
+  risk: 'read',
+  input: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['id'],
+    properties: { id: { type: 'string', minLength: 1, maxLength: 128 } },
+  },
+  output: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['agent'],
+    properties: { agent: agentSchema },
+  },
+});
+
+export const agentActions = [agentList, agentGet] as const;

@@ -1,0 +1,81 @@
+import { defineAction } from '../descriptor.js';
+import { idSchema, idempotencyKeyProp, pageInputProps, pageOutputProps, timestampSchema } from '../common.js';
+
+export const projectSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'name', 'description', 'revision', 'createdAt', 'updatedAt'],
+  properties: {
+    id: idSchema,
+    name: { type: 'string' },
+    description: { type: 'string' },
+    revision: { type: 'integer', minimum: 1 },
+    createdAt: timestampSchema,
+    updatedAt: timestampSchema,
+  },
+} as const;
+
+const projectOutput = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['project'],
+  properties: { project: projectSchema },
+} as const;
+
+export const projectCreate = defineAction({
+  domain: 'project',
+  action: 'create',
+  summary: 'Create a project that tasks can belong to.',
+  help: 'Project names are free text. Pass idempotencyKey when retrying so the project is created once.',
+  example: { name: 'Website relaunch', description: 'Q1 redesign', idempotencyKey: 'relaunch-1' },
+  risk: 'side_effect',
+  input: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['name'],
+    properties: {
+      name: { type: 'string', minLength: 1, maxLength: 200 },
+      description: { type: 'string', maxLength: 20000 },
+      ...idempotencyKeyProp,
+    },
+  },
+  output: projectOutput,
+});
+
+export const projectGet = defineAction({
+  domain: 'project',
+  action: 'get',
+  summary: 'Read one project by id.',
+  help: 'Returns the project with its current revision.',
+  example: { id: 'project_01J9Z3K8Q2' },
+  risk: 'read',
+  input: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['id'],
+    properties: { id: idSchema },
+  },
+  output: projectOutput,
+});
+
+export const projectList = defineAction({
+  domain: 'project',
+  action: 'list',
+  summary: 'List projects, most recently updated first.',
+  help: 'Ordered by updatedAt descending, then id. Continue with the nextCursor of the previous page.',
+  example: { limit: 20 },
+  risk: 'read',
+  input: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { ...pageInputProps },
+  },
+  output: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['projects', 'hasMore'],
+    properties: { projects: { type: 'array', items: projectSchema }, ...pageOutputProps },
+  },
+});
+
+export const projectActions = [projectCreate, projectGet, projectList] as const;

@@ -1,0 +1,68 @@
+import { defineAction } from '../descriptor.js';
+import { idSchema, idempotencyKeyProp, pageInputProps, pageOutputProps, timestampSchema } from '../common.js';
+
+const verdictSchema = { type: 'string', enum: ['approve', 'request_changes', 'comment'] } as const;
+
+export const reviewSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'taskId', 'author', 'verdict', 'body', 'createdAt', 'updatedAt'],
+  properties: {
+    id: idSchema,
+    taskId: idSchema,
+    author: { type: 'string', description: 'Agent id of the reviewer.' },
+    verdict: verdictSchema,
+    body: { type: 'string' },
+    createdAt: timestampSchema,
+    updatedAt: timestampSchema,
+  },
+} as const;
+
+export const reviewAdd = defineAction({
+  domain: 'review',
+  action: 'add',
+  summary: 'Add a review to a task\'s review thread.',
+  help: 'The task is named explicitly by taskId; there is no default target. verdict is approve, request_changes or comment.',
+  example: { taskId: 'task_01J9Z3K8Q2', verdict: 'approve', body: 'Looks good; tests cover the edge cases.' },
+  risk: 'side_effect',
+  input: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['taskId', 'verdict', 'body'],
+    properties: {
+      taskId: idSchema,
+      verdict: verdictSchema,
+      body: { type: 'string', minLength: 1, maxLength: 20000 },
+      ...idempotencyKeyProp,
+    },
+  },
+  output: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['review'],
+    properties: { review: reviewSchema },
+  },
+});
+
+export const reviewList = defineAction({
+  domain: 'review',
+  action: 'list',
+  summary: 'List the reviews of one task, newest first.',
+  help: 'Ordered by updatedAt descending, then id descending, within the task\'s thread. Continue with nextCursor and the same taskId.',
+  example: { taskId: 'task_01J9Z3K8Q2', limit: 20 },
+  risk: 'read',
+  input: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['taskId'],
+    properties: { taskId: idSchema, ...pageInputProps },
+  },
+  output: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['reviews', 'hasMore'],
+    properties: { reviews: { type: 'array', items: reviewSchema }, ...pageOutputProps },
+  },
+});
+
+export const reviewActions = [reviewAdd, reviewList] as const;

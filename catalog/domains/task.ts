@@ -1,0 +1,120 @@
+import { defineAction } from '../descriptor.js';
+import { idSchema, idempotencyKeyProp, pageInputProps, pageOutputProps, timestampSchema } from '../common.js';
+
+const statusSchema = { type: 'string', enum: ['todo', 'in_progress', 'blocked', 'done', 'cancelled'] } as const;
+const handleSchema = { type: 'string', minLength: 1, maxLength: 128 } as const;
+
+export const taskSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'title', 'description', 'status', 'assignee', 'projectId', 'revision', 'createdAt', 'updatedAt'],
+  properties: {
+    id: idSchema,
+    title: { type: 'string' },
+    description: { type: 'string' },
+    status: statusSchema,
+    assignee: { type: ['string', 'null'] },
+    projectId: { type: ['string', 'null'] },
+    revision: { type: 'integer', minimum: 1 },
+    createdAt: timestampSchema,
+    updatedAt: timestampSchema,
+  },
+} as const;
+
+const taskOutput = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['task'],
+  properties: { task: taskSchema },
+} as const;
+
+export const taskCreate = defineAction({
+  domain: 'task',
+  action: 'create',
+  summary: 'Create a task.',
+  help: 'Creates a task in status "todo" unless another status is given. Pass idempotencyKey when retrying so the task is created once.',
+  example: { title: 'Write the release notes', assignee: 'a1', idempotencyKey: 'release-notes-1' },
+  risk: 'side_effect',
+  input: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['title'],
+    properties: {
+      title: { type: 'string', minLength: 1, maxLength: 500 },
+      description: { type: 'string', maxLength: 20000 },
+      status: statusSchema,
+      assignee: handleSchema,
+      projectId: idSchema,
+      ...idempotencyKeyProp,
+    },
+  },
+  output: taskOutput,
+});
+
+export const taskGet = defineAction({
+  domain: 'task',
+  action: 'get',
+  summary: 'Read one task by id.',
+  help: 'Returns the task with its current revision.',
+  example: { id: 'task_01J9Z3K8Q2' },
+  risk: 'read',
+  input: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['id'],
+    properties: { id: idSchema },
+  },
+  output: taskOutput,
+});
+
+export const taskList = defineAction({
+  domain: 'task',
+  action: 'list',
+  summary: 'List tasks, most recently updated first.',
+  help: 'Filters by status, assignee and project. Ordered by updatedAt descending, then id. Continue with the nextCursor of the previous page and the same filters.',
+  example: { status: 'todo', limit: 20 },
+  risk: 'read',
+  input: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      status: statusSchema,
+      assignee: handleSchema,
+      projectId: idSchema,
+      ...pageInputProps,
+    },
+  },
+  output: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['tasks', 'hasMore'],
+    properties: { tasks: { type: 'array', items: taskSchema }, ...pageOutputProps },
+  },
+});
+
+export const taskUpdate = defineAction({
+  domain: 'task',
+  action: 'update',
+  summary: 'Change a task\'s title, description, status, assignee or project.',
+  help: 'Give the id and at least one field to change; assignee and projectId accept null to clear them. expectedRevision makes the update fail with revision_conflict if someone changed the task first.',
+  example: { id: 'task_01J9Z3K8Q2', status: 'done', expectedRevision: 1 },
+  risk: 'side_effect',
+  input: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['id'],
+    properties: {
+      id: idSchema,
+      title: { type: 'string', minLength: 1, maxLength: 500 },
+      description: { type: 'string', maxLength: 20000 },
+      status: statusSchema,
+      assignee: { anyOf: [handleSchema, { type: 'null' }] },
+      projectId: { anyOf: [idSchema, { type: 'null' }] },
+      expectedRevision: { type: 'integer', minimum: 1 },
+      ...idempotencyKeyProp,
+    },
+  },
+  output: taskOutput,
+});
+
+export const taskActions = [taskCreate, taskGet, taskList, taskUpdate] as const;

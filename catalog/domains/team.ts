@@ -1,0 +1,70 @@
+import { defineAction } from '../descriptor.js';
+import { pageInputProps, pageOutputProps } from '../common.js';
+
+export const teamSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['teamId', 'handle', 'displayName', 'members'],
+  properties: {
+    teamId: { type: 'string' },
+    handle: { type: 'string' },
+    displayName: { type: 'string' },
+    members: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['kind', 'handle'],
+        properties: {
+          kind: { type: 'string', enum: ['agent', 'human'] },
+          handle: { type: 'string' },
+        },
+      },
+    },
+  },
+} as const;
+
+const teamIdSchema = { type: 'string', minLength: 1, maxLength: 128 } as const;
+
+export const teamList = defineAction({
+  domain: 'team',
+  action: 'list',
+  summary: 'List the teams of the local profile.',
+  help: 'Ordered by displayName, then handle, then teamId. Continue with the nextCursor of the previous page.',
+  example: { limit: 20 },
+  risk: 'read',
+  input: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { ...pageInputProps },
+  },
+  output: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['teams', 'hasMore'],
+    properties: { teams: { type: 'array', items: teamSchema }, ...pageOutputProps },
+  },
+});
+
+export const teamGet = defineAction({
+  domain: 'team',
+  action: 'get',
+  summary: 'Read one team and its members.',
+  help: 'Name the team by teamId.',
+  example: { teamId: 'team-core' },
+  risk: 'read',
+  input: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['teamId'],
+    properties: { teamId: teamIdSchema },
+  },
+  output: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['team'],
+    properties: { team: teamSchema },
+  },
+});
+
+export const teamActions = [teamList, teamGet] as const;

@@ -1,0 +1,31 @@
+/**
+ * The closed set of error codes. Every error that crosses a boundary (HTTP
+ * envelope, JSON-RPC error, CLI exit status) is one of these, and this table is
+ * the only place that maps a code to its transport-specific numbers.
+ */
+export const ERROR_TABLE = {
+  invalid_request: { http: 400, jsonrpc: -32600, exit: 2, summary: 'The request is not shaped as the route expects.' },
+  invalid_json: { http: 400, jsonrpc: -32700, exit: 2, summary: 'The body is not exactly one well-formed JSON value.' },
+  validation_failed: { http: 400, jsonrpc: -32602, exit: 2, summary: 'The input does not match the action schema; details[].path names each bad field.' },
+  usage: { http: 400, jsonrpc: -32600, exit: 2, summary: 'The command line is not valid.' },
+  forbidden: { http: 403, jsonrpc: -32001, exit: 1, summary: 'The credential is not accepted for this route.' },
+  not_found: { http: 404, jsonrpc: -32004, exit: 1, summary: 'The named resource or action does not exist.' },
+  method_not_allowed: { http: 405, jsonrpc: -32601, exit: 1, summary: 'The route does not accept this HTTP method.' },
+  read_timeout: { http: 408, jsonrpc: -32008, exit: 1, summary: 'The request body did not arrive within the read deadline.' },
+  busy: { http: 409, jsonrpc: -32009, exit: 1, summary: 'Too many requests are in flight; retry shortly.' },
+  idempotency_conflict: { http: 409, jsonrpc: -32010, exit: 1, summary: 'The idempotency key was already used with a different body.' },
+  revision_conflict: { http: 409, jsonrpc: -32011, exit: 1, summary: 'The resource changed since the revision the caller expected.' },
+  body_too_large: { http: 413, jsonrpc: -32013, exit: 1, summary: 'The request body exceeds the size limit.' },
+  result_budget_exceeded: { http: 422, jsonrpc: -32022, exit: 1, summary: 'The complete result is larger than the result budget; follow hint/next.' },
+  upstream_error: { http: 502, jsonrpc: -32002, exit: 1, summary: 'A backing service failed.' },
+  unavailable: { http: 503, jsonrpc: -32003, exit: 3, summary: 'The daemon is not running, is shutting down, or no credentials are available.' },
+  internal: { http: 500, jsonrpc: -32603, exit: 1, summary: 'An unexpected failure inside the daemon.' },
+} as const satisfies Record<string, { http: number; jsonrpc: number; exit: number; summary: string }>;
+
+export type ErrorCode = keyof typeof ERROR_TABLE;
+
+export const ERROR_CODES = Object.keys(ERROR_TABLE) as ErrorCode[];
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.hasOwn(ERROR_TABLE, value);
+}

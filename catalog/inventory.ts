@@ -1,0 +1,27 @@
+import type { Risk } from './descriptor.js';
+
+/** Continuation guidance a runtime gets when a result exceeds the budget. */
+export interface ResultPolicy {
+  readonly hint: string;
+  readonly next: { readonly action: string; readonly input: Readonly<Record<string, unknown>> };
+}
+
+/** Which selectors of a mutation's result may appear in a compact receipt. */
+export interface ReceiptPolicy {
+  readonly entity: string;
+  readonly selectors: readonly string[];
+  readonly retrieval: string;
+}
+
+export interface InventoryRow {
+  readonly domain: string;
+  readonly action: string;
+  readonly risk: Risk;
+  readonly result: ResultPolicy;
+  readonly receipt?: ReceiptPolicy;
+}
+
+export interface Inventory {
+  readonly version: number;
+  readonly actions: readonly InventoryRow[];
+}

@@ -1,0 +1,23 @@
+/**
+ * Who is calling: the immutable binding of a runtime authorization, as the
+ * authentication middleware resolved it from a verified token generation.
+ */
+export interface Principal {
+  readonly authorizationId: string;
+  readonly serverId: string;
+  readonly agentId: string;
+  readonly sessionId: string | null;
+  readonly runId: string | null;
+  readonly workdir: string | null;
+  /** The runtime's primary thread, for the delegated-child effect gate (MCP). */
+  readonly primaryThreadId: string | null;
+}
+
+/** What the runtime-auth middleware leaves on the hono context for handlers. */
+export interface RuntimeRequest {
+  readonly principal: Principal;
+  /** Aborted when the authorization is revoked or the daemon shuts down. */
+  readonly signal: AbortSignal;
+}
+
+export type RuntimeEnv = { Variables: { runtime: RuntimeRequest } };
