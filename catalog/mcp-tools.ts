@@ -1,0 +1,165 @@
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+import { timestampSchema } from './common.js';
+
+/**
+ * The MCP tool inventory of the `agentteam` server: data only, no handlers.
+ * It is disjoint from the Exec catalog by construction (messages are
+ * MCP-owned; tasks, projects, reviews... are Exec-owned), and a test checks
+ * that no tool name collides with an Exec domain.
+ */
+
+/** MCP tool annotations (behaviour hints for the client; the child gate trusts only readOnlyHint). */
+export interface ToolAnnotations {
+  readonly title?: string;
+  readonly readOnlyHint?: boolean;
+  readonly destructiveHint?: boolean;
+  readonly idempotentHint?: boolean;
+  readonly openWorldHint?: boolean;
+}
+
+export interface McpToolDescriptor<I extends JSONSchema = JSONSchema, O extends JSONSchema = JSONSchema> {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly inputSchema: I;
+  readonly outputSchema: O;
+  readonly annotations: ToolAnnotations;
+}
+
+export type ToolInputOf<D extends McpToolDescriptor> = FromSchema<D['inputSchema']>;
+export type ToolOutputOf<D extends McpToolDescriptor> = FromSchema<D['outputSchema']>;
+
+function defineTool<const D extends McpToolDescriptor>(d: D): D {
+  return d;
+}
+
+/** Message ids are store-issued: `msg_` and a sortable suffix. */
+export const MESSAGE_ID_PATTERN = '^msg_[0-9A-Za-z]{6,40}$';
+
+/**
+ * An exact reply target. Each kind names its scope explicitly; there is no
+ * "current conversation" shorthand and no default.
+ */
+export const TARGET_PATTERN =
+  '^(channel:[a-z0-9][a-z0-9._-]{0,79}|dm:[A-Za-z0-9][A-Za-z0-9._-]{0,127}|thread:msg_[0-9A-Za-z]{6,40}|task:[a-z]+_[0-9A-Za-z]{6,40})$';
+
+export const AUTHOR_PATTERN = '^(agent|human):[A-Za-z0-9][A-Za-z0-9._-]{0,127}$';
+
+const targetSchema = {
+  type: 'string',
+  pattern: TARGET_PATTERN,
+  maxLength: 140,
+  description:
+    'Exact target: channel:<name>, dm:<handle>, thread:<messageId> or task:<taskId>. Copy it from the message you answer; it is never filled in for you.',
+} as const;
+
+const messageIdSchema = { type: 'string', pattern: MESSAGE_ID_PATTERN, maxLength: 44 } as const;
+
+export const messageSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'target', 'author', 'content', 'replyTo', 'reactions', 'createdAt'],
+  properties: {
+    id: messageIdSchema,
+    target: { type: 'string' },
+    author: { type: 'string', description: 'agent:<id> or human:<handle>.' },
+    content: { type: 'string' },
+    replyTo: { type: ['string', 'null'] },
+    reactions: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['emoji', 'authors'],
+        properties: { emoji: { type: 'string' }, authors: { type: 'array', items: { type: 'string' } } },
+      },
+    },
+    createdAt: timestampSchema,
+  },
+} as const;
+
+const messageOutput = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['message'],
+  properties: { message: messageSchema },
+} as const;
+
+export const messageSend = defineTool({
+  name: 'message_send',
+  title: 'Send a message',
+  description:
+    'Posts content to one exact target (channel:<name>, dm:<handle>, thread:<messageId> or task:<taskId>). Pass replyTo with the id of the message you answer. Returns the stored message.',
+  inputSchema: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['target', 'content'],
+    properties: {
+      target: targetSchema,
+      content: { type: 'string', minLength: 1, maxLength: 20000 },
+      replyTo: { ...messageIdSchema, description: 'Id of the message this one answers (same target).' },
+    },
+  },
+  outputSchema: messageOutput,
+  annotations: { title: 'Send a message', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+});
+
+export const messageHistoryRead = defineTool({
+  name: 'message_history_read',
+  title: 'Read message history',
+  description:
+    'Reads the messages of one exact target, newest first, at most 50 per page (default 20). Continue with nextCursor and the same target while hasMore is true.',
+  inputSchema: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['target'],
+    properties: {
+      target: targetSchema,
+      limit: { type: 'integer', minimum: 1, maximum: 50, default: 20, description: 'Messages per page (default 20, max 50).' },
+      cursor: { type: 'string', minLength: 1, maxLength: 512, description: 'Opaque nextCursor of the previous page, for the same target.' },
+    },
+  },
+  outputSchema: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['target', 'messages', 'hasMore'],
+    properties: {
+      target: { type: 'string' },
+      messages: { type: 'array', items: messageSchema },
+      hasMore: { type: 'boolean' },
+      nextCursor: { type: 'string', description: 'Present only when hasMore is true.' },
+    },
+  },
+  annotations: { title: 'Read message history', readOnlyHint: true, openWorldHint: false },
+});
+
+export const messageReact = defineTool({
+  name: 'message_react',
+  title: 'React to a message',
+  description: 'Adds one emoji reaction from you to a message. Reacting twice with the same emoji changes nothing.',
+  inputSchema: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['messageId', 'emoji'],
+    properties: {
+      messageId: messageIdSchema,
+      emoji: { type: 'string', pattern: '^\\S{1,32}$', description: 'One emoji (or a short :name:), no spaces.' },
+    },
+  },
+  outputSchema: messageOutput,
+  annotations: { title: 'React to a message', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+});
+
+/** The complete inventory of the agentteam MCP route, in the order tools/list returns it. */
+export const MCP_TOOLS = [messageSend, messageHistoryRead, messageReact] as const;
+
+export type McpToolName = (typeof MCP_TOOLS)[number]['name'];
+
+/** The MCP server name runtimes see (`mcp__agentteam__...`). */
+export const MCP_SERVER_NAME = 'agentteam';
+
+export type MessageRecord = FromSchema<typeof messageSchema>;
+export type MessageSendInput = ToolInputOf<typeof messageSend>;
+export type MessageHistoryInput = ToolInputOf<typeof messageHistoryRead>;
+export type MessageHistoryOutput = ToolOutputOf<typeof messageHistoryRead>;
+export type MessageReactInput = ToolInputOf<typeof messageReact>;

@@ -1,0 +1,25 @@
+import type { MessageHistoryInput, MessageReactInput, MessageSendInput } from '../../catalog/mcp-tools.js';
+import type { MessageApi } from '../store/messages.js';
+import type { ToolHandler } from './tool-host.js';
+
+/**
+ * Handlers of the message tools. Arguments arrive validated against the
+ * tool's inputSchema; the author is always the authenticated agent, never a
+ * field the model could set.
+ */
+export function messageToolHandlers(messages: MessageApi): Record<string, ToolHandler> {
+  return {
+    message_send: (args, ctx) => {
+      const a = args as MessageSendInput;
+      return { message: messages.send({ target: a.target, content: a.content, replyTo: a.replyTo, author: `agent:${ctx.principal.agentId}` }) };
+    },
+    message_history_read: (args) => {
+      const a = args as MessageHistoryInput;
+      return messages.history({ target: a.target, limit: a.limit, cursor: a.cursor });
+    },
+    message_react: (args, ctx) => {
+      const a = args as MessageReactInput;
+      return { message: messages.react({ messageId: a.messageId, emoji: a.emoji, author: `agent:${ctx.principal.agentId}` }) };
+    },
+  };
+}

@@ -1,0 +1,108 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { McpToolDescriptor } from '../../catalog/mcp-tools.js';
+import type { Principal } from '../http/principal.js';
+import { ExecError, errorBody } from '../errors.js';
+import { checkChildGate } from './child-gate.js';
+import { errorResult, successResult } from './tool-result.js';
+
+export interface CallContext {
+  readonly principal: Principal;
+  /** The thread the call identifies (child gate input), or null. */
+  readonly threadId: string | null;
+  readonly signal: AbortSignal;
+}
+
+export type ToolHandler = (args: Record<string, unknown>, ctx: CallContext) => unknown;
+
+/**
+ * Bounds one success envelope. Returns the serialized `data` to publish or
+ * throws an ExecError (result_budget_exceeded...). The daemon plugs in the
+ * shared result boundary here so Exec and MCP share one budget.
+ */
+export type ResultBounder = (toolName: string, data: unknown, readOnly: boolean) => string;
+
+export type CallOutcome = { ok: true; resultJson: string } | { ok: false; code: number; message: string };
+
+export interface ToolHost {
+  /** The serialized tools/list result: the complete inventory, identical for every caller. */
+  readonly listResultJson: string;
+  call(name: unknown, args: unknown, ctx: CallContext): Promise<CallOutcome>;
+}
+
+function detailsOf(errors: ErrorObject[] | null | undefined): { path: string; message: string }[] {
+  return (errors ?? []).slice(0, 20).map((e) => ({
+    path: e.keyword === 'required' ? `${e.instancePath}/${String(e.params.missingProperty)}` : e.instancePath,
+    message: e.keyword === 'additionalProperties' ? `unknown property "${String(e.params.additionalProperty)}"` : (e.message ?? 'invalid'),
+  }));
+}
+
+interface Entry {
+  readonly tool: McpToolDescriptor;
+  readonly validate: ValidateFunction;
+  readonly handler: ToolHandler;
+}
+
+/**
+ * Binds the inventory to handlers. Fails at construction when a tool has no
+ * handler or a handler has no tool, so the inventory and what tools/call can
+ * run never drift apart.
+ */
+export function createToolHost(
+  inventory: readonly McpToolDescriptor[],
+  handlers: Readonly<Record<string, ToolHandler>>,
+  bound: ResultBounder,
+): ToolHost {
+  const ajv = new Ajv({ allErrors: true, strict: false });
+  const entries = new Map<string, Entry>();
+  for (const tool of inventory) {
+    const handler = handlers[tool.name];
+    if (!handler) throw new Error(`MCP tool "${tool.name}" has no handler`);
+    if (entries.has(tool.name)) throw new Error(`MCP tool "${tool.name}" is declared twice`);
+    entries.set(tool.name, { tool, validate: ajv.compile(tool.inputSchema as object), handler });
+  }
+  for (const name of Object.keys(handlers)) {
+    if (!entries.has(name)) throw new Error(`handler "${name}" names no MCP tool in the inventory`);
+  }
+  const tools = inventory.map((t) => ({
+    name: t.name,
+    title: t.title,
+    description: t.description,
+    inputSchema: t.inputSchema,
+    outputSchema: t.outputSchema,
+    annotations: t.annotations,
+  }));
+  const listResultJson = JSON.stringify({ tools });
+
+  return {
+    listResultJson,
+    async call(name, args, ctx) {
+      if (typeof name !== 'string') return { ok: false, code: -32602, message: 'params.name must be a string' };
+      if (args !== undefined && (args === null || typeof args !== 'object' || Array.isArray(args))) {
+        return { ok: false, code: -32602, message: 'params.arguments must be an object' };
+      }
+      const entry = entries.get(name);
+      try {
+        // The gate runs before the unknown-tool check: a child gets the same answer for both.
+        checkChildGate(name, entry?.tool.annotations, ctx.threadId, ctx.principal.primaryThreadId);
+      } catch (err) {
+        return { ok: true, resultJson: errorResult(errorBody(err)) };
+      }
+      if (!entry) return { ok: false, code: -32602, message: `Unknown tool: ${name}` };
+      const input = (args ?? {}) as Record<string, unknown>;
+      try {
+        if (!entry.validate(input)) {
+          throw new ExecError('validation_failed', `arguments do not match the ${name} input schema`, {
+            details: detailsOf(entry.validate.errors),
+          });
+        }
+        if (ctx.signal.aborted) throw new ExecError('forbidden', 'the authorization was revoked');
+        const data = await entry.handler(input, ctx);
+        // No success is published once the authorization is revoked.
+        if (ctx.signal.aborted) throw new ExecError('forbidden', 'the authorization was revoked');
+        return { ok: true, resultJson: successResult(bound(name, data, entry.tool.annotations.readOnlyHint === true)) };
+      } catch (err) {
+        return { ok: true, resultJson: errorResult(errorBody(err)) };
+      }
+    },
+  };
+}

@@ -1,0 +1,160 @@
+import { randomBytes } from 'node:crypto';
+import type { Database, Statement } from 'better-sqlite3';
+import type { Clock } from '../../lib/clock.js';
+import type { MessageRecord } from '../../catalog/mcp-tools.js';
+import { ExecError } from '../errors.js';
+import { decodeMessageCursor, encodeMessageCursor } from './messages-cursor.js';
+
+/** Schema of the message table; appended to the store's migration list. */
+export const MESSAGES_MIGRATION = {
+  id: 'messages-1',
+  sql: `
+    CREATE TABLE IF NOT EXISTS messages (
+      seq INTEGER PRIMARY KEY AUTOINCREMENT,
+      id TEXT NOT NULL UNIQUE,
+      target TEXT NOT NULL,
+      author TEXT NOT NULL,
+      content TEXT NOT NULL,
+      reply_to TEXT,
+      reactions TEXT NOT NULL DEFAULT '[]',
+      created_at INTEGER NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS messages_by_target ON messages(target, seq DESC);
+  `,
+} as const;
+
+export interface SendMessage {
+  target: string;
+  author: string;
+  content: string;
+  replyTo?: string | undefined;
+}
+
+export interface HistoryQuery {
+  target: string;
+  limit?: number | undefined;
+  cursor?: string | undefined;
+}
+
+export interface HistoryPage {
+  target: string;
+  messages: MessageRecord[];
+  hasMore: boolean;
+  nextCursor?: string;
+}
+
+/** What the MCP tools and the operator routes use; the store behind it is swappable. */
+export interface MessageApi {
+  send(input: SendMessage): MessageRecord;
+  history(query: HistoryQuery): HistoryPage;
+  react(input: { messageId: string; emoji: string; author: string }): MessageRecord;
+}
+
+interface Row {
+  seq: number;
+  id: string;
+  target: string;
+  author: string;
+  content: string;
+  reply_to: string | null;
+  reactions: string;
+  created_at: number;
+}
+
+type Reaction = MessageRecord['reactions'][number];
+
+function toRecord(r: Row): MessageRecord {
+  return {
+    id: r.id,
+    target: r.target,
+    author: r.author,
+    content: r.content,
+    replyTo: r.reply_to,
+    reactions: JSON.parse(r.reactions) as Reaction[],
+    createdAt: new Date(r.created_at).toISOString(),
+  };
+}
+
+export const HISTORY_DEFAULT_LIMIT = 20;
+export const HISTORY_MAX_LIMIT = 50;
+
+/**
+ * Messages in the embedded SQLite store. History is newest first by insertion
+ * sequence (a strictly increasing integer, so ties on the clock cannot
+ * reorder or duplicate a page).
+ */
+export class MessageStore implements MessageApi {
+  private readonly insert: Statement;
+  private readonly byId: Statement;
+  private readonly firstPage: Statement;
+  private readonly nextPage: Statement;
+  private readonly setReactions: Statement;
+
+  constructor(db: Database, private readonly clock: Clock) {
+    db.exec(MESSAGES_MIGRATION.sql);
+    this.insert = db.prepare(
+      'INSERT INTO messages (id, target, author, content, reply_to, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING *',
+    );
+    this.byId = db.prepare('SELECT * FROM messages WHERE id = ?');
+    this.firstPage = db.prepare('SELECT * FROM messages WHERE target = ? ORDER BY seq DESC LIMIT ?');
+    this.nextPage = db.prepare('SELECT * FROM messages WHERE target = ? AND seq < ? ORDER BY seq DESC LIMIT ?');
+    this.setReactions = db.prepare('UPDATE messages SET reactions = ? WHERE seq = ? RETURNING *');
+  }
+
+  send(input: SendMessage): MessageRecord {
+    if (input.target.startsWith('thread:') && !this.byId.get(input.target.slice('thread:'.length))) {
+      throw new ExecError('not_found', `thread root ${input.target.slice(7)} does not exist`, {
+        hint: 'A thread target is thread:<id of an existing message>.',
+      });
+    }
+    if (input.replyTo !== undefined) this.checkReplyTo(input.target, input.replyTo);
+    const id = 'msg_' + this.clock.now().toString(36).padStart(9, '0') + randomBytes(5).toString('hex');
+    const row = this.insert.get(id, input.target, input.author, input.content, input.replyTo ?? null, this.clock.now()) as Row;
+    return toRecord(row);
+  }
+
+  private checkReplyTo(target: string, replyTo: string): void {
+    const parent = this.byId.get(replyTo) as Row | undefined;
+    if (!parent) throw new ExecError('not_found', `message ${replyTo} does not exist`);
+    // A reply stays in its parent's target; inside a thread it may answer the root.
+    if (parent.target !== target && target !== `thread:${replyTo}`) {
+      throw new ExecError('validation_failed', `message ${replyTo} belongs to ${parent.target}, not ${target}`, {
+        details: [{ path: '/replyTo', message: `replyTo must name a message of target ${target}` }],
+      });
+    }
+  }
+
+  history(query: HistoryQuery): HistoryPage {
+    const limit = query.limit ?? HISTORY_DEFAULT_LIMIT;
+    if (!Number.isInteger(limit) || limit < 1 || limit > HISTORY_MAX_LIMIT) {
+      throw new ExecError('validation_failed', `limit must be an integer from 1 to ${HISTORY_MAX_LIMIT}`, {
+        details: [{ path: '/limit', message: `must be 1..${HISTORY_MAX_LIMIT}` }],
+      });
+    }
+    const rows = (
+      query.cursor === undefined
+        ? this.firstPage.all(query.target, limit + 1)
+        : this.nextPage.all(query.target, decodeMessageCursor(query.target, query.cursor), limit + 1)
+    ) as Row[];
+    const hasMore = rows.length > limit;
+    const page = hasMore ? rows.slice(0, limit) : rows;
+    const out: HistoryPage = { target: query.target, messages: page.map(toRecord), hasMore };
+    const last = page[page.length - 1];
+    if (hasMore && last) out.nextCursor = encodeMessageCursor(query.target, last.seq);
+    return out;
+  }
+
+  react(input: { messageId: string; emoji: string; author: string }): MessageRecord {
+    const row = this.byId.get(input.messageId) as Row | undefined;
+    if (!row) throw new ExecError('not_found', `message ${input.messageId} does not exist`);
+    const reactions = JSON.parse(row.reactions) as Reaction[];
+    let entry = reactions.find((r) => r.emoji === input.emoji);
+    if (entry?.authors.includes(input.author)) return toRecord(row);
+    if (!entry) {
+      entry = { emoji: input.emoji, authors: [] };
+      reactions.push(entry);
+    }
+    entry.authors.push(input.author);
+    return toRecord(this.setReactions.get(JSON.stringify(reactions), row.seq) as Row);
+  }
+}
