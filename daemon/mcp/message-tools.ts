@@ -11,15 +11,15 @@ export function messageToolHandlers(messages: MessageApi): Record<string, ToolHa
   return {
     message_send: (args, ctx) => {
       const a = args as MessageSendInput;
-      return { message: messages.send({ target: a.target, content: a.content, replyTo: a.replyTo, author: `agent:${ctx.principal.agentId}` }) };
+      return { message: messages.send({ serverId: ctx.principal.serverId, target: a.target, content: a.content, replyTo: a.replyTo, author: `agent:${ctx.principal.agentId}` }) };
     },
-    message_history_read: (args) => {
+    message_history_read: (args, ctx) => {
       const a = args as MessageHistoryInput;
-      return messages.history({ target: a.target, limit: a.limit, cursor: a.cursor });
+      return messages.history({ serverId: ctx.principal.serverId, target: a.target, limit: a.limit, cursor: a.cursor });
     },
     message_react: (args, ctx) => {
       const a = args as MessageReactInput;
-      return { message: messages.react({ messageId: a.messageId, emoji: a.emoji, author: `agent:${ctx.principal.agentId}` }) };
+      return { message: messages.react({ serverId: ctx.principal.serverId, messageId: a.messageId, emoji: a.emoji, author: `agent:${ctx.principal.agentId}` }) };
     },
   };
 }

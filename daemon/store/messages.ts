@@ -1,29 +1,38 @@
 import { randomBytes } from 'node:crypto';
 import type { Database, Statement } from 'better-sqlite3';
+import type { Migration } from './migrations.js';
 import type { Clock } from '../../lib/clock.js';
 import type { MessageRecord } from '../../catalog/mcp-tools.js';
 import { ExecError } from '../errors.js';
 import { decodeMessageCursor, encodeMessageCursor } from './messages-cursor.js';
 
-/** Schema of the message table; appended to the store's migration list. */
-export const MESSAGES_MIGRATION = {
-  id: 'messages-1',
-  sql: `
-    CREATE TABLE IF NOT EXISTS messages (
+/**
+ * The message table, appended to the store's migration list (schema.ts).
+ * Scoped by server_id like every other table: one embedded store stands in
+ * for one team server per serverId.
+ */
+export const MESSAGES_MIGRATION: Migration = {
+  id: '002_messages',
+  up(db) {
+    db.exec(`
+    CREATE TABLE messages (
       seq INTEGER PRIMARY KEY AUTOINCREMENT,
       id TEXT NOT NULL UNIQUE,
+      server_id TEXT NOT NULL,
       target TEXT NOT NULL,
       author TEXT NOT NULL,
       content TEXT NOT NULL,
       reply_to TEXT,
       reactions TEXT NOT NULL DEFAULT '[]',
       created_at INTEGER NOT NULL
-    );
-    CREATE INDEX IF NOT EXISTS messages_by_target ON messages(target, seq DESC);
-  `,
-} as const;
+    ) STRICT;
+    CREATE INDEX messages_by_target ON messages (server_id, target, seq DESC);
+    `);
+  },
+};
 
 export interface SendMessage {
+  serverId: string;
   target: string;
   author: string;
   content: string;
@@ -31,6 +40,7 @@ export interface SendMessage {
 }
 
 export interface HistoryQuery {
+  serverId: string;
   target: string;
   limit?: number | undefined;
   cursor?: string | undefined;
@@ -43,11 +53,18 @@ export interface HistoryPage {
   nextCursor?: string;
 }
 
+export interface ReactInput {
+  serverId: string;
+  messageId: string;
+  emoji: string;
+  author: string;
+}
+
 /** What the MCP tools and the operator routes use; the store behind it is swappable. */
 export interface MessageApi {
   send(input: SendMessage): MessageRecord;
   history(query: HistoryQuery): HistoryPage;
-  react(input: { messageId: string; emoji: string; author: string }): MessageRecord;
+  react(input: ReactInput): MessageRecord;
 }
 
 interface Row {
@@ -91,30 +108,29 @@ export class MessageStore implements MessageApi {
   private readonly setReactions: Statement;
 
   constructor(db: Database, private readonly clock: Clock) {
-    db.exec(MESSAGES_MIGRATION.sql);
     this.insert = db.prepare(
-      'INSERT INTO messages (id, target, author, content, reply_to, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING *',
+      'INSERT INTO messages (id, server_id, target, author, content, reply_to, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING *',
     );
-    this.byId = db.prepare('SELECT * FROM messages WHERE id = ?');
-    this.firstPage = db.prepare('SELECT * FROM messages WHERE target = ? ORDER BY seq DESC LIMIT ?');
-    this.nextPage = db.prepare('SELECT * FROM messages WHERE target = ? AND seq < ? ORDER BY seq DESC LIMIT ?');
+    this.byId = db.prepare('SELECT * FROM messages WHERE server_id = ? AND id = ?');
+    this.firstPage = db.prepare('SELECT * FROM messages WHERE server_id = ? AND target = ? ORDER BY seq DESC LIMIT ?');
+    this.nextPage = db.prepare('SELECT * FROM messages WHERE server_id = ? AND target = ? AND seq < ? ORDER BY seq DESC LIMIT ?');
     this.setReactions = db.prepare('UPDATE messages SET reactions = ? WHERE seq = ? RETURNING *');
   }
 
   send(input: SendMessage): MessageRecord {
-    if (input.target.startsWith('thread:') && !this.byId.get(input.target.slice('thread:'.length))) {
+    if (input.target.startsWith('thread:') && !this.byId.get(input.serverId, input.target.slice('thread:'.length))) {
       throw new ExecError('not_found', `thread root ${input.target.slice(7)} does not exist`, {
         hint: 'A thread target is thread:<id of an existing message>.',
       });
     }
-    if (input.replyTo !== undefined) this.checkReplyTo(input.target, input.replyTo);
+    if (input.replyTo !== undefined) this.checkReplyTo(input.serverId, input.target, input.replyTo);
     const id = 'msg_' + this.clock.now().toString(36).padStart(9, '0') + randomBytes(5).toString('hex');
-    const row = this.insert.get(id, input.target, input.author, input.content, input.replyTo ?? null, this.clock.now()) as Row;
+    const row = this.insert.get(id, input.serverId, input.target, input.author, input.content, input.replyTo ?? null, this.clock.now()) as Row;
     return toRecord(row);
   }
 
-  private checkReplyTo(target: string, replyTo: string): void {
-    const parent = this.byId.get(replyTo) as Row | undefined;
+  private checkReplyTo(serverId: string, target: string, replyTo: string): void {
+    const parent = this.byId.get(serverId, replyTo) as Row | undefined;
     if (!parent) throw new ExecError('not_found', `message ${replyTo} does not exist`);
     // A reply stays in its parent's target; inside a thread it may answer the root.
     if (parent.target !== target && target !== `thread:${replyTo}`) {
@@ -133,19 +149,19 @@ export class MessageStore implements MessageApi {
     }
     const rows = (
       query.cursor === undefined
-        ? this.firstPage.all(query.target, limit + 1)
-        : this.nextPage.all(query.target, decodeMessageCursor(query.target, query.cursor), limit + 1)
+        ? this.firstPage.all(query.serverId, query.target, limit + 1)
+        : this.nextPage.all(query.serverId, query.target, decodeMessageCursor(`${query.serverId}\n${query.target}`, query.cursor), limit + 1)
     ) as Row[];
     const hasMore = rows.length > limit;
     const page = hasMore ? rows.slice(0, limit) : rows;
     const out: HistoryPage = { target: query.target, messages: page.map(toRecord), hasMore };
     const last = page[page.length - 1];
-    if (hasMore && last) out.nextCursor = encodeMessageCursor(query.target, last.seq);
+    if (hasMore && last) out.nextCursor = encodeMessageCursor(`${query.serverId}\n${query.target}`, last.seq);
     return out;
   }
 
-  react(input: { messageId: string; emoji: string; author: string }): MessageRecord {
-    const row = this.byId.get(input.messageId) as Row | undefined;
+  react(input: ReactInput): MessageRecord {
+    const row = this.byId.get(input.serverId, input.messageId) as Row | undefined;
     if (!row) throw new ExecError('not_found', `message ${input.messageId} does not exist`);
     const reactions = JSON.parse(row.reactions) as Reaction[];
     let entry = reactions.find((r) => r.emoji === input.emoji);

@@ -1,0 +1,50 @@
+import type { McpToolDescriptor } from '../../catalog/mcp-tools.js';
+import { defaultCatalog } from '../../catalog/catalog.js';
+import { helpIndexOf, renderExecIndex } from '../../catalog/help.js';
+import { toRuntimeName, type RuntimeKind } from './names.js';
+
+/**
+ * The tool-use guidance a runtime gets in its prompt. Its MCP tool list is
+ * rendered from the same inventory tools/list serves, so the two cannot
+ * differ; the Exec part is the catalog's mixed index (the same text as
+ * `agentteam exec --help`).
+ */
+export function renderToolGuidance(runtime: RuntimeKind, inventory: readonly McpToolDescriptor[]): string {
+  const lines = [
+    '# AgentTeam tools',
+    '',
+    '## Messages (MCP server "agentteam")',
+    '',
+    'Every message tool needs the exact target of the conversation, copied from the message you answer:',
+    'channel:<name>, dm:<handle>, thread:<messageId> or task:<taskId>. Nothing is filled in for you.',
+    'A failed call returns isError with an error envelope; read error.hint and retry with corrected input.',
+    '',
+  ];
+  for (const t of inventory) {
+    const kind = t.annotations.readOnlyHint === true ? 'read-only' : 'changes data';
+    lines.push(`- \`${toRuntimeName(runtime, t.name)}\` (${kind}): ${t.description}`);
+  }
+  lines.push(
+    '',
+    'A delegated child thread may only use the read-only tools; it returns its result to its leader instead of sending.',
+    '',
+    '## Everything else: `agentteam exec`',
+    '',
+    'Tasks, projects, reviews, teams and agents are actions of the `agentteam exec` command (run it with your shell tool):',
+    '',
+    '```text',
+    renderExecIndex(helpIndexOf(defaultCatalog())).trimEnd(),
+    '```',
+    '',
+  );
+  return lines.join('\n');
+}
+
+/** The short form sent as the MCP `initialize` instructions. */
+export function renderServerInstructions(inventory: readonly McpToolDescriptor[]): string {
+  return (
+    `AgentTeam messages. Tools: ${inventory.map((t) => t.name).join(', ')}. ` +
+    'Always pass the exact target (channel:<name>, dm:<handle>, thread:<messageId> or task:<taskId>) of the conversation you answer; there is no default. ' +
+    'Tasks, projects and reviews are not MCP tools: use the `agentteam exec` command.'
+  );
+}

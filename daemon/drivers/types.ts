@@ -1,0 +1,26 @@
+import type { McpToolDescriptor } from '../../catalog/mcp-tools.js';
+import type { RuntimeKind } from './names.js';
+
+export interface DriverInput {
+  readonly runtime: RuntimeKind;
+  /** `{daemon url}/api/internal/mcp/servers/{S}/agents/{A}` */
+  readonly mcpUrl: string;
+  /** The authorization's token file (rotated in place by the daemon). */
+  readonly tokenFile: string;
+  /** The authorization's private 0700 directory; removed with the credentials. */
+  readonly privateDir: string;
+  readonly inventory: readonly McpToolDescriptor[];
+  /** Environment of the `run` process, for locating a runtime's own home (Codex login). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * What `agentteam run` adds to the runtime's launch: extra environment and
+ * arguments inserted right after the command name. Paths only; never a token.
+ */
+export interface DriverLaunch {
+  readonly env: Record<string, string>;
+  readonly args: string[];
+  /** Files written, for tests and diagnostics. */
+  readonly files: Record<string, string>;
+}
