@@ -10,8 +10,12 @@ export function successResult(dataJson: string): string {
   return `{"content":[{"type":"text","text":${JSON.stringify(dataJson)}}],"structuredContent":${dataJson},"isError":false}`;
 }
 
-/** A tool failure the model can act on: the error envelope as structured content and as text. */
+/**
+ * A tool failure the model can act on: the error envelope as text. It is not
+ * sent as structuredContent because structuredContent must match the tool's
+ * outputSchema (the official client validates it even when isError is set).
+ */
 export function errorResult(error: ErrorBody): string {
   const envelope = JSON.stringify({ ok: false, error });
-  return `{"content":[{"type":"text","text":${JSON.stringify(envelope)}}],"structuredContent":${envelope},"isError":true}`;
+  return `{"content":[{"type":"text","text":${JSON.stringify(envelope)}}],"isError":true}`;
 }

@@ -1,0 +1,24 @@
+import { TARGET_PATTERN } from '../../catalog/mcp-tools.js';
+import { resolveHome } from '../../lib/home.js';
+import { sendOperator } from './message-common.js';
+import { serverOf } from './message-post.js';
+
+/** `agentteam message history --target T [--server S] [--limit N] [--cursor C]`: newest first, JSON envelope on stdout. */
+export async function main(opts: Record<string, unknown>, _args: string[]): Promise<number> {
+  const target = opts.target;
+  if (typeof target !== 'string' || !new RegExp(TARGET_PATTERN).test(target)) {
+    process.stderr.write('agentteam message history: --target must be channel:<name>, dm:<handle>, thread:<messageId> or task:<taskId>\n');
+    return 2;
+  }
+  const q = new URLSearchParams({ serverId: serverOf(opts), target });
+  if (opts.limit !== undefined) {
+    const limit = String(opts.limit);
+    if (!/^\d+$/.test(limit) || Number(limit) < 1 || Number(limit) > 50) {
+      process.stderr.write('agentteam message history: --limit must be an integer from 1 to 50\n');
+      return 2;
+    }
+    q.set('limit', limit);
+  }
+  if (typeof opts.cursor === 'string') q.set('cursor', opts.cursor);
+  return sendOperator(resolveHome(), 'GET', `/api/v1/messages?${q.toString()}`, undefined, 'message history');
+}

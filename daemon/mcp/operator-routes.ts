@@ -1,0 +1,86 @@
+import type { Context, Hono } from 'hono';
+import { Ajv, type ErrorObject } from 'ajv';
+import { AUTHOR_PATTERN, MESSAGE_ID_PATTERN, TARGET_PATTERN } from '../../catalog/mcp-tools.js';
+import { ExecError, errorBody } from '../errors.js';
+import type { MessageApi } from '../store/messages.js';
+
+/** The operator's (a person's) side of messages: post as human:<handle>, read a target's history. */
+export interface MessageServices {
+  readonly messages: MessageApi;
+}
+
+const SERVER_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$';
+
+const postSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['serverId', 'target', 'author', 'content'],
+  properties: {
+    serverId: { type: 'string', pattern: SERVER_PATTERN },
+    target: { type: 'string', pattern: TARGET_PATTERN },
+    author: { type: 'string', pattern: AUTHOR_PATTERN.replace('(agent|human)', 'human') },
+    content: { type: 'string', minLength: 1, maxLength: 20000 },
+    replyTo: { type: 'string', pattern: MESSAGE_ID_PATTERN },
+  },
+} as const;
+
+const historySchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['serverId', 'target'],
+  properties: {
+    serverId: { type: 'string', pattern: SERVER_PATTERN },
+    target: { type: 'string', pattern: TARGET_PATTERN },
+    limit: { type: 'integer', minimum: 1, maximum: 50 },
+    cursor: { type: 'string', minLength: 1, maxLength: 512 },
+  },
+} as const;
+
+const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false });
+const checkPost = ajv.compile(postSchema);
+const checkHistory = ajv.compile(historySchema);
+
+function invalid(errors: ErrorObject[] | null | undefined): ExecError {
+  return new ExecError('validation_failed', 'the request does not match the schema', {
+    details: (errors ?? []).map((e) => ({
+      path: e.keyword === 'required' ? `${e.instancePath}/${String(e.params.missingProperty)}` : e.instancePath,
+      message: e.message ?? 'invalid',
+    })),
+  });
+}
+
+function fail(c: Context, err: unknown): Response {
+  const body = errorBody(err);
+  return c.json({ ok: false, error: body }, (err instanceof ExecError ? err.status : 500) as 400);
+}
+
+/** Registers /api/v1/messages; the operator-token middleware on /api/v1 runs first. */
+export function registerMessageOperatorRoutes(app: Hono<any>, services: MessageServices): void {
+  app.post('/api/v1/messages', async (c) => {
+    try {
+      let body: unknown;
+      try {
+        body = JSON.parse(await c.req.text());
+      } catch {
+        throw new ExecError('invalid_json', 'the body is not one JSON value');
+      }
+      if (!checkPost(body)) throw invalid(checkPost.errors);
+      const b = body as { serverId: string; target: string; author: string; content: string; replyTo?: string };
+      return c.json({ ok: true, data: { message: services.messages.send(b) } }, 201);
+    } catch (err) {
+      return fail(c, err);
+    }
+  });
+  app.get('/api/v1/messages', (c) => {
+    try {
+      const q = c.req.query();
+      const query: Record<string, unknown> = { ...q };
+      if (q.limit !== undefined) query.limit = /^\d{1,3}$/.test(q.limit) ? Number(q.limit) : q.limit;
+      if (!checkHistory(query)) throw invalid(checkHistory.errors);
+      const h = query as { serverId: string; target: string; limit?: number; cursor?: string };
+      return c.json({ ok: true, data: services.messages.history(h) });
+    } catch (err) {
+      return fail(c, err);
+    }
+  });
+}
