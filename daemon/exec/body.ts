@@ -1,0 +1,74 @@
+import type { Clock } from '../../lib/clock.js';
+import { ExecError } from '../errors.js';
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+export const READ_DEADLINE_MS = 5_000;
+
+export interface ReadBodyOptions {
+  readonly limit?: number;
+  readonly deadlineMs?: number;
+  readonly clock: Clock;
+  /** The authorization's signal: a revoked request stops reading at once. */
+  readonly signal: AbortSignal;
+}
+
+/** Thrown when the authorization was revoked while the body was being read. */
+export class RevokedError extends Error {
+  override name = 'RevokedError';
+}
+
+/**
+ * Reads the whole body, at most `limit` bytes, under one absolute deadline
+ * measured from the call (not an idle timeout: a client trickling a byte a
+ * second cannot keep its admission slot longer than the deadline). The
+ * declared Content-Length is checked before any byte is read.
+ */
+export async function readBody(req: Request, opts: ReadBodyOptions): Promise<Uint8Array> {
+  const limit = opts.limit ?? BODY_LIMIT_BYTES;
+  const declared = req.headers.get('content-length');
+  if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
+  if (opts.signal.aborted) throw new RevokedError();
+  const stream = req.body;
+  if (!stream) return new Uint8Array(0);
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  let stop: ((err: Error) => void) | undefined;
+  const stopped = new Promise<never>((_, reject) => {
+    stop = reject;
+  });
+  stopped.catch(() => {});
+  const timer = opts.clock.setTimeout(
+    () => stop!(new ExecError('read_timeout', `the body did not arrive within ${(opts.deadlineMs ?? READ_DEADLINE_MS) / 1000} s`)),
+    opts.deadlineMs ?? READ_DEADLINE_MS,
+  );
+  const onAbort = () => stop!(new RevokedError());
+  opts.signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    for (;;) {
+      const { done, value } = await Promise.race([reader.read(), stopped]);
+      if (done) break;
+      total += value.byteLength;
+      if (total > limit) throw tooLarge(limit);
+      chunks.push(value);
+    }
+  } catch (err) {
+    reader.cancel().catch(() => {});
+    throw err;
+  } finally {
+    opts.clock.clearTimeout(timer);
+    opts.signal.removeEventListener('abort', onAbort);
+  }
+  if (chunks.length === 1) return chunks[0]!;
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}
+
+function tooLarge(limit: number): ExecError {
+  return new ExecError('body_too_large', `the body is larger than ${limit} bytes`, { hint: 'Send a smaller input.' });
+}

@@ -1,0 +1,61 @@
+import type { ActionDescriptor, InputOf, OutputOf } from '../../catalog/descriptor.js';
+import { actionKey } from '../../catalog/descriptor.js';
+import type { Catalog, CatalogEntry } from '../../catalog/catalog.js';
+import type { InputCheck } from '../../lib/input-validators.js';
+import type { HandlerContext } from './context.js';
+import { compileInputCheck } from './validate.js';
+
+/** A typed handler: its input and output types are derived from the descriptor's schemas. */
+export type JsonHandler<D extends ActionDescriptor> = (input: InputOf<D>, ctx: HandlerContext) => Promise<OutputOf<D>>;
+
+/** What the dispatcher needs for one action, after registration. */
+export interface RegisteredAction {
+  readonly key: string;
+  readonly entry: CatalogEntry;
+  readonly check: InputCheck;
+  readonly handler: (input: unknown, ctx: HandlerContext) => Promise<unknown>;
+}
+
+export class RegistryError extends Error {
+  override name = 'RegistryError';
+}
+
+/**
+ * The dispatch table of built-in actions, keyed `domain/action`. Registration
+ * fails loudly on a duplicate or on a descriptor the catalog does not know;
+ * `seal()` fails on a catalog action that has no handler. Both happen at
+ * daemon start, never at request time.
+ */
+export class Registry {
+  private readonly actions = new Map<string, RegisteredAction>();
+  private sealed = false;
+
+  constructor(readonly catalog: Catalog) {}
+
+  registerJSON<D extends ActionDescriptor>(descriptor: D, handler: NoInfer<JsonHandler<D>>): void {
+    const key = actionKey(descriptor);
+    if (this.sealed) throw new RegistryError(`cannot register "${key}": the registry is sealed`);
+    if (this.actions.has(key)) throw new RegistryError(`action "${key}" has two handlers`);
+    const entry = this.catalog.entries.get(key);
+    if (!entry) throw new RegistryError(`handler for "${key}" has no descriptor in the catalog`);
+    if (entry.descriptor !== descriptor) throw new RegistryError(`handler for "${key}" was registered against a different descriptor than the catalog's`);
+    this.actions.set(key, {
+      key,
+      entry,
+      check: compileInputCheck(descriptor),
+      handler: handler as unknown as RegisteredAction['handler'],
+    });
+  }
+
+  /** Ends registration; every catalog action must have a handler by now. */
+  seal(): this {
+    const missing = [...this.catalog.entries.keys()].filter((k) => !this.actions.has(k));
+    if (missing.length > 0) throw new RegistryError(`no handler registered for ${missing.map((k) => `"${k}"`).join(', ')}`);
+    this.sealed = true;
+    return this;
+  }
+
+  get(domain: string, action: string): RegisteredAction | undefined {
+    return this.actions.get(`${domain}/${action}`);
+  }
+}

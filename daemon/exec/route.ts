@@ -1,0 +1,77 @@
+import type { Context, Hono } from 'hono';
+import type { RuntimeEnv } from '../http/principal.js';
+import { forbidden } from '../http/runtime-auth.js';
+import { ExecError, errorBody } from '../errors.js';
+import type { Services } from '../services.js';
+import { readBody, RevokedError } from './body.js';
+import { decodeStrictJson } from './strict-json.js';
+import { boundResult } from './result-boundary.js';
+
+export const EXEC_ACTION_PATH = '/api/internal/exec/servers/:serverId/agents/:agentId/:domain/:action';
+
+const JSON_HEADERS = { 'content-type': 'application/json' } as const;
+
+function errorResponse(err: ExecError, close = false): Response {
+  const headers: Record<string, string> = { ...JSON_HEADERS };
+  // After 413/408 the rest of the body is unread; closing is cheaper than draining it.
+  if (close) headers.connection = 'close';
+  return new Response(JSON.stringify({ ok: false, error: errorBody(err) }), { status: err.status, headers });
+}
+
+/**
+ * POST {base}/{domain}/{action}. Runs after the runtime-auth middleware has
+ * authenticated, bound and admitted the request. Order of work: resolve the
+ * action, read the body (1 MiB, absolute 5 s), strict JSON, schema
+ * validation, the typed handler, the result boundary, the envelope. The
+ * authorization's signal is checked after every await, so a revoked
+ * authorization never sees a success.
+ */
+export function registerExecActionRoute(app: Hono<RuntimeEnv>, services: Services): void {
+  app.post(EXEC_ACTION_PATH, (c) => execAction(c, services));
+}
+
+async function execAction(c: Context<RuntimeEnv>, services: Services): Promise<Response> {
+  const { principal, signal } = c.get('runtime');
+  const action = services.registry.get(c.req.param('domain') ?? '', c.req.param('action') ?? '');
+  if (!action) {
+    return errorResponse(new ExecError('not_found', 'no such action', { hint: 'See agentteam exec --help for the domains and actions.' }));
+  }
+  let input: unknown;
+  try {
+    const bytes = await readBody(c.req.raw, { clock: services.clock, signal });
+    input = decodeStrictJson(bytes);
+  } catch (err) {
+    if (err instanceof RevokedError || signal.aborted) return forbidden();
+    if (err instanceof ExecError) return errorResponse(err, err.code === 'body_too_large' || err.code === 'read_timeout');
+    // The client broke the stream (reset, aborted upload): its fault, so a 4xx.
+    return errorResponse(new ExecError('invalid_request', 'the body could not be read'), true);
+  }
+  const checked = action.check(input);
+  if (!checked.ok) {
+    return errorResponse(new ExecError('validation_failed', 'the input does not match the action schema', { details: checked.details }));
+  }
+  if (signal.aborted) return forbidden();
+  let data: unknown;
+  try {
+    data = await action.handler(input, {
+      principal,
+      signal,
+      server: services.server({ serverId: principal.serverId, agentId: principal.agentId }),
+      profile: services.profile,
+      cursors: services.cursors,
+    });
+  } catch (err) {
+    if (signal.aborted) return forbidden();
+    return errorResponse(err instanceof ExecError ? err : internal(err));
+  }
+  if (signal.aborted) return forbidden();
+  const out = boundResult(action.entry.inventory, input, data);
+  if (!out.ok) return errorResponse(out.error);
+  return new Response(out.body, { status: 200, headers: JSON_HEADERS });
+}
+
+function internal(err: unknown): ExecError {
+  // The cause stays in the daemon's log; the runtime sees the closed `internal` code only.
+  process.stderr.write(`exec handler failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  return new ExecError('internal', 'internal error');
+}

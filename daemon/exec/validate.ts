@@ -1,0 +1,16 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ActionDescriptor } from '../../catalog/descriptor.js';
+import { toInputCheck, type InputCheck, type ValidateFunction } from '../../lib/input-validators.js';
+
+let ajv: Ajv2020 | undefined;
+
+/**
+ * Compiles a descriptor's input schema once, at registration (daemon start).
+ * Error details go through the same JSON-pointer mapping the CLI uses, so a
+ * runtime sees the same `details[].path` locally and from the daemon.
+ */
+export function compileInputCheck(d: ActionDescriptor): InputCheck {
+  ajv ??= new Ajv2020({ allErrors: true, strict: false });
+  const validate = ajv.compile(d.input as object) as unknown as ValidateFunction;
+  return toInputCheck(validate);
+}

@@ -1,0 +1,18 @@
+import type { Catalog } from '../../catalog/catalog.js';
+import { Registry } from '../exec/registry.js';
+import { registerTaskHandlers } from './task.js';
+import { registerProjectHandlers } from './project.js';
+import { registerReviewHandlers } from './review.js';
+import { registerTeamHandlers } from './team.js';
+import { registerAgentHandlers } from './agent.js';
+
+/** Builds and seals the registry of every built-in action; throws at start-up if one is missing. */
+export function builtinRegistry(catalog: Catalog): Registry {
+  const r = new Registry(catalog);
+  registerTaskHandlers(r);
+  registerProjectHandlers(r);
+  registerReviewHandlers(r);
+  registerTeamHandlers(r);
+  registerAgentHandlers(r);
+  return r.seal();
+}

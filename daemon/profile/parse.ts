@@ -1,0 +1,99 @@
+import type { AgentConfig, Profile, Runtime, TeamConfig, TeamMember } from './types.js';
+
+const RUNTIMES: readonly Runtime[] = ['claude', 'codex', 'opencode', 'generic'];
+
+export class ProfileError extends Error {
+  override name = 'ProfileError';
+}
+
+type Obj = Record<string, unknown>;
+
+function obj(v: unknown, where: string): Obj {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new ProfileError(`${where} must be an object`);
+  return v as Obj;
+}
+function str(o: Obj, key: string, where: string): string {
+  const v = o[key];
+  if (typeof v !== 'string' || v.length === 0) throw new ProfileError(`${where}.${key} must be a non-empty string`);
+  return v;
+}
+function optStr(o: Obj, key: string, where: string): string | null {
+  const v = o[key];
+  if (v === undefined || v === null) return null;
+  if (typeof v !== 'string') throw new ProfileError(`${where}.${key} must be a string`);
+  return v;
+}
+function arr(o: Obj, key: string, where: string): unknown[] {
+  const v = o[key];
+  if (v === undefined) return [];
+  if (!Array.isArray(v)) throw new ProfileError(`${where}.${key} must be an array`);
+  return v;
+}
+
+/**
+ * Validates the profile document. Unknown fields (source ids, notes) are
+ * accepted and dropped here, so nothing unvetted reaches a projection.
+ * Errors name the offending location but never echo a value.
+ */
+export function parseProfile(doc: unknown): Profile {
+  const root = obj(doc, 'profile');
+  const agents = arr(root, 'agents', 'profile').map((a, i) => parseAgent(a, `agents[${i}]`));
+  const seen = new Set<string>();
+  for (const a of agents) {
+    if (seen.has(a.id)) throw new ProfileError(`agent id "${a.id}" appears twice`);
+    seen.add(a.id);
+  }
+  const teams = arr(root, 'teams', 'profile').map((t, i) => parseTeam(t, `teams[${i}]`));
+  const teamIds = new Set<string>();
+  for (const t of teams) {
+    if (teamIds.has(t.teamId)) throw new ProfileError(`teamId "${t.teamId}" appears twice`);
+    teamIds.add(t.teamId);
+  }
+  return { agents, teams };
+}
+
+function parseAgent(v: unknown, where: string): AgentConfig {
+  const o = obj(v, where);
+  const runtime = o.runtime ?? 'generic';
+  if (!RUNTIMES.includes(runtime as Runtime)) throw new ProfileError(`${where}.runtime must be one of ${RUNTIMES.join(', ')}`);
+  const headers: Record<string, string> = {};
+  if (o.headers !== undefined) {
+    for (const [name, value] of Object.entries(obj(o.headers, `${where}.headers`))) {
+      if (typeof value !== 'string') throw new ProfileError(`${where}.headers.${name} must be a string`);
+      headers[name] = value;
+    }
+  }
+  const fs = o.filesystem === undefined ? {} : obj(o.filesystem, `${where}.filesystem`);
+  const allowedPaths = arr(fs, 'allowedPaths', `${where}.filesystem`).map((p, i) => {
+    if (typeof p !== 'string') throw new ProfileError(`${where}.filesystem.allowedPaths[${i}] must be a string`);
+    return p;
+  });
+  const id = str(o, 'id', where);
+  return {
+    id,
+    displayName: optStr(o, 'displayName', where) ?? id,
+    runtime: runtime as Runtime,
+    model: optStr(o, 'model', where),
+    baseUrl: optStr(o, 'baseUrl', where),
+    headers,
+    apiKeyEnv: optStr(o, 'apiKeyEnv', where),
+    allowedPaths,
+  };
+}
+
+function parseTeam(v: unknown, where: string): TeamConfig {
+  const o = obj(v, where);
+  const members: TeamMember[] = arr(o, 'members', where).map((m, i) => {
+    const mo = obj(m, `${where}.members[${i}]`);
+    const kind = mo.kind;
+    if (kind !== 'agent' && kind !== 'human') throw new ProfileError(`${where}.members[${i}].kind must be agent or human`);
+    return { kind, handle: str(mo, 'handle', `${where}.members[${i}]`) };
+  });
+  const teamId = str(o, 'teamId', where);
+  return {
+    teamId,
+    handle: optStr(o, 'handle', where) ?? teamId,
+    displayName: optStr(o, 'displayName', where) ?? teamId,
+    members,
+  };
+}

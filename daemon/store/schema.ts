@@ -1,0 +1,43 @@
+import { randomBytes } from 'node:crypto';
+import type { Migration } from './migrations.js';
+
+/**
+ * The store's schema history, oldest first. Append new entries at the end
+ * (one line each where possible); never edit an entry that has shipped.
+ * Every row is scoped by server_id: the embedded store stands in for one team
+ * server per serverId.
+ */
+export const MIGRATIONS: Migration[] = [
+  {
+    id: '001_core',
+    up(db) {
+      db.exec(`
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT;
+        CREATE TABLE projects (
+          id TEXT PRIMARY KEY, server_id TEXT NOT NULL, name TEXT NOT NULL, description TEXT NOT NULL,
+          revision INTEGER NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL
+        ) STRICT;
+        CREATE INDEX projects_by_update ON projects (server_id, updated_at DESC, id ASC);
+        CREATE TABLE tasks (
+          id TEXT PRIMARY KEY, server_id TEXT NOT NULL, title TEXT NOT NULL, description TEXT NOT NULL,
+          status TEXT NOT NULL, assignee TEXT, project_id TEXT REFERENCES projects (id),
+          revision INTEGER NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL
+        ) STRICT;
+        CREATE INDEX tasks_by_update ON tasks (server_id, updated_at DESC, id ASC);
+        CREATE TABLE reviews (
+          id TEXT PRIMARY KEY, server_id TEXT NOT NULL, task_id TEXT NOT NULL REFERENCES tasks (id),
+          author TEXT NOT NULL, verdict TEXT NOT NULL, body TEXT NOT NULL,
+          created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL
+        ) STRICT;
+        CREATE INDEX reviews_by_task ON reviews (task_id, updated_at DESC, id DESC);
+        CREATE TABLE idempotency (
+          server_id TEXT NOT NULL, agent_id TEXT NOT NULL, action TEXT NOT NULL, key TEXT NOT NULL,
+          body_hash TEXT NOT NULL, result TEXT NOT NULL, created_at INTEGER NOT NULL,
+          PRIMARY KEY (server_id, agent_id, action, key)
+        ) STRICT;
+      `);
+      // The key that signs pagination cursors; kept in the store so cursors survive restarts.
+      db.prepare("INSERT INTO meta (key, value) VALUES ('cursor_key', ?)").run(randomBytes(32).toString('base64url'));
+    },
+  },
+];

@@ -1,0 +1,32 @@
+import type { ActionDescriptor, InputOf, OutputOf } from '../../catalog/descriptor.js';
+import type { taskCreate, taskGet, taskList, taskUpdate } from '../../catalog/domains/task.js';
+import type { projectCreate, projectGet, projectList } from '../../catalog/domains/project.js';
+import type { reviewAdd, reviewList } from '../../catalog/domains/review.js';
+
+/** A server call has exactly the input and output types of its catalog action. */
+type Call<D extends ActionDescriptor> = (input: InputOf<D>) => Promise<OutputOf<D>>;
+
+/**
+ * The narrow team-server API: the only way handlers reach tasks, projects and
+ * reviews. One instance is bound to one caller (server id + agent id), so the
+ * implementation owns scoping, idempotency records and pagination cursors —
+ * exactly what a remote team server would own. The embedded SQLite store
+ * implements it today; a remote client can replace it without touching handlers.
+ */
+export interface ServerApi {
+  createTask: Call<typeof taskCreate>;
+  getTask: Call<typeof taskGet>;
+  listTasks: Call<typeof taskList>;
+  updateTask: Call<typeof taskUpdate>;
+  createProject: Call<typeof projectCreate>;
+  getProject: Call<typeof projectGet>;
+  listProjects: Call<typeof projectList>;
+  addReview: Call<typeof reviewAdd>;
+  listReviews: Call<typeof reviewList>;
+}
+
+/** Who is calling the server API. */
+export interface Caller {
+  readonly serverId: string;
+  readonly agentId: string;
+}
