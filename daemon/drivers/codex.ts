@@ -10,13 +10,17 @@ function tomlString(s: string): string {
   return JSON.stringify(s);
 }
 
+function headerLine(tokenFile: string): string {
+  const token = readFileSync(tokenFile, 'utf8').trim();
+  return `http_headers = { "Authorization" = ${tomlString(`Bearer ${token}`)} }`;
+}
+
 function renderConfig(input: DriverInput): string {
-  const token = readFileSync(input.tokenFile, 'utf8').trim();
   return [
     '# Written by agentteam for one runtime authorization; removed with it.',
     `[mcp_servers.${MCP_SERVER_NAME}]`,
     `url = ${tomlString(input.mcpUrl)}`,
-    `http_headers = { "Authorization" = ${tomlString(`Bearer ${token}`)} }`,
+    headerLine(input.tokenFile),
     '',
   ].join('\n');
 }
@@ -44,8 +48,10 @@ export function prepareCodex(input: DriverInput, guidance: string): DriverLaunch
   return { env: { CODEX_HOME: home, AGENTTEAM_GUIDANCE_FILE: guidanceFile }, args: [], files: { config, guidance: guidanceFile } };
 }
 
-/** Re-renders the header after a token rotation (no-op when the runtime is not Codex). */
-export function refreshCodex(input: DriverInput): void {
-  const config = join(input.privateDir, 'codex', 'config.toml');
-  if (existsSync(config)) writePrivateFile(config, renderConfig(input));
+/** Rewrites the header after a token rotation; a no-op for an authorization without a Codex config. */
+export function refreshCodex(privateDir: string, tokenFile: string): void {
+  const config = join(privateDir, 'codex', 'config.toml');
+  if (!existsSync(config)) return;
+  const text = readFileSync(config, 'utf8').replace(/^http_headers = .*$/m, () => headerLine(tokenFile));
+  writePrivateFile(config, text);
 }
