@@ -63,3 +63,8 @@ export function driverLaunchHook(
   const launch = prepareRuntimeDriver({ runtime, mcpUrl, tokenFile: auth.tokenFile, privateDir: auth.dir, env });
   return { env: launch.env, args: launch.args };
 }
+
+/** Same as driverPublishedHook, in the shape of prepareRuntimeDriver's options. */
+export function refreshRuntimeDriver(opts: PrepareDriverOptions): void {
+  if (opts.runtime === 'codex') refreshCodex(opts.privateDir, opts.tokenFile);
+}
