@@ -1,0 +1,110 @@
+import { spawn } from 'node:child_process';
+import { request, type ClientRequest, type IncomingMessage } from 'node:http';
+import { constants } from 'node:os';
+import { resolveHome } from '../../lib/home.js';
+import { operatorRequest, readDaemonInfo, readOperatorToken } from '../daemon-client.js';
+import { buildRuntimeEnv } from '../runtime-env.js';
+
+interface Lease {
+  authorizationId: string;
+  privateDir: string;
+  tokenFile: string;
+  execBaseUrl: string;
+  mcpUrl: string;
+  env: Record<string, string>;
+  args: string[];
+}
+
+const REVOKE_WAIT_MS = 3_000;
+
+/**
+ * `agentteam run --server S --agent A [...] -- CMD [ARGS...]`: opens a
+ * runtime lease (a connection the daemon watches for our death), starts CMD
+ * with the injected environment and our stdio, revokes when CMD exits and
+ * exits with CMD's status (128+n for a signal).
+ */
+export async function main(opts: Record<string, unknown>, args: string[]): Promise<number> {
+  const [cmd, ...cmdArgs] = args;
+  if (!cmd) {
+    process.stderr.write('agentteam: run needs a command after --\n');
+    return 2;
+  }
+  const home = resolveHome();
+  const info = readDaemonInfo(home);
+  if (!info) {
+    process.stderr.write(`agentteam: no daemon is running for ${home}; start one with \`agentteam daemon start\`\n`);
+    return 3;
+  }
+  const str = (k: string) => (typeof opts[k] === 'string' ? (opts[k] as string) : null);
+  const body = {
+    serverId: str('server'), agentId: str('agent'), sessionId: str('session'), runId: str('run'),
+    workdir: str('workdir'), runtime: str('runtime') ?? 'generic', pid: process.pid,
+    primaryThreadId: process.env.AGENTTEAM_PRIMARY_THREAD_ID ?? null,
+    ...(typeof opts.ttl === 'number' ? { ttlSeconds: opts.ttl } : {}),
+    env: process.env.CODEX_HOME ? { CODEX_HOME: process.env.CODEX_HOME } : {},
+  };
+  let opened: { req: ClientRequest; res: IncomingMessage; lease: Lease };
+  try {
+    opened = await openLease(info.url, readOperatorToken(home), body);
+  } catch (err) {
+    process.stderr.write(`agentteam: ${(err as Error).message}\n`);
+    return (err as { exit?: number }).exit ?? 1;
+  }
+  const { req, res, lease } = opened;
+  res.resume(); // the stream only ends when the daemon revokes; keep draining it
+  const env = buildRuntimeEnv(process.env, lease, lease.env);
+  const child = spawn(cmd, [...lease.args, ...cmdArgs], { stdio: 'inherit', env, ...(body.workdir ? { cwd: body.workdir } : {}) });
+  const forward = (sig: NodeJS.Signals) => () => child.kill(sig);
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, forward(sig));
+  const code = await new Promise<number>((resolve) => {
+    child.on('error', (err) => {
+      process.stderr.write(`agentteam: cannot start ${cmd}: ${err.message}\n`);
+      resolve(127);
+    });
+    child.on('exit', (c, signal) => resolve(c ?? 128 + (signal ? constants.signals[signal] : 0)));
+  });
+  // Revoke explicitly (waits for the directory to go), then drop the lease connection.
+  await Promise.race([
+    operatorRequest(home, 'DELETE', `/api/v1/runtimes/${encodeURIComponent(lease.authorizationId)}`).catch(() => undefined),
+    new Promise((r) => setTimeout(r, REVOKE_WAIT_MS).unref()),
+  ]);
+  req.destroy();
+  return code;
+}
+
+function openLease(url: string, token: string, body: object): Promise<{ req: ClientRequest; res: IncomingMessage; lease: Lease }> {
+  const payload = Buffer.from(JSON.stringify(body));
+  return new Promise((resolve, reject) => {
+    const req = request(new URL('/api/v1/runtimes', url), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': String(payload.length) },
+    });
+    req.on('error', (err) => reject(Object.assign(new Error(`cannot reach the daemon: ${err.message}`), { exit: 3 })));
+    req.on('response', (res) => {
+      let buf = '';
+      res.setEncoding('utf8');
+      const onData = (chunk: string) => {
+        buf += chunk;
+        const nl = buf.indexOf('\n');
+        if (res.statusCode === 200 && nl >= 0) {
+          res.off('data', onData);
+          const parsed = JSON.parse(buf.slice(0, nl)) as { data: Lease };
+          resolve({ req, res, lease: parsed.data });
+        }
+      };
+      res.on('data', onData);
+      res.on('end', () => {
+        if (res.statusCode === 200) return reject(new Error('the daemon closed the runtime lease before it was ready'));
+        let message = buf;
+        try {
+          const e = (JSON.parse(buf) as { error: { code: string; message: string } }).error;
+          message = `${e.code}: ${e.message}`;
+        } catch {
+          // keep the raw text
+        }
+        reject(Object.assign(new Error(`the daemon refused the runtime: ${message}`), { exit: 1 }));
+      });
+    });
+    req.end(payload);
+  });
+}

@@ -1,0 +1,82 @@
+import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { homePaths } from '../lib/home.js';
+
+/** A running daemon as recorded in $AGENTTEAM_HOME/daemon.json. */
+export interface DaemonInfo {
+  readonly url: string;
+  readonly pid: number;
+}
+
+/** Raised when no daemon answers for this home; commands map it to exit 3. */
+export class NoDaemonError extends Error {
+  override name = 'NoDaemonError';
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** daemon.json if it names a live process, else null. */
+export function readDaemonInfo(home: string): DaemonInfo | null {
+  try {
+    const v = JSON.parse(readFileSync(homePaths(home).daemonJson, 'utf8')) as DaemonInfo;
+    if (typeof v.url !== 'string' || typeof v.pid !== 'number') return null;
+    return pidAlive(v.pid) ? { url: v.url, pid: v.pid } : null;
+  } catch {
+    return null;
+  }
+}
+
+export function readOperatorToken(home: string): string {
+  try {
+    return readFileSync(homePaths(home).operatorToken, 'utf8').trim();
+  } catch {
+    throw new NoDaemonError(`no operator token in ${home}; is the daemon running?`);
+  }
+}
+
+export interface OperatorResponse {
+  readonly status: number;
+  readonly json: unknown;
+}
+
+/** One operator API call (`/api/v1/...`) with the operator bearer token. Throws NoDaemonError when none runs. */
+export async function operatorRequest(home: string, method: string, path: string, body?: unknown): Promise<OperatorResponse> {
+  const info = readDaemonInfo(home);
+  if (!info) throw new NoDaemonError(`no daemon is running for ${home}`);
+  const token = readOperatorToken(home);
+  const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+  return new Promise((resolve, reject) => {
+    const req = request(new URL(path, info.url), {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(payload ? { 'content-type': 'application/json', 'content-length': String(payload.length) } : {}),
+      },
+    }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let json: unknown = null;
+        try {
+          json = text ? JSON.parse(text) : null;
+        } catch {
+          json = { raw: text };
+        }
+        resolve({ status: res.statusCode ?? 0, json });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      reject(err.code === 'ECONNREFUSED' || err.code === 'ECONNRESET' ? new NoDaemonError(`the daemon at ${info.url} does not answer`) : err);
+    });
+    req.end(payload);
+  });
+}

@@ -1,0 +1,28 @@
+/** Names the daemon owns: any case, any suffix. */
+const OWNED = /^agentteam_(exec|mcp)_/i;
+
+export interface InjectedCredential {
+  readonly execBaseUrl: string;
+  readonly tokenFile: string;
+  readonly mcpUrl: string;
+}
+
+/**
+ * The runtime's environment: everything inherited except daemon-owned
+ * Exec/MCP variables (compared case-insensitively, so a retired
+ * AGENTTEAM_EXEC_TOKEN or a mixed-case override cannot slip through), then
+ * the driver's additions, then the canonical three.
+ */
+export function buildRuntimeEnv(
+  inherited: NodeJS.ProcessEnv,
+  cred: InjectedCredential,
+  driverEnv: Record<string, string> = {},
+): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(inherited)) if (!OWNED.test(k) && v !== undefined) env[k] = v;
+  for (const [k, v] of Object.entries(driverEnv)) if (!OWNED.test(k)) env[k] = v;
+  env.AGENTTEAM_EXEC_BASE_URL = cred.execBaseUrl;
+  env.AGENTTEAM_EXEC_TOKEN_FILE = cred.tokenFile;
+  env.AGENTTEAM_MCP_URL = cred.mcpUrl;
+  return env;
+}

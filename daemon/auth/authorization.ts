@@ -1,0 +1,69 @@
+import type { ClockTimer } from '../../lib/clock.js';
+import type { Principal } from '../http/principal.js';
+import type { PinnedCatalog } from './pinned-catalog.js';
+
+/**
+ * launching -> active -> revoked -> (gone | cleanup_retry -> gone).
+ * launching and cleanup_retry count as leases just like active.
+ */
+export type AuthState = 'launching' | 'active' | 'revoked' | 'cleanup_retry' | 'gone';
+
+/** One signed bearer token of an authorization; valid until its own expiry unless revoked. */
+export interface Generation {
+  readonly id: string;
+  readonly authorizationId: string;
+  readonly issuedAtMs: number;
+  readonly expiresAtMs: number;
+  /** The exact signed string, kept to drop its verification-cache entry on revocation. */
+  readonly token: string;
+}
+
+export interface AuthorizationInit {
+  readonly serverId: string;
+  readonly agentId: string;
+  readonly sessionId?: string | null;
+  readonly runId?: string | null;
+  readonly workdir?: string | null;
+  readonly primaryThreadId?: string | null;
+  readonly runtime?: string;
+  /** Token lifetime; defaults to the store's TTL (12 h) and is capped by it. */
+  readonly ttlMs?: number;
+  /** An authorization this one replaces; it is revoked once this one is active. */
+  readonly replaces?: string;
+}
+
+/** The logical runtime authorization: immutable binding plus mutable lifecycle state. */
+export class Authorization {
+  state: AuthState = 'launching';
+  generations: Generation[] = [];
+  inFlight = 0;
+  renewTimer: ClockTimer | null = null;
+  renewFailures = 0;
+  cleanupAttempts = 0;
+  cleanupTimer: ClockTimer | null = null;
+  readonly controller = new AbortController();
+
+  constructor(
+    readonly id: string,
+    readonly principal: Principal,
+    readonly catalog: PinnedCatalog,
+    readonly ttlMs: number,
+    readonly dir: string,
+    readonly tokenFile: string,
+    readonly processGeneration: number,
+    readonly runtime: string,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  get live(): boolean {
+    return this.state === 'active';
+  }
+
+  /** Counts against the 512-lease limit. */
+  get isLease(): boolean {
+    return this.state === 'launching' || this.state === 'active' || this.state === 'cleanup_retry';
+  }
+}

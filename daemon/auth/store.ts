@@ -1,0 +1,232 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import type { Clock } from '../../lib/clock.js';
+import { ExecError } from '../errors.js';
+import { Authorization, type AuthorizationInit, type Generation } from './authorization.js';
+import type { PinnedCatalog } from './pinned-catalog.js';
+import { CLOCK_TOLERANCE_S, MAX_TOKEN_BYTES, type RejectReason, type TokenSigner } from './signer.js';
+import { TOKEN_FILE_NAME, type TokenWriter } from './token-file.js';
+import { createPrivateDir, removeDir, type DirRemover } from './private-dir.js';
+import * as L from './limits.js';
+import { Renewal } from './renewal.js';
+import { CleanupQueue } from './cleanup.js';
+
+export interface StoreDeps {
+  readonly clock: Clock;
+  readonly signer: TokenSigner;
+  readonly writer: TokenWriter;
+  readonly runtimeDir: string;
+  readonly catalog: () => PinnedCatalog;
+  readonly remover?: DirRemover;
+  readonly random?: () => number;
+  readonly defaultTtlMs?: number;
+  /** Called after each generation is published (runtime drivers that copy the token, e.g. Codex). */
+  readonly onPublished?: (auth: Authorization) => void;
+  /** Internal diagnostics; never receives token material. */
+  readonly diag?: (event: string, detail: Record<string, unknown>) => void;
+}
+
+export type AuthResult = { ok: true; auth: Authorization } | { ok: false; reason: RejectReason };
+
+export interface StoreStats {
+  readonly active: number;
+  readonly launching: number;
+  readonly cleanupDebt: number;
+  readonly leases: number;
+  readonly inFlight: number;
+}
+
+const ID_RE = /^[A-Za-z0-9._:@-]{1,128}$/;
+
+/**
+ * The daemon-owned runtime authorization store: logical authorizations, their
+ * token generations, revocation, cleanup debt and request admission.
+ * Authentication always ends at a live generation record, so revocation is
+ * immediate even for tokens whose signature check is cached.
+ */
+export class AuthorizationStore {
+  private readonly auths = new Map<string, Authorization>();
+  private readonly gens = new Map<string, Generation>();
+  /** token string -> generation, filled only after a full jose verification. */
+  private readonly verified = new Map<string, Generation>();
+  private readonly processGenerations = new Map<string, number>();
+  private readonly renewal: Renewal;
+  private readonly cleanup: CleanupQueue;
+  private inFlightTotal = 0;
+  private closed = false;
+  readonly defaultTtlMs: number;
+
+  constructor(private readonly deps: StoreDeps) {
+    this.defaultTtlMs = deps.defaultTtlMs ?? L.DEFAULT_TTL_MS;
+    this.renewal = new Renewal(deps.clock, deps.random ?? Math.random, (a) => this.issue(a), deps.diag);
+    this.cleanup = new CleanupQueue(deps.clock, deps.remover ?? removeDir, (a) => this.auths.delete(a.id), deps.diag);
+  }
+
+  get(id: string): Authorization | undefined {
+    return this.auths.get(id);
+  }
+
+  /** Creates, publishes and activates a new authorization, or fails with nothing left behind. */
+  async create(init: AuthorizationInit): Promise<Authorization> {
+    if (this.closed) throw new ExecError('unavailable', 'the daemon is shutting down');
+    for (const [name, v] of [['serverId', init.serverId], ['agentId', init.agentId]] as const) {
+      if (typeof v !== 'string' || !ID_RE.test(v)) throw new ExecError('invalid_request', `${name} must match ${ID_RE.source}`);
+    }
+    // Every record still in the map is a lease: launching, active, or cleanup not yet finished.
+    if (this.auths.size >= L.MAX_LEASES) {
+      throw new ExecError('busy', `runtime lease limit reached (${L.MAX_LEASES} active, launching or cleaning up); stop a runtime and retry`);
+    }
+    const ttlMs = Math.min(this.defaultTtlMs, Math.max(L.MIN_TTL_MS, init.ttlMs ?? this.defaultTtlMs));
+    const key = `${init.serverId}\u0000${init.agentId}`;
+    const processGeneration = (this.processGenerations.get(key) ?? 0) + 1;
+    this.processGenerations.set(key, processGeneration);
+    const id = randomBytes(12).toString('base64url');
+    const dir = join(this.deps.runtimeDir, randomBytes(16).toString('hex'));
+    const principal = Object.freeze({
+      authorizationId: id,
+      serverId: init.serverId,
+      agentId: init.agentId,
+      sessionId: init.sessionId ?? null,
+      runId: init.runId ?? null,
+      workdir: init.workdir ?? null,
+      primaryThreadId: init.primaryThreadId ?? null,
+    });
+    const auth = new Authorization(id, principal, this.deps.catalog(), ttlMs, dir, join(dir, TOKEN_FILE_NAME), processGeneration, init.runtime ?? 'generic');
+    this.auths.set(id, auth); // reserved synchronously, before any await
+    try {
+      await createPrivateDir(this.deps.runtimeDir, dir);
+      await this.issue(auth);
+      if (auth.state !== 'launching') throw new ExecError('unavailable', 'the authorization was revoked during launch');
+    } catch (err) {
+      await this.revoke(id, 'launch_abort');
+      throw err instanceof ExecError ? err : new ExecError('internal', 'could not publish the runtime credential');
+    }
+    auth.state = 'active';
+    this.renewal.schedule(auth);
+    if (init.replaces) void this.revoke(init.replaces, 'replaced');
+    return auth;
+  }
+
+  /** Signs and publishes a new generation; on failure the current file and generation stay as they were. */
+  private async issue(auth: Authorization): Promise<Generation> {
+    const now = this.deps.clock.now();
+    const issuedAtMs = Math.floor(now / 1000) * 1000;
+    const expiresAtMs = Math.floor((now + auth.ttlMs) / 1000) * 1000;
+    const genId = randomBytes(12).toString('base64url');
+    const token = await this.deps.signer.sign({
+      authorizationId: auth.id, generationId: genId, serverId: auth.principal.serverId,
+      agentId: auth.principal.agentId, issuedAtMs, expiresAtMs,
+    });
+    if (auth.state !== 'launching' && auth.state !== 'active') throw new Error('revoked');
+    const gen: Generation = { id: genId, authorizationId: auth.id, issuedAtMs, expiresAtMs, token };
+    // Registered before publication so a reader that sees the new file can use it at once.
+    this.gens.set(genId, gen);
+    auth.generations.push(gen);
+    try {
+      await this.deps.writer.publish(auth.dir, token);
+    } catch (err) {
+      this.dropGeneration(auth, gen);
+      throw err;
+    }
+    if (auth.state !== 'launching' && auth.state !== 'active') throw new Error('revoked');
+    this.pruneGenerations(auth);
+    if (auth.state === 'active') this.notifyPublished(auth);
+    return gen;
+  }
+
+  private notifyPublished(auth: Authorization): void {
+    try {
+      this.deps.onPublished?.(auth);
+    } catch (err) {
+      this.deps.diag?.('publish_hook_failed', { authorizationId: auth.id, error: String((err as Error)?.message ?? err) });
+    }
+  }
+
+  /** Forces a rotation now (operator route, tests). */
+  async rotateNow(id: string): Promise<Generation> {
+    const auth = this.auths.get(id);
+    if (!auth || !auth.live) throw new ExecError('not_found', 'no such active runtime authorization');
+    return this.renewal.rotateNow(auth);
+  }
+
+  private pruneGenerations(auth: Authorization): void {
+    const limit = this.deps.clock.now() - CLOCK_TOLERANCE_S * 1000;
+    for (const g of [...auth.generations]) if (g.expiresAtMs <= limit) this.dropGeneration(auth, g);
+    while (auth.generations.length > L.MAX_LIVE_GENERATIONS) this.dropGeneration(auth, auth.generations[0]!);
+  }
+
+  private dropGeneration(auth: Authorization, gen: Generation): void {
+    this.gens.delete(gen.id);
+    this.verified.delete(gen.token);
+    const i = auth.generations.indexOf(gen);
+    if (i >= 0) auth.generations.splice(i, 1);
+  }
+
+  /** Token -> live authorization, or the internal reason it is refused. */
+  async authenticate(token: string): Promise<AuthResult> {
+    if (token.length === 0) return { ok: false, reason: 'missing' };
+    if (token.length > MAX_TOKEN_BYTES) return { ok: false, reason: 'oversize' };
+    const cached = this.verified.get(token);
+    if (cached) return this.checkGeneration(cached);
+    const v = await this.deps.signer.verify(token);
+    if (!v.ok) return v;
+    const gen = this.gens.get(v.claims.jti);
+    if (!gen || gen.authorizationId !== v.claims.sub || gen.token !== token) return { ok: false, reason: 'revoked' };
+    this.verified.set(token, gen);
+    return this.checkGeneration(gen);
+  }
+
+  private checkGeneration(gen: Generation): AuthResult {
+    const auth = this.auths.get(gen.authorizationId);
+    if (!auth || !auth.live || !this.gens.has(gen.id)) return { ok: false, reason: 'revoked' };
+    if (this.deps.clock.now() >= gen.expiresAtMs + CLOCK_TOLERANCE_S * 1000) return { ok: false, reason: 'expired' };
+    return { ok: true, auth };
+  }
+
+  /** Takes an in-flight slot, or refuses when the authorization (32) or daemon (1024) is full. */
+  admit(auth: Authorization): boolean {
+    if (auth.inFlight >= L.MAX_INFLIGHT_PER_AUTH || this.inFlightTotal >= L.MAX_INFLIGHT_TOTAL) return false;
+    auth.inFlight++;
+    this.inFlightTotal++;
+    return true;
+  }
+
+  release(auth: Authorization): void {
+    auth.inFlight--;
+    this.inFlightTotal--;
+  }
+
+  /**
+   * Stops renewal, revokes every generation, aborts in-flight work, then
+   * removes the directory. Resolves after the first removal attempt; a failed
+   * removal becomes cleanup debt retried in the background.
+   */
+  revoke(id: string, reason: string): Promise<void> {
+    const auth = this.auths.get(id);
+    if (!auth) return Promise.resolve();
+    if (auth.state !== 'launching' && auth.state !== 'active') return this.cleanup.settled(auth);
+    auth.state = 'revoked';
+    this.renewal.cancel(auth);
+    for (const g of [...auth.generations]) this.dropGeneration(auth, g);
+    auth.controller.abort(new ExecError('unavailable', 'the runtime authorization was revoked'));
+    this.deps.diag?.('revoked', { authorizationId: id, reason });
+    return this.cleanup.start(auth);
+  }
+
+  /** Daemon shutdown: no new authorizations, revoke all, wait for removals (bounded by the caller). */
+  async shutdown(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.auths.keys()].map((id) => this.revoke(id, 'shutdown')));
+    await this.cleanup.flush();
+  }
+
+  stats(): StoreStats {
+    let active = 0, launching = 0, cleanupDebt = 0;
+    for (const a of this.auths.values()) {
+      if (a.state === 'active') active++;
+      else if (a.state === 'launching') launching++;
+      else if (a.state === 'cleanup_retry') cleanupDebt++;
+    }
+    return { active, launching, cleanupDebt, leases: this.auths.size, inFlight: this.inFlightTotal };
+  }
+}

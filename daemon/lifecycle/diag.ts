@@ -1,0 +1,30 @@
+import type { Clock } from '../../lib/clock.js';
+
+export type Diag = (event: string, detail: Record<string, unknown>) => void;
+
+const WINDOW_MS = 10_000;
+const PER_WINDOW = 20;
+
+/**
+ * Rate-limited internal diagnostics: at most PER_WINDOW lines per event kind
+ * per window, then one line counting what was suppressed. Callers never pass
+ * token material; only reasons and ids.
+ */
+export function createDiag(clock: Clock, sink: (line: string) => void): Diag {
+  const windows = new Map<string, { start: number; count: number; suppressed: number }>();
+  return (event, detail) => {
+    const now = clock.now();
+    let w = windows.get(event);
+    if (!w || now - w.start >= WINDOW_MS) {
+      if (w && w.suppressed > 0) sink(JSON.stringify({ t: new Date(now).toISOString(), event, suppressed: w.suppressed }));
+      w = { start: now, count: 0, suppressed: 0 };
+      windows.set(event, w);
+    }
+    if (w.count >= PER_WINDOW) {
+      w.suppressed++;
+      return;
+    }
+    w.count++;
+    sink(JSON.stringify({ t: new Date(now).toISOString(), event, ...detail }));
+  };
+}

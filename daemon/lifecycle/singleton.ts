@@ -1,0 +1,132 @@
+import * as fs from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import lockfile from 'proper-lockfile';
+import { isOwnerAlive, readOwner, writeOwner, type OwnerRecord } from './owner.js';
+
+export class AlreadyRunningError extends Error {
+  override name = 'AlreadyRunningError';
+  constructor(readonly pid: number | null) {
+    super(pid === null ? 'another daemon is starting for this home' : `a daemon is already running for this home (pid ${pid})`);
+  }
+}
+
+export interface Singleton {
+  readonly nonce: string;
+  /** True while the owner record still names this process and start nonce. */
+  verify(): boolean;
+  release(): Promise<void>;
+}
+
+/** Time a winner waits after writing its owner record before trusting it (see specs/daemon.md). */
+const SETTLE_MS = 150;
+const ACQUIRE_DEADLINE_MS = 8_000;
+/** A lock without any owner record older than this was left by a process that died while starting. */
+const ORPHAN_LOCK_MS = 3_000;
+
+/**
+ * One daemon per home: proper-lockfile's directory lock, then a second check
+ * through an owner record (pid + start nonce) written under the lock. The
+ * lock alone can be won twice when two contenders reclaim a stale lock at
+ * once; the last owner record written decides, and the loser leaves without
+ * touching the lock directory (its fs hooks are disarmed, including the
+ * library's exit-time cleanup).
+ */
+export async function acquireSingleton(home: string, onCompromised: (err: Error) => void): Promise<Singleton> {
+  const target = join(home, 'daemon');
+  const lockDir = `${target}.lock`;
+  const ownerPath = join(home, 'daemon.owner');
+  const nonce = randomBytes(16).toString('hex');
+  let owned = true;
+  const guardedFs = {
+    ...fs,
+    rmdir: (p: string, cb: (err: NodeJS.ErrnoException | null) => void) => (owned ? fs.rmdir(p, cb) : cb(null)),
+    rmdirSync: (p: string) => {
+      if (owned) fs.rmdirSync(p);
+    },
+  };
+  const options = {
+    realpath: false, stale: 10_000, update: 2_000, fs: guardedFs,
+    onCompromised: (err: Error) => {
+      owned = false;
+      onCompromised(err);
+    },
+  };
+  const deadline = Date.now() + ACQUIRE_DEADLINE_MS;
+  let release: () => Promise<void>;
+  for (;;) {
+    try {
+      release = await lockfile.lock(target, options);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err;
+      const st = statOrNull(lockDir);
+      const owner = readOwner(ownerPath);
+      if (owner && isOwnerAlive(owner)) throw new AlreadyRunningError(owner.pid);
+      if (st && (owner || Date.now() - st.mtimeMs > ORPHAN_LOCK_MS)) reclaimDeadLock(lockDir, st, nonce);
+      else if (Date.now() > deadline) throw new AlreadyRunningError(null);
+      await sleep(20 + Math.floor(Math.random() * 30));
+    }
+  }
+  const disarm = () => {
+    owned = false;
+  };
+  // Second check. Read and write back to back (synchronously) so the window
+  // between seeing "no live owner" and claiming is far shorter than SETTLE_MS.
+  const prior = readOwner(ownerPath);
+  if (prior && prior.nonce !== nonce && isOwnerAlive(prior)) {
+    disarm();
+    throw new AlreadyRunningError(prior.pid);
+  }
+  const mine: OwnerRecord = { pid: process.pid, nonce, startedAt: Date.now(), argv1: process.argv[1] ?? '' };
+  writeOwner(ownerPath, mine);
+  await sleep(SETTLE_MS);
+  const now = readOwner(ownerPath);
+  if (!now || now.nonce !== nonce) {
+    disarm();
+    throw new AlreadyRunningError(now?.pid ?? null);
+  }
+  return {
+    nonce,
+    verify: () => readOwner(ownerPath)?.nonce === nonce,
+    async release() {
+      if (!owned) return;
+      if (readOwner(ownerPath)?.nonce === nonce) fs.rmSync(ownerPath, { force: true });
+      await release().catch(() => undefined);
+      owned = false;
+    },
+  };
+}
+
+function statOrNull(p: string): fs.Stats | null {
+  try {
+    return fs.statSync(p);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Removes a lock whose owner is dead. Renames first and compares identity, so
+ * a lock another contender took between our stat and the rename is put back
+ * untouched (rename keeps its mtime, which proper-lockfile checks).
+ */
+function reclaimDeadLock(lockDir: string, seen: fs.Stats, nonce: string): void {
+  const tomb = `${lockDir}.stale-${nonce}`;
+  try {
+    fs.renameSync(lockDir, tomb);
+  } catch {
+    return;
+  }
+  const moved = statOrNull(tomb);
+  if (moved && moved.ino === seen.ino && moved.mtimeMs === seen.mtimeMs) {
+    fs.rmSync(tomb, { recursive: true, force: true });
+    return;
+  }
+  try {
+    fs.renameSync(tomb, lockDir);
+  } catch {
+    fs.rmSync(tomb, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,64 @@
+import { appendFileSync } from 'node:fs';
+import { resolveHome, homePaths } from '../lib/home.js';
+import { startDaemon } from './server.js';
+import { AlreadyRunningError } from './lifecycle/singleton.js';
+import { ListenError } from './lifecycle/listen.js';
+
+/**
+ * The daemon process entry (spawned by `agentteam daemon start`, never
+ * imported by the CLI). Prints exactly one ready line on stdout. With
+ * --detached its pipes are closed by the starter after that line, so later
+ * diagnostics go to daemon.log.
+ */
+async function main(argv: string[]): Promise<number> {
+  const flag = (name: string) => argv.includes(name);
+  const listenAt = argv.indexOf('--listen');
+  const listen = listenAt >= 0 ? argv[listenAt + 1] : undefined;
+  const detached = flag('--detached');
+  const home = resolveHome();
+  let ready = false;
+  // After detaching, writes to the closed pipes must not crash the daemon.
+  process.stdout.on('error', () => undefined);
+  process.stderr.on('error', () => undefined);
+  const log = (line: string) => {
+    if (detached && ready) {
+      try {
+        appendFileSync(homePaths(home).log, line + '\n', { mode: 0o600 });
+      } catch {
+        // diagnostics are best effort
+      }
+    } else process.stderr.write(line + '\n');
+  };
+  let daemon;
+  try {
+    daemon = await startDaemon({ home, ...(listen ? { listen } : {}), allowRemote: flag('--allow-remote'), log });
+  } catch (err) {
+    if (err instanceof AlreadyRunningError) {
+      process.stderr.write(`agentteam: daemon already running for ${home}${err.pid ? ` (pid ${err.pid})` : ' (another daemon is starting)'}\n`);
+      return 1;
+    }
+    if (err instanceof ListenError) {
+      process.stderr.write(`agentteam: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  const onSignal = (sig: NodeJS.Signals) => () => void daemon.stop(sig);
+  process.on('SIGTERM', onSignal('SIGTERM'));
+  process.on('SIGINT', onSignal('SIGINT'));
+  process.on('SIGHUP', () => {
+    daemon.reload().catch((err: unknown) => log(JSON.stringify({ event: 'reload_failed', error: String(err) })));
+  });
+  process.stdout.write(JSON.stringify({ url: daemon.url, pid: daemon.pid }) + '\n');
+  ready = true;
+  await daemon.stopped;
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`agentteam: daemon failed: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,120 @@
+import type { Context, Hono } from 'hono';
+import type { Authorization } from '../auth/authorization.js';
+import { ExecError } from '../errors.js';
+import type { OperatorContext } from './routes.js';
+import { isPidAlive } from '../lifecycle/owner.js';
+
+/** What a runtime driver adds to the launch (written into the private dir by the daemon). */
+export interface LaunchAdditions {
+  readonly env: Record<string, string>;
+  readonly args: string[];
+}
+
+export type LaunchHook = (auth: Authorization, runtime: string, mcpUrl: string, env: Record<string, string>) => LaunchAdditions;
+
+interface LeaseRequest {
+  serverId: string;
+  agentId: string;
+  sessionId?: string | null;
+  runId?: string | null;
+  workdir?: string | null;
+  primaryThreadId?: string | null;
+  ttlSeconds?: number;
+  runtime?: string;
+  pid?: number;
+  env?: Record<string, string>;
+}
+
+const PID_POLL_MS = 500;
+const RUNTIMES = new Set(['claude', 'codex', 'opencode', 'generic']);
+
+async function readLease(c: Context): Promise<LeaseRequest> {
+  let body: unknown;
+  try {
+    body = await c.req.json();
+  } catch {
+    throw new ExecError('invalid_json', 'the body must be one JSON object');
+  }
+  const b = body as LeaseRequest;
+  if (typeof b !== 'object' || b === null || typeof b.serverId !== 'string' || typeof b.agentId !== 'string') {
+    throw new ExecError('invalid_request', 'serverId and agentId are required strings');
+  }
+  if (b.ttlSeconds !== undefined && (!Number.isInteger(b.ttlSeconds) || b.ttlSeconds < 1)) {
+    throw new ExecError('invalid_request', 'ttlSeconds must be a positive integer');
+  }
+  if (b.runtime !== undefined && !RUNTIMES.has(b.runtime)) throw new ExecError('invalid_request', `unknown runtime "${b.runtime}"`);
+  return b;
+}
+
+/**
+ * POST /api/v1/runtimes opens a runtime lease. The response is a stream whose
+ * first line describes the new authorization and which stays open for the
+ * runtime's lifetime: when the `run` process's connection closes (exit,
+ * crash, kill -9) or its pid disappears, the authorization is revoked.
+ */
+export function registerRuntimeLeaseRoutes(app: Hono<any>, ctx: OperatorContext): void {
+  const { store } = ctx;
+  app.post('/api/v1/runtimes', async (c) => {
+    const req = await readLease(c);
+    const auth = await store.create({
+      serverId: req.serverId, agentId: req.agentId, sessionId: req.sessionId ?? null, runId: req.runId ?? null,
+      workdir: req.workdir ?? null, primaryThreadId: req.primaryThreadId ?? null, runtime: req.runtime ?? 'generic',
+      ...(req.ttlSeconds !== undefined ? { ttlMs: req.ttlSeconds * 1000 } : {}),
+    });
+    const revoke = (reason: string) => void store.revoke(auth.id, reason);
+    const { execBaseUrl, mcpUrl } = ctx.urls(req.serverId, req.agentId);
+    let additions: LaunchAdditions = { env: {}, args: [] };
+    try {
+      if (ctx.launchHook && req.runtime && req.runtime !== 'generic') {
+        additions = ctx.launchHook(auth, req.runtime, mcpUrl, req.env ?? {});
+      }
+    } catch (err) {
+      await store.revoke(auth.id, 'launch_abort');
+      throw err instanceof ExecError ? err : new ExecError('internal', 'the runtime driver could not prepare the launch');
+    }
+    const first = JSON.stringify({
+      ok: true,
+      data: {
+        authorizationId: auth.id, privateDir: auth.dir, tokenFile: auth.tokenFile, execBaseUrl, mcpUrl,
+        ttlSeconds: auth.ttlMs / 1000, env: additions.env, args: additions.args,
+      },
+    }) + '\n';
+    c.req.raw.signal.addEventListener('abort', () => revoke('run_disconnected'), { once: true });
+    const pid = req.pid;
+    const poll = pid && pid > 0
+      ? setInterval(() => {
+          if (!isPidAlive(pid)) revoke('run_died');
+        }, PID_POLL_MS)
+      : null;
+    poll?.unref();
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(first));
+        auth.signal.addEventListener('abort', () => {
+          if (poll) clearInterval(poll);
+          try {
+            controller.close();
+          } catch {
+            // already closed
+          }
+        }, { once: true });
+      },
+      cancel() {
+        revoke('run_disconnected');
+      },
+    });
+    return new Response(stream, { status: 200, headers: { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' } });
+  });
+
+  app.delete('/api/v1/runtimes/:id', async (c) => {
+    const id = c.req.param('id');
+    if (!store.get(id)) throw new ExecError('not_found', 'no such runtime authorization');
+    await store.revoke(id, 'exit');
+    return c.json({ ok: true, data: { revoked: true, state: store.get(id)?.state ?? 'gone' } });
+  });
+
+  app.post('/api/v1/runtimes/:id/rotate', async (c) => {
+    const gen = await store.rotateNow(c.req.param('id'));
+    return c.json({ ok: true, data: { generationId: gen.id, expiresAt: new Date(gen.expiresAtMs).toISOString() } });
+  });
+}

@@ -1,0 +1,40 @@
+import type { Hono } from 'hono';
+import type { Clock } from '../lib/clock.js';
+import type { Authorization } from './auth/authorization.js';
+import type { LaunchHook } from './operator/runtimes.js';
+import type { Diag } from './lifecycle/diag.js';
+import { prepareRuntimeDriver, refreshRuntimeDriver } from './drivers/index.js';
+import type { RuntimeKind } from './drivers/names.js';
+
+/**
+ * The parts of the daemon owned by other modules (services, Exec action
+ * route, MCP, runtime drivers), opened at start and closed at stop. Keeping
+ * them behind this one seam keeps server.ts about lifecycle only.
+ */
+export interface DaemonParts {
+  registerRoutes(app: Hono<any>): void;
+  readonly launchHook?: LaunchHook;
+  readonly onPublished?: (auth: Authorization) => void;
+  reload(): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+export async function openDaemonParts(_opts: { home: string; clock: Clock; diag: Diag }): Promise<DaemonParts> {
+  const mcpUrls = new WeakMap<Authorization, string>();
+  const launchHook: LaunchHook = (auth, runtime, mcpUrl, env) => {
+    mcpUrls.set(auth, mcpUrl);
+    const launch = prepareRuntimeDriver({ runtime: runtime as RuntimeKind, mcpUrl, tokenFile: auth.tokenFile, privateDir: auth.dir, env });
+    return { env: launch.env, args: launch.args };
+  };
+  const onPublished = (auth: Authorization) => {
+    const mcpUrl = mcpUrls.get(auth);
+    if (mcpUrl) refreshRuntimeDriver({ runtime: auth.runtime as RuntimeKind, mcpUrl, tokenFile: auth.tokenFile, privateDir: auth.dir });
+  };
+  return {
+    registerRoutes: () => undefined,
+    launchHook,
+    onPublished,
+    reload: async () => ({ reloaded: false, reason: 'no profile service yet' }),
+    close: async () => undefined,
+  };
+}

@@ -1,0 +1,166 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import type { KeyObject } from 'node:crypto';
+import { serve } from '@hono/node-server';
+import { systemClock, type Clock } from '../lib/clock.js';
+import { ensureHome, homePaths } from '../lib/home.js';
+import { defaultCatalog } from '../catalog/index.js';
+import { buildApp } from './app.js';
+import { AuthorizationStore, type StoreDeps } from './auth/store.js';
+import { createJoseSigner, type TokenSigner } from './auth/signer.js';
+import { fsTokenWriter, type TokenWriter } from './auth/token-file.js';
+import { pinCatalog } from './auth/pinned-catalog.js';
+import { DEFAULT_TTL_MS } from './auth/limits.js';
+import type { DirRemover } from './auth/private-dir.js';
+import { acquireSingleton } from './lifecycle/singleton.js';
+import { ensureOperatorToken, removeDaemonInfo, sweepRuntimeDir, writeDaemonInfo } from './lifecycle/home-files.js';
+import { createDiag } from './lifecycle/diag.js';
+import { parseListen } from './lifecycle/listen.js';
+import { openDaemonParts, type DaemonParts } from './parts.js';
+
+export interface DaemonOptions {
+  readonly home: string;
+  readonly listen?: string;
+  readonly allowRemote?: boolean;
+  readonly clock?: Clock;
+  /** Fault injection and fixed keys for tests; production uses the defaults. */
+  readonly key?: KeyObject;
+  readonly signer?: TokenSigner;
+  readonly writer?: TokenWriter;
+  readonly remover?: DirRemover;
+  readonly defaultTtlMs?: number;
+  readonly log?: (line: string) => void;
+}
+
+export interface RunningDaemon {
+  readonly url: string;
+  readonly pid: number;
+  readonly store: AuthorizationStore;
+  stop(reason: string): Promise<void>;
+  /** Resolves once an orderly stop has finished (for whatever reason it began). */
+  readonly stopped: Promise<void>;
+  reload(): Promise<unknown>;
+}
+
+const DRAIN_MS = 3_000;
+const SHUTDOWN_REVOKE_MS = 5_000;
+const OWNER_CHECK_MS = 2_000;
+
+/**
+ * Starts one daemon for `home`: singleton lock, stale credential sweep,
+ * services, HTTP on loopback, daemon.json. Throws AlreadyRunningError when
+ * another daemon owns the home, ListenError for a refused address.
+ */
+export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
+  const { host, port } = parseListen(opts.listen ?? '127.0.0.1:0', opts.allowRemote ?? false);
+  const clock = opts.clock ?? systemClock;
+  const home = ensureHome({ AGENTTEAM_HOME: opts.home });
+  const paths = homePaths(home);
+  const diag = createDiag(clock, opts.log ?? ((line) => process.stderr.write(line + '\n')));
+  let stopRequested: ((reason: string) => void) | null = null;
+  const pendingStop: string[] = [];
+  const requestStop = (reason: string) => (stopRequested ? stopRequested(reason) : pendingStop.push(reason));
+
+  const singleton = await acquireSingleton(home, (err) => {
+    diag('lock_compromised', { error: err.message });
+    requestStop('lock_compromised');
+  });
+  let parts: DaemonParts | null = null;
+  let server: Server | null = null;
+  try {
+    const operatorToken = ensureOperatorToken(home);
+    const swept = sweepRuntimeDir(paths.runtimeDir);
+    if (swept > 0) diag('swept_stale_credentials', { count: swept });
+    parts = await openDaemonParts({ home, clock, diag });
+    const defaultTtlMs = opts.defaultTtlMs ?? DEFAULT_TTL_MS;
+    const deps: StoreDeps = {
+      clock,
+      signer: opts.signer ?? createJoseSigner(clock, Math.ceil(defaultTtlMs / 1000), opts.key),
+      writer: opts.writer ?? fsTokenWriter,
+      runtimeDir: paths.runtimeDir,
+      catalog: () => pinCatalog(defaultCatalog()),
+      defaultTtlMs,
+      diag,
+      ...(opts.remover ? { remover: opts.remover } : {}),
+      ...(parts.onPublished ? { onPublished: parts.onPublished } : {}),
+    };
+    const store = new AuthorizationStore(deps);
+    const startedAt = clock.now();
+    let url = '';
+    const stopping: { p: Promise<void> | null } = { p: null };
+    const reload = () => parts!.reload();
+    const app = buildApp({
+      store, operatorToken, diag,
+      status: () => ({ pid: process.pid, url, startedAt: new Date(startedAt).toISOString(), uptimeMs: clock.now() - startedAt, stopping: stopping.p !== null, ...store.stats() }),
+      stop: (reason) => void stop(reason),
+      reload,
+      urls: (s, a) => ({
+        execBaseUrl: `${url}/api/internal/exec/servers/${encodeURIComponent(s)}/agents/${encodeURIComponent(a)}`,
+        mcpUrl: `${url}/api/internal/mcp/servers/${encodeURIComponent(s)}/agents/${encodeURIComponent(a)}`,
+      }),
+      ...(parts.launchHook ? { launchHook: parts.launchHook } : {}),
+      extraRoutes: (a) => parts!.registerRoutes(a),
+    });
+    const srv = await new Promise<Server>((resolve, reject) => {
+      const s = serve({ fetch: app.fetch, hostname: host, port }, () => resolve(s as Server)) as Server;
+      s.once('error', reject);
+    });
+    server = srv;
+    const addr = srv.address() as AddressInfo;
+    const shownHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+    url = `http://${shownHost}:${addr.port}`;
+
+    let resolveStopped!: () => void;
+    const stopped = new Promise<void>((r) => (resolveStopped = r));
+    const ownerCheck = setInterval(() => {
+      if (!singleton.verify()) {
+        diag('ownership_lost', {});
+        void stop('ownership_lost');
+      }
+    }, OWNER_CHECK_MS);
+    ownerCheck.unref();
+
+    /** Orderly stop: renewals and access end first, then in-flight work drains, then files and lock go. */
+    function stop(reason: string): Promise<void> {
+      stopping.p ??= (async () => {
+        diag('stopping', { reason });
+        clearInterval(ownerCheck);
+        await withTimeout(store.shutdown(), SHUTDOWN_REVOKE_MS);
+        const drainUntil = Date.now() + DRAIN_MS;
+        while (store.stats().inFlight > 0 && Date.now() < drainUntil) await new Promise((r) => setTimeout(r, 20));
+        await new Promise<void>((r) => {
+          srv.close(() => r());
+          srv.closeAllConnections();
+        });
+        await parts!.close();
+        removeDaemonInfo(home, process.pid);
+        await singleton.release();
+        diag('stopped', { reason });
+        resolveStopped();
+      })();
+      return stopping.p;
+    }
+    stopRequested = (reason) => void stop(reason);
+    for (const r of pendingStop) void stop(r);
+
+    if (!singleton.verify()) {
+      await stop('ownership_lost');
+      throw new Error('lost daemon ownership while starting');
+    }
+    writeDaemonInfo(home, { url, pid: process.pid, startedAt });
+    return { url, pid: process.pid, store, stop, stopped, reload };
+  } catch (err) {
+    if (server && !stopRequested) server.close();
+    if (!stopRequested) {
+      await parts?.close().catch(() => undefined);
+      await singleton.release();
+    }
+    throw err;
+  }
+}
+
+async function withTimeout(p: Promise<unknown>, ms: number): Promise<void> {
+  let t: NodeJS.Timeout | undefined;
+  await Promise.race([p.catch(() => undefined), new Promise((r) => (t = setTimeout(r, ms)))]);
+  clearTimeout(t);
+}
