@@ -1,0 +1,55 @@
+import { test } from 'node:test';
+import { strict as assert } from 'node:assert';
+import { buildCatalog, BUILTIN_ACTIONS, defaultCatalog } from '../catalog/catalog.js';
+import { taskGet } from '../catalog/domains/task.js';
+import { defineAction } from '../catalog/descriptor.js';
+import type { Inventory } from '../catalog/inventory.js';
+import { Registry, RegistryError } from '../daemon/exec/registry.js';
+import { builtinRegistry } from '../daemon/handlers/index.js';
+import inventory from '../catalog/agentteam-exec-action-inventory.json' with { type: 'json' };
+
+test('every built-in catalog action has exactly one handler', () => {
+  const r = builtinRegistry(defaultCatalog());
+  for (const key of defaultCatalog().entries.keys()) {
+    const [domain = '', action = ''] = key.split('/');
+    assert.ok(r.get(domain, action), key);
+  }
+  assert.equal(r.get('task', 'delete'), undefined);
+});
+
+test('a duplicate handler fails at registration', () => {
+  const r = new Registry(defaultCatalog());
+  r.registerJSON(taskGet, async () => { throw new Error('unused'); });
+  assert.throws(() => r.registerJSON(taskGet, async () => { throw new Error('unused'); }), RegistryError);
+});
+
+test('a descriptor without a handler fails at seal (start-up)', () => {
+  const r = new Registry(defaultCatalog());
+  r.registerJSON(taskGet, async () => { throw new Error('unused'); });
+  assert.throws(() => r.seal(), /no handler registered for .*"task\/create"/);
+});
+
+test('a handler without a descriptor in the catalog fails at registration', () => {
+  const stray = defineAction({
+    domain: 'task', action: 'archive', summary: 's', help: 'h', example: {}, risk: 'read',
+    input: { type: 'object' }, output: { type: 'object' },
+  });
+  const r = new Registry(defaultCatalog());
+  assert.throws(() => r.registerJSON(stray, async () => ({})), /no descriptor/);
+  // A catalog built without task get: registering its handler is refused too.
+  const rows = (inventory as Inventory).actions.filter((a) => !(a.domain === 'task' && a.action === 'get'));
+  const smaller = buildCatalog(BUILTIN_ACTIONS.filter((d) => d !== taskGet), { version: 1, actions: rows });
+  assert.throws(() => builtinRegistry(smaller), /no descriptor/);
+});
+
+test('validation reports JSON-pointer paths', () => {
+  const r = builtinRegistry(defaultCatalog());
+  const create = r.get('task', 'create')!;
+  const res = create.check({ title: '', bogus: 1, status: 'nope' });
+  assert.equal(res.ok, false);
+  const paths = res.ok ? [] : res.details.map((d) => d.path).sort();
+  assert.deepEqual(paths, ['/bogus', '/status', '/title']);
+  const missing = create.check({});
+  assert.deepEqual(missing.ok ? [] : missing.details.map((d) => d.path), ['/title']);
+  assert.equal(create.check({ title: 'x' }).ok, true);
+});
