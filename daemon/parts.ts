@@ -5,6 +5,8 @@ import type { LaunchHook } from './operator/runtimes.js';
 import type { Diag } from './lifecycle/diag.js';
 import { prepareRuntimeDriver, refreshRuntimeDriver } from './drivers/index.js';
 import type { RuntimeKind } from './drivers/names.js';
+import { openServices } from './services.js';
+import { registerExecActionRoute } from './exec/route.js';
 
 /**
  * The parts of the daemon owned by other modules (services, Exec action
@@ -19,7 +21,8 @@ export interface DaemonParts {
   close(): Promise<void>;
 }
 
-export async function openDaemonParts(_opts: { home: string; clock: Clock; diag: Diag }): Promise<DaemonParts> {
+export async function openDaemonParts(opts: { home: string; clock: Clock; diag: Diag }): Promise<DaemonParts> {
+  const services = openServices({ home: opts.home, clock: opts.clock, log: (message) => opts.diag('profile', { message }) });
   const mcpUrls = new WeakMap<Authorization, string>();
   const launchHook: LaunchHook = (auth, runtime, mcpUrl, env) => {
     mcpUrls.set(auth, mcpUrl);
@@ -31,10 +34,12 @@ export async function openDaemonParts(_opts: { home: string; clock: Clock; diag:
     if (mcpUrl) refreshRuntimeDriver({ runtime: auth.runtime as RuntimeKind, mcpUrl, tokenFile: auth.tokenFile, privateDir: auth.dir });
   };
   return {
-    registerRoutes: () => undefined,
+    registerRoutes: (app) => {
+      registerExecActionRoute(app, services);
+    },
     launchHook,
     onPublished,
-    reload: async () => ({ reloaded: false, reason: 'no profile service yet' }),
-    close: async () => undefined,
+    reload: async () => services.reloadProfile(),
+    close: async () => services.close(),
   };
 }
