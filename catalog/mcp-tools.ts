@@ -24,6 +24,8 @@ export interface McpToolDescriptor<I extends JSONSchema = JSONSchema, O extends 
   readonly inputSchema: I;
   readonly outputSchema: O;
   readonly annotations: ToolAnnotations;
+  /** What to do instead when a result exceeds the result budget (not sent in tools/list). */
+  readonly overBudget: { readonly hint: string; readonly next: { readonly action: string; readonly input: Readonly<Record<string, unknown>> } };
 }
 
 export type ToolInputOf<D extends McpToolDescriptor> = FromSchema<D['inputSchema']>;
@@ -102,6 +104,10 @@ export const messageSend = defineTool({
   },
   outputSchema: messageOutput,
   annotations: { title: 'Send a message', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  overBudget: {
+    hint: 'The message was stored; read it back with message_history_read on the same target.',
+    next: { action: 'message_history_read', input: { target: '<target>', limit: 1 } },
+  },
 });
 
 export const messageHistoryRead = defineTool({
@@ -131,6 +137,10 @@ export const messageHistoryRead = defineTool({
     },
   },
   annotations: { title: 'Read message history', readOnlyHint: true, openWorldHint: false },
+  overBudget: {
+    hint: 'The page is too large; ask for fewer messages with a smaller limit and continue with nextCursor.',
+    next: { action: 'message_history_read', input: { target: '<target>', limit: 5 } },
+  },
 });
 
 export const messageReact = defineTool({
@@ -148,6 +158,10 @@ export const messageReact = defineTool({
   },
   outputSchema: messageOutput,
   annotations: { title: 'React to a message', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  overBudget: {
+    hint: 'The reaction was stored; read the message back with message_history_read.',
+    next: { action: 'message_history_read', input: { target: '<target>', limit: 1 } },
+  },
 });
 
 /** The complete inventory of the agentteam MCP route, in the order tools/list returns it. */

@@ -7,6 +7,8 @@ import { prepareRuntimeDriver, refreshRuntimeDriver } from './drivers/index.js';
 import type { RuntimeKind } from './drivers/names.js';
 import { openServices } from './services.js';
 import { registerExecActionRoute } from './exec/route.js';
+import { registerMcpRoutes } from './mcp/routes.js';
+import { registerMessageOperatorRoutes } from './mcp/operator-routes.js';
 
 /**
  * The parts of the daemon owned by other modules (services, Exec action
@@ -36,6 +38,8 @@ export async function openDaemonParts(opts: { home: string; clock: Clock; diag: 
   return {
     registerRoutes: (app) => {
       registerExecActionRoute(app, services);
+      registerMcpRoutes(app, services);
+      registerMessageOperatorRoutes(app, services);
     },
     launchHook,
     onPublished,

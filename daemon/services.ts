@@ -8,6 +8,7 @@ import { ProfileStore, type ReloadResult } from './profile/profile-store.js';
 import type { CursorCodec } from './exec/cursor.js';
 import type { Registry } from './exec/registry.js';
 import { builtinRegistry } from './handlers/index.js';
+import { MessageStore, type MessageApi } from './store/messages.js';
 
 /**
  * Everything the daemon's routes use, opened once at start and closed at
@@ -23,6 +24,8 @@ export interface Services {
   readonly db: Db;
   readonly cursors: CursorCodec;
   readonly profile: ProfileStore;
+  /** Messages (MCP message tools and the operator message routes). */
+  readonly messages: MessageApi;
   /** The team server as seen by one caller (server id + agent id). */
   server(caller: Caller): ServerApi;
   /** Re-reads profile.json; an invalid file is logged and the previous profile kept. */
@@ -56,6 +59,7 @@ export function openServices(opts: OpenServicesOptions): Services {
     db,
     cursors: embedded.cursors,
     profile,
+    messages: new MessageStore(db, opts.clock),
     server: (caller) => embedded.forCaller(caller),
     reloadProfile: () => profile.reload(),
     close() {

@@ -15,11 +15,11 @@ export interface CallContext {
 export type ToolHandler = (args: Record<string, unknown>, ctx: CallContext) => unknown;
 
 /**
- * Bounds one success envelope. Returns the serialized `data` to publish or
+ * Bounds one success result. Returns the serialized `data` to publish or
  * throws an ExecError (result_budget_exceeded...). The daemon plugs in the
  * shared result boundary here so Exec and MCP share one budget.
  */
-export type ResultBounder = (toolName: string, data: unknown, readOnly: boolean) => string;
+export type ResultBounder = (tool: McpToolDescriptor, input: Record<string, unknown>, data: unknown) => string;
 
 export type CallOutcome = { ok: true; resultJson: string } | { ok: false; code: number; message: string };
 
@@ -99,7 +99,7 @@ export function createToolHost(
         const data = await entry.handler(input, ctx);
         // No success is published once the authorization is revoked.
         if (ctx.signal.aborted) throw new ExecError('forbidden', 'the authorization was revoked');
-        return { ok: true, resultJson: successResult(bound(name, data, entry.tool.annotations.readOnlyHint === true)) };
+        return { ok: true, resultJson: successResult(bound(entry.tool, input, data)) };
       } catch (err) {
         return { ok: true, resultJson: errorResult(errorBody(err)) };
       }

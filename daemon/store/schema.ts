@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Migration } from './migrations.js';
+import { MESSAGES_MIGRATION } from './messages.js';
 
 /**
  * The store's schema history, oldest first. Append new entries at the end
@@ -40,4 +41,5 @@ export const MIGRATIONS: Migration[] = [
       db.prepare("INSERT INTO meta (key, value) VALUES ('cursor_key', ?)").run(randomBytes(32).toString('base64url'));
     },
   },
+  MESSAGES_MIGRATION,
 ];

@@ -1,0 +1,48 @@
+import type { Context } from 'hono';
+import type { McpToolDescriptor } from '../../catalog/mcp-tools.js';
+import type { Clock } from '../../lib/clock.js';
+import { boundResult, type BoundaryPolicy } from '../exec/result-boundary.js';
+import { readBody, RevokedError } from '../exec/body.js';
+import { ExecError } from '../errors.js';
+import type { RuntimeRequest } from '../http/principal.js';
+
+/** The Exec boundary's view of an MCP tool: risk from the inventory annotations, guidance from the tool. */
+function policyOf(tool: McpToolDescriptor): BoundaryPolicy {
+  return {
+    domain: 'mcp',
+    action: tool.name,
+    risk: tool.annotations.readOnlyHint === true ? 'read' : 'side_effect',
+    result: tool.overBudget,
+    receipt: { entity: 'message', selectors: ['id', 'target'], retrieval: 'message_history_read' },
+  };
+}
+
+/**
+ * tools/call results pass the same result boundary as Exec results; what is
+ * measured is the structured result (the same JSON is sent as text).
+ */
+export function sharedBoundary(tool: McpToolDescriptor, input: Record<string, unknown>, data: unknown): string {
+  const out = boundResult(policyOf(tool), input, data, { wrap: (d) => d });
+  if (!out.ok) throw out.error;
+  return out.body;
+}
+
+/** The Exec body reader (1 MiB, absolute 5 s deadline, stops on revocation), as text. */
+export function sharedBodyReader(clock: Clock): (c: Context) => Promise<string> {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  return async (c) => {
+    const { signal } = c.get('runtime') as RuntimeRequest;
+    let bytes: Uint8Array;
+    try {
+      bytes = await readBody(c.req.raw, { clock, signal });
+    } catch (err) {
+      if (err instanceof RevokedError) throw new ExecError('unavailable', 'the runtime authorization was revoked');
+      throw err;
+    }
+    try {
+      return decoder.decode(bytes);
+    } catch {
+      throw new ExecError('invalid_json', 'the body is not valid UTF-8');
+    }
+  };
+}

@@ -1,0 +1,173 @@
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+/**
+ * Real-process helpers for the MCP tests and bench: a daemon started with
+ * the built CLI on an ephemeral port in a temp home, and runtimes started
+ * with `agentteam run`. Everything is torn down by `close()`.
+ */
+
+export const BIN = fileURLToPath(new URL('../cli/bin.js', import.meta.url));
+const run = promisify(execFile);
+
+export interface Daemon {
+  readonly home: string;
+  readonly url: string;
+  readonly pid: number;
+  cli(args: string[], opts?: { env?: Record<string, string> }): Promise<{ code: number; stdout: string; stderr: string }>;
+  close(): Promise<void>;
+}
+
+export async function startDaemon(): Promise<Daemon> {
+  const home = mkdtempSync(join(tmpdir(), 'agentteam-mcp-'));
+  const env = { ...process.env, AGENTTEAM_HOME: home };
+  const { stdout } = await run(process.execPath, [BIN, 'daemon', 'start'], { env, timeout: 15_000 });
+  const info = JSON.parse(stdout.trim().split('\n').pop() ?? '') as { url: string; pid: number };
+  const cli: Daemon['cli'] = async (args, o = {}) => {
+    try {
+      const r = await run(process.execPath, [BIN, ...args], { env: { ...env, ...o.env }, timeout: 15_000 });
+      return { code: 0, stdout: r.stdout, stderr: r.stderr };
+    } catch (err) {
+      const e = err as { code?: number; stdout?: string; stderr?: string };
+      return { code: typeof e.code === 'number' ? e.code : 1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+    }
+  };
+  return {
+    home,
+    url: info.url,
+    pid: info.pid,
+    cli,
+    async close() {
+      await cli(['daemon', 'stop']);
+      try {
+        process.kill(info.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
+
+/** What the child under `agentteam run` saw. */
+export interface Runtime {
+  readonly env: Record<string, string>;
+  readonly argv: string[];
+  readonly mcpUrl: string;
+  token(): string;
+  close(): Promise<void>;
+}
+
+// Prints its environment and argv as one JSON line, then idles until killed.
+const CHILD = 'process.stdout.write(JSON.stringify({env:process.env,argv:process.argv.slice(1),pid:process.pid})+"\\n");setInterval(()=>{},1e6)';
+
+export async function startRuntime(d: Daemon, opts: { server: string; agent: string; runtime?: string }): Promise<Runtime> {
+  const args = [BIN, 'run', '--server', opts.server, '--agent', opts.agent];
+  if (opts.runtime) args.push('--runtime', opts.runtime);
+  args.push('--', process.execPath, '-e', CHILD);
+  const proc = spawn(process.execPath, args, { env: { ...process.env, AGENTTEAM_HOME: d.home }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const seen = await firstLine(proc);
+  const { env, argv, pid } = JSON.parse(seen) as { env: Record<string, string>; argv: string[]; pid: number };
+  return {
+    env,
+    argv,
+    mcpUrl: env.AGENTTEAM_MCP_URL ?? '',
+    token: () => readFileSync(env.AGENTTEAM_EXEC_TOKEN_FILE ?? '', 'utf8').trim(),
+    async close() {
+      const exited = new Promise((r) => proc.once('exit', r));
+      try {
+        process.kill(pid, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
+      if (proc.exitCode === null) proc.kill('SIGKILL');
+    },
+  };
+}
+
+function firstLine(proc: ChildProcess): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let buf = '';
+    let err = '';
+    const timer = setTimeout(() => reject(new Error(`run did not start: ${err}`)), 15_000);
+    proc.stderr?.on('data', (c: Buffer) => (err += c.toString()));
+    proc.stdout?.on('data', (c: Buffer) => {
+      buf += c.toString();
+      const i = buf.indexOf('\n');
+      if (i >= 0) {
+        clearTimeout(timer);
+        resolve(buf.slice(0, i));
+      }
+    });
+    proc.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`run exited with ${code}: ${err}`));
+    });
+  });
+}
+
+/**
+ * Opens a runtime lease through the operator API directly (the way `run`
+ * does), for fields `run` has no flag for (the primary thread id). The lease
+ * lasts until `close()`.
+ */
+export async function openLease(d: Daemon, body: Record<string, unknown>): Promise<{ token(): string; mcpUrl: string; close(): void }> {
+  const opToken = readFileSync(join(d.home, 'operator.token'), 'utf8').trim();
+  const payload = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = request(new URL('/api/v1/runtimes', d.url), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${opToken}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+    }, (res) => {
+      let buf = '';
+      res.on('data', (c: Buffer) => {
+        buf += c.toString();
+        const i = buf.indexOf('\n');
+        if (i < 0 || buf === '') return;
+        const first = JSON.parse(buf.slice(0, i)) as { ok: boolean; data: { tokenFile: string; mcpUrl: string } };
+        buf = '\u0000'; // parsed once
+        if (!first.ok) return reject(new Error(JSON.stringify(first)));
+        resolve({ token: () => readFileSync(first.data.tokenFile, 'utf8').trim(), mcpUrl: first.data.mcpUrl, close: () => req.destroy() });
+      });
+      res.on('error', () => undefined);
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+export interface RawResponse {
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly body: string;
+}
+
+/** One raw HTTP request (node:http), for checks below the MCP client. */
+export function rawRequest(url: string, method: string, headers: Record<string, string>, body?: string): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** A JSON-RPC POST to an MCP endpoint with the usual Streamable HTTP headers. */
+export function rpc(url: string, token: string, message: unknown, extra: Record<string, string> = {}): Promise<RawResponse> {
+  return rawRequest(url, 'POST', {
+    authorization: `Bearer ${token}`,
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    ...extra,
+  }, JSON.stringify(message));
+}
