@@ -1,0 +1,47 @@
+import { ERROR_TABLE } from '../../catalog/errors.js';
+import { loadInputValidator } from '../../lib/input-validators.js';
+import { readCredentials } from './credentials.js';
+import { readInput } from './input.js';
+import { exitStatusOf, printData, printError, printMessage } from './output.js';
+
+/**
+ * One action call, in the order the contract fixes: parse and validate the
+ * input locally, read the credential once, send exactly one request, print
+ * the daemon's envelope.
+ */
+export async function call(domain: string, action: string, arg: string | undefined, acceptsEmpty: boolean): Promise<number> {
+  const input = await readInput(arg);
+  if (!input.ok) return printError(input.error);
+  const check = await loadInputValidator(domain, action);
+  if (!check) throw new Error(`the build generated no validator for ${domain} ${action}`);
+  const verdict = check(input.value);
+  if (!verdict.ok) {
+    const hint =
+      arg === undefined && !acceptsEmpty
+        ? `${domain} ${action} needs an input: pass one JSON value or - for stdin (see agentteam exec ${domain} ${action} --help).`
+        : `See agentteam exec ${domain} ${action} --help or --input-schema.`;
+    return printError({ code: 'validation_failed', message: `input does not match the ${domain} ${action} schema`, hint, details: verdict.details });
+  }
+  const creds = readCredentials(process.env);
+  if (!creds.ok) {
+    printMessage(creds.message);
+    return ERROR_TABLE.unavailable.exit;
+  }
+  const url = `${creds.baseUrl}/${domain}/${action}`;
+  // node:http is loaded only here, so a local validation failure never pays for it.
+  const { postJson } = await import('./request.js');
+  const res = await postJson(url, creds.token, input.text);
+  if (!res.ok) {
+    const why = res.error.code === 'ECONNREFUSED' ? 'connection refused' : (res.error.code ?? res.error.message);
+    const maybe = res.error.code === 'ECONNRESET' ? '; the action may or may not have been applied' : '';
+    printMessage(`no daemon at ${new URL(url).origin} (${why})${maybe}`);
+    return ERROR_TABLE.unavailable.exit;
+  }
+  const status = exitStatusOf(res.body);
+  if (status === undefined) {
+    printMessage(`the daemon answered HTTP ${res.status} without a JSON envelope`);
+    return 1;
+  }
+  printData(res.body);
+  return status;
+}

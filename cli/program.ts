@@ -1,0 +1,160 @@
+import { readFileSync } from 'node:fs';
+import type { Command as CommandType } from 'commander';
+
+/**
+ * Every `agentteam` command is declared here; each one's code lives in
+ * cli/commands/<name>.ts and is imported only when that command runs, so
+ * `--help` and the other commands never load it. This is also the one place
+ * that sets the process exit status.
+ */
+
+/** The contract every cli/commands/<name>.ts module fulfils. */
+export interface CommandModule {
+  main(opts: Record<string, unknown>, args: string[]): Promise<number>;
+}
+
+export type CommandName =
+  | 'exec'
+  | 'daemon-start'
+  | 'daemon-status'
+  | 'daemon-stop'
+  | 'daemon-reload'
+  | 'run'
+  | 'message-post'
+  | 'message-history';
+
+const USAGE_EXIT = 2;
+const RUNTIMES = ['claude', 'codex', 'opencode', 'generic'];
+
+type Commander = typeof import('commander');
+
+/**
+ * commander is loaded only for commands other than exec. Its ESM entry
+ * re-exports the CommonJS build; requiring that directly skips the
+ * ESM-to-CJS translation and a few ms of start-up.
+ */
+async function loadCommander(): Promise<Commander> {
+  const { createRequire } = await import('node:module');
+  return createRequire(import.meta.url)('commander') as Commander;
+}
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+export function buildProgram(commander: Commander, onCommand: (name: CommandName, cmd: CommandType) => Promise<void>): CommandType {
+  const { Command, InvalidArgumentError, Option } = commander;
+  const positiveInt = (value: string): number => {
+    if (!/^[1-9][0-9]*$/.test(value)) throw new InvalidArgumentError('expected a positive integer');
+    return Number(value);
+  };
+  const program = new Command('agentteam')
+    .description('Local daemon and CLI through which agent runtimes call back into their team.')
+    .version(version(), '-V, --version')
+    .enablePositionalOptions()
+    .exitOverride()
+    .showSuggestionAfterError();
+  const bind = (name: CommandName) =>
+    async function (this: CommandType) {
+      await onCommand(name, this);
+    };
+
+  // Listed here for `agentteam --help`; its own grammar is parsed by cli/exec/argv.ts (see run()).
+  program
+    .command('exec')
+    .description('Call an agentteam action (see `agentteam exec --help`).')
+    .usage('[<domain> [<action> [JSON | -]]] [--help | --input-schema | --output-schema | --error-schema]')
+    .helpOption(false)
+    .allowUnknownOption()
+    .argument('[args...]')
+    .action(bind('exec'));
+
+  const daemon = program.command('daemon').description('Start, inspect, reload and stop the local daemon.');
+  daemon
+    .command('start')
+    .description('Start the daemon (detached unless --foreground).')
+    .option('--listen <host:port>', 'address to listen on', '127.0.0.1:0')
+    .option('--foreground', 'stay in the foreground')
+    .option('--allow-remote', 'allow a non-loopback listen address')
+    .action(bind('daemon-start'));
+  daemon.command('status').description('Print the running daemon as JSON.').action(bind('daemon-status'));
+  daemon.command('stop').description('Stop the daemon, revoking every runtime authorization.').action(bind('daemon-stop'));
+  daemon.command('reload').description('Reload the local profile.').action(bind('daemon-reload'));
+
+  program
+    .command('run')
+    .description('Run a command as an agent runtime with a fresh Exec/MCP authorization.')
+    .usage('--server <id> --agent <id> [options] -- <command> [args...]')
+    .requiredOption('--server <id>', 'server id')
+    .requiredOption('--agent <id>', 'agent id')
+    .option('--session <id>', 'session id')
+    .option('--run <id>', 'run id')
+    .option('--workdir <dir>', 'working directory of the command')
+    .option('--ttl <seconds>', 'lifetime of one token generation', positiveInt)
+    .addOption(new Option('--runtime <name>', 'runtime driver').choices(RUNTIMES))
+    .argument('<command...>', 'the command and its arguments (after --)')
+    // Everything after the command belongs to the child, options included.
+    .passThroughOptions()
+    .action(bind('run'));
+
+  const message = program.command('message').description('Post and read messages as an operator.');
+  message
+    .command('post')
+    .description('Post a message to a target.')
+    .requiredOption('--target <target>', 'exact target')
+    .requiredOption('--as <sender>', 'human:<handle>')
+    .argument('<text>', 'message text')
+    .action(bind('message-post'));
+  message
+    .command('history')
+    .description('Read the messages of a target, newest first.')
+    .requiredOption('--target <target>', 'exact target')
+    .option('--limit <n>', 'page size', positiveInt)
+    .option('--cursor <cursor>', 'nextCursor of the previous page')
+    .action(bind('message-history'));
+
+  return program;
+}
+
+async function dispatch(name: CommandName, opts: Record<string, unknown>, args: string[]): Promise<number> {
+  const mod = (await import(`./commands/${name}.js`)) as CommandModule;
+  return mod.main(opts, args);
+}
+
+async function dispatchExec(tokens: readonly string[]): Promise<number> {
+  const { parseExecArgv } = await import('./exec/argv.js');
+  const parsed = parseExecArgv(tokens);
+  if (!parsed.ok) {
+    process.stderr.write(`agentteam exec: ${parsed.message}\nSee \`agentteam exec --help\`.\n`);
+    return USAGE_EXIT;
+  }
+  return dispatch('exec', parsed.opts, parsed.args);
+}
+
+/** Parses argv, runs one command, sets the exit status. */
+export async function run(argv: readonly string[]): Promise<void> {
+  let code = 0;
+  try {
+    if (argv[2] === 'exec') {
+      // The hot path: straight to the exec command, without loading commander.
+      code = await dispatchExec(argv.slice(3));
+    } else {
+      const commander = await loadCommander();
+      const program = buildProgram(commander, async (name, cmd) => {
+        code = name === 'exec' ? await dispatchExec(cmd.args) : await dispatch(name, cmd.opts(), cmd.args);
+      });
+      try {
+        await program.parseAsync([...argv]);
+      } catch (err) {
+        // commander has already printed its message, or the help or version text.
+        if (!(err instanceof commander.CommanderError)) throw err;
+        code = err.exitCode === 0 ? 0 : USAGE_EXIT;
+      }
+    }
+  } catch (err) {
+    process.stderr.write(`agentteam: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    code = 1;
+  }
+  process.exitCode = code;
+}

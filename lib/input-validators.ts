@@ -1,0 +1,70 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { ErrorDetail } from '../catalog/envelope.js';
+import { NAME_PATTERN, validatorFile } from './generated.js';
+
+/** The part of an ajv error this module reads (ajv's own type would import ajv). */
+export interface AjvErrorLike {
+  readonly instancePath: string;
+  readonly keyword: string;
+  readonly params: Readonly<Record<string, unknown>>;
+  readonly message?: string;
+}
+
+/** A compiled ajv validate function, standalone or not. */
+export type ValidateFunction = ((data: unknown) => boolean) & { errors?: readonly AjvErrorLike[] | null };
+
+export type InputCheckResult = { readonly ok: true } | { readonly ok: false; readonly details: ErrorDetail[] };
+
+/** Validates one input; never throws, never changes the input. */
+export type InputCheck = (input: unknown) => InputCheckResult;
+
+function pointerToken(name: string): string {
+  return name.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/**
+ * Turns ajv errors into envelope details whose `path` is a JSON pointer to the
+ * bad field itself: a missing or unknown property is reported at its own path,
+ * not at the object that holds it.
+ */
+export function detailsOf(errors: readonly AjvErrorLike[]): ErrorDetail[] {
+  const out: ErrorDetail[] = [];
+  const seen = new Set<string>();
+  for (const e of errors) {
+    let path = e.instancePath;
+    let message = e.message ?? `fails ${e.keyword}`;
+    if (e.keyword === 'required' && typeof e.params.missingProperty === 'string') {
+      path = `${path}/${pointerToken(e.params.missingProperty)}`;
+      message = 'is required';
+    } else if (e.keyword === 'additionalProperties' && typeof e.params.additionalProperty === 'string') {
+      path = `${path}/${pointerToken(e.params.additionalProperty)}`;
+      message = 'is not a known field';
+    }
+    const key = `${path}\u0000${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ path, message });
+  }
+  return out;
+}
+
+export function toInputCheck(validate: ValidateFunction): InputCheck {
+  return (input) => (validate(input) ? { ok: true } : { ok: false, details: detailsOf(validate.errors ?? []) });
+}
+
+/**
+ * Loads the input validator the build generated for one action
+ * (dist/generated/validators/<domain>.<action>.js, ajv standalone code, no
+ * schema compilation at run time). Resolves to undefined for an action the
+ * build did not generate. Shared by the CLI (local validation) and the daemon
+ * (server-side validation), so both apply exactly the same schema.
+ */
+export async function loadInputValidator(domain: string, action: string): Promise<InputCheck | undefined> {
+  if (!NAME_PATTERN.test(domain) || !NAME_PATTERN.test(action)) return undefined;
+  const file = validatorFile(domain, action);
+  // Checked first so that a broken generated module still fails loudly instead of reading as "unknown action".
+  if (!existsSync(fileURLToPath(file))) return undefined;
+  const mod = (await import(file.href)) as { default: ValidateFunction };
+  return toInputCheck(mod.default);
+}
