@@ -1,5 +1,5 @@
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -66,11 +66,21 @@ export interface Runtime {
 // Prints its environment and argv as one JSON line, then idles until killed.
 const CHILD = 'process.stdout.write(JSON.stringify({env:process.env,argv:process.argv.slice(1),pid:process.pid})+"\\n");setInterval(()=>{},1e6)';
 
-export async function startRuntime(d: Daemon, opts: { server: string; agent: string; runtime?: string }): Promise<Runtime> {
+/** An executable that behaves like the runtime child above, for drivers that add their own arguments. */
+export function fakeRuntime(dir: string, name: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, `#!${process.execPath}\n${CHILD}\n`, { mode: 0o755 });
+  return path;
+}
+
+export async function startRuntime(
+  d: Daemon,
+  opts: { server: string; agent: string; runtime?: string; command?: string[]; env?: Record<string, string> },
+): Promise<Runtime> {
   const args = [BIN, 'run', '--server', opts.server, '--agent', opts.agent];
   if (opts.runtime) args.push('--runtime', opts.runtime);
-  args.push('--', process.execPath, '-e', CHILD);
-  const proc = spawn(process.execPath, args, { env: { ...process.env, AGENTTEAM_HOME: d.home }, stdio: ['ignore', 'pipe', 'pipe'] });
+  args.push('--', ...(opts.command ?? [process.execPath, '-e', CHILD]));
+  const proc = spawn(process.execPath, args, { env: { ...process.env, ...opts.env, AGENTTEAM_HOME: d.home }, stdio: ['ignore', 'pipe', 'pipe'] });
   const seen = await firstLine(proc);
   const { env, argv, pid } = JSON.parse(seen) as { env: Record<string, string>; argv: string[]; pid: number };
   return {
@@ -117,7 +127,16 @@ function firstLine(proc: ChildProcess): Promise<string> {
  * does), for fields `run` has no flag for (the primary thread id). The lease
  * lasts until `close()`.
  */
-export async function openLease(d: Daemon, body: Record<string, unknown>): Promise<{ token(): string; mcpUrl: string; close(): void }> {
+export interface LeaseData {
+  authorizationId: string;
+  privateDir: string;
+  tokenFile: string;
+  mcpUrl: string;
+  env: Record<string, string>;
+  args: string[];
+}
+
+export async function openLease(d: Daemon, body: Record<string, unknown>): Promise<{ token(): string; mcpUrl: string; data: LeaseData; close(): void }> {
   const opToken = readFileSync(join(d.home, 'operator.token'), 'utf8').trim();
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
@@ -130,16 +149,24 @@ export async function openLease(d: Daemon, body: Record<string, unknown>): Promi
         buf += c.toString();
         const i = buf.indexOf('\n');
         if (i < 0 || buf === '') return;
-        const first = JSON.parse(buf.slice(0, i)) as { ok: boolean; data: { tokenFile: string; mcpUrl: string } };
+        const first = JSON.parse(buf.slice(0, i)) as { ok: boolean; data: LeaseData };
         buf = '\u0000'; // parsed once
         if (!first.ok) return reject(new Error(JSON.stringify(first)));
-        resolve({ token: () => readFileSync(first.data.tokenFile, 'utf8').trim(), mcpUrl: first.data.mcpUrl, close: () => req.destroy() });
+        resolve({ token: () => readFileSync(first.data.tokenFile, 'utf8').trim(), mcpUrl: first.data.mcpUrl, data: first.data, close: () => req.destroy() });
       });
       res.on('error', () => undefined);
     });
     req.on('error', reject);
     req.end(payload);
   });
+}
+
+/** An operator API call with the operator token. */
+export function operatorCall(d: Daemon, method: string, path: string, body?: unknown): Promise<RawResponse> {
+  const opToken = readFileSync(join(d.home, 'operator.token'), 'utf8').trim();
+  const headers: Record<string, string> = { authorization: `Bearer ${opToken}` };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  return rawRequest(new URL(path, d.url).toString(), method, headers, body === undefined ? undefined : JSON.stringify(body));
 }
 
 export interface RawResponse {
