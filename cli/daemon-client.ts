@@ -13,14 +13,25 @@ export class NoDaemonError extends Error {
   override name = 'NoDaemonError';
 }
 
-function pidAlive(pid: number): boolean {
+/** Whether a process still runs. */
+export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
+  return !isZombie(pid);
 }
+
+/** A zombie (exited, not yet reaped by its parent) counts as gone; Linux only, elsewhere kill(0) decides. */
+function isZombie(pid: number): boolean {
+  try {
+    return /^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
 
 /** daemon.json if it names a live process, else null. */
 export function readDaemonInfo(home: string): DaemonInfo | null {

@@ -1,5 +1,5 @@
 import { resolveHome } from '../../lib/home.js';
-import { NoDaemonError, operatorRequest, readDaemonInfo } from '../daemon-client.js';
+import { NoDaemonError, operatorRequest, pidAlive, readDaemonInfo } from '../daemon-client.js';
 
 const STOP_WAIT_MS = 15_000;
 
@@ -14,7 +14,7 @@ export async function main(_opts: Record<string, unknown>, _args: string[]): Pro
       return 1;
     }
     const until = Date.now() + STOP_WAIT_MS;
-    while (info && alive(info.pid)) {
+    while (info && pidAlive(info.pid)) {
       if (Date.now() > until) {
         process.stderr.write(`agentteam: daemon (pid ${info.pid}) is still stopping\n`);
         return 1;
@@ -29,14 +29,5 @@ export async function main(_opts: Record<string, unknown>, _args: string[]): Pro
       return 3;
     }
     throw err;
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

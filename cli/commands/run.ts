@@ -52,6 +52,9 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
   }
   const { req, res, lease } = opened;
   res.resume(); // the stream only ends when the daemon revokes; keep draining it
+  // A daemon that dies leaves the runtime running with a dead credential; that is not our crash.
+  res.on('error', () => undefined);
+  req.on('error', () => undefined);
   const env = buildRuntimeEnv(process.env, lease, lease.env);
   const child = spawn(cmd, [...lease.args, ...cmdArgs], { stdio: 'inherit', env, ...(body.workdir ? { cwd: body.workdir } : {}) });
   const forward = (sig: NodeJS.Signals) => () => child.kill(sig);

@@ -26,12 +26,17 @@ export function writeOwner(path: string, rec: OwnerRecord): void {
   fs.renameSync(tmp, path);
 }
 
+/** Whether a process still runs; a zombie (exited, not yet reaped) counts as gone (Linux /proc). */
 export function isPidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  try {
+    return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return true;
   }
 }
 

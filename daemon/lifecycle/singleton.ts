@@ -60,7 +60,10 @@ export async function acquireSingleton(home: string, onCompromised: (err: Error)
       release = await lockfile.lock(target, options);
       break;
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err;
+      const code = (err as NodeJS.ErrnoException).code;
+      // ENOENT: the lock vanished between the library's mkdir and stat (another contender reclaimed it).
+      if (code === 'ENOENT' && Date.now() < deadline) continue;
+      if (code !== 'ELOCKED') throw err;
       const st = statOrNull(lockDir);
       const owner = readOwner(ownerPath);
       if (owner && isOwnerAlive(owner)) throw new AlreadyRunningError(owner.pid);

@@ -1,0 +1,54 @@
+import type { Clock, ClockTimer } from '../lib/clock.js';
+
+interface Pending {
+  at: number;
+  seq: number;
+  fn: () => void;
+  cancelled: boolean;
+}
+
+/** A manual clock: time moves only through advance(), which fires due timers in order. */
+export class FakeClock implements Clock {
+  private t: number;
+  private seq = 0;
+  private timers: Pending[] = [];
+
+  constructor(start = Date.UTC(2026, 0, 1)) {
+    this.t = start;
+  }
+
+  now(): number {
+    return this.t;
+  }
+
+  setTimeout(fn: () => void, ms: number): ClockTimer {
+    const p: Pending = { at: this.t + Math.max(0, ms), seq: this.seq++, fn, cancelled: false };
+    this.timers.push(p);
+    return p as unknown as ClockTimer;
+  }
+
+  clearTimeout(timer: ClockTimer): void {
+    (timer as unknown as Pending).cancelled = true;
+  }
+
+  /** The time of the next pending timer, if any. */
+  nextAt(): number | undefined {
+    const live = this.timers.filter((p) => !p.cancelled);
+    return live.length ? Math.min(...live.map((p) => p.at)) : undefined;
+  }
+
+  /** Moves time forward by ms, running every timer that falls due (in due order). */
+  advance(ms: number): void {
+    const target = this.t + ms;
+    for (;;) {
+      this.timers = this.timers.filter((p) => !p.cancelled);
+      this.timers.sort((a, b) => a.at - b.at || a.seq - b.seq);
+      const next = this.timers[0];
+      if (!next || next.at > target) break;
+      this.timers.shift();
+      this.t = Math.max(this.t, next.at);
+      next.fn();
+    }
+    this.t = target;
+  }
+}

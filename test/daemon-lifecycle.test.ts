@@ -1,0 +1,81 @@
+import { test } from 'node:test';
+import { strict as assert } from 'node:assert';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { alive, cli, cliSpawn, httpGet, startDaemonCli, tempHome, waitFor } from './daemon-harness.js';
+
+test('daemon start / status / second start / stop through the CLI', async (t) => {
+  const { home, env, track } = tempHome(t);
+  const ready = await startDaemonCli(env, track);
+  assert.match(ready.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+  assert.deepEqual(JSON.parse(readFileSync(join(home, 'daemon.json'), 'utf8')).pid, ready.pid);
+  assert.equal(statSync(join(home, 'operator.token')).mode & 0o777, 0o600);
+  assert.equal(statSync(home).mode & 0o777, 0o700);
+
+  const second = await cli(['daemon', 'start'], env);
+  assert.notEqual(second.code, 0);
+  assert.equal(second.stdout, '');
+  assert.equal(second.stderr.trim().split('\n').length, 1);
+  assert.match(second.stderr, new RegExp(`pid ${ready.pid}\\b`));
+
+  const st = await cli(['daemon', 'status'], env);
+  assert.equal(st.code, 0, st.stderr);
+  const status = JSON.parse(st.stdout) as Record<string, unknown>;
+  assert.equal(status.pid, ready.pid);
+  assert.equal(status.url, ready.url);
+  for (const k of ['uptimeMs', 'active', 'cleanupDebt', 'inFlight']) assert.equal(typeof status[k], 'number', k);
+
+  // Operator routes need the operator token.
+  assert.equal((await httpGet(`${ready.url}/api/v1/status`)).status, 403);
+
+  const stop = await cli(['daemon', 'stop'], env);
+  assert.equal(stop.code, 0, stop.stderr);
+  assert.equal(alive(ready.pid), false);
+  assert.equal(existsSync(join(home, 'daemon.json')), false);
+  assert.equal(existsSync(join(home, 'daemon.lock')), false);
+  assert.equal((await cli(['daemon', 'status'], env)).code, 3);
+  assert.equal((await cli(['daemon', 'stop'], env)).code, 3);
+});
+
+test('a non-loopback listen address is refused without --allow-remote', async (t) => {
+  const { env } = tempHome(t);
+  const r = await cli(['daemon', 'start', '--listen', '0.0.0.0:0'], env);
+  assert.notEqual(r.code, 0);
+  assert.match(r.stderr, /--allow-remote/);
+});
+
+test('SIGTERM stops in order: runtime revoked, credential dir removed, lock released', async (t) => {
+  const { home, env, track } = tempHome(t);
+  const ready = await startDaemonCli(env, track);
+  const run = cliSpawn(['run', '--server', 's1', '--agent', 'a1', '--', process.execPath, '-e', 'setTimeout(() => {}, 60000)'], env, track);
+  const runtimeDir = join(home, 'runtime');
+  assert.ok(await waitFor(() => readdirSync(runtimeDir).length === 1, 5000), 'token dir appears');
+  process.kill(ready.pid, 'SIGTERM');
+  assert.ok(await waitFor(() => !alive(ready.pid), 5000), 'daemon exits');
+  assert.deepEqual(readdirSync(runtimeDir), []);
+  assert.equal(existsSync(join(home, 'daemon.json')), false);
+  assert.equal(existsSync(join(home, 'daemon.lock')), false);
+  run.kill('SIGKILL');
+});
+
+test('kill -9 of the daemon, then start: stale credential dirs are gone by the ready line', async (t) => {
+  const { home, env, track } = tempHome(t);
+  const first = await startDaemonCli(env, track);
+  const run = cliSpawn(['run', '--server', 's1', '--agent', 'a1', '--', process.execPath, '-e', 'setTimeout(() => {}, 60000)'], env, track);
+  const runtimeDir = join(home, 'runtime');
+  assert.ok(await waitFor(() => readdirSync(runtimeDir).length === 1, 5000));
+  process.kill(first.pid, 'SIGKILL');
+  assert.ok(await waitFor(() => !alive(first.pid), 2000));
+  process.kill(-run.pid!, 'SIGKILL');
+  // One more stale directory, as a crashed daemon could leave mid-publication.
+  mkdirSync(join(runtimeDir, 'deadbeef'), { mode: 0o700 });
+  writeFileSync(join(runtimeDir, 'deadbeef', 'token'), 'x', { mode: 0o600 });
+  assert.equal(readdirSync(runtimeDir).length, 2);
+
+  const r = await cli(['daemon', 'start'], env);
+  assert.equal(r.code, 0, r.stderr);
+  const second = JSON.parse(r.stdout) as { pid: number };
+  track(second.pid);
+  assert.deepEqual(readdirSync(runtimeDir), [], 'swept before the ready line');
+  assert.notEqual(second.pid, first.pid);
+});
