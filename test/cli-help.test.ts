@@ -1,0 +1,112 @@
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { defaultCatalog } from '../catalog/catalog.js';
+import { errorEnvelopeSchema } from '../catalog/envelope.js';
+import { exampleLine, helpIndexOf, INLINE_EXAMPLES } from '../catalog/help.js';
+import { standaloneSchema } from '../catalog/schemas.js';
+import { packageVersion, pool, runCli } from './cli-harness.js';
+
+const catalog = defaultCatalog();
+const index = helpIndexOf(catalog);
+const entries = [...catalog.entries.values()];
+
+test('agentteam --version prints the package version', async () => {
+  const r = await runCli(['--version']);
+  assert.equal(r.code, 0);
+  assert.equal(r.stdout.trim(), packageVersion());
+});
+
+test('agentteam --help lists every command', async () => {
+  const r = await runCli(['--help']);
+  assert.equal(r.code, 0);
+  for (const name of ['exec', 'daemon', 'run', 'message']) assert.match(r.stdout, new RegExp(`^  ${name}\\b`, 'm'));
+});
+
+test('exec --help is the mixed index: one line per domain and the inline lifecycle examples', async () => {
+  const r = await runCli(['exec', '--help']);
+  assert.equal(r.code, 0);
+  assert.equal(r.stderr, '');
+  for (const d of index.domains) assert.match(r.stdout, new RegExp(`^  ${d.domain} +${d.line.replace(/[.()]/g, '\\$&')}`, 'm'));
+  for (const key of INLINE_EXAMPLES) {
+    const [domain, action] = key.split('/') as [string, string];
+    const a = index.domains.find((d) => d.domain === domain)?.actions.find((x) => x.action === action);
+    assert.ok(a);
+    assert.ok(r.stdout.includes(exampleLine(domain, a)), `inline example of ${key}`);
+  }
+  assert.match(r.stdout, /agentteam exec <domain> --help/);
+  assert.match(r.stdout, /--error-schema/);
+});
+
+test('exec <domain> --help lists the actions of the domain with their summaries', async () => {
+  const results = await pool(index.domains.map((d) => () => runCli(['exec', d.domain, '--help'])));
+  index.domains.forEach((d, i) => {
+    const r = results[i]!;
+    assert.equal(r.code, 0, d.domain);
+    assert.match(r.stdout, new RegExp(`^Usage: agentteam exec ${d.domain} <action>`));
+    for (const a of d.actions) assert.ok(r.stdout.includes(`${a.action}  `) && r.stdout.includes(a.summary), `${d.domain} ${a.action}`);
+  });
+});
+
+test('exec <domain> <action> --help shows usage and the canonical example', async () => {
+  const jobs = index.domains.flatMap((d) => d.actions.map((a) => ({ d, a })));
+  const results = await pool(jobs.map(({ d, a }) => () => runCli(['exec', d.domain, a.action, '--help'])));
+  jobs.forEach(({ d, a }, i) => {
+    const r = results[i]!;
+    assert.equal(r.code, 0, `${d.domain} ${a.action}`);
+    assert.match(r.stdout, new RegExp(`^Usage: agentteam exec ${d.domain} ${a.action} `));
+    assert.ok(r.stdout.includes(exampleLine(d.domain, a)), `${d.domain} ${a.action} example`);
+    for (const f of a.fields) assert.match(r.stdout, new RegExp(`^  ${f.name} `, 'm'));
+  });
+});
+
+test('--input-schema and --output-schema print standalone schemas equal to the descriptor schemas', async () => {
+  const jobs = entries.flatMap(({ descriptor: d }) => (['input', 'output'] as const).map((kind) => ({ d, kind })));
+  const results = await pool(jobs.map(({ d, kind }) => () => runCli(['exec', d.domain, d.action, `--${kind}-schema`])));
+  jobs.forEach(({ d, kind }, i) => {
+    const r = results[i]!;
+    assert.equal(r.code, 0, `${d.domain} ${d.action} ${kind}`);
+    const printed = JSON.parse(r.stdout) as Record<string, unknown>;
+    assert.equal(printed.$schema, 'https://json-schema.org/draft/2020-12/schema');
+    assert.equal(printed.$id, `https://agentteam.dev/schemas/exec/${d.domain}/${d.action}.${kind}.json`);
+    const { $schema: _s, $id: _i, ...rest } = printed;
+    assert.deepEqual(rest, JSON.parse(JSON.stringify(d[kind])));
+    assert.deepEqual(printed, standaloneSchema(d, kind));
+  });
+});
+
+test('exec --error-schema prints the shared error envelope schema', async () => {
+  const r = await runCli(['exec', '--error-schema']);
+  assert.equal(r.code, 0);
+  assert.deepEqual(JSON.parse(r.stdout), errorEnvelopeSchema);
+});
+
+test('an unknown domain or action exits 2 naming the closest valid names', async () => {
+  const [domain, action, far] = await Promise.all([
+    runCli(['exec', 'tsak', 'create', '{}']),
+    runCli(['exec', 'task', 'udpate', '{}']),
+    runCli(['exec', 'review', 'zzz']),
+  ]);
+  assert.equal(domain.code, 2);
+  assert.equal(domain.stdout, '');
+  assert.match(domain.stderr, /unknown domain "tsak"; did you mean "task"\?/);
+  assert.equal(action.code, 2);
+  assert.match(action.stderr, /unknown action "udpate"; did you mean "update"\?/);
+  assert.equal(far.code, 2);
+  assert.match(far.stderr, /unknown action "zzz" \(actions: add, list\)/);
+});
+
+test('usage errors exit 2: unknown option, too many arguments, unknown command, missing required option', async () => {
+  const results = await Promise.all([
+    runCli(['exec', 'task', 'create', '--frobnicate']),
+    runCli(['exec', 'task', 'create', '{}', 'extra']),
+    runCli(['exec', 'task', 'create', '--input-schema', '--output-schema']),
+    runCli(['exce']),
+    runCli(['run', '--server', 's1', '--', 'true']),
+    runCli([]),
+  ]);
+  for (const r of results) {
+    assert.equal(r.code, 2, r.stderr);
+    assert.notEqual(r.stderr, '');
+  }
+  assert.match(results[3]!.stderr, /Did you mean exec\?/);
+});
