@@ -25,6 +25,7 @@ export interface DaemonParts {
 
 export async function openDaemonParts(opts: { home: string; clock: Clock; diag: Diag }): Promise<DaemonParts> {
   const services = openServices({ home: opts.home, clock: opts.clock, log: (message) => opts.diag('profile', { message }) });
+  await services.registry.useGeneratedValidators();
   const mcpUrls = new WeakMap<Authorization, string>();
   const launchHook: LaunchHook = (auth, runtime, mcpUrl, env) => {
     mcpUrls.set(auth, mcpUrl);

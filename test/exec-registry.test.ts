@@ -53,3 +53,17 @@ test('validation reports JSON-pointer paths', () => {
   assert.deepEqual(missing.ok ? [] : missing.details.map((d) => d.path), ['/title']);
   assert.equal(create.check({ title: 'x' }).ok, true);
 });
+
+test('the build generated a standalone validator for every action, and it agrees with the fallback', async () => {
+  const fallback = builtinRegistry(defaultCatalog());
+  const generated = builtinRegistry(defaultCatalog());
+  assert.deepEqual(await generated.useGeneratedValidators(), []);
+  const cases: [string, string, unknown][] = [
+    ['task', 'create', { title: '', bogus: 1 }],
+    ['task', 'update', { id: 'bad id' }],
+    ['review', 'add', { taskId: 'task_abcdef', verdict: 'meh', body: 'x' }],
+    ['agent', 'list', { limit: 0 }],
+    ['task', 'list', { status: 'todo', limit: 5 }],
+  ];
+  for (const [d, a, input] of cases) assert.deepEqual(generated.get(d, a)!.check(input), fallback.get(d, a)!.check(input), `${d} ${a}`);
+});

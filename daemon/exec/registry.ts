@@ -1,7 +1,7 @@
 import type { ActionDescriptor, InputOf, OutputOf } from '../../catalog/descriptor.js';
 import { actionKey } from '../../catalog/descriptor.js';
 import type { Catalog, CatalogEntry } from '../../catalog/catalog.js';
-import type { InputCheck } from '../../lib/input-validators.js';
+import { loadInputValidator, type InputCheck } from '../../lib/input-validators.js';
 import type { HandlerContext } from './context.js';
 import { compileInputCheck } from './validate.js';
 
@@ -12,7 +12,8 @@ export type JsonHandler<D extends ActionDescriptor> = (input: InputOf<D>, ctx: H
 export interface RegisteredAction {
   readonly key: string;
   readonly entry: CatalogEntry;
-  readonly check: InputCheck;
+  /** The schema check: the build's standalone validator once loaded, else ajv compiled on first use. */
+  check: InputCheck;
   readonly handler: (input: unknown, ctx: HandlerContext) => Promise<unknown>;
 }
 
@@ -42,7 +43,7 @@ export class Registry {
     this.actions.set(key, {
       key,
       entry,
-      check: compileInputCheck(descriptor),
+      check: lazyCheck(descriptor),
       handler: handler as unknown as RegisteredAction['handler'],
     });
   }
@@ -55,7 +56,28 @@ export class Registry {
     return this;
   }
 
+  /**
+   * Switches every action to the validator the build generated (the same code
+   * the CLI runs), where one exists; the others keep the ajv fallback.
+   * Returns the keys still on the fallback.
+   */
+  async useGeneratedValidators(): Promise<string[]> {
+    const fallback: string[] = [];
+    for (const a of this.actions.values()) {
+      const generated = await loadInputValidator(a.entry.descriptor.domain, a.entry.descriptor.action);
+      if (generated) a.check = generated;
+      else fallback.push(a.key);
+    }
+    return fallback;
+  }
+
   get(domain: string, action: string): RegisteredAction | undefined {
     return this.actions.get(`${domain}/${action}`);
   }
+}
+
+/** Compiles on first use, so a daemon that loads generated validators never pays for ajv compilation. */
+function lazyCheck(d: ActionDescriptor): InputCheck {
+  let compiled: InputCheck | undefined;
+  return (input) => (compiled ??= compileInputCheck(d))(input);
 }
