@@ -73,6 +73,22 @@ export function createToolHost(
   }));
   const listResultJson = JSON.stringify({ tools });
 
+  /**
+   * Read tools may hand back the very same page object again (the message
+   * store keeps a target's newest page until a write to it); handlers never
+   * mutate what they returned, so that object's bounded, serialized frame is
+   * reused instead of being produced once per call.
+   */
+  const frames = new WeakMap<object, string>();
+  function frameOf(entry: Entry, input: Record<string, unknown>, data: unknown): string {
+    const reusable = entry.tool.annotations.readOnlyHint === true && data !== null && typeof data === 'object';
+    const known = reusable ? frames.get(data) : undefined;
+    if (known !== undefined) return known;
+    const frame = successResult(bound(entry.tool, input, data));
+    if (reusable) frames.set(data, frame);
+    return frame;
+  }
+
   return {
     listResultJson,
     async call(name, args, ctx) {
@@ -99,7 +115,7 @@ export function createToolHost(
         const data = await entry.handler(input, ctx);
         // No success is published once the authorization is revoked.
         if (ctx.signal.aborted) throw new ExecError('forbidden', 'the authorization was revoked');
-        return { ok: true, resultJson: successResult(bound(entry.tool, input, data)) };
+        return { ok: true, resultJson: frameOf(entry, input, data) };
       } catch (err) {
         return { ok: true, resultJson: errorResult(errorBody(err)) };
       }
