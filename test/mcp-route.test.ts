@@ -88,6 +88,21 @@ test('MCP route: real client, people and agents exchange messages, protocol edge
     assert.equal(junk.isError, true);
   });
 
+  await t.test('a reaction shows in the next history read, once per author', async () => {
+    const sent = await client.callTool({ name: 'message_send', arguments: { target: 'channel:react', content: 'ship it?' } });
+    const id = (sent.structuredContent as { message: { id: string } }).message.id;
+    const before = await client.callTool({ name: 'message_history_read', arguments: { target: 'channel:react' } });
+    assert.deepEqual((before.structuredContent as { messages: { reactions: unknown[] }[] }).messages[0]?.reactions, []);
+    for (let i = 0; i < 2; i++) {
+      const r = await client.callTool({ name: 'message_react', arguments: { messageId: id, emoji: '👍' } });
+      assert.notEqual(r.isError, true, textOf(r));
+    }
+    const after = await client.callTool({ name: 'message_history_read', arguments: { target: 'channel:react' } });
+    assert.deepEqual((after.structuredContent as { messages: { reactions: unknown[] }[] }).messages[0]?.reactions, [
+      { emoji: '👍', authors: ['agent:a1'] },
+    ]);
+  });
+
   await t.test('tool failures are isError results the model can act on', async () => {
     const noTarget = await client.callTool({ name: 'message_send', arguments: { content: 'no target' } });
     assert.equal(noTarget.isError, true);
