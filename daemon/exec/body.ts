@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { Clock } from '../../lib/clock.js';
 import { ExecError } from '../errors.js';
 
@@ -71,4 +72,44 @@ export async function readBody(req: Request, opts: ReadBodyOptions): Promise<Uin
 
 function tooLarge(limit: number): ExecError {
   return new ExecError('body_too_large', `the body is larger than ${limit} bytes`, { hint: 'Send a smaller input.' });
+}
+
+/**
+ * The same contract as `readBody`, reading the Node request directly: on
+ * @hono/node-server this avoids building a web Request and a web stream for
+ * every call, which is most of the per-request cost of a small body.
+ */
+export function readNodeBody(incoming: IncomingMessage, opts: ReadBodyOptions): Promise<Uint8Array> {
+  const limit = opts.limit ?? BODY_LIMIT_BYTES;
+  const deadlineMs = opts.deadlineMs ?? READ_DEADLINE_MS;
+  const declared = incoming.headers['content-length'];
+  if (declared !== undefined && Number(declared) > limit) return Promise.reject(tooLarge(limit));
+  if (opts.signal.aborted) return Promise.reject(new RevokedError());
+  if (incoming.readableEnded) return Promise.resolve(new Uint8Array(0));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const finish = (err: Error | null) => {
+      opts.clock.clearTimeout(timer);
+      opts.signal.removeEventListener('abort', onAbort);
+      incoming.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+      if (err) {
+        // Stop buffering what the client still sends; the response closes the connection.
+        incoming.pause();
+        reject(err);
+      } else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total));
+    };
+    const onData = (chunk: Buffer) => {
+      total += chunk.byteLength;
+      if (total > limit) finish(tooLarge(limit));
+      else chunks.push(chunk);
+    };
+    const onEnd = () => finish(null);
+    const onError = (err: Error) => finish(err);
+    const onClose = () => finish(new Error('the client closed the connection before the body ended'));
+    const onAbort = () => finish(new RevokedError());
+    const timer = opts.clock.setTimeout(() => finish(new ExecError('read_timeout', `the body did not arrive within ${deadlineMs / 1000} s`)), deadlineMs);
+    opts.signal.addEventListener('abort', onAbort, { once: true });
+    incoming.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+  });
 }

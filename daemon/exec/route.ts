@@ -3,7 +3,8 @@ import type { RuntimeEnv } from '../http/principal.js';
 import { forbidden } from '../http/runtime-auth.js';
 import { ExecError, errorBody } from '../errors.js';
 import type { Services } from '../services.js';
-import { readBody, RevokedError } from './body.js';
+import type { IncomingMessage } from 'node:http';
+import { readBody, readNodeBody, RevokedError } from './body.js';
 import { decodeStrictJson } from './strict-json.js';
 import { boundResult } from './result-boundary.js';
 
@@ -38,7 +39,10 @@ async function execAction(c: Context<RuntimeEnv>, services: Services): Promise<R
   }
   let input: unknown;
   try {
-    const bytes = await readBody(c.req.raw, { clock: services.clock, signal });
+    // On @hono/node-server the Node request is in c.env; elsewhere (app.request in tests) use the web body.
+    const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+    const opts = { clock: services.clock, signal };
+    const bytes = incoming ? await readNodeBody(incoming, opts) : await readBody(c.req.raw, opts);
     input = decodeStrictJson(bytes);
   } catch (err) {
     if (err instanceof RevokedError || signal.aborted) return forbidden();
