@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import { request } from 'node:http';
+import { FORBIDDEN_BODY } from '../daemon/http/runtime-auth.js';
 import { call, cli, closeHttp, post, startDaemon, startRuntime, type Runtime } from './exec-harness.js';
 
 test.after(() => closeHttp());
@@ -136,4 +137,18 @@ test('malformed JSON is 400 invalid_json, never 5xx', async (t) => {
   assert.equal(unknown.json.error.code, 'not_found');
   const ok = await post(`${rt.base}/task/create`, rt.token(), '\n {"title":"fine"} \n');
   assert.equal(ok.status, 200);
+});
+
+test('revoking the authorization while the body is read answers the standard 403, not a success', async (t) => {
+  const d = await startDaemon();
+  t.after(() => d.close());
+  const rt = await startRuntime(d);
+  t.after(() => rt.close());
+  const pending = trickle(rt, 3_000, 100);
+  await new Promise((r) => setTimeout(r, 500));
+  await rt.close(); // `run` ends: the daemon revokes the authorization and aborts its requests
+  const r = await pending;
+  assert.equal(r.status, 403);
+  assert.deepEqual(r.json, JSON.parse(FORBIDDEN_BODY));
+  assert.ok(r.afterMs < 3_000, 'answered before the body finished');
 });

@@ -29,6 +29,9 @@ function errorResponse(err: ExecError, close = false): Response {
  */
 export function registerExecActionRoute(app: Hono<RuntimeEnv>, services: Services): void {
   app.post(EXEC_ACTION_PATH, (c) => execAction(c, services));
+  app.on(['GET', 'PUT', 'PATCH', 'DELETE'], EXEC_ACTION_PATH, () =>
+    errorResponse(new ExecError('method_not_allowed', 'actions are called with POST')),
+  );
 }
 
 async function execAction(c: Context<RuntimeEnv>, services: Services): Promise<Response> {
