@@ -1,6 +1,5 @@
 import { ERROR_TABLE } from '../../catalog/errors.js';
-import { loadInputValidator } from '../../lib/input-validators.js';
-import { readCredentials } from './credentials.js';
+import type { InputCheck } from '../../lib/input-validators.js';
 import { readInput } from './input.js';
 import { exitStatusOf, printData, printError, printMessage } from './output.js';
 
@@ -9,19 +8,18 @@ import { exitStatusOf, printData, printError, printMessage } from './output.js';
  * input locally, read the credential once, send exactly one request, print
  * the daemon's envelope.
  */
-export async function call(domain: string, action: string, arg: string | undefined, acceptsEmpty: boolean): Promise<number> {
+export async function call(domain: string, action: string, arg: string | undefined, check: InputCheck): Promise<number> {
   const input = await readInput(arg);
   if (!input.ok) return printError(input.error);
-  const check = await loadInputValidator(domain, action);
-  if (!check) throw new Error(`the build generated no validator for ${domain} ${action}`);
   const verdict = check(input.value);
   if (!verdict.ok) {
     const hint =
-      arg === undefined && !acceptsEmpty
+      arg === undefined
         ? `${domain} ${action} needs an input: pass one JSON value or - for stdin (see agentteam exec ${domain} ${action} --help).`
         : `See agentteam exec ${domain} ${action} --help or --input-schema.`;
     return printError({ code: 'validation_failed', message: `input does not match the ${domain} ${action} schema`, hint, details: verdict.details });
   }
+  const { readCredentials } = await import('./credentials.js');
   const creds = readCredentials(process.env);
   if (!creds.ok) {
     printMessage(creds.message);

@@ -1,14 +1,38 @@
+import { writeSync } from 'node:fs';
 import type { ErrorBody } from '../../catalog/envelope.js';
 import { ERROR_TABLE, isErrorCode } from '../../catalog/errors.js';
 
+/**
+ * Writes straight to the file descriptor. Touching process.stdout on a pipe
+ * (how runtimes capture a tool's output) builds a net.Socket and its stream
+ * machinery, a few ms of start-up; a blocking write needs none of it. A
+ * non-blocking descriptor that fills up falls back to the stream, which
+ * node flushes before the process exits.
+ */
+export function writeOut(fd: 1 | 2, text: string): void {
+  const buf = Buffer.from(text, 'utf8');
+  let offset = 0;
+  while (offset < buf.length) {
+    try {
+      offset += writeSync(fd, buf, offset);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EPIPE') return; // nobody reads any more
+      if (code !== 'EAGAIN') throw err;
+      (fd === 1 ? process.stdout : process.stderr).write(buf.subarray(offset));
+      return;
+    }
+  }
+}
+
 /** Data goes to stdout, one JSON document per line. */
 export function printData(text: string): void {
-  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  writeOut(1, text.endsWith('\n') ? text : `${text}\n`);
 }
 
 /** Messages for people go to stderr, prefixed with the command. */
 export function printMessage(message: string): void {
-  process.stderr.write(`agentteam exec: ${message}\n`);
+  writeOut(2, `agentteam exec: ${message}\n`);
 }
 
 /** Prints a locally produced error envelope and returns its exit status from the error table. */

@@ -1,0 +1,58 @@
+/**
+ * `npm run bench` (after the build): runs the benchmark modules one after the
+ * other and prints one table. `node dist/bench/run.js cli-start` runs only the
+ * named ones; `--json` prints the rows as JSON instead.
+ *
+ * To add a benchmark: write bench/<name>.ts exporting
+ *   export const name = '<name>';
+ *   export async function run(): Promise<BenchResult[]>   (see bench/result.ts)
+ * and add its file name to MODULES below. Each module starts and cleans up
+ * whatever it needs (daemons, temp homes) itself. Helper scripts that a bench
+ * spawns (e.g. a load generator) are not listed: importing them would run them.
+ */
+import type { BenchResult } from './result.js';
+
+const MODULES: readonly string[] = ['cli-start'];
+
+interface Row extends BenchResult {
+  readonly bench: string;
+}
+
+function table(rows: readonly Row[]): string {
+  const cells = rows.map((r) => [
+    r.bench,
+    r.metric,
+    `${Number.isInteger(r.value) ? r.value : r.value.toFixed(r.unit === 'x' ? 2 : 1)} ${r.unit}`,
+    r.target ?? '',
+    r.pass === undefined ? '' : r.pass ? 'ok' : 'MISSED',
+  ]);
+  const head = ['bench', 'metric', 'value', 'target', ''];
+  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] ?? '').length)));
+  const line = (c: readonly string[]) => c.map((x, i) => x.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n');
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  const json = argv.includes('--json');
+  const wanted = argv.filter((a) => !a.startsWith('--'));
+  const selected = wanted.length > 0 ? MODULES.filter((m) => wanted.includes(m)) : MODULES;
+  const rows: Row[] = [];
+  let failed = false;
+  for (const file of selected) {
+    const mod = (await import(`./${file}.js`)) as { name?: string; run(): Promise<unknown> };
+    const bench = mod.name ?? file;
+    process.stderr.write(`bench: ${bench}...\n`);
+    try {
+      const out = await mod.run();
+      if (!Array.isArray(out)) throw new Error(`${bench}: run() must resolve to BenchResult[] (see bench/result.ts)`);
+      rows.push(...(out as BenchResult[]).map((r) => ({ bench, ...r })));
+    } catch (err) {
+      failed = true;
+      process.stderr.write(`bench: ${bench} failed: ${err instanceof Error ? err.message : String(err)}\n`);
+    }
+  }
+  process.stdout.write(json ? `${JSON.stringify(rows, null, 2)}\n` : `${table(rows)}\n`);
+  return failed ? 1 : 0;
+}
+
+process.exitCode = await main(process.argv.slice(2));
