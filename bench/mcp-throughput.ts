@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { rpc, startDaemon, startRuntime, type RawResponse } from '../test/mcp-harness.js';
+import type { BenchResult } from './result.js';
 
 /**
  * tools/call message_history_read throughput: the daemon's MCP route (real
@@ -67,7 +68,20 @@ function checkPage(res: RawResponse, who: string): void {
   }
 }
 
-export async function run(opts: { connections?: number; durationSec?: number } = {}): Promise<McpThroughputReport> {
+/** Rows for bench/run.ts. */
+export async function run(): Promise<BenchResult[]> {
+  const r = await measure();
+  const at = `${r.connections} conn`;
+  return [
+    { metric: `agentteam MCP tools/call req/s (${at})`, value: Math.round(r.agentteam.reqPerSec), unit: 'req/s' },
+    { metric: `agentteam MCP tools/call p99 (${at})`, value: r.agentteam.p99Ms, unit: 'ms' },
+    { metric: `SDK stateless tools/call req/s (${at})`, value: Math.round(r.sdkStateless.reqPerSec), unit: 'req/s' },
+    { metric: `SDK stateless tools/call p99 (${at})`, value: r.sdkStateless.p99Ms, unit: 'ms' },
+    { metric: 'agentteam / SDK stateless throughput', value: r.ratio, unit: 'x', target: '>= 10x', pass: r.ratio >= 10 },
+  ];
+}
+
+export async function measure(opts: { connections?: number; durationSec?: number } = {}): Promise<McpThroughputReport> {
   const connections = opts.connections ?? 50;
   const durationSec = opts.durationSec ?? Number(process.env.BENCH_DURATION ?? 8);
   const daemon = await startDaemon();
@@ -96,7 +110,7 @@ export async function run(opts: { connections?: number; durationSec?: number } =
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const r = await run();
+  const r = await measure();
   const row = (label: string, x: LoadResult) =>
     `${label.padEnd(16)} ${x.reqPerSec.toFixed(0).padStart(8)} req/s  p50 ${x.p50Ms} ms  p99 ${x.p99Ms} ms  non2xx ${x.non2xx}  errors ${x.errors}`;
   process.stdout.write(

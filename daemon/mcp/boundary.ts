@@ -2,7 +2,8 @@ import type { Context } from 'hono';
 import type { McpToolDescriptor } from '../../catalog/mcp-tools.js';
 import type { Clock } from '../../lib/clock.js';
 import { boundResult, type BoundaryPolicy } from '../exec/result-boundary.js';
-import { readBody, RevokedError } from '../exec/body.js';
+import type { IncomingMessage } from 'node:http';
+import { readBody, readNodeBody, RevokedError } from '../exec/body.js';
 import { ExecError } from '../errors.js';
 import type { RuntimeRequest } from '../http/principal.js';
 
@@ -27,14 +28,18 @@ export function sharedBoundary(tool: McpToolDescriptor, input: Record<string, un
   return out.body;
 }
 
-/** The Exec body reader (1 MiB, absolute 5 s deadline, stops on revocation), as text. */
+/**
+ * The Exec body reader (1 MiB, absolute 5 s deadline, stops on revocation),
+ * as text; straight from the Node request when running on @hono/node-server.
+ */
 export function sharedBodyReader(clock: Clock): (c: Context) => Promise<string> {
   const decoder = new TextDecoder('utf-8', { fatal: true });
   return async (c) => {
     const { signal } = c.get('runtime') as RuntimeRequest;
     let bytes: Uint8Array;
     try {
-      bytes = await readBody(c.req.raw, { clock, signal });
+      const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+      bytes = incoming ? await readNodeBody(incoming, { clock, signal }) : await readBody(c.req.raw, { clock, signal });
     } catch (err) {
       if (err instanceof RevokedError) throw new ExecError('unavailable', 'the runtime authorization was revoked');
       throw err;
