@@ -6,6 +6,7 @@ import { defaultCatalog } from '../catalog/catalog.js';
 import { buildArtifacts, committedArtifacts } from '../scripts/gen/artifacts.js';
 import { newAjv } from '../scripts/gen/validators.js';
 import { detailsOf, loadInputValidator, toInputCheck } from '../lib/input-validators.js';
+import { catalogViewSchema } from '../catalog/view.js';
 import { ROOT } from './cli-harness.js';
 
 const catalog = defaultCatalog();
@@ -86,4 +87,13 @@ test('the OpenAPI document covers the catalog route and every action, and every 
   const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!);
   assert.ok(refs.length > catalog.entries.size);
   for (const r of refs) assert.ok(doc.components.schemas[r], `dangling $ref ${r}`);
+});
+
+test('the daemon\'s catalog route body matches the CatalogView schema the OpenAPI document publishes', async () => {
+  // The route serializes the pinned catalog once (daemon/auth/pinned-catalog.ts); check those very bytes.
+  const { pinCatalog } = await import('../daemon/auth/pinned-catalog.js');
+  const body = JSON.parse(pinCatalog(catalog).body) as { ok: boolean; data: unknown };
+  assert.equal(body.ok, true);
+  const validate = newAjv().compile(catalogViewSchema);
+  assert.equal(validate(body.data), true, JSON.stringify(validate.errors));
 });

@@ -6,7 +6,7 @@ import type { Inventory } from '../catalog/inventory.js';
 import type { SchemaObject } from '../catalog/descriptor.js';
 import { helpIndexOf, INLINE_EXAMPLES } from '../catalog/help.js';
 import { standaloneSchema } from '../catalog/schemas.js';
-import { catalogView } from '../catalog/view.js';
+import { catalogView, catalogViewSchema } from '../catalog/view.js';
 import { loadInputValidator } from '../lib/input-validators.js';
 import { newAjv } from '../scripts/gen/validators.js';
 import inventoryJson from '../catalog/agentteam-exec-action-inventory.json' with { type: 'json' };
@@ -92,11 +92,10 @@ test('the inline examples of the mixed index name real actions', () => {
   for (const key of INLINE_EXAMPLES) assert.ok(catalog.entries.has(key), key);
 });
 
-test('the catalog view carries every action with standalone schemas', () => {
+test('the catalog view carries every action with its schemas and matches its own JSON Schema', () => {
   const view = catalogView(catalog);
   assert.equal(view.actions.length, catalog.entries.size);
-  for (const a of view.actions) {
-    assert.equal(a.inputSchema.$schema, 'https://json-schema.org/draft/2020-12/schema');
-    assert.equal(a.inputSchema.$id, `https://agentteam.dev/schemas/exec/${a.domain}/${a.action}.input.json`);
-  }
+  for (const a of view.actions) assert.deepEqual(a.inputSchema, catalog.get(a.domain, a.action)?.descriptor.input);
+  const validate = newAjv().compile(catalogViewSchema);
+  assert.equal(validate(JSON.parse(JSON.stringify(view))), true, JSON.stringify(validate.errors));
 });
