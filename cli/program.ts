@@ -104,6 +104,8 @@ export function buildProgram(commander: Commander, onCommand: (name: CommandName
     .description('Post a message to a target.')
     .requiredOption('--target <target>', 'exact target')
     .requiredOption('--as <sender>', 'human:<handle>')
+    .option('--server <id>', 'server id (default: local)')
+    .option('--reply-to <messageId>', 'id of the message this one answers')
     .argument('<text>', 'message text')
     .action(bind('message-post'));
   message
@@ -112,6 +114,7 @@ export function buildProgram(commander: Commander, onCommand: (name: CommandName
     .requiredOption('--target <target>', 'exact target')
     .option('--limit <n>', 'page size', positiveInt)
     .option('--cursor <cursor>', 'nextCursor of the previous page')
+    .option('--server <id>', 'server id (default: local)')
     .action(bind('message-history'));
 
   return program;

@@ -65,6 +65,21 @@ test('MCP route: real client, people and agents exchange messages, protocol edge
     const msgs = (JSON.parse(seen.stdout) as { data: { messages: { id: string; content: string }[] } }).data.messages;
     assert.deepEqual(msgs.map((m) => m.id), [reply.id, humanMsg.id], 'newest first');
     assert.equal(msgs[0]?.content, 'Release summary: all green.');
+
+    // The person answers the agent explicitly; another server's channel of the same name stays apart.
+    const answer = await d.cli(['message', 'post', '--server', 'local', '--target', 'channel:general', '--as', 'human:ada', '--reply-to', reply.id, 'Thanks!']);
+    assert.equal(answer.code, 0, answer.stderr);
+    assert.equal((JSON.parse(answer.stdout) as { data: { message: { replyTo: string } } }).data.message.replyTo, reply.id);
+    const elsewhere = await d.cli(['message', 'post', '--server', 'other', '--target', 'channel:general', '--as', 'human:bob', 'hello other']);
+    assert.equal(elsewhere.code, 0, elsewhere.stderr);
+    const agentView = await client.callTool({ name: 'message_history_read', arguments: { target: 'channel:general' } });
+    const contents = (agentView.structuredContent as { messages: { content: string }[] }).messages.map((m) => m.content);
+    assert.deepEqual(contents.slice(0, 2), ['Thanks!', 'Release summary: all green.']);
+    assert.ok(!contents.includes('hello other'));
+    const bad = await d.cli(['message', 'post', '--target', 'general', '--as', 'human:ada', 'x']);
+    assert.equal(bad.code, 2);
+    const notHuman = await d.cli(['message', 'post', '--target', 'channel:general', '--as', 'agent:a1', 'x']);
+    assert.equal(notHuman.code, 2);
   });
 
   await t.test('history pages with an opaque cursor bound to its target', async () => {
