@@ -2,6 +2,8 @@ import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { MCP_TOOLS } from '../catalog/mcp-tools.js';
 import { openLease, rawRequest, rpc, startDaemon, startRuntime, type Daemon } from './mcp-harness.js';
 
@@ -182,6 +184,8 @@ test('MCP route: real client, people and agents exchange messages, protocol edge
       `Bearer ${head}.${payload}.${(sig ?? '').split('').reverse().join('')}`,
       `Bearer ${tok}x`,
       `Basic ${tok}`,
+      // A credential of another scope: the operator token.
+      `Bearer ${readFileSync(join(d.home, 'operator.token'), 'utf8').trim()}`,
     ];
     const execCatalog = `${rt.env.AGENTTEAM_EXEC_BASE_URL}/catalog`;
     const reference = await rawRequest(execCatalog, 'GET', { authorization: 'Bearer not-a-token' });
