@@ -86,6 +86,18 @@ export function readNodeBody(incoming: IncomingMessage, opts: ReadBodyOptions): 
   if (declared !== undefined && Number(declared) > limit) return Promise.reject(tooLarge(limit));
   if (opts.signal.aborted) return Promise.reject(new RevokedError());
   if (incoming.readableEnded) return Promise.resolve(new Uint8Array(0));
+  // Small bodies usually arrive with the headers: when the parser already has
+  // the whole message, take it without timers or listeners.
+  if (incoming.complete && !incoming.readableDidRead) {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (let c = incoming.read() as Buffer | null; c !== null; c = incoming.read() as Buffer | null) {
+      total += c.byteLength;
+      if (total > limit) return Promise.reject(tooLarge(limit));
+      chunks.push(c);
+    }
+    return Promise.resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total));
+  }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let total = 0;
