@@ -1,7 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { ERROR_TABLE } from '../../catalog/errors.js';
-import { schemaFile } from '../../lib/generated.js';
-import { loadInputValidator } from '../../lib/input-validators.js';
 import { printData, printMessage, writeOut } from '../exec/output.js';
 
 /**
@@ -17,29 +15,28 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
   const [domain, action, input] = args;
   if (opts.errorSchema) {
     if (domain !== undefined) return usage('--error-schema takes no domain or action');
+    const { schemaFile } = await import('../../lib/generated.js');
     printData(readFileSync(schemaFile('error-envelope'), 'utf8'));
     return 0;
   }
   const isCall = domain !== undefined && action !== undefined && !opts.help && !opts.inputSchema && !opts.outputSchema;
   if (isCall) {
+    const [{ loadInputValidator }, { call }] = await Promise.all([import('../../lib/input-validators.js'), import('../exec/call.js')]);
     const check = await loadInputValidator(domain, action);
-    if (check) {
-      const { call } = await import('../exec/call.js');
-      return call(domain, action, input, check);
-    }
+    if (check) return call(domain, action, input, check);
   }
   return describe(opts, domain, action);
 }
 
 /** Help, schemas and unknown names: everything that reads the help index. */
 async function describe(opts: Record<string, unknown>, domain: string | undefined, action: string | undefined): Promise<number> {
-  const [{ findAction, findDomain, loadHelpIndex }, help] = await Promise.all([import('../exec/help-index.js'), import('../../catalog/help.js')]);
+  const [help, { loadHelpIndex, schemaFile }] = await Promise.all([import('../../catalog/help.js'), import('../../lib/generated.js')]);
   const index = await loadHelpIndex();
   if (domain === undefined) return opts.help ? show(help.renderExecIndex(index)) : showUsage(help.renderExecIndex(index));
-  const d = findDomain(index, domain);
+  const d = index.domains.find((x) => x.domain === domain);
   if (!d) return unknown('domain', domain, index.domains.map((x) => x.domain));
   if (action === undefined) return opts.help ? show(help.renderDomainHelp(d)) : showUsage(help.renderDomainHelp(d));
-  const a = findAction(d, action);
+  const a = d.actions.find((x) => x.action === action);
   if (!a) return unknown('action', action, d.actions.map((x) => x.action), `agentteam exec ${domain} --help`);
   if (opts.help) return show(help.renderActionHelp(domain, a));
   if (opts.inputSchema && opts.outputSchema) return usage('give either --input-schema or --output-schema, not both');
