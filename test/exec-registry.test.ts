@@ -67,3 +67,27 @@ test('the build generated a standalone validator for every action, and it agrees
   ];
   for (const [d, a, input] of cases) assert.deepEqual(generated.get(d, a)!.check(input), fallback.get(d, a)!.check(input), `${d} ${a}`);
 });
+
+test('openServices refuses to start when the catalog has an action without a handler, before touching the store', async () => {
+  const { mkdtempSync, existsSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { openServices } = await import('../daemon/services.js');
+  const { systemClock } = await import('../lib/clock.js');
+  const extra = defineAction({
+    domain: 'task', action: 'archive', summary: 's', help: 'h', example: {}, risk: 'read',
+    input: { type: 'object' }, output: { type: 'object' },
+  });
+  const row = { domain: 'task', action: 'archive', risk: 'read' as const, result: { hint: 'h', next: { action: 'task list', input: {} } } };
+  const bigger = buildCatalog([...BUILTIN_ACTIONS, extra], { version: 1, actions: [...(inventory as Inventory).actions, row] });
+  const home = mkdtempSync(join(tmpdir(), 'agentteam-services-'));
+  try {
+    assert.throws(() => openServices({ home, clock: systemClock, catalog: bigger }), /no handler registered for "task\/archive"/);
+    assert.equal(existsSync(join(home, 'store.db')), false);
+    const ok = openServices({ home, clock: systemClock });
+    assert.ok(ok.registry.get('task', 'create'));
+    ok.close();
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+});
