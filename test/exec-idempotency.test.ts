@@ -9,7 +9,13 @@ test('50 concurrent creates with one idempotencyKey: one task, 50 identical resu
   t.after(() => d.close());
   const rt = await startRuntime(d);
   t.after(() => rt.close());
-  const results = await Promise.all(Array.from({ length: 50 }, () => call(rt, 'task', 'create', { title: 'once', idempotencyKey: 'create-once-1' })));
+  // A second authorization of the same server and agent (the key's scope): one
+  // authorization admits only 32 requests at once, and all 50 must get through.
+  const rt2 = await startRuntime(d);
+  t.after(() => rt2.close());
+  const results = await Promise.all(
+    Array.from({ length: 50 }, (_, i) => call(i % 2 ? rt2 : rt, 'task', 'create', { title: 'once', idempotencyKey: 'create-once-1' })),
+  );
   assert.ok(results.every((r) => r.status === 200), results.map((r) => r.status).join(','));
   assert.equal(new Set(results.map((r) => r.text)).size, 1);
   const list = await call(rt, 'task', 'list', { limit: 100 });
