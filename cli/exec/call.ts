@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { ErrorBody } from '../../catalog/envelope.js';
 import { ERROR_TABLE } from '../../catalog/errors.js';
 import type { InputCheck } from '../../lib/input-validators.js';
+import { readCredentials } from './credentials.js';
 import { exitStatusOf, printData, printError, printMessage } from './output.js';
 
 type ParsedInput = { readonly ok: true; readonly value: unknown; readonly text: string } | { readonly ok: false; readonly error: ErrorBody };
@@ -52,7 +53,6 @@ export async function call(domain: string, action: string, arg: string | undefin
         : `See agentteam exec ${domain} ${action} --help or --input-schema.`;
     return printError({ code: 'validation_failed', message: `input does not match the ${domain} ${action} schema`, hint, details: verdict.details });
   }
-  const { readCredentials } = await import('./credentials.js');
   const creds = readCredentials(process.env);
   if (!creds.ok) {
     printMessage(creds.message);
