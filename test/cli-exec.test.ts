@@ -4,7 +4,8 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+import { postJson } from '../cli/exec/request.js';
 import { cleanEnv, runCli } from './cli-harness.js';
 
 interface Recorded {
@@ -181,4 +182,23 @@ test('no daemon listening: exit 3 with "connection refused"', async (t) => {
   });
   assert.equal(r.code, 3);
   assert.match(r.stderr, /no daemon at http:\/\/127\.0\.0\.1:\d+ \(connection refused\)/);
+});
+
+test('a daemon that accepts but never answers times out instead of hanging', async (t) => {
+  const sockets = new Set<Socket>();
+  const server = createServer(() => {
+    // Never answers.
+  });
+  server.on('connection', (s) => sockets.add(s));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => {
+    for (const s of sockets) s.destroy();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  const { port } = server.address() as AddressInfo;
+  const started = Date.now();
+  const res = await postJson(`http://127.0.0.1:${port}/x/task/get`, 'tok', '{}', 200);
+  assert.equal(res.ok, false);
+  assert.equal(!res.ok && res.error.code, 'ETIMEDOUT');
+  assert.ok(Date.now() - started < 5000);
 });

@@ -64,7 +64,8 @@ export async function call(domain: string, action: string, arg: string | undefin
   const res = await postJson(url, creds.token, input.text);
   if (!res.ok) {
     const why = res.error.code === 'ECONNREFUSED' ? 'connection refused' : (res.error.code ?? res.error.message);
-    const maybe = res.error.code === 'ECONNRESET' ? '; the action may or may not have been applied' : '';
+    // Once the request may have reached the daemon, the caller cannot know whether it took effect.
+    const maybe = res.error.code === 'ECONNRESET' || res.error.code === 'ETIMEDOUT' ? '; the action may or may not have been applied' : '';
     printMessage(`no daemon at ${new URL(url).origin} (${why})${maybe}`);
     return ERROR_TABLE.unavailable.exit;
   }

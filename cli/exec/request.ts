@@ -4,11 +4,15 @@ export type PostResult =
   | { readonly ok: true; readonly status: number; readonly body: string }
   | { readonly ok: false; readonly error: NodeJS.ErrnoException };
 
+/** A daemon that accepts the connection but stays silent this long is treated as gone. */
+export const ANSWER_TIMEOUT_MS = 120_000;
+
 /**
  * Exactly one POST with node:http. Not fetch: loading undici costs ~85 ms of
- * process start here, more than the whole rest of the command.
+ * process start here, more than the whole rest of the command. Resolves with
+ * `ETIMEDOUT` when the connection stays idle for `timeoutMs`.
  */
-export function postJson(url: string, token: string, body: string): Promise<PostResult> {
+export function postJson(url: string, token: string, body: string, timeoutMs = ANSWER_TIMEOUT_MS): Promise<PostResult> {
   return new Promise((resolve) => {
     const payload = Buffer.from(body, 'utf8');
     const req = request(url, {
@@ -22,6 +26,11 @@ export function postJson(url: string, token: string, body: string): Promise<Post
       },
     });
     req.on('error', (error: NodeJS.ErrnoException) => resolve({ ok: false, error }));
+    req.setTimeout(timeoutMs, () => {
+      const error: NodeJS.ErrnoException = new Error(`no answer within ${timeoutMs} ms`);
+      error.code = 'ETIMEDOUT';
+      req.destroy(error);
+    });
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
