@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDaemon } from '../daemon/server.js';
-import { BUSY_BODY } from '../daemon/http/runtime-auth.js';
+import { BUSY_BODY, FORBIDDEN_BODY } from '../daemon/http/runtime-auth.js';
 import { MAX_INFLIGHT_PER_AUTH, MAX_INFLIGHT_TOTAL } from '../daemon/auth/limits.js';
 import { waitFor } from './daemon-harness.js';
 
@@ -78,4 +78,26 @@ test('the 33rd request of one authorization and the 1025th of the daemon get 409
   // Slots come back when the clients give up (handlers end on the aborted read).
   for (const s of sockets) s.destroy();
   assert.ok(await waitFor(() => daemon.store.stats().inFlight === 0, 3000), `in flight ${daemon.store.stats().inFlight}`);
+});
+
+test('revocation cancels in-flight requests: a handler waiting on its body answers 403, never success', async (t) => {
+  const home = mkdtempSync(join(tmpdir(), 'agentteam-h2-drain-'));
+  const daemon = await startDaemon({ home, log: () => undefined });
+  t.after(async () => {
+    await daemon.stop('test');
+    rmSync(home, { recursive: true, force: true });
+  });
+  const port = Number(new URL(daemon.url).port);
+  const auth = await daemon.store.create({ serverId: 's', agentId: 'a' });
+  const token = readFileSync(auth.tokenFile, 'utf8');
+  const pending = await Promise.all([1, 2, 3].map(() => slowPost(port, '/api/internal/exec/servers/s/agents/a/task/create', token)));
+  t.after(() => pending.forEach((p) => p.socket.destroy()));
+  assert.ok(await waitFor(() => daemon.store.stats().inFlight === 3, 3000));
+  await daemon.store.revoke(auth.id, 'test');
+  for (const p of pending) {
+    const res = await p.response;
+    assert.match(res, /^HTTP\/1\.1 403 /);
+    assert.ok(res.endsWith(FORBIDDEN_BODY));
+  }
+  assert.ok(await waitFor(() => daemon.store.stats().inFlight === 0, 1000));
 });

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { alive, cli, cliSpawn, httpGet, startDaemonCli, tempHome, waitFor } from './daemon-harness.js';
 
@@ -27,6 +27,12 @@ test('daemon start / status / second start / stop through the CLI', async (t) =>
 
   // Operator routes need the operator token.
   assert.equal((await httpGet(`${ready.url}/api/v1/status`)).status, 403);
+
+  const reload = await cli(['daemon', 'reload'], env);
+  assert.equal(reload.code, 0, reload.stderr);
+  process.kill(ready.pid, 'SIGHUP'); // same reload; the daemon must survive it
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(alive(ready.pid), true);
 
   const stop = await cli(['daemon', 'stop'], env);
   assert.equal(stop.code, 0, stop.stderr);
@@ -78,4 +84,13 @@ test('kill -9 of the daemon, then start: stale credential dirs are gone by the r
   track(second.pid);
   assert.deepEqual(readdirSync(runtimeDir), [], 'swept before the ready line');
   assert.notEqual(second.pid, first.pid);
+});
+
+test('a compromised lock (directory removed under the daemon) leads to an orderly stop', async (t) => {
+  const { home, env, track } = tempHome(t);
+  const ready = await startDaemonCli(env, track);
+  rmSync(join(home, 'daemon.lock'), { recursive: true, force: true });
+  assert.ok(await waitFor(() => !alive(ready.pid), 8000), 'daemon stops after its next lock update');
+  assert.equal(existsSync(join(home, 'daemon.json')), false);
+  assert.ok(readFileSync(join(home, 'daemon.log'), 'utf8').includes('lock_compromised'));
 });
