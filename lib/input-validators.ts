@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { ErrorDetail } from '../catalog/envelope.js';
+import { NAME_PATTERN, validatorFile } from './generated.js';
 
 /** The part of an ajv error this module reads (ajv's own type would import ajv). */
 export interface AjvErrorLike {
@@ -12,18 +13,6 @@ export interface AjvErrorLike {
 
 /** A compiled ajv validate function, standalone or not. */
 export type ValidateFunction = ((data: unknown) => boolean) & { errors?: readonly AjvErrorLike[] | null };
-
-/** Action and domain names are plain lowercase words; anything else never reaches the file system. */
-const NAME_PATTERN = /^[a-z][a-z0-9-]{0,63}$/;
-
-/**
- * dist/generated/validators/<domain>.<action>.js. Resolved here rather than
- * through lib/generated.ts: this module is on the CLI's hot path, and every
- * module less is start-up time saved.
- */
-function validatorFile(domain: string, action: string): URL {
-  return new URL(`../generated/validators/${domain}.${action}.js`, import.meta.url);
-}
 
 export type InputCheckResult = { readonly ok: true } | { readonly ok: false; readonly details: ErrorDetail[] };
 

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { defaultCatalog } from '../catalog/catalog.js';
 import { errorEnvelopeSchema } from '../catalog/envelope.js';
-import { exampleLine, helpIndexOf, INLINE_EXAMPLES } from '../catalog/help.js';
+import { exampleLine, helpIndexOf, INLINE_EXAMPLES, renderActionHelp, renderDomainHelp, renderExecIndex } from '../catalog/help.js';
 import { standaloneSchema } from '../catalog/schemas.js';
 import { packageVersion, pool, runCli } from './cli-harness.js';
 
@@ -35,6 +35,17 @@ test('exec --help is the mixed index: one line per domain and the inline lifecyc
   }
   assert.match(r.stdout, /agentteam exec <domain> --help/);
   assert.match(r.stdout, /--error-schema/);
+  // The CLI prints the build's rendering of the catalog, byte for byte.
+  assert.equal(r.stdout, renderExecIndex(index));
+});
+
+test('without --help, exec and exec <domain> print their help on stderr and exit 2', async () => {
+  const [bare, domain] = await Promise.all([runCli(['exec']), runCli(['exec', 'review'])]);
+  assert.equal(bare.code, 2);
+  assert.equal(bare.stdout, '');
+  assert.equal(bare.stderr, renderExecIndex(index));
+  assert.equal(domain.code, 2);
+  assert.equal(domain.stderr, renderDomainHelp(index.domains.find((d) => d.domain === 'review')!));
 });
 
 test('exec <domain> --help lists the actions of the domain with their summaries', async () => {
@@ -44,6 +55,7 @@ test('exec <domain> --help lists the actions of the domain with their summaries'
     assert.equal(r.code, 0, d.domain);
     assert.match(r.stdout, new RegExp(`^Usage: agentteam exec ${d.domain} <action>`));
     for (const a of d.actions) assert.ok(r.stdout.includes(`${a.action}  `) && r.stdout.includes(a.summary), `${d.domain} ${a.action}`);
+    assert.equal(r.stdout, renderDomainHelp(d));
   });
 });
 
@@ -56,6 +68,7 @@ test('exec <domain> <action> --help shows usage and the canonical example', asyn
     assert.match(r.stdout, new RegExp(`^Usage: agentteam exec ${d.domain} ${a.action} `));
     assert.ok(r.stdout.includes(exampleLine(d.domain, a)), `${d.domain} ${a.action} example`);
     for (const f of a.fields) assert.match(r.stdout, new RegExp(`^  ${f.name} `, 'm'));
+    assert.equal(r.stdout, renderActionHelp(d.domain, a));
   });
 });
 
@@ -81,11 +94,21 @@ test('exec --error-schema prints the shared error envelope schema', async () => 
 });
 
 test('an unknown domain or action exits 2 naming the closest valid names', async () => {
-  const [domain, action, far] = await Promise.all([
+  const [domain, action, far, path, help, schema] = await Promise.all([
     runCli(['exec', 'tsak', 'create', '{}']),
     runCli(['exec', 'task', 'udpate', '{}']),
     runCli(['exec', 'review', 'zzz']),
+    runCli(['exec', '../generated', 'x', '--help']),
+    runCli(['exec', 'projetc', '--help']),
+    runCli(['exec', 'team', 'lst', '--input-schema']),
   ]);
+  for (const r of [path, help, schema]) {
+    assert.equal(r.code, 2);
+    assert.equal(r.stdout, '');
+  }
+  assert.match(path.stderr, /unknown domain "\.\.\/generated"/);
+  assert.match(help.stderr, /did you mean "project"\?/);
+  assert.match(schema.stderr, /did you mean "list"\?/);
   assert.equal(domain.code, 2);
   assert.equal(domain.stdout, '');
   assert.match(domain.stderr, /unknown domain "tsak"; did you mean "task"\?/);

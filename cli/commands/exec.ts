@@ -1,67 +1,74 @@
 import { readFileSync } from 'node:fs';
 import { ERROR_TABLE } from '../../catalog/errors.js';
-import { printData, printMessage, writeOut } from '../exec/output.js';
+import { helpFile, loadHelpIndex, NAME_PATTERN, schemaFile } from '../../lib/generated.js';
+import { printMessage, writeOut } from '../exec/output.js';
 
 /**
  * `agentteam exec [<domain> [<action> [JSON | -]]]` with --help,
  * --input-schema, --output-schema and --error-schema.
  *
- * Start-up cost decides the shape: a call loads only its own generated
- * validator (whose existence is the proof that the action exists); the help
- * index, the help renderer and the name suggestions are loaded only for help
- * and for unknown names, and node:http only once a request is really sent.
+ * Start-up cost decides the shape. Help pages and schemas are files the build
+ * rendered, printed with one read; a call loads only its own generated
+ * validator. In both cases the file's existence is the proof that the names
+ * are valid, so the name index and the suggestions are loaded only for an
+ * unknown domain or action, and node:http only once a request is really sent.
  */
 export async function main(opts: Record<string, unknown>, args: string[]): Promise<number> {
   const [domain, action, input] = args;
+  if ((domain !== undefined && !NAME_PATTERN.test(domain)) || (action !== undefined && !NAME_PATTERN.test(action))) {
+    return unknownName(domain, action);
+  }
   if (opts.errorSchema) {
     if (domain !== undefined) return usage('--error-schema takes no domain or action');
-    const { schemaFile } = await import('../../lib/generated.js');
-    printData(readFileSync(schemaFile('error-envelope'), 'utf8'));
-    return 0;
+    return print(1, readIfExists(schemaFile('error-envelope')), 0) ?? brokenBuild('error-envelope schema');
   }
-  const isCall = domain !== undefined && action !== undefined && !opts.help && !opts.inputSchema && !opts.outputSchema;
-  if (isCall) {
-    const [{ loadInputValidator }, { call }] = await Promise.all([import('../../lib/input-validators.js'), import('../exec/call.js')]);
-    const check = await loadInputValidator(domain, action);
-    if (check) return call(domain, action, input, check);
+  if (opts.help || domain === undefined || action === undefined) {
+    // Without --help, `agentteam exec [<domain>]` is incomplete: the page goes to stderr as a usage error.
+    const page = readIfExists(helpFile(domain, action));
+    return (opts.help ? print(1, page, 0) : print(2, page, ERROR_TABLE.usage.exit)) ?? unknownName(domain, action);
   }
-  return describe(opts, domain, action);
-}
-
-/** Help, schemas and unknown names: everything that reads the help index. */
-async function describe(opts: Record<string, unknown>, domain: string | undefined, action: string | undefined): Promise<number> {
-  const [help, { loadHelpIndex, schemaFile }] = await Promise.all([import('../../catalog/help.js'), import('../../lib/generated.js')]);
-  const index = await loadHelpIndex();
-  if (domain === undefined) return opts.help ? show(help.renderExecIndex(index)) : showUsage(help.renderExecIndex(index));
-  const d = index.domains.find((x) => x.domain === domain);
-  if (!d) return unknown('domain', domain, index.domains.map((x) => x.domain));
-  if (action === undefined) return opts.help ? show(help.renderDomainHelp(d)) : showUsage(help.renderDomainHelp(d));
-  const a = d.actions.find((x) => x.action === action);
-  if (!a) return unknown('action', action, d.actions.map((x) => x.action), `agentteam exec ${domain} --help`);
-  if (opts.help) return show(help.renderActionHelp(domain, a));
   if (opts.inputSchema && opts.outputSchema) return usage('give either --input-schema or --output-schema, not both');
   if (opts.inputSchema || opts.outputSchema) {
-    printData(readFileSync(schemaFile(`${domain}.${action}.${opts.inputSchema ? 'input' : 'output'}`), 'utf8'));
-    return 0;
+    const kind = opts.inputSchema ? 'input' : 'output';
+    return print(1, readIfExists(schemaFile(`${domain}.${action}.${kind}`)), 0) ?? unknownName(domain, action);
   }
-  // The index knows the action but the build left no validator: a broken build, not a usage error.
-  throw new Error(`the build generated no validator for ${domain} ${action}; run npm run build`);
+  const [{ loadInputValidator }, { call }] = await Promise.all([import('../../lib/input-validators.js'), import('../exec/call.js')]);
+  const check = await loadInputValidator(domain, action);
+  return check ? call(domain, action, input, check) : unknownName(domain, action);
 }
 
-function show(text: string): number {
-  writeOut(1, text);
-  return 0;
+function readIfExists(file: URL): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
 }
 
-/** `agentteam exec` or `agentteam exec <domain>` alone: the help, on stderr, as a usage error. */
-function showUsage(text: string): number {
-  writeOut(2, text);
-  return ERROR_TABLE.usage.exit;
+/** Prints `text` and returns `status`, or returns undefined when there is no text. */
+function print(fd: 1 | 2, text: string | undefined, status: number): number | undefined {
+  if (text === undefined) return undefined;
+  writeOut(fd, text);
+  return status;
 }
 
-async function unknown(kind: string, name: string, candidates: string[], see?: string): Promise<number> {
+/** Names the unknown domain or action and the nearest valid names. */
+async function unknownName(domain: string | undefined, action: string | undefined): Promise<number> {
   const { unknownNameMessage } = await import('../exec/suggest.js');
-  return usage(unknownNameMessage(kind, name, candidates), see);
+  if (domain === undefined) return brokenBuild('the exec index');
+  const index = await loadHelpIndex();
+  const d = index.domains.find((x) => x.domain === domain);
+  if (!d) return usage(unknownNameMessage('domain', domain, index.domains.map((x) => x.domain)));
+  if (action !== undefined && !d.actions.some((x) => x.action === action)) {
+    return usage(unknownNameMessage('action', action, d.actions.map((x) => x.action)), `agentteam exec ${domain} --help`);
+  }
+  return brokenBuild(`${domain} ${action ?? ''}`);
+}
+
+/** The index knows the name but the build left no file for it: not a usage error. */
+function brokenBuild(what: string): never {
+  throw new Error(`the build generated no file for ${what}; run npm run build`);
 }
 
 function usage(message: string, see = 'agentteam exec --help'): number {

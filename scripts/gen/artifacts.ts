@@ -1,6 +1,6 @@
 import type { Catalog } from '../../catalog/catalog.js';
 import { errorEnvelopeSchema } from '../../catalog/envelope.js';
-import { helpIndexOf, renderExecIndex } from '../../catalog/help.js';
+import { helpIndexOf, renderActionHelp, renderDomainHelp, renderExecIndex } from '../../catalog/help.js';
 import { standaloneSchema } from '../../catalog/schemas.js';
 import { openApiDocument } from './openapi.js';
 import { validatorModules } from './validators.js';
@@ -25,8 +25,9 @@ export function committedArtifacts(catalog: Catalog): Artifact[] {
 
 /**
  * Build output the CLI and the daemon load at run time instead of the
- * catalog: a schema-free help index, one standalone validator per action and
- * the standalone schemas printed by --input-schema/--output-schema/--error-schema.
+ * catalog: the help pages, a schema-free help index (for name suggestions),
+ * one standalone validator per action and the standalone schemas printed by
+ * --input-schema/--output-schema/--error-schema.
  */
 export function buildArtifacts(catalog: Catalog): Artifact[] {
   const out: Artifact[] = [
@@ -37,6 +38,15 @@ export function buildArtifacts(catalog: Catalog): Artifact[] {
     },
     { path: 'dist/generated/schemas/error-envelope.json', content: json(errorEnvelopeSchema), committed: false },
   ];
+  // Help pages pre-rendered: printing one is a file read, no module to load.
+  const index = helpIndexOf(catalog);
+  out.push({ path: 'dist/generated/help/index.txt', content: renderExecIndex(index), committed: false });
+  for (const d of index.domains) {
+    out.push({ path: `dist/generated/help/${d.domain}.txt`, content: renderDomainHelp(d), committed: false });
+    for (const a of d.actions) {
+      out.push({ path: `dist/generated/help/${d.domain}.${a.action}.txt`, content: renderActionHelp(d.domain, a), committed: false });
+    }
+  }
   for (const { descriptor: d } of catalog.entries.values()) {
     for (const kind of ['input', 'output'] as const) {
       out.push({
