@@ -19,6 +19,10 @@ function get(url: string, token: string): Promise<number> {
   });
 }
 
+function expiryMs(token: string): number {
+  return (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as { exp: number }).exp * 1000;
+}
+
 /** Reads the token file in a tight loop on its own thread; reports new tokens and any bad read. */
 const READER = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -71,12 +75,14 @@ test('a reader across 1000 rotations never sees a missing, empty or partial file
     while (auth.generations[auth.generations.length - 1]!.id === before || clock.nextAt() === undefined) {
       await new Promise((r) => setImmediate(r));
     }
-    // Every token the reader saw so far is still within its own expiry: it must be accepted.
+    // A token the reader saw is accepted exactly while it is within its own expiry (+5 s
+    // tolerance). The reader's messages may arrive a rotation late, so both outcomes occur.
     for (const s of seen) {
       if (s.checked) continue;
-      assert.equal(await get(url, s.token), 200, `rotation ${i}: a token read from the file is accepted`);
+      const live = clock.now() < expiryMs(s.token) + 5_000;
+      assert.equal(await get(url, s.token), live ? 200 : 403, `rotation ${i}: a token read from the file is accepted until its expiry`);
       s.checked = true;
-      accepted++;
+      if (live) accepted++;
     }
   }
   worker.postMessage('stop');
@@ -84,7 +90,7 @@ test('a reader across 1000 rotations never sees a missing, empty or partial file
   const result = done as { reads: number; bad: string[] };
   assert.deepEqual(result.bad, [], 'no missing, empty or partial read');
   assert.ok(result.reads > ROTATIONS, `reader kept reading (${result.reads} reads)`);
-  assert.ok(accepted >= 2, `tokens checked: ${accepted}`);
+  assert.ok(accepted >= ROTATIONS / 2, `tokens accepted while live: ${accepted} of ${seen.length}`);
   assert.ok(auth.generations.length <= 3, 'old generations are pruned');
   // The predecessor is still valid (its own expiry has not passed) and the first one is long expired.
   const prev = auth.generations[auth.generations.length - 2]!;
