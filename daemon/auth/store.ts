@@ -163,11 +163,16 @@ export class AuthorizationStore {
   }
 
   /** Token -> live authorization, or the internal reason it is refused. */
-  async authenticate(token: string): Promise<AuthResult> {
+  authenticate(token: string): AuthResult | Promise<AuthResult> {
     if (token.length === 0) return { ok: false, reason: 'missing' };
     if (token.length > MAX_TOKEN_BYTES) return { ok: false, reason: 'oversize' };
     const cached = this.verified.get(token);
+    // Synchronous on a cache hit: the hot path costs no extra promise.
     if (cached) return this.checkGeneration(cached);
+    return this.verifyFully(token);
+  }
+
+  private async verifyFully(token: string): Promise<AuthResult> {
     const v = await this.deps.signer.verify(token);
     if (!v.ok) return v;
     const gen = this.gens.get(v.claims.jti);

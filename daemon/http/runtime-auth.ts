@@ -38,7 +38,8 @@ function bearerToken(header: string | null): string {
  */
 export function runtimeAuth(store: AuthorizationStore, diag: Diag): MiddlewareHandler<RuntimeEnv> {
   return async (c, next) => {
-    const res = await store.authenticate(bearerToken(c.req.raw.headers.get('authorization')));
+    const pending = store.authenticate(bearerToken(c.req.raw.headers.get('authorization')));
+    const res = pending instanceof Promise ? await pending : pending;
     if (!res.ok) {
       diag('auth_failed', { reason: res.reason, path: c.req.path });
       return forbidden();
