@@ -11,6 +11,8 @@ import { ListenError } from './lifecycle/listen.js';
  * diagnostics go to daemon.log.
  */
 async function main(argv: string[]): Promise<number> {
+  // A daemon started from inside a runtime must not carry that runtime's credential variables.
+  for (const k of Object.keys(process.env)) if (/^agentteam_(exec|mcp)_/i.test(k)) delete process.env[k];
   const flag = (name: string) => argv.includes(name);
   const listenAt = argv.indexOf('--listen');
   const listen = listenAt >= 0 ? argv[listenAt + 1] : undefined;
