@@ -57,7 +57,11 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
   req.on('error', () => undefined);
   const env = buildRuntimeEnv(process.env, lease, lease.env);
   const child = spawn(cmd, [...lease.args, ...cmdArgs], { stdio: 'inherit', env, ...(body.workdir ? { cwd: body.workdir } : {}) });
-  const forward = (sig: NodeJS.Signals) => () => child.kill(sig);
+  // A terminal's Ctrl-C already reaches the child (same process group); forwarding it
+  // again would look like a second Ctrl-C. Signals sent to `run` alone are passed on.
+  const forward = (sig: NodeJS.Signals) => () => {
+    if (sig !== 'SIGINT' || !process.stdin.isTTY) child.kill(sig);
+  };
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, forward(sig));
   const code = await new Promise<number>((resolve) => {
     child.on('error', (err) => {

@@ -79,7 +79,9 @@ export function registerRuntimeLeaseRoutes(app: Hono<any>, ctx: OperatorContext)
         ttlSeconds: auth.ttlMs / 1000, env: additions.env, args: additions.args,
       },
     }) + '\n';
-    c.req.raw.signal.addEventListener('abort', () => revoke('run_disconnected'), { once: true });
+    const conn = c.req.raw.signal;
+    if (conn.aborted) revoke('run_disconnected');
+    else conn.addEventListener('abort', () => revoke('run_disconnected'), { once: true });
     const pid = req.pid;
     const poll = pid && pid > 0
       ? setInterval(() => {
