@@ -21,7 +21,8 @@ export function schemaFile(name: string): URL {
  * page. Callers pass only names that passed NAME_PATTERN.
  */
 export function helpFile(domain?: string, action?: string): URL {
-  const name = domain === undefined ? 'index' : action === undefined ? domain : `${domain}.${action}`;
+  // "_index" cannot collide with a domain: names have no underscore.
+  const name = domain === undefined ? '_index' : action === undefined ? domain : `${domain}.${action}`;
   return new URL(`help/${name}.txt`, GENERATED_DIR);
 }
 

@@ -40,7 +40,7 @@ export function buildArtifacts(catalog: Catalog): Artifact[] {
   ];
   // Help pages pre-rendered: printing one is a file read, no module to load.
   const index = helpIndexOf(catalog);
-  out.push({ path: 'dist/generated/help/index.txt', content: renderExecIndex(index), committed: false });
+  out.push({ path: 'dist/generated/help/_index.txt', content: renderExecIndex(index), committed: false });
   for (const d of index.domains) {
     out.push({ path: `dist/generated/help/${d.domain}.txt`, content: renderDomainHelp(d), committed: false });
     for (const a of d.actions) {
