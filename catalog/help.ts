@@ -168,6 +168,7 @@ export function renderActionHelp(domain: string, a: ActionHelp): string {
     `Usage: agentteam exec ${domain} ${a.action} ${usage}`,
     '',
     a.summary,
+    '',
     ...wrap(a.help),
     '',
     'Input fields:',
