@@ -86,11 +86,22 @@ test('kill -9 of the daemon, then start: stale credential dirs are gone by the r
   assert.notEqual(second.pid, first.pid);
 });
 
-test('a compromised lock (directory removed under the daemon) leads to an orderly stop', async (t) => {
+test('a compromised lock: re-adopted while the owner record is ours, orderly stop once it is not', async (t) => {
   const { home, env, track } = tempHome(t);
   const ready = await startDaemonCli(env, track);
-  rmSync(join(home, 'daemon.lock'), { recursive: true, force: true });
-  assert.ok(await waitFor(() => !alive(ready.pid), 8000), 'daemon stops after its next lock update');
+  const lockDir = join(home, 'daemon.lock');
+  // Lock directory gone, owner record still ours: the daemon takes its lock back and keeps serving.
+  rmSync(lockDir, { recursive: true, force: true });
+  assert.ok(await waitFor(() => existsSync(lockDir), 6000), 'lock re-created');
+  assert.equal(alive(ready.pid), true);
+  assert.equal((await cli(['daemon', 'status'], env)).code, 0);
+  // Another process now owns the home (its record, its lock): this daemon stops in order.
+  writeFileSync(join(home, 'daemon.owner'), JSON.stringify({ pid: process.pid, nonce: 'someone-else', startedAt: Date.now(), argv1: '' }));
+  rmSync(lockDir, { recursive: true, force: true });
+  mkdirSync(lockDir);
+  assert.ok(await waitFor(() => !alive(ready.pid), 8000), 'daemon stops');
   assert.equal(existsSync(join(home, 'daemon.json')), false);
-  assert.ok(readFileSync(join(home, 'daemon.log'), 'utf8').includes('lock_compromised'));
+  const log = readFileSync(join(home, 'daemon.log'), 'utf8');
+  assert.match(log, /lock_compromised|ownership_lost/);
+  assert.match(log, /"event":"stopped"/);
 });

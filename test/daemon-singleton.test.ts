@@ -1,5 +1,7 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
+import { utimesSync } from 'node:fs';
+import { join } from 'node:path';
 import { alive, cli, startDaemonCli, tempHome, waitFor, type Result } from './daemon-harness.js';
 
 async function race(env: NodeJS.ProcessEnv, track: (pid: number) => void): Promise<number> {
@@ -29,13 +31,16 @@ test('two concurrent daemon starts on one home: exactly one serves (20 rounds)',
 });
 
 test('two concurrent starts over a stale lock left by a killed daemon: exactly one serves', async (t) => {
-  const { env, track } = tempHome(t);
-  for (let i = 0; i < 5; i++) {
+  const { home, env, track } = tempHome(t);
+  for (let i = 0; i < 6; i++) {
     const dead = await startDaemonCli(env, track);
     process.kill(dead.pid, 'SIGKILL');
     assert.ok(await waitFor(() => !alive(dead.pid), 2000));
+    // Odd rounds: age the lock past proper-lockfile's stale threshold, so its own
+    // (racy) stale reclaim runs and the owner-record check has to settle a double win.
+    if (i % 2 === 1) utimesSync(join(home, 'daemon.lock'), new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
     const pid = await race(env, track);
-    if (i === 4) {
+    if (i === 5) {
       // Past one lock-update interval the winner must still hold its lock (not compromised).
       await new Promise((r) => setTimeout(r, 2500));
       const st = await cli(['daemon', 'status'], env);

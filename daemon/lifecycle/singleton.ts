@@ -46,15 +46,37 @@ export async function acquireSingleton(home: string, onCompromised: (err: Error)
       if (owned) fs.rmdirSync(p);
     },
   };
+  let acquired = false;
+  let release: () => Promise<void> = async () => undefined;
   const options = {
     realpath: false, stale: 10_000, update: 2_000, fs: guardedFs,
     onCompromised: (err: Error) => {
       owned = false;
-      onCompromised(err);
+      if (!acquired) return; // still deciding: the owner-record check settles it
+      void adopt().then((ok) => {
+        if (!ok) onCompromised(err);
+      });
     },
   };
+  /**
+   * After a double win the owner-record winner's lock directory may be the
+   * loser's (the loser removed ours while reclaiming). The owner record is the
+   * authority: while it still names us, take the lock over instead of leaving
+   * no daemon at all. Otherwise someone else owns the home: stop.
+   */
+  const adopt = async (): Promise<boolean> => {
+    if (readOwner(ownerPath)?.nonce !== nonce) return false;
+    const st = statOrNull(lockDir);
+    if (st) reclaimDeadLock(lockDir, st, nonce);
+    try {
+      release = await lockfile.lock(target, options);
+    } catch {
+      return false;
+    }
+    owned = true;
+    return readOwner(ownerPath)?.nonce === nonce;
+  };
   const deadline = Date.now() + ACQUIRE_DEADLINE_MS;
-  let release: () => Promise<void>;
   for (;;) {
     try {
       release = await lockfile.lock(target, options);
@@ -90,6 +112,7 @@ export async function acquireSingleton(home: string, onCompromised: (err: Error)
     disarm();
     throw new AlreadyRunningError(now?.pid ?? null);
   }
+  acquired = true;
   return {
     nonce,
     verify: () => readOwner(ownerPath)?.nonce === nonce,
