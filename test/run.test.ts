@@ -84,6 +84,17 @@ test('run: environment, exit status, revocation on child exit and on kill -9 of 
     assert.ok(Date.now() - killedAt < 2000);
   });
 
+  await t.test('SIGTERM to run reaches the command; run exits 128+15 and the token is revoked', async () => {
+    const run = cliSpawn(['run', '--server', 's', '--agent', 'a', '--', NODE, '-e', PRINT_CRED + 'setTimeout(()=>{},60000)'], env, track);
+    const out = lines(run);
+    const exited = exitOf(run);
+    const cred = JSON.parse(await out.next()) as { token: string; base: string; file: string };
+    process.kill(run.pid!, 'SIGTERM');
+    assert.equal(await exited, 143);
+    assert.equal((await httpGet(`${cred.base}/catalog`, { authorization: `Bearer ${cred.token}` })).status, 403);
+    assert.equal(existsSync(dirname(cred.file)), false);
+  });
+
   await t.test('--ttl 4: at least two distinct tokens within 10 s, each accepted, child never restarted', async () => {
     const script = GET_STATUS + `
       const fs=require('fs');const seen=new Set();let ok=0;const t0=Date.now();
