@@ -8,9 +8,10 @@ export interface DaemonInfo {
   readonly pid: number;
 }
 
-/** Raised when no daemon answers for this home; commands map it to exit 3. */
+/** Raised when no daemon answers for this home; cli/program.ts turns its exitCode into the exit status. */
 export class NoDaemonError extends Error {
   override name = 'NoDaemonError';
+  readonly exitCode = 3;
 }
 
 /** Whether a process still runs. */

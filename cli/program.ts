@@ -197,8 +197,15 @@ export async function run(argv: readonly string[]): Promise<void> {
       }
     }
   } catch (err) {
-    process.stderr.write(`agentteam: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    code = 1;
+    // An error that carries its exit status (no daemon: 3) is expected; print its message only.
+    const exit = (err as { exitCode?: unknown } | null)?.exitCode;
+    if (err instanceof Error && typeof exit === 'number') {
+      process.stderr.write(`agentteam: ${err.message}\n`);
+      code = exit;
+    } else {
+      process.stderr.write(`agentteam: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      code = 1;
+    }
   }
   process.exitCode = code;
 }

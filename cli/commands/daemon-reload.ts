@@ -1,17 +1,9 @@
 import { resolveHome } from '../../lib/home.js';
-import { NoDaemonError, operatorRequest } from '../daemon-client.js';
+import { operatorRequest } from '../daemon-client.js';
 
 /** `agentteam daemon reload`: the daemon re-reads the local profile (same as SIGHUP). */
 export async function main(_opts: Record<string, unknown>, _args: string[]): Promise<number> {
-  try {
-    const res = await operatorRequest(resolveHome(), 'POST', '/api/v1/reload');
-    process.stdout.write(JSON.stringify(res.json) + '\n');
-    return res.status === 200 ? 0 : 1;
-  } catch (err) {
-    if (err instanceof NoDaemonError) {
-      process.stderr.write(`agentteam: ${err.message}\n`);
-      return 3;
-    }
-    throw err;
-  }
+  const res = await operatorRequest(resolveHome(), 'POST', '/api/v1/reload');
+  process.stdout.write(JSON.stringify(res.json) + '\n');
+  return res.status === 200 ? 0 : 1;
 }

@@ -1,4 +1,5 @@
 import type { Catalog } from '../../catalog/index.js';
+import { catalogView } from '../../catalog/view.js';
 
 /** An immutable catalog snapshot an authorization is pinned to, with its response body serialized once. */
 export interface PinnedCatalog {
@@ -12,17 +13,7 @@ const pinned = new WeakMap<Catalog, PinnedCatalog>();
 export function pinCatalog(catalog: Catalog): PinnedCatalog {
   let p = pinned.get(catalog);
   if (!p) {
-    const actions = [...catalog.entries.values()].map(({ descriptor: d }) => ({
-      domain: d.domain,
-      action: d.action,
-      summary: d.summary,
-      help: d.help,
-      risk: d.risk,
-      example: d.example,
-      inputSchema: d.input,
-      outputSchema: d.output,
-    }));
-    p = { catalog, body: JSON.stringify({ ok: true, data: { domains: catalog.domains, actions } }) };
+    p = { catalog, body: JSON.stringify({ ok: true, data: catalogView(catalog) }) };
     pinned.set(catalog, p);
   }
   return p;
