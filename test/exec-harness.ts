@@ -104,11 +104,12 @@ export async function startRuntime(d: Daemon, server = 's1', agent = 'a1'): Prom
   };
 }
 
-function firstLine(proc: ChildProcess): Promise<string> {
+/** The first stdout line of a starting `agentteam run` (its child's report), or its stderr if it exits first. */
+export function firstLine(proc: ChildProcess, timeoutMs = 20_000): Promise<string> {
   return new Promise((resolve, reject) => {
     let buf = '';
     let err = '';
-    const timer = setTimeout(() => reject(new Error(`run did not start: ${err}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`run did not start: ${err}`)), timeoutMs);
     proc.stderr?.on('data', (c: Buffer) => (err += c.toString()));
     proc.stdout?.on('data', (c: Buffer) => {
       buf += c.toString();

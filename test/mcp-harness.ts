@@ -1,4 +1,5 @@
-import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { spawn, execFile } from 'node:child_process';
+import { firstLine } from './exec-harness.js';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -81,7 +82,7 @@ export async function startRuntime(
   if (opts.runtime) args.push('--runtime', opts.runtime);
   args.push('--', ...(opts.command ?? [process.execPath, '-e', CHILD]));
   const proc = spawn(process.execPath, args, { env: { ...process.env, ...opts.env, AGENTTEAM_HOME: d.home }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const seen = await firstLine(proc);
+  const seen = await firstLine(proc, 15_000);
   const { env, argv, pid } = JSON.parse(seen) as { env: Record<string, string>; argv: string[]; pid: number };
   return {
     env,
@@ -99,27 +100,6 @@ export async function startRuntime(
       if (proc.exitCode === null) proc.kill('SIGKILL');
     },
   };
-}
-
-function firstLine(proc: ChildProcess): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let buf = '';
-    let err = '';
-    const timer = setTimeout(() => reject(new Error(`run did not start: ${err}`)), 15_000);
-    proc.stderr?.on('data', (c: Buffer) => (err += c.toString()));
-    proc.stdout?.on('data', (c: Buffer) => {
-      buf += c.toString();
-      const i = buf.indexOf('\n');
-      if (i >= 0) {
-        clearTimeout(timer);
-        resolve(buf.slice(0, i));
-      }
-    });
-    proc.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`run exited with ${code}: ${err}`));
-    });
-  });
 }
 
 /**
