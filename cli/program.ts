@@ -1,11 +1,14 @@
 import { readFileSync } from 'node:fs';
 import type { Command as CommandType } from 'commander';
+import { exitStatusOfFailure } from './failure.js';
 
 /**
  * Every `agentteam` command is declared here; each one's code lives in
  * cli/commands/<name>.ts and is imported only when that command runs, so
- * `--help` and the other commands never load it. This is also the one place
- * that sets the process exit status.
+ * `--help` and the other commands never load it. The installed binary
+ * (cli/agentteam.ts) runs `exec` itself and loads this module only for the
+ * other commands; between them they are the only code that sets the process
+ * exit status.
  */
 
 /** The contract every cli/commands/<name>.ts module fulfils. */
@@ -125,55 +128,10 @@ async function dispatch(name: CommandName, opts: Record<string, unknown>, args: 
   return mod.main(opts, args);
 }
 
-/*
- * The `agentteam exec` grammar is parsed here rather than by commander:
- * exec is the hot path of every runtime tool call and its grammar is tiny,
- * while loading commander alone costs ~15 ms of CPU, about a sixth of an
- * empty node process (see bench/cli-start.ts).
- */
-const EXEC_FLAGS: Readonly<Record<string, string>> = {
-  '-h': 'help',
-  '--help': 'help',
-  '--input-schema': 'inputSchema',
-  '--output-schema': 'outputSchema',
-  '--error-schema': 'errorSchema',
-};
-
-/** Domain, action and the JSON input. */
-const MAX_OPERANDS = 3;
-
-export type ExecArgv =
-  | { readonly ok: true; readonly opts: Record<string, true>; readonly args: string[] }
-  | { readonly ok: false; readonly message: string };
-
-export function parseExecArgv(tokens: readonly string[]): ExecArgv {
-  const opts: Record<string, true> = {};
-  const args: string[] = [];
-  let operandsOnly = false;
-  for (const token of tokens) {
-    if (!operandsOnly && token === '--') {
-      operandsOnly = true;
-    } else if (!operandsOnly && /^-[-A-Za-z]/.test(token)) {
-      const flag = EXEC_FLAGS[token];
-      if (!flag) return { ok: false, message: `unknown option ${token}` };
-      opts[flag] = true;
-    } else {
-      args.push(token);
-    }
-  }
-  if (args.length > MAX_OPERANDS) {
-    return { ok: false, message: `too many arguments: expected <domain> <action> and one JSON value (quote it) or -` };
-  }
-  return { ok: true, opts, args };
-}
-
+/** exec's own grammar (parsed without commander; see cli/exec/argv.ts). */
 async function dispatchExec(tokens: readonly string[]): Promise<number> {
-  const parsed = parseExecArgv(tokens);
-  if (!parsed.ok) {
-    process.stderr.write(`agentteam exec: ${parsed.message}\nSee \`agentteam exec --help\`.\n`);
-    return USAGE_EXIT;
-  }
-  return dispatch('exec', parsed.opts, parsed.args);
+  const { runExec } = await import('./exec/argv.js');
+  return runExec(tokens);
 }
 
 /** Parses argv, runs one command, sets the exit status. */
@@ -197,15 +155,7 @@ export async function run(argv: readonly string[]): Promise<void> {
       }
     }
   } catch (err) {
-    // An error that carries its exit status (no daemon: 3) is expected; print its message only.
-    const exit = (err as { exitCode?: unknown } | null)?.exitCode;
-    if (err instanceof Error && typeof exit === 'number') {
-      process.stderr.write(`agentteam: ${err.message}\n`);
-      code = exit;
-    } else {
-      process.stderr.write(`agentteam: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-      code = 1;
-    }
+    code = exitStatusOfFailure(err);
   }
   process.exitCode = code;
 }

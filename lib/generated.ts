@@ -7,9 +7,9 @@ import type { HelpIndex } from '../catalog/help.js';
  */
 export const GENERATED_DIR = new URL('../generated/', import.meta.url);
 
-/** An action's input validator (loaded through lib/input-validators.ts). */
+/** An action's input validator, CommonJS (loaded through lib/input-validators.ts). */
 export function validatorFile(domain: string, action: string): URL {
-  return new URL(`validators/${domain}.${action}.js`, GENERATED_DIR);
+  return new URL(`validators/${domain}.${action}.cjs`, GENERATED_DIR);
 }
 
 export function schemaFile(name: string): URL {

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { ErrorDetail } from '../catalog/envelope.js';
 import { NAME_PATTERN, validatorFile } from './generated.js';
@@ -55,8 +56,10 @@ export function toInputCheck(validate: ValidateFunction): InputCheck {
 
 /**
  * Loads the input validator the build generated for one action
- * (dist/generated/validators/<domain>.<action>.js, ajv standalone code, no
- * schema compilation at run time). Resolves to undefined for an action the
+ * (dist/generated/validators/<domain>.<action>.cjs, ajv standalone code, no
+ * schema compilation at run time). It is CommonJS and loaded with require():
+ * in the CLI's CommonJS bundle an import() would start node's ESM loader,
+ * several ms of every call. Resolves to undefined for an action the
  * build did not generate. Shared by the CLI (local validation) and the daemon
  * (server-side validation), so both apply exactly the same schema.
  */
@@ -65,6 +68,6 @@ export async function loadInputValidator(domain: string, action: string): Promis
   const file = validatorFile(domain, action);
   // Checked first so that a broken generated module still fails loudly instead of reading as "unknown action".
   if (!existsSync(fileURLToPath(file))) return undefined;
-  const mod = (await import(file.href)) as { default: ValidateFunction };
-  return toInputCheck(mod.default);
+  const validate = createRequire(import.meta.url)(fileURLToPath(file)) as ValidateFunction;
+  return toInputCheck(validate);
 }

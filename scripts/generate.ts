@@ -1,12 +1,14 @@
 /**
  * Build step after tsc: writes everything derived from the descriptor catalog
- * (see scripts/gen/artifacts.ts) and marks the CLI entry executable.
+ * (see scripts/gen/artifacts.ts), bundles the CLI binary (scripts/gen/bundle.ts)
+ * and marks the CLI entries executable.
  */
 import { chmodSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaultCatalog } from '../catalog/catalog.js';
 import { buildArtifacts, committedArtifacts } from './gen/artifacts.js';
+import { BUNDLE, BUNDLE_META, bundleCli } from './gen/bundle.js';
 
 // dist/scripts/generate.js -> repository root.
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -32,6 +34,9 @@ try {
 }
 renameSync(fresh, target);
 rmSync(old, { recursive: true, force: true });
+const meta = bundleCli(root);
+write(join(root, BUNDLE_META), `${JSON.stringify(meta, null, 2)}\n`);
+chmodSync(join(root, BUNDLE), 0o755);
 chmodSync(join(root, 'dist/cli/bin.js'), 0o755);
 
 function write(file: string, content: string): void {

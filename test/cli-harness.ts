@@ -2,8 +2,10 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-/** The built CLI and the repository root, seen from dist/test. */
-export const BIN = fileURLToPath(new URL('../cli/bin.js', import.meta.url));
+/** The built CLI (the package's binary, the CommonJS bundle) and the repository root, seen from dist/test. */
+export const BIN = fileURLToPath(new URL('../cli/agentteam.cjs', import.meta.url));
+/** The ESM entry kept for older callers; it loads the same bundle. */
+export const ESM_BIN = fileURLToPath(new URL('../cli/bin.js', import.meta.url));
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export interface CliResult {
@@ -20,9 +22,9 @@ export function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
 }
 
 /** Runs the built CLI to completion, feeding `stdin` when given. */
-export function runCli(args: readonly string[], opts: { env?: NodeJS.ProcessEnv; stdin?: string } = {}): Promise<CliResult> {
+export function runCli(args: readonly string[], opts: { env?: NodeJS.ProcessEnv; stdin?: string; bin?: string } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(process.execPath, [opts.bin ?? BIN, ...args], {
       env: opts.env ?? cleanEnv(),
       stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });

@@ -4,7 +4,7 @@ import { defaultCatalog } from '../catalog/catalog.js';
 import { errorEnvelopeSchema } from '../catalog/envelope.js';
 import { exampleLine, helpIndexOf, INLINE_EXAMPLES, renderActionHelp, renderDomainHelp, renderExecIndex } from '../catalog/help.js';
 import { standaloneSchema } from '../catalog/schemas.js';
-import { packageVersion, pool, runCli } from './cli-harness.js';
+import { ESM_BIN, packageVersion, pool, runCli } from './cli-harness.js';
 
 const catalog = defaultCatalog();
 const index = helpIndexOf(catalog);
@@ -14,6 +14,20 @@ test('agentteam --version prints the package version', async () => {
   const r = await runCli(['--version']);
   assert.equal(r.code, 0);
   assert.equal(r.stdout.trim(), packageVersion());
+});
+
+test('the ESM entry dist/cli/bin.js runs the same binary: exec help, a local validation failure and a commander command', async () => {
+  const [help, bad, version] = await Promise.all([
+    runCli(['exec', 'task', 'create', '--help'], { bin: ESM_BIN }),
+    runCli(['exec', 'task', 'create', '{"title":""}'], { bin: ESM_BIN }),
+    runCli(['--version'], { bin: ESM_BIN }),
+  ]);
+  assert.equal(help.code, 0);
+  assert.equal(help.stdout, (await runCli(['exec', 'task', 'create', '--help'])).stdout);
+  assert.equal(bad.code, 2);
+  assert.equal((JSON.parse(bad.stdout) as { error: { code: string } }).error.code, 'validation_failed');
+  assert.equal(version.code, 0);
+  assert.equal(version.stdout.trim(), packageVersion());
 });
 
 test('agentteam --help lists every command', async () => {

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as commander from 'commander';
-import { buildProgram, parseExecArgv, type CommandName } from '../cli/program.js';
+import { parseExecArgv } from '../cli/exec/argv.js';
+import { buildProgram, type CommandName } from '../cli/program.js';
 
 /** Parses argv with the real declarations and returns what the command module would receive. */
 async function parse(argv: string[]): Promise<{ name: CommandName; opts: Record<string, unknown>; args: string[] }> {

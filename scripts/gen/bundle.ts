@@ -1,0 +1,36 @@
+import { buildSync, type Metafile } from 'esbuild';
+
+/** The installed binary (package.json "bin"), relative to the repository root. */
+export const BUNDLE = 'dist/cli/agentteam.cjs';
+/** esbuild's record of what went into the bundle, read by test/cli-imports.test.ts. */
+export const BUNDLE_META = 'dist/cli/agentteam.meta.json';
+
+/**
+ * Bundles cli/agentteam.ts and everything it reaches statically or through a
+ * literal import() into one CommonJS file. Only the exec path is reachable
+ * that way; cli/program.ts (commander, the other commands) and the generated
+ * files are loaded at run time by computed paths, which esbuild leaves alone.
+ * import.meta.url, which CommonJS lacks, becomes the bundle's own file URL,
+ * so paths such as `new URL('../generated/', import.meta.url)` resolve from
+ * dist/cli exactly as they do from the compiled ESM modules.
+ */
+export function bundleCli(root: string): Metafile {
+  const result = buildSync({
+    absWorkingDir: root,
+    entryPoints: ['cli/agentteam.ts'],
+    outfile: BUNDLE,
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    // Packages are never inlined: the exec path must not need one (the import test checks the bundle's requires).
+    packages: 'external',
+    define: { 'import.meta.url': '__agentteamFileUrl' },
+    banner: { js: '"use strict";\nconst __agentteamFileUrl = require("node:url").pathToFileURL(__filename).href;' },
+    metafile: true,
+    logLevel: 'warning',
+    legalComments: 'none',
+  });
+  if (result.errors.length > 0) throw new Error(`bundling the CLI failed: ${result.errors.map((e) => e.text).join('; ')}`);
+  return result.metafile;
+}
