@@ -11,12 +11,11 @@
 import { runExec } from './exec/argv.js';
 import { exitStatusOfFailure } from './failure.js';
 
-// Not a literal, so the bundler leaves this import to node at run time.
-const PROGRAM = new URL('./program.js', import.meta.url).href;
-
 async function main(argv: readonly string[]): Promise<void> {
   if (argv[2] !== 'exec') {
-    const { run } = (await import(PROGRAM)) as typeof import('./program.js');
+    // Not a literal, so the bundler leaves this import to node at run time.
+    const program = new URL('./program.js', import.meta.url).href;
+    const { run } = (await import(program)) as typeof import('./program.js');
     return run(argv);
   }
   let code: number;

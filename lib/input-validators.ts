@@ -1,6 +1,4 @@
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import type { ErrorDetail } from '../catalog/envelope.js';
 import { NAME_PATTERN, validatorFile } from './generated.js';
 
@@ -55,6 +53,17 @@ export function toInputCheck(validate: ValidateFunction): InputCheck {
 }
 
 /**
+ * In the CLI's CommonJS bundle, its own require. Only compiled ESM (the
+ * daemon, the tests) creates one: loading node:module also starts the ESM
+ * loader's modules, about a millisecond of every CLI call.
+ */
+async function requireFunction(): Promise<NodeJS.Require> {
+  if (typeof require === 'function') return require;
+  const { createRequire } = await import('node:module');
+  return createRequire(import.meta.url);
+}
+
+/**
  * Loads the input validator the build generated for one action
  * (dist/generated/validators/<domain>.<action>.cjs, ajv standalone code, no
  * schema compilation at run time). It is CommonJS and loaded with require():
@@ -67,7 +76,7 @@ export async function loadInputValidator(domain: string, action: string): Promis
   if (!NAME_PATTERN.test(domain) || !NAME_PATTERN.test(action)) return undefined;
   const file = validatorFile(domain, action);
   // Checked first so that a broken generated module still fails loudly instead of reading as "unknown action".
-  if (!existsSync(fileURLToPath(file))) return undefined;
-  const validate = createRequire(import.meta.url)(fileURLToPath(file)) as ValidateFunction;
+  if (!existsSync(file)) return undefined;
+  const validate = (await requireFunction())(file) as ValidateFunction;
   return toInputCheck(validate);
 }

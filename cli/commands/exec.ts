@@ -37,7 +37,7 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
   return check ? call(domain, action, input, check) : unknownName(domain, action);
 }
 
-function readIfExists(file: URL): string | undefined {
+function readIfExists(file: string): string | undefined {
   try {
     return readFileSync(file, 'utf8');
   } catch (err) {

@@ -35,7 +35,11 @@ export function postJson(url: string, token: string, body: string, timeoutMs = A
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('error', (error: NodeJS.ErrnoException) => resolve({ ok: false, error }));
-      res.on('end', () => resolve({ ok: true, status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () => {
+        resolve({ ok: true, status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') });
+        // The answer is complete: close now rather than wait for the daemon to close its end (the process exits on close).
+        res.socket?.destroy();
+      });
       res.on('close', () => {
         if (res.complete) return;
         const error: NodeJS.ErrnoException = new Error('the connection closed before the response was complete');

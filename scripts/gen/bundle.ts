@@ -10,9 +10,10 @@ export const BUNDLE_META = 'dist/cli/agentteam.meta.json';
  * literal import() into one CommonJS file. Only the exec path is reachable
  * that way; cli/program.ts (commander, the other commands) and the generated
  * files are loaded at run time by computed paths, which esbuild leaves alone.
- * import.meta.url, which CommonJS lacks, becomes the bundle's own file URL,
- * so paths such as `new URL('../generated/', import.meta.url)` resolve from
- * dist/cli exactly as they do from the compiled ESM modules.
+ * import.meta.dirname and import.meta.url, which CommonJS lacks, become the
+ * bundle's own directory and file URL, so paths such as
+ * `join(import.meta.dirname, '..', 'generated')` resolve from dist/cli exactly
+ * as they do from the compiled ESM modules.
  */
 export function bundleCli(root: string): Metafile {
   const result = buildSync({
@@ -25,8 +26,9 @@ export function bundleCli(root: string): Metafile {
     target: 'node20',
     // Packages are never inlined: the exec path must not need one (the import test checks the bundle's requires).
     packages: 'external',
-    define: { 'import.meta.url': '__agentteamFileUrl' },
-    banner: { js: '"use strict";\nconst __agentteamFileUrl = require("node:url").pathToFileURL(__filename).href;' },
+    define: { 'import.meta.dirname': '__dirname', 'import.meta.url': '__agentteamModule.url' },
+    // A getter: the URL is built only by code that asks for it, never on the exec path.
+    banner: { js: '"use strict";\nconst __agentteamModule = { get url() { return require("node:url").pathToFileURL(__filename).href; } };' },
     metafile: true,
     logLevel: 'warning',
     legalComments: 'none',
