@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import type { Command as CommandType } from 'commander';
 import { exitStatusOfFailure } from './failure.js';
+import { packageVersion } from './version.js';
 
 /**
  * Every `agentteam` command is declared here; each one's code lives in
@@ -41,11 +41,6 @@ async function loadCommander(): Promise<Commander> {
   return createRequire(import.meta.url)('commander') as Commander;
 }
 
-function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
-}
-
 export function buildProgram(commander: Commander, onCommand: (name: CommandName, cmd: CommandType) => Promise<void>): CommandType {
   const { Command, InvalidArgumentError, Option } = commander;
   const positiveInt = (value: string): number => {
@@ -54,7 +49,7 @@ export function buildProgram(commander: Commander, onCommand: (name: CommandName
   };
   const program = new Command('agentteam')
     .description('Local daemon and CLI through which agent runtimes call back into their team.')
-    .version(version(), '-V, --version')
+    .version(packageVersion(), '-V, --version')
     .enablePositionalOptions()
     .exitOverride()
     .showSuggestionAfterError();

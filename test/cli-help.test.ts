@@ -10,10 +10,13 @@ const catalog = defaultCatalog();
 const index = helpIndexOf(catalog);
 const entries = [...catalog.entries.values()];
 
-test('agentteam --version prints the package version', async () => {
-  const r = await runCli(['--version']);
-  assert.equal(r.code, 0);
-  assert.equal(r.stdout.trim(), packageVersion());
+test('agentteam --version and -V print the package version', async () => {
+  for (const flag of ['--version', '-V']) {
+    const r = await runCli([flag]);
+    assert.equal(r.code, 0);
+    assert.equal(r.stdout, `${packageVersion()}\n`);
+    assert.equal(r.stderr, '');
+  }
 });
 
 test('the ESM entry dist/cli/bin.js runs the same binary: exec help, a local validation failure and a commander command', async () => {
