@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Clock } from '../../lib/clock.js';
 import { ExecError } from '../errors.js';
+import { readWatch, type WatchedRead } from './read-watch.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 export const READ_DEADLINE_MS = 5_000;
@@ -77,7 +78,9 @@ function tooLarge(limit: number): ExecError {
 /**
  * The same contract as `readBody`, reading the Node request directly: on
  * @hono/node-server this avoids building a web Request and a web stream for
- * every call, which is most of the per-request cost of a small body.
+ * every call, which is most of the per-request cost of a small body. The
+ * deadline and revocation are watched by the shared `ReadWatch` (one timer,
+ * one listener per authorization) rather than per request.
  */
 export function readNodeBody(incoming: IncomingMessage, opts: ReadBodyOptions): Promise<Uint8Array> {
   const limit = opts.limit ?? BODY_LIMIT_BYTES;
@@ -86,8 +89,7 @@ export function readNodeBody(incoming: IncomingMessage, opts: ReadBodyOptions): 
   if (declared !== undefined && Number(declared) > limit) return Promise.reject(tooLarge(limit));
   if (opts.signal.aborted) return Promise.reject(new RevokedError());
   if (incoming.readableEnded) return Promise.resolve(new Uint8Array(0));
-  // Small bodies usually arrive with the headers: when the parser already has
-  // the whole message, take it without timers or listeners.
+  // When the parser already has the whole message, take it without listeners.
   if (incoming.complete && !incoming.readableDidRead) {
     const chunks: Buffer[] = [];
     let total = 0;
@@ -98,12 +100,15 @@ export function readNodeBody(incoming: IncomingMessage, opts: ReadBodyOptions): 
     }
     return Promise.resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total));
   }
+  const watch = readWatch(opts.clock);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let total = 0;
+    let done = false;
     const finish = (err: Error | null) => {
-      opts.clock.clearTimeout(timer);
-      opts.signal.removeEventListener('abort', onAbort);
+      if (done) return;
+      done = true;
+      watch.remove(watched);
       incoming.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
       if (err) {
         // Stop buffering what the client still sends; the response closes the connection.
@@ -119,9 +124,12 @@ export function readNodeBody(incoming: IncomingMessage, opts: ReadBodyOptions): 
     const onEnd = () => finish(null);
     const onError = (err: Error) => finish(err);
     const onClose = () => finish(new Error('the client closed the connection before the body ended'));
-    const onAbort = () => finish(new RevokedError());
-    const timer = opts.clock.setTimeout(() => finish(new ExecError('read_timeout', `the body did not arrive within ${deadlineMs / 1000} s`)), deadlineMs);
-    opts.signal.addEventListener('abort', onAbort, { once: true });
+    const watched: WatchedRead = {
+      deadlineAt: opts.clock.now() + deadlineMs,
+      signal: opts.signal,
+      stop: (why) => finish(why === 'revoked' ? new RevokedError() : new ExecError('read_timeout', `the body did not arrive within ${deadlineMs / 1000} s`)),
+    };
     incoming.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+    watch.add(watched);
   });
 }
