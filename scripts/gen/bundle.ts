@@ -1,3 +1,5 @@
+import { renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { buildSync, type Metafile } from 'esbuild';
 
 /** The installed binary (package.json "bin"), relative to the repository root. */
@@ -7,7 +9,7 @@ export const BUNDLE_META = 'dist/cli/agentteam.meta.json';
 
 /**
  * Bundles cli/agentteam.ts and everything it reaches statically or through a
- * literal import() into one CommonJS file. Only the exec path is reachable
+ * literal import() into one CommonJS file, replaced atomically. Only the exec path is reachable
  * that way; cli/program.ts (commander, the other commands) and the generated
  * files are loaded at run time by computed paths, which esbuild leaves alone.
  * import.meta.dirname and import.meta.url, which CommonJS lacks, become the
@@ -32,7 +34,15 @@ export function bundleCli(root: string): Metafile {
     metafile: true,
     logLevel: 'warning',
     legalComments: 'none',
+    write: false,
   });
   if (result.errors.length > 0) throw new Error(`bundling the CLI failed: ${result.errors.map((e) => e.text).join('; ')}`);
+  const [output] = result.outputFiles;
+  if (!output || result.outputFiles.length !== 1) throw new Error('bundling the CLI produced no single output file');
+  // Written beside and renamed into place: a CLI started meanwhile (tests, a runtime) never reads half a file.
+  const target = join(root, BUNDLE);
+  const fresh = `${target}.new-${process.pid}`;
+  writeFileSync(fresh, output.contents, { mode: 0o755 });
+  renameSync(fresh, target);
   return result.metafile;
 }
