@@ -20,7 +20,8 @@ export interface WatchedRead {
  */
 export class ReadWatch {
   private readonly pending = new Set<WatchedRead>();
-  private readonly bySignal = new WeakMap<AbortSignal, Set<WatchedRead>>();
+  /** Signals that already carry this watch's abort listener. */
+  private readonly listening = new WeakSet<AbortSignal>();
   private timer: ClockTimer | undefined;
   private armedFor = Infinity;
 
@@ -29,21 +30,18 @@ export class ReadWatch {
   add(read: WatchedRead): void {
     if (read.signal.aborted) return read.stop('revoked');
     this.pending.add(read);
-    let reads = this.bySignal.get(read.signal);
-    if (!reads) {
-      const set = new Set<WatchedRead>();
-      reads = set;
-      this.bySignal.set(read.signal, set);
-      read.signal.addEventListener('abort', () => this.stopAll(set, 'revoked'), { once: true });
+    const signal = read.signal;
+    if (!this.listening.has(signal)) {
+      this.listening.add(signal);
+      // Revocation is rare: scanning the reads in progress then is cheaper than indexing them per signal on every read.
+      signal.addEventListener('abort', () => this.stopAll([...this.pending].filter((r) => r.signal === signal), 'revoked'), { once: true });
     }
-    reads.add(read);
     if (read.deadlineAt < this.armedFor) this.arm(read.deadlineAt);
   }
 
   /** The read ended (any way); forget it. The timer stays armed: firing on an empty watch is cheap. */
   remove(read: WatchedRead): void {
     this.pending.delete(read);
-    this.bySignal.get(read.signal)?.delete(read);
   }
 
   /** Reads in progress (tests and diagnostics). */
@@ -51,8 +49,8 @@ export class ReadWatch {
     return this.pending.size;
   }
 
-  private stopAll(reads: Iterable<WatchedRead>, why: 'deadline' | 'revoked'): void {
-    for (const r of [...reads]) {
+  private stopAll(reads: readonly WatchedRead[], why: 'deadline' | 'revoked'): void {
+    for (const r of reads) {
       this.remove(r);
       r.stop(why);
     }
