@@ -14,6 +14,8 @@ const BAD: [string, Uint8Array][] = [
   ['duplicate key', enc('{"title":"x","title":"y"}')],
   ['duplicate key via escape', enc('{"title":"x","\\u0074itle":"y"}')],
   ['nested duplicate key', enc('{"a":[{"b":1,"b":2}]}')],
+  ['duplicate key among many', enc(`{${Array.from({ length: 40 }, (_, i) => `"k${i}":${i}`).join(',')},"k3":0}`)],
+  ['duplicate escaped key among many', enc(`{${Array.from({ length: 40 }, (_, i) => `"k${i}":${i}`).join(',')},"\\u006b39":0}`)],
   ['too deep', enc('['.repeat(MAX_JSON_DEPTH + 1) + ']'.repeat(MAX_JSON_DEPTH + 1))],
   ['very deep', enc('['.repeat(100_000))],
   ['invalid UTF-8', Uint8Array.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d])],
@@ -37,4 +39,6 @@ test('accepts one value with surrounding whitespace, same key in sibling objects
   const depth = MAX_JSON_DEPTH;
   assert.ok(decodeStrictJson(enc('['.repeat(depth) + ']'.repeat(depth))));
   assert.deepEqual(decodeStrictJson(enc('{"t":"é✓😀"}')), { t: 'é✓😀' });
+  const many = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${i}`, i]));
+  assert.deepEqual(decodeStrictJson(enc(JSON.stringify(many))), many);
 });

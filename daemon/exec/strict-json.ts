@@ -32,8 +32,25 @@ export function decodeStrictJson(bytes: Uint8Array): unknown {
 }
 
 interface ObjectFrame {
-  keys: Set<string>;
+  /** Keys seen so far: a short array (objects are small), a Set once it grows. */
+  keys: string[] | Set<string>;
   expectKey: boolean;
+}
+
+const SMALL_OBJECT = 16;
+
+/** Records `key` in the frame; false when the object already has it. */
+function addKey(frame: ObjectFrame, key: string): boolean {
+  const keys = frame.keys;
+  if (Array.isArray(keys)) {
+    if (keys.includes(key)) return false;
+    keys.push(key);
+    if (keys.length > SMALL_OBJECT) frame.keys = new Set(keys);
+    return true;
+  }
+  if (keys.has(key)) return false;
+  keys.add(key);
+  return true;
 }
 
 /**
@@ -47,28 +64,33 @@ function scanStructure(text: string): void {
     const c = text.charCodeAt(i);
     if (c === 0x22 /* " */) {
       let j = i + 1;
+      let escaped = false;
       while (j < n) {
         const d = text.charCodeAt(j);
-        if (d === 0x5c /* \ */) j += 2;
-        else if (d === 0x22) break;
+        if (d === 0x5c /* \ */) {
+          escaped = true;
+          j += 2;
+        } else if (d === 0x22) break;
         else j++;
       }
       const top = stack[stack.length - 1];
       if (top && top.expectKey) {
         let key: string;
-        try {
-          key = JSON.parse(text.slice(i, j + 1)) as string;
-        } catch {
-          throw bad('the body has a malformed object key');
+        if (!escaped) key = text.slice(i + 1, j); // no escapes: the raw text is the key (JSON.parse still checks it later)
+        else {
+          try {
+            key = JSON.parse(text.slice(i, j + 1)) as string;
+          } catch {
+            throw bad('the body has a malformed object key');
+          }
         }
-        if (top.keys.has(key)) throw bad(`the body repeats the object key ${JSON.stringify(key.slice(0, 64))}`);
-        top.keys.add(key);
+        if (!addKey(top, key)) throw bad(`the body repeats the object key ${JSON.stringify(key.slice(0, 64))}`);
         top.expectKey = false;
       }
       i = j;
     } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
       if (stack.length >= MAX_JSON_DEPTH) throw bad(`the body nests deeper than ${MAX_JSON_DEPTH} levels`);
-      stack.push(c === 0x7b ? { keys: new Set(), expectKey: true } : null);
+      stack.push(c === 0x7b ? { keys: [], expectKey: true } : null);
     } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
       stack.pop();
     } else if (c === 0x2c /* , */) {
