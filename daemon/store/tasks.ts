@@ -4,7 +4,8 @@ import { ExecError } from '../errors.js';
 import { pageLimit, pageOf } from '../exec/cursor.js';
 import type { StoreContext } from './context.js';
 import { newId } from './ids.js';
-import { taskOf, type TaskRow } from './rows.js';
+import { TASK_COLUMNS, taskOf, taskOfTuple, taskRowOf, type Task, type TaskRow, type TaskTuple } from './rows.js';
+import { ReadCache } from './read-cache.js';
 import type { Caller } from './server-api.js';
 
 const LIST_KEY = ['number', 'string'] as const;
@@ -15,13 +16,17 @@ export class TaskStore {
   private readonly insert;
   private readonly projectExists;
   private readonly lists = new Map<string, ReturnType<StoreContext['db']['prepare']>>();
+  /** Tasks as last read by `get`; emptied by SQLite's own change counters on any write. */
+  private readonly recent;
 
   constructor(private readonly s: StoreContext) {
-    this.byId = s.db.prepare<[string, string], TaskRow>('SELECT * FROM tasks WHERE id = ? AND server_id = ?');
+    // Named columns, rows as arrays: better-sqlite3 builds no keyed object per row (~3 µs less per read).
+    this.byId = s.db.prepare<[string, string], TaskTuple>(`SELECT ${TASK_COLUMNS} FROM tasks WHERE id = ? AND server_id = ?`).raw(true);
     this.insert = s.db.prepare(
       `INSERT INTO tasks (id, server_id, title, description, status, assignee, project_id, revision, created_at, updated_at)
        VALUES (@id, @server_id, @title, @description, @status, @assignee, @project_id, 1, @now, @now)`,
     );
+    this.recent = new ReadCache<{ serverId: string; task: Task }>(s.db);
     this.projectExists = s.db.prepare<[string, string], { one: number }>('SELECT 1 AS one FROM projects WHERE id = ? AND server_id = ?');
   }
 
@@ -33,12 +38,16 @@ export class TaskStore {
         id, server_id: c.serverId, title: input.title, description: input.description ?? '',
         status: input.status ?? 'todo', assignee: input.assignee ?? null, project_id: input.projectId ?? null, now: this.s.now(),
       });
-      return { task: taskOf(this.byId.get(id, c.serverId)!) };
+      return { task: taskOfTuple(this.byId.get(id, c.serverId)!) };
     });
   }
 
   get(c: Caller, input: InputOf<typeof taskGet>): OutputOf<typeof taskGet> {
-    return { task: taskOf(this.require(c, input.id)) };
+    const hit = this.recent.get(input.id);
+    if (hit && hit.serverId === c.serverId) return { task: hit.task };
+    const task = taskOfTuple(this.requireTuple(c, input.id));
+    this.recent.set(input.id, { serverId: c.serverId, task: Object.freeze(task) });
+    return { task };
   }
 
   list(c: Caller, input: InputOf<typeof taskList>): OutputOf<typeof taskList> {
@@ -86,12 +95,16 @@ export class TaskStore {
       this.statement(
         `UPDATE tasks SET ${sets.join(', ')}, revision = revision + 1, updated_at = @now WHERE id = @id AND server_id = @server`,
       ).run({ ...changes, now: this.s.now(), id: input.id, server: c.serverId });
-      return { task: taskOf(this.byId.get(input.id, c.serverId)!) };
+      return { task: taskOfTuple(this.byId.get(input.id, c.serverId)!) };
     });
   }
 
   /** Used by reviews: a review thread exists only for a task of the same server. */
   require(c: Caller, id: string): TaskRow {
+    return taskRowOf(this.requireTuple(c, id));
+  }
+
+  private requireTuple(c: Caller, id: string): TaskTuple {
     const row = this.byId.get(id, c.serverId);
     if (!row) throw new ExecError('not_found', `task ${id} not found`, { hint: 'List tasks with task list to find the id.' });
     return row;

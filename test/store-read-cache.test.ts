@@ -1,0 +1,82 @@
+import { test } from 'node:test';
+import { strict as assert } from 'node:assert';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDb } from '../daemon/store/db.js';
+import { EmbeddedServer } from '../daemon/store/embedded.js';
+import { ReadCache } from '../daemon/store/read-cache.js';
+
+function tempStore(t: { after(fn: () => void): void }) {
+  const dir = mkdtempSync(join(tmpdir(), 'agentteam-cache-'));
+  const path = join(dir, 'store.db');
+  const db = openDb(path);
+  let clock = Date.parse('2026-01-01T00:00:00Z');
+  const server = new EmbeddedServer(db, () => (clock += 1));
+  const other = openDb(path); // another connection: a second process writing the same file
+  t.after(() => {
+    other.close();
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return { db, other, server };
+}
+
+test('task get never serves a stale task: own writes, writes by another connection, writes to other tables', async (t) => {
+  const { db, other, server } = tempStore(t);
+  const api = server.forCaller({ serverId: 's1', agentId: 'a1' });
+  const { task } = await api.createTask({ title: 'x' });
+  assert.deepEqual((await api.getTask({ id: task.id })).task, task);
+  assert.deepEqual((await api.getTask({ id: task.id })).task, task, 'a repeated read is the same task');
+
+  const upd = await api.updateTask({ id: task.id, title: 'y' });
+  assert.equal((await api.getTask({ id: task.id })).task.title, 'y');
+  assert.equal((await api.getTask({ id: task.id })).task.revision, upd.task.revision);
+
+  other.prepare("UPDATE tasks SET title = 'from elsewhere', revision = revision + 1 WHERE id = ?").run(task.id);
+  const seen = (await api.getTask({ id: task.id })).task;
+  assert.equal(seen.title, 'from elsewhere');
+  assert.equal(seen.revision, upd.task.revision + 1);
+
+  // A write this connection makes outside the task store (any table) is seen too.
+  db.prepare("UPDATE tasks SET status = 'done' WHERE id = ?").run(task.id);
+  assert.equal((await api.getTask({ id: task.id })).task.status, 'done');
+
+  // Another server never gets a cached task of this one.
+  await assert.rejects(server.forCaller({ serverId: 's2', agentId: 'a1' }).getTask({ id: task.id }), /not found/);
+});
+
+test('a read inside a transaction that rolls back is not cached; cached values are frozen', async (t) => {
+  const { db, server } = tempStore(t);
+  const api = server.forCaller({ serverId: 's1', agentId: 'a1' });
+  const { task } = await api.createTask({ title: 'x' });
+  let uncommitted: Promise<{ task: { title: string } }> | undefined;
+  assert.throws(() => db.transaction(() => {
+    db.prepare("UPDATE tasks SET title = 'uncommitted' WHERE id = ?").run(task.id);
+    uncommitted = api.getTask({ id: task.id }); // the store reads synchronously, inside the transaction
+    throw new Error('roll back');
+  })(), /roll back/);
+  assert.equal((await uncommitted!).task.title, 'uncommitted');
+  const after = (await api.getTask({ id: task.id })).task;
+  assert.equal(after.title, 'x');
+  assert.throws(() => {
+    (after as { title: string }).title = 'changed';
+  }, TypeError);
+});
+
+test('ReadCache: bounded, empties on any change, set without a preceding get is ignored', (t) => {
+  const { db } = tempStore(t);
+  const cache = new ReadCache<{ v: number }>(db, 2);
+  assert.equal(cache.get('a'), undefined);
+  cache.set('a', { v: 1 });
+  assert.equal(cache.get('a')?.v, 1);
+  cache.set('b', { v: 2 }); // ignored: the previous get was a hit, not a miss for 'b'
+  assert.equal(cache.get('b'), undefined);
+  cache.set('b', { v: 2 });
+  assert.equal(cache.get('c'), undefined);
+  cache.set('c', { v: 3 }); // full: starts over
+  assert.equal(cache.get('a'), undefined);
+  assert.equal(cache.get('c')?.v, 3);
+  db.prepare("INSERT INTO meta (key, value) VALUES ('probe', 'x')").run();
+  assert.equal(cache.get('c'), undefined, 'a write to any table empties it');
+});
