@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { PatternRouter } from 'hono/router/pattern-router';
 import type { RuntimeEnv } from './http/principal.js';
 import { ExecError, errorBody } from './errors.js';
 import type { AuthorizationStore } from './auth/store.js';
@@ -25,7 +26,10 @@ export interface AppContext extends OperatorContext {
  * admission for the Exec and MCP families. Errors become envelopes in one place.
  */
 export function buildApp(ctx: AppContext): Hono<RuntimeEnv> {
-  const app = new Hono<RuntimeEnv>();
+  // RegExpRouter cannot hold GET .../catalog beside GET .../:domain/:action, so the
+  // default SmartRouter falls back to TrieRouter (~2.6 us a match on this table);
+  // PatternRouter gives the same matches in ~1.2 us.
+  const app = new Hono<RuntimeEnv>({ router: new PatternRouter() });
   app.onError((err, c) => {
     if (!(err instanceof ExecError)) ctx.diag('internal_error', { path: c.req.path, error: String((err as Error)?.message ?? err) });
     const body = errorBody(err);
