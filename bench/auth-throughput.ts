@@ -14,7 +14,7 @@ import type { BenchResult } from './result.js';
 export const name = 'auth-throughput';
 
 const BIN = fileURLToPath(new URL('../cli/bin.js', import.meta.url));
-const LOAD = fileURLToPath(new URL('./auth-load.js', import.meta.url));
+const LOAD = fileURLToPath(new URL('./load.js', import.meta.url));
 const BARE = fileURLToPath(new URL('./auth-bare-server.js', import.meta.url));
 const MEMORY = fileURLToPath(new URL('./auth-memory.js', import.meta.url));
 const CONNECTIONS = 50;

@@ -14,7 +14,7 @@ import { median, type BenchResult } from './result.js';
  */
 export const name = 'exec-throughput';
 
-const LOAD = fileURLToPath(new URL('./mcp-load.js', import.meta.url));
+const LOAD = fileURLToPath(new URL('./load.js', import.meta.url));
 const BARE = fileURLToPath(new URL('./exec-bare-server.js', import.meta.url));
 const CONNECTIONS = 50;
 const DURATION = Number(process.env.BENCH_DURATION ?? 8);

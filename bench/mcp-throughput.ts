@@ -28,7 +28,7 @@ export interface McpThroughputReport {
   ratio: number;
 }
 
-const LOAD = fileURLToPath(new URL('./mcp-load.js', import.meta.url));
+const LOAD = fileURLToPath(new URL('./load.js', import.meta.url));
 const BASELINE = fileURLToPath(new URL('./mcp-sdk-baseline.js', import.meta.url));
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
 const CALL = JSON.stringify({

@@ -1,15 +1,15 @@
 import { createRequire } from 'node:module';
 
 /**
- * Load generator process for the MCP benchmark (kept out of the servers'
+ * Load generator process for the HTTP benchmarks (kept out of the servers'
  * processes): autocannon with one token per connection, round robin, so
- * several runtime authorizations share the load. Input: one JSON argument;
- * output: one JSON line.
+ * several runtime authorizations share the load. A config with a body POSTs
+ * it; one without GETs. Input: one JSON argument; output: one JSON line.
  */
 interface LoadConfig {
   url: string;
-  body: string;
-  headers: Record<string, string>;
+  body?: string;
+  headers?: Record<string, string>;
   tokens: string[];
   connections: number;
   durationSec: number;
@@ -28,9 +28,9 @@ const cfg = JSON.parse(process.argv[2] ?? '{}') as LoadConfig;
 let next = 0;
 const result = await autocannon({
   url: cfg.url,
-  method: 'POST',
+  method: cfg.body === undefined ? 'GET' : 'POST',
   body: cfg.body,
-  headers: cfg.headers,
+  headers: cfg.headers ?? {},
   connections: cfg.connections,
   duration: cfg.durationSec,
   setupClient: (client: { setHeaders(h: Record<string, string>): void }) => {
