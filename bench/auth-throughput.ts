@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BenchResult } from './result.js';
+import { meanLoad, runLoad, type LoadResult } from './procs.js';
 
 /**
  * Runtime-auth cost: authenticated `GET {base}/catalog` at 50 connections
@@ -14,18 +15,10 @@ import type { BenchResult } from './result.js';
 export const name = 'auth-throughput';
 
 const BIN = fileURLToPath(new URL('../cli/bin.js', import.meta.url));
-const LOAD = fileURLToPath(new URL('./load.js', import.meta.url));
 const BARE = fileURLToPath(new URL('./auth-bare-server.js', import.meta.url));
 const MEMORY = fileURLToPath(new URL('./auth-memory.js', import.meta.url));
 const CONNECTIONS = 50;
 const DURATION = Number(process.env.BENCH_DURATION ?? 8);
-
-interface LoadResult {
-  reqPerSec: number;
-  p99Ms: number;
-  non2xx: number;
-  errors: number;
-}
 
 function firstLine(proc: ChildProcess, what: string): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -48,13 +41,8 @@ async function runToEnd(args: string[], what: string, env: NodeJS.ProcessEnv = p
   return out;
 }
 
-async function load(url: string, tokens: string[], durationSec: number): Promise<LoadResult> {
-  return JSON.parse(await runToEnd([LOAD, JSON.stringify({ url, tokens, connections: CONNECTIONS, durationSec })], 'load')) as LoadResult;
-}
-
-function mean(runs: LoadResult[]): LoadResult {
-  const avg = (f: (r: LoadResult) => number) => runs.reduce((a, r) => a + f(r), 0) / runs.length;
-  return { reqPerSec: avg((r) => r.reqPerSec), p99Ms: avg((r) => r.p99Ms), non2xx: avg((r) => r.non2xx), errors: avg((r) => r.errors) };
+function load(url: string, tokens: string[], durationSec: number): Promise<LoadResult> {
+  return runLoad({ url, tokens, connections: CONNECTIONS, durationSec });
 }
 
 const HOLD = `console.log(JSON.stringify({tokenFile:process.env.AGENTTEAM_EXEC_TOKEN_FILE,base:process.env.AGENTTEAM_EXEC_BASE_URL}));setInterval(()=>{},1e6);`;
@@ -89,8 +77,8 @@ export async function run(): Promise<BenchResult[]> {
       authRuns.push(await load(url, loadTokens, DURATION / 2));
       bareRuns.push(await load(bareUrl, [], DURATION / 2));
     }
-    const auth = mean(authRuns);
-    const base = mean(bareRuns);
+    const auth = meanLoad(authRuns);
+    const base = meanLoad(bareRuns);
     if (auth.non2xx + auth.errors > 0) throw new Error(`authenticated load saw ${auth.non2xx} non-2xx and ${auth.errors} errors`);
     const mem = JSON.parse(await runToEnd(['--expose-gc', MEMORY], 'memory')) as { leases: number; bytesPerAuthorization: number };
     const ratio = auth.reqPerSec / Math.max(1, base.reqPerSec);

@@ -1,8 +1,11 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { call, closeHttp, startDaemon, startRuntime } from '../test/exec-harness.js';
 import { caVariants } from './ca-env.js';
 import { median, type BenchResult } from './result.js';
+import { meanLoad, runLoad, startLineServer, type LoadResult } from './procs.js';
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
 
 /**
  * Exec request path cost, two ways, each against a baseline in the same run:
@@ -14,45 +17,10 @@ import { median, type BenchResult } from './result.js';
  */
 export const name = 'exec-throughput';
 
-const LOAD = fileURLToPath(new URL('./load.js', import.meta.url));
 const BARE = fileURLToPath(new URL('./exec-bare-server.js', import.meta.url));
 const CONNECTIONS = 50;
 const DURATION = Number(process.env.BENCH_DURATION ?? 8);
 const RUNS = Number(process.env.BENCH_RUNS ?? 31);
-
-interface LoadResult {
-  reqPerSec: number;
-  p99Ms: number;
-  non2xx: number;
-  errors: number;
-}
-
-function load(url: string, body: string, tokens: string[], durationSec: number): Promise<LoadResult> {
-  const cfg = { url, body, headers: { 'content-type': 'application/json' }, tokens, connections: CONNECTIONS, durationSec };
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [LOAD, JSON.stringify(cfg)], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    p.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    p.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as LoadResult) : reject(new Error(`load exited ${code}`))));
-  });
-}
-
-function mean(runs: LoadResult[]): LoadResult {
-  const avg = (f: (r: LoadResult) => number) => runs.reduce((a, r) => a + f(r), 0) / runs.length;
-  return { reqPerSec: avg((r) => r.reqPerSec), p99Ms: avg((r) => r.p99Ms), non2xx: avg((r) => r.non2xx), errors: avg((r) => r.errors) };
-}
-
-function startBare(): Promise<{ url: string; proc: ChildProcess }> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [BARE], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    proc.stdout.on('data', (c: Buffer) => {
-      out += c.toString();
-      if (out.includes('\n')) resolve({ url: (JSON.parse(out) as { url: string }).url, proc });
-    });
-    proc.once('exit', (code) => reject(new Error(`bare server exited ${code}`)));
-  });
-}
 
 function timeProcess(args: readonly string[], env: NodeJS.ProcessEnv): number {
   const start = process.hrtime.bigint();
@@ -101,7 +69,7 @@ function cliProcessRows(body: string, runtimeEnv: NodeJS.ProcessEnv): BenchResul
 
 export async function run(): Promise<BenchResult[]> {
   const daemon = await startDaemon();
-  const bare = await startBare();
+  const bare = await startLineServer(BARE, 'bare server');
   try {
     // Two authorizations: one may hold only 32 requests in flight, the load keeps 50.
     const runtimes = [await startRuntime(daemon, 'bench', 'b1'), await startRuntime(daemon, 'bench', 'b1')];
@@ -112,17 +80,17 @@ export async function run(): Promise<BenchResult[]> {
     const url = `${runtimes[0]!.base}/task/get`;
     const tokens = runtimes.map((r) => r.token());
 
-    await load(url, body, tokens, 1);
-    await load(bare.url, body, [], 1);
+    await runLoad({ url: url, body, headers: JSON_HEADERS, tokens: tokens, connections: CONNECTIONS, durationSec: 1 });
+    await runLoad({ url: bare.url, body, headers: JSON_HEADERS, tokens: [], connections: CONNECTIONS, durationSec: 1 });
     // Alternate halves so that load from other work on the machine hits both sides alike.
     const execRuns: LoadResult[] = [];
     const bareRuns: LoadResult[] = [];
     for (let i = 0; i < 2; i++) {
-      execRuns.push(await load(url, body, tokens, DURATION / 2));
-      bareRuns.push(await load(bare.url, body, [], DURATION / 2));
+      execRuns.push(await runLoad({ url: url, body, headers: JSON_HEADERS, tokens: tokens, connections: CONNECTIONS, durationSec: DURATION / 2 }));
+      bareRuns.push(await runLoad({ url: bare.url, body, headers: JSON_HEADERS, tokens: [], connections: CONNECTIONS, durationSec: DURATION / 2 }));
     }
-    const exec = mean(execRuns);
-    const base = mean(bareRuns);
+    const exec = meanLoad(execRuns);
+    const base = meanLoad(bareRuns);
     if (exec.non2xx + exec.errors > 0) throw new Error(`exec load saw ${exec.non2xx} non-2xx and ${exec.errors} errors`);
 
     const cliRows = cliProcessRows(body, runtimes[0]!.env);

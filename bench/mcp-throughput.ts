@@ -1,7 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { rpc, startDaemon, startRuntime, type RawResponse } from '../test/mcp-harness.js';
 import type { BenchResult } from './result.js';
+import { runLoad, startLineServer, type LoadResult } from './procs.js';
 
 /**
  * tools/call message_history_read throughput: the daemon's MCP route (real
@@ -11,15 +11,6 @@ import type { BenchResult } from './result.js';
  */
 export const name = 'mcp-throughput';
 
-export interface LoadResult {
-  reqPerSec: number;
-  total: number;
-  p50Ms: number;
-  p99Ms: number;
-  non2xx: number;
-  errors: number;
-}
-
 export interface McpThroughputReport {
   connections: number;
   durationSec: number;
@@ -28,7 +19,6 @@ export interface McpThroughputReport {
   ratio: number;
 }
 
-const LOAD = fileURLToPath(new URL('./load.js', import.meta.url));
 const BASELINE = fileURLToPath(new URL('./mcp-sdk-baseline.js', import.meta.url));
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
 const CALL = JSON.stringify({
@@ -39,25 +29,7 @@ const CALL = JSON.stringify({
 });
 
 function load(url: string, tokens: string[], connections: number, durationSec: number): Promise<LoadResult> {
-  const cfg = { url, body: CALL, headers: HEADERS, tokens, connections, durationSec };
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [LOAD, JSON.stringify(cfg)], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    p.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    p.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as LoadResult) : reject(new Error(`load exited ${code}`))));
-  });
-}
-
-function startBaseline(): Promise<{ url: string; proc: ChildProcess }> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [BASELINE], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    proc.stdout.on('data', (c: Buffer) => {
-      out += c.toString();
-      if (out.includes('\n')) resolve({ url: (JSON.parse(out) as { url: string }).url, proc });
-    });
-    proc.once('exit', (code) => reject(new Error(`baseline exited ${code}`)));
-  });
+  return runLoad({ url, body: CALL, headers: HEADERS, tokens, connections, durationSec });
 }
 
 /** Both servers must answer the call with 20 messages before anything is measured. */
@@ -85,7 +57,7 @@ export async function measure(opts: { connections?: number; durationSec?: number
   const connections = opts.connections ?? 50;
   const durationSec = opts.durationSec ?? Number(process.env.BENCH_DURATION ?? 8);
   const daemon = await startDaemon();
-  const baseline = await startBaseline();
+  const baseline = await startLineServer(BASELINE, 'SDK baseline');
   try {
     // Two authorizations for one agent: one token may hold only 32 requests in flight.
     const runtimes = [await startRuntime(daemon, { server: 'local', agent: 'bench' }), await startRuntime(daemon, { server: 'local', agent: 'bench' })];

@@ -1,0 +1,66 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * Child processes shared by the HTTP benchmarks: the autocannon load
+ * generator (bench/load.ts) and baseline servers that print `{"url":...}` as
+ * their first line. Load and servers run in their own processes so neither
+ * steals the other's event loop.
+ */
+
+const LOAD = fileURLToPath(new URL('./load.js', import.meta.url));
+
+export interface LoadConfig {
+  url: string;
+  /** POSTed when present; without it the load GETs. */
+  body?: string;
+  headers?: Record<string, string>;
+  /** One per connection, round robin, as `Authorization: Bearer`. */
+  tokens: string[];
+  connections: number;
+  durationSec: number;
+}
+
+export interface LoadResult {
+  reqPerSec: number;
+  total: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+  errors: number;
+}
+
+export function runLoad(cfg: LoadConfig): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, [LOAD, JSON.stringify(cfg)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    p.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    p.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as LoadResult) : reject(new Error(`load exited ${code}`))));
+  });
+}
+
+/** The field-wise mean of several load runs (alternated halves of one measurement). */
+export function meanLoad(runs: readonly LoadResult[]): LoadResult {
+  const avg = (f: (r: LoadResult) => number) => runs.reduce((a, r) => a + f(r), 0) / runs.length;
+  return {
+    reqPerSec: avg((r) => r.reqPerSec),
+    total: avg((r) => r.total),
+    p50Ms: avg((r) => r.p50Ms),
+    p99Ms: avg((r) => r.p99Ms),
+    non2xx: avg((r) => r.non2xx),
+    errors: avg((r) => r.errors),
+  };
+}
+
+/** Starts a baseline server script and resolves with the URL from its first stdout line. */
+export function startLineServer(script: string, what: string): Promise<{ url: string; proc: ChildProcess }> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    proc.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      if (out.includes('\n')) resolve({ url: (JSON.parse(out) as { url: string }).url, proc });
+    });
+    proc.once('exit', (code) => reject(new Error(`${what} exited ${code}`)));
+  });
+}
