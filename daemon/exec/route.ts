@@ -35,8 +35,11 @@ export function registerExecActionRoute(app: Hono<RuntimeEnv>, services: Service
 }
 
 async function execAction(c: Context<RuntimeEnv>, services: Services): Promise<Response> {
-  const { principal, signal } = c.get('runtime');
-  const action = services.registry.get(c.req.param('domain') ?? '', c.req.param('action') ?? '');
+  const { principal, signal, catalog } = c.get('runtime');
+  const domain = c.req.param('domain') ?? '';
+  const name = c.req.param('action') ?? '';
+  // An action outside the authorization's pinned catalog does not exist for it.
+  const action = catalog.get(domain, name) ? services.registry.get(domain, name) : undefined;
   if (!action) {
     return errorResponse(new ExecError('not_found', 'no such action', { hint: 'See agentteam exec --help for the domains and actions.' }));
   }

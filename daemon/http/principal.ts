@@ -1,3 +1,5 @@
+import type { Catalog } from '../../catalog/index.js';
+
 /**
  * Who is calling: the immutable binding of a runtime authorization, as the
  * authentication middleware resolved it from a verified token generation.
@@ -16,6 +18,8 @@ export interface Principal {
 /** What the runtime-auth middleware leaves on the hono context for handlers. */
 export interface RuntimeRequest {
   readonly principal: Principal;
+  /** The catalog snapshot the authorization is pinned to: the only actions it may call. */
+  readonly catalog: Catalog;
   /** Aborted when the authorization is revoked or the daemon shuts down. */
   readonly signal: AbortSignal;
 }

@@ -55,7 +55,7 @@ export function runtimeAuth(store: AuthorizationStore, diag: Diag): MiddlewareHa
       return busy();
     }
     try {
-      c.set('runtime', { principal, signal: auth.signal });
+      c.set('runtime', { principal, signal: auth.signal, catalog: auth.catalog.catalog });
       await next();
     } finally {
       store.release(auth);
