@@ -11,6 +11,9 @@ import { ListenError } from './lifecycle/listen.js';
  * diagnostics go to daemon.log.
  */
 async function main(argv: string[]): Promise<number> {
+  // The daemon writes only private state (store, daemon.json, token files, driver configs):
+  // owner-only whatever umask the operator's shell had.
+  process.umask(0o077);
   // A daemon started from inside a runtime must not carry that runtime's credential variables.
   for (const k of Object.keys(process.env)) if (/^agentteam_(exec|mcp)_/i.test(k)) delete process.env[k];
   const flag = (name: string) => argv.includes(name);

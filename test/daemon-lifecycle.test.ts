@@ -11,6 +11,8 @@ test('daemon start / status / second start / stop through the CLI', async (t) =>
   assert.deepEqual(JSON.parse(readFileSync(join(home, 'daemon.json'), 'utf8')).pid, ready.pid);
   assert.equal(statSync(join(home, 'operator.token')).mode & 0o777, 0o600);
   assert.equal(statSync(home).mode & 0o777, 0o700);
+  // Whatever the caller's umask, every file the daemon makes is owner-only.
+  for (const f of ['daemon.json', 'store.db']) assert.equal(statSync(join(home, f)).mode & 0o077, 0, f);
 
   const second = await cli(['daemon', 'start'], env);
   assert.notEqual(second.code, 0);
