@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import type { LoadConfig } from './procs.js';
 
 /**
  * Load generator process for the HTTP benchmarks (kept out of the servers'
@@ -6,14 +7,6 @@ import { createRequire } from 'node:module';
  * several runtime authorizations share the load. A config with a body POSTs
  * it; one without GETs. Input: one JSON argument; output: one JSON line.
  */
-interface LoadConfig {
-  url: string;
-  body?: string;
-  headers?: Record<string, string>;
-  tokens: string[];
-  connections: number;
-  durationSec: number;
-}
 
 type Autocannon = (opts: Record<string, unknown>) => Promise<{
   requests: { average: number; total: number };
