@@ -87,12 +87,11 @@ export function pageLimit(limit: number | undefined): number {
   return Math.min(Math.max(limit ?? PAGE_DEFAULT, 1), PAGE_MAX);
 }
 
-/** Builds the page fields: hasMore, and nextCursor only when another page exists. */
-export function pageOf<T>(
-  rows: T[],
-  limit: number,
-  cursorFor: (last: T) => string,
-): { items: T[]; hasMore: boolean; nextCursor?: string } {
+/** A page: its items, hasMore, and nextCursor only when another page exists (spread the rest into the output). */
+export type Page<T> = { items: T[]; hasMore: boolean; nextCursor?: string };
+
+/** Builds a page from up to limit + 1 rows. */
+export function pageOf<T>(rows: T[], limit: number, cursorFor: (last: T) => string): Page<T> {
   if (rows.length <= limit) return { items: rows, hasMore: false };
   const items = rows.slice(0, limit);
   return { items, hasMore: true, nextCursor: cursorFor(items[items.length - 1]!) };

@@ -27,10 +27,8 @@ async function list(input: InputOf<typeof agentList>, ctx: HandlerContext): Prom
     .filter((a) => query === undefined || a.id.toLowerCase().includes(query) || a.displayName.toLowerCase().includes(query))
     .filter((a) => after === undefined || a.id > after)
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const page = pageOf(matches.slice(0, limit + 1), limit, (a) => ctx.cursors.encode(binding, [a.id]));
-  const out: ListOut = { agents: page.items.map((a) => projectAgent(a, profile)), hasMore: page.hasMore };
-  if (page.nextCursor) out.nextCursor = page.nextCursor;
-  return out;
+  const { items, ...more } = pageOf(matches.slice(0, limit + 1), limit, (a) => ctx.cursors.encode(binding, [a.id]));
+  return { agents: items.map((a) => projectAgent(a, profile)), ...more };
 }
 
 async function get(input: InputOf<typeof agentGet>, ctx: HandlerContext): Promise<GetOut> {

@@ -40,8 +40,8 @@ export function registerTeamHandlers(r: Registry): void {
     const after = input.cursor === undefined ? undefined : ctx.cursors.decode(binding, input.cursor, KEY);
     const sorted = [...ctx.profile.profile.teams].sort((a, b) => compareKeys(keyOf(a), keyOf(b)));
     const rest = after === undefined ? sorted : sorted.filter((t) => compareKeys(keyOf(t), after) > 0);
-    const page = pageOf(rest.slice(0, limit + 1), limit, (t) => ctx.cursors.encode(binding, keyOf(t)));
-    return { teams: page.items.map(view), hasMore: page.hasMore, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+    const { items, ...more } = pageOf(rest.slice(0, limit + 1), limit, (t) => ctx.cursors.encode(binding, keyOf(t)));
+    return { teams: items.map(view), ...more };
   });
 
   r.registerJSON(teamGet, async (input, ctx) => {

@@ -1,13 +1,11 @@
 import type { InputOf, OutputOf } from '../../catalog/descriptor.js';
 import type { projectCreate, projectGet, projectList } from '../../catalog/domains/project.js';
 import { ExecError } from '../errors.js';
-import { pageLimit, pageOf } from '../exec/cursor.js';
 import type { StoreContext } from './context.js';
 import { newId } from './ids.js';
+import { updatedAtPage } from './updated-page.js';
 import { projectOf, type ProjectRow } from './rows.js';
 import type { Caller } from './server-api.js';
-
-const LIST_KEY = ['number', 'string'] as const;
 
 /** Projects of the embedded server, scoped by server id. */
 export class ProjectStore {
@@ -48,15 +46,11 @@ export class ProjectStore {
 
   list(c: Caller, input: InputOf<typeof projectList>): OutputOf<typeof projectList> {
     const binding = { action: 'project/list', scope: c.serverId, filter: {} };
-    const limit = pageLimit(input.limit);
-    let rows: ProjectRow[];
-    if (input.cursor === undefined) {
-      rows = this.firstPage.all(c.serverId, limit + 1);
-    } else {
-      const [at, id] = this.s.cursors.decode(binding, input.cursor, LIST_KEY) as [number, string];
-      rows = this.nextPage.all(c.serverId, at, at, id, limit + 1);
-    }
-    const page = pageOf(rows, limit, (r) => this.s.cursors.encode(binding, [r.updated_at, r.id]));
-    return { projects: page.items.map(projectOf), hasMore: page.hasMore, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+    const { items, ...more } = updatedAtPage(
+      this.s.cursors, binding, input,
+      (n) => this.firstPage.all(c.serverId, n),
+      (at, id, n) => this.nextPage.all(c.serverId, at, at, id, n),
+    );
+    return { projects: items.map(projectOf), ...more };
   }
 }

@@ -1,13 +1,11 @@
 import type { InputOf, OutputOf } from '../../catalog/descriptor.js';
 import type { reviewAdd, reviewList } from '../../catalog/domains/review.js';
-import { pageLimit, pageOf } from '../exec/cursor.js';
 import type { StoreContext } from './context.js';
 import { newId } from './ids.js';
+import { updatedAtPage } from './updated-page.js';
 import { reviewOf, type ReviewRow } from './rows.js';
 import type { Caller } from './server-api.js';
 import type { TaskStore } from './tasks.js';
-
-const LIST_KEY = ['number', 'string'] as const;
 
 /** Review threads: one per task; the author is always the calling agent. */
 export class ReviewStore {
@@ -44,15 +42,11 @@ export class ReviewStore {
   list(c: Caller, input: InputOf<typeof reviewList>): OutputOf<typeof reviewList> {
     this.tasks.require(c, input.taskId);
     const binding = { action: 'review/list', scope: c.serverId, filter: { taskId: input.taskId } };
-    const limit = pageLimit(input.limit);
-    let rows: ReviewRow[];
-    if (input.cursor === undefined) {
-      rows = this.firstPage.all(input.taskId, limit + 1);
-    } else {
-      const [at, id] = this.s.cursors.decode(binding, input.cursor, LIST_KEY) as [number, string];
-      rows = this.nextPage.all(input.taskId, at, at, id, limit + 1);
-    }
-    const page = pageOf(rows, limit, (r) => this.s.cursors.encode(binding, [r.updated_at, r.id]));
-    return { reviews: page.items.map(reviewOf), hasMore: page.hasMore, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+    const { items, ...more } = updatedAtPage(
+      this.s.cursors, binding, input,
+      (n) => this.firstPage.all(input.taskId, n),
+      (at, id, n) => this.nextPage.all(input.taskId, at, at, id, n),
+    );
+    return { reviews: items.map(reviewOf), ...more };
   }
 }

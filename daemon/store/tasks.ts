@@ -1,14 +1,12 @@
 import type { InputOf, OutputOf } from '../../catalog/descriptor.js';
 import type { taskCreate, taskGet, taskList, taskUpdate } from '../../catalog/domains/task.js';
 import { ExecError } from '../errors.js';
-import { pageLimit, pageOf } from '../exec/cursor.js';
 import type { StoreContext } from './context.js';
 import { newId } from './ids.js';
+import { updatedAtPage } from './updated-page.js';
 import { TASK_COLUMNS, taskOf, taskOfTuple, taskRowOf, type Task, type TaskRow, type TaskTuple } from './rows.js';
 import { ReadCache } from './read-cache.js';
 import type { Caller } from './server-api.js';
-
-const LIST_KEY = ['number', 'string'] as const;
 
 /** Tasks of the embedded server, scoped by server id. */
 export class TaskStore {
@@ -53,21 +51,20 @@ export class TaskStore {
   list(c: Caller, input: InputOf<typeof taskList>): OutputOf<typeof taskList> {
     const filter = { status: input.status, assignee: input.assignee, projectId: input.projectId };
     const binding = { action: 'task/list', scope: c.serverId, filter };
-    const limit = pageLimit(input.limit);
     const where = ['server_id = @server'];
     if (filter.status !== undefined) where.push('status = @status');
     if (filter.assignee !== undefined) where.push('assignee = @assignee');
     if (filter.projectId !== undefined) where.push('project_id = @projectId');
-    const params: Record<string, unknown> = { server: c.serverId, ...filter, limit: limit + 1 };
-    if (input.cursor !== undefined) {
-      const [at, id] = this.s.cursors.decode(binding, input.cursor, LIST_KEY);
-      where.push('(updated_at < @at OR (updated_at = @at AND id > @id))');
-      Object.assign(params, { at, id });
-    }
-    const sql = `SELECT * FROM tasks WHERE ${where.join(' AND ')} ORDER BY updated_at DESC, id ASC LIMIT @limit`;
-    const rows = this.statement(sql).all(stripUndefined(params)) as TaskRow[];
-    const page = pageOf(rows, limit, (r) => this.s.cursors.encode(binding, [r.updated_at, r.id]));
-    return { tasks: page.items.map(taskOf), hasMore: page.hasMore, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+    const query = (extra: string[], params: Record<string, unknown>) =>
+      this.statement(`SELECT * FROM tasks WHERE ${[...where, ...extra].join(' AND ')} ORDER BY updated_at DESC, id ASC LIMIT @limit`).all(
+        stripUndefined({ server: c.serverId, ...filter, ...params }),
+      ) as TaskRow[];
+    const { items, ...more } = updatedAtPage(
+      this.s.cursors, binding, input,
+      (n) => query([], { limit: n }),
+      (at, id, n) => query(['(updated_at < @at OR (updated_at = @at AND id > @id))'], { at, id, limit: n }),
+    );
+    return { tasks: items.map(taskOf), ...more };
   }
 
   update(c: Caller, input: InputOf<typeof taskUpdate>): OutputOf<typeof taskUpdate> {
