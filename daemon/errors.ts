@@ -39,7 +39,3 @@ export function errorBody(err: unknown): ErrorBody {
   }
   return { code: 'internal', message: 'internal error' };
 }
-
-export function httpStatusOf(code: ErrorCode): number {
-  return ERROR_TABLE[code].http;
-}

@@ -5,7 +5,7 @@ import { prepareCodex, refreshCodex } from './codex.js';
 import { prepareOpencode } from './opencode.js';
 import { writePrivateFile } from './files.js';
 import { renderToolGuidance } from './guidance.js';
-import { isRuntimeKind, type RuntimeKind } from './names.js';
+import type { RuntimeKind } from './names.js';
 import type { DriverInput, DriverLaunch } from './types.js';
 
 export interface PrepareDriverOptions {
@@ -41,30 +41,7 @@ export function prepareRuntimeDriver(opts: PrepareDriverOptions): DriverLaunch {
   }
 }
 
-/**
- * The store's `onPublished` hook: after a new token generation is published,
- * configs that hold a copy of the token (only Codex's) are rewritten.
- */
-export function driverPublishedHook(auth: { readonly dir: string; readonly tokenFile: string }): void {
-  refreshCodex(auth.dir, auth.tokenFile);
-}
-
-/**
- * Adapter for the daemon's lease route (`LaunchHook` in daemon/operator/runtimes.ts):
- * prepares the driver inside the authorization's private directory.
- */
-export function driverLaunchHook(
-  auth: { readonly dir: string; readonly tokenFile: string },
-  runtime: string,
-  mcpUrl: string,
-  env: Record<string, string>,
-): { env: Record<string, string>; args: string[] } {
-  if (!isRuntimeKind(runtime)) throw new Error(`unknown runtime "${runtime}"`);
-  const launch = prepareRuntimeDriver({ runtime, mcpUrl, tokenFile: auth.tokenFile, privateDir: auth.dir, env });
-  return { env: launch.env, args: launch.args };
-}
-
-/** Same as driverPublishedHook, in the shape of prepareRuntimeDriver's options. */
+/** After a new token generation is published: rewrites the configs that hold a copy of the token (only Codex's). */
 export function refreshRuntimeDriver(opts: PrepareDriverOptions): void {
   if (opts.runtime === 'codex') refreshCodex(opts.privateDir, opts.tokenFile);
 }
