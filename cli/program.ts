@@ -1,4 +1,5 @@
 import type { Command as CommandType } from 'commander';
+import { RUNTIME_KINDS } from '../catalog/runtimes.js';
 import { exitStatusOfFailure } from './failure.js';
 import { packageVersion } from './version.js';
 
@@ -27,7 +28,6 @@ export type CommandName =
   | 'message-history';
 
 const USAGE_EXIT = 2;
-const RUNTIMES = ['claude', 'codex', 'opencode', 'generic'];
 
 type Commander = typeof import('commander');
 
@@ -90,7 +90,7 @@ export function buildProgram(commander: Commander, onCommand: (name: CommandName
     .option('--run <id>', 'run id')
     .option('--workdir <dir>', 'working directory of the command')
     .option('--ttl <seconds>', 'lifetime of one token generation', positiveInt)
-    .addOption(new Option('--runtime <name>', 'runtime driver').choices(RUNTIMES))
+    .addOption(new Option('--runtime <name>', 'runtime driver').choices(RUNTIME_KINDS))
     .argument('<command...>', 'the command and its arguments (after --)')
     // Everything after the command belongs to the child, options included.
     .passThroughOptions()

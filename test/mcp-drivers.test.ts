@@ -8,7 +8,8 @@ import { promisify } from 'node:util';
 import { MCP_TOOLS } from '../catalog/mcp-tools.js';
 import { defaultCatalog } from '../catalog/catalog.js';
 import { helpIndexOf, renderExecIndex } from '../catalog/help.js';
-import { fromRuntimeName, toRuntimeName, RUNTIMES } from '../daemon/drivers/names.js';
+import { fromRuntimeName, toRuntimeName } from '../daemon/drivers/names.js';
+import { RUNTIME_KINDS as RUNTIMES } from '../catalog/runtimes.js';
 import { fakeRuntime, openLease, operatorCall, rpc, startDaemon, startRuntime, type Daemon } from './mcp-harness.js';
 
 const sh = promisify(execFile);

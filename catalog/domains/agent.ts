@@ -1,5 +1,6 @@
 import { defineAction } from '../descriptor.js';
 import { pageInputProps, pageOutputProps } from '../common.js';
+import { RUNTIME_KINDS } from '../runtimes.js';
 
 /**
  * The safe projection of a configured agent. It deliberately has no field that
@@ -13,7 +14,7 @@ export const agentSchema = {
   properties: {
     id: { type: 'string' },
     displayName: { type: 'string' },
-    runtime: { type: 'string', enum: ['claude', 'codex', 'opencode', 'generic'] },
+    runtime: { type: 'string', enum: RUNTIME_KINDS },
     model: { type: ['string', 'null'] },
     baseUrl: { type: ['string', 'null'], description: 'Scheme, host, port and path only.' },
     headerNames: { type: 'array', items: { type: 'string' }, description: 'Names of configured headers, lower-cased; never values.' },
@@ -40,7 +41,7 @@ export const agentList = defineAction({
     additionalProperties: false,
     properties: {
       query: { type: 'string', minLength: 1, maxLength: 200 },
-      runtime: { type: 'string', enum: ['claude', 'codex', 'opencode', 'generic'] },
+      runtime: { type: 'string', enum: RUNTIME_KINDS },
       ...pageInputProps,
     },
   },

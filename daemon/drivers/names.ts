@@ -1,11 +1,7 @@
 import { MCP_SERVER_NAME } from '../../catalog/mcp-tools.js';
 
-export const RUNTIMES = ['claude', 'codex', 'opencode', 'generic'] as const;
-export type RuntimeKind = (typeof RUNTIMES)[number];
-
-export function isRuntimeKind(v: unknown): v is RuntimeKind {
-  return typeof v === 'string' && (RUNTIMES as readonly string[]).includes(v);
-}
+import type { RuntimeKind } from '../../catalog/runtimes.js';
+export type { RuntimeKind } from '../../catalog/runtimes.js';
 
 /** How a runtime prefixes MCP tools in the names its model sees. */
 function prefixOf(runtime: RuntimeKind, server: string): string {

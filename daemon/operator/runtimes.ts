@@ -1,6 +1,7 @@
 import type { Context, Hono } from 'hono';
 import type { Authorization } from '../auth/authorization.js';
 import { ExecError } from '../errors.js';
+import { isRuntimeKind } from '../../catalog/runtimes.js';
 import type { OperatorContext } from './routes.js';
 import { isPidAlive } from '../lifecycle/owner.js';
 
@@ -26,7 +27,6 @@ interface LeaseRequest {
 }
 
 const PID_POLL_MS = 500;
-const RUNTIMES = new Set(['claude', 'codex', 'opencode', 'generic']);
 
 async function readLease(c: Context): Promise<LeaseRequest> {
   let body: unknown;
@@ -42,7 +42,7 @@ async function readLease(c: Context): Promise<LeaseRequest> {
   if (b.ttlSeconds !== undefined && (!Number.isInteger(b.ttlSeconds) || b.ttlSeconds < 1)) {
     throw new ExecError('invalid_request', 'ttlSeconds must be a positive integer');
   }
-  if (b.runtime !== undefined && !RUNTIMES.has(b.runtime)) throw new ExecError('invalid_request', `unknown runtime "${b.runtime}"`);
+  if (b.runtime !== undefined && !isRuntimeKind(b.runtime)) throw new ExecError('invalid_request', `unknown runtime "${b.runtime}"`);
   return b;
 }
 

@@ -1,6 +1,6 @@
-import type { AgentConfig, Profile, Runtime, TeamConfig, TeamMember } from './types.js';
+import { isRuntimeKind, RUNTIME_KINDS } from '../../catalog/runtimes.js';
+import type { AgentConfig, Profile, TeamConfig, TeamMember } from './types.js';
 
-const RUNTIMES: readonly Runtime[] = ['claude', 'codex', 'opencode', 'generic'];
 
 export class ProfileError extends Error {
   override name = 'ProfileError';
@@ -55,7 +55,7 @@ export function parseProfile(doc: unknown): Profile {
 function parseAgent(v: unknown, where: string): AgentConfig {
   const o = obj(v, where);
   const runtime = o.runtime ?? 'generic';
-  if (!RUNTIMES.includes(runtime as Runtime)) throw new ProfileError(`${where}.runtime must be one of ${RUNTIMES.join(', ')}`);
+  if (!isRuntimeKind(runtime)) throw new ProfileError(`${where}.runtime must be one of ${RUNTIME_KINDS.join(', ')}`);
   const headers: Record<string, string> = {};
   if (o.headers !== undefined) {
     for (const [name, value] of Object.entries(obj(o.headers, `${where}.headers`))) {
@@ -72,7 +72,7 @@ function parseAgent(v: unknown, where: string): AgentConfig {
   return {
     id,
     displayName: optStr(o, 'displayName', where) ?? id,
-    runtime: runtime as Runtime,
+    runtime,
     model: optStr(o, 'model', where),
     baseUrl: optStr(o, 'baseUrl', where),
     headers,

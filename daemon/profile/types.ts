@@ -1,5 +1,7 @@
+import type { RuntimeKind } from '../../catalog/runtimes.js';
+
 /** The local profile as stored in $AGENTTEAM_HOME/profile.json (already validated). */
-export type Runtime = 'claude' | 'codex' | 'opencode' | 'generic';
+export type Runtime = RuntimeKind;
 
 export interface AgentConfig {
   readonly id: string;
