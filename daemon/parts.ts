@@ -4,7 +4,6 @@ import type { Authorization } from './auth/authorization.js';
 import type { LaunchHook } from './operator/runtimes.js';
 import type { Diag } from './lifecycle/diag.js';
 import { prepareRuntimeDriver, refreshRuntimeDriver } from './drivers/index.js';
-import type { RuntimeKind } from './drivers/names.js';
 import { openServices } from './services.js';
 import { registerExecActionRoute } from './exec/route.js';
 import { registerMcpRoutes } from './mcp/routes.js';
@@ -29,12 +28,12 @@ export async function openDaemonParts(opts: { home: string; clock: Clock; diag: 
   const mcpUrls = new WeakMap<Authorization, string>();
   const launchHook: LaunchHook = (auth, runtime, mcpUrl, env) => {
     mcpUrls.set(auth, mcpUrl);
-    const launch = prepareRuntimeDriver({ runtime: runtime as RuntimeKind, mcpUrl, tokenFile: auth.tokenFile, privateDir: auth.dir, env });
+    const launch = prepareRuntimeDriver({ runtime, mcpUrl, tokenFile: auth.tokenFile, privateDir: auth.dir, env });
     return { env: launch.env, args: launch.args };
   };
   const onPublished = (auth: Authorization) => {
     const mcpUrl = mcpUrls.get(auth);
-    if (mcpUrl) refreshRuntimeDriver({ runtime: auth.runtime as RuntimeKind, mcpUrl, tokenFile: auth.tokenFile, privateDir: auth.dir });
+    if (mcpUrl) refreshRuntimeDriver({ runtime: auth.runtime, mcpUrl, tokenFile: auth.tokenFile, privateDir: auth.dir });
   };
   return {
     registerRoutes: (app) => {

@@ -1,3 +1,4 @@
+import type { RuntimeKind } from '../../catalog/runtimes.js';
 import type { ClockTimer } from '../../lib/clock.js';
 import type { Principal } from '../http/principal.js';
 import type { PinnedCatalog } from './pinned-catalog.js';
@@ -25,7 +26,7 @@ export interface AuthorizationInit {
   readonly runId?: string | null;
   readonly workdir?: string | null;
   readonly primaryThreadId?: string | null;
-  readonly runtime?: string;
+  readonly runtime?: RuntimeKind;
   /** Token lifetime; defaults to the store's TTL (12 h) and is capped by it. */
   readonly ttlMs?: number;
   /** An authorization this one replaces; it is revoked once this one is active. */
@@ -51,7 +52,7 @@ export class Authorization {
     readonly dir: string,
     readonly tokenFile: string,
     readonly processGeneration: number,
-    readonly runtime: string,
+    readonly runtime: RuntimeKind,
   ) {}
 
   get signal(): AbortSignal {

@@ -1,7 +1,7 @@
 import type { Context, Hono } from 'hono';
 import type { Authorization } from '../auth/authorization.js';
 import { ExecError } from '../errors.js';
-import { isRuntimeKind } from '../../catalog/runtimes.js';
+import { isRuntimeKind, type RuntimeKind } from '../../catalog/runtimes.js';
 import type { OperatorContext } from './routes.js';
 import { isPidAlive } from '../lifecycle/owner.js';
 
@@ -11,7 +11,7 @@ export interface LaunchAdditions {
   readonly args: string[];
 }
 
-export type LaunchHook = (auth: Authorization, runtime: string, mcpUrl: string, env: Record<string, string>) => LaunchAdditions;
+export type LaunchHook = (auth: Authorization, runtime: RuntimeKind, mcpUrl: string, env: Record<string, string>) => LaunchAdditions;
 
 interface LeaseRequest {
   serverId: string;
@@ -21,7 +21,7 @@ interface LeaseRequest {
   workdir?: string | null;
   primaryThreadId?: string | null;
   ttlSeconds?: number;
-  runtime?: string;
+  runtime?: RuntimeKind;
   pid?: number;
   env?: Record<string, string>;
 }
