@@ -92,7 +92,7 @@ export async function call(domain: string, action: string, arg: string | undefin
       arg === undefined
         ? `${domain} ${action} needs an input: pass one JSON value or - for stdin (see agentteam exec ${domain} ${action} --help).`
         : `See agentteam exec ${domain} ${action} --help or --input-schema.`;
-    return printError({ code: 'validation_failed', message: `input does not match the ${domain} ${action} schema`, hint, details: verdict.details });
+    return printError({ code: 'validation_failed', message: `input does not match the ${domain} ${action} schema`, hint, details: verdict.details, detailsOmitted: verdict.detailsOmitted });
   }
   const creds = readCredentials(process.env);
   if (!creds.ok) {

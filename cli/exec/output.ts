@@ -1,6 +1,7 @@
 import { writeSync } from 'node:fs';
 import type { ErrorBody } from '../../catalog/envelope.js';
 import { ERROR_TABLE, isErrorCode } from '../../catalog/errors.js';
+import { boundErrorBody } from '../../catalog/error-limits.js';
 
 /**
  * Writes straight to the file descriptor. Touching process.stdout on a pipe
@@ -35,9 +36,9 @@ export function printMessage(message: string): void {
   writeOut(2, `agentteam exec: ${message}\n`);
 }
 
-/** Prints a locally produced error envelope and returns its exit status from the error table. */
+/** Prints a locally produced error envelope (within the envelope's size limits) and returns its exit status from the error table. */
 export function printError(error: ErrorBody): number {
-  printData(JSON.stringify({ ok: false, error }));
+  printData(JSON.stringify({ ok: false, error: boundErrorBody(error) }));
   return ERROR_TABLE[error.code].exit;
 }
 

@@ -58,7 +58,7 @@ async function execAction(c: Context<RuntimeEnv>, services: Services): Promise<R
   }
   const checked = action.check(input);
   if (!checked.ok) {
-    return errorResponse(new ExecError('validation_failed', 'the input does not match the action schema', { details: checked.details }));
+    return errorResponse(new ExecError('validation_failed', 'the input does not match the action schema', { details: checked.details, detailsOmitted: checked.detailsOmitted }));
   }
   if (signal.aborted) return forbidden();
   let data: unknown;
