@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { ErrorBody } from '../../catalog/envelope.js';
 import { ERROR_TABLE } from '../../catalog/errors.js';
+import { IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, bodySelector } from '../../catalog/selectors.js';
 import type { InputCheck } from '../../lib/input-validators.js';
 import { exitStatusOf, printData, printError, printMessage } from './output.js';
 
@@ -94,6 +95,13 @@ export async function call(domain: string, action: string, arg: string | undefin
         : `See agentteam exec ${domain} ${action} --help or --input-schema.`;
     return printError({ code: 'validation_failed', message: `input does not match the ${domain} ${action} schema`, hint, details: verdict.details, detailsOmitted: verdict.detailsOmitted });
   }
+  // The body's idempotency selector travels in both headers too; conflicting fields never leave the CLI.
+  const selector = bodySelector(input.value);
+  if (!selector.ok) {
+    return printError({ code: 'validation_failed', message: 'conflicting idempotency selectors', details: [selector.detail] });
+  }
+  const headers: Record<string, string> =
+    selector.value === undefined ? {} : { [IDEMPOTENCY_KEY_HEADER]: selector.value, [REQUEST_ID_HEADER]: selector.value };
   const creds = readCredentials(process.env);
   if (!creds.ok) {
     printMessage(creds.message);
@@ -101,8 +109,8 @@ export async function call(domain: string, action: string, arg: string | undefin
   }
   const url = `${creds.baseUrl}/${domain}/${action}`;
   // node:http is loaded only here, so a local validation failure never pays for it.
-  const { postJson } = await import('./request.js');
-  const res = await postJson(url, creds.token, input.text);
+  const { postJson, ANSWER_TIMEOUT_MS } = await import('./request.js');
+  const res = await postJson(url, creds.token, input.text, ANSWER_TIMEOUT_MS, headers);
   if (!res.ok) {
     const why = res.error.code === 'ECONNREFUSED' ? 'connection refused' : (res.error.code ?? res.error.message);
     // Once the request may have reached the daemon, the caller cannot know whether it took effect.

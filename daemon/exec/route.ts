@@ -7,6 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import { readBody, readNodeBody, RevokedError } from './body.js';
 import { decodeStrictJson } from './strict-json.js';
 import { boundResult } from './result-boundary.js';
+import { checkSelectors, headerSelector } from './selectors.js';
 
 export const EXEC_ACTION_PATH = '/api/internal/exec/servers/:serverId/agents/:agentId/:domain/:action';
 
@@ -43,6 +44,9 @@ async function execAction(c: Context<RuntimeEnv>, services: Services): Promise<R
   if (!action) {
     return errorResponse(new ExecError('not_found', 'no such action', { hint: 'See agentteam exec --help for the domains and actions.' }));
   }
+  // Selector headers are checked before a byte of the body is read.
+  const fromHeaders = headerSelector((name) => c.req.header(name), action.entry.descriptor.risk);
+  if (fromHeaders instanceof ExecError) return errorResponse(fromHeaders, true);
   let input: unknown;
   try {
     // On @hono/node-server the Node request is in c.env; elsewhere (app.request in tests) use the web body.
@@ -60,6 +64,8 @@ async function execAction(c: Context<RuntimeEnv>, services: Services): Promise<R
   if (!checked.ok) {
     return errorResponse(new ExecError('validation_failed', 'the input does not match the action schema', { details: checked.details, detailsOmitted: checked.detailsOmitted }));
   }
+  const selectors = checkSelectors(input, fromHeaders);
+  if (selectors) return errorResponse(selectors);
   if (signal.aborted) return forbidden();
   let data: unknown;
   try {
