@@ -7,8 +7,9 @@ import type { ReceiptPolicy } from './inventory.js';
  * so nothing outside this contract reaches a runtime.
  */
 
-/** The only entity fields a receipt may carry (the inventory's selectors are a subset; the catalog checks it). */
-export const RECEIPT_SELECTORS = ['id', 'taskId', 'target', 'revision'] as const;
+/** The only entity fields a receipt may carry, with their kinds (the inventory's selectors are a subset; the catalog checks it). */
+const SELECTOR_KINDS = { id: 'string', taskId: 'string', target: 'string', revision: 'integer' } as const;
+export const RECEIPT_SELECTORS = Object.keys(SELECTOR_KINDS) as (keyof typeof SELECTOR_KINDS)[];
 
 /** Idempotency selectors echoed from the caller's own input. */
 export const RECEIPT_IDEMPOTENCY = ['idempotencyKey', 'requestId'] as const;
@@ -43,9 +44,10 @@ export function buildReceipt(
 ): Receipt {
   const receipt: Receipt = { entity: policy.entity };
   for (const name of policy.selectors) {
-    if (!(RECEIPT_SELECTORS as readonly string[]).includes(name)) continue;
+    const kind = Object.hasOwn(SELECTOR_KINDS, name) ? SELECTOR_KINDS[name as keyof typeof SELECTOR_KINDS] : undefined;
     const v = fields[name];
-    if (isSelectorValue(v)) receipt[name] = v;
+    if (!isSelectorValue(v)) continue;
+    if ((kind === 'string' && typeof v === 'string') || (kind === 'integer' && typeof v === 'number')) receipt[name] = v;
   }
   for (const name of RECEIPT_IDEMPOTENCY) {
     const v = idempotency[name];

@@ -129,3 +129,9 @@ test('40 000 unknown fields: under 8 KiB from the daemon (Exec), through MCP too
     assert.ok(validEnvelope(JSON.parse(r.stdout)));
   });
 });
+
+test('the envelope schema lists exactly the receipt fields the receipt code may write', async () => {
+  const { RECEIPT_SELECTORS, RECEIPT_IDEMPOTENCY } = await import('../catalog/receipt.js');
+  const receipt = errorEnvelopeSchema.properties.error.properties.metadata.properties.mutation_receipt;
+  assert.deepEqual(Object.keys(receipt.properties).sort(), ['entity', 'retrieval', ...RECEIPT_SELECTORS, ...RECEIPT_IDEMPOTENCY].sort());
+});

@@ -3,7 +3,7 @@ import type { ErrorBody } from '../../catalog/envelope.js';
 import { ERROR_TABLE } from '../../catalog/errors.js';
 import { IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, bodySelector } from '../../catalog/selectors.js';
 import type { InputCheck } from '../../lib/input-validators.js';
-import { exitStatusOf, printData, printError, printMessage } from './output.js';
+import { printData, printError, printMessage } from './output.js';
 
 type ParsedInput = { readonly ok: true; readonly value: unknown; readonly text: string } | { readonly ok: false; readonly error: ErrorBody };
 
@@ -118,11 +118,13 @@ export async function call(domain: string, action: string, arg: string | undefin
     printMessage(`no daemon at ${new URL(url).origin} (${why})${maybe}`);
     return ERROR_TABLE.unavailable.exit;
   }
-  const status = exitStatusOf(res.body);
-  if (status === undefined) {
+  // Only the closed envelope contract is printed (cli/exec/reproject.ts).
+  const { reproject } = await import('./reproject.js');
+  const printed = await reproject(domain, action, input.value, res.body);
+  if (printed === undefined) {
     printMessage(`the daemon answered HTTP ${res.status} without a JSON envelope`);
     return 1;
   }
-  printData(res.body);
-  return status;
+  printData(printed.text);
+  return printed.status;
 }
