@@ -11,8 +11,12 @@ export interface AjvErrorLike {
   readonly message?: string;
 }
 
-/** A compiled ajv validate function, standalone or not. */
-export type ValidateFunction = ((data: unknown) => boolean) & { errors?: readonly AjvErrorLike[] | null };
+/**
+ * A compiled ajv validate function, standalone or not. `errorCount` is set by
+ * validators rewritten by lib/validator-cap.ts: the exact number of problems,
+ * of which only the first few are in `errors` (an entry may be a hole).
+ */
+export type ValidateFunction = ((data: unknown) => boolean) & { errors?: readonly (AjvErrorLike | undefined)[] | null; errorCount?: number };
 
 export type InputCheckResult =
   | { readonly ok: true }
@@ -32,12 +36,13 @@ function pointerToken(name: string): string {
  * problems are turned into details; the remaining errors are only counted, so
  * a body with 100 000 unknown fields costs no 100 000 strings.
  */
-export function detailsOf(errors: readonly AjvErrorLike[]): { details: ErrorDetail[]; detailsOmitted?: number } {
+export function detailsOf(errors: readonly (AjvErrorLike | undefined)[], total = errors.length): { details: ErrorDetail[]; detailsOmitted?: number } {
   const out: ErrorDetail[] = [];
   const seen = new Set<string>();
   let i = 0;
   for (; i < errors.length && out.length < MAX_DETAILS; i++) {
-    const e = errors[i]!;
+    const e = errors[i];
+    if (e === undefined) continue;
     let path = e.instancePath;
     let message = e.message ?? `fails ${e.keyword}`;
     if (e.keyword === 'required' && typeof e.params.missingProperty === 'string') {
@@ -52,12 +57,16 @@ export function detailsOf(errors: readonly AjvErrorLike[]): { details: ErrorDeta
     seen.add(key);
     out.push({ path, message });
   }
-  const rest = errors.length - i;
+  const rest = Math.max(total, errors.length) - i;
   return rest > 0 ? { details: out, detailsOmitted: rest } : { details: out };
 }
 
 export function toInputCheck(validate: ValidateFunction): InputCheck {
-  return (input) => (validate(input) ? { ok: true } : { ok: false, ...detailsOf(validate.errors ?? []) });
+  return (input) => {
+    if (validate(input)) return { ok: true };
+    const errors = validate.errors ?? [];
+    return { ok: false, ...detailsOf(errors, validate.errorCount ?? errors.length) };
+  };
 }
 
 /**

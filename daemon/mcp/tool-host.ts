@@ -1,5 +1,6 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import { detailsOf } from '../../lib/input-validators.js';
+import { capProcess } from '../../lib/validator-cap.js';
 import type { McpToolDescriptor } from '../../catalog/mcp-tools.js';
 import type { Principal } from '../http/principal.js';
 import { ExecError, errorBody } from '../errors.js';
@@ -48,7 +49,8 @@ export function createToolHost(
   handlers: Readonly<Record<string, ToolHandler>>,
   bound: ResultBounder,
 ): ToolHost {
-  const ajv = new Ajv({ allErrors: true, strict: false });
+  // Error objects beyond the first few are only counted (lib/validator-cap.ts).
+  const ajv = new Ajv({ allErrors: true, strict: false, code: { process: capProcess } });
   const entries = new Map<string, Entry>();
   for (const tool of inventory) {
     const handler = handlers[tool.name];
@@ -104,7 +106,7 @@ export function createToolHost(
       try {
         if (!entry.validate(input)) {
           // The same JSON-pointer details, detail cap and count of the rest as Exec.
-          throw new ExecError('validation_failed', `arguments do not match the ${name} input schema`, detailsOf(entry.validate.errors ?? []));
+          throw new ExecError('validation_failed', `arguments do not match the ${name} input schema`, detailsOf(entry.validate.errors ?? [], (entry.validate as { errorCount?: number }).errorCount));
         }
         if (ctx.signal.aborted) throw new ExecError('forbidden', 'the authorization was revoked');
         const data = await entry.handler(input, ctx);
