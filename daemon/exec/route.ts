@@ -23,8 +23,9 @@ function errorResponse(err: ExecError, close = false): Response {
 /**
  * POST {base}/{domain}/{action}. Runs after the runtime-auth middleware has
  * authenticated, bound and admitted the request. Order of work: resolve the
- * action, read the body (1 MiB, absolute 5 s), strict JSON, schema
- * validation, the typed handler, the result boundary, the envelope. The
+ * action, the selector headers, read the body (1 MiB, absolute 5 s), strict
+ * JSON, schema validation, the body's selectors (against each other and the
+ * headers), the typed handler, the result boundary, the envelope. The
  * authorization's signal is checked after every await, so a revoked
  * authorization never sees a success.
  */
