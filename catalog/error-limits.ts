@@ -104,3 +104,25 @@ function fitsPart(value: unknown): boolean {
     return false;
   }
 }
+
+/**
+ * The bounded body, shrunk further until `size` (the bytes of whatever
+ * carries it, e.g. an MCP tool result holding the envelope as escaped text)
+ * is at most `max`: details go first (counted), then the texts are cut to
+ * 256 bytes, then `next` goes. With the limits above that always fits 8 KiB:
+ * what remains is at most ~1 KiB of text and 2 KiB of metadata, each at most
+ * doubled by one more level of escaping.
+ */
+export function fitErrorBody(body: ErrorBody, size: (b: ErrorBody) => number, max = ERROR_ENVELOPE_MAX_BYTES): ErrorBody {
+  const out = boundErrorBody(body);
+  while (size(out) > max && out.details && out.details.length > 0) {
+    out.details = out.details.slice(0, -1);
+    out.detailsOmitted = (out.detailsOmitted ?? 0) + 1;
+    if (out.details.length === 0) delete out.details;
+  }
+  if (size(out) <= max) return out;
+  out.message = cutJsonText(out.message, DETAIL_TEXT_MAX_BYTES);
+  if (out.hint !== undefined) out.hint = cutJsonText(out.hint, DETAIL_TEXT_MAX_BYTES);
+  if (size(out) > max) delete out.next;
+  return out;
+}

@@ -3,7 +3,7 @@ import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { errorEnvelopeSchema, type ErrorBody } from '../catalog/envelope.js';
-import { DETAIL_TEXT_MAX_BYTES, ERROR_ENVELOPE_MAX_BYTES, MAX_DETAILS, boundErrorBody, cutJsonText } from '../catalog/error-limits.js';
+import { DETAIL_TEXT_MAX_BYTES, ERROR_ENVELOPE_MAX_BYTES, MAX_DETAILS, boundErrorBody, cutJsonText, fitErrorBody } from '../catalog/error-limits.js';
 import { call, closeHttp, post, startDaemon, startRuntime } from './exec-harness.js';
 import { rpc } from './mcp-harness.js';
 import { cleanEnv, runCli } from './cli-harness.js';
@@ -62,6 +62,23 @@ test('boundErrorBody: any body ends within 8 KiB, valid against the envelope sch
   );
 });
 
+test('fitErrorBody: an envelope carried as escaped text (an MCP tool error) fits 8 KiB as a whole', () => {
+  const heavy = fc.string({ unit: fc.constantFrom('"', '\\', '\u0001', 'a', '\u00e9', '\ud83d\ude00'), maxLength: 3000 });
+  const frameOf = (e: ErrorBody) => JSON.stringify({ content: [{ type: 'text', text: JSON.stringify({ ok: false, error: e }) }], isError: true });
+  fc.assert(
+    fc.property(heavy, heavy, fc.array(fc.record({ path: heavy, message: heavy }), { maxLength: 40 }), fc.boolean(), (message, hint, details, withMeta) => {
+      const body: ErrorBody = { code: 'result_budget_exceeded', message, hint, details, next: { action: 'task list', input: { limit: 5, q: hint.slice(0, 300) } } };
+      if (withMeta) body.metadata = { mutation_applied: true, mutation_receipt: { entity: 'task', id: '"\\'.repeat(50), idempotencyKey: 'k'.repeat(128) } };
+      const out = fitErrorBody(body, (e) => bytes(frameOf(e)));
+      assert.ok(bytes(frameOf(out)) <= ERROR_ENVELOPE_MAX_BYTES, `${bytes(frameOf(out))} bytes`);
+      assert.equal((out.details?.length ?? 0) + (out.detailsOmitted ?? 0), details.length);
+      if (withMeta) assert.deepEqual(out.metadata, body.metadata, 'a receipt is never dropped to make room');
+      return true;
+    }),
+    { numRuns: 300 },
+  );
+});
+
 test('40 000 unknown fields: under 8 KiB from the daemon (Exec), through MCP tools/call, and from the CLI', async (t) => {
   const d = await startDaemon();
   t.after(() => d.close());
@@ -100,7 +117,7 @@ test('40 000 unknown fields: under 8 KiB from the daemon (Exec), through MCP too
     assert.equal(frame.result.isError, true);
     const text = frame.result.content[0]!.text;
     assert.ok(bytes(text) < ERROR_ENVELOPE_MAX_BYTES, `envelope ${bytes(text)} bytes`);
-    assert.ok(bytes(res.body) < ERROR_ENVELOPE_MAX_BYTES + 2048, `frame ${bytes(res.body)} bytes`);
+    assert.ok(bytes(res.body) < ERROR_ENVELOPE_MAX_BYTES, `frame ${bytes(res.body)} bytes`);
     const env = JSON.parse(text);
     assert.ok(validEnvelope(env));
     assert.equal(env.error.details.length + env.error.detailsOmitted, 40_000);
