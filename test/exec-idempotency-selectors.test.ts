@@ -158,9 +158,11 @@ async function clockedDaemon(t: TestContext) {
   /** A fresh authorization, so its token is valid at the clock's current time. */
   const runtime = async (): Promise<Runtime> => {
     const auth = await daemon.store.create({ serverId: 's', agentId: 'a' });
+    const base = `${daemon.url}/api/internal/exec/servers/s/agents/a`;
     return {
-      env: {},
-      base: `${daemon.url}/api/internal/exec/servers/s/agents/a`,
+      // What `agentteam run` would inject, so the built CLI can be pointed at this daemon.
+      env: { AGENTTEAM_EXEC_BASE_URL: base, AGENTTEAM_EXEC_TOKEN_FILE: auth.tokenFile },
+      base,
       token: () => readFileSync(auth.tokenFile, 'utf8').trim(),
       close: async () => undefined,
     };
@@ -177,12 +179,16 @@ test('records expire after 24 h on the daemon\'s clock: a replay before, a new e
   const rt2 = await runtime();
   const within = await create(rt2, { title: 'expiring', idempotencyKey: 'exp-1' });
   assert.equal(within.text, first.text, 'replayed within the window');
+  const viaCli = await exec(rt2, ['task', 'create', '{"title":"expiring","requestId":"exp-1"}']);
+  assert.equal(viaCli.code, 0, viaCli.stderr);
+  assert.deepEqual(JSON.parse(viaCli.stdout), first.json, 'the CLI gets the replay too');
   // A different body within the window still conflicts.
   assert.equal((await create(rt2, { title: 'other', idempotencyKey: 'exp-1' })).status, 409);
   clock.advance(1);
   const rt3 = await runtime();
-  const after = await create(rt3, { title: 'other body is fine now', idempotencyKey: 'exp-1' });
-  assert.equal(after.status, 200, after.text);
+  const afterCli = await exec(rt3, ['task', 'create', '{"title":"other body is fine now","idempotencyKey":"exp-1"}']);
+  assert.equal(afterCli.code, 0, afterCli.stdout);
+  const after = { text: afterCli.stdout.trim(), json: JSON.parse(afterCli.stdout) };
   assert.notEqual(after.json.data.task.id, first.json.data.task.id, 'a new effect once the record expired');
   const replay = await create(rt3, { title: 'other body is fine now', idempotencyKey: 'exp-1' });
   assert.equal(replay.text, after.text, 'the new record replays in turn');
@@ -203,8 +209,11 @@ test('records are bounded: beyond the maximum the oldest are dropped first', asy
     const r = await create(rt, { title: `bounded ${i}`, idempotencyKey: `b-${i}` });
     assert.equal(r.json.data.task.id, firsts[i - 1], `b-${i} replays`);
   }
-  // b-1 was pruned: the same call is a new effect.
-  const again = await create(rt, { title: 'bounded 1', idempotencyKey: 'b-1' });
-  assert.equal(again.status, 200);
-  assert.notEqual(again.json.data.task.id, firsts[0]);
+  // b-1 was pruned: the same call is a new effect (through the CLI this time).
+  const again = await exec(rt, ['task', 'create', '{"title":"bounded 1","idempotencyKey":"b-1"}']);
+  assert.equal(again.code, 0, again.stdout);
+  assert.notEqual(JSON.parse(again.stdout).data.task.id, firsts[0]);
+  // b-2 was pruned too.
+  const b2 = await create(rt, { title: 'bounded 2', idempotencyKey: 'b-2' });
+  assert.notEqual(b2.json.data.task.id, firsts[1]);
 });
