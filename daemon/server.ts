@@ -17,6 +17,7 @@ import { ensureOperatorToken, removeDaemonInfo, sweepRuntimeDir, writeDaemonInfo
 import { createDiag } from './lifecycle/diag.js';
 import { parseListen } from './lifecycle/listen.js';
 import { openDaemonParts, type DaemonParts } from './parts.js';
+import type { IdempotencyLimits } from './store/idempotency.js';
 
 export interface DaemonOptions {
   readonly home: string;
@@ -30,6 +31,8 @@ export interface DaemonOptions {
   readonly remover?: DirRemover;
   readonly defaultTtlMs?: number;
   readonly log?: (line: string) => void;
+  /** Idempotency record window and bound; tests shrink them. */
+  readonly idempotency?: IdempotencyLimits;
 }
 
 export interface RunningDaemon {
@@ -71,7 +74,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const operatorToken = ensureOperatorToken(home);
     const swept = sweepRuntimeDir(paths.runtimeDir);
     if (swept > 0) diag('swept_stale_credentials', { count: swept });
-    parts = await openDaemonParts({ home, clock, diag });
+    parts = await openDaemonParts({ home, clock, diag, idempotency: opts.idempotency });
     const defaultTtlMs = opts.defaultTtlMs ?? DEFAULT_TTL_MS;
     const deps: StoreDeps = {
       clock,

@@ -147,9 +147,12 @@ test('MCP route: real client, people and agents exchange messages, protocol edge
     assert.equal(env.error.code, 'result_budget_exceeded');
     assert.equal(env.error.next.action, 'message_history_read');
     assert.equal(env.error.next.input.target, 'channel:big');
-    const fits = await client.callTool({ name: 'message_history_read', arguments: { target: 'channel:big', limit: 2 } });
+    // Two messages are ~40 KB of structured JSON, but the frame carries it twice (text copy): over budget.
+    const twice = await client.callTool({ name: 'message_history_read', arguments: { target: 'channel:big', limit: 2 } });
+    assert.equal(twice.isError, true);
+    const fits = await client.callTool({ name: 'message_history_read', arguments: { target: 'channel:big', limit: 1 } });
     assert.notEqual(fits.isError, true);
-    assert.equal((fits.structuredContent as { messages: unknown[] }).messages.length, 2);
+    assert.equal((fits.structuredContent as { messages: unknown[] }).messages.length, 1);
   });
 
   await t.test('the legacy alias serves the same inventory', async () => {
