@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Clock } from '../../lib/clock.js';
+import { ENTITY_ID_RULE, isEntityId } from '../../catalog/ids.js';
 import { ExecError } from '../errors.js';
 import { Authorization, type AuthorizationInit, type Generation } from './authorization.js';
 import type { PinnedCatalog } from './pinned-catalog.js';
@@ -36,8 +37,6 @@ export interface StoreStats {
   readonly inFlight: number;
 }
 
-const ID_RE = /^[A-Za-z0-9._:@-]{1,128}$/;
-
 /**
  * The daemon-owned runtime authorization store: logical authorizations, their
  * token generations, revocation, cleanup debt and request admission.
@@ -70,7 +69,7 @@ export class AuthorizationStore {
   async create(init: AuthorizationInit): Promise<Authorization> {
     if (this.closed) throw new ExecError('unavailable', 'the daemon is shutting down');
     for (const [name, v] of [['serverId', init.serverId], ['agentId', init.agentId]] as const) {
-      if (typeof v !== 'string' || !ID_RE.test(v)) throw new ExecError('invalid_request', `${name} must match ${ID_RE.source}`);
+      if (!isEntityId(v)) throw new ExecError('invalid_request', `${name} must be ${ENTITY_ID_RULE}`);
     }
     // Every record still in the map is a lease: launching, active, or cleanup not yet finished.
     if (this.auths.size >= L.MAX_LEASES) {
