@@ -67,8 +67,12 @@ export function runtimeAuth(store: AuthorizationStore, diag: Diag): MiddlewareHa
       return busy();
     }
     try {
+      // A revocation between authentication and admission has already reported its drain done.
+      if (auth.signal.aborted) return forbidden();
       c.set('runtime', { principal, signal: auth.signal, catalog: auth.catalog.catalog });
       await next();
+      // Whatever the handler produced, nothing but the 403 leaves once the runtime is revoked.
+      if (auth.signal.aborted) c.res = forbidden();
     } finally {
       store.release(auth);
     }
