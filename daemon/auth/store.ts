@@ -108,15 +108,17 @@ export class AuthorizationStore {
   }
 
   /**
-   * Older live authorizations this one replaces: the named one, and any for the
-   * same server, agent and session. Runs without a session are independent.
+   * Older active authorizations this one replaces: the named one, and any for
+   * the same server, agent and session. Runs without a session are
+   * independent. One still launching is left alone (its directory may not
+   * exist yet); it is replaced by the next launch for that session.
    */
   private predecessors(auth: Authorization, named: string | undefined): Authorization[] {
     const { serverId, agentId, sessionId } = auth.principal;
     const out: Authorization[] = [];
     for (const a of this.auths.values()) {
       if (a === auth) break; // insertion order: only those created before this one
-      if (!a.live && a.state !== 'launching') continue;
+      if (!a.live) continue;
       const same = sessionId !== null && a.principal.sessionId === sessionId && a.principal.serverId === serverId && a.principal.agentId === agentId;
       if (same || a.id === named) out.push(a);
     }
