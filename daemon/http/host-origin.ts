@@ -23,6 +23,7 @@ export interface HostOriginOptions {
 const LOOPBACK_V4 = /^127(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 const DNS_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
 const UNSPECIFIED = new Set(['0.0.0.0', '[::]']);
+const ACCEPTED_CACHE_MAX = 64;
 
 /** A host as it appears in a Host header or URL: lower case, IPv6 in brackets. */
 function hostForm(name: string): string {
@@ -55,9 +56,16 @@ export function hostOriginGuard(opts: HostOriginOptions): MiddlewareHandler {
   if (!UNSPECIFIED.has(listen)) names.add(listen);
   const allowedName = (n: string) => names.has(n) || LOOPBACK_V4.test(n);
 
+  // Accepted Host values seen so far: nearly every request repeats one, so the parse is skipped.
+  // Bounded, and refusals are never cached, so no request can grow it past the cap.
+  const accepted = new Set<string>();
   function hostOk(value: string | undefined): boolean {
-    const hp = value === undefined ? null : splitHostPort(value);
-    return hp !== null && hp.port === opts.port() && allowedName(hp.name);
+    if (value === undefined) return false;
+    if (accepted.has(value)) return true;
+    const hp = splitHostPort(value);
+    const ok = hp !== null && hp.port === opts.port() && allowedName(hp.name);
+    if (ok && accepted.size < ACCEPTED_CACHE_MAX) accepted.add(value);
+    return ok;
   }
 
   function originOk(value: string): boolean {
