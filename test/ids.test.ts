@@ -131,5 +131,12 @@ test('lease route, URLs and authors follow the grammar', async (t) => {
       assert.equal(r.stderr, `agentteam: ${cases[i]![0]} must be 1-128 characters of A-Z a-z 0-9 . _ -, starting with a letter or digit\n`);
     });
     assert.ok(await waitFor(() => daemon.store.stats().leases === 0, 2000), 'every run revoked its lease; no refused one left a record');
+    // The operator's message commands take the same server ids.
+    for (const [id, code] of [['srv.1', 0], ['..', 2], ['a:b', 2]] as const) {
+      const post = await cli(['message', 'post', `--server=${id}`, '--target', 'channel:general', '--as', 'human:ada', 'hi'], env);
+      const history = await cli(['message', 'history', `--server=${id}`, '--target', 'channel:general'], env);
+      assert.deepEqual([post.code, history.code], [code, code], `${id}: ${post.stderr}${history.stderr}`);
+      if (code === 2) assert.match(post.stderr, /^agentteam message post: --server must be 1-128 characters/);
+    }
   });
 });
