@@ -82,16 +82,12 @@ test('replacement through agentteam run: the old runtime keeps running with a de
   assert.equal(await catalogStatus(b.base, b.token), 200);
 });
 
-test('drain: revoking a runtime ends its in-flight upload with 403 and answers only after it', async (t) => {
-  const { daemon, op } = await inProcessDaemon(t);
-  const lease = await openLease(daemon.url, op, { serverId: 's', agentId: 'a' });
-  t.after(() => lease.close());
-  const { port, pathname } = new URL(lease.body.data!.execBaseUrl);
-  const events: string[] = [];
-  // A slow upload: headers and half the body, then nothing.
+/** Starts an Exec upload that sends its headers and half its body, then nothing; resolves once it is in flight. */
+async function slowUpload(t: import('node:test').TestContext, execBaseUrl: string, token: string, events: string[], inFlight: () => number) {
+  const { port, pathname } = new URL(execBaseUrl);
   const socket = connect(Number(port), '127.0.0.1');
   t.after(() => socket.destroy());
-  const execDone = new Promise<string>((resolve) => {
+  const done = new Promise<string>((resolve) => {
     let data = '';
     socket.setEncoding('utf8').on('data', (d: string) => {
       data += d;
@@ -104,8 +100,32 @@ test('drain: revoking a runtime ends its in-flight upload with 403 and answers o
   });
   socket.on('error', () => undefined);
   await new Promise((r) => socket.once('connect', r));
-  socket.write(`POST ${pathname}/task/create HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${lease.token()}\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n{"title":"half`);
-  assert.ok(await waitFor(() => daemon.store.stats().inFlight === 1, 3000));
+  socket.write(`POST ${pathname}/task/create HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n{"title":"half`);
+  assert.ok(await waitFor(() => inFlight() === 1, 3000));
+  return { done }; // wrapped: returning the promise itself would make the caller's await wait for the answer
+}
+
+test('drain: daemon stop ends an in-flight upload with 403 before it finishes stopping', async (t) => {
+  const home = mkdtempSync(join(tmpdir(), 'agentteam-stop-drain-'));
+  t.after(() => rmSync(home, { recursive: true, force: true }));
+  const daemon = await startDaemon({ home, log: () => undefined });
+  const lease = await openLease(daemon.url, operatorToken(home), { serverId: 's', agentId: 'a' });
+  t.after(() => lease.close());
+  const events: string[] = [];
+  const { done: execDone } = await slowUpload(t, lease.body.data!.execBaseUrl, lease.token(), events, () => daemon.store.stats().inFlight);
+  const stopped = daemon.stop('test').then(() => events.push('stopped'));
+  const [exec] = await Promise.all([execDone, stopped]);
+  assert.match(exec, /^HTTP\/1\.1 403 /);
+  assert.ok(exec.endsWith(FORBIDDEN_BODY));
+  assert.deepEqual(events, ['exec answered', 'stopped']);
+});
+
+test('drain: revoking a runtime ends its in-flight upload with 403 and answers only after it', async (t) => {
+  const { daemon, op } = await inProcessDaemon(t);
+  const lease = await openLease(daemon.url, op, { serverId: 's', agentId: 'a' });
+  t.after(() => lease.close());
+  const events: string[] = [];
+  const { done: execDone } = await slowUpload(t, lease.body.data!.execBaseUrl, lease.token(), events, () => daemon.store.stats().inFlight);
 
   const revoked = send(`${daemon.url}/api/v1/runtimes/${lease.body.data!.authorizationId}`, 'DELETE', { authorization: `Bearer ${op}` }).then((r) => {
     events.push('revoke answered');
