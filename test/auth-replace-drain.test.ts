@@ -5,6 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { startDaemon } from '../daemon/server.js';
+import { buildApp, EXEC_BASE } from '../daemon/app.js';
 import { AuthorizationStore } from '../daemon/auth/store.js';
 import { createJoseSigner } from '../daemon/auth/signer.js';
 import { fsTokenWriter } from '../daemon/auth/token-file.js';
@@ -187,4 +188,35 @@ test(`drain is bounded: after ${REVOKE_DRAIN_MS} ms the revocation completes any
   store.release(auth); // the stuck request ending later changes nothing
   assert.equal(store.stats().inFlight, 0);
   await store.shutdown();
+});
+
+test('a handler that ignores the signal still cannot publish a success after revocation; the revoke waits for it', async (t) => {
+  const { store } = bareStore(t);
+  t.after(() => store.shutdown());
+  let open!: () => void;
+  const gate = new Promise<void>((r) => (open = r));
+  const app = buildApp({
+    store, operatorToken: 'unused', diag: () => undefined, listenHost: '127.0.0.1', port: () => 80,
+    status: () => ({}), stop: () => undefined, reload: async () => ({}), urls: () => ({ execBaseUrl: '', mcpUrl: '' }),
+    extraRoutes: (a) => a.post(`${EXEC_BASE}/slow/op`, async (c) => {
+      await gate; // never looks at c.get('runtime').signal
+      return c.json({ ok: true, data: { done: true } });
+    }),
+  });
+  const auth = await store.create({ serverId: 's', agentId: 'a' });
+  const events: string[] = [];
+  const response = Promise.resolve(app.request('/api/internal/exec/servers/s/agents/a/slow/op', {
+    method: 'POST', headers: { host: '127.0.0.1:80', authorization: `Bearer ${readFileSync(auth.tokenFile, 'utf8')}` },
+  })).then(async (r) => {
+    events.push('answered');
+    return { status: r.status, body: await r.text() };
+  });
+  assert.ok(await waitFor(() => auth.inFlight === 1, 2000));
+  const revoked = store.revoke(auth.id, 'test').then(() => events.push('revoked'));
+  await new Promise((r) => setTimeout(r, 30));
+  assert.deepEqual(events, [], 'the revocation waits for the handler');
+  open();
+  const [res] = await Promise.all([response, revoked]);
+  assert.deepEqual([res.status, res.body], [403, FORBIDDEN_BODY]);
+  assert.deepEqual(events, ['answered', 'revoked']);
 });
