@@ -16,6 +16,7 @@ import { acquireSingleton } from './lifecycle/singleton.js';
 import { ensureOperatorToken, removeDaemonInfo, sweepRuntimeDir, writeDaemonInfo } from './lifecycle/home-files.js';
 import { createDiag } from './lifecycle/diag.js';
 import { parseListen } from './lifecycle/listen.js';
+import { checkAllowHosts } from './http/host-origin.js';
 import { openDaemonParts, type DaemonParts } from './parts.js';
 import type { IdempotencyLimits } from './store/idempotency.js';
 
@@ -23,6 +24,8 @@ export interface DaemonOptions {
   readonly home: string;
   readonly listen?: string;
   readonly allowRemote?: boolean;
+  /** Extra Host/Origin names accepted besides the listen address and loopback (needs allowRemote). */
+  readonly allowHosts?: readonly string[];
   readonly clock?: Clock;
   /** Fault injection and fixed keys for tests; production uses the defaults. */
   readonly key?: KeyObject;
@@ -56,6 +59,7 @@ const OWNER_CHECK_MS = 2_000;
  */
 export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
   const { host, port } = parseListen(opts.listen ?? '127.0.0.1:0', opts.allowRemote ?? false);
+  const allowHosts = checkAllowHosts(opts.allowHosts ?? [], opts.allowRemote ?? false);
   const clock = opts.clock ?? systemClock;
   const home = ensureHome({ AGENTTEAM_HOME: opts.home });
   const paths = homePaths(home);
@@ -90,10 +94,11 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const store = new AuthorizationStore(deps);
     const startedAt = clock.now();
     let url = '';
+    let boundPort = 0;
     const stopping: { p: Promise<void> | null } = { p: null };
     const reload = () => parts!.reload();
     const app = buildApp({
-      store, operatorToken, diag,
+      store, operatorToken, diag, listenHost: host, port: () => boundPort, allowHosts,
       status: () => ({ pid: process.pid, url, startedAt: new Date(startedAt).toISOString(), uptimeMs: clock.now() - startedAt, stopping: stopping.p !== null, ...store.stats() }),
       stop: (reason) => void stop(reason),
       reload,
@@ -110,6 +115,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     });
     server = srv;
     const addr = srv.address() as AddressInfo;
+    boundPort = addr.port;
     const shownHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
     url = `http://${shownHost}:${addr.port}`;
 
