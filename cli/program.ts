@@ -91,6 +91,8 @@ export function buildProgram(commander: Commander, onCommand: (name: CommandName
     .option('--workdir <dir>', 'working directory of the command')
     .option('--ttl <seconds>', 'lifetime of one token generation', positiveInt)
     .addOption(new Option('--runtime <name>', 'runtime driver').choices(RUNTIME_KINDS))
+    .option('--turn-target <target>', 'target of the human-initiated turn this runtime answers (for kb_search/kb_fetch)')
+    .option('--turn-message <messageId>', 'id of the human message that started the turn')
     .argument('<command...>', 'the command and its arguments (after --)')
     // Everything after the command belongs to the child, options included.
     .passThroughOptions()

@@ -39,6 +39,7 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
   const body = {
     serverId: str('server'), agentId: str('agent'), sessionId: str('session'), runId: str('run'),
     workdir: str('workdir'), runtime: str('runtime') ?? 'generic', pid: process.pid,
+    turnTarget: str('turnTarget'), turnMessageId: str('turnMessage'),
     primaryThreadId: process.env.AGENTTEAM_PRIMARY_THREAD_ID ?? null,
     ...(typeof opts.ttl === 'number' ? { ttlSeconds: opts.ttl } : {}),
     env: process.env.CODEX_HOME ? { CODEX_HOME: process.env.CODEX_HOME } : {},
