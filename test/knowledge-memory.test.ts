@@ -3,7 +3,8 @@ import { strict as assert } from 'node:assert';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { rpc, startDaemon, startRuntime, type Daemon } from './mcp-harness.js';
+import { startDaemon, startRuntime, type Daemon } from './mcp-harness.js';
+import { callTool } from './knowledge-harness.js';
 
 interface Hit {
   path: string;
@@ -19,16 +20,6 @@ interface Page {
   nextCursor?: string;
 }
 type Outcome = { ok: true; page: Page } | { ok: false; error: { code: string; message: string; hint?: string } };
-
-let rpcId = 0;
-export async function callTool(url: string, token: string, name: string, args: Record<string, unknown>): Promise<{ isError: boolean; data: unknown }> {
-  const res = await rpc(url, token, { jsonrpc: '2.0', id: ++rpcId, method: 'tools/call', params: { name, arguments: args } });
-  assert.equal(res.status, 200, res.body);
-  const body = JSON.parse(res.body) as { result?: { isError: boolean; content: { text: string }[]; structuredContent?: unknown }; error?: unknown };
-  assert.ok(body.result, res.body);
-  const text = body.result.content[0]?.text ?? '';
-  return { isError: body.result.isError, data: body.result.isError ? (JSON.parse(text) as { error: unknown }).error : body.result.structuredContent };
-}
 
 async function search(url: string, token: string, args: Record<string, unknown>): Promise<Outcome> {
   const r = await callTool(url, token, 'memory_search', args);

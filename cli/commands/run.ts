@@ -29,6 +29,10 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
     process.stderr.write('agentteam: run needs a command after --\n');
     return 2;
   }
+  if ((typeof opts.turnTarget === 'string') !== (typeof opts.turnMessage === 'string')) {
+    process.stderr.write('agentteam: --turn-target and --turn-message go together\n');
+    return 2;
+  }
   const home = resolveHome();
   const info = readDaemonInfo(home);
   if (!info) {
