@@ -8,6 +8,9 @@ import { openServices } from './services.js';
 import { registerExecActionRoute } from './exec/route.js';
 import { registerMcpRoutes } from './mcp/routes.js';
 import { registerMessageOperatorRoutes } from './mcp/operator-routes.js';
+import { registerTokenAnalysisRoutes } from './analysis/routes.js';
+import type { AnalysisTokens } from './auth/analysis-token.js';
+import { MCP_TOOLS } from '../catalog/mcp-tools.js';
 
 /**
  * The parts of the daemon owned by other modules (services, Exec action
@@ -22,7 +25,7 @@ export interface DaemonParts {
   close(): Promise<void>;
 }
 
-export async function openDaemonParts(opts: { home: string; clock: Clock; diag: Diag }): Promise<DaemonParts> {
+export async function openDaemonParts(opts: { home: string; clock: Clock; diag: Diag; analysis?: AnalysisTokens }): Promise<DaemonParts> {
   const services = openServices({ home: opts.home, clock: opts.clock, log: (message) => opts.diag('profile', { message }) });
   await services.registry.useGeneratedValidators();
   const mcpUrls = new WeakMap<Authorization, string>();
@@ -40,6 +43,7 @@ export async function openDaemonParts(opts: { home: string; clock: Clock; diag: 
       registerExecActionRoute(app, services);
       registerMcpRoutes(app, services);
       registerMessageOperatorRoutes(app, services);
+      if (opts.analysis) registerTokenAnalysisRoutes(app, opts.analysis, MCP_TOOLS);
     },
     launchHook,
     onPublished,
