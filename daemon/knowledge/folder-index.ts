@@ -3,13 +3,13 @@ import type { Statement } from 'better-sqlite3';
 import type { Clock, ClockTimer } from '../../lib/clock.js';
 import { chunkText, titleOf } from './chunk.js';
 import { CHUNKS_PER_FILE, markBuilt, openIndexDb, type IndexDb } from './index-db.js';
-import { isIndexedName, isSafeDir, readSafe, safeStat, toRel, walkFiles, type FileStat } from './walk.js';
+import { isIndexedName, isSafeDir, readSafe, safeStat, toRel, walkFiles, walkFilesAsync, type FileStat } from './walk.js';
 
 export interface FolderIndexOptions {
   readonly root: string;
   readonly dbPath: string;
   readonly clock: Clock;
-  /** Full rescan period, the safety net under the watcher (default 10 s). */
+  /** Full rescan period, the safety net under the watcher (default 60 s; 10 s without a watcher). */
   readonly rescanMs?: number;
   /** Files indexed per event-loop turn while building (default 256). */
   readonly batch?: number;
@@ -55,6 +55,7 @@ export class FolderIndex {
   private flushTimer: ClockTimer | null = null;
   private rescanTimer: ClockTimer | null = null;
   private lastScan = 0;
+  private scanning = false;
   private readonly ready: Promise<void>;
 
   constructor(private readonly opts: FolderIndexOptions) {
@@ -79,7 +80,7 @@ export class FolderIndex {
       // An index from an earlier run answers at once; the rescan brings it up to date behind it.
       this.state = 'ready';
       this.ready = Promise.resolve();
-      void this.rescanInBatches();
+      this.rescanInBatches().catch((err: unknown) => opts.diag?.('index_rescan_failed', { root: this.root, error: String(err) }));
     }
     this.ready.catch((err: unknown) => opts.diag?.('index_build_failed', { root: this.root, error: String(err) }));
     this.scheduleRescan();
@@ -104,6 +105,10 @@ export class FolderIndex {
       return;
     }
     this.flushDirty();
+  }
+
+  private isClosed(): boolean {
+    return this.state === 'closed';
   }
 
   close(): void {
@@ -138,16 +143,17 @@ export class FolderIndex {
   }
 
   private scheduleRescan(): void {
-    const every = this.opts.rescanMs ?? 10_000;
+    const every = this.opts.rescanMs ?? (this.watcher ? 60_000 : 10_000);
     const t = this.opts.clock.setTimeout(() => {
       if (this.state === 'closed') return;
-      if (this.state !== 'ready') return this.scheduleRescan();
-      try {
-        this.applyScan(walkFiles(this.root));
-      } catch (err) {
-        this.opts.diag?.('index_rescan_failed', { root: this.root, error: String(err) });
-      }
-      this.scheduleRescan();
+      if (this.state !== 'ready' || this.scanning) return this.scheduleRescan();
+      this.rescanInBatches().then(
+        () => this.scheduleRescan(),
+        (err: unknown) => {
+          this.opts.diag?.('index_rescan_failed', { root: this.root, error: String(err) });
+          this.scheduleRescan();
+        },
+      );
     }, every);
     t.unref?.();
     this.rescanTimer = t;
@@ -158,7 +164,8 @@ export class FolderIndex {
     const paths = [...this.dirty];
     this.dirty.clear();
     if (paths.includes('') || paths.length > 2_000) {
-      this.applyScan(walkFiles(this.root));
+      // Too much to apply path by path (or the watcher lost track): rescan the folder off the event loop.
+      if (!this.scanning) void this.rescanInBatches().catch((err: unknown) => this.opts.diag?.('index_rescan_failed', { root: this.root, error: String(err) }));
       return;
     }
     this.db.transaction(() => {
@@ -238,25 +245,42 @@ export class FolderIndex {
     })();
   }
 
-  /** A full rescan that yields to the event loop between batches (first build, start-up). */
+  /**
+   * A full rescan that never blocks the event loop for long: the walk runs
+   * on the thread pool and changes are applied in batches between turns
+   * (first build, start-up, the periodic safety net).
+   */
   private async rescanInBatches(): Promise<void> {
-    this.lastScan = this.opts.clock.now();
-    const { changed, gone } = this.diff(walkFiles(this.root));
-    this.progress.total = changed.length;
-    this.progress.done = 0;
-    this.db.transaction(() => {
-      for (const r of gone) this.remove(r.id);
-    })();
-    const batch = this.opts.batch ?? 256;
-    for (let i = 0; i < changed.length; i += batch) {
-      if (this.state === 'closed') return;
-      const slice = changed.slice(i, i + batch);
-      this.db.transaction(() => {
-        // Re-read the row: a watcher flush may have indexed the file meanwhile.
-        for (const f of slice) this.indexIfChanged(f);
-      })();
-      this.progress.done += slice.length;
-      await new Promise((r) => setImmediate(r));
+    this.scanning = true;
+    try {
+      const startedAt = this.opts.clock.now();
+      const found = await walkFilesAsync(this.root);
+      if (this.isClosed()) return;
+      this.lastScan = startedAt;
+      const { changed, gone } = this.diff(found);
+      this.progress.total = changed.length;
+      this.progress.done = 0;
+      const batch = this.opts.batch ?? 256;
+      for (let i = 0; i < gone.length; i += batch) {
+        if (this.isClosed()) return;
+        // A row may have been re-created by a watcher flush meanwhile: drop it only if its file is still gone.
+        this.db.transaction(() => {
+          for (const r of gone.slice(i, i + batch)) if (!safeStat(this.root, r.path)) this.remove(r.id);
+        })();
+        await new Promise((r) => setImmediate(r));
+      }
+      for (let i = 0; i < changed.length; i += batch) {
+        if (this.isClosed()) return;
+        const slice = changed.slice(i, i + batch);
+        this.db.transaction(() => {
+          // Re-read each row: a watcher flush may have indexed the file meanwhile.
+          for (const f of slice) this.indexIfChanged(f);
+        })();
+        this.progress.done += slice.length;
+        await new Promise((r) => setImmediate(r));
+      }
+    } finally {
+      this.scanning = false;
     }
   }
 }
