@@ -82,42 +82,46 @@ export async function measure(): Promise<MemoryBenchReport> {
       writeFileSync(join(dir, `n${i}.md`), fileText(i, next));
     }
     const rt = await startRuntime(daemon, { server: 'local', agent: 'bench' });
-    const url = rt.mcpUrl;
-    const token = rt.token();
-    let id = 0;
-    const call = async (tool: string, args: Record<string, unknown>) => {
-      const res = await rpc(url, token, { jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name: tool, arguments: args } });
-      const result = (JSON.parse(res.body) as { result?: { isError?: boolean; content: { text: string }[]; structuredContent?: unknown } }).result;
-      if (res.status !== 200 || !result) throw new Error(`${tool}: ${res.status} ${res.body.slice(0, 200)}`);
-      return result;
-    };
+    try {
+      const url = rt.mcpUrl;
+      const token = rt.token();
+      let id = 0;
+      const call = async (tool: string, args: Record<string, unknown>) => {
+        const res = await rpc(url, token, { jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name: tool, arguments: args } });
+        const result = (JSON.parse(res.body) as { result?: { isError?: boolean; content: { text: string }[]; structuredContent?: unknown } }).result;
+        if (res.status !== 200 || !result) throw new Error(`${tool}: ${res.status} ${res.body.slice(0, 200)}`);
+        return result;
+      };
 
-    const t0 = performance.now();
-    for (;;) {
-      const r = await call('memory_search', { query: 'code7' });
-      if (!r.isError) break;
-      if (!r.content[0]!.text.includes('index_unavailable')) throw new Error(r.content[0]!.text);
-      await new Promise((res) => setTimeout(res, 25));
+      const t0 = performance.now();
+      for (;;) {
+        const r = await call('memory_search', { query: 'code7' });
+        if (!r.isError) break;
+        if (!r.content[0]!.text.includes('index_unavailable')) throw new Error(r.content[0]!.text);
+        await new Promise((res) => setTimeout(res, 25));
+      }
+      const indexSeconds = (performance.now() - t0) / 1000;
+      const probe = Math.floor(FILES * 0.4242);
+      const check = (await call('memory_search', { query: `code${probe}` })).structuredContent as { hits: { path: string; line: number }[] };
+      if (check.hits[0]?.path !== `d${Math.floor(probe / 100)}/n${probe}.md`) throw new Error(`memory_search found ${JSON.stringify(check.hits[0])}`);
+
+      const search = async (query: string) => {
+        const r = await call('memory_search', { query, limit: 10 });
+        if (r.isError) throw new Error(r.content[0]!.text);
+      };
+      // A rare word (one passage) and frequent ones: the 40 most common words each occur in 16-100% of all passages.
+      const rare = await timeCalls((i) => search(`code${(i * 7919) % FILES}`), CALLS);
+      const frequent = await timeCalls((i) => search(i % 2 === 0 ? VOCAB[i % 40]! : `${VOCAB[i % 40]} ${VOCAB[(i * 3 + 1) % 40]}`), CALLS / 4);
+
+      for (let i = 0; i < 20; i++) await call('message_send', { target: 'channel:bench', content: `benchmark message ${i}` });
+      const history = await timeCalls(async () => {
+        const r = await call('message_history_read', { target: 'channel:bench', limit: 20 });
+        if (r.isError) throw new Error(r.content[0]!.text);
+      }, CALLS);
+      return { files: FILES, indexSeconds, filesPerSec: FILES / indexSeconds, rare, frequent, history };
+    } finally {
+      await rt.close();
     }
-    const indexSeconds = (performance.now() - t0) / 1000;
-    const check = (await call('memory_search', { query: 'code4242' })).structuredContent as { hits: { path: string; line: number }[] };
-    if (check.hits[0]?.path !== 'd42/n4242.md') throw new Error(`memory_search found ${JSON.stringify(check.hits[0])}`);
-
-    const search = async (query: string) => {
-      const r = await call('memory_search', { query, limit: 10 });
-      if (r.isError) throw new Error(r.content[0]!.text);
-    };
-    // A rare word (one passage) and frequent ones: the 40 most common words match 5-40% of all passages each.
-    const rare = await timeCalls((i) => search(`code${(i * 7919) % FILES}`), CALLS);
-    const frequent = await timeCalls((i) => search(i % 2 === 0 ? VOCAB[i % 40]! : `${VOCAB[i % 40]} ${VOCAB[(i * 3 + 1) % 40]}`), CALLS / 4);
-
-    for (let i = 0; i < 20; i++) await call('message_send', { target: 'channel:bench', content: `benchmark message ${i}` });
-    const history = await timeCalls(async () => {
-      const r = await call('message_history_read', { target: 'channel:bench', limit: 20 });
-      if (r.isError) throw new Error(r.content[0]!.text);
-    }, CALLS);
-    await rt.close();
-    return { files: FILES, indexSeconds, filesPerSec: FILES / indexSeconds, rare, frequent, history };
   } finally {
     await daemon.close();
   }
@@ -130,7 +134,7 @@ export async function run(): Promise<BenchResult[]> {
     { metric: `memory index first build (${r.files} files of 4 KB)`, value: Math.round(r.filesPerSec), unit: 'files/s' },
     { metric: `memory_search p50, a rare word (${r.files} files, sequential)`, value: ms(r.rare.p50), unit: 'ms' },
     { metric: `memory_search p99, a rare word`, value: ms(r.rare.p99), unit: 'ms' },
-    { metric: `memory_search p50, frequent words (5-40% of passages)`, value: ms(r.frequent.p50), unit: 'ms' },
+    { metric: `memory_search p50, frequent words (each in 16-100% of passages)`, value: ms(r.frequent.p50), unit: 'ms' },
     { metric: `memory_search p99, frequent words`, value: ms(r.frequent.p99), unit: 'ms' },
     { metric: 'message_history_read p50 (same run, sequential)', value: ms(r.history.p50), unit: 'ms' },
     { metric: 'message_history_read p99 (same run, sequential)', value: ms(r.history.p99), unit: 'ms' },

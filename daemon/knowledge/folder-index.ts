@@ -1,9 +1,9 @@
-import { watch, type FSWatcher } from 'node:fs';
 import type { Statement } from 'better-sqlite3';
 import type { Clock, ClockTimer } from '../../lib/clock.js';
 import { chunkText, titleOf } from './chunk.js';
 import { CHUNKS_PER_FILE, markBuilt, openIndexDb, type IndexDb } from './index-db.js';
-import { isIndexedName, isSafeDir, readSafe, safeStat, toRel, walkFiles, walkFilesAsync, type FileStat } from './walk.js';
+import { isIndexedName, isSafeDir, readSafe, safeStat, walkFiles, walkFilesAsync, type FileStat } from './walk.js';
+import { DirWatcher } from './dir-watcher.js';
 
 export interface FolderIndexOptions {
   readonly root: string;
@@ -32,8 +32,8 @@ const FLUSH_DELAY_MS = 150;
 const POLL_STALE_MS = 1_000;
 
 /**
- * A full-text index of one folder, kept current while open: a recursive
- * watcher marks changed paths, which are applied shortly after (and always
+ * A full-text index of one folder, kept current while open: per-folder
+ * watchers mark changed paths, which are applied shortly after (and always
  * before a search); a periodic rescan by mtime and size catches whatever a
  * watcher misses; without a watcher every search rescans when the last scan
  * is over a second old. Nothing is read through a symbolic link.
@@ -51,7 +51,7 @@ export class FolderIndex {
   private readonly insertChunk: Statement;
   private readonly allFiles: Statement;
   private readonly dirty = new Set<string>();
-  private watcher: FSWatcher | null = null;
+  private watcher: DirWatcher | null = null;
   private flushTimer: ClockTimer | null = null;
   private rescanTimer: ClockTimer | null = null;
   private lastScan = 0;
@@ -122,24 +122,24 @@ export class FolderIndex {
   }
 
   private startWatcher(): void {
-    try {
-      const w = watch(this.root, { recursive: true, persistent: false }, (_event, name) => {
-        if (name === null) this.dirty.add('');
-        else this.dirty.add(toRel(name.toString()));
-        if (!this.flushTimer) this.flushTimer = this.opts.clock.setTimeout(() => {
-          this.flushTimer = null;
-          this.flushDirty();
-        }, FLUSH_DELAY_MS);
-      });
-      w.on('error', (err) => {
+    const w = new DirWatcher(
+      this.root,
+      (rel) => {
+        this.dirty.add(rel);
+        if (!this.flushTimer) {
+          this.flushTimer = this.opts.clock.setTimeout(() => {
+            this.flushTimer = null;
+            this.flushDirty();
+          }, FLUSH_DELAY_MS);
+        }
+      },
+      (err) => {
         this.opts.diag?.('index_watch_failed', { root: this.root, error: String(err) });
-        w.close();
         if (this.watcher === w) this.watcher = null;
-      });
-      this.watcher = w;
-    } catch (err) {
-      this.opts.diag?.('index_watch_failed', { root: this.root, error: String(err) });
-    }
+      },
+    );
+    this.watcher = w;
+    void w.start();
   }
 
   private scheduleRescan(): void {
