@@ -142,6 +142,17 @@ test('kb_search / kb_fetch: embedded source, bound to a human turn, every refusa
     assert.equal(r.isError, false, JSON.stringify(r.data));
   });
 
+  await t.test('without a kb folder or upstream, kb_search is a classified error', async () => {
+    const d2 = await startDaemon();
+    t.after(() => d2.close());
+    const msg = await post(d2, 'channel:general', 'human:ada', 'anything?');
+    const rt = await bound(d2, 'k1', 'channel:general', msg);
+    t.after(() => rt.close());
+    const r = await callTool(rt.mcpUrl, rt.token(), 'kb_search', { query: 'deploy' });
+    assert.equal((r.data as ToolError).code, 'index_unavailable');
+    assert.ok((r.data as ToolError).hint);
+  });
+
   await t.test('run refuses a half or malformed turn binding', async () => {
     const half = await d.cli(['run', '--server', 'local', '--agent', 'k1', '--turn-target', 'channel:general', '--', process.execPath, '-e', '0']);
     assert.notEqual(half.code, 0);

@@ -3,7 +3,7 @@ import { strict as assert } from 'node:assert';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDaemon, startRuntime, type Daemon } from './mcp-harness.js';
+import { openLease, startDaemon, startRuntime, type Daemon } from './mcp-harness.js';
 import { callTool } from './knowledge-harness.js';
 
 interface Hit {
@@ -170,6 +170,15 @@ test('memory_search: 1,000 files, exact locators, live updates, paging, isolatio
     assert.equal(!bad.ok && bad.error.code, 'validation_failed');
     const tricky = await searchReady({ query: 'zebra737 OR NEAR(x) body:zebra5' });
     assert.equal(tricky.hits.length, 0, 'OR/NEAR/column filters are plain words that do not occur');
+  });
+
+  await t.test('the memory-maintenance guidance ships with the tool', async () => {
+    const lease = await openLease(d, { serverId: 'local', agentId: 'm1', runtime: 'claude' });
+    t.after(() => lease.close());
+    const guidance = readFileSync(lease.data.env.AGENTTEAM_GUIDANCE_FILE!, 'utf8');
+    assert.match(guidance, /^## memory-maintenance$/m);
+    assert.match(guidance, /`mcp__agentteam__memory_search`/);
+    assert.match(guidance, /index_unavailable/);
   });
 
   await t.test('the index lives in its own database, not in store.db', () => {

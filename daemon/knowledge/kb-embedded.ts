@@ -6,7 +6,7 @@ import { ExecError } from '../errors.js';
 import { titleOf } from './chunk.js';
 import { FolderIndex } from './folder-index.js';
 import { searchPage } from './text-search.js';
-import { isIndexedName, readSafe } from './walk.js';
+import { isIndexedName, isSafeDir, readSafe } from './walk.js';
 
 const BUILD_WAIT_MS = 1_500;
 
@@ -34,6 +34,11 @@ export class EmbeddedKnowledge {
   }
 
   async search(input: KbSearchInput): Promise<KbSearchOutput> {
+    if (!isSafeDir(this.opts.home, 'kb')) {
+      throw new ExecError('index_unavailable', 'no knowledge base is set up here (no kb folder and no upstream)', {
+        hint: 'Answer from the conversation and memory_search; an operator adds documents to $AGENTTEAM_HOME/kb/ or configures an upstream in kb.json.',
+      });
+    }
     const index = this.open();
     if (!(await index.whenReady(BUILD_WAIT_MS))) {
       throw new ExecError('index_unavailable', `the knowledge index is being built (${index.progress.done} of ${index.progress.total} documents so far)`, {

@@ -40,7 +40,7 @@ export class MemoryIndexes {
       this.open.set(agentId, known);
       return known;
     }
-    if (agentId === '.' || agentId === '..') throw unavailable(folder, 'this agent id cannot name a memory folder', 'Use a normal agent id.');
+    if (agentId === '.' || agentId === '..') throw unavailable('this agent id cannot name a memory folder', 'Use a normal agent id.');
     let isDir = false;
     try {
       isDir = lstatSync(folder).isDirectory();
@@ -48,7 +48,7 @@ export class MemoryIndexes {
       isDir = false;
     }
     if (!isDir) {
-      throw unavailable(folder, 'you have no memory folder yet, so there is no index to search',
+      throw unavailable('you have no memory folder yet, so there is no index to search',
         `Create Markdown notes in ${folder}/ (see the memory-maintenance guidance); they are searchable moments later.`);
     }
     if (this.open.size >= MAX_OPEN) {
@@ -71,7 +71,7 @@ export class MemoryIndexes {
     const folder = memoryFolder(this.opts.home, agentId);
     if (!(await index.whenReady(this.opts.buildWaitMs ?? BUILD_WAIT_MS))) {
       const { done, total } = index.progress;
-      throw unavailable(folder, `your memory index is being built (${done} of ${total} files so far)`,
+      throw unavailable(`your memory index is being built (${done} of ${total} files so far)`,
         `Retry memory_search in a few seconds; meanwhile search the files directly, e.g. grep -rn "<word>" ${folder}/`);
     }
     index.refresh();
@@ -93,6 +93,6 @@ export class MemoryIndexes {
   }
 }
 
-function unavailable(_folder: string, message: string, hint: string): ExecError {
+function unavailable(message: string, hint: string): ExecError {
   return new ExecError('index_unavailable', message, { hint, next: { action: 'memory_search', input: { query: '<query>' } } });
 }

@@ -1,6 +1,6 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, readdirSync, type Stats } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
-import { join, sep } from 'node:path';
+import { join } from 'node:path';
 
 /** Files the indexes read: Markdown and plain text. */
 const INDEXED = /\.(md|markdown|mdx|txt|text)$/i;
@@ -159,9 +159,4 @@ export function readSafe(root: string, rel: string): string | null {
   } finally {
     closeSync(fd);
   }
-}
-
-/** A watcher's file name (platform separators) as a relative "/" path. */
-export function toRel(name: string): string {
-  return sep === '/' ? name : name.split(sep).join('/');
 }
