@@ -45,7 +45,7 @@ export function renderToolGuidance(runtime: RuntimeKind, inventory: readonly Mcp
 /** The short form sent as the MCP `initialize` instructions. */
 export function renderServerInstructions(inventory: readonly McpToolDescriptor[]): string {
   return (
-    `AgentTeam messages. Tools: ${inventory.map((t) => t.name).join(', ')}. ` +
+    `AgentTeam messages, memory and team knowledge. Tools: ${inventory.map((t) => t.name).join(', ')}. ` +
     'Always pass the exact target (channel:<name>, dm:<handle>, thread:<messageId> or task:<taskId>) of the conversation you answer; there is no default. ' +
     'Tasks, projects and reviews are not MCP tools: use the `agentteam exec` command.'
   );

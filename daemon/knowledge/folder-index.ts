@@ -40,6 +40,8 @@ const POLL_STALE_MS = 1_000;
  */
 export class FolderIndex {
   state: 'building' | 'ready' | 'closed' = 'building';
+  /** The first build threw (e.g. the disk is full); the owner closes this index and opens a new one to retry. */
+  failed = false;
   readonly progress = { done: 0, total: 0 };
   readonly db: IndexDb;
   private readonly root: string;
@@ -82,7 +84,10 @@ export class FolderIndex {
       this.ready = Promise.resolve();
       this.rescanInBatches().catch((err: unknown) => opts.diag?.('index_rescan_failed', { root: this.root, error: String(err) }));
     }
-    this.ready.catch((err: unknown) => opts.diag?.('index_build_failed', { root: this.root, error: String(err) }));
+    this.ready.catch((err: unknown) => {
+      this.failed = true;
+      opts.diag?.('index_build_failed', { root: this.root, error: String(err) });
+    });
     this.scheduleRescan();
   }
 

@@ -34,7 +34,13 @@ export class MemoryIndexes {
 
   private indexFor(agentId: string): FolderIndex {
     const folder = memoryFolder(this.opts.home, agentId);
-    const known = this.open.get(agentId);
+    let known = this.open.get(agentId);
+    if (known?.failed) {
+      // A failed first build is retried with a fresh index at the next search.
+      known.close();
+      this.open.delete(agentId);
+      known = undefined;
+    }
     if (known) {
       this.open.delete(agentId);
       this.open.set(agentId, known);
@@ -70,6 +76,9 @@ export class MemoryIndexes {
     const index = this.indexFor(agentId);
     const folder = memoryFolder(this.opts.home, agentId);
     if (!(await index.whenReady(this.opts.buildWaitMs ?? BUILD_WAIT_MS))) {
+      if (index.failed) {
+        throw unavailable('building your memory index failed', `Retry memory_search later (it starts a new build); meanwhile search the files directly, e.g. grep -rn "<word>" ${folder}/`);
+      }
       const { done, total } = index.progress;
       throw unavailable(`your memory index is being built (${done} of ${total} files so far)`,
         `Retry memory_search in a few seconds; meanwhile search the files directly, e.g. grep -rn "<word>" ${folder}/`);
