@@ -41,7 +41,7 @@ export class EmbeddedKnowledge {
     }
     const index = this.open();
     if (!(await index.whenReady(BUILD_WAIT_MS))) {
-      throw new ExecError('index_unavailable', `the knowledge index is being built (${index.progress.done} of ${index.progress.total} documents so far)`, {
+      throw new ExecError('index_unavailable', `the knowledge index is being built (${index.progress.total > 0 ? `${index.progress.done} of ${index.progress.total} documents so far` : 'listing the documents'})`, {
         hint: 'Retry kb_search in a few seconds; if you already have a docId, kb_fetch reads it now.',
         next: { action: 'kb_search', input: { query: '<query>' } },
       });

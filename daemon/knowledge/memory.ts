@@ -80,7 +80,7 @@ export class MemoryIndexes {
         throw unavailable('building your memory index failed', `Retry memory_search later (it starts a new build); meanwhile search the files directly, e.g. grep -rn "<word>" ${folder}/`);
       }
       const { done, total } = index.progress;
-      throw unavailable(`your memory index is being built (${done} of ${total} files so far)`,
+      throw unavailable(`your memory index is being built (${total > 0 ? `${done} of ${total} files so far` : 'listing the files'})`,
         `Retry memory_search in a few seconds; meanwhile search the files directly, e.g. grep -rn "<word>" ${folder}/`);
     }
     index.refresh();
