@@ -92,3 +92,19 @@ test('no query text can break the FTS5 expression: a page or validation_failed, 
   const hits = searchPage(index.db, { scope: 's', cursorPrefix: 'x', query: 'NEAR OR', limit: 5, snippetBytes: 320 }).hits;
   assert.equal(hits.length, 1, 'operator words are searched as words');
 });
+
+test('a memory folder removed or replaced while its index is open is noticed at the next search', async (t) => {
+  const home = tempDir(t);
+  const folder = join(home, 'memory', 'a2');
+  mkdirSync(folder, { recursive: true });
+  writeFileSync(join(folder, 'one.md'), '# one\nfirstword\n');
+  const memory = new MemoryIndexes({ home, clock: systemClock, buildWaitMs: 5000 });
+  t.after(() => memory.close());
+  assert.equal((await memory.search('a2', { query: 'firstword', limit: 10 })).hits.length, 1);
+  rmSync(folder, { recursive: true });
+  await assert.rejects(memory.search('a2', { query: 'firstword', limit: 10 }), (err: unknown) => err instanceof ExecError && err.code === 'index_unavailable');
+  mkdirSync(folder);
+  writeFileSync(join(folder, 'two.md'), '# two\nsecondword\n');
+  assert.equal((await memory.search('a2', { query: 'firstword', limit: 10 })).hits.length, 0, 'the old folder is forgotten');
+  assert.equal((await memory.search('a2', { query: 'secondword', limit: 10 })).hits[0]?.path, 'two.md');
+});

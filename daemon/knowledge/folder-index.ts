@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import type { Statement } from 'better-sqlite3';
 import type { Clock, ClockTimer } from '../../lib/clock.js';
 import { chunkText, titleOf } from './chunk.js';
@@ -110,6 +111,12 @@ export class FolderIndex {
       return;
     }
     this.flushDirty();
+  }
+
+  /** Closes and deletes the database: the next index for this folder starts from nothing. */
+  destroy(): void {
+    this.close();
+    for (const suffix of ['', '-wal', '-shm']) rmSync(this.opts.dbPath + suffix, { force: true });
   }
 
   private isClosed(): boolean {

@@ -28,38 +28,39 @@ export function memoryFolder(home: string, agentId: string): string {
  * $AGENTTEAM_HOME/index/memory/ (store.db stays the product store).
  */
 export class MemoryIndexes {
-  private readonly open = new Map<string, FolderIndex>();
+  /** Open indexes by agent id, with the inode of the folder each one watches. */
+  private readonly open = new Map<string, { index: FolderIndex; ino: number }>();
 
   constructor(private readonly opts: MemoryOptions) {}
 
   private indexFor(agentId: string): FolderIndex {
     const folder = memoryFolder(this.opts.home, agentId);
-    let known = this.open.get(agentId);
-    if (known?.failed) {
-      // A failed first build is retried with a fresh index at the next search.
-      known.close();
-      this.open.delete(agentId);
-      known = undefined;
+    if (agentId === '.' || agentId === '..') throw unavailable('this agent id cannot name a memory folder', 'Use a normal agent id.');
+    let ino: number | null = null;
+    try {
+      const st = lstatSync(folder);
+      if (st.isDirectory()) ino = st.ino;
+    } catch {
+      ino = null;
     }
-    if (known) {
+    const known = this.open.get(agentId);
+    // A failed first build is retried with a fresh index; a folder that was removed or
+    // replaced since the index opened (its watchers watch the old one) starts over too.
+    if (known && (known.index.failed || known.ino !== ino)) {
+      known.index.destroy();
+      this.open.delete(agentId);
+    } else if (known) {
       this.open.delete(agentId);
       this.open.set(agentId, known);
-      return known;
+      return known.index;
     }
-    if (agentId === '.' || agentId === '..') throw unavailable('this agent id cannot name a memory folder', 'Use a normal agent id.');
-    let isDir = false;
-    try {
-      isDir = lstatSync(folder).isDirectory();
-    } catch {
-      isDir = false;
-    }
-    if (!isDir) {
+    if (ino === null) {
       throw unavailable('you have no memory folder yet, so there is no index to search',
         `Create Markdown notes in ${folder}/ (see the memory-maintenance guidance); they are searchable moments later.`);
     }
     if (this.open.size >= MAX_OPEN) {
-      const [oldest, idx] = this.open.entries().next().value as [string, FolderIndex];
-      idx.close();
+      const [oldest, entry] = this.open.entries().next().value as [string, { index: FolderIndex }];
+      entry.index.close();
       this.open.delete(oldest);
     }
     const index = new FolderIndex({
@@ -68,7 +69,7 @@ export class MemoryIndexes {
       clock: this.opts.clock,
       ...(this.opts.diag ? { diag: this.opts.diag } : {}),
     });
-    this.open.set(agentId, index);
+    this.open.set(agentId, { index, ino });
     return index;
   }
 
@@ -97,7 +98,7 @@ export class MemoryIndexes {
   }
 
   close(): void {
-    for (const idx of this.open.values()) idx.close();
+    for (const { index } of this.open.values()) index.close();
     this.open.clear();
   }
 }
