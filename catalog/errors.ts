@@ -18,6 +18,11 @@ export const ERROR_TABLE = {
   body_too_large: { http: 413, jsonrpc: -32013, exit: 1, summary: 'The request body exceeds the size limit.' },
   result_budget_exceeded: { http: 422, jsonrpc: -32022, exit: 1, summary: 'The complete result is larger than the result budget; follow hint/next.' },
   upstream_error: { http: 502, jsonrpc: -32002, exit: 1, summary: 'A backing service failed.' },
+  index_unavailable: { http: 503, jsonrpc: -32030, exit: 1, summary: 'The search index is missing or being rebuilt; follow hint and retry later.' },
+  turn_unbound: { http: 403, jsonrpc: -32031, exit: 1, summary: 'The call needs a human-initiated turn and the runtime was started without one.' },
+  turn_message_not_human: { http: 403, jsonrpc: -32032, exit: 1, summary: 'The bound turn message was written by an agent, not a person.' },
+  turn_target_mismatch: { http: 403, jsonrpc: -32033, exit: 1, summary: 'The bound turn message belongs to another target.' },
+  target_unreadable: { http: 403, jsonrpc: -32034, exit: 1, summary: 'The agent may not read the bound turn target.' },
   unavailable: { http: 503, jsonrpc: -32003, exit: 3, summary: 'The daemon is not running, is shutting down, or no credentials are available.' },
   internal: { http: 500, jsonrpc: -32603, exit: 1, summary: 'An unexpected failure inside the daemon.' },
 } as const satisfies Record<string, { http: number; jsonrpc: number; exit: number; summary: string }>;

@@ -1,6 +1,7 @@
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { timestampSchema } from './common.js';
 import { ENTITY_ID_BODY } from './ids.js';
+import { kbFetch, kbSearch, memorySearch } from './mcp-knowledge-tools.js';
 
 /**
  * The MCP tool inventory of the `agentteam` server: data only, no handlers.
@@ -167,7 +168,7 @@ export const messageReact = defineTool({
 });
 
 /** The complete inventory of the agentteam MCP route, in the order tools/list returns it. */
-export const MCP_TOOLS = [messageSend, messageHistoryRead, messageReact] as const;
+export const MCP_TOOLS = [messageSend, messageHistoryRead, messageReact, memorySearch, kbSearch, kbFetch] as const;
 
 export type McpToolName = (typeof MCP_TOOLS)[number]['name'];
 

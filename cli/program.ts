@@ -25,7 +25,8 @@ export type CommandName =
   | 'daemon-reload'
   | 'run'
   | 'message-post'
-  | 'message-history';
+  | 'message-history'
+  | 'token-analyze';
 
 const USAGE_EXIT = 2;
 
@@ -92,6 +93,8 @@ export function buildProgram(commander: Commander, onCommand: (name: CommandName
     .option('--workdir <dir>', 'working directory of the command')
     .option('--ttl <seconds>', 'lifetime of one token generation', positiveInt)
     .addOption(new Option('--runtime <name>', 'runtime driver').choices(RUNTIME_KINDS))
+    .option('--turn-target <target>', 'target of the human-initiated turn this runtime answers (for kb_search/kb_fetch)')
+    .option('--turn-message <messageId>', 'id of the human message that started the turn')
     .argument('<command...>', 'the command and its arguments (after --)')
     // Everything after the command belongs to the child, options included.
     .passThroughOptions()
@@ -115,6 +118,16 @@ export function buildProgram(commander: Commander, onCommand: (name: CommandName
     .option('--cursor <cursor>', 'nextCursor of the previous page')
     .option('--server <id>', 'server id (default: local)')
     .action(bind('message-history'));
+
+  program
+    .command('token')
+    .description('Diagnostics of what agentteam costs a runtime\'s context.')
+    .command('analyze')
+    .description('Count the tokens and bytes of the MCP inventory, runtime guidance, Exec index and, with --session, of each agentteam tool\'s results in a transcript.')
+    .addOption(new Option('--runtime <name>', 'runtime whose view to measure').choices(RUNTIME_KINDS).default('generic'))
+    .option('--session <file>', 'a Claude Code or Codex session transcript (JSONL)')
+    .option('--json', 'print one JSON object instead of tables')
+    .action(bind('token-analyze'));
 
   return program;
 }

@@ -9,6 +9,9 @@ import type { IdempotencyLimits } from './store/idempotency.js';
 import { registerExecActionRoute } from './exec/route.js';
 import { registerMcpRoutes } from './mcp/routes.js';
 import { registerMessageOperatorRoutes } from './mcp/operator-routes.js';
+import { registerTokenAnalysisRoutes } from './analysis/routes.js';
+import type { AnalysisTokens } from './auth/analysis-token.js';
+import { MCP_TOOLS } from '../catalog/mcp-tools.js';
 
 /**
  * The parts of the daemon owned by other modules (services, Exec action
@@ -23,7 +26,7 @@ export interface DaemonParts {
   close(): Promise<void>;
 }
 
-export async function openDaemonParts(opts: { home: string; clock: Clock; diag: Diag; idempotency?: IdempotencyLimits | undefined }): Promise<DaemonParts> {
+export async function openDaemonParts(opts: { home: string; clock: Clock; diag: Diag; idempotency?: IdempotencyLimits | undefined; analysis?: AnalysisTokens }): Promise<DaemonParts> {
   const services = openServices({
     home: opts.home,
     clock: opts.clock,
@@ -46,6 +49,7 @@ export async function openDaemonParts(opts: { home: string; clock: Clock; diag: 
       registerExecActionRoute(app, services);
       registerMcpRoutes(app, services);
       registerMessageOperatorRoutes(app, services);
+      if (opts.analysis) registerTokenAnalysisRoutes(app, opts.analysis, MCP_TOOLS);
     },
     launchHook,
     onPublished,

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import type { KeyObject } from 'node:crypto';
+import { createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import { serve } from '@hono/node-server';
 import { systemClock, type Clock } from '../lib/clock.js';
 import { ensureHome, homePaths } from '../lib/home.js';
@@ -8,6 +8,7 @@ import { defaultCatalog } from '../catalog/index.js';
 import { buildApp } from './app.js';
 import { AuthorizationStore, type StoreDeps } from './auth/store.js';
 import { createJoseSigner, type TokenSigner } from './auth/signer.js';
+import { createAnalysisTokens } from './auth/analysis-token.js';
 import { fsTokenWriter, type TokenWriter } from './auth/token-file.js';
 import { pinCatalog } from './auth/pinned-catalog.js';
 import { DEFAULT_TTL_MS } from './auth/limits.js';
@@ -78,11 +79,13 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const operatorToken = ensureOperatorToken(home);
     const swept = sweepRuntimeDir(paths.runtimeDir);
     if (swept > 0) diag('swept_stale_credentials', { count: swept });
-    parts = await openDaemonParts({ home, clock, diag, idempotency: opts.idempotency });
+    // One key signs runtime and token-analysis credentials; their scopes keep them apart.
+    const key = opts.key ?? createSecretKey(randomBytes(32));
+    parts = await openDaemonParts({ home, clock, diag, idempotency: opts.idempotency, analysis: createAnalysisTokens(key, clock) });
     const defaultTtlMs = opts.defaultTtlMs ?? DEFAULT_TTL_MS;
     const deps: StoreDeps = {
       clock,
-      signer: opts.signer ?? createJoseSigner(clock, Math.ceil(defaultTtlMs / 1000), opts.key),
+      signer: opts.signer ?? createJoseSigner(clock, Math.ceil(defaultTtlMs / 1000), key),
       writer: opts.writer ?? fsTokenWriter,
       runtimeDir: paths.runtimeDir,
       catalog: () => pinCatalog(defaultCatalog()),

@@ -10,6 +10,10 @@ import type { CursorCodec } from './exec/cursor.js';
 import type { Registry } from './exec/registry.js';
 import { builtinRegistry } from './handlers/index.js';
 import { MessageStore, type MessageApi } from './store/messages.js';
+import { createTurnLookup } from './store/turn-lookup.js';
+import { MemoryIndexes } from './knowledge/memory.js';
+import { KnowledgeBase } from './knowledge/kb.js';
+import type { KnowledgeServices } from './knowledge/tools.js';
 
 /**
  * Everything the daemon's routes use, opened once at start and closed at
@@ -27,6 +31,8 @@ export interface Services {
   readonly profile: ProfileStore;
   /** Messages (MCP message tools and the operator message routes). */
   readonly messages: MessageApi;
+  /** Memory and knowledge retrieval (indexes in $AGENTTEAM_HOME/index/, apart from the store). */
+  readonly knowledge: KnowledgeServices;
   /** The team server as seen by one caller (server id + agent id). */
   server(caller: Caller): ServerApi;
   /** Re-reads profile.json; an invalid file is logged and the previous profile kept. */
@@ -53,7 +59,13 @@ export function openServices(opts: OpenServicesOptions): Services {
   const db = openDb(paths.store, undefined, { exclusive: true });
   const now = () => opts.clock.now();
   const embedded = new EmbeddedServer(db, now, opts.idempotency);
-  const profile = new ProfileStore(paths.profile, opts.log ?? ((m) => process.stderr.write(`${m}\n`)));
+  const log = opts.log ?? ((m: string) => process.stderr.write(`${m}\n`));
+  const profile = new ProfileStore(paths.profile, log);
+  const knowledge: KnowledgeServices = {
+    memory: new MemoryIndexes({ home: opts.home, clock: opts.clock }),
+    kb: new KnowledgeBase({ home: opts.home, clock: opts.clock, log }),
+    turns: createTurnLookup(db),
+  };
   let closed = false;
   return {
     home: opts.home,
@@ -64,11 +76,17 @@ export function openServices(opts: OpenServicesOptions): Services {
     cursors: embedded.cursors,
     profile,
     messages: new MessageStore(db, opts.clock),
+    knowledge,
     server: (caller) => embedded.forCaller(caller),
-    reloadProfile: () => profile.reload(),
+    reloadProfile: () => {
+      knowledge.kb.reload();
+      return profile.reload();
+    },
     close() {
       if (closed) return;
       closed = true;
+      knowledge.memory.close();
+      knowledge.kb.close();
       db.close();
     },
   };

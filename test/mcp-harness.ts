@@ -76,9 +76,9 @@ export function fakeRuntime(dir: string, name: string): string {
 
 export async function startRuntime(
   d: Daemon,
-  opts: { server: string; agent: string; runtime?: string; command?: string[]; env?: Record<string, string> },
+  opts: { server: string; agent: string; runtime?: string; command?: string[]; env?: Record<string, string>; runArgs?: string[] },
 ): Promise<Runtime> {
-  const args = [BIN, 'run', '--server', opts.server, '--agent', opts.agent];
+  const args = [BIN, 'run', '--server', opts.server, '--agent', opts.agent, ...(opts.runArgs ?? [])];
   if (opts.runtime) args.push('--runtime', opts.runtime);
   args.push('--', ...(opts.command ?? [process.execPath, '-e', CHILD]));
   const proc = spawn(process.execPath, args, { env: { ...process.env, ...opts.env, AGENTTEAM_HOME: d.home }, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -35,9 +35,8 @@ test('MCP route: real client, people and agents exchange messages, protocol edge
     assert.equal(client.getServerVersion()?.name, 'agentteam');
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((x) => x.name), MCP_TOOLS.map((x) => x.name));
-    const read = tools.find((x) => x.name === 'message_history_read');
-    assert.equal(read?.annotations?.readOnlyHint, true);
-    for (const tool of tools.filter((x) => x.name !== 'message_history_read')) assert.equal(tool.annotations?.readOnlyHint, false);
+    const reads = ['message_history_read', 'memory_search', 'kb_search', 'kb_fetch'];
+    for (const tool of tools) assert.equal(tool.annotations?.readOnlyHint, reads.includes(tool.name), tool.name);
     for (const tool of tools) assert.equal(tool.outputSchema?.additionalProperties, false);
   });
 

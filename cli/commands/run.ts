@@ -37,6 +37,10 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
       return 2;
     }
   }
+  if ((typeof opts.turnTarget === 'string') !== (typeof opts.turnMessage === 'string')) {
+    process.stderr.write('agentteam: --turn-target and --turn-message go together\n');
+    return 2;
+  }
   const home = resolveHome();
   const info = readDaemonInfo(home);
   if (!info) {
@@ -47,6 +51,7 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
   const body = {
     serverId: str('server'), agentId: str('agent'), sessionId: str('session'), runId: str('run'),
     workdir: str('workdir'), runtime: str('runtime') ?? 'generic', pid: process.pid,
+    turnTarget: str('turnTarget'), turnMessageId: str('turnMessage'),
     primaryThreadId: process.env.AGENTTEAM_PRIMARY_THREAD_ID ?? null,
     ...(typeof opts.ttl === 'number' ? { ttlSeconds: opts.ttl } : {}),
     env: process.env.CODEX_HOME ? { CODEX_HOME: process.env.CODEX_HOME } : {},

@@ -1,6 +1,6 @@
 import type { RuntimeKind } from '../../catalog/runtimes.js';
 import type { ClockTimer } from '../../lib/clock.js';
-import type { Principal } from '../http/principal.js';
+import type { Principal, TurnBinding } from '../http/principal.js';
 import type { PinnedCatalog } from './pinned-catalog.js';
 
 /**
@@ -28,6 +28,7 @@ export interface AuthorizationInit {
   readonly runId?: string | null;
   readonly workdir?: string | null;
   readonly primaryThreadId?: string | null;
+  readonly turn?: TurnBinding | null;
   readonly runtime?: RuntimeKind;
   /** Token lifetime; defaults to the store's TTL (12 h) and is capped by it. */
   readonly ttlMs?: number;

@@ -2,6 +2,7 @@ import type { McpToolDescriptor } from '../../catalog/mcp-tools.js';
 import { defaultCatalog } from '../../catalog/catalog.js';
 import { helpIndexOf, renderExecIndex } from '../../catalog/help.js';
 import { toRuntimeName, type RuntimeKind } from './names.js';
+import { renderKnowledgeGuidance } from './guidance-knowledge.js';
 
 /**
  * The tool-use guidance a runtime gets in its prompt. Its MCP tool list is
@@ -28,6 +29,7 @@ export function renderToolGuidance(runtime: RuntimeKind, inventory: readonly Mcp
     '',
     'A delegated child thread may only use the read-only tools; it returns its result to its leader instead of sending.',
     '',
+    ...renderKnowledgeGuidance(runtime, inventory),
     '## Everything else: `agentteam exec`',
     '',
     'Tasks, projects, reviews, teams and agents are actions of the `agentteam exec` command (run it with your shell tool):',
@@ -43,7 +45,7 @@ export function renderToolGuidance(runtime: RuntimeKind, inventory: readonly Mcp
 /** The short form sent as the MCP `initialize` instructions. */
 export function renderServerInstructions(inventory: readonly McpToolDescriptor[]): string {
   return (
-    `AgentTeam messages. Tools: ${inventory.map((t) => t.name).join(', ')}. ` +
+    `AgentTeam messages, memory and team knowledge. Tools: ${inventory.map((t) => t.name).join(', ')}. ` +
     'Always pass the exact target (channel:<name>, dm:<handle>, thread:<messageId> or task:<taskId>) of the conversation you answer; there is no default. ' +
     'Tasks, projects and reviews are not MCP tools: use the `agentteam exec` command.'
   );

@@ -13,6 +13,14 @@ export interface Principal {
   readonly workdir: string | null;
   /** The runtime's primary thread, for the delegated-child effect gate (MCP). */
   readonly primaryThreadId: string | null;
+  /** The human-initiated turn this runtime answers (`run --turn-target/--turn-message`), or null. */
+  readonly turn: TurnBinding | null;
+}
+
+/** A turn binding as recorded at launch; revalidated at every knowledge call. */
+export interface TurnBinding {
+  readonly target: string;
+  readonly messageId: string;
 }
 
 /** What the runtime-auth middleware leaves on the hono context for handlers. */

@@ -2,6 +2,7 @@ import type { Context, Hono } from 'hono';
 import type { Authorization } from '../auth/authorization.js';
 import { ExecError } from '../errors.js';
 import { isRuntimeKind, type RuntimeKind } from '../../catalog/runtimes.js';
+import { MESSAGE_ID_PATTERN, TARGET_PATTERN } from '../../catalog/mcp-tools.js';
 import type { OperatorContext } from './routes.js';
 import { isPidAlive } from '../lifecycle/owner.js';
 
@@ -22,6 +23,8 @@ interface LeaseRequest {
   primaryThreadId?: string | null;
   ttlSeconds?: number;
   runtime?: RuntimeKind;
+  turnTarget?: string | null;
+  turnMessageId?: string | null;
   pid?: number;
   env?: Record<string, string>;
 }
@@ -43,6 +46,15 @@ async function readLease(c: Context): Promise<LeaseRequest> {
     throw new ExecError('invalid_request', 'ttlSeconds must be a positive integer');
   }
   if (b.runtime !== undefined && !isRuntimeKind(b.runtime)) throw new ExecError('invalid_request', `unknown runtime "${b.runtime}"`);
+  const target = b.turnTarget ?? null;
+  const messageId = b.turnMessageId ?? null;
+  if ((target === null) !== (messageId === null)) throw new ExecError('invalid_request', 'turnTarget and turnMessageId go together');
+  if (target !== null && (typeof target !== 'string' || !new RegExp(TARGET_PATTERN).test(target))) {
+    throw new ExecError('invalid_request', 'turnTarget must be an exact target (channel:<name>, dm:<handle>, thread:<messageId>, task:<taskId>)');
+  }
+  if (messageId !== null && (typeof messageId !== 'string' || !new RegExp(MESSAGE_ID_PATTERN).test(messageId))) {
+    throw new ExecError('invalid_request', 'turnMessageId must be a message id (msg_...)');
+  }
   return b;
 }
 
@@ -59,6 +71,7 @@ export function registerRuntimeLeaseRoutes(app: Hono<any>, ctx: OperatorContext)
     const auth = await store.create({
       serverId: req.serverId, agentId: req.agentId, sessionId: req.sessionId ?? null, runId: req.runId ?? null,
       workdir: req.workdir ?? null, primaryThreadId: req.primaryThreadId ?? null, runtime: req.runtime ?? 'generic',
+      turn: req.turnTarget && req.turnMessageId ? { target: req.turnTarget, messageId: req.turnMessageId } : null,
       ...(req.ttlSeconds !== undefined ? { ttlMs: req.ttlSeconds * 1000 } : {}),
     });
     const revoke = (reason: string) => void store.revoke(auth.id, reason);

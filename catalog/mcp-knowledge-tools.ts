@@ -1,0 +1,154 @@
+import type { McpToolDescriptor, ToolInputOf, ToolOutputOf } from './mcp-tools.js';
+
+/**
+ * The retrieval tools of the `agentteam` MCP server: memory search over the
+ * agent's own memory folder, and knowledge search/fetch bound to the human
+ * turn that asked. Data only; handlers live in daemon/knowledge/.
+ */
+
+function defineTool<const D extends McpToolDescriptor>(d: D): D {
+  return d;
+}
+
+/** Limits shared by the handlers and the schemas (bytes are UTF-8 bytes). */
+export const RETRIEVAL_LIMITS = {
+  /** Longest query accepted, in characters (the schema's maxLength). */
+  queryChars: 512,
+  defaultHits: 10,
+  maxHits: 50,
+  /** Largest snippet a hit carries, in UTF-8 bytes. */
+  snippetBytes: 320,
+  /** Largest chunk kb_fetch returns, in UTF-8 bytes. */
+  fetchBytes: 8192,
+} as const;
+
+const queryInput = {
+  query: {
+    type: 'string',
+    minLength: 1,
+    maxLength: RETRIEVAL_LIMITS.queryChars,
+    description: 'Words to look for (all must occur). Quote a phrase with "double quotes"; a trailing * matches a prefix.',
+  },
+  limit: { type: 'integer', minimum: 1, maximum: RETRIEVAL_LIMITS.maxHits, default: RETRIEVAL_LIMITS.defaultHits, description: 'Hits per page (default 10, max 50).' },
+  cursor: { type: 'string', minLength: 1, maxLength: 512, description: 'Opaque nextCursor of the previous page, with the same query.' },
+} as const;
+
+const pageOut = {
+  hasMore: { type: 'boolean' },
+  nextCursor: { type: 'string', description: 'Present only when hasMore is true.' },
+} as const;
+
+export const memorySearch = defineTool({
+  name: 'memory_search',
+  title: 'Search your memory',
+  description:
+    'Full-text search over your own memory folder (Markdown and text files). Returns locators, best first: the file path relative to the folder, the line range of the matching passage, the first matching line, a short snippet and a score. Open the file at those lines with your file tools to read more.',
+  inputSchema: { type: 'object', additionalProperties: false, required: ['query'], properties: queryInput },
+  outputSchema: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['hits', 'hasMore'],
+    properties: {
+      hits: {
+        type: 'array',
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['path', 'lineStart', 'lineEnd', 'line', 'snippet', 'score'],
+          properties: {
+            path: { type: 'string', description: 'Relative to your memory folder, "/"-separated.' },
+            lineStart: { type: 'integer', minimum: 1 },
+            lineEnd: { type: 'integer', minimum: 1 },
+            line: { type: 'integer', minimum: 1, description: 'The first line of the passage that matches.' },
+            snippet: { type: 'string', description: 'At most 320 bytes around the match; matched words in [brackets].' },
+            score: { type: 'number', description: 'Relevance (BM25, higher is better).' },
+          },
+        },
+      },
+      ...pageOut,
+    },
+  },
+  annotations: { title: 'Search your memory', readOnlyHint: true, openWorldHint: false },
+  overBudget: {
+    hint: 'The page is too large; ask for fewer hits with a smaller limit and continue with nextCursor.',
+    next: { action: 'memory_search', input: { query: '<query>', limit: 5 } },
+  },
+});
+
+export const kbSearch = defineTool({
+  name: 'kb_search',
+  title: 'Search team knowledge',
+  description:
+    "Searches the team's knowledge base for the person's request you are answering. Only works during a turn started by a person's message. Returns hits with a docId, title, snippet and score; read a document with kb_fetch.",
+  inputSchema: { type: 'object', additionalProperties: false, required: ['query'], properties: queryInput },
+  outputSchema: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['hits', 'hasMore'],
+    properties: {
+      hits: {
+        type: 'array',
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['docId', 'title', 'snippet', 'score'],
+          properties: {
+            docId: { type: 'string', minLength: 1, maxLength: 512 },
+            title: { type: 'string', maxLength: 512 },
+            snippet: { type: 'string', maxLength: 1024 },
+            score: { type: 'number' },
+            lineStart: { type: 'integer', minimum: 1 },
+            lineEnd: { type: 'integer', minimum: 1 },
+          },
+        },
+      },
+      ...pageOut,
+    },
+  },
+  annotations: { title: 'Search team knowledge', readOnlyHint: true, openWorldHint: true },
+  overBudget: {
+    hint: 'The page is too large; ask for fewer hits with a smaller limit and continue with nextCursor.',
+    next: { action: 'kb_search', input: { query: '<query>', limit: 5 } },
+  },
+});
+
+export const kbFetch = defineTool({
+  name: 'kb_fetch',
+  title: 'Read a knowledge document',
+  description:
+    'Reads one knowledge document by the docId kb_search returned, at most 8 KiB per call, cut at a line end where possible. Continue with nextCursor while hasMore is true. Only works during a turn started by a person\'s message.',
+  inputSchema: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['docId'],
+    properties: {
+      docId: { type: 'string', minLength: 1, maxLength: 512 },
+      cursor: { type: 'string', minLength: 1, maxLength: 512, description: 'Opaque nextCursor of the previous chunk of the same document.' },
+    },
+  },
+  outputSchema: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['docId', 'title', 'text', 'hasMore'],
+    properties: {
+      docId: { type: 'string' },
+      title: { type: 'string' },
+      text: { type: 'string' },
+      lineStart: { type: 'integer', minimum: 1 },
+      lineEnd: { type: 'integer', minimum: 1 },
+      ...pageOut,
+    },
+  },
+  annotations: { title: 'Read a knowledge document', readOnlyHint: true, openWorldHint: true },
+  overBudget: {
+    hint: 'Chunks are bounded below the result budget; retry the same cursor.',
+    next: { action: 'kb_fetch', input: { docId: '<docId>' } },
+  },
+});
+
+export type MemorySearchInput = ToolInputOf<typeof memorySearch>;
+export type MemorySearchOutput = ToolOutputOf<typeof memorySearch>;
+export type KbSearchInput = ToolInputOf<typeof kbSearch>;
+export type KbSearchOutput = ToolOutputOf<typeof kbSearch>;
+export type KbFetchInput = ToolInputOf<typeof kbFetch>;
+export type KbFetchOutput = ToolOutputOf<typeof kbFetch>;

@@ -1,0 +1,77 @@
+import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { resolveHome } from '../../lib/home.js';
+import { isRuntimeKind } from '../../catalog/runtimes.js';
+import { NoDaemonError, operatorRequest, readDaemonInfo } from '../daemon-client.js';
+import { buildReport, renderReport, type SurfaceInput } from '../token/report.js';
+import { parseSession } from '../token/session.js';
+
+const SURFACE_PATH = '/api/internal/token-analysis/surface';
+const TOKENIZER = 'o200k_base (gpt-tokenizer)';
+
+function getJson(url: URL, token: string): Promise<{ status: number; json: unknown }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { headers: { authorization: `Bearer ${token}` } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        try {
+          resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+        } catch (err) {
+          reject(err);
+        }
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/**
+ * `agentteam token analyze [--runtime R] [--session FILE] [--json]`: what the
+ * agentteam tool surface and tool results cost a runtime's context. The
+ * daemon hands out the exact texts under a token-analysis credential (a
+ * scope no runtime route accepts); tokens are counted here, so the
+ * tokenizer's tables are loaded by this command only.
+ */
+export async function main(opts: Record<string, unknown>): Promise<number> {
+  const runtime = typeof opts.runtime === 'string' ? opts.runtime : 'generic';
+  if (!isRuntimeKind(runtime)) {
+    process.stderr.write(`agentteam: unknown runtime "${runtime}"\n`);
+    return 2;
+  }
+  let sessionText: string | null = null;
+  const file = typeof opts.session === 'string' ? opts.session : null;
+  if (file !== null) {
+    try {
+      sessionText = readFileSync(file, 'utf8');
+    } catch (err) {
+      process.stderr.write(`agentteam: cannot read the session file ${file}: ${(err as Error).message}\n`);
+      return 2;
+    }
+  }
+  const home = resolveHome();
+  const info = readDaemonInfo(home);
+  if (!info) throw new NoDaemonError(`no daemon is running for ${home}; start one with \`agentteam daemon start\``);
+  const cred = await operatorRequest(home, 'POST', '/api/v1/token-analysis/credentials');
+  const token = (cred.json as { data?: { token?: string } } | null)?.data?.token;
+  if (cred.status !== 201 || typeof token !== 'string') {
+    process.stderr.write(`agentteam: the daemon refused a token-analysis credential (HTTP ${cred.status})\n`);
+    return 1;
+  }
+  const url = new URL(SURFACE_PATH, info.url);
+  url.searchParams.set('runtime', runtime);
+  const res = await getJson(url, token);
+  const data = (res.json as { ok?: boolean; data?: SurfaceInput }).data;
+  if (res.status !== 200 || !data) {
+    process.stderr.write(`agentteam: the daemon did not return the tool surface (HTTP ${res.status})\n`);
+    return 1;
+  }
+  const { countTokens } = await import('gpt-tokenizer/encoding/o200k_base');
+  // Transcripts may quote special-token text; it is counted as the plain text it is.
+  const count = (text: string) => countTokens(text, { disallowedSpecial: new Set() });
+  const report = buildReport(data, count, TOKENIZER, file !== null && sessionText !== null ? { file, parsed: parseSession(sessionText) } : undefined);
+  process.stdout.write(opts.json === true ? `${JSON.stringify(report)}\n` : renderReport(report));
+  return 0;
+}

@@ -1,0 +1,51 @@
+import type { Hono } from 'hono';
+import { defaultCatalog } from '../../catalog/catalog.js';
+import { helpIndexOf, renderExecIndex } from '../../catalog/help.js';
+import type { McpToolDescriptor } from '../../catalog/mcp-tools.js';
+import { isRuntimeKind } from '../../catalog/runtimes.js';
+import type { AnalysisTokens } from '../auth/analysis-token.js';
+import { renderServerInstructions, renderToolGuidance } from '../drivers/guidance.js';
+import { toRuntimeName } from '../drivers/names.js';
+import { ExecError } from '../errors.js';
+import { forbidden } from '../http/runtime-auth.js';
+
+export const ANALYSIS_ROUTE = '/api/internal/token-analysis/surface';
+
+/**
+ * The token-analysis surface: the exact texts a runtime's context receives
+ * from agentteam (the tools/list result as that runtime names the tools, the
+ * runtime guidance, the Exec index, the initialize instructions) and each
+ * tool's own definition. Read-only; counting happens in the CLI.
+ * The credential route is an operator route; the surface route accepts only
+ * a token-analysis credential.
+ */
+export function registerTokenAnalysisRoutes(app: Hono<any>, tokens: AnalysisTokens, inventory: readonly McpToolDescriptor[]): void {
+  app.post('/api/v1/token-analysis/credentials', async (c) => c.json({ ok: true, data: await tokens.issue() }, 201));
+
+  app.get(ANALYSIS_ROUTE, async (c) => {
+    const m = /^Bearer +(\S+) *$/i.exec(c.req.header('authorization') ?? '');
+    if (!m || !(await tokens.verify(m[1]!))) return forbidden();
+    const runtime = c.req.query('runtime') ?? 'generic';
+    if (!isRuntimeKind(runtime)) throw new ExecError('invalid_request', `unknown runtime "${runtime}"`);
+    const tools = inventory.map((t) => ({
+      name: t.name,
+      definition: JSON.stringify({
+        name: toRuntimeName(runtime, t.name), title: t.title, description: t.description,
+        inputSchema: t.inputSchema, outputSchema: t.outputSchema, annotations: t.annotations,
+      }),
+    }));
+    return c.json({
+      ok: true,
+      data: {
+        runtime,
+        surfaces: {
+          mcpInventory: `{"tools":[${tools.map((t) => t.definition).join(',')}]}`,
+          guidance: renderToolGuidance(runtime, inventory),
+          execIndex: renderExecIndex(helpIndexOf(defaultCatalog())),
+          serverInstructions: renderServerInstructions(inventory),
+        },
+        tools,
+      },
+    });
+  });
+}

@@ -1,0 +1,298 @@
+import { rmSync } from 'node:fs';
+import type { Statement } from 'better-sqlite3';
+import type { Clock, ClockTimer } from '../../lib/clock.js';
+import { chunkText, titleOf } from './chunk.js';
+import { CHUNKS_PER_FILE, markBuilt, openIndexDb, type IndexDb } from './index-db.js';
+import { isIndexedName, isSafeDir, readSafe, safeStat, walkFiles, walkFilesAsync, type FileStat } from './walk.js';
+import { DirWatcher } from './dir-watcher.js';
+
+export interface FolderIndexOptions {
+  readonly root: string;
+  readonly dbPath: string;
+  readonly clock: Clock;
+  /** Full rescan period, the safety net under the watcher (default 60 s; 10 s without a watcher). */
+  readonly rescanMs?: number;
+  /** Files indexed per event-loop turn while building (default 256). */
+  readonly batch?: number;
+  readonly diag?: (event: string, detail: Record<string, unknown>) => void;
+}
+
+type Row = { id: number; path: string; mtime_ms: number; size: number };
+
+/**
+ * A file's passage rowids. Bound as BigInt: SQLite binds a JS number as REAL,
+ * and FTS5 (3.53) then ignores a rowid constraint instead of applying it.
+ */
+function chunkRange(id: number): [bigint, bigint] {
+  return [BigInt(id * CHUNKS_PER_FILE), BigInt((id + 1) * CHUNKS_PER_FILE)];
+}
+
+/** How soon changes a watcher reported are applied without waiting for a search. */
+const FLUSH_DELAY_MS = 150;
+/** Without a working watcher, a search rescans the folder when the last scan is older than this. */
+const POLL_STALE_MS = 1_000;
+
+/**
+ * A full-text index of one folder, kept current while open: per-folder
+ * watchers mark changed paths, which are applied shortly after (and always
+ * before a search); a periodic rescan by mtime and size catches whatever a
+ * watcher misses; without a watcher every search rescans when the last scan
+ * is over a second old. Nothing is read through a symbolic link.
+ */
+export class FolderIndex {
+  state: 'building' | 'ready' | 'closed' = 'building';
+  /** The first build threw (e.g. the disk is full); the owner closes this index and opens a new one to retry. */
+  failed = false;
+  readonly progress = { done: 0, total: 0 };
+  readonly db: IndexDb;
+  private readonly root: string;
+  private readonly byPath: Statement;
+  private readonly insertFile: Statement;
+  private readonly updateFile: Statement;
+  private readonly deleteFile: Statement;
+  private readonly deleteChunks: Statement;
+  private readonly insertChunk: Statement;
+  private readonly allFiles: Statement;
+  private readonly dirty = new Set<string>();
+  private watcher: DirWatcher | null = null;
+  private flushTimer: ClockTimer | null = null;
+  private rescanTimer: ClockTimer | null = null;
+  private lastScan = 0;
+  private scanning = false;
+  private readonly ready: Promise<void>;
+
+  constructor(private readonly opts: FolderIndexOptions) {
+    this.root = opts.root;
+    const { db, fresh } = openIndexDb(opts.dbPath);
+    this.db = db;
+    this.byPath = db.prepare('SELECT id, path, mtime_ms, size FROM files WHERE path = ?');
+    this.insertFile = db.prepare('INSERT INTO files (path, mtime_ms, size, title) VALUES (?, ?, ?, ?)');
+    this.updateFile = db.prepare('UPDATE files SET mtime_ms = ?, size = ?, title = ? WHERE id = ?');
+    this.deleteFile = db.prepare('DELETE FROM files WHERE id = ?');
+    this.deleteChunks = db.prepare('DELETE FROM chunks WHERE rowid >= ? AND rowid < ?');
+    this.insertChunk = db.prepare('INSERT INTO chunks (rowid, body, file_id, line_start, line_end) VALUES (?, ?, ?, ?, ?)');
+    this.allFiles = db.prepare('SELECT id, path, mtime_ms, size FROM files');
+    this.startWatcher();
+    if (fresh) {
+      this.ready = this.rescanInBatches().then(() => {
+        if (this.state === 'closed') return;
+        markBuilt(db);
+        this.state = 'ready';
+      });
+    } else {
+      // An index from an earlier run answers at once; the rescan brings it up to date behind it.
+      this.state = 'ready';
+      this.ready = Promise.resolve();
+      this.rescanInBatches().catch((err: unknown) => opts.diag?.('index_rescan_failed', { root: this.root, error: String(err) }));
+    }
+    this.ready.catch((err: unknown) => {
+      this.failed = true;
+      opts.diag?.('index_build_failed', { root: this.root, error: String(err) });
+    });
+    this.scheduleRescan();
+  }
+
+  /** Resolves true once the first build is complete, false if that takes longer than ms. */
+  async whenReady(ms: number): Promise<boolean> {
+    if (this.state === 'ready') return true;
+    let timer: ClockTimer | undefined;
+    const timeout = new Promise<boolean>((r) => (timer = this.opts.clock.setTimeout(() => r(false), ms)));
+    const done = await Promise.race([this.ready.then(() => this.state === 'ready', () => false), timeout]);
+    if (timer) this.opts.clock.clearTimeout(timer);
+    return done;
+  }
+
+  /** Applies every pending change now (before a search answers). */
+  refresh(): void {
+    if (this.state === 'closed') return;
+    if (!this.watcher && this.opts.clock.now() - this.lastScan >= POLL_STALE_MS) {
+      this.dirty.clear();
+      this.applyScan(walkFiles(this.root));
+      return;
+    }
+    this.flushDirty();
+  }
+
+  /** Closes and deletes the database: the next index for this folder starts from nothing. */
+  destroy(): void {
+    this.close();
+    for (const suffix of ['', '-wal', '-shm']) rmSync(this.opts.dbPath + suffix, { force: true });
+  }
+
+  private isClosed(): boolean {
+    return this.state === 'closed';
+  }
+
+  close(): void {
+    if (this.state === 'closed') return;
+    this.state = 'closed';
+    this.watcher?.close();
+    this.watcher = null;
+    if (this.flushTimer) this.opts.clock.clearTimeout(this.flushTimer);
+    if (this.rescanTimer) this.opts.clock.clearTimeout(this.rescanTimer);
+    this.db.close();
+  }
+
+  private startWatcher(): void {
+    const w = new DirWatcher(
+      this.root,
+      (rel) => {
+        this.dirty.add(rel);
+        if (!this.flushTimer) {
+          this.flushTimer = this.opts.clock.setTimeout(() => {
+            this.flushTimer = null;
+            this.flushDirty();
+          }, FLUSH_DELAY_MS);
+        }
+      },
+      (err) => {
+        this.opts.diag?.('index_watch_failed', { root: this.root, error: String(err) });
+        if (this.watcher === w) this.watcher = null;
+      },
+    );
+    this.watcher = w;
+    void w.start();
+  }
+
+  private scheduleRescan(): void {
+    const every = this.opts.rescanMs ?? (this.watcher ? 60_000 : 10_000);
+    const t = this.opts.clock.setTimeout(() => {
+      if (this.state === 'closed') return;
+      if (this.state !== 'ready' || this.scanning) return this.scheduleRescan();
+      this.rescanInBatches().then(
+        () => this.scheduleRescan(),
+        (err: unknown) => {
+          this.opts.diag?.('index_rescan_failed', { root: this.root, error: String(err) });
+          this.scheduleRescan();
+        },
+      );
+    }, every);
+    t.unref?.();
+    this.rescanTimer = t;
+  }
+
+  private flushDirty(): void {
+    if (this.dirty.size === 0 || this.state === 'closed') return;
+    const paths = [...this.dirty];
+    this.dirty.clear();
+    if (paths.includes('') || paths.length > 2_000) {
+      // Too much to apply path by path (or the watcher lost track): rescan the folder off the event loop.
+      if (!this.scanning) void this.rescanInBatches().catch((err: unknown) => this.opts.diag?.('index_rescan_failed', { root: this.root, error: String(err) }));
+      return;
+    }
+    this.db.transaction(() => {
+      for (const rel of paths) this.applyPath(rel);
+    })();
+  }
+
+  /** One path a watcher named: a file, a folder that appeared, or something that went away. */
+  private applyPath(rel: string): void {
+    const st = isIndexedName(rel) ? safeStat(this.root, rel) : null;
+    if (st) return this.indexIfChanged(st);
+    if (isSafeDir(this.root, rel)) {
+      for (const f of walkFiles(`${this.root}/${rel}`)) this.indexIfChanged({ ...f, path: `${rel}/${f.path}` });
+      return;
+    }
+    this.removePath(rel);
+    const under = this.db.prepare('SELECT id, path, mtime_ms, size FROM files WHERE substr(path, 1, ?) = ?').all(rel.length + 1, `${rel}/`) as Row[];
+    for (const r of under) if (!safeStat(this.root, r.path)) this.remove(r.id);
+  }
+
+  private indexIfChanged(st: FileStat): void {
+    const row = this.byPath.get(st.path) as Row | undefined;
+    if (row && row.mtime_ms === st.mtimeMs && row.size === st.size) return;
+    this.indexFile(st, row);
+  }
+
+  private indexFile(st: FileStat, row: Row | undefined): void {
+    const text = readSafe(this.root, st.path);
+    if (text === null) {
+      if (row) this.remove(row.id);
+      return;
+    }
+    let id: number;
+    const title = titleOf(text, st.path);
+    if (row) {
+      id = row.id;
+      this.deleteChunks.run(...chunkRange(id));
+      this.updateFile.run(st.mtimeMs, st.size, title, id);
+    } else {
+      id = Number(this.insertFile.run(st.path, st.mtimeMs, st.size, title).lastInsertRowid);
+    }
+    const chunks = chunkText(text).slice(0, CHUNKS_PER_FILE);
+    chunks.forEach((c, n) => this.insertChunk.run(BigInt(id * CHUNKS_PER_FILE + n), c.text, id, c.lineStart, c.lineEnd));
+  }
+
+  private removePath(rel: string): void {
+    const row = this.byPath.get(rel) as Row | undefined;
+    if (row) this.remove(row.id);
+  }
+
+  private remove(id: number): void {
+    this.deleteChunks.run(...chunkRange(id));
+    this.deleteFile.run(id);
+  }
+
+  /** What a scan found against what is indexed: the files to (re)index and the rows to drop. */
+  private diff(found: FileStat[]): { changed: FileStat[]; gone: Row[]; rows: Map<string, Row> } {
+    const rows = new Map<string, Row>();
+    for (const r of this.allFiles.all() as Row[]) rows.set(r.path, r);
+    const seen = new Set<string>();
+    const changed: FileStat[] = [];
+    for (const f of found) {
+      seen.add(f.path);
+      const r = rows.get(f.path);
+      if (!r || r.mtime_ms !== f.mtimeMs || r.size !== f.size) changed.push(f);
+    }
+    const gone = [...rows.values()].filter((r) => !seen.has(r.path));
+    return { changed, gone, rows };
+  }
+
+  private applyScan(found: FileStat[]): void {
+    this.lastScan = this.opts.clock.now();
+    const { changed, gone, rows } = this.diff(found);
+    this.db.transaction(() => {
+      for (const r of gone) this.remove(r.id);
+      for (const f of changed) this.indexFile(f, rows.get(f.path));
+    })();
+  }
+
+  /**
+   * A full rescan that never blocks the event loop for long: the walk runs
+   * on the thread pool and changes are applied in batches between turns
+   * (first build, start-up, the periodic safety net).
+   */
+  private async rescanInBatches(): Promise<void> {
+    this.scanning = true;
+    try {
+      const startedAt = this.opts.clock.now();
+      const found = await walkFilesAsync(this.root);
+      if (this.isClosed()) return;
+      this.lastScan = startedAt;
+      const { changed, gone } = this.diff(found);
+      this.progress.total = changed.length;
+      this.progress.done = 0;
+      const batch = this.opts.batch ?? 256;
+      for (let i = 0; i < gone.length; i += batch) {
+        if (this.isClosed()) return;
+        // A row may have been re-created by a watcher flush meanwhile: drop it only if its file is still gone.
+        this.db.transaction(() => {
+          for (const r of gone.slice(i, i + batch)) if (!safeStat(this.root, r.path)) this.remove(r.id);
+        })();
+        await new Promise((r) => setImmediate(r));
+      }
+      for (let i = 0; i < changed.length; i += batch) {
+        if (this.isClosed()) return;
+        const slice = changed.slice(i, i + batch);
+        this.db.transaction(() => {
+          // Re-read each row: a watcher flush may have indexed the file meanwhile.
+          for (const f of slice) this.indexIfChanged(f);
+        })();
+        this.progress.done += slice.length;
+        await new Promise((r) => setImmediate(r));
+      }
+    } finally {
+      this.scanning = false;
+    }
+  }
+}

@@ -1,0 +1,26 @@
+import type { KbFetchInput, KbSearchInput, MemorySearchInput } from '../../catalog/mcp-knowledge-tools.js';
+import type { ToolHandler } from '../mcp/tool-host.js';
+import type { TurnLookup } from '../store/turn-lookup.js';
+import type { KnowledgeBase } from './kb.js';
+import type { MemoryIndexes } from './memory.js';
+import { checkTurn } from './turn.js';
+
+export interface KnowledgeServices {
+  readonly memory: MemoryIndexes;
+  readonly kb: KnowledgeBase;
+  readonly turns: TurnLookup;
+}
+
+/**
+ * Handlers of the retrieval tools. memory_search reads only the calling
+ * agent's folder (the agent id comes from the token, never an argument);
+ * kb_search and kb_fetch recheck the bound turn at every call, before any
+ * source is asked.
+ */
+export function knowledgeToolHandlers(s: KnowledgeServices): Record<string, ToolHandler> {
+  return {
+    memory_search: (args, ctx) => s.memory.search(ctx.principal.agentId, args as MemorySearchInput),
+    kb_search: (args, ctx) => s.kb.search(ctx.principal, checkTurn(s.turns, ctx.principal), args as KbSearchInput, ctx.signal),
+    kb_fetch: (args, ctx) => s.kb.fetch(ctx.principal, checkTurn(s.turns, ctx.principal), args as KbFetchInput, ctx.signal),
+  };
+}
