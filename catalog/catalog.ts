@@ -6,6 +6,7 @@ import { projectActions } from './domains/project.js';
 import { reviewActions } from './domains/review.js';
 import { teamActions } from './domains/team.js';
 import { agentActions } from './domains/agent.js';
+import { scheduledMessageActions } from './domains/scheduled-message.js';
 import inventoryJson from './agentteam-exec-action-inventory.json' with { type: 'json' };
 
 /** One line per domain for the mixed help index. */
@@ -15,6 +16,7 @@ export const DOMAINS: Readonly<Record<string, string>> = {
   review: 'Add and list reviews on a task.',
   team: 'Read the teams of the local profile.',
   agent: 'Read the safe projection of configured agents.',
+  'scheduled-message': 'Messages delivered later or on a cron rule.',
 };
 
 export const BUILTIN_ACTIONS: readonly ActionDescriptor[] = [
@@ -23,6 +25,7 @@ export const BUILTIN_ACTIONS: readonly ActionDescriptor[] = [
   ...reviewActions,
   ...teamActions,
   ...agentActions,
+  ...scheduledMessageActions,
 ];
 
 export interface CatalogEntry {

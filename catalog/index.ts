@@ -9,3 +9,4 @@ export * from './domains/project.js';
 export * from './domains/review.js';
 export * from './domains/team.js';
 export * from './domains/agent.js';
+export * from './domains/scheduled-message.js';

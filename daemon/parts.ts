@@ -25,6 +25,8 @@ export interface DaemonParts {
 export async function openDaemonParts(opts: { home: string; clock: Clock; diag: Diag }): Promise<DaemonParts> {
   const services = openServices({ home: opts.home, clock: opts.clock, log: (message) => opts.diag('profile', { message }) });
   await services.registry.useGeneratedValidators();
+  // Catch-up for what fell due while no daemon ran, then the timer.
+  services.scheduler.start();
   const mcpUrls = new WeakMap<Authorization, string>();
   const launchHook: LaunchHook = (auth, runtime, mcpUrl, env) => {
     mcpUrls.set(auth, mcpUrl);

@@ -9,6 +9,8 @@ import type { CursorCodec } from './exec/cursor.js';
 import type { Registry } from './exec/registry.js';
 import { builtinRegistry } from './handlers/index.js';
 import { MessageStore, type MessageApi } from './store/messages.js';
+import { ScheduleDelivery } from './store/schedule-delivery.js';
+import { Scheduler } from './schedule/scheduler.js';
 
 /**
  * Everything the daemon's routes use, opened once at start and closed at
@@ -26,6 +28,8 @@ export interface Services {
   readonly profile: ProfileStore;
   /** Messages (MCP message tools and the operator message routes). */
   readonly messages: MessageApi;
+  /** Delivers scheduled messages; started by the daemon (openDaemonParts), driven by hand in tests. */
+  readonly scheduler: Scheduler;
   /** The team server as seen by one caller (server id + agent id). */
   server(caller: Caller): ServerApi;
   /** Re-reads profile.json; an invalid file is logged and the previous profile kept. */
@@ -51,6 +55,10 @@ export function openServices(opts: OpenServicesOptions): Services {
   const now = () => opts.clock.now();
   const embedded = new EmbeddedServer(db, now);
   const profile = new ProfileStore(paths.profile, opts.log ?? ((m) => process.stderr.write(`${m}\n`)));
+  const messages = new MessageStore(db, opts.clock);
+  const scheduler = new Scheduler(opts.clock, new ScheduleDelivery(db, messages), (event, detail) =>
+    (opts.log ?? ((m) => process.stderr.write(`${m}\n`)))(`${event} ${JSON.stringify(detail)}`));
+  embedded.schedules.onChange = () => scheduler.wake();
   let closed = false;
   return {
     home: opts.home,
@@ -60,12 +68,14 @@ export function openServices(opts: OpenServicesOptions): Services {
     db,
     cursors: embedded.cursors,
     profile,
-    messages: new MessageStore(db, opts.clock),
+    messages,
+    scheduler,
     server: (caller) => embedded.forCaller(caller),
     reloadProfile: () => profile.reload(),
     close() {
       if (closed) return;
       closed = true;
+      scheduler.stop();
       db.close();
     },
   };

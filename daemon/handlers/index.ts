@@ -5,6 +5,7 @@ import { registerProjectHandlers } from './project.js';
 import { registerReviewHandlers } from './review.js';
 import { registerTeamHandlers } from './team.js';
 import { registerAgentHandlers } from './agent.js';
+import { registerScheduledMessageHandlers } from './scheduled-message.js';
 
 /** Builds and seals the registry of every built-in action; throws at start-up if one is missing. */
 export function builtinRegistry(catalog: Catalog): Registry {
@@ -14,5 +15,6 @@ export function builtinRegistry(catalog: Catalog): Registry {
   registerReviewHandlers(r);
   registerTeamHandlers(r);
   registerAgentHandlers(r);
+  registerScheduledMessageHandlers(r);
   return r.seal();
 }

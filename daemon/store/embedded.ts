@@ -5,12 +5,15 @@ import type { Caller, ServerApi } from './server-api.js';
 import { TaskStore } from './tasks.js';
 import { ProjectStore } from './projects.js';
 import { ReviewStore } from './reviews.js';
+import { ScheduleStore } from './schedules.js';
 
 /** The embedded team server: SQLite-backed implementation of ServerApi. */
 export class EmbeddedServer {
   private readonly tasks: TaskStore;
   private readonly projects: ProjectStore;
   private readonly reviews: ReviewStore;
+  /** Scheduled messages; the scheduler subscribes to its onChange. */
+  readonly schedules: ScheduleStore;
   /** Also signs the daemon's own local collections (team, agent). */
   readonly cursors: CursorCodec;
 
@@ -22,11 +25,12 @@ export class EmbeddedServer {
     this.tasks = new TaskStore(ctx);
     this.projects = new ProjectStore(ctx);
     this.reviews = new ReviewStore(ctx, this.tasks);
+    this.schedules = new ScheduleStore(ctx);
   }
 
   /** The server API as seen by one caller. Cheap: closures over shared prepared statements. */
   forCaller(c: Caller): ServerApi {
-    const { tasks, projects, reviews } = this;
+    const { tasks, projects, reviews, schedules } = this;
     return {
       createTask: async (i) => tasks.create(c, i),
       getTask: async (i) => tasks.get(c, i),
@@ -37,6 +41,11 @@ export class EmbeddedServer {
       listProjects: async (i) => projects.list(c, i),
       addReview: async (i) => reviews.add(c, i),
       listReviews: async (i) => reviews.list(c, i),
+      createSchedule: async (i) => schedules.create(c, i),
+      getSchedule: async (i) => schedules.get(c, i),
+      listSchedules: async (i) => schedules.list(c, i),
+      cancelSchedule: async (i) => schedules.cancel(c, i),
+      listScheduleRuns: async (i) => schedules.runs(c, i),
     };
   }
 }

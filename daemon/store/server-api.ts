@@ -2,9 +2,12 @@ import type { ActionDescriptor, InputOf, OutputOf } from '../../catalog/descript
 import type { taskCreate, taskGet, taskList, taskUpdate } from '../../catalog/domains/task.js';
 import type { projectCreate, projectGet, projectList } from '../../catalog/domains/project.js';
 import type { reviewAdd, reviewList } from '../../catalog/domains/review.js';
+import type {
+  scheduledMessageCancel, scheduledMessageCreate, scheduledMessageGet, scheduledMessageList, scheduledMessageRuns,
+} from '../../catalog/domains/scheduled-message.js';
 
 /** A server call has exactly the input and output types of its catalog action. */
-type Call<D extends ActionDescriptor> = (input: InputOf<D>) => Promise<OutputOf<D>>;
+export type Call<D extends ActionDescriptor> = (input: InputOf<D>) => Promise<OutputOf<D>>;
 
 /**
  * The narrow team-server API: the only way handlers reach tasks, projects and
@@ -23,6 +26,11 @@ export interface ServerApi {
   listProjects: Call<typeof projectList>;
   addReview: Call<typeof reviewAdd>;
   listReviews: Call<typeof reviewList>;
+  createSchedule: Call<typeof scheduledMessageCreate>;
+  getSchedule: Call<typeof scheduledMessageGet>;
+  listSchedules: Call<typeof scheduledMessageList>;
+  cancelSchedule: Call<typeof scheduledMessageCancel>;
+  listScheduleRuns: Call<typeof scheduledMessageRuns>;
 }
 
 /** Who is calling the server API. */

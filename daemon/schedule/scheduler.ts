@@ -1,0 +1,63 @@
+import type { Clock, ClockTimer } from '../../lib/clock.js';
+import type { DeliveryOutcome, ScheduleDelivery } from '../store/schedule-delivery.js';
+
+/** The longest the scheduler sleeps before looking again, so a jump of the wall clock is noticed. */
+export const MAX_SLEEP_MS = 60_000;
+
+/**
+ * Delivers scheduled messages when they fall due. One timer, armed for the
+ * earliest due time (at most MAX_SLEEP_MS ahead), re-armed after every run
+ * and whenever a schedule changes. `start()` first runs everything already
+ * due: that is the catch-up after downtime (one late run per schedule, see
+ * ScheduleDelivery).
+ */
+export class Scheduler {
+  private timer: ClockTimer | null = null;
+  private stopped = true;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly delivery: ScheduleDelivery,
+    private readonly log: (event: string, detail: Record<string, unknown>) => void = () => {},
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.tick();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) this.clock.clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  /** A schedule was created or cancelled: look again at the earliest due time. */
+  wake(): void {
+    if (!this.stopped) this.arm();
+  }
+
+  /** Runs what is due now and re-arms; returns what it ran (tests drive this with a fake clock). */
+  tick(): DeliveryOutcome[] {
+    let ran: DeliveryOutcome[] = [];
+    try {
+      ran = this.delivery.runDue(this.clock.now());
+      for (const r of ran) if (!r.delivered || r.late) this.log('schedule_run', { ...r });
+    } catch (err) {
+      this.log('schedule_failed', { error: (err as Error).message });
+    }
+    if (!this.stopped) this.arm();
+    return ran;
+  }
+
+  private arm(): void {
+    if (this.timer) this.clock.clearTimeout(this.timer);
+    const next = this.delivery.nextDueAt();
+    const wait = next === null ? MAX_SLEEP_MS : Math.min(MAX_SLEEP_MS, Math.max(0, next - this.clock.now()));
+    this.timer = this.clock.setTimeout(() => {
+      this.timer = null;
+      this.tick();
+    }, wait);
+    this.timer.unref?.();
+  }
+}
