@@ -7,6 +7,7 @@ import { reviewActions } from './domains/review.js';
 import { teamActions } from './domains/team.js';
 import { agentActions } from './domains/agent.js';
 import { scheduledMessageActions } from './domains/scheduled-message.js';
+import { approvalActions } from './domains/approval.js';
 import inventoryJson from './agentteam-exec-action-inventory.json' with { type: 'json' };
 
 /** One line per domain for the mixed help index. */
@@ -17,6 +18,7 @@ export const DOMAINS: Readonly<Record<string, string>> = {
   team: 'Read the teams of the local profile.',
   agent: 'Read the safe projection of configured agents.',
   'scheduled-message': 'Messages delivered later or on a cron rule.',
+  approval: 'Ask a person to approve; read the decision.',
 };
 
 export const BUILTIN_ACTIONS: readonly ActionDescriptor[] = [
@@ -26,6 +28,7 @@ export const BUILTIN_ACTIONS: readonly ActionDescriptor[] = [
   ...teamActions,
   ...agentActions,
   ...scheduledMessageActions,
+  ...approvalActions,
 ];
 
 export interface CatalogEntry {

@@ -10,3 +10,4 @@ export * from './domains/review.js';
 export * from './domains/team.js';
 export * from './domains/agent.js';
 export * from './domains/scheduled-message.js';
+export * from './domains/approval.js';

@@ -25,7 +25,9 @@ export type CommandName =
   | 'daemon-reload'
   | 'run'
   | 'message-post'
-  | 'message-history';
+  | 'message-history'
+  | 'approval-decide'
+  | 'approval-get';
 
 const USAGE_EXIT = 2;
 
@@ -114,6 +116,17 @@ export function buildProgram(commander: Commander, onCommand: (name: CommandName
     .option('--cursor <cursor>', 'nextCursor of the previous page')
     .option('--server <id>', 'server id (default: local)')
     .action(bind('message-history'));
+
+  const approval = program.command('approval').description('Read and decide approval requests of agents.');
+  approval
+    .command('decide')
+    .description('Approve or reject a pending approval request.')
+    .argument('<id>', 'approval id (appr_...)')
+    .argument('<decision>', 'approve or reject')
+    .option('--note <text>', 'a note the agent sees with the decision')
+    .option('--as <person>', 'human:<handle> (default human:operator)')
+    .action(bind('approval-decide'));
+  approval.command('get').description('Show one approval request.').argument('<id>', 'approval id').action(bind('approval-get'));
 
   return program;
 }

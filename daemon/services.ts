@@ -3,7 +3,7 @@ import { homePaths } from '../lib/home.js';
 import { defaultCatalog, type Catalog } from '../catalog/catalog.js';
 import { openDb, type Db } from './store/db.js';
 import { EmbeddedServer } from './store/embedded.js';
-import type { Caller, ServerApi } from './store/server-api.js';
+import type { ApprovalOperatorApi, Caller, ServerApi } from './store/server-api.js';
 import { ProfileStore, type ReloadResult } from './profile/profile-store.js';
 import type { CursorCodec } from './exec/cursor.js';
 import type { Registry } from './exec/registry.js';
@@ -30,6 +30,8 @@ export interface Services {
   readonly messages: MessageApi;
   /** Delivers scheduled messages; started by the daemon (openDaemonParts), driven by hand in tests. */
   readonly scheduler: Scheduler;
+  /** The people's side of approvals (operator API). */
+  readonly approvals: ApprovalOperatorApi;
   /** The team server as seen by one caller (server id + agent id). */
   server(caller: Caller): ServerApi;
   /** Re-reads profile.json; an invalid file is logged and the previous profile kept. */
@@ -70,6 +72,7 @@ export function openServices(opts: OpenServicesOptions): Services {
     profile,
     messages,
     scheduler,
+    approvals: embedded.approvals,
     server: (caller) => embedded.forCaller(caller),
     reloadProfile: () => profile.reload(),
     close() {

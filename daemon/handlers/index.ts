@@ -6,6 +6,7 @@ import { registerReviewHandlers } from './review.js';
 import { registerTeamHandlers } from './team.js';
 import { registerAgentHandlers } from './agent.js';
 import { registerScheduledMessageHandlers } from './scheduled-message.js';
+import { registerApprovalHandlers } from './approval.js';
 
 /** Builds and seals the registry of every built-in action; throws at start-up if one is missing. */
 export function builtinRegistry(catalog: Catalog): Registry {
@@ -16,5 +17,6 @@ export function builtinRegistry(catalog: Catalog): Registry {
   registerTeamHandlers(r);
   registerAgentHandlers(r);
   registerScheduledMessageHandlers(r);
+  registerApprovalHandlers(r);
   return r.seal();
 }

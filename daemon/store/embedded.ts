@@ -6,6 +6,7 @@ import { TaskStore } from './tasks.js';
 import { ProjectStore } from './projects.js';
 import { ReviewStore } from './reviews.js';
 import { ScheduleStore } from './schedules.js';
+import { ApprovalStore } from './approvals.js';
 
 /** The embedded team server: SQLite-backed implementation of ServerApi. */
 export class EmbeddedServer {
@@ -14,6 +15,8 @@ export class EmbeddedServer {
   private readonly reviews: ReviewStore;
   /** Scheduled messages; the scheduler subscribes to its onChange. */
   readonly schedules: ScheduleStore;
+  /** Approvals; also the operator's side (people decide). */
+  readonly approvals: ApprovalStore;
   /** Also signs the daemon's own local collections (team, agent). */
   readonly cursors: CursorCodec;
 
@@ -26,11 +29,12 @@ export class EmbeddedServer {
     this.projects = new ProjectStore(ctx);
     this.reviews = new ReviewStore(ctx, this.tasks);
     this.schedules = new ScheduleStore(ctx);
+    this.approvals = new ApprovalStore(ctx);
   }
 
   /** The server API as seen by one caller. Cheap: closures over shared prepared statements. */
   forCaller(c: Caller): ServerApi {
-    const { tasks, projects, reviews, schedules } = this;
+    const { tasks, projects, reviews, schedules, approvals } = this;
     return {
       createTask: async (i) => tasks.create(c, i),
       getTask: async (i) => tasks.get(c, i),
@@ -46,6 +50,10 @@ export class EmbeddedServer {
       listSchedules: async (i) => schedules.list(c, i),
       cancelSchedule: async (i) => schedules.cancel(c, i),
       listScheduleRuns: async (i) => schedules.runs(c, i),
+      requestApproval: async (i) => approvals.request(c, i),
+      getApproval: async (i) => approvals.get(c, i),
+      listApprovals: async (i) => approvals.list(c, i),
+      decideApproval: async (i) => approvals.decide(c, i),
     };
   }
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Migration } from './migrations.js';
 import { MESSAGES_MIGRATION } from './messages.js';
 import { SCHEDULES_MIGRATION } from './schedules.js';
+import { APPROVALS_MIGRATION } from './approvals.js';
 
 /**
  * The store's schema history, oldest first. Append new entries at the end
@@ -44,4 +45,5 @@ export const MIGRATIONS: Migration[] = [
   },
   MESSAGES_MIGRATION,
   SCHEDULES_MIGRATION,
+  APPROVALS_MIGRATION,
 ];

@@ -2,6 +2,7 @@ import type { ActionDescriptor, InputOf, OutputOf } from '../../catalog/descript
 import type { taskCreate, taskGet, taskList, taskUpdate } from '../../catalog/domains/task.js';
 import type { projectCreate, projectGet, projectList } from '../../catalog/domains/project.js';
 import type { reviewAdd, reviewList } from '../../catalog/domains/review.js';
+import type { approvalDecide, approvalGet, approvalList, approvalRequest } from '../../catalog/domains/approval.js';
 import type {
   scheduledMessageCancel, scheduledMessageCreate, scheduledMessageGet, scheduledMessageList, scheduledMessageRuns,
 } from '../../catalog/domains/scheduled-message.js';
@@ -31,6 +32,16 @@ export interface ServerApi {
   listSchedules: Call<typeof scheduledMessageList>;
   cancelSchedule: Call<typeof scheduledMessageCancel>;
   listScheduleRuns: Call<typeof scheduledMessageRuns>;
+  requestApproval: Call<typeof approvalRequest>;
+  getApproval: Call<typeof approvalGet>;
+  listApprovals: Call<typeof approvalList>;
+  decideApproval: Call<typeof approvalDecide>;
+}
+
+/** What a person (the operator API) may do with approvals, on any server. */
+export interface ApprovalOperatorApi {
+  decideAsOperator(id: string, decision: 'approve' | 'reject', note: string | null, decidedBy: string): OutputOf<typeof approvalGet>;
+  getAsOperator(id: string): OutputOf<typeof approvalGet>;
 }
 
 /** Who is calling the server API. */
