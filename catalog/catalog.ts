@@ -8,6 +8,8 @@ import { teamActions } from './domains/team.js';
 import { agentActions } from './domains/agent.js';
 import { scheduledMessageActions } from './domains/scheduled-message.js';
 import { approvalActions } from './domains/approval.js';
+import { agentAdminActions } from './domains/agent-admin.js';
+import { profileActions, workspaceActions } from './domains/workspace.js';
 import inventoryJson from './agentteam-exec-action-inventory.json' with { type: 'json' };
 
 /** One line per domain for the mixed help index. */
@@ -16,9 +18,11 @@ export const DOMAINS: Readonly<Record<string, string>> = {
   project: 'Create, read and list projects.',
   review: 'Add and list reviews on a task.',
   team: 'Read the teams of the local profile.',
-  agent: 'Read the safe projection of configured agents.',
+  agent: 'Configured agents: safe reads, profile edits.',
   'scheduled-message': 'Messages delivered later or on a cron rule.',
   approval: 'Ask a person to approve; read the decision.',
+  workspace: 'Where this runtime is bound.',
+  profile: 'Local profile summary and revision.',
 };
 
 export const BUILTIN_ACTIONS: readonly ActionDescriptor[] = [
@@ -27,8 +31,11 @@ export const BUILTIN_ACTIONS: readonly ActionDescriptor[] = [
   ...reviewActions,
   ...teamActions,
   ...agentActions,
+  ...agentAdminActions,
   ...scheduledMessageActions,
   ...approvalActions,
+  ...workspaceActions,
+  ...profileActions,
 ];
 
 export interface CatalogEntry {

@@ -11,3 +11,5 @@ export * from './domains/team.js';
 export * from './domains/agent.js';
 export * from './domains/scheduled-message.js';
 export * from './domains/approval.js';
+export * from './domains/agent-admin.js';
+export * from './domains/workspace.js';

@@ -7,6 +7,7 @@ import { registerTeamHandlers } from './team.js';
 import { registerAgentHandlers } from './agent.js';
 import { registerScheduledMessageHandlers } from './scheduled-message.js';
 import { registerApprovalHandlers } from './approval.js';
+import { registerAgentAdminHandlers } from './agent-admin.js';
 
 /** Builds and seals the registry of every built-in action; throws at start-up if one is missing. */
 export function builtinRegistry(catalog: Catalog): Registry {
@@ -18,5 +19,6 @@ export function builtinRegistry(catalog: Catalog): Registry {
   registerAgentHandlers(r);
   registerScheduledMessageHandlers(r);
   registerApprovalHandlers(r);
+  registerAgentAdminHandlers(r);
   return r.seal();
 }

@@ -13,6 +13,7 @@ export class EmbeddedServer {
   private readonly tasks: TaskStore;
   private readonly projects: ProjectStore;
   private readonly reviews: ReviewStore;
+  private readonly idempotency: Idempotency;
   /** Scheduled messages; the scheduler subscribes to its onChange. */
   readonly schedules: ScheduleStore;
   /** Approvals; also the operator's side (people decide). */
@@ -24,7 +25,8 @@ export class EmbeddedServer {
     const key = db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'cursor_key'").get();
     if (!key) throw new Error('store has no cursor key; was migration 001_core applied?');
     this.cursors = new CursorCodec(Buffer.from(key.value, 'base64url'));
-    const ctx = { db, now, idempotency: new Idempotency(db, now), cursors: this.cursors };
+    this.idempotency = new Idempotency(db, now);
+    const ctx = { db, now, idempotency: this.idempotency, cursors: this.cursors };
     this.tasks = new TaskStore(ctx);
     this.projects = new ProjectStore(ctx);
     this.reviews = new ReviewStore(ctx, this.tasks);
@@ -34,7 +36,7 @@ export class EmbeddedServer {
 
   /** The server API as seen by one caller. Cheap: closures over shared prepared statements. */
   forCaller(c: Caller): ServerApi {
-    const { tasks, projects, reviews, schedules, approvals } = this;
+    const { tasks, projects, reviews, schedules, approvals, idempotency } = this;
     return {
       createTask: async (i) => tasks.create(c, i),
       getTask: async (i) => tasks.get(c, i),
@@ -54,6 +56,7 @@ export class EmbeddedServer {
       getApproval: async (i) => approvals.get(c, i),
       listApprovals: async (i) => approvals.list(c, i),
       decideApproval: async (i) => approvals.decide(c, i),
+      idempotent: (action, input, apply) => idempotency.run(c, action, input, apply),
     };
   }
 }

@@ -36,6 +36,11 @@ export interface ServerApi {
   getApproval: Call<typeof approvalGet>;
   listApprovals: Call<typeof approvalList>;
   decideApproval: Call<typeof approvalDecide>;
+  /**
+   * Runs a daemon-local effect (a profile edit) under this caller's
+   * idempotency record for `action`: a repeated key replays the first result.
+   */
+  idempotent<T>(action: string, input: { idempotencyKey?: string }, apply: () => T): T;
 }
 
 /** What a person (the operator API) may do with approvals, on any server. */
