@@ -10,6 +10,7 @@ import { scheduledMessageActions } from './domains/scheduled-message.js';
 import { approvalActions } from './domains/approval.js';
 import { agentAdminActions } from './domains/agent-admin.js';
 import { profileActions, workspaceActions } from './domains/workspace.js';
+import { workflowActions } from './domains/workflow.js';
 import inventoryJson from './agentteam-exec-action-inventory.json' with { type: 'json' };
 
 /** One line per domain for the mixed help index. */
@@ -23,6 +24,7 @@ export const DOMAINS: Readonly<Record<string, string>> = {
   approval: 'Ask a person to approve; read the decision.',
   workspace: 'Where this runtime is bound.',
   profile: 'Local profile summary and revision.',
+  workflow: 'Plans, triggers, runs, steps (each with an op).',
 };
 
 export const BUILTIN_ACTIONS: readonly ActionDescriptor[] = [
@@ -36,6 +38,7 @@ export const BUILTIN_ACTIONS: readonly ActionDescriptor[] = [
   ...approvalActions,
   ...workspaceActions,
   ...profileActions,
+  ...workflowActions,
 ];
 
 export interface CatalogEntry {

@@ -13,3 +13,5 @@ export * from './domains/scheduled-message.js';
 export * from './domains/approval.js';
 export * from './domains/agent-admin.js';
 export * from './domains/workspace.js';
+export * from './domains/workflow.js';
+export * from './workflow-ops.js';

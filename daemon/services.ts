@@ -11,6 +11,7 @@ import { builtinRegistry } from './handlers/index.js';
 import { MessageStore, type MessageApi } from './store/messages.js';
 import { ScheduleDelivery } from './store/schedule-delivery.js';
 import { Scheduler } from './schedule/scheduler.js';
+import { withMessageTriggers } from './schedule/message-triggers.js';
 
 /**
  * Everything the daemon's routes use, opened once at start and closed at
@@ -57,10 +58,11 @@ export function openServices(opts: OpenServicesOptions): Services {
   const now = () => opts.clock.now();
   const embedded = new EmbeddedServer(db, now);
   const profile = new ProfileStore(paths.profile, opts.log ?? ((m) => process.stderr.write(`${m}\n`)));
-  const messages = new MessageStore(db, opts.clock);
-  const scheduler = new Scheduler(opts.clock, new ScheduleDelivery(db, messages), (event, detail) =>
+  const messages = withMessageTriggers(new MessageStore(db, opts.clock), embedded.workflows.triggers);
+  const scheduler = new Scheduler(opts.clock, [new ScheduleDelivery(db, messages), embedded.workflows.triggers], (event, detail) =>
     (opts.log ?? ((m) => process.stderr.write(`${m}\n`)))(`${event} ${JSON.stringify(detail)}`));
   embedded.schedules.onChange = () => scheduler.wake();
+  embedded.workflows.triggers.onChange = () => scheduler.wake();
   let closed = false;
   return {
     home: opts.home,

@@ -7,6 +7,8 @@ import type { IncomingMessage } from 'node:http';
 import { readBody, readNodeBody, RevokedError } from './body.js';
 import { decodeStrictJson } from './strict-json.js';
 import { boundResult } from './result-boundary.js';
+import { effectiveRisk } from '../../catalog/workflow-ops.js';
+import { execChildGate, THREAD_HEADER } from './effect-gate.js';
 
 export const EXEC_ACTION_PATH = '/api/internal/exec/servers/:serverId/agents/:agentId/:domain/:action';
 
@@ -60,6 +62,10 @@ async function execAction(c: Context<RuntimeEnv>, services: Services): Promise<R
   if (!checked.ok) {
     return errorResponse(new ExecError('validation_failed', 'the input does not match the action schema', { details: checked.details }));
   }
+  // Workflow ops read or change data by the catalog's matrix; the gate and the boundary use that risk.
+  const risk = effectiveRisk(domain, name, action.entry.descriptor.risk, input);
+  const gated = execChildGate(principal, c.req.header(THREAD_HEADER), risk, `${domain} ${name}`);
+  if (gated) return errorResponse(gated);
   if (signal.aborted) return forbidden();
   let data: unknown;
   try {
@@ -75,7 +81,8 @@ async function execAction(c: Context<RuntimeEnv>, services: Services): Promise<R
     return errorResponse(err instanceof ExecError ? err : internal(err));
   }
   if (signal.aborted) return forbidden();
-  const out = boundResult(action.entry.inventory, input, data);
+  const policy = risk === action.entry.inventory.risk ? action.entry.inventory : { ...action.entry.inventory, risk };
+  const out = boundResult(policy, input, data);
   if (!out.ok) return errorResponse(out.error);
   return new Response(out.body, { status: 200, headers: JSON_HEADERS });
 }

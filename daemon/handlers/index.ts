@@ -8,6 +8,7 @@ import { registerAgentHandlers } from './agent.js';
 import { registerScheduledMessageHandlers } from './scheduled-message.js';
 import { registerApprovalHandlers } from './approval.js';
 import { registerAgentAdminHandlers } from './agent-admin.js';
+import { registerWorkflowHandlers } from './workflow.js';
 
 /** Builds and seals the registry of every built-in action; throws at start-up if one is missing. */
 export function builtinRegistry(catalog: Catalog): Registry {
@@ -20,5 +21,6 @@ export function builtinRegistry(catalog: Catalog): Registry {
   registerScheduledMessageHandlers(r);
   registerApprovalHandlers(r);
   registerAgentAdminHandlers(r);
+  registerWorkflowHandlers(r);
   return r.seal();
 }

@@ -1,5 +1,11 @@
 import type { Clock, ClockTimer } from '../../lib/clock.js';
-import type { DeliveryOutcome, ScheduleDelivery } from '../store/schedule-delivery.js';
+import type { DeliveryOutcome } from '../store/schedule-delivery.js';
+
+/** Something with due times: scheduled messages, schedule triggers of workflows. */
+export interface DueSource {
+  runDue(now: number): DeliveryOutcome[];
+  nextDueAt(): number | null;
+}
 
 /** The longest the scheduler sleeps before looking again, so a jump of the wall clock is noticed. */
 export const MAX_SLEEP_MS = 60_000;
@@ -17,7 +23,7 @@ export class Scheduler {
 
   constructor(
     private readonly clock: Clock,
-    private readonly delivery: ScheduleDelivery,
+    private readonly sources: readonly DueSource[],
     private readonly log: (event: string, detail: Record<string, unknown>) => void = () => {},
   ) {}
 
@@ -41,7 +47,7 @@ export class Scheduler {
   tick(): DeliveryOutcome[] {
     let ran: DeliveryOutcome[] = [];
     try {
-      ran = this.delivery.runDue(this.clock.now());
+      for (const source of this.sources) ran = ran.concat(source.runDue(this.clock.now()));
       for (const r of ran) if (!r.delivered || r.late) this.log('schedule_run', { ...r });
     } catch (err) {
       this.log('schedule_failed', { error: (err as Error).message });
@@ -52,7 +58,8 @@ export class Scheduler {
 
   private arm(): void {
     if (this.timer) this.clock.clearTimeout(this.timer);
-    const next = this.delivery.nextDueAt();
+    const dues = this.sources.map((s) => s.nextDueAt()).filter((t): t is number => t !== null);
+    const next = dues.length > 0 ? Math.min(...dues) : null;
     const wait = next === null ? MAX_SLEEP_MS : Math.min(MAX_SLEEP_MS, Math.max(0, next - this.clock.now()));
     this.timer = this.clock.setTimeout(() => {
       this.timer = null;

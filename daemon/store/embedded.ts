@@ -7,6 +7,7 @@ import { ProjectStore } from './projects.js';
 import { ReviewStore } from './reviews.js';
 import { ScheduleStore } from './schedules.js';
 import { ApprovalStore } from './approvals.js';
+import { WorkflowStore } from './workflows.js';
 
 /** The embedded team server: SQLite-backed implementation of ServerApi. */
 export class EmbeddedServer {
@@ -18,6 +19,8 @@ export class EmbeddedServer {
   readonly schedules: ScheduleStore;
   /** Approvals; also the operator's side (people decide). */
   readonly approvals: ApprovalStore;
+  /** Workflows; its triggers are a scheduler source and a message hook. */
+  readonly workflows: WorkflowStore;
   /** Also signs the daemon's own local collections (team, agent). */
   readonly cursors: CursorCodec;
 
@@ -32,11 +35,12 @@ export class EmbeddedServer {
     this.reviews = new ReviewStore(ctx, this.tasks);
     this.schedules = new ScheduleStore(ctx);
     this.approvals = new ApprovalStore(ctx);
+    this.workflows = new WorkflowStore(ctx);
   }
 
   /** The server API as seen by one caller. Cheap: closures over shared prepared statements. */
   forCaller(c: Caller): ServerApi {
-    const { tasks, projects, reviews, schedules, approvals, idempotency } = this;
+    const { tasks, projects, reviews, schedules, approvals, idempotency, workflows } = this;
     return {
       createTask: async (i) => tasks.create(c, i),
       getTask: async (i) => tasks.get(c, i),
@@ -57,6 +61,7 @@ export class EmbeddedServer {
       listApprovals: async (i) => approvals.list(c, i),
       decideApproval: async (i) => approvals.decide(c, i),
       idempotent: (action, input, apply) => idempotency.run(c, action, input, apply),
+      ...workflows.forCaller(c),
     };
   }
 }

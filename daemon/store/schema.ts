@@ -3,6 +3,7 @@ import type { Migration } from './migrations.js';
 import { MESSAGES_MIGRATION } from './messages.js';
 import { SCHEDULES_MIGRATION } from './schedules.js';
 import { APPROVALS_MIGRATION } from './approvals.js';
+import { WORKFLOW_MIGRATION } from './workflow-schema.js';
 
 /**
  * The store's schema history, oldest first. Append new entries at the end
@@ -46,4 +47,5 @@ export const MIGRATIONS: Migration[] = [
   MESSAGES_MIGRATION,
   SCHEDULES_MIGRATION,
   APPROVALS_MIGRATION,
+  WORKFLOW_MIGRATION,
 ];

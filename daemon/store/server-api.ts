@@ -3,6 +3,7 @@ import type { taskCreate, taskGet, taskList, taskUpdate } from '../../catalog/do
 import type { projectCreate, projectGet, projectList } from '../../catalog/domains/project.js';
 import type { reviewAdd, reviewList } from '../../catalog/domains/review.js';
 import type { approvalDecide, approvalGet, approvalList, approvalRequest } from '../../catalog/domains/approval.js';
+import type { workflowPlan, workflowRun, workflowStep, workflowTrigger } from '../../catalog/domains/workflow.js';
 import type {
   scheduledMessageCancel, scheduledMessageCreate, scheduledMessageGet, scheduledMessageList, scheduledMessageRuns,
 } from '../../catalog/domains/scheduled-message.js';
@@ -36,6 +37,11 @@ export interface ServerApi {
   getApproval: Call<typeof approvalGet>;
   listApprovals: Call<typeof approvalList>;
   decideApproval: Call<typeof approvalDecide>;
+  /** Workflow actions: each takes an op; WORKFLOW_OP_MATRIX says which ops only read. */
+  workflowPlan: Call<typeof workflowPlan>;
+  workflowTrigger: Call<typeof workflowTrigger>;
+  workflowRun: Call<typeof workflowRun>;
+  workflowStep: Call<typeof workflowStep>;
   /**
    * Runs a daemon-local effect (a profile edit) under this caller's
    * idempotency record for `action`: a repeated key replays the first result.
