@@ -27,7 +27,10 @@ export type CommandName =
   | 'message-post'
   | 'message-history'
   | 'approval-decide'
-  | 'approval-get';
+  | 'approval-get'
+  | 'extension-install'
+  | 'extension-list'
+  | 'extension-remove';
 
 const USAGE_EXIT = 2;
 
@@ -127,6 +130,11 @@ export function buildProgram(commander: Commander, onCommand: (name: CommandName
     .option('--as <person>', 'human:<handle> (default human:operator)')
     .action(bind('approval-decide'));
   approval.command('get').description('Show one approval request.').argument('<id>', 'approval id').action(bind('approval-get'));
+
+  const extension = program.command('extension').description('Install, list and remove provider extensions (e.g. github PR watches).');
+  extension.command('install').description('Install or replace an extension from its definition file.').argument('<file>', 'definition JSON file').action(bind('extension-install'));
+  extension.command('list').description('List installed extensions and the catalog version.').action(bind('extension-list'));
+  extension.command('remove').description('Remove an installed extension.').argument('<name>', 'extension name').action(bind('extension-remove'));
 
   return program;
 }

@@ -9,6 +9,8 @@ import { registerExecActionRoute } from './exec/route.js';
 import { registerMcpRoutes } from './mcp/routes.js';
 import { registerMessageOperatorRoutes } from './mcp/operator-routes.js';
 import { registerApprovalOperatorRoutes } from './operator/approvals.js';
+import { registerExtensionOperatorRoutes } from './operator/extensions.js';
+import { pinCatalog, type PinnedCatalog } from './auth/pinned-catalog.js';
 
 /**
  * The parts of the daemon owned by other modules (services, Exec action
@@ -19,6 +21,8 @@ export interface DaemonParts {
   registerRoutes(app: Hono<any>): void;
   readonly launchHook?: LaunchHook;
   readonly onPublished?: (auth: Authorization) => void;
+  /** The catalog a new authorization pins: built-ins plus the extensions installed now. */
+  readonly pinnedCatalog?: () => PinnedCatalog;
   reload(): Promise<unknown>;
   close(): Promise<void>;
 }
@@ -44,9 +48,11 @@ export async function openDaemonParts(opts: { home: string; clock: Clock; diag: 
       registerMcpRoutes(app, services);
       registerMessageOperatorRoutes(app, services);
       registerApprovalOperatorRoutes(app, services.approvals);
+      registerExtensionOperatorRoutes(app, services.extensions);
     },
     launchHook,
     onPublished,
+    pinnedCatalog: () => pinCatalog(services.extensions.current()),
     reload: async () => services.reloadProfile(),
     close: async () => services.close(),
   };

@@ -12,6 +12,9 @@ import { MessageStore, type MessageApi } from './store/messages.js';
 import { ScheduleDelivery } from './store/schedule-delivery.js';
 import { Scheduler } from './schedule/scheduler.js';
 import { withMessageTriggers } from './schedule/message-triggers.js';
+import { ExtensionStore } from './extensions/store.js';
+import type { Inventory } from '../catalog/inventory.js';
+import inventoryJson from '../catalog/agentteam-exec-action-inventory.json' with { type: 'json' };
 
 /**
  * Everything the daemon's routes use, opened once at start and closed at
@@ -33,6 +36,8 @@ export interface Services {
   readonly scheduler: Scheduler;
   /** The people's side of approvals (operator API). */
   readonly approvals: ApprovalOperatorApi;
+  /** Installed extensions and the runtime catalog new authorizations pin. */
+  readonly extensions: ExtensionStore;
   /** The team server as seen by one caller (server id + agent id). */
   server(caller: Caller): ServerApi;
   /** Re-reads profile.json; an invalid file is logged and the previous profile kept. */
@@ -75,6 +80,7 @@ export function openServices(opts: OpenServicesOptions): Services {
     messages,
     scheduler,
     approvals: embedded.approvals,
+    extensions: new ExtensionStore(opts.home, inventoryJson as Inventory, opts.log),
     server: (caller) => embedded.forCaller(caller),
     reloadProfile: () => profile.reload(),
     close() {

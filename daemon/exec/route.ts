@@ -9,6 +9,7 @@ import { decodeStrictJson } from './strict-json.js';
 import { boundResult } from './result-boundary.js';
 import { effectiveRisk } from '../../catalog/workflow-ops.js';
 import { execChildGate, THREAD_HEADER } from './effect-gate.js';
+import { extensionActionOf } from '../extensions/catalog.js';
 
 export const EXEC_ACTION_PATH = '/api/internal/exec/servers/:serverId/agents/:agentId/:domain/:action';
 
@@ -41,7 +42,7 @@ async function execAction(c: Context<RuntimeEnv>, services: Services): Promise<R
   const domain = c.req.param('domain') ?? '';
   const name = c.req.param('action') ?? '';
   // An action outside the authorization's pinned catalog does not exist for it.
-  const action = catalog.get(domain, name) ? services.registry.get(domain, name) : undefined;
+  const action = catalog.get(domain, name) ? (services.registry.get(domain, name) ?? extensionActionOf(catalog, domain, name)) : undefined;
   if (!action) {
     return errorResponse(new ExecError('not_found', 'no such action', { hint: 'See agentteam exec --help for the domains and actions.' }));
   }
