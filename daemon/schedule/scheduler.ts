@@ -13,7 +13,8 @@ export const MAX_SLEEP_MS = 60_000;
 /**
  * Delivers scheduled messages when they fall due. One timer, armed for the
  * earliest due time (at most MAX_SLEEP_MS ahead), re-armed after every run
- * and whenever a schedule changes. `start()` first runs everything already
+ * and whenever a schedule changes; with nothing scheduled there is no timer.
+ * `start()` first runs everything already
  * due: that is the catch-up after downtime (one late run per schedule, see
  * ScheduleDelivery).
  */
@@ -59,8 +60,10 @@ export class Scheduler {
   private arm(): void {
     if (this.timer) this.clock.clearTimeout(this.timer);
     const dues = this.sources.map((s) => s.nextDueAt()).filter((t): t is number => t !== null);
-    const next = dues.length > 0 ? Math.min(...dues) : null;
-    const wait = next === null ? MAX_SLEEP_MS : Math.min(MAX_SLEEP_MS, Math.max(0, next - this.clock.now()));
+    this.timer = null;
+    // Nothing scheduled: no timer at all; creating a schedule wakes the scheduler.
+    if (dues.length === 0) return;
+    const wait = Math.min(MAX_SLEEP_MS, Math.max(0, Math.min(...dues) - this.clock.now()));
     this.timer = this.clock.setTimeout(() => {
       this.timer = null;
       this.tick();
