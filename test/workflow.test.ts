@@ -132,6 +132,7 @@ test('the result boundary uses the op: an oversized read is result_budget_exceed
   assert.equal(big.json.error.metadata.mutation_applied, true);
   const id = big.json.error.metadata.mutation_receipt.id;
   assert.match(id, /^plan_/);
+  assert.deepEqual(big.json.error.metadata.mutation_receipt.retrieval, { action: 'workflow plan', input: { op: 'show', id } });
   const show = await call('workflow', 'plan', { op: 'show', id });
   assert.equal(show.json.error.code, 'result_budget_exceeded');
   assert.equal(show.json.error.metadata, undefined);

@@ -68,7 +68,7 @@ function mutationOverBudget(policy: BoundaryPolicy, input: unknown, data: unknow
     }
     const key = (input as Record<string, unknown> | null)?.idempotencyKey;
     if (isSelectorValue(key)) receipt.idempotencyKey = key;
-    receipt.retrieval = { action: rp.retrieval, input: retrievalInput(rp.retrieval, receipt) };
+    receipt.retrieval = { action: rp.retrieval, input: { ...fixedRetrieval(rp.retrievalInput, receipt), ...retrievalInput(rp.retrieval, receipt) } };
   }
   return new ExecError('result_budget_exceeded', `${policy.domain} ${policy.action} was applied, but its result is larger than the ${RESULT_BUDGET_BYTES / 1024} KiB budget`, {
     metadata: { mutation_applied: true, mutation_receipt: receipt },
@@ -86,6 +86,17 @@ function retrievalInput(retrieval: string, receipt: Record<string, unknown>): Re
   const required = ((d?.input as { required?: string[] } | undefined)?.required ?? []);
   const out: Record<string, unknown> = {};
   for (const name of required) if (receipt[name] !== undefined) out[name] = receipt[name];
+  return out;
+}
+
+/** A receipt policy's fixed retrieval input, `<selector>` values taken from the receipt (dropped when absent). */
+function fixedRetrieval(template: Readonly<Record<string, unknown>> | undefined, receipt: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(template ?? {})) {
+    const m = typeof v === 'string' ? /^<(.+)>$/.exec(v) : null;
+    if (!m) out[k] = v;
+    else if (receipt[m[1]!] !== undefined) out[k] = receipt[m[1]!];
+  }
   return out;
 }
 
