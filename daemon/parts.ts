@@ -28,7 +28,7 @@ export interface DaemonParts {
 }
 
 export async function openDaemonParts(opts: { home: string; clock: Clock; diag: Diag }): Promise<DaemonParts> {
-  const services = openServices({ home: opts.home, clock: opts.clock, log: (message) => opts.diag('profile', { message }) });
+  const services = openServices({ home: opts.home, clock: opts.clock, log: (message) => opts.diag('profile', { message }), diag: opts.diag });
   await services.registry.useGeneratedValidators();
   // Catch-up for what fell due while no daemon ran, then the timer.
   services.scheduler.start();

@@ -51,6 +51,8 @@ export interface OpenServicesOptions {
   readonly catalog?: Catalog;
   /** Where operator-facing problems (an invalid profile) are reported. */
   readonly log?: (message: string) => void;
+  /** Structured diagnostics of background work (scheduled deliveries, extension loading); default: the log. */
+  readonly diag?: (event: string, detail: Record<string, unknown>) => void;
 }
 
 export function openServices(opts: OpenServicesOptions): Services {
@@ -64,8 +66,9 @@ export function openServices(opts: OpenServicesOptions): Services {
   const embedded = new EmbeddedServer(db, now);
   const profile = new ProfileStore(paths.profile, opts.log ?? ((m) => process.stderr.write(`${m}\n`)));
   const messages = withMessageTriggers(new MessageStore(db, opts.clock), embedded.workflows.triggers);
-  const scheduler = new Scheduler(opts.clock, [new ScheduleDelivery(db, messages), embedded.workflows.triggers], (event, detail) =>
+  const diag = opts.diag ?? ((event: string, detail: Record<string, unknown>) =>
     (opts.log ?? ((m) => process.stderr.write(`${m}\n`)))(`${event} ${JSON.stringify(detail)}`));
+  const scheduler = new Scheduler(opts.clock, [new ScheduleDelivery(db, messages), embedded.workflows.triggers], diag);
   embedded.schedules.onChange = () => scheduler.wake();
   embedded.workflows.triggers.onChange = () => scheduler.wake();
   let closed = false;
@@ -80,7 +83,7 @@ export function openServices(opts: OpenServicesOptions): Services {
     messages,
     scheduler,
     approvals: embedded.approvals,
-    extensions: new ExtensionStore(opts.home, inventoryJson as Inventory, opts.log),
+    extensions: new ExtensionStore(opts.home, inventoryJson as Inventory, (message) => diag('extension', { message })),
     server: (caller) => embedded.forCaller(caller),
     reloadProfile: () => profile.reload(),
     close() {
