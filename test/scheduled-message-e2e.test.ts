@@ -18,13 +18,18 @@ test('real daemon: due in 2 s is delivered once; a due time passed while stopped
   let rt = await startRuntime(d);
   const soon = await call(rt, 'scheduled-message', 'create', { target: 'channel:e2e', content: 'in two seconds', at: new Date(Date.now() + 2000).toISOString() });
   assert.equal(soon.status, 200, soon.text);
-  const later = await call(rt, 'scheduled-message', 'create', { target: 'channel:e2e', content: 'while down', at: new Date(Date.now() + 3500).toISOString() });
+  await sleep(2000);
+  let seen: string[] = [];
+  for (let i = 0; i < 50 && seen.length === 0; i++, await sleep(100)) seen = (await history(d.home, 's1', 'channel:e2e')).map((m) => m.content);
+  assert.deepEqual(seen, ['in two seconds']);
+  // Due well after the stop below completes (a stop takes well under a second), long before the restart.
+  const dueAt = Date.now() + 6000;
+  const later = await call(rt, 'scheduled-message', 'create', { target: 'channel:e2e', content: 'while down', at: new Date(dueAt).toISOString() });
   const laterId = later.json.data.scheduledMessage.id;
-  await sleep(2600);
-  assert.deepEqual((await history(d.home, 's1', 'channel:e2e')).map((m) => m.content), ['in two seconds']);
   await rt.close();
   await d.stop();
-  await sleep(3000); // "while down" falls due at ~3.5 s, the daemon is stopped until ~5.6 s
+  assert.ok(Date.now() < dueAt, 'the daemon was stopped before the due time');
+  await sleep(dueAt - Date.now() + 1500);
   await d.start();
   rt = await startRuntime(d);
   t.after(() => rt.close());
