@@ -3,7 +3,7 @@ import type { approvalDecide, approvalGet, approvalList, approvalRequest } from 
 import { ExecError } from '../errors.js';
 import type { StoreContext } from './context.js';
 import { isoTime, newId } from './ids.js';
-import { keysetPage } from './keyset-page.js';
+import { createdAtQueries, keysetPage, type CreatedPageQueries } from './keyset-page.js';
 import type { Migration } from './migrations.js';
 import type { Caller } from './server-api.js';
 
@@ -54,7 +54,7 @@ export class ApprovalStore {
   private readonly anyServer;
   private readonly insert;
   private readonly setDecision;
-  private readonly lists = new Map<string, { first: any; after: any }>();
+  private readonly lists = new Map<string, CreatedPageQueries<Row>>();
 
   constructor(private readonly s: StoreContext) {
     const cols = `id, server_id, requested_by, title, detail, ${EFFECTIVE} AS status, decided_by, note, decided_at, expires_at, revision, created_at, updated_at`;
@@ -97,16 +97,7 @@ export class ApprovalStore {
   list(c: Caller, input: InputOf<typeof approvalList>): OutputOf<typeof approvalList> {
     const now = this.s.now();
     const key = input.status === undefined ? 'all' : 'status';
-    let q = this.lists.get(key);
-    if (!q) {
-      const where = `server_id = ?${key === 'status' ? ` AND ${EFFECTIVE} = ?` : ''}`;
-      const sel = `SELECT ${this.cols} FROM approvals WHERE ${where}`;
-      q = {
-        first: this.s.db.prepare(`${sel} ORDER BY created_at DESC, id DESC LIMIT ?`),
-        after: this.s.db.prepare(`${sel} AND (created_at < ? OR (created_at = ? AND id < ?)) ORDER BY created_at DESC, id DESC LIMIT ?`),
-      };
-      this.lists.set(key, q);
-    }
+    const q = createdAtQueries<Row>(this.s.db, this.lists, `SELECT ${this.cols} FROM approvals`, `server_id = ?${key === 'status' ? ` AND ${EFFECTIVE} = ?` : ''}`);
     const args: unknown[] = key === 'status' ? [now, c.serverId, now, input.status] : [now, c.serverId];
     const { items, ...more } = keysetPage<Row>(
       this.s.cursors, { action: 'approval/list', scope: c.serverId, filter: { status: input.status } }, input,

@@ -1,3 +1,5 @@
+import type { Statement } from 'better-sqlite3';
+import type { Db } from './db.js';
 import { pageLimit, pageOf, type CursorBinding, type CursorCodec, type Page } from '../exec/cursor.js';
 
 const KEY = ['number', 'string'] as const;
@@ -24,4 +26,29 @@ export function keysetPage<R>(
     rows = after(at, id, limit + 1);
   }
   return pageOf(rows, limit, (r) => cursors.encode(binding, keyOf(r)));
+}
+
+/** The two statements of a `created_at DESC, id DESC` listing for one filter shape. */
+export interface CreatedPageQueries<R> {
+  first: Statement<unknown[], R>;
+  after: Statement<unknown[], R>;
+}
+
+/**
+ * Prepares, once per filter shape (`where`), the first-page and continuation
+ * queries of a listing newest first. Parameters: the `where` values, then
+ * (continuation only) created_at twice and id, then the row count.
+ */
+export function createdAtQueries<R>(
+  db: Db, cache: Map<string, CreatedPageQueries<R>>, select: string, where: string,
+): CreatedPageQueries<R> {
+  let q = cache.get(where);
+  if (!q) {
+    q = {
+      first: db.prepare<unknown[], R>(`${select} WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ?`),
+      after: db.prepare<unknown[], R>(`${select} WHERE ${where} AND (created_at < ? OR (created_at = ? AND id < ?)) ORDER BY created_at DESC, id DESC LIMIT ?`),
+    };
+    cache.set(where, q);
+  }
+  return q;
 }

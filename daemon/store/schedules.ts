@@ -6,7 +6,7 @@ import { checkCronRule, CronRuleError, nextOccurrence } from '../../lib/cron.js'
 import { ExecError } from '../errors.js';
 import type { StoreContext } from './context.js';
 import { newId } from './ids.js';
-import { keysetPage } from './keyset-page.js';
+import { createdAtQueries, keysetPage, type CreatedPageQueries } from './keyset-page.js';
 import type { Migration } from './migrations.js';
 import { runOf, scheduleOf, type RunRow, type ScheduleRow } from './schedule-rows.js';
 import type { Caller } from './server-api.js';
@@ -77,7 +77,7 @@ export class ScheduleStore {
   private readonly setStatus;
   private readonly runsFirst;
   private readonly runsAfter;
-  private readonly lists = new Map<string, { first: any; after: any }>();
+  private readonly lists = new Map<string, CreatedPageQueries<ScheduleRow>>();
   /** Called after every change that may move the next due time (the scheduler re-arms its timer). */
   onChange: () => void = () => {};
 
@@ -138,17 +138,7 @@ export class ScheduleStore {
     const args: unknown[] = [c.serverId];
     if (input.status !== undefined) (where.push('status = ?'), args.push(input.status));
     if (input.target !== undefined) (where.push('target = ?'), args.push(input.target));
-    const key = where.join(' AND ');
-    let q = this.lists.get(key);
-    if (!q) {
-      q = {
-        first: this.s.db.prepare(`SELECT * FROM scheduled_messages WHERE ${key} ORDER BY created_at DESC, id DESC LIMIT ?`),
-        after: this.s.db.prepare(
-          `SELECT * FROM scheduled_messages WHERE ${key} AND (created_at < ? OR (created_at = ? AND id < ?)) ORDER BY created_at DESC, id DESC LIMIT ?`,
-        ),
-      };
-      this.lists.set(key, q);
-    }
+    const q = createdAtQueries<ScheduleRow>(this.s.db, this.lists, 'SELECT * FROM scheduled_messages', where.join(' AND '));
     const { items, ...more } = keysetPage<ScheduleRow>(
       this.s.cursors, { action: 'scheduled-message/list', scope: c.serverId, filter }, input,
       (r) => [r.created_at, r.id],

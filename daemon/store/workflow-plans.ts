@@ -3,7 +3,7 @@ import type { workflowPlan } from '../../catalog/domains/workflow.js';
 import { ExecError } from '../errors.js';
 import type { StoreContext } from './context.js';
 import { newId } from './ids.js';
-import { keysetPage } from './keyset-page.js';
+import { createdAtQueries, keysetPage, type CreatedPageQueries } from './keyset-page.js';
 import type { Caller } from './server-api.js';
 import { checkOpFields, runOp } from './workflow-ops.js';
 import { planOf, versionOf, type PlanRow, type StepDef, type VersionRow } from './workflow-rows.js';
@@ -39,7 +39,7 @@ export class WorkflowPlans {
   private readonly insertPlan;
   private readonly insertVersion;
   private readonly update;
-  private readonly lists = new Map<string, { first: any; after: any }>();
+  private readonly lists = new Map<string, CreatedPageQueries<PlanRow>>();
 
   constructor(private readonly s: StoreContext) {
     this.byId = s.db.prepare<[string, string], PlanRow>('SELECT * FROM wf_plans WHERE id = ? AND server_id = ?');
@@ -144,15 +144,7 @@ export class WorkflowPlans {
 
   private list(c: Caller, input: In): Out {
     const key = input.status === undefined ? 'all' : 'status';
-    let q = this.lists.get(key);
-    if (!q) {
-      const sel = `SELECT * FROM wf_plans WHERE server_id = ?${key === 'status' ? ' AND status = ?' : ''}`;
-      q = {
-        first: this.s.db.prepare(`${sel} ORDER BY created_at DESC, id DESC LIMIT ?`),
-        after: this.s.db.prepare(`${sel} AND (created_at < ? OR (created_at = ? AND id < ?)) ORDER BY created_at DESC, id DESC LIMIT ?`),
-      };
-      this.lists.set(key, q);
-    }
+    const q = createdAtQueries<PlanRow>(this.s.db, this.lists, 'SELECT * FROM wf_plans', `server_id = ?${key === 'status' ? ' AND status = ?' : ''}`);
     const args: unknown[] = key === 'status' ? [c.serverId, input.status] : [c.serverId];
     const { items, ...more } = keysetPage<PlanRow>(
       this.s.cursors, { action: 'workflow/plan.list', scope: c.serverId, filter: { status: input.status } }, input,

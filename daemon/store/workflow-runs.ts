@@ -3,7 +3,7 @@ import type { workflowRun } from '../../catalog/domains/workflow.js';
 import { ExecError } from '../errors.js';
 import type { StoreContext } from './context.js';
 import { newId } from './ids.js';
-import { keysetPage } from './keyset-page.js';
+import { createdAtQueries, keysetPage, type CreatedPageQueries } from './keyset-page.js';
 import type { Caller } from './server-api.js';
 import { checkOpFields, runOp } from './workflow-ops.js';
 import type { WorkflowPlans } from './workflow-plans.js';
@@ -22,7 +22,7 @@ export class WorkflowRuns {
   private readonly setRun;
   private readonly logsFirst;
   private readonly logsAfter;
-  private readonly lists = new Map<string, { first: any; after: any }>();
+  private readonly lists = new Map<string, CreatedPageQueries<RunRow>>();
 
   constructor(private readonly s: StoreContext, private readonly plans: WorkflowPlans) {
     this.byId = s.db.prepare<[string, string], RunRow>('SELECT * FROM wf_runs WHERE id = ? AND server_id = ?');
@@ -120,15 +120,7 @@ export class WorkflowRuns {
     const args: unknown[] = [c.serverId];
     if (input.planId !== undefined) (where.push('plan_id = ?'), args.push(input.planId));
     if (input.status !== undefined) (where.push('status = ?'), args.push(input.status));
-    const key = where.join(' AND ');
-    let q = this.lists.get(key);
-    if (!q) {
-      q = {
-        first: this.s.db.prepare(`SELECT * FROM wf_runs WHERE ${key} ORDER BY created_at DESC, id DESC LIMIT ?`),
-        after: this.s.db.prepare(`SELECT * FROM wf_runs WHERE ${key} AND (created_at < ? OR (created_at = ? AND id < ?)) ORDER BY created_at DESC, id DESC LIMIT ?`),
-      };
-      this.lists.set(key, q);
-    }
+    const q = createdAtQueries<RunRow>(this.s.db, this.lists, 'SELECT * FROM wf_runs', where.join(' AND '));
     const { items, ...more } = keysetPage<RunRow>(
       this.s.cursors, { action: 'workflow/run.list', scope: c.serverId, filter: { planId: input.planId, status: input.status } }, input,
       (r) => [r.created_at, r.id],

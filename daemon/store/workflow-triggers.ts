@@ -4,7 +4,7 @@ import { checkCronRule, countOccurrences, nextOccurrence } from '../../lib/cron.
 import { ExecError } from '../errors.js';
 import type { StoreContext } from './context.js';
 import { newId } from './ids.js';
-import { keysetPage } from './keyset-page.js';
+import { createdAtQueries, keysetPage, type CreatedPageQueries } from './keyset-page.js';
 import { LATE_AFTER_MS, type DeliveryOutcome } from './schedule-delivery.js';
 import type { Caller } from './server-api.js';
 import { checkOpFields, runOp } from './workflow-ops.js';
@@ -54,7 +54,7 @@ export class WorkflowTriggers {
   private readonly nextDue;
   private readonly advance;
   private readonly byTarget;
-  private readonly lists = new Map<string, { first: any; after: any }>();
+  private readonly lists = new Map<string, CreatedPageQueries<TriggerRow>>();
   onChange: () => void = () => {};
 
   constructor(private readonly s: StoreContext, private readonly plans: WorkflowPlans, private readonly runs: WorkflowRuns) {
@@ -153,15 +153,7 @@ export class WorkflowTriggers {
 
   private list(c: Caller, input: In): Out {
     const key = input.planId === undefined ? 'all' : 'plan';
-    let q = this.lists.get(key);
-    if (!q) {
-      const sel = `SELECT * FROM wf_triggers WHERE server_id = ?${key === 'plan' ? ' AND plan_id = ?' : ''}`;
-      q = {
-        first: this.s.db.prepare(`${sel} ORDER BY created_at DESC, id DESC LIMIT ?`),
-        after: this.s.db.prepare(`${sel} AND (created_at < ? OR (created_at = ? AND id < ?)) ORDER BY created_at DESC, id DESC LIMIT ?`),
-      };
-      this.lists.set(key, q);
-    }
+    const q = createdAtQueries<TriggerRow>(this.s.db, this.lists, 'SELECT * FROM wf_triggers', `server_id = ?${key === 'plan' ? ' AND plan_id = ?' : ''}`);
     const args: unknown[] = key === 'plan' ? [c.serverId, input.planId] : [c.serverId];
     const { items, ...more } = keysetPage<TriggerRow>(
       this.s.cursors, { action: 'workflow/trigger.list', scope: c.serverId, filter: { planId: input.planId } }, input,
