@@ -42,6 +42,9 @@ test('an extension installed after a runtime started is not in its catalog; a ne
   assert.equal(cat.domains.github, 'GitHub pull-request watches (provider extension).');
   assert.deepEqual(cat.actions.filter((a) => a.domain === 'github').map((a) => a.action), ['watch', 'unwatch', 'list']);
 
+  const index = await cli(d.home, ['exec', '--help'], { env: after.env });
+  assert.match(index.stdout, /Extensions installed for this runtime[^\n]*\n  github  GitHub pull-request watches \(provider extension\)\. \(watch, unwatch, list\)\n$/);
+  assert.ok(!(await cli(d.home, ['exec', '--help'], { env: before.env })).stdout.includes('Extensions installed'));
   const help = await cli(d.home, ['exec', 'github', '--help'], { env: after.env });
   assert.equal(help.code, 0, help.stderr);
   assert.match(help.stdout, /watch\s+Watch a pull request/);

@@ -24,7 +24,8 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
   }
   if (opts.help || domain === undefined || action === undefined) {
     // Without --help, `agentteam exec [<domain>]` is incomplete: the page goes to stderr as a usage error.
-    const page = readIfExists(helpFile(domain, action)) ?? (domain !== undefined ? await extensionHelp(domain, action) : undefined);
+    let page = readIfExists(helpFile(domain, action)) ?? (domain !== undefined ? await extensionHelp(domain, action) : undefined);
+    if (page !== undefined && domain === undefined && opts.help) page += await extensionIndex();
     return (opts.help ? print(1, page, 0) : print(2, page, ERROR_TABLE.usage.exit)) ?? unknownName(domain, action);
   }
   if (opts.inputSchema && opts.outputSchema) return usage('give either --input-schema or --output-schema, not both');
@@ -40,6 +41,17 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
   const { remoteAction } = await import('../exec/remote-catalog.js');
   if (await remoteAction(domain, action)) return call(domain, action, input, () => ({ ok: true }));
   return unknownName(domain, action);
+}
+
+/** Inside a runtime whose pinned catalog has extensions: their index lines, appended to `exec --help`. */
+async function extensionIndex(): Promise<string> {
+  if (!process.env.AGENTTEAM_EXEC_BASE_URL) return '';
+  const { remoteExtensionDomains } = await import('../exec/remote-catalog.js');
+  const domains = await remoteExtensionDomains(new Set((await loadHelpIndex()).domains.map((d) => d.domain)));
+  if (domains.length === 0) return '';
+  const width = Math.max(...domains.map((d) => d.domain.length));
+  const lines = domains.map((d) => `  ${d.domain.padEnd(width)}  ${d.line} (${d.actions.map((a) => a.action).join(', ')})`);
+  return `\nExtensions installed for this runtime (agentteam exec <extension> --help):\n${lines.join('\n')}\n`;
 }
 
 /** Help for an extension domain or action, from the runtime's pinned catalog; undefined outside a runtime. */

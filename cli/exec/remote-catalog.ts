@@ -16,6 +16,15 @@ export async function remoteDomain(domain: string): Promise<DomainHelp | undefin
   return { domain, line: view.domains[domain]!, actions: view.actions.filter((a) => a.domain === domain).map(helpOf) };
 }
 
+/** The pinned catalog's domains that are not built in (extensions), with their actions. */
+export async function remoteExtensionDomains(builtin: ReadonlySet<string>): Promise<DomainHelp[]> {
+  const view = await fetchCatalog();
+  if (!view) return [];
+  return Object.entries(view.domains)
+    .filter(([d]) => !builtin.has(d))
+    .map(([domain, line]) => ({ domain, line, actions: view.actions.filter((a) => a.domain === domain).map(helpOf) }));
+}
+
 export async function remoteAction(domain: string, action: string): Promise<CatalogViewAction | undefined> {
   return (await fetchCatalog())?.actions.find((a) => a.domain === domain && a.action === action);
 }
