@@ -7,6 +7,11 @@ import { projectActions } from './domains/project.js';
 import { reviewActions } from './domains/review.js';
 import { teamActions } from './domains/team.js';
 import { agentActions } from './domains/agent.js';
+import { scheduledMessageActions } from './domains/scheduled-message.js';
+import { approvalActions } from './domains/approval.js';
+import { agentAdminActions } from './domains/agent-admin.js';
+import { profileActions, workspaceActions } from './domains/workspace.js';
+import { workflowActions } from './domains/workflow.js';
 import inventoryJson from './agentteam-exec-action-inventory.json' with { type: 'json' };
 
 /** One line per domain for the mixed help index. */
@@ -15,7 +20,12 @@ export const DOMAINS: Readonly<Record<string, string>> = {
   project: 'Create, read and list projects.',
   review: 'Add and list reviews on a task.',
   team: 'Read the teams of the local profile.',
-  agent: 'Read the safe projection of configured agents.',
+  agent: 'Configured agents: safe reads, profile edits.',
+  'scheduled-message': 'Messages delivered later or on a cron rule.',
+  approval: 'Ask a person to approve; read the decision.',
+  workspace: 'Where this runtime is bound.',
+  profile: 'Local profile summary and revision.',
+  workflow: 'Plans, triggers, runs, steps (each with an op).',
 };
 
 export const BUILTIN_ACTIONS: readonly ActionDescriptor[] = [
@@ -24,6 +34,12 @@ export const BUILTIN_ACTIONS: readonly ActionDescriptor[] = [
   ...reviewActions,
   ...teamActions,
   ...agentActions,
+  ...agentAdminActions,
+  ...scheduledMessageActions,
+  ...approvalActions,
+  ...workspaceActions,
+  ...profileActions,
+  ...workflowActions,
 ];
 
 export interface CatalogEntry {

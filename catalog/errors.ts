@@ -15,6 +15,9 @@ export const ERROR_TABLE = {
   busy: { http: 409, jsonrpc: -32009, exit: 1, summary: 'Too many requests are in flight; retry shortly.' },
   idempotency_conflict: { http: 409, jsonrpc: -32010, exit: 1, summary: 'The idempotency key was already used with a different body.' },
   revision_conflict: { http: 409, jsonrpc: -32011, exit: 1, summary: 'The resource changed since the revision the caller expected.' },
+  invalid_transition: { http: 409, jsonrpc: -32012, exit: 1, summary: 'The resource is not in a state that allows this change.' },
+  already_exists: { http: 409, jsonrpc: -32014, exit: 1, summary: 'A resource with this name or id already exists.' },
+  expired: { http: 410, jsonrpc: -32015, exit: 1, summary: 'The request expired before it was decided.' },
   body_too_large: { http: 413, jsonrpc: -32013, exit: 1, summary: 'The request body exceeds the size limit.' },
   result_budget_exceeded: { http: 422, jsonrpc: -32022, exit: 1, summary: 'The complete result is larger than the result budget; follow hint/next.' },
   upstream_error: { http: 502, jsonrpc: -32002, exit: 1, summary: 'A backing service failed.' },
@@ -23,6 +26,8 @@ export const ERROR_TABLE = {
   turn_message_not_human: { http: 403, jsonrpc: -32032, exit: 1, summary: 'The bound turn message was written by an agent, not a person.' },
   turn_target_mismatch: { http: 403, jsonrpc: -32033, exit: 1, summary: 'The bound turn message belongs to another target.' },
   target_unreadable: { http: 403, jsonrpc: -32034, exit: 1, summary: 'The agent may not read the bound turn target.' },
+  provider_unauthorized: { http: 502, jsonrpc: -32016, exit: 1, summary: 'The extension provider refused its authorization (401/403 upstream).' },
+  upstream_unreachable: { http: 504, jsonrpc: -32017, exit: 1, summary: 'The extension upstream could not be reached or did not answer in time.' },
   unavailable: { http: 503, jsonrpc: -32003, exit: 3, summary: 'The daemon is not running, is shutting down, or no credentials are available.' },
   internal: { http: 500, jsonrpc: -32603, exit: 1, summary: 'An unexpected failure inside the daemon.' },
 } as const satisfies Record<string, { http: number; jsonrpc: number; exit: number; summary: string }>;

@@ -11,6 +11,11 @@ export interface ReceiptPolicy {
   readonly entity: string;
   readonly selectors: readonly string[];
   readonly retrieval: string;
+  /**
+   * Fixed input of the retrieval call (e.g. a workflow `op`); a `<name>` value
+   * is filled from the receipt's selector of that name.
+   */
+  readonly retrievalInput?: Readonly<Record<string, unknown>>;
 }
 
 export interface InventoryRow {

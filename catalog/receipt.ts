@@ -53,8 +53,15 @@ export function buildReceipt(
     const v = idempotency[name];
     if (typeof v === 'string' && isSelectorValue(v)) receipt[name] = v;
   }
+  // The policy's fixed retrieval input first (a workflow `op`; `<name>` takes the receipt's selector), then every required field.
   const input: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(policy.retrievalInput ?? {})) {
+    const m = typeof v === 'string' ? /^<(.+)>$/.exec(v) : null;
+    if (!m) input[k] = v;
+    else if (receipt[m[1]!] !== undefined) input[k] = receipt[m[1]!];
+  }
   for (const name of required) {
+    if (input[name] !== undefined) continue;
     if (receipt[name] === undefined) return receipt;
     input[name] = receipt[name];
   }

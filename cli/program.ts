@@ -26,7 +26,12 @@ export type CommandName =
   | 'run'
   | 'message-post'
   | 'message-history'
-  | 'token-analyze';
+  | 'token-analyze'
+  | 'approval-decide'
+  | 'approval-get'
+  | 'extension-install'
+  | 'extension-list'
+  | 'extension-remove';
 
 const USAGE_EXIT = 2;
 
@@ -128,6 +133,22 @@ export function buildProgram(commander: Commander, onCommand: (name: CommandName
     .option('--session <file>', 'a Claude Code or Codex session transcript (JSONL)')
     .option('--json', 'print one JSON object instead of tables')
     .action(bind('token-analyze'));
+
+  const approval = program.command('approval').description('Read and decide approval requests of agents.');
+  approval
+    .command('decide')
+    .description('Approve or reject a pending approval request.')
+    .argument('<id>', 'approval id (appr_...)')
+    .argument('<decision>', 'approve or reject')
+    .option('--note <text>', 'a note the agent sees with the decision')
+    .option('--as <person>', 'human:<handle> (default human:operator)')
+    .action(bind('approval-decide'));
+  approval.command('get').description('Show one approval request.').argument('<id>', 'approval id').action(bind('approval-get'));
+
+  const extension = program.command('extension').description('Install, list and remove provider extensions (e.g. github PR watches).');
+  extension.command('install').description('Install or replace an extension from its definition file.').argument('<file>', 'definition JSON file').action(bind('extension-install'));
+  extension.command('list').description('List installed extensions and the catalog version.').action(bind('extension-list'));
+  extension.command('remove').description('Remove an installed extension.').argument('<name>', 'extension name').action(bind('extension-remove'));
 
   return program;
 }

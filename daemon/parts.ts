@@ -12,6 +12,9 @@ import { registerMessageOperatorRoutes } from './mcp/operator-routes.js';
 import { registerTokenAnalysisRoutes } from './analysis/routes.js';
 import type { AnalysisTokens } from './auth/analysis-token.js';
 import { MCP_TOOLS } from '../catalog/mcp-tools.js';
+import { registerApprovalOperatorRoutes } from './operator/approvals.js';
+import { registerExtensionOperatorRoutes } from './operator/extensions.js';
+import { pinCatalog, type PinnedCatalog } from './auth/pinned-catalog.js';
 
 /**
  * The parts of the daemon owned by other modules (services, Exec action
@@ -22,6 +25,8 @@ export interface DaemonParts {
   registerRoutes(app: Hono<any>): void;
   readonly launchHook?: LaunchHook;
   readonly onPublished?: (auth: Authorization) => void;
+  /** The catalog a new authorization pins: built-ins plus the extensions installed now. */
+  readonly pinnedCatalog?: () => PinnedCatalog;
   reload(): Promise<unknown>;
   close(): Promise<void>;
 }
@@ -31,9 +36,12 @@ export async function openDaemonParts(opts: { home: string; clock: Clock; diag: 
     home: opts.home,
     clock: opts.clock,
     log: (message) => opts.diag('profile', { message }),
+    diag: opts.diag,
     ...(opts.idempotency ? { idempotency: opts.idempotency } : {}),
   });
   await services.registry.useGeneratedValidators();
+  // Catch-up for what fell due while no daemon ran, then the timer.
+  services.scheduler.start();
   const mcpUrls = new WeakMap<Authorization, string>();
   const launchHook: LaunchHook = (auth, runtime, mcpUrl, env) => {
     mcpUrls.set(auth, mcpUrl);
@@ -50,9 +58,12 @@ export async function openDaemonParts(opts: { home: string; clock: Clock; diag: 
       registerMcpRoutes(app, services);
       registerMessageOperatorRoutes(app, services);
       if (opts.analysis) registerTokenAnalysisRoutes(app, opts.analysis, MCP_TOOLS);
+      registerApprovalOperatorRoutes(app, services.approvals);
+      registerExtensionOperatorRoutes(app, services.extensions);
     },
     launchHook,
     onPublished,
+    pinnedCatalog: () => pinCatalog(services.extensions.current()),
     reload: async () => services.reloadProfile(),
     close: async () => services.close(),
   };

@@ -88,7 +88,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       signer: opts.signer ?? createJoseSigner(clock, Math.ceil(defaultTtlMs / 1000), key),
       writer: opts.writer ?? fsTokenWriter,
       runtimeDir: paths.runtimeDir,
-      catalog: () => pinCatalog(defaultCatalog()),
+      catalog: parts.pinnedCatalog ?? (() => pinCatalog(defaultCatalog())),
       defaultTtlMs,
       diag,
       ...(opts.remover ? { remover: opts.remover } : {}),

@@ -4,7 +4,7 @@ import { defaultCatalog, type Catalog } from '../catalog/catalog.js';
 import { openDb, type Db } from './store/db.js';
 import { EmbeddedServer } from './store/embedded.js';
 import type { IdempotencyLimits } from './store/idempotency.js';
-import type { Caller, ServerApi } from './store/server-api.js';
+import type { ApprovalOperatorApi, Caller, ServerApi } from './store/server-api.js';
 import { ProfileStore, type ReloadResult } from './profile/profile-store.js';
 import type { CursorCodec } from './exec/cursor.js';
 import type { Registry } from './exec/registry.js';
@@ -14,6 +14,12 @@ import { createTurnLookup } from './store/turn-lookup.js';
 import { MemoryIndexes } from './knowledge/memory.js';
 import { KnowledgeBase } from './knowledge/kb.js';
 import type { KnowledgeServices } from './knowledge/tools.js';
+import { ScheduleDelivery } from './store/schedule-delivery.js';
+import { Scheduler } from './schedule/scheduler.js';
+import { withMessageTriggers } from './schedule/message-triggers.js';
+import { ExtensionStore } from './extensions/store.js';
+import type { Inventory } from '../catalog/inventory.js';
+import inventoryJson from '../catalog/agentteam-exec-action-inventory.json' with { type: 'json' };
 
 /**
  * Everything the daemon's routes use, opened once at start and closed at
@@ -33,6 +39,12 @@ export interface Services {
   readonly messages: MessageApi;
   /** Memory and knowledge retrieval (indexes in $AGENTTEAM_HOME/index/, apart from the store). */
   readonly knowledge: KnowledgeServices;
+  /** Delivers scheduled messages; started by the daemon (openDaemonParts), driven by hand in tests. */
+  readonly scheduler: Scheduler;
+  /** The people's side of approvals (operator API). */
+  readonly approvals: ApprovalOperatorApi;
+  /** Installed extensions and the runtime catalog new authorizations pin. */
+  readonly extensions: ExtensionStore;
   /** The team server as seen by one caller (server id + agent id). */
   server(caller: Caller): ServerApi;
   /** Re-reads profile.json; an invalid file is logged and the previous profile kept. */
@@ -48,6 +60,8 @@ export interface OpenServicesOptions {
   readonly log?: (message: string) => void;
   /** Expiry window and record bound of idempotency records (defaults in store/idempotency.ts). */
   readonly idempotency?: IdempotencyLimits;
+  /** Structured diagnostics of background work (scheduled deliveries, extension loading); default: the log. */
+  readonly diag?: (event: string, detail: Record<string, unknown>) => void;
 }
 
 export function openServices(opts: OpenServicesOptions): Services {
@@ -66,6 +80,11 @@ export function openServices(opts: OpenServicesOptions): Services {
     kb: new KnowledgeBase({ home: opts.home, clock: opts.clock, log }),
     turns: createTurnLookup(db),
   };
+  const messages = withMessageTriggers(new MessageStore(db, opts.clock), embedded.workflows.triggers);
+  const diag = opts.diag ?? ((event: string, detail: Record<string, unknown>) => log(`${event} ${JSON.stringify(detail)}`));
+  const scheduler = new Scheduler(opts.clock, [new ScheduleDelivery(db, messages), embedded.workflows.triggers], diag);
+  embedded.schedules.onChange = () => scheduler.wake();
+  embedded.workflows.triggers.onChange = () => scheduler.wake();
   let closed = false;
   return {
     home: opts.home,
@@ -75,8 +94,11 @@ export function openServices(opts: OpenServicesOptions): Services {
     db,
     cursors: embedded.cursors,
     profile,
-    messages: new MessageStore(db, opts.clock),
     knowledge,
+    messages,
+    scheduler,
+    approvals: embedded.approvals,
+    extensions: new ExtensionStore(opts.home, inventoryJson as Inventory, (message) => diag('extension', { message })),
     server: (caller) => embedded.forCaller(caller),
     reloadProfile: () => {
       knowledge.kb.reload();
@@ -87,6 +109,7 @@ export function openServices(opts: OpenServicesOptions): Services {
       closed = true;
       knowledge.memory.close();
       knowledge.kb.close();
+      scheduler.stop();
       db.close();
     },
   };

@@ -24,17 +24,55 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
   }
   if (opts.help || domain === undefined || action === undefined) {
     // Without --help, `agentteam exec [<domain>]` is incomplete: the page goes to stderr as a usage error.
-    const page = readIfExists(helpFile(domain, action));
+    let page = readIfExists(helpFile(domain, action)) ?? (domain !== undefined ? await extensionHelp(domain, action) : undefined);
+    if (page !== undefined && domain === undefined && opts.help) page += await extensionIndex();
     return (opts.help ? print(1, page, 0) : print(2, page, ERROR_TABLE.usage.exit)) ?? unknownName(domain, action);
   }
   if (opts.inputSchema && opts.outputSchema) return usage('give either --input-schema or --output-schema, not both');
   if (opts.inputSchema || opts.outputSchema) {
     const kind = opts.inputSchema ? 'input' : 'output';
-    return print(1, readIfExists(schemaFile(`${domain}.${action}.${kind}`)), 0) ?? unknownName(domain, action);
+    const schema = readIfExists(schemaFile(`${domain}.${action}.${kind}`)) ?? (await extensionSchema(domain, action, kind));
+    return print(1, schema, 0) ?? unknownName(domain, action);
   }
   const [{ loadInputValidator }, { call }] = await Promise.all([import('../../lib/input-validators.js'), import('../exec/call.js')]);
   const check = await loadInputValidator(domain, action);
-  return check ? call(domain, action, input, check) : unknownName(domain, action);
+  if (check) return call(domain, action, input, check);
+  // An extension action of the pinned catalog: the daemon validates it (the build has no validator for it).
+  const { remoteAction } = await import('../exec/remote-catalog.js');
+  if (await remoteAction(domain, action)) return call(domain, action, input, () => ({ ok: true }));
+  return unknownName(domain, action);
+}
+
+/** Inside a runtime whose pinned catalog has extensions: their index lines, appended to `exec --help`. */
+async function extensionIndex(): Promise<string> {
+  if (!process.env.AGENTTEAM_EXEC_BASE_URL) return '';
+  const { remoteExtensionDomains } = await import('../exec/remote-catalog.js');
+  const domains = await remoteExtensionDomains(new Set((await loadHelpIndex()).domains.map((d) => d.domain)));
+  if (domains.length === 0) return '';
+  const width = Math.max(...domains.map((d) => d.domain.length));
+  const lines = domains.map((d) => `  ${d.domain.padEnd(width)}  ${d.line} (${d.actions.map((a) => a.action).join(', ')})`);
+  return `\nExtensions installed for this runtime (agentteam exec <extension> --help):\n${lines.join('\n')}\n`;
+}
+
+/** Help for an extension domain or action, from the runtime's pinned catalog; undefined outside a runtime. */
+async function extensionHelp(domain: string, action: string | undefined): Promise<string | undefined> {
+  const [{ remoteDomain, helpOf, remoteAction }, { renderActionHelp, renderDomainHelp }] = await Promise.all([
+    import('../exec/remote-catalog.js'), import('../../catalog/help.js'),
+  ]);
+  if (action === undefined) {
+    const d = await remoteDomain(domain);
+    return d && renderDomainHelp(d);
+  }
+  const a = await remoteAction(domain, action);
+  return a && renderActionHelp(domain, helpOf(a));
+}
+
+async function extensionSchema(domain: string, action: string, kind: 'input' | 'output'): Promise<string | undefined> {
+  const { remoteAction } = await import('../exec/remote-catalog.js');
+  const a = await remoteAction(domain, action);
+  if (!a) return undefined;
+  const { JSON_SCHEMA_DIALECT } = await import('../../catalog/schemas.js');
+  return `${JSON.stringify({ $schema: JSON_SCHEMA_DIALECT, ...(kind === 'input' ? a.inputSchema : a.outputSchema) }, null, 2)}\n`;
 }
 
 function readIfExists(file: string): string | undefined {

@@ -37,7 +37,7 @@ async function readInput(arg: string | undefined): Promise<ParsedInput> {
   }
 }
 
-type CredentialResult =
+export type CredentialResult =
   | { readonly ok: true; readonly baseUrl: string; readonly token: string }
   | { readonly ok: false; readonly message: string };
 
@@ -51,7 +51,7 @@ const TOKEN = /^[\x21-\x7e]+$/;
  * environment, the file exactly once. Fails closed on anything missing or
  * odd; there is deliberately no fallback to a token in the environment.
  */
-function readCredentials(env: NodeJS.ProcessEnv): CredentialResult {
+export function readCredentials(env: NodeJS.ProcessEnv): CredentialResult {
   const base = env.AGENTTEAM_EXEC_BASE_URL;
   const file = env.AGENTTEAM_EXEC_TOKEN_FILE;
   if (!base) return { ok: false, message: `no daemon credentials: AGENTTEAM_EXEC_BASE_URL is not set; ${OUTSIDE_RUN}` };

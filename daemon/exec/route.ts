@@ -8,6 +8,9 @@ import { readBody, readNodeBody, RevokedError } from './body.js';
 import { decodeStrictJson } from './strict-json.js';
 import { boundResult } from './result-boundary.js';
 import { checkSelectors, headerSelector } from './selectors.js';
+import { effectiveRisk } from '../../catalog/workflow-ops.js';
+import { execChildGate, THREAD_HEADER } from './effect-gate.js';
+import { extensionActionOf } from '../extensions/catalog.js';
 
 export const EXEC_ACTION_PATH = '/api/internal/exec/servers/:serverId/agents/:agentId/:domain/:action';
 
@@ -41,7 +44,7 @@ async function execAction(c: Context<RuntimeEnv>, services: Services): Promise<R
   const domain = c.req.param('domain') ?? '';
   const name = c.req.param('action') ?? '';
   // An action outside the authorization's pinned catalog does not exist for it.
-  const action = catalog.get(domain, name) ? services.registry.get(domain, name) : undefined;
+  const action = catalog.get(domain, name) ? (services.registry.get(domain, name) ?? extensionActionOf(catalog, domain, name)) : undefined;
   if (!action) {
     return errorResponse(new ExecError('not_found', 'no such action', { hint: 'See agentteam exec --help for the domains and actions.' }));
   }
@@ -67,6 +70,10 @@ async function execAction(c: Context<RuntimeEnv>, services: Services): Promise<R
   }
   const selectors = checkSelectors(input, fromHeaders);
   if (selectors) return errorResponse(selectors);
+  // Workflow ops read or change data by the catalog's matrix; the gate and the boundary use that risk.
+  const risk = effectiveRisk(domain, name, action.entry.descriptor.risk, input);
+  const gated = execChildGate(principal, c.req.header(THREAD_HEADER), risk, `${domain} ${name}`);
+  if (gated) return errorResponse(gated);
   if (signal.aborted) return forbidden();
   let data: unknown;
   try {
@@ -82,7 +89,8 @@ async function execAction(c: Context<RuntimeEnv>, services: Services): Promise<R
     return errorResponse(err instanceof ExecError ? err : internal(err));
   }
   if (signal.aborted) return forbidden();
-  const out = boundResult(action.entry.inventory, input, data);
+  const policy = risk === action.entry.inventory.risk ? action.entry.inventory : { ...action.entry.inventory, risk };
+  const out = boundResult(policy, input, data);
   if (!out.ok) return errorResponse(out.error);
   return new Response(out.body, { status: 200, headers: JSON_HEADERS });
 }

@@ -22,7 +22,7 @@ export class ProfileStore {
   private readonly epoch = randomBytes(6).toString('base64url');
   private counter = 0;
 
-  constructor(private readonly path: string, private readonly log: (msg: string) => void) {
+  constructor(readonly path: string, private readonly log: (msg: string) => void) {
     this.reload();
   }
 

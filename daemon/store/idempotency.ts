@@ -16,7 +16,7 @@ export interface IdempotencyLimits {
 
 /** The age index that expiry and pruning walk. */
 export const IDEMPOTENCY_AGE_MIGRATION: Migration = {
-  id: '003_idempotency_age',
+  id: '006_idempotency_age',
   up(db) {
     db.exec('CREATE INDEX idempotency_by_age ON idempotency (created_at)');
   },

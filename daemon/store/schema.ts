@@ -2,6 +2,9 @@ import { randomBytes } from 'node:crypto';
 import type { Migration } from './migrations.js';
 import { MESSAGES_MIGRATION } from './messages.js';
 import { IDEMPOTENCY_AGE_MIGRATION } from './idempotency.js';
+import { SCHEDULES_MIGRATION } from './schedules.js';
+import { APPROVALS_MIGRATION } from './approvals.js';
+import { WORKFLOW_MIGRATION } from './workflow-schema.js';
 
 /**
  * The store's schema history, oldest first. Append new entries at the end
@@ -43,5 +46,8 @@ export const MIGRATIONS: Migration[] = [
     },
   },
   MESSAGES_MIGRATION,
+  SCHEDULES_MIGRATION,
+  APPROVALS_MIGRATION,
+  WORKFLOW_MIGRATION,
   IDEMPOTENCY_AGE_MIGRATION,
 ];

@@ -2,9 +2,14 @@ import type { ActionDescriptor, InputOf, OutputOf } from '../../catalog/descript
 import type { taskCreate, taskGet, taskList, taskUpdate } from '../../catalog/domains/task.js';
 import type { projectCreate, projectGet, projectList } from '../../catalog/domains/project.js';
 import type { reviewAdd, reviewList } from '../../catalog/domains/review.js';
+import type { approvalDecide, approvalGet, approvalList, approvalRequest } from '../../catalog/domains/approval.js';
+import type { workflowPlan, workflowRun, workflowStep, workflowTrigger } from '../../catalog/domains/workflow.js';
+import type {
+  scheduledMessageCancel, scheduledMessageCreate, scheduledMessageGet, scheduledMessageList, scheduledMessageRuns,
+} from '../../catalog/domains/scheduled-message.js';
 
 /** A server call has exactly the input and output types of its catalog action. */
-type Call<D extends ActionDescriptor> = (input: InputOf<D>) => Promise<OutputOf<D>>;
+export type Call<D extends ActionDescriptor> = (input: InputOf<D>) => Promise<OutputOf<D>>;
 
 /**
  * The narrow team-server API: the only way handlers reach tasks, projects and
@@ -23,6 +28,31 @@ export interface ServerApi {
   listProjects: Call<typeof projectList>;
   addReview: Call<typeof reviewAdd>;
   listReviews: Call<typeof reviewList>;
+  createSchedule: Call<typeof scheduledMessageCreate>;
+  getSchedule: Call<typeof scheduledMessageGet>;
+  listSchedules: Call<typeof scheduledMessageList>;
+  cancelSchedule: Call<typeof scheduledMessageCancel>;
+  listScheduleRuns: Call<typeof scheduledMessageRuns>;
+  requestApproval: Call<typeof approvalRequest>;
+  getApproval: Call<typeof approvalGet>;
+  listApprovals: Call<typeof approvalList>;
+  decideApproval: Call<typeof approvalDecide>;
+  /** Workflow actions: each takes an op; WORKFLOW_OP_MATRIX says which ops only read. */
+  workflowPlan: Call<typeof workflowPlan>;
+  workflowTrigger: Call<typeof workflowTrigger>;
+  workflowRun: Call<typeof workflowRun>;
+  workflowStep: Call<typeof workflowStep>;
+  /**
+   * Runs a daemon-local effect (a profile edit) under this caller's
+   * idempotency record for `action`: a repeated key replays the first result.
+   */
+  idempotent<T>(action: string, input: { idempotencyKey?: string }, apply: () => T): T;
+}
+
+/** What a person (the operator API) may do with approvals, on any server. */
+export interface ApprovalOperatorApi {
+  decideAsOperator(id: string, decision: 'approve' | 'reject', note: string | null, decidedBy: string): OutputOf<typeof approvalGet>;
+  getAsOperator(id: string): OutputOf<typeof approvalGet>;
 }
 
 /** Who is calling the server API. */

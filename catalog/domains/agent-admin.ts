@@ -1,0 +1,107 @@
+import { defineAction } from '../descriptor.js';
+import { RUNTIME_KINDS } from '../runtimes.js';
+import { idempotencySelectorProps } from '../common.js';
+import { agentSchema } from './agent.js';
+
+/** Agent ids: the same grammar runtime authorizations accept for an agent. */
+export const AGENT_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$';
+
+const agentIdSchema = { type: 'string', pattern: AGENT_ID_PATTERN, maxLength: 128 } as const;
+const revisionSchema = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 64,
+  description: 'The profile revision the caller read (profile get); the edit fails with revision_conflict if it changed.',
+} as const;
+const baseUrlSchema = {
+  type: 'string',
+  pattern: '^https?://[^/@?#\\s]+(/[^?#\\s]*)?$',
+  maxLength: 2000,
+  description: 'http(s) URL without credentials, query or fragment.',
+} as const;
+const envNameSchema = { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]{0,127}$' } as const;
+const displayNameSchema = { type: 'string', minLength: 1, maxLength: 200 } as const;
+const modelSchema = { type: 'string', minLength: 1, maxLength: 200 } as const;
+
+const editOutput = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['agent', 'revision'],
+  properties: { agent: agentSchema, revision: { type: 'string', description: 'The profile revision after the edit.' } },
+} as const;
+
+export const agentCreate = defineAction({
+  domain: 'agent',
+  action: 'create',
+  summary: 'Add an agent to the local profile.',
+  help: 'Writes profile.json atomically and bumps the profile revision (agent list cursors issued before must restart). Header values and filesystem paths are not set here. An id in use is already_exists.',
+  example: { id: 'reviewer', displayName: 'Code reviewer', runtime: 'claude', model: 'claude-sonnet-4' },
+  risk: 'side_effect',
+  input: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['id'],
+    properties: {
+      id: agentIdSchema,
+      displayName: displayNameSchema,
+      runtime: { type: 'string', enum: RUNTIME_KINDS },
+      model: modelSchema,
+      baseUrl: baseUrlSchema,
+      apiKeyEnv: envNameSchema,
+      expectedRevision: revisionSchema,
+      ...idempotencySelectorProps,
+    },
+  },
+  output: editOutput,
+});
+
+export const agentUpdate = defineAction({
+  domain: 'agent',
+  action: 'update',
+  summary: 'Change an agent\'s display name, runtime, model, base URL or API-key variable.',
+  help: 'Give the id and the fields to change; model, baseUrl and apiKeyEnv accept null to clear them. Headers, filesystem policy and unknown fields of the entry are kept. Bumps the profile revision.',
+  example: { id: 'reviewer', model: 'claude-opus-4', expectedRevision: 'k3J9aQ.4' },
+  risk: 'side_effect',
+  input: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['id'],
+    properties: {
+      id: agentIdSchema,
+      displayName: displayNameSchema,
+      runtime: { type: 'string', enum: RUNTIME_KINDS },
+      model: { anyOf: [modelSchema, { type: 'null' }] },
+      baseUrl: { anyOf: [baseUrlSchema, { type: 'null' }] },
+      apiKeyEnv: { anyOf: [envNameSchema, { type: 'null' }] },
+      expectedRevision: revisionSchema,
+      ...idempotencySelectorProps,
+    },
+  },
+  output: editOutput,
+});
+
+export const agentDelete = defineAction({
+  domain: 'agent',
+  action: 'delete',
+  summary: 'Remove an agent from the local profile.',
+  help: 'Writes profile.json atomically and bumps the profile revision. Team memberships naming the agent are removed with it.',
+  example: { id: 'reviewer' },
+  risk: 'side_effect',
+  input: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['id'],
+    properties: { id: agentIdSchema, expectedRevision: revisionSchema, ...idempotencySelectorProps },
+  },
+  output: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['deleted', 'revision'],
+    properties: {
+      deleted: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string' } } },
+      revision: { type: 'string' },
+    },
+  },
+});
+
+export const agentAdminActions = [agentCreate, agentUpdate, agentDelete] as const;

@@ -1,0 +1,99 @@
+import { defineAction } from '../descriptor.js';
+import { idSchema, idempotencySelectorProps, pageInputProps, pageOutputProps, timestampSchema } from '../common.js';
+
+const statusSchema = { type: 'string', enum: ['pending', 'approved', 'rejected', 'expired'] } as const;
+
+export const approvalSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'title', 'detail', 'status', 'requestedBy', 'decidedBy', 'note', 'expiresAt', 'decidedAt', 'revision', 'createdAt', 'updatedAt'],
+  properties: {
+    id: idSchema,
+    title: { type: 'string' },
+    detail: { type: 'string' },
+    status: statusSchema,
+    requestedBy: { type: 'string' },
+    decidedBy: { type: ['string', 'null'] },
+    note: { type: ['string', 'null'], description: 'What the person who decided wrote with the decision.' },
+    expiresAt: timestampSchema,
+    decidedAt: { type: ['string', 'null'] },
+    revision: { type: 'integer', minimum: 1 },
+    createdAt: timestampSchema,
+    updatedAt: timestampSchema,
+  },
+} as const;
+
+const approvalOutput = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['approval'],
+  properties: { approval: approvalSchema },
+} as const;
+
+export const decisionSchema = { type: 'string', enum: ['approve', 'reject'] } as const;
+
+export const approvalRequest = defineAction({
+  domain: 'approval',
+  action: 'request',
+  summary: 'Ask a person to approve something before you do it.',
+  help: 'Returns a pending approval. A person decides with `agentteam approval decide ID approve|reject`; poll approval get for the decision. Undecided requests expire (default 24 h, expiresInSeconds 60..604800).',
+  example: { title: 'Deploy release 2.4 to production', detail: 'All checks green; rollback plan in task_01J9Z3K8Q2.', idempotencyKey: 'deploy-2.4' },
+  risk: 'side_effect',
+  input: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['title'],
+    properties: {
+      title: { type: 'string', minLength: 1, maxLength: 200 },
+      detail: { type: 'string', maxLength: 20000 },
+      expiresInSeconds: { type: 'integer', minimum: 60, maximum: 604800 },
+      ...idempotencySelectorProps,
+    },
+  },
+  output: approvalOutput,
+});
+
+export const approvalGet = defineAction({
+  domain: 'approval',
+  action: 'get',
+  summary: 'Read one approval and its decision.',
+  help: 'status is pending until a person decides (approved or rejected, with an optional note) or the request expires.',
+  example: { id: 'appr_01J9Z3K8Q2' },
+  risk: 'read',
+  input: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: idSchema } },
+  output: approvalOutput,
+});
+
+export const approvalList = defineAction({
+  domain: 'approval',
+  action: 'list',
+  summary: 'List approvals, newest first.',
+  help: 'Filters by status. Ordered by createdAt descending, then id. Continue with nextCursor and the same filter.',
+  example: { status: 'pending', limit: 20 },
+  risk: 'read',
+  input: { type: 'object', additionalProperties: false, properties: { status: statusSchema, ...pageInputProps } },
+  output: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['approvals', 'hasMore'],
+    properties: { approvals: { type: 'array', items: approvalSchema }, ...pageOutputProps },
+  },
+});
+
+export const approvalDecide = defineAction({
+  domain: 'approval',
+  action: 'decide',
+  summary: 'Decide another agent\'s pending approval.',
+  help: 'Usually people decide (agentteam approval decide). An agent may decide a request of another agent, never its own. A decided request is invalid_transition; an expired one is expired.',
+  example: { id: 'appr_01J9Z3K8Q2', decision: 'approve', note: 'Go ahead after 18:00.' },
+  risk: 'side_effect',
+  input: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['id', 'decision'],
+    properties: { id: idSchema, decision: decisionSchema, note: { type: 'string', maxLength: 2000 }, ...idempotencySelectorProps },
+  },
+  output: approvalOutput,
+});
+
+export const approvalActions = [approvalRequest, approvalGet, approvalList, approvalDecide] as const;

@@ -1,0 +1,144 @@
+import { defineAction } from '../descriptor.js';
+import { idSchema, idempotencySelectorProps, pageInputProps, pageOutputProps } from '../common.js';
+import {
+  logSchema, planSchema, planVersionSchema, runSchema, stepDefsSchema, stepSchema, triggerKindSchema, triggerSchema,
+  validationSchema, wfTargetSchema,
+} from './workflow-schemas.js';
+
+/*
+ * Each workflow action takes an `op`. Whether an op reads or changes data is
+ * decided by WORKFLOW_OP_MATRIX (catalog/workflow-ops.ts), not by the
+ * descriptor's risk, which states the worst case (side_effect). Fields an op
+ * does not use are refused by the store with validation_failed.
+ */
+
+const page = { ...pageInputProps } as const;
+
+export const workflowPlan = defineAction({
+  domain: 'workflow',
+  action: 'plan',
+  summary: 'Versioned workflow plans: list/show/version/validate; create/update/archive/publish.',
+  help: 'Reads: list {status?}, show {id}, version {id, version}, validate {steps}. Effects: create {name, steps}, update {id, name?, description?, steps?} (new steps make a new version), publish {id, version?}, archive {id}. Runs start from the published version.',
+  example: { op: 'create', name: 'Release', steps: [{ name: 'build' }, { name: 'verify' }, { name: 'announce' }], idempotencyKey: 'release-plan' },
+  risk: 'side_effect',
+  input: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['op'],
+    properties: {
+      op: { type: 'string', enum: ['list', 'show', 'version', 'validate', 'create', 'update', 'archive', 'publish'] },
+      id: idSchema,
+      name: { type: 'string', minLength: 1, maxLength: 200 },
+      description: { type: 'string', maxLength: 20000 },
+      steps: stepDefsSchema,
+      version: { type: 'integer', minimum: 1 },
+      status: { type: 'string', enum: ['draft', 'published', 'archived'] },
+      ...page,
+      ...idempotencySelectorProps,
+    },
+  },
+  output: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      plan: planSchema,
+      version: planVersionSchema,
+      plans: { type: 'array', items: planSchema },
+      validation: validationSchema,
+      ...pageOutputProps,
+    },
+  },
+});
+
+export const workflowTrigger = defineAction({
+  domain: 'workflow',
+  action: 'trigger',
+  summary: 'What starts runs (manual, schedule, message): list/show/validate; create/update/enable/disable/archive.',
+  help: 'create {planId, kind, cron+timeZone for schedule, target for message}. A schedule trigger starts a run at each occurrence (one late run after downtime); a message trigger starts one for each message to its exact target.',
+  example: { op: 'create', planId: 'plan_01J9Z3K8Q2', kind: 'schedule', cron: '0 9 * * 1', timeZone: 'UTC' },
+  risk: 'side_effect',
+  input: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['op'],
+    properties: {
+      op: { type: 'string', enum: ['list', 'show', 'validate', 'create', 'update', 'enable', 'disable', 'archive'] },
+      id: idSchema,
+      planId: idSchema,
+      kind: triggerKindSchema,
+      cron: { type: 'string', minLength: 9, maxLength: 120 },
+      timeZone: { type: 'string', minLength: 1, maxLength: 64 },
+      target: wfTargetSchema,
+      ...page,
+      ...idempotencySelectorProps,
+    },
+  },
+  output: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { trigger: triggerSchema, triggers: { type: 'array', items: triggerSchema }, validation: validationSchema, ...pageOutputProps },
+  },
+});
+
+export const workflowRun = defineAction({
+  domain: 'workflow',
+  action: 'run',
+  summary: 'Workflow runs: list/show/logs; start/cancel.',
+  help: 'start {planId} or {triggerId} of a manual trigger runs the published version: its first step is ready, the others pending. show returns the run with its steps; logs pages the run\'s log oldest first.',
+  example: { op: 'start', planId: 'plan_01J9Z3K8Q2', idempotencyKey: 'release-2.4' },
+  risk: 'side_effect',
+  input: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['op'],
+    properties: {
+      op: { type: 'string', enum: ['list', 'show', 'logs', 'start', 'cancel'] },
+      id: idSchema,
+      planId: idSchema,
+      triggerId: idSchema,
+      status: { type: 'string', enum: ['running', 'completed', 'failed', 'cancelled'] },
+      ...page,
+      ...idempotencySelectorProps,
+    },
+  },
+  output: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      run: runSchema,
+      runs: { type: 'array', items: runSchema },
+      steps: { type: 'array', items: stepSchema },
+      logs: { type: 'array', items: logSchema },
+      ...pageOutputProps,
+    },
+  },
+});
+
+export const workflowStep = defineAction({
+  domain: 'workflow',
+  action: 'step',
+  summary: 'Steps of a run: list/get; complete/fail/pause/park.',
+  help: 'list {runId}, get {id}. complete {id, note?} and fail {id, note?} act on a ready, paused or parked step; pause needs ready; park needs ready or paused. Completing the last step completes the run; a failed step fails it. Anything else is invalid_transition.',
+  example: { op: 'complete', id: 'step_01J9Z3K8Q2', note: 'Build 2.4.0 is green.' },
+  risk: 'side_effect',
+  input: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['op'],
+    properties: {
+      op: { type: 'string', enum: ['list', 'get', 'complete', 'fail', 'pause', 'park'] },
+      id: idSchema,
+      runId: idSchema,
+      note: { type: 'string', maxLength: 2000 },
+      ...page,
+      ...idempotencySelectorProps,
+    },
+  },
+  output: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { step: stepSchema, steps: { type: 'array', items: stepSchema }, run: runSchema, ...pageOutputProps },
+  },
+});
+
+export const workflowActions = [workflowPlan, workflowTrigger, workflowRun, workflowStep] as const;

@@ -1,0 +1,70 @@
+import { defineAction } from '../descriptor.js';
+import { agentSchema } from './agent.js';
+
+const teamRef = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['teamId', 'handle', 'displayName'],
+  properties: { teamId: { type: 'string' }, handle: { type: 'string' }, displayName: { type: 'string' } },
+} as const;
+
+export const workspaceGet = defineAction({
+  domain: 'workspace',
+  action: 'get',
+  summary: 'Read where the calling runtime is bound: server, agent, session, run, teams.',
+  help: 'A safe projection of the runtime authorization: the working directory is reported only as set or not, never as a path.',
+  example: {},
+  risk: 'read',
+  input: { type: 'object', additionalProperties: false, properties: {} },
+  output: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['workspace'],
+    properties: {
+      workspace: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['serverId', 'agentId', 'sessionId', 'runId', 'workdirSet', 'teams'],
+        properties: {
+          serverId: { type: 'string' },
+          agentId: { type: 'string' },
+          sessionId: { type: ['string', 'null'] },
+          runId: { type: ['string', 'null'] },
+          workdirSet: { type: 'boolean' },
+          teams: { type: 'array', items: teamRef, description: 'Teams of the local profile the agent belongs to.' },
+        },
+      },
+    },
+  },
+});
+
+export const profileGet = defineAction({
+  domain: 'profile',
+  action: 'get',
+  summary: 'Read the local profile summary, its revision and your own agent entry.',
+  help: 'Counts and the calling agent\'s safe projection (null when the profile does not configure it). Pass revision as expectedRevision to agent create/update/delete.',
+  example: {},
+  risk: 'read',
+  input: { type: 'object', additionalProperties: false, properties: {} },
+  output: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['profile'],
+    properties: {
+      profile: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['revision', 'agentCount', 'teamCount', 'self'],
+        properties: {
+          revision: { type: 'string' },
+          agentCount: { type: 'integer', minimum: 0 },
+          teamCount: { type: 'integer', minimum: 0 },
+          self: { anyOf: [agentSchema, { type: 'null' }] },
+        },
+      },
+    },
+  },
+});
+
+export const workspaceActions = [workspaceGet] as const;
+export const profileActions = [profileGet] as const;

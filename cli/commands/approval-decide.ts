@@ -1,0 +1,22 @@
+import { resolveHome } from '../../lib/home.js';
+import { sendOperator } from './message-common.js';
+
+/**
+ * `agentteam approval decide ID approve|reject [--note T] [--as human:<handle>]`:
+ * a person decides an agent's approval request through the operator API.
+ */
+export async function main(opts: Record<string, unknown>, args: string[]): Promise<number> {
+  const [id, decision] = args;
+  if (!id || !/^appr_[0-9A-Za-z]{6,40}$/.test(id)) {
+    process.stderr.write('agentteam approval decide: ID must be an approval id (appr_...)\n');
+    return 2;
+  }
+  if (decision !== 'approve' && decision !== 'reject') {
+    process.stderr.write('agentteam approval decide: the decision must be approve or reject\n');
+    return 2;
+  }
+  const body: Record<string, unknown> = { decision };
+  if (typeof opts.note === 'string') body.note = opts.note;
+  if (typeof opts.as === 'string') body.decidedBy = opts.as;
+  return sendOperator(resolveHome(), 'POST', `/api/v1/approvals/${id}/decide`, body, 'approval decide');
+}

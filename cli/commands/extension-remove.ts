@@ -1,0 +1,12 @@
+import { resolveHome } from '../../lib/home.js';
+import { sendOperator } from './message-common.js';
+
+/** `agentteam extension remove NAME`: runtimes started before keep their pinned catalog; new ones do not see it. */
+export async function main(_opts: Record<string, unknown>, args: string[]): Promise<number> {
+  const [name] = args;
+  if (!name || !/^[a-z][a-z0-9-]{0,31}$/.test(name)) {
+    process.stderr.write('agentteam extension remove: NAME must be an extension name such as github\n');
+    return 2;
+  }
+  return sendOperator(resolveHome(), 'DELETE', `/api/v1/extensions/${name}`, undefined, 'extension remove');
+}

@@ -1,0 +1,22 @@
+import type { Risk } from '../../catalog/descriptor.js';
+import { ExecError } from '../errors.js';
+import type { Principal } from '../http/principal.js';
+import { checkChildGate, THREAD_HEADER } from '../mcp/child-gate.js';
+
+export { THREAD_HEADER };
+
+/**
+ * The delegated-child gate for Exec calls: a call naming a thread other than
+ * the authorization's primary thread (X-AgentTeam-Thread-Id) may only read.
+ * The risk is the call's effective one (workflow ops by the matrix), decided
+ * from the catalog, never from anything else the caller sends.
+ */
+export function execChildGate(principal: Principal, thread: string | undefined, risk: Risk, label: string): ExecError | null {
+  try {
+    checkChildGate(label, { readOnlyHint: risk === 'read' }, thread !== undefined && thread.length > 0 ? thread : null, principal.primaryThreadId);
+    return null;
+  } catch (err) {
+    if (err instanceof ExecError) return err;
+    throw err;
+  }
+}

@@ -1,0 +1,68 @@
+import type { ActionDescriptor } from '../../catalog/descriptor.js';
+import { BUILTIN_ACTIONS, DOMAINS, buildCatalog, type Catalog } from '../../catalog/catalog.js';
+import { extensionInventoryRow, type ExtensionDefinition } from '../../catalog/extension.js';
+import type { Inventory } from '../../catalog/inventory.js';
+import type { RegisteredAction } from '../exec/registry.js';
+import { compileInputCheck } from '../exec/validate.js';
+import { forwardToUpstream } from './forward.js';
+
+/** An installed extension as an authorization pins it. */
+export interface PinnedExtension {
+  readonly name: string;
+  readonly upstream: string;
+  /** `sha256:<hex>` of the installed definition file. */
+  readonly digest: string;
+  readonly catalogVersion: string;
+}
+
+export interface InstalledExtension {
+  readonly definition: ExtensionDefinition;
+  readonly digest: string;
+}
+
+/**
+ * The runtime catalog: built-ins plus the installed extensions, immutable.
+ * Extension actions are descriptor-only entries; `extensionAction` gives the
+ * route a registered action whose handler forwards to the pinned upstream.
+ */
+export interface RuntimeCatalog extends Catalog {
+  readonly catalogVersion: string;
+  extensionAction(domain: string, action: string): RegisteredAction | undefined;
+}
+
+export function buildRuntimeCatalog(builtinInventory: Inventory, installed: readonly InstalledExtension[], catalogVersion: string): RuntimeCatalog {
+  const descriptors: ActionDescriptor[] = [...BUILTIN_ACTIONS];
+  const rows = [...builtinInventory.actions];
+  const domains: Record<string, string> = { ...DOMAINS };
+  const pinned = new Map<string, PinnedExtension>();
+  for (const { definition: d, digest } of installed) {
+    descriptors.push(...d.actions);
+    rows.push(...d.actions.map(extensionInventoryRow));
+    domains[d.name] = d.description;
+    pinned.set(d.name, { name: d.name, upstream: d.upstream, digest, catalogVersion });
+  }
+  const base = buildCatalog(descriptors, { version: builtinInventory.version, actions: rows }, domains);
+  const actions = new Map<string, RegisteredAction>();
+  return {
+    ...base,
+    catalogVersion,
+    extensionAction(domain, action) {
+      const ext = pinned.get(domain);
+      const entry = base.get(domain, action);
+      if (!ext || !entry) return undefined;
+      const key = `${domain}/${action}`;
+      let a = actions.get(key);
+      if (!a) {
+        const output = compileInputCheck({ ...entry.descriptor, input: entry.descriptor.output });
+        a = { key, entry, check: compileInputCheck(entry.descriptor), handler: (input, ctx) => forwardToUpstream(ext, action, input, ctx.signal, output) };
+        actions.set(key, a);
+      }
+      return a;
+    },
+  };
+}
+
+/** The route's view: a registered action for an extension entry of the pinned catalog, if it is one. */
+export function extensionActionOf(catalog: Catalog, domain: string, action: string): RegisteredAction | undefined {
+  return (catalog as Partial<RuntimeCatalog>).extensionAction?.(domain, action);
+}

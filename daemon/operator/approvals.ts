@@ -1,0 +1,52 @@
+import type { Context, Hono } from 'hono';
+import { ExecError, errorBody } from '../errors.js';
+import type { ApprovalOperatorApi } from '../store/server-api.js';
+
+const ID = /^appr_[0-9A-Za-z]{6,40}$/;
+const PERSON = /^human:[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+function fail(c: Context, err: unknown): Response {
+  return c.json({ ok: false, error: errorBody(err) }, (err instanceof ExecError ? err.status : 500) as 400);
+}
+
+function invalid(path: string, message: string): ExecError {
+  return new ExecError('validation_failed', message, { details: [{ path, message }] });
+}
+
+/**
+ * The people's side of approvals, under /api/v1 (operator token checked by
+ * the app first): `GET /api/v1/approvals/{id}` and
+ * `POST /api/v1/approvals/{id}/decide {decision, note?, decidedBy?}`.
+ */
+export function registerApprovalOperatorRoutes(app: Hono<any>, approvals: ApprovalOperatorApi): void {
+  app.get('/api/v1/approvals/:id', (c) => {
+    try {
+      const id = c.req.param('id');
+      if (!ID.test(id)) throw invalid('/id', 'not an approval id');
+      return c.json({ ok: true, data: approvals.getAsOperator(id) });
+    } catch (err) {
+      return fail(c, err);
+    }
+  });
+  app.post('/api/v1/approvals/:id/decide', async (c) => {
+    try {
+      const id = c.req.param('id');
+      if (!ID.test(id)) throw invalid('/id', 'not an approval id');
+      let body: Record<string, unknown>;
+      try {
+        body = JSON.parse(await c.req.text()) as Record<string, unknown>;
+      } catch {
+        throw new ExecError('invalid_json', 'the body is not one JSON value');
+      }
+      if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new ExecError('invalid_request', 'the body must be an object');
+      for (const k of Object.keys(body)) if (!['decision', 'note', 'decidedBy'].includes(k)) throw invalid(`/${k}`, 'unknown field');
+      const { decision, note, decidedBy } = body;
+      if (decision !== 'approve' && decision !== 'reject') throw invalid('/decision', 'decision must be approve or reject');
+      if (note !== undefined && (typeof note !== 'string' || note.length > 2000)) throw invalid('/note', 'note must be a string of at most 2000 characters');
+      if (decidedBy !== undefined && (typeof decidedBy !== 'string' || !PERSON.test(decidedBy))) throw invalid('/decidedBy', 'decidedBy must be human:<handle>');
+      return c.json({ ok: true, data: approvals.decideAsOperator(id, decision, (note as string | undefined) ?? null, (decidedBy as string | undefined) ?? 'human:operator') });
+    } catch (err) {
+      return fail(c, err);
+    }
+  });
+}

@@ -1,0 +1,39 @@
+import type { Context, Hono } from 'hono';
+import { ExecError, errorBody } from '../errors.js';
+import type { ExtensionStore } from '../extensions/store.js';
+
+function fail(c: Context, err: unknown): Response {
+  return c.json({ ok: false, error: errorBody(err) }, (err instanceof ExecError ? err.status : 500) as 400);
+}
+
+/**
+ * Extension management under /api/v1 (operator token first):
+ * `POST /api/v1/extensions {definition: "<file text>"}`, `GET /api/v1/extensions`,
+ * `DELETE /api/v1/extensions/{name}`. The text is stored as sent, so its
+ * digest is the digest of the file the operator installed.
+ */
+export function registerExtensionOperatorRoutes(app: Hono<any>, extensions: ExtensionStore): void {
+  app.post('/api/v1/extensions', async (c) => {
+    try {
+      let body: unknown;
+      try {
+        body = JSON.parse(await c.req.text());
+      } catch {
+        throw new ExecError('invalid_json', 'the body is not one JSON value');
+      }
+      const definition = (body as { definition?: unknown } | null)?.definition;
+      if (typeof definition !== 'string') throw new ExecError('invalid_request', 'the body must be {"definition": "<the definition file text>"}');
+      return c.json({ ok: true, data: { extension: extensions.install(definition) } }, 201);
+    } catch (err) {
+      return fail(c, err);
+    }
+  });
+  app.get('/api/v1/extensions', (c) => c.json({ ok: true, data: { extensions: extensions.list(), catalogVersion: extensions.current().catalogVersion } }));
+  app.delete('/api/v1/extensions/:name', (c) => {
+    try {
+      return c.json({ ok: true, data: extensions.remove(c.req.param('name')) });
+    } catch (err) {
+      return fail(c, err);
+    }
+  });
+}

@@ -1,0 +1,157 @@
+import type { InputOf, OutputOf } from '../../catalog/descriptor.js';
+import type { workflowPlan } from '../../catalog/domains/workflow.js';
+import { ExecError } from '../errors.js';
+import type { StoreContext } from './context.js';
+import { newId } from './ids.js';
+import { createdAtQueries, keysetPage, type CreatedPageQueries } from './keyset-page.js';
+import type { Caller } from './server-api.js';
+import { checkOpFields, runOp } from './workflow-ops.js';
+import { planOf, versionOf, type PlanRow, type StepDef, type VersionRow } from './workflow-rows.js';
+
+type In = InputOf<typeof workflowPlan>;
+type Out = OutputOf<typeof workflowPlan>;
+
+/** Problems of a step list, as validate reports them and create/update refuse them. */
+export function stepProblems(steps: readonly { name: string }[] | undefined): { path: string; message: string }[] {
+  const problems: { path: string; message: string }[] = [];
+  if (!steps || steps.length === 0) return [{ path: '/steps', message: 'a plan needs at least one step' }];
+  const seen = new Map<string, number>();
+  steps.forEach((s, i) => {
+    const name = s.name.trim();
+    if (name === '') problems.push({ path: `/steps/${i}/name`, message: 'a step name cannot be blank' });
+    const prior = seen.get(name.toLowerCase());
+    if (prior !== undefined) problems.push({ path: `/steps/${i}/name`, message: `step name "${name}" repeats step ${prior}` });
+    seen.set(name.toLowerCase(), i);
+  });
+  return problems;
+}
+
+function checkSteps(steps: In['steps']): StepDef[] {
+  const problems = stepProblems(steps);
+  if (problems.length > 0) throw new ExecError('validation_failed', 'the steps are not a valid plan', { details: problems });
+  return steps!.map((s) => ({ name: s.name.trim(), description: s.description ?? '' }));
+}
+
+/** Versioned plans: every change of steps is a new version; runs start from the published one. */
+export class WorkflowPlans {
+  private readonly byId;
+  private readonly versionRow;
+  private readonly insertPlan;
+  private readonly insertVersion;
+  private readonly update;
+  private readonly lists = new Map<string, CreatedPageQueries<PlanRow>>();
+
+  constructor(private readonly s: StoreContext) {
+    this.byId = s.db.prepare<[string, string], PlanRow>('SELECT * FROM wf_plans WHERE id = ? AND server_id = ?');
+    this.versionRow = s.db.prepare<[string, number], VersionRow>('SELECT * FROM wf_plan_versions WHERE plan_id = ? AND version = ?');
+    this.insertPlan = s.db.prepare(
+      `INSERT INTO wf_plans (id, server_id, name, description, status, latest_version, published_version, revision, created_at, updated_at)
+       VALUES (?, ?, ?, ?, 'draft', 1, NULL, 1, ?, ?)`,
+    );
+    this.insertVersion = s.db.prepare('INSERT INTO wf_plan_versions (plan_id, version, steps, created_at) VALUES (?, ?, ?, ?)');
+    this.update = s.db.prepare(
+      `UPDATE wf_plans SET name = ?, description = ?, status = ?, latest_version = ?, published_version = ?,
+       revision = revision + 1, updated_at = ? WHERE id = ?`,
+    );
+  }
+
+  /** A plan of this server, or not_found. */
+  plan(serverId: string, id: string): PlanRow {
+    const row = this.byId.get(id, serverId);
+    if (!row) throw new ExecError('not_found', `plan ${id} not found`, { hint: 'List plans with workflow plan {"op":"list"}.' });
+    return row;
+  }
+
+  version(planId: string, version: number): StepDef[] {
+    const row = this.versionRow.get(planId, version);
+    if (!row) throw new ExecError('not_found', `plan ${planId} has no version ${version}`);
+    return JSON.parse(row.steps) as StepDef[];
+  }
+
+  call(c: Caller, input: In): Out {
+    return runOp(this.s, c, 'plan', input as Record<string, unknown>, () => this.apply(c, input));
+  }
+
+  private apply(c: Caller, input: In): Out {
+    const now = this.s.now();
+    switch (input.op) {
+      case 'list': {
+        checkOpFields(input, [], ['status'], true);
+        return this.list(c, input);
+      }
+      case 'show': {
+        checkOpFields(input, ['id'], []);
+        const plan = this.plan(c.serverId, input.id!);
+        return { plan: planOf(plan), version: versionOf(this.versionRow.get(plan.id, plan.latest_version)!) };
+      }
+      case 'version': {
+        checkOpFields(input, ['id', 'version'], []);
+        const plan = this.plan(c.serverId, input.id!);
+        const row = this.versionRow.get(plan.id, input.version!);
+        if (!row) throw new ExecError('not_found', `plan ${plan.id} has no version ${input.version}`, { hint: `Versions run from 1 to ${plan.latest_version}.` });
+        return { version: versionOf(row) };
+      }
+      case 'validate': {
+        checkOpFields(input, ['steps'], ['name', 'description']);
+        const problems = stepProblems(input.steps);
+        return { validation: { valid: problems.length === 0, problems } };
+      }
+      case 'create': {
+        checkOpFields(input, ['name', 'steps'], ['description']);
+        const steps = checkSteps(input.steps);
+        const id = newId('plan');
+        this.insertPlan.run(id, c.serverId, input.name, input.description ?? '', now, now);
+        this.insertVersion.run(id, 1, JSON.stringify(steps), now);
+        return { plan: planOf(this.byId.get(id, c.serverId)!), version: versionOf(this.versionRow.get(id, 1)!) };
+      }
+      case 'update': {
+        checkOpFields(input, ['id'], ['name', 'description', 'steps']);
+        const p = this.live(c, input.id!);
+        if (input.name === undefined && input.description === undefined && input.steps === undefined) {
+          throw new ExecError('validation_failed', 'update needs name, description or steps', { details: [{ path: '', message: 'nothing to change' }] });
+        }
+        let latest = p.latest_version;
+        if (input.steps !== undefined) {
+          latest += 1;
+          this.insertVersion.run(p.id, latest, JSON.stringify(checkSteps(input.steps)), now);
+        }
+        this.update.run(input.name ?? p.name, input.description ?? p.description, p.status, latest, p.published_version, now, p.id);
+        return { plan: planOf(this.byId.get(p.id, c.serverId)!), version: versionOf(this.versionRow.get(p.id, latest)!) };
+      }
+      case 'publish': {
+        checkOpFields(input, ['id'], ['version']);
+        const p = this.live(c, input.id!);
+        const v = input.version ?? p.latest_version;
+        this.version(p.id, v);
+        this.update.run(p.name, p.description, 'published', p.latest_version, v, now, p.id);
+        return { plan: planOf(this.byId.get(p.id, c.serverId)!) };
+      }
+      case 'archive': {
+        checkOpFields(input, ['id'], []);
+        const p = this.live(c, input.id!);
+        this.update.run(p.name, p.description, 'archived', p.latest_version, p.published_version, now, p.id);
+        return { plan: planOf(this.byId.get(p.id, c.serverId)!) };
+      }
+    }
+  }
+
+  /** A plan that may still change: archived plans are final. */
+  private live(c: Caller, id: string): PlanRow {
+    const p = this.plan(c.serverId, id);
+    if (p.status === 'archived') throw new ExecError('invalid_transition', `plan ${id} is archived`);
+    return p;
+  }
+
+  private list(c: Caller, input: In): Out {
+    const key = input.status === undefined ? 'all' : 'status';
+    const q = createdAtQueries<PlanRow>(this.s.db, this.lists, 'SELECT * FROM wf_plans', `server_id = ?${key === 'status' ? ' AND status = ?' : ''}`);
+    const args: unknown[] = key === 'status' ? [c.serverId, input.status] : [c.serverId];
+    const { items, ...more } = keysetPage<PlanRow>(
+      this.s.cursors, { action: 'workflow/plan.list', scope: c.serverId, filter: { status: input.status } }, input,
+      (r) => [r.created_at, r.id],
+      (n) => q.first.all(...args, n),
+      (at, id, n) => q.after.all(...args, at, at, id, n),
+    );
+    return { plans: items.map(planOf), ...more };
+  }
+}

@@ -1,0 +1,104 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestContext } from 'node:test';
+import { defaultCatalog } from '../catalog/catalog.js';
+import { AuthorizationStore } from '../daemon/auth/store.js';
+import { createJoseSigner } from '../daemon/auth/signer.js';
+import { fsTokenWriter } from '../daemon/auth/token-file.js';
+import { removeDir } from '../daemon/auth/private-dir.js';
+import { pinCatalog, type PinnedCatalog } from '../daemon/auth/pinned-catalog.js';
+import { buildApp } from '../daemon/app.js';
+import { registerExecActionRoute } from '../daemon/exec/route.js';
+import { openServices, type Services } from '../daemon/services.js';
+import { systemClock } from '../lib/clock.js';
+import { FakeClock } from './auth-clock.js';
+
+/**
+ * The daemon's real app (auth, Exec route, handlers, store) in process, with a
+ * fake clock for the services: for tests of time-dependent domains
+ * (schedules, expiry) that must not wait for wall-clock time.
+ */
+export interface InProc {
+  readonly home: string;
+  readonly clock: FakeClock;
+  readonly services: Services;
+  readonly store: AuthorizationStore;
+  runtime(serverId?: string, agentId?: string, extra?: { primaryThreadId?: string }): Promise<Caller>;
+}
+
+export interface Reply {
+  status: number;
+  json: any;
+}
+
+export type Caller = (domain: string, action: string, input: unknown, headers?: Record<string, string>) => Promise<Reply>;
+
+export function startInProc(t: TestContext, opts: { catalog?: () => PinnedCatalog } = {}): InProc {
+  const home = mkdtempSync(join(tmpdir(), 'agentteam-inproc-'));
+  const clock = new FakeClock(Date.UTC(2026, 0, 5, 9, 0, 0));
+  const services = openServices({ home, clock, log: () => {} });
+  const store = new AuthorizationStore({
+    clock: systemClock,
+    signer: createJoseSigner(systemClock, 12 * 3600),
+    writer: fsTokenWriter,
+    remover: removeDir,
+    runtimeDir: join(home, 'runtime'),
+    catalog: opts.catalog ?? (() => pinCatalog(defaultCatalog())),
+  });
+  t.after(async () => {
+    await store.shutdown();
+    services.close();
+    rmSync(home, { recursive: true, force: true });
+  });
+  const app = buildApp({
+    store, operatorToken: 'op', listenHost: '127.0.0.1', port: () => 80,
+    diag: () => {}, status: () => ({}), stop: () => {}, reload: async () => ({}),
+    urls: () => ({ execBaseUrl: '', mcpUrl: '' }),
+    extraRoutes: (a) => registerExecActionRoute(a, services),
+  });
+  return {
+    home, clock, services, store,
+    async runtime(serverId = 's1', agentId = 'a1', extra = {}) {
+      const auth = await store.create({ serverId, agentId, ttlMs: 3_600_000, ...extra });
+      const token = readFileSync(auth.tokenFile, 'utf8').trim();
+      return async (domain, action, input, headers = {}) => {
+        const res = await app.request(`/api/internal/exec/servers/${serverId}/agents/${agentId}/${domain}/${action}`, {
+          method: 'POST',
+          headers: { host: '127.0.0.1:80', authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
+          body: JSON.stringify(input),
+        });
+        return { status: res.status, json: await res.json() };
+      };
+    },
+  };
+}
+
+/** Asserts the tampered / foreign / filter-mismatched cursor cases every collection must reject. */
+export async function cursorCases(
+  call: Caller, other: Caller, domain: string, action: string, base: Record<string, unknown>, cursor: string, mismatched: Record<string, unknown>,
+): Promise<string[]> {
+  const [body = '', mac = ''] = cursor.split('.');
+  const flip = (s: string) => (s[0] === 'A' ? 'B' : 'A') + s.slice(1);
+  const decoded = JSON.parse(Buffer.from(body, 'base64url').toString());
+  const edited = Buffer.from(JSON.stringify({ ...decoded, k: [...decoded.k].reverse() })).toString('base64url');
+  const cases: [string, Caller, Record<string, unknown>][] = [
+    ['edited keyset', call, { ...base, cursor: `${edited}.${mac}` }],
+    ['flipped signature', call, { ...base, cursor: `${body}.${flip(mac)}` }],
+    ['filter mismatch', call, { ...mismatched, cursor }],
+    ['other server', other, { ...base, cursor }],
+    ['other collection', call, { cursor }],
+    ['not base64', call, { ...base, cursor: '%%%' }],
+    ['no signature', call, { ...base, cursor: body }],
+  ];
+  const failures: string[] = [];
+  for (const [name, who, input] of cases) {
+    // The other collection is task list: every store cursor is signed by one key, so only the binding tells them apart.
+    const r = name === 'other collection' ? await who('task', 'list', input) : await who(domain, action, input);
+    const paths = (r.json?.error?.details ?? []).map((x: { path: string }) => x.path);
+    if (r.status !== 400 || r.json?.error?.code !== 'validation_failed' || paths.join() !== '/cursor') {
+      failures.push(`${name}: ${r.status} ${JSON.stringify(r.json)}`);
+    }
+  }
+  return failures;
+}
