@@ -9,6 +9,7 @@ import type { CursorCodec } from './exec/cursor.js';
 import type { Registry } from './exec/registry.js';
 import { builtinRegistry } from './handlers/index.js';
 import { MessageStore, type MessageApi } from './store/messages.js';
+import { ToolRegistry } from './tools/registry.js';
 
 /**
  * Everything the daemon's routes use, opened once at start and closed at
@@ -26,6 +27,8 @@ export interface Services {
   readonly profile: ProfileStore;
   /** Messages (MCP message tools and the operator message routes). */
   readonly messages: MessageApi;
+  /** The one registry of what agents can call over MCP (built-in, declared, client tools). */
+  readonly tools: ToolRegistry;
   /** The team server as seen by one caller (server id + agent id). */
   server(caller: Caller): ServerApi;
   /** Re-reads profile.json; an invalid file is logged and the previous profile kept. */
@@ -61,6 +64,7 @@ export function openServices(opts: OpenServicesOptions): Services {
     cursors: embedded.cursors,
     profile,
     messages: new MessageStore(db, opts.clock),
+    tools: new ToolRegistry(),
     server: (caller) => embedded.forCaller(caller),
     reloadProfile: () => profile.reload(),
     close() {
