@@ -29,6 +29,19 @@ test('client tools: credentials stay in their lanes', async (t) => {
     assert.equal((await rawRequest(exec, 'GET', { authorization: `Bearer ${opToken}` })).status, 403);
   });
 
+  await t.test('heartbeats: a frame every heartbeat_s keeps the stream visibly alive; seq stays contiguous', async () => {
+    const app = await connectApp(d, { query: '?heartbeat_s=1' });
+    try {
+      assert.equal(app.frames[0]!.data.heartbeat_s, 1);
+      const beat = await app.next((f) => f.type === 'heartbeat', 3000);
+      assert.equal(beat.seq, 2);
+    } finally {
+      app.close();
+    }
+    const bad = await rawRequest(new URL('/api/v1/events?heartbeat_s=0', d.url).toString(), 'GET', { authorization: `Bearer ${opToken}` });
+    assert.equal(bad.status, 400);
+  });
+
   await t.test('an operator stream works and is refused without a token', async () => {
     const app = await connectApp(d);
     app.close();
