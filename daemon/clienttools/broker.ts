@@ -224,6 +224,13 @@ export class ClientToolBroker {
       .map((p) => requestView(p));
   }
 
+  /** Without a client: every unsettled request, reduced to what a non-provider stream may see plus its place. */
+  listIds(onlyUnclaimed: boolean): { request_id: string; group: string; tool: string; state: 'pending' | 'claimed' }[] {
+    return [...this.pending.values()]
+      .filter((p) => !onlyUnclaimed || p.claimant === null)
+      .map((p) => ({ request_id: p.id, group: p.group, tool: p.tool.name, state: p.claimant === null ? 'pending' : 'claimed' }));
+  }
+
   claim(requestId: string, clientId: string): RequestView {
     this.provider(clientId);
     const p = this.pending.get(requestId);
