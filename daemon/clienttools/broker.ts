@@ -72,7 +72,7 @@ export class ClientToolBroker {
     return id;
   }
 
-  /** The client's stream closed: withdraw what it registered, fail what it claimed. Within the call, no timer. */
+  /** The client's stream closed: withdraw what it registered, fail what it claimed, at once. */
   disconnect(clientId: string): void {
     const client = this.clients.get(clientId);
     if (!client) return;
@@ -95,10 +95,6 @@ export class ClientToolBroker {
       }
     }
     if (changed) this.changed();
-  }
-
-  isConnected(clientId: string): boolean {
-    return this.clients.has(clientId);
   }
 
   private provider(clientId: string): Client {
@@ -125,6 +121,7 @@ export class ClientToolBroker {
       // An empty group is a withdrawal by this client.
       if (existing) {
         existing.providers.delete(client.id);
+        for (const [agent, owner] of existing.owners) if (owner === client.id) existing.owners.delete(agent);
         client.groups.delete(body.group);
         if (existing.providers.size === 0) this.dropGroup(existing);
       }
