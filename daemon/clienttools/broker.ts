@@ -180,7 +180,9 @@ export class ClientToolBroker {
   call(name: string, args: Record<string, unknown>, ctx: CallContext): Promise<CallOutcome> {
     const found = this.find(name);
     if (!found) return Promise.resolve({ ok: false, code: 'no_client', message: `no connected app offers tool "${name}"` });
-    if (ctx.signal.aborted) return Promise.resolve({ ok: false, code: 'cancelled', message: 'the agent stopped' });
+    // The agent's runtime ends (revocation), or the agent stops waiting (its request closes).
+    const gone = ctx.gone?.();
+    if (ctx.signal.aborted || gone?.aborted) return Promise.resolve({ ok: false, code: 'cancelled', message: 'the agent stopped' });
     return new Promise<CallOutcome>((resolve) => {
       const id = `req_${randomBytes(12).toString('base64url')}`;
       const onAbort = () => {
@@ -188,9 +190,13 @@ export class ClientToolBroker {
         if (p) this.finish(p, { ok: false, code: 'cancelled', message: 'the agent stopped' }, 'agent_stopped');
       };
       ctx.signal.addEventListener('abort', onAbort, { once: true });
+      gone?.addEventListener('abort', onAbort, { once: true });
       const p: Pending = {
         id, group: found.group, tool: found.tool, args, ctx, agentKey: agentKeyOf(ctx), createdAt: this.clock.now(),
-        claimant: null, timer: null, settle: resolve, unlisten: () => ctx.signal.removeEventListener('abort', onAbort),
+        claimant: null, timer: null, settle: resolve, unlisten: () => {
+          ctx.signal.removeEventListener('abort', onAbort);
+          gone?.removeEventListener('abort', onAbort);
+        },
       };
       this.pending.set(id, p);
       // The deadline is absolute from here: delivery, claim and execution all count.
