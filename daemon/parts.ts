@@ -15,6 +15,7 @@ import { MCP_TOOLS } from '../catalog/mcp-tools.js';
 import { registerApprovalOperatorRoutes } from './operator/approvals.js';
 import { registerExtensionOperatorRoutes } from './operator/extensions.js';
 import { pinCatalog, type PinnedCatalog } from './auth/pinned-catalog.js';
+import { isDenyable, openClientTools, rememberedClientTools } from './clienttools/part.js';
 
 /**
  * The parts of the daemon owned by other modules (services, Exec action
@@ -28,16 +29,24 @@ export interface DaemonParts {
   /** The catalog a new authorization pins: built-ins plus the extensions installed now. */
   readonly pinnedCatalog?: () => PinnedCatalog;
   reload(): Promise<unknown>;
+  /** Extra fields of `daemon status` (client tools: clients, groups, tools, pending calls). */
+  stats(): Record<string, unknown>;
   close(): Promise<void>;
 }
 
 export async function openDaemonParts(opts: { home: string; clock: Clock; diag: Diag; idempotency?: IdempotencyLimits | undefined; analysis?: AnalysisTokens }): Promise<DaemonParts> {
+  const remembered = rememberedClientTools(opts.home, (message) => opts.diag('client_tools', { message }));
   const services = openServices({
     home: opts.home,
     clock: opts.clock,
     log: (message) => opts.diag('profile', { message }),
     diag: opts.diag,
+    denyable: isDenyable(remembered),
     ...(opts.idempotency ? { idempotency: opts.idempotency } : {}),
+  });
+  const clientTools = openClientTools({
+    home: opts.home, clock: opts.clock, registry: services.tools, profile: services.profile, remembered,
+    log: (message) => opts.diag('client_tools', { message }),
   });
   await services.registry.useGeneratedValidators();
   // Catch-up for what fell due while no daemon ran, then the timer.
@@ -55,16 +64,21 @@ export async function openDaemonParts(opts: { home: string; clock: Clock; diag: 
   return {
     registerRoutes: (app) => {
       registerExecActionRoute(app, services);
-      registerMcpRoutes(app, services);
+      registerMcpRoutes(app, { ...services, hiddenFor: clientTools.hiddenFor, notifier: clientTools.notifier });
       registerMessageOperatorRoutes(app, services);
       if (opts.analysis) registerTokenAnalysisRoutes(app, opts.analysis, MCP_TOOLS);
       registerApprovalOperatorRoutes(app, services.approvals);
       registerExtensionOperatorRoutes(app, services.extensions);
+      clientTools.registerRoutes(app);
     },
     launchHook,
     onPublished,
     pinnedCatalog: () => pinCatalog(services.extensions.current()),
     reload: async () => services.reloadProfile(),
-    close: async () => services.close(),
+    stats: () => ({ clientTools: clientTools.broker.stats() }),
+    close: async () => {
+      clientTools.close();
+      services.close();
+    },
   };
 }

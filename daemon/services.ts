@@ -20,6 +20,7 @@ import { withMessageTriggers } from './schedule/message-triggers.js';
 import { ExtensionStore } from './extensions/store.js';
 import type { Inventory } from '../catalog/inventory.js';
 import inventoryJson from '../catalog/agentteam-exec-action-inventory.json' with { type: 'json' };
+import { ToolRegistry } from './tools/registry.js';
 
 /**
  * Everything the daemon's routes use, opened once at start and closed at
@@ -45,6 +46,8 @@ export interface Services {
   readonly approvals: ApprovalOperatorApi;
   /** Installed extensions and the runtime catalog new authorizations pin. */
   readonly extensions: ExtensionStore;
+  /** The one registry of what agents can call over MCP (built-in, declared, client tools). */
+  readonly tools: ToolRegistry;
   /** The team server as seen by one caller (server id + agent id). */
   server(caller: Caller): ServerApi;
   /** Re-reads profile.json; an invalid file is logged and the previous profile kept. */
@@ -62,6 +65,8 @@ export interface OpenServicesOptions {
   readonly idempotency?: IdempotencyLimits;
   /** Structured diagnostics of background work (scheduled deliveries, extension loading); default: the log. */
   readonly diag?: (event: string, detail: Record<string, unknown>) => void;
+  /** Which names a profile's denyTools may hold (client tools ever registered, fallback tools). */
+  readonly denyable?: (name: string) => boolean;
 }
 
 export function openServices(opts: OpenServicesOptions): Services {
@@ -74,7 +79,7 @@ export function openServices(opts: OpenServicesOptions): Services {
   const now = () => opts.clock.now();
   const embedded = new EmbeddedServer(db, now, opts.idempotency);
   const log = opts.log ?? ((m: string) => process.stderr.write(`${m}\n`));
-  const profile = new ProfileStore(paths.profile, log);
+  const profile = new ProfileStore(paths.profile, log, opts.denyable ? { denyable: opts.denyable } : {});
   const knowledge: KnowledgeServices = {
     memory: new MemoryIndexes({ home: opts.home, clock: opts.clock }),
     kb: new KnowledgeBase({ home: opts.home, clock: opts.clock, log }),
@@ -99,6 +104,7 @@ export function openServices(opts: OpenServicesOptions): Services {
     scheduler,
     approvals: embedded.approvals,
     extensions: new ExtensionStore(opts.home, inventoryJson as Inventory, (message) => diag('extension', { message })),
+    tools: new ToolRegistry(),
     server: (caller) => embedded.forCaller(caller),
     reloadProfile: () => {
       knowledge.kb.reload();
