@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { KeyObject } from 'node:crypto';
-import { serve } from '@hono/node-server';
+import { createAdaptorServer } from '@hono/node-server';
 import { systemClock, type Clock } from '../lib/clock.js';
 import { ensureHome, homePaths } from '../lib/home.js';
 import { defaultCatalog } from '../catalog/index.js';
@@ -17,6 +17,8 @@ import { ensureOperatorToken, removeDaemonInfo, sweepRuntimeDir, writeDaemonInfo
 import { createDiag } from './lifecycle/diag.js';
 import { parseListen } from './lifecycle/listen.js';
 import { openDaemonParts, type DaemonParts } from './parts.js';
+import { capConnections, connectionBudget, listenBacklog, serverTimeouts } from './http/connection-cap.js';
+import { refuseHomeLinks } from './lifecycle/no-follow.js';
 
 export interface DaemonOptions {
   readonly home: string;
@@ -30,6 +32,8 @@ export interface DaemonOptions {
   readonly remover?: DirRemover;
   readonly defaultTtlMs?: number;
   readonly log?: (line: string) => void;
+  /** Overrides the RLIMIT_NOFILE the connection cap is derived from (tests). */
+  readonly descriptorLimit?: number;
 }
 
 export interface RunningDaemon {
@@ -56,6 +60,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
   const clock = opts.clock ?? systemClock;
   const home = ensureHome({ AGENTTEAM_HOME: opts.home });
   const paths = homePaths(home);
+  refuseHomeLinks(home);
+  const budget = connectionBudget(opts.descriptorLimit);
   const diag = createDiag(clock, opts.log ?? ((line) => process.stderr.write(line + '\n')));
   let stopRequested: ((reason: string) => void) | null = null;
   const pendingStop: string[] = [];
@@ -87,11 +93,12 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const store = new AuthorizationStore(deps);
     const startedAt = clock.now();
     let url = '';
+    let conns: ReturnType<typeof capConnections> | undefined;
     const stopping: { p: Promise<void> | null } = { p: null };
     const reload = () => parts!.reload();
     const app = buildApp({
       store, operatorToken, diag,
-      status: () => ({ pid: process.pid, url, startedAt: new Date(startedAt).toISOString(), uptimeMs: clock.now() - startedAt, stopping: stopping.p !== null, ...store.stats() }),
+      status: () => ({ pid: process.pid, url, startedAt: new Date(startedAt).toISOString(), uptimeMs: clock.now() - startedAt, stopping: stopping.p !== null, connections: { open: conns?.open() ?? 0, max: budget.maxConnections, shed: conns?.shed() ?? 0 }, ...store.stats() }),
       stop: (reason) => void stop(reason),
       reload,
       urls: (s, a) => ({
@@ -102,21 +109,33 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       extraRoutes: (a) => parts!.registerRoutes(a),
     });
     const srv = await new Promise<Server>((resolve, reject) => {
-      const s = serve({ fetch: app.fetch, hostname: host, port }, () => resolve(s as Server)) as Server;
+      const s = createAdaptorServer({ fetch: app.fetch, hostname: host, serverOptions: serverTimeouts }) as Server;
       s.once('error', reject);
+      s.listen({ host, port, backlog: listenBacklog(budget) }, () => resolve(s));
     });
     server = srv;
+    // accept() failing (EMFILE) is reported here; it must never become an uncaught exception.
+    srv.on('error', (err) => diag('server_error', { error: (err as NodeJS.ErrnoException).code ?? err.message }));
+    let lastShedLog = 0;
+    conns = capConnections(srv, budget.maxConnections, (n) => {
+      if (clock.now() - lastShedLog < 1_000) return;
+      lastShedLog = clock.now();
+      diag('connections_shed', { total: n, max: budget.maxConnections });
+    });
+    diag('connection_budget', { ...budget });
     const addr = srv.address() as AddressInfo;
     const shownHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
     url = `http://${shownHost}:${addr.port}`;
 
     let resolveStopped!: () => void;
     const stopped = new Promise<void>((r) => (resolveStopped = r));
+    // Only a record naming another live daemon stops us; a failed read (EMFILE under a flood) is retried next tick.
     const ownerCheck = setInterval(() => {
-      if (!singleton.verify()) {
-        diag('ownership_lost', {});
+      const o = singleton.check();
+      if (o.state === 'lost') {
+        diag('ownership_lost', { pid: o.pid });
         void stop('ownership_lost');
-      }
+      } else if (o.state === 'unknown') diag('owner_check_inconclusive', { reason: o.reason, repaired: o.repaired });
     }, OWNER_CHECK_MS);
     ownerCheck.unref();
 
