@@ -25,7 +25,8 @@ export type CommandName =
   | 'daemon-reload'
   | 'run'
   | 'message-post'
-  | 'message-history';
+  | 'message-history'
+  | 'store-backup';
 
 const USAGE_EXIT = 2;
 
@@ -114,6 +115,14 @@ export function buildProgram(commander: Commander, onCommand: (name: CommandName
     .option('--cursor <cursor>', 'nextCursor of the previous page')
     .option('--server <id>', 'server id (default: local)')
     .action(bind('message-history'));
+
+  const store = program.command('store').description('Work with the local store.');
+  store
+    .command('backup')
+    .description('Write a consistent copy of the store to FILE (0600), online while the daemon runs.')
+    .option('--force', 'overwrite FILE if it exists')
+    .argument('<file>', 'where to write the copy')
+    .action(bind('store-backup'));
 
   return program;
 }

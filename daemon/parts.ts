@@ -8,6 +8,7 @@ import { openServices } from './services.js';
 import { registerExecActionRoute } from './exec/route.js';
 import { registerMcpRoutes } from './mcp/routes.js';
 import { registerMessageOperatorRoutes } from './mcp/operator-routes.js';
+import { registerStoreOperatorRoutes } from './operator/store-routes.js';
 
 /**
  * The parts of the daemon owned by other modules (services, Exec action
@@ -40,6 +41,7 @@ export async function openDaemonParts(opts: { home: string; clock: Clock; diag: 
       registerExecActionRoute(app, services);
       registerMcpRoutes(app, services);
       registerMessageOperatorRoutes(app, services);
+      registerStoreOperatorRoutes(app, services.db);
     },
     launchHook,
     onPublished,
