@@ -98,7 +98,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const reload = () => parts!.reload();
     const app = buildApp({
       store, operatorToken, diag,
-      status: () => ({ pid: process.pid, url, startedAt: new Date(startedAt).toISOString(), uptimeMs: clock.now() - startedAt, stopping: stopping.p !== null, connections: { open: conns?.open() ?? 0, max: budget.maxConnections, shed: conns?.shed() ?? 0 }, ...store.stats() }),
+      status: () => ({ pid: process.pid, url, startedAt: new Date(startedAt).toISOString(), uptimeMs: clock.now() - startedAt, stopping: stopping.p !== null, connections: { open: conns?.open() ?? 0, max: budget.maxConnections, shed: conns?.shed() ?? 0 }, memory: memory(), ...store.stats() }),
       stop: (reason) => void stop(reason),
       reload,
       urls: (s, a) => ({
@@ -176,6 +176,12 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     }
     throw err;
   }
+}
+
+/** Process memory in bytes, for status (the soak benchmark samples it). */
+function memory(): Record<string, number> {
+  const m = process.memoryUsage();
+  return { rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers };
 }
 
 async function withTimeout(p: Promise<unknown>, ms: number): Promise<void> {
