@@ -108,20 +108,23 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       ...(parts.launchHook ? { launchHook: parts.launchHook } : {}),
       extraRoutes: (a) => parts!.registerRoutes(a),
     });
-    const srv = await new Promise<Server>((resolve, reject) => {
-      const s = createAdaptorServer({ fetch: app.fetch, hostname: host, serverOptions: serverTimeouts }) as Server;
-      s.once('error', reject);
-      s.listen({ host, port, backlog: listenBacklog(budget) }, () => resolve(s));
-    });
+    const srv = createAdaptorServer({ fetch: app.fetch, hostname: host, serverOptions: serverTimeouts }) as Server;
     server = srv;
-    // accept() failing (EMFILE) is reported here; it must never become an uncaught exception.
-    srv.on('error', (err) => diag('server_error', { error: (err as NodeJS.ErrnoException).code ?? err.message }));
     let lastShedLog = 0;
     conns = capConnections(srv, budget.maxConnections, (n) => {
       if (clock.now() - lastShedLog < 1_000) return;
       lastShedLog = clock.now();
       diag('connections_shed', { total: n, max: budget.maxConnections });
     });
+    await new Promise<void>((resolve, reject) => {
+      srv.once('error', reject);
+      srv.listen({ host, port, backlog: listenBacklog(budget) }, () => {
+        srv.off('error', reject);
+        resolve();
+      });
+    });
+    // accept() failing (EMFILE) is reported here; it must never become an uncaught exception.
+    srv.on('error', (err) => diag('server_error', { error: (err as NodeJS.ErrnoException).code ?? err.message }));
     diag('connection_budget', { ...budget });
     const addr = srv.address() as AddressInfo;
     const shownHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;

