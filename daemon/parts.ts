@@ -41,7 +41,7 @@ export async function openDaemonParts(opts: { home: string; clock: Clock; diag: 
       registerExecActionRoute(app, services);
       registerMcpRoutes(app, services);
       registerMessageOperatorRoutes(app, services);
-      registerStoreOperatorRoutes(app, services.db);
+      registerStoreOperatorRoutes(app, services.db, services.home);
     },
     launchHook,
     onPublished,

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { basename, dirname, isAbsolute, join } from 'node:path';
+import { basename, dirname, isAbsolute, join, sep } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 
 /**
@@ -25,8 +25,17 @@ export interface BackupResult {
   readonly ms: number;
 }
 
-export async function backupSqlite(db: BetterSqlite3.Database, dest: string, overwrite: boolean): Promise<BackupResult> {
+/**
+ * `home` is the daemon's home: a copy is never written inside it, where
+ * `--force` could replace the live store (or its WAL) under the daemon.
+ */
+export async function backupSqlite(db: BetterSqlite3.Database, dest: string, overwrite: boolean, home: string): Promise<BackupResult> {
   if (!isAbsolute(dest)) throw new BackupTargetError(`the backup path must be absolute, got "${dest}"`);
+  const realDir = realpathOrNull(dirname(dest));
+  const realHome = realpathOrNull(home) ?? home;
+  if (realDir && (realDir === realHome || realDir.startsWith(realHome + sep))) {
+    throw new BackupTargetError(`refusing to write the backup inside the daemon's home (${home}); choose a path outside it`);
+  }
   const existing = lstatOrNull(dest);
   if (existing && !overwrite) throw new BackupTargetError(`${dest} already exists (pass --force to overwrite it)`);
   if (existing?.isDirectory()) throw new BackupTargetError(`${dest} is a directory`);
@@ -56,6 +65,14 @@ export async function backupSqlite(db: BetterSqlite3.Database, dest: string, ove
     return { path: dest, bytes: fs.statSync(dest).size, pages: r.totalPages, ms: Date.now() - started };
   } finally {
     for (const f of [tmp, `${tmp}-journal`]) fs.rmSync(f, { force: true });
+  }
+}
+
+function realpathOrNull(p: string): string | null {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return null;
   }
 }
 

@@ -115,6 +115,11 @@ test('store backup: online through the daemon, refuses to overwrite without --fo
   assert.equal(forced.code, 0, forced.stderr);
   assert.equal(await otherProcess(join(out, 'precious'), 'pragma integrity_check'), 'ok');
   assert.equal((await cli(d.home, ['store', 'backup', join(out, 'no-such-dir', 'x.db')])).code, 1);
+  // Never inside the home, where --force could replace the live store.
+  const inside = await cli(d.home, ['store', 'backup', '--force', join(d.home, 'store.db')]);
+  assert.equal(inside.code, 1);
+  assert.match(inside.stderr, /inside the daemon's home/);
+  assert.equal(await otherProcess(join(d.home, 'store.db'), 'pragma integrity_check'), 'ok');
 
   // Restore: a daemon on a home holding the copy serves the same tasks.
   copyFileSync(file, join(restoredHome, 'store.db'));
@@ -137,6 +142,7 @@ test('store backup: online through the daemon, refuses to overwrite without --fo
   const direct = await cli(d.home, ['store', 'backup', join(out, 'direct.db')]);
   assert.equal(direct.code, 0, direct.stderr);
   assert.equal((JSON.parse(direct.stdout) as { data: { via: string } }).data.via, 'direct');
+  assert.match((await cli(d.home, ['store', 'backup', '--force', join(d.home, 'runtime', 'x.db')])).stderr, /inside the daemon's home/);
   assert.equal(statSync(join(out, 'direct.db')).mode & 0o777, 0o600);
   assert.equal(await otherProcess(join(out, 'direct.db'), 'select count(*) from tasks'), await otherProcess(join(d.home, 'store.db'), 'select count(*) from tasks'));
   assert.equal(existsSync(join(d.home, 'daemon.json')), false);

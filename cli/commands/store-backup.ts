@@ -31,7 +31,7 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
   const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
   const db = new Database(store, { readonly: true, fileMustExist: true });
   try {
-    const r = await backupSqlite(db, path, overwrite);
+    const r = await backupSqlite(db, path, overwrite, home);
     process.stdout.write(`${JSON.stringify({ ok: true, data: { ...r, via: 'direct' } })}\n`);
     return 0;
   } catch (err) {

@@ -13,7 +13,7 @@ const MAX_PATH_BYTES = 4096;
  * One backup at a time (a second answers `busy`). The operator-token
  * middleware on /api/v1 runs first.
  */
-export function registerStoreOperatorRoutes(app: Hono<any>, db: Db): void {
+export function registerStoreOperatorRoutes(app: Hono<any>, db: Db, home: string): void {
   let running = false;
   app.post('/api/v1/store/backup', async (c) => {
     try {
@@ -33,7 +33,7 @@ export function registerStoreOperatorRoutes(app: Hono<any>, db: Db): void {
       if (running) throw new ExecError('busy', 'a store backup is already running; retry when it has finished');
       running = true;
       try {
-        const r = await backupSqlite(db, path, overwrite === true);
+        const r = await backupSqlite(db, path, overwrite === true, home);
         return c.json({ ok: true, data: { ...r, via: 'daemon' } });
       } finally {
         running = false;
