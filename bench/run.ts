@@ -6,13 +6,18 @@
  * To add a benchmark: write bench/<name>.ts exporting
  *   export const name = '<name>';
  *   export async function run(): Promise<BenchResult[]>   (see bench/result.ts)
- * and add its file name to MODULES below. Each module starts and cleans up
+ * and add its file name to MODULES below (or to ON_REQUEST for a long one
+ * that runs only when named, such as `soak`). Each module starts and cleans up
  * whatever it needs (daemons, temp homes) itself. Helper scripts that a bench
  * spawns (e.g. a load generator) are not listed: importing them would run them.
  */
 import type { BenchResult } from './result.js';
 
 const MODULES: readonly string[] = ['cli-start', 'mcp-throughput', 'exec-throughput', 'auth-throughput', 'validation-flood', 'host-origin', 'memory-search', 'client-tools-relay'];
+/** Run only when named: `npm run bench -- soak --minutes 2`. */
+const ON_REQUEST: readonly string[] = ['soak', 'store-locking'];
+/** Flags that take a value (the value is not a module name). */
+const VALUE_FLAGS: readonly string[] = ['--minutes'];
 
 interface Row extends BenchResult {
   readonly bench: string;
@@ -34,16 +39,21 @@ function table(rows: readonly Row[]): string {
 
 async function main(argv: readonly string[]): Promise<number> {
   const json = argv.includes('--json');
-  const wanted = argv.filter((a) => !a.startsWith('--'));
-  const selected = wanted.length > 0 ? MODULES.filter((m) => wanted.includes(m)) : MODULES;
+  const wanted = argv.filter((a, i) => !a.startsWith('--') && !VALUE_FLAGS.includes(argv[i - 1] ?? ''));
+  const unknown = wanted.filter((w) => !MODULES.includes(w) && !ON_REQUEST.includes(w));
+  if (unknown.length > 0) {
+    process.stderr.write(`bench: unknown benchmark ${unknown.join(', ')} (known: ${[...MODULES, ...ON_REQUEST].join(', ')})\n`);
+    return 2;
+  }
+  const selected = wanted.length > 0 ? [...MODULES, ...ON_REQUEST].filter((m) => wanted.includes(m)) : MODULES;
   const rows: Row[] = [];
   let failed = false;
   for (const file of selected) {
-    const mod = (await import(`./${file}.js`)) as { name?: string; run(): Promise<unknown> };
+    const mod = (await import(`./${file}.js`)) as { name?: string; run(argv: readonly string[]): Promise<unknown> };
     const bench = mod.name ?? file;
     process.stderr.write(`bench: ${bench}...\n`);
     try {
-      const out = await mod.run();
+      const out = await mod.run(argv);
       if (!Array.isArray(out)) throw new Error(`${bench}: run() must resolve to BenchResult[] (see bench/result.ts)`);
       rows.push(...(out as BenchResult[]).map((r) => ({ bench, ...r })));
     } catch (err) {

@@ -31,7 +31,8 @@ export type CommandName =
   | 'approval-get'
   | 'extension-install'
   | 'extension-list'
-  | 'extension-remove';
+  | 'extension-remove'
+  | 'store-backup';
 
 const USAGE_EXIT = 2;
 
@@ -149,6 +150,14 @@ export function buildProgram(commander: Commander, onCommand: (name: CommandName
   extension.command('install').description('Install or replace an extension from its definition file.').argument('<file>', 'definition JSON file').action(bind('extension-install'));
   extension.command('list').description('List installed extensions and the catalog version.').action(bind('extension-list'));
   extension.command('remove').description('Remove an installed extension.').argument('<name>', 'extension name').action(bind('extension-remove'));
+
+  const store = program.command('store').description('Work with the local store.');
+  store
+    .command('backup')
+    .description('Write a consistent copy of the store to FILE (0600), online while the daemon runs.')
+    .option('--force', 'overwrite FILE if it exists')
+    .argument('<file>', 'where to write the copy')
+    .action(bind('store-backup'));
 
   return program;
 }

@@ -1,8 +1,8 @@
-import { appendFileSync } from 'node:fs';
 import { resolveHome, homePaths } from '../lib/home.js';
 import { startDaemon } from './server.js';
 import { AlreadyRunningError } from './lifecycle/singleton.js';
 import { ListenError } from './lifecycle/listen.js';
+import { appendFileNoFollow } from './lifecycle/no-follow.js';
 
 /**
  * The daemon process entry (spawned by `agentteam daemon start`, never
@@ -29,7 +29,7 @@ async function main(argv: string[]): Promise<number> {
   const log = (line: string) => {
     if (detached && ready) {
       try {
-        appendFileSync(homePaths(home).log, line + '\n', { mode: 0o600 });
+        appendFileNoFollow(homePaths(home).log, line + '\n');
       } catch {
         // diagnostics are best effort
       }

@@ -16,6 +16,7 @@ import { registerApprovalOperatorRoutes } from './operator/approvals.js';
 import { registerExtensionOperatorRoutes } from './operator/extensions.js';
 import { pinCatalog, type PinnedCatalog } from './auth/pinned-catalog.js';
 import { isDenyable, openClientTools, rememberedClientTools } from './clienttools/part.js';
+import { registerStoreOperatorRoutes } from './operator/store-routes.js';
 
 /**
  * The parts of the daemon owned by other modules (services, Exec action
@@ -70,6 +71,7 @@ export async function openDaemonParts(opts: { home: string; clock: Clock; diag: 
       registerApprovalOperatorRoutes(app, services.approvals);
       registerExtensionOperatorRoutes(app, services.extensions);
       clientTools.registerRoutes(app);
+      registerStoreOperatorRoutes(app, services.db, services.home);
     },
     launchHook,
     onPublished,

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
-import { serve } from '@hono/node-server';
+import { createAdaptorServer } from '@hono/node-server';
 import { systemClock, type Clock } from '../lib/clock.js';
 import { ensureHome, homePaths } from '../lib/home.js';
 import { defaultCatalog } from '../catalog/index.js';
@@ -20,6 +20,8 @@ import { parseListen } from './lifecycle/listen.js';
 import { checkAllowHosts } from './http/host-origin.js';
 import { openDaemonParts, type DaemonParts } from './parts.js';
 import type { IdempotencyLimits } from './store/idempotency.js';
+import { capConnections, connectionBudget, listenBacklog, serverTimeouts } from './http/connection-cap.js';
+import { refuseHomeLinks } from './lifecycle/no-follow.js';
 
 export interface DaemonOptions {
   readonly home: string;
@@ -37,6 +39,8 @@ export interface DaemonOptions {
   readonly log?: (line: string) => void;
   /** Idempotency record window and bound; tests shrink them. */
   readonly idempotency?: IdempotencyLimits;
+  /** Overrides the RLIMIT_NOFILE the connection cap is derived from (tests). */
+  readonly descriptorLimit?: number;
 }
 
 export interface RunningDaemon {
@@ -64,6 +68,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
   const clock = opts.clock ?? systemClock;
   const home = ensureHome({ AGENTTEAM_HOME: opts.home });
   const paths = homePaths(home);
+  refuseHomeLinks(home);
+  const budget = connectionBudget(opts.descriptorLimit);
   const diag = createDiag(clock, opts.log ?? ((line) => process.stderr.write(line + '\n')));
   let stopRequested: ((reason: string) => void) | null = null;
   const pendingStop: string[] = [];
@@ -98,11 +104,12 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const startedAt = clock.now();
     let url = '';
     let boundPort = 0;
+    let conns: ReturnType<typeof capConnections> | undefined;
     const stopping: { p: Promise<void> | null } = { p: null };
     const reload = () => parts!.reload();
     const app = buildApp({
       store, operatorToken, diag, listenHost: host, port: () => boundPort, allowHosts,
-      status: () => ({ pid: process.pid, url, startedAt: new Date(startedAt).toISOString(), uptimeMs: clock.now() - startedAt, stopping: stopping.p !== null, ...store.stats(), ...parts!.stats() }),
+      status: () => ({ pid: process.pid, url, startedAt: new Date(startedAt).toISOString(), uptimeMs: clock.now() - startedAt, stopping: stopping.p !== null, connections: { open: conns?.open() ?? 0, max: budget.maxConnections, shed: conns?.shed() ?? 0 }, memory: memory(), ...store.stats(), ...parts!.stats() }),
       stop: (reason) => void stop(reason),
       reload,
       urls: (s, a) => ({
@@ -112,11 +119,24 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       ...(parts.launchHook ? { launchHook: parts.launchHook } : {}),
       extraRoutes: (a) => parts!.registerRoutes(a),
     });
-    const srv = await new Promise<Server>((resolve, reject) => {
-      const s = serve({ fetch: app.fetch, hostname: host, port }, () => resolve(s as Server)) as Server;
-      s.once('error', reject);
-    });
+    const srv = createAdaptorServer({ fetch: app.fetch, hostname: host, serverOptions: serverTimeouts }) as Server;
     server = srv;
+    let lastShedLog = 0;
+    conns = capConnections(srv, budget.maxConnections, (n) => {
+      if (clock.now() - lastShedLog < 1_000) return;
+      lastShedLog = clock.now();
+      diag('connections_shed', { total: n, max: budget.maxConnections });
+    });
+    await new Promise<void>((resolve, reject) => {
+      srv.once('error', reject);
+      srv.listen({ host, port, backlog: listenBacklog(budget) }, () => {
+        srv.off('error', reject);
+        resolve();
+      });
+    });
+    // accept() failing (EMFILE) is reported here; it must never become an uncaught exception.
+    srv.on('error', (err) => diag('server_error', { error: (err as NodeJS.ErrnoException).code ?? err.message }));
+    diag('connection_budget', { ...budget });
     const addr = srv.address() as AddressInfo;
     boundPort = addr.port;
     const shownHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
@@ -124,11 +144,13 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
 
     let resolveStopped!: () => void;
     const stopped = new Promise<void>((r) => (resolveStopped = r));
+    // Only a record naming another live daemon stops us; a failed read (EMFILE under a flood) is retried next tick.
     const ownerCheck = setInterval(() => {
-      if (!singleton.verify()) {
-        diag('ownership_lost', {});
+      const o = singleton.check();
+      if (o.state === 'lost') {
+        diag('ownership_lost', { pid: o.pid });
         void stop('ownership_lost');
-      }
+      } else if (o.state === 'unknown') diag('owner_check_inconclusive', { reason: o.reason, repaired: o.repaired });
     }, OWNER_CHECK_MS);
     ownerCheck.unref();
 
@@ -169,6 +191,12 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     }
     throw err;
   }
+}
+
+/** Process memory in bytes, for status (the soak benchmark samples it). */
+function memory(): Record<string, number> {
+  const m = process.memoryUsage();
+  return { rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers };
 }
 
 async function withTimeout(p: Promise<unknown>, ms: number): Promise<void> {

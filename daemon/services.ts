@@ -74,8 +74,8 @@ export function openServices(opts: OpenServicesOptions): Services {
   const catalog = opts.catalog ?? defaultCatalog();
   // Registry first: a missing or duplicate handler must stop the daemon before it touches the store.
   const registry = builtinRegistry(catalog);
-  // The daemon owns its store (one daemon per home): held exclusively while it runs.
-  const db = openDb(paths.store, undefined, { exclusive: true });
+  // Normal WAL locking: support tools, sqlite3 and `store backup` can read the store while the daemon runs.
+  const db = openDb(paths.store);
   const now = () => opts.clock.now();
   const embedded = new EmbeddedServer(db, now, opts.idempotency);
   const log = opts.log ?? ((m: string) => process.stderr.write(`${m}\n`));

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 export function writePrivateFile(path: string, content: string, mode = 0o600): void {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const tmp = join(dirname(path), `.${randomBytes(6).toString('hex')}.tmp`);
-  writeFileSync(tmp, content, { mode });
+  writeFileSync(tmp, content, { mode, flag: 'wx' }); // a fresh name, never an existing file or link
   renameSync(tmp, path);
 }
 

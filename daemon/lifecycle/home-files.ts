@@ -1,24 +1,38 @@
 import * as fs from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { homePaths } from '../../lib/home.js';
+import { ensurePrivateDirSync, HomeLinkError, readFileNoFollow, writeFileAtomicSync } from './no-follow.js';
 
-/** Returns the operator token, creating it (0600, 256 random bits) at first start. */
+/**
+ * Returns the operator token, creating it (0600, 256 random bits) at first
+ * start. An existing file is opened without following links and re-moded
+ * through its descriptor, so a linked `operator.token` is neither adopted nor
+ * chmodded.
+ */
 export function ensureOperatorToken(home: string): string {
   const path = homePaths(home).operatorToken;
+  let fd: number | null = null;
   try {
-    const existing = fs.readFileSync(path, 'utf8').trim();
-    if (existing.length >= 32) {
-      fs.chmodSync(path, 0o600);
-      return existing;
-    }
+    fd = fs.openSync(path, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP') throw new HomeLinkError(path);
+    if (code !== 'ENOENT') throw err;
+  }
+  if (fd !== null) {
+    try {
+      if (!fs.fstatSync(fd).isFile()) throw new Error(`refusing to start: ${path} is not a regular file`);
+      const existing = fs.readFileSync(fd, 'utf8').trim();
+      if (existing.length >= 32) {
+        fs.fchmodSync(fd, 0o600);
+        return existing;
+      }
+    } finally {
+      fs.closeSync(fd);
+    }
   }
   const token = randomBytes(32).toString('base64url');
-  const tmp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-  fs.writeFileSync(tmp, token + '\n', { mode: 0o600 });
-  fs.chmodSync(tmp, 0o600);
-  fs.renameSync(tmp, path);
+  writeFileAtomicSync(path, token + '\n');
   return token;
 }
 
@@ -29,27 +43,28 @@ export interface DaemonInfo {
 }
 
 export function writeDaemonInfo(home: string, info: DaemonInfo): void {
-  const path = homePaths(home).daemonJson;
-  const tmp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-  fs.writeFileSync(tmp, JSON.stringify(info) + '\n', { mode: 0o600 });
-  fs.renameSync(tmp, path);
+  writeFileAtomicSync(homePaths(home).daemonJson, JSON.stringify(info) + '\n');
 }
 
 /** Removes daemon.json only if it still describes this process. */
 export function removeDaemonInfo(home: string, pid: number): void {
   const path = homePaths(home).daemonJson;
   try {
-    const cur = JSON.parse(fs.readFileSync(path, 'utf8')) as DaemonInfo;
+    const cur = JSON.parse(readFileNoFollow(path)) as DaemonInfo;
     if (cur.pid === pid) fs.rmSync(path, { force: true });
   } catch {
-    // already gone or unreadable: nothing of ours to remove
+    // already gone, unreadable or a link: nothing of ours to remove
   }
 }
 
-/** Removes every credential directory an earlier daemon left behind; we hold the lock, so none is live. */
+/**
+ * Removes every credential directory an earlier daemon left behind; we hold
+ * the lock, so none is live. `runtime/` itself must be a real directory (a
+ * link is refused, its target untouched); an entry inside that is a link is
+ * unlinked, never followed (fs.rm lstat's each entry).
+ */
 export function sweepRuntimeDir(runtimeDir: string): number {
-  fs.mkdirSync(runtimeDir, { recursive: true, mode: 0o700 });
-  fs.chmodSync(runtimeDir, 0o700);
+  ensurePrivateDirSync(runtimeDir);
   let n = 0;
   for (const name of fs.readdirSync(runtimeDir)) {
     fs.rmSync(`${runtimeDir}/${name}`, { recursive: true, force: true });

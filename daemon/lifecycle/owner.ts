@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import { randomBytes } from 'node:crypto';
+import { readFileNoFollow, writeFileAtomicSync } from './no-follow.js';
 
 /** Who holds the singleton: written under the lock, decides the winner of a double win. */
 export interface OwnerRecord {
@@ -11,19 +11,40 @@ export interface OwnerRecord {
 }
 
 export function readOwner(path: string): OwnerRecord | null {
+  const r = readOwnerState(path);
+  return r.state === 'record' ? r.rec : null;
+}
+
+/**
+ * The owner record, or why there is none. `unreadable` (EMFILE, EIO, a
+ * damaged file) proves nothing about who owns the home; callers that would
+ * stop on a foreign owner must retry rather than act on it.
+ */
+export type OwnerRead =
+  | { readonly state: 'record'; readonly rec: OwnerRecord }
+  | { readonly state: 'missing' }
+  | { readonly state: 'unreadable'; readonly error: string };
+
+export function readOwnerState(path: string): OwnerRead {
+  let text: string;
   try {
-    const v = JSON.parse(fs.readFileSync(path, 'utf8')) as OwnerRecord;
-    return typeof v.pid === 'number' && typeof v.nonce === 'string' ? v : null;
-  } catch {
-    return null;
+    text = readFileNoFollow(path);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? { state: 'missing' } : { state: 'unreadable', error: code ?? (err as Error).message };
   }
+  try {
+    const v = JSON.parse(text) as OwnerRecord;
+    if (typeof v.pid === 'number' && typeof v.nonce === 'string') return { state: 'record', rec: v };
+  } catch {
+    // fall through
+  }
+  return { state: 'unreadable', error: 'malformed owner record' };
 }
 
 /** Atomic and synchronous: no event-loop turn between a caller's check and this write. */
 export function writeOwner(path: string, rec: OwnerRecord): void {
-  const tmp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-  fs.writeFileSync(tmp, JSON.stringify(rec), { mode: 0o600 });
-  fs.renameSync(tmp, path);
+  writeFileAtomicSync(path, JSON.stringify(rec));
 }
 
 /** Whether a process still runs; a zombie (exited, not yet reaped) counts as gone (Linux /proc). */

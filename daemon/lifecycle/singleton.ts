@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import lockfile from 'proper-lockfile';
-import { isOwnerAlive, readOwner, writeOwner, type OwnerRecord } from './owner.js';
+import { isOwnerAlive, readOwner, readOwnerState, writeOwner, type OwnerRead, type OwnerRecord } from './owner.js';
 
 export class AlreadyRunningError extends Error {
   override name = 'AlreadyRunningError';
@@ -12,10 +12,22 @@ export class AlreadyRunningError extends Error {
   }
 }
 
+/**
+ * What a periodic look at the owner record proves. Only `lost` (the record
+ * names another live daemon) is a reason to stop; `unknown` (the record is
+ * unreadable, missing or names a dead process) is logged and looked at again.
+ */
+export type OwnershipCheck =
+  | { readonly state: 'ours' }
+  | { readonly state: 'lost'; readonly pid: number }
+  | { readonly state: 'unknown'; readonly reason: string; readonly repaired: boolean };
+
 export interface Singleton {
   readonly nonce: string;
   /** True while the owner record still names this process and start nonce. */
   verify(): boolean;
+  /** The periodic ownership check; never throws. */
+  check(): OwnershipCheck;
   release(): Promise<void>;
 }
 
@@ -65,7 +77,7 @@ export async function acquireSingleton(home: string, onCompromised: (err: Error)
    * no daemon at all. Otherwise someone else owns the home: stop.
    */
   const adopt = async (): Promise<boolean> => {
-    if (readOwner(ownerPath)?.nonce !== nonce) return false;
+    if (foreignLiveOwner(await readSettled(ownerPath), nonce)) return false;
     const st = statOrNull(lockDir);
     if (st) reclaimDeadLock(lockDir, st, nonce);
     try {
@@ -74,7 +86,21 @@ export async function acquireSingleton(home: string, onCompromised: (err: Error)
       return false;
     }
     owned = true;
-    return readOwner(ownerPath)?.nonce === nonce;
+    const after = await readSettled(ownerPath);
+    if (foreignLiveOwner(after, nonce)) return false;
+    if (after.state !== 'record' || after.rec.nonce !== nonce) repairOwner();
+    return true;
+  };
+  const mine: OwnerRecord = { pid: process.pid, nonce, startedAt: Date.now(), argv1: process.argv[1] ?? '' };
+  /** Puts our record back while we hold the lock and nobody live claims the home. */
+  const repairOwner = (): boolean => {
+    if (!owned) return false;
+    try {
+      writeOwner(ownerPath, mine);
+      return true;
+    } catch {
+      return false;
+    }
   };
   const deadline = Date.now() + ACQUIRE_DEADLINE_MS;
   for (;;) {
@@ -104,7 +130,6 @@ export async function acquireSingleton(home: string, onCompromised: (err: Error)
     disarm();
     throw new AlreadyRunningError(prior.pid);
   }
-  const mine: OwnerRecord = { pid: process.pid, nonce, startedAt: Date.now(), argv1: process.argv[1] ?? '' };
   writeOwner(ownerPath, mine);
   await sleep(SETTLE_MS);
   const now = readOwner(ownerPath);
@@ -116,6 +141,14 @@ export async function acquireSingleton(home: string, onCompromised: (err: Error)
   return {
     nonce,
     verify: () => readOwner(ownerPath)?.nonce === nonce,
+    check(): OwnershipCheck {
+      const r = readOwnerState(ownerPath);
+      if (r.state === 'record' && r.rec.nonce === nonce) return { state: 'ours' };
+      if (r.state === 'unreadable') return { state: 'unknown', reason: r.error, repaired: false };
+      if (r.state === 'record' && isOwnerAlive(r.rec)) return { state: 'lost', pid: r.rec.pid };
+      const reason = r.state === 'missing' ? 'owner record missing' : `owner record names dead pid ${r.rec.pid}`;
+      return { state: 'unknown', reason, repaired: repairOwner() };
+    },
     async release() {
       if (!owned) return;
       if (readOwner(ownerPath)?.nonce === nonce) fs.rmSync(ownerPath, { force: true });
@@ -125,9 +158,23 @@ export async function acquireSingleton(home: string, onCompromised: (err: Error)
   };
 }
 
+/** The owner record, read again (up to ~2 s) while it is unreadable: a read error proves nothing. */
+async function readSettled(path: string): Promise<OwnerRead> {
+  let r = readOwnerState(path);
+  for (let i = 0; i < 10 && r.state === 'unreadable'; i++) {
+    await sleep(200);
+    r = readOwnerState(path);
+  }
+  return r;
+}
+
+function foreignLiveOwner(r: OwnerRead, nonce: string): boolean {
+  return r.state === 'record' && r.rec.nonce !== nonce && isOwnerAlive(r.rec);
+}
+
 function statOrNull(p: string): fs.Stats | null {
   try {
-    return fs.statSync(p);
+    return fs.lstatSync(p);
   } catch {
     return null;
   }

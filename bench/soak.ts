@@ -1,0 +1,191 @@
+import { readFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { join } from 'node:path';
+import { startDaemon, startRuntime, type Runtime } from '../test/mcp-harness.js';
+import type { BenchResult } from './result.js';
+
+/**
+ * Soak: a real daemon on loopback under mixed Exec and MCP traffic for a
+ * long time (30 min by default; `npm run bench -- soak --minutes 2`), with a
+ * runtime opened and closed every few seconds on the side. The daemon's RSS
+ * is sampled throughout (and its heap, through operator status). After the
+ * warm-up (the first fifth, at least 30 s) the RSS must not grow by more
+ * than 10%: no sample of the last two thirds may exceed the highest of the
+ * first third by more than that.
+ * Not in the default bench list: it runs only when named.
+ */
+export const name = 'soak';
+
+const WORKERS = 8;
+const MAX_GROWTH = 0.1;
+const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+function minutesArg(argv: readonly string[]): number {
+  const i = argv.indexOf('--minutes');
+  const v = i >= 0 ? argv[i + 1] : argv.find((a) => a.startsWith('--minutes='))?.slice('--minutes='.length);
+  const n = v === undefined ? 30 : Number(v);
+  if (!(n > 0)) throw new Error(`--minutes must be a positive number, got "${v}"`);
+  return n;
+}
+
+/** The daemon's own view of its memory (operator status), for telling heap growth from native growth. */
+async function heapMb(url: string, home: string): Promise<{ heap: number; external: number }> {
+  const token = readFileSync(join(home, 'operator.token'), 'utf8').trim();
+  const r = await new Promise<string>((resolve, reject) => {
+    const req = request(`${url}/api/v1/status`, { agent: false, headers: { authorization: `Bearer ${token}` } }, (res) => {
+      let b = '';
+      res.setEncoding('utf8').on('data', (d: string) => (b += d));
+      res.on('end', () => resolve(b));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  const m = (JSON.parse(r) as { data: { memory: { heapUsed: number; external: number } } }).data.memory;
+  return { heap: m.heapUsed / 1048576, external: m.external / 1048576 };
+}
+
+function rssKb(pid: number): number {
+  const m = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!m) throw new Error(`no VmRSS for pid ${pid}`);
+  return Number(m[1]);
+}
+
+const keepAlive = new Agent({ keepAlive: true, maxSockets: WORKERS * 2 });
+
+function post(url: string, token: string, body: unknown, fresh: boolean): Promise<{ status: number; json: any }> {
+  const text = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = request(url, {
+      method: 'POST',
+      agent: fresh ? false : keepAlive,
+      headers: { ...JSON_HEADERS, authorization: `Bearer ${token}`, 'content-length': String(Buffer.byteLength(text)) },
+    }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        let json: unknown = null;
+        try {
+          json = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        } catch {
+          // counted as an error by the caller through the status or shape
+        }
+        resolve({ status: res.statusCode ?? 0, json });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(text);
+  });
+}
+
+interface Counters {
+  exec: number;
+  mcp: number;
+  errors: number;
+  lastError: string;
+  leases: number;
+}
+
+/** One worker: a fixed rotation of Exec reads and writes and MCP message calls. */
+async function worker(rt: Runtime, id: number, until: number, c: Counters): Promise<void> {
+  const base = rt.env.AGENTTEAM_EXEC_BASE_URL!;
+  let taskId = '';
+  for (let i = 0; Date.now() < until; i++) {
+    const token = rt.token();
+    const fresh = i % 10 === 0; // some calls on a new connection, as the CLI makes them
+    const step = i % 8;
+    let r: { status: number; json: any };
+    if (step === 0 || !taskId) {
+      r = await post(`${base}/task/create`, token, { title: `soak ${id}-${i}`, description: 'x'.repeat(200) }, fresh);
+      if (r.status === 200) taskId = r.json.data.task.id;
+      c.exec++;
+    } else if (step === 1) {
+      r = await post(`${base}/task/update`, token, { id: taskId, title: `soak ${id}-${i} updated` }, fresh);
+      c.exec++;
+    } else if (step <= 3) {
+      r = await post(`${base}/task/get`, token, { id: taskId }, fresh);
+      c.exec++;
+    } else if (step === 4) {
+      r = await post(`${base}/task/list`, token, { limit: 20 }, fresh);
+      c.exec++;
+    } else if (step === 5) {
+      r = await post(rt.mcpUrl, token, { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'message_send', arguments: { target: `channel:soak${id % 3}`, content: `soak message ${i}` } } }, fresh);
+      c.mcp++;
+    } else {
+      r = await post(rt.mcpUrl, token, { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'message_history_read', arguments: { target: `channel:soak${id % 3}`, limit: 20 } } }, fresh);
+      c.mcp++;
+    }
+    const failed = r.status !== 200 || r.json?.ok === false || r.json?.error !== undefined || r.json?.result?.isError === true;
+    if (failed) {
+      c.errors++;
+      c.lastError = `${r.status} ${JSON.stringify(r.json).slice(0, 200)}`;
+    }
+  }
+}
+
+export async function run(argv: readonly string[] = process.argv.slice(2)): Promise<BenchResult[]> {
+  const minutes = minutesArg(argv);
+  const totalMs = minutes * 60_000;
+  const warmMs = Math.max(30_000, totalMs / 5);
+  const sampleMs = Math.max(2_000, Math.min(30_000, totalMs / 60));
+  const daemon = await startDaemon();
+  const c: Counters = { exec: 0, mcp: 0, errors: 0, lastError: '', leases: 0 };
+  const samples: { t: number; kb: number }[] = [];
+  const heap: number[] = [];
+  try {
+    const runtimes = [await startRuntime(daemon, { server: 'local', agent: 'soak-a' }), await startRuntime(daemon, { server: 'local', agent: 'soak-b' })];
+    const t0 = Date.now();
+    const until = t0 + totalMs;
+    const sampler = setInterval(() => {
+      const s = { t: Date.now() - t0, kb: rssKb(daemon.pid) };
+      samples.push(s);
+      void heapMb(daemon.url, daemon.home).then((h) => {
+        heap.push(h.heap);
+        process.stderr.write(`soak: ${(s.t / 1000).toFixed(0)} s  rss ${(s.kb / 1024).toFixed(1)} MB  heap ${h.heap.toFixed(1)} MB  external ${h.external.toFixed(1)} MB  exec ${c.exec}  mcp ${c.mcp}  errors ${c.errors}  leases ${c.leases}\n`);
+      }, () => undefined);
+    }, sampleMs);
+    // Lease churn: a runtime opened and closed every 5 s (credential files, renewal timers, drivers).
+    const churn = (async () => {
+      while (Date.now() < until - 5_000) {
+        const rt = await startRuntime(daemon, { server: 'local', agent: `churn${c.leases % 4}` });
+        await post(`${rt.env.AGENTTEAM_EXEC_BASE_URL}/task/list`, rt.token(), { limit: 1 }, true);
+        await rt.close();
+        c.leases++;
+        await new Promise((r) => setTimeout(r, 5_000));
+      }
+    })();
+    await Promise.all([...Array.from({ length: WORKERS }, (_, i) => worker(runtimes[i % 2]!, i, until, c)), churn]);
+    clearInterval(sampler);
+    samples.push({ t: Date.now() - t0, kb: rssKb(daemon.pid) });
+    await Promise.all(runtimes.map((r) => r.close()));
+  } finally {
+    keepAlive.destroy();
+    await daemon.close();
+  }
+  // RSS is a sawtooth (V8 grows its heap, a major GC gives pages back), so single samples mislead.
+  // The level is the highest sample of the first third after warm-up; growth is how far any later
+  // sample rises above it. A leak keeps raising the peaks; a bounded cache stops.
+  const split = warmMs + (totalMs - warmMs) / 3;
+  const first = samples.filter((s) => s.t > warmMs && s.t <= split);
+  const later = samples.filter((s) => s.t > split);
+  if (first.length === 0 || later.length === 0) throw new Error('too few RSS samples; run longer');
+  const baseKb = Math.max(...first.map((s) => s.kb));
+  const maxKb = Math.max(...later.map((s) => s.kb));
+  const growth = maxKb / baseKb - 1;
+  const seconds = totalMs / 1000;
+  const points = [0, 0.2, 0.4, 0.6, 0.8, 1].map((f) => samples[Math.min(samples.length - 1, Math.round(f * (samples.length - 1)))]!);
+  process.stderr.write(`soak: rss samples (s:MB) ${samples.map((s) => `${Math.round(s.t / 1000)}:${(s.kb / 1024).toFixed(1)}`).join(' ')}\n`);
+  if (c.errors > 0) process.stderr.write(`soak: last error ${c.lastError}\n`);
+  return [
+    { metric: `duration (${WORKERS} workers, warm-up ${Math.round(warmMs / 1000)} s)`, value: Math.round(seconds), unit: 's' },
+    { metric: 'Exec calls', value: c.exec, unit: 'calls' },
+    { metric: 'MCP calls', value: c.mcp, unit: 'calls' },
+    { metric: 'calls per second', value: Math.round((c.exec + c.mcp) / seconds), unit: 'req/s' },
+    { metric: 'runtimes opened and closed', value: c.leases, unit: 'leases' },
+    { metric: 'failed calls', value: c.errors, unit: 'calls', target: '0', pass: c.errors === 0 },
+    ...points.map((s) => ({ metric: `daemon RSS at ${Math.round(s.t / 1000)} s`, value: Math.round(s.kb / 102.4) / 10, unit: 'MB' })),
+    { metric: 'RSS level: highest in the first third after warm-up', value: Math.round(baseKb / 102.4) / 10, unit: 'MB' },
+    { metric: 'highest RSS after that', value: Math.round(maxKb / 102.4) / 10, unit: 'MB' },
+    { metric: 'RSS growth over the level', value: Math.round(growth * 1000) / 10, unit: '%', target: `<= ${MAX_GROWTH * 100}%`, pass: growth <= MAX_GROWTH },
+  ];
+}
