@@ -5,9 +5,17 @@ import { RPC, classify, errorFrame, resultFrame, type RpcId } from './jsonrpc.js
 import type { CallContext, ToolHost } from './tool-host.js';
 import { THREAD_HEADER, callThreadId } from './child-gate.js';
 import type { Principal } from '../http/principal.js';
+import type { Clock } from '../../lib/clock.js';
+import type { ToolChangeFeed } from './change-notices.js';
+import { ListenStreams } from './listen.js';
+import { META_KEYS, MODERN_VERSION, checkModernRequest, isModernRequest, withResultFields } from './modern.js';
 
-/** Newest first: an unknown requested revision is answered with the first one. */
+/** The initialize-based revisions, newest first: an unknown requested revision is answered with the first one. */
 export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'] as const;
+/** Every revision served on the endpoint, the stateless one first (what server/discover and -32022 list). */
+export const ALL_PROTOCOL_VERSIONS = [MODERN_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS] as const;
+/** How long a 2026 client may treat tools/list as fresh; change notices on subscriptions/listen cut it short. */
+export const TOOLS_LIST_TTL_MS = 10_000;
 
 export interface McpProtocolOptions {
   readonly host: ToolHost;
@@ -17,6 +25,9 @@ export interface McpProtocolOptions {
   readonly caller: (c: Context) => { principal: Principal; signal: AbortSignal };
   readonly serverVersion: string;
   readonly instructions?: string;
+  readonly clock: Clock;
+  /** Coalesced tool-list changes, for subscriptions/listen; without it the list is announced as fixed. */
+  readonly changes?: ToolChangeFeed;
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;
@@ -71,6 +82,52 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
     }
   }
 
+  // ---- 2026-07-28: stateless, everything read from the request's own _meta ----
+  const listens = new ListenStreams();
+  const serverMeta = `"_meta":${JSON.stringify({ [META_KEYS.serverInfo]: serverInfo })}`;
+  const completeFields = `"resultType":"complete",${serverMeta}`;
+  const cacheFields = `"resultType":"complete","ttlMs":${TOOLS_LIST_TTL_MS},"cacheScope":"private",${serverMeta}`;
+  const discoverJson = JSON.stringify({
+    resultType: 'complete',
+    supportedVersions: ALL_PROTOCOL_VERSIONS,
+    capabilities: { tools: { listChanged: opts.changes !== undefined } },
+    serverInfo,
+    ...(opts.instructions !== undefined ? { instructions: opts.instructions } : {}),
+    ttlMs: TOOLS_LIST_TTL_MS,
+    cacheScope: 'private',
+    _meta: { [META_KEYS.serverInfo]: serverInfo },
+  });
+  // The inventory's serialized list is stable between changes: splice the revision's fields once per list.
+  let modernList = { from: '', json: '' };
+  const neverChanges: ToolChangeFeed = { subscribe: () => () => undefined };
+
+  async function modern(c: Context, id: RpcId, method: string, params: Record<string, unknown>): Promise<Response> {
+    const check = checkModernRequest(method, params, (n) => c.req.header(n), ALL_PROTOCOL_VERSIONS);
+    if (!check.ok) return reply(check.status, errorFrame(id, check.code, check.message, check.data));
+    switch (method) {
+      case 'server/discover':
+        return reply(200, resultFrame(id, discoverJson));
+      case 'tools/list': {
+        const listJson = opts.host.listResultJson;
+        if (modernList.from !== listJson) modernList = { from: listJson, json: withResultFields(listJson, cacheFields) };
+        return reply(200, resultFrame(id, modernList.json));
+      }
+      case 'tools/call': {
+        const { principal, signal } = opts.caller(c);
+        const ctx: CallContext = { principal, signal, threadId: callThreadId(params, c.req.header(THREAD_HEADER)) };
+        const out = await opts.host.call(params.name, params.arguments, ctx);
+        return reply(200, out.ok ? resultFrame(id, withResultFields(out.resultJson, completeFields)) : errorFrame(id, out.code, out.message));
+      }
+      case 'subscriptions/listen': {
+        const { principal, signal } = opts.caller(c);
+        const started = listens.start({ id, params, feed: opts.changes ?? neverChanges, signal, authorizationId: principal.authorizationId, clock: opts.clock });
+        return started.ok ? started.response : reply(started.status, errorFrame(id, started.code, started.message));
+      }
+      default:
+        return reply(404, errorFrame(id, RPC.methodNotFound, `Method not found: ${method}`));
+    }
+  }
+
   return async function handle(c: Context): Promise<Response> {
     if (c.req.method !== 'POST') {
       return reply(405, errorFrame(null, RPC.invalidRequest, 'Method not allowed: this endpoint accepts POST only'), { allow: 'POST' });
@@ -78,10 +135,6 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
     const origin = c.req.header('origin');
     if (origin !== undefined && !isLoopbackOrigin(origin)) {
       return reply(403, errorFrame(null, ERROR_TABLE.forbidden.jsonrpc, 'Forbidden: Origin is not a loopback origin'));
-    }
-    const version = c.req.header('mcp-protocol-version');
-    if (version !== undefined && !supported.has(version)) {
-      return reply(400, errorFrame(null, RPC.invalidRequest, `Bad Request: unsupported MCP-Protocol-Version ${version}; supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`));
     }
     const type = c.req.header('content-type');
     if (type === undefined || !type.toLowerCase().startsWith('application/json')) {
@@ -105,6 +158,17 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
       return reply(400, errorFrame(null, RPC.invalidRequest, 'Invalid Request: JSON-RPC batches are not supported'));
     }
     const msg = classify(decoded);
+    const version = c.req.header('mcp-protocol-version');
+    if (msg.kind === 'request' && isModernRequest(msg.method, msg.params, version)) {
+      try {
+        return await modern(c, msg.id, msg.method, msg.params);
+      } catch {
+        return reply(200, errorFrame(msg.id, RPC.internalError, 'Internal error'));
+      }
+    }
+    if (version !== undefined && version !== MODERN_VERSION && !supported.has(version)) {
+      return reply(400, errorFrame(null, RPC.invalidRequest, `Bad Request: unsupported MCP-Protocol-Version ${version}; supported: ${ALL_PROTOCOL_VERSIONS.join(', ')}`));
+    }
     switch (msg.kind) {
       case 'invalid':
         return reply(400, errorFrame(msg.id, RPC.invalidRequest, `Invalid Request: ${msg.message}`));

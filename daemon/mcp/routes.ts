@@ -8,6 +8,7 @@ import { sharedBodyReader, sharedBoundary } from './boundary.js';
 import { messageToolHandlers } from './message-tools.js';
 import { renderServerInstructions } from '../drivers/guidance.js';
 import type { MessageServices } from './operator-routes.js';
+import type { ToolChangeFeed } from './change-notices.js';
 
 export const MCP_ROUTE = '/api/internal/mcp/servers/:serverId/agents/:agentId';
 export const MCP_LEGACY_ROUTE = '/mcp/agentteam/:serverId/:agentId';
@@ -15,6 +16,8 @@ const SERVER_VERSION = '0.1.0';
 
 export interface McpServices extends MessageServices {
   readonly clock: Clock;
+  /** Coalesced tool-list changes (2025 GET stream, 2026 subscriptions/listen); absent while the list is fixed. */
+  readonly toolChanges?: ToolChangeFeed;
 }
 
 /**
@@ -31,6 +34,8 @@ export function registerMcpRoutes(app: Hono<any>, services: McpServices): void {
     caller: (c) => c.get('runtime') as RuntimeRequest,
     serverVersion: SERVER_VERSION,
     instructions: renderServerInstructions(MCP_TOOLS),
+    clock: services.clock,
+    ...(services.toolChanges ? { changes: services.toolChanges } : {}),
   });
   app.all(MCP_ROUTE, handle);
   app.all(MCP_LEGACY_ROUTE, handle);
