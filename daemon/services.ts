@@ -10,6 +10,7 @@ import type { CursorCodec } from './exec/cursor.js';
 import type { Registry } from './exec/registry.js';
 import { builtinRegistry } from './handlers/index.js';
 import { MessageStore, type MessageApi } from './store/messages.js';
+import { ToolRegistry } from './tools/registry.js';
 
 /**
  * Everything the daemon's routes use, opened once at start and closed at
@@ -27,6 +28,8 @@ export interface Services {
   readonly profile: ProfileStore;
   /** Messages (MCP message tools and the operator message routes). */
   readonly messages: MessageApi;
+  /** The one registry of what agents can call over MCP (built-in, declared, client tools). */
+  readonly tools: ToolRegistry;
   /** The team server as seen by one caller (server id + agent id). */
   server(caller: Caller): ServerApi;
   /** Re-reads profile.json; an invalid file is logged and the previous profile kept. */
@@ -42,6 +45,8 @@ export interface OpenServicesOptions {
   readonly log?: (message: string) => void;
   /** Expiry window and record bound of idempotency records (defaults in store/idempotency.ts). */
   readonly idempotency?: IdempotencyLimits;
+  /** Which names a profile's denyTools may hold (client tools ever registered, fallback tools). */
+  readonly denyable?: (name: string) => boolean;
 }
 
 export function openServices(opts: OpenServicesOptions): Services {
@@ -53,7 +58,7 @@ export function openServices(opts: OpenServicesOptions): Services {
   const db = openDb(paths.store, undefined, { exclusive: true });
   const now = () => opts.clock.now();
   const embedded = new EmbeddedServer(db, now, opts.idempotency);
-  const profile = new ProfileStore(paths.profile, opts.log ?? ((m) => process.stderr.write(`${m}\n`)));
+  const profile = new ProfileStore(paths.profile, opts.log ?? ((m) => process.stderr.write(`${m}\n`)), opts.denyable ? { denyable: opts.denyable } : {});
   let closed = false;
   return {
     home: opts.home,
@@ -64,6 +69,7 @@ export function openServices(opts: OpenServicesOptions): Services {
     cursors: embedded.cursors,
     profile,
     messages: new MessageStore(db, opts.clock),
+    tools: new ToolRegistry(),
     server: (caller) => embedded.forCaller(caller),
     reloadProfile: () => profile.reload(),
     close() {

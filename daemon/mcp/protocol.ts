@@ -17,6 +17,8 @@ export interface McpProtocolOptions {
   readonly caller: (c: Context) => { principal: Principal; signal: AbortSignal };
   readonly serverVersion: string;
   readonly instructions?: string;
+  /** GET with Accept: text/event-stream: the server-to-client notification stream (tools/list_changed). */
+  readonly openStream?: (c: Context) => Response;
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;
@@ -38,7 +40,7 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
   function initializeResult(params: Record<string, unknown>): string {
     const requested = params.protocolVersion;
     const protocolVersion = typeof requested === 'string' && supported.has(requested) ? requested : SUPPORTED_PROTOCOL_VERSIONS[0];
-    const result: Record<string, unknown> = { protocolVersion, capabilities: { tools: { listChanged: false } }, serverInfo };
+    const result: Record<string, unknown> = { protocolVersion, capabilities: { tools: { listChanged: opts.openStream !== undefined } }, serverInfo };
     if (opts.instructions !== undefined) result.instructions = opts.instructions;
     return JSON.stringify(result);
   }
@@ -50,7 +52,7 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
       case 'ping':
         return resultFrame(id, '{}');
       case 'tools/list':
-        return resultFrame(id, opts.host.listResultJson);
+        return resultFrame(id, opts.host.listResultJson(opts.caller(c).principal));
       case 'tools/call': {
         const { principal, signal } = opts.caller(c);
         const ctx: CallContext = { principal, signal, threadId: callThreadId(params, c.req.header(THREAD_HEADER)) };
@@ -63,13 +65,16 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
   }
 
   return async function handle(c: Context): Promise<Response> {
-    if (c.req.method !== 'POST') {
-      return reply(405, errorFrame(null, RPC.invalidRequest, 'Method not allowed: this endpoint accepts POST only'), { allow: 'POST' });
+    const stream = c.req.method === 'GET' && opts.openStream !== undefined && (c.req.header('accept') ?? '').includes('text/event-stream');
+    if (c.req.method !== 'POST' && !stream) {
+      const allow = opts.openStream ? 'GET, POST' : 'POST';
+      return reply(405, errorFrame(null, RPC.invalidRequest, `Method not allowed: this endpoint accepts ${allow}${opts.openStream ? ' (GET with Accept: text/event-stream)' : ' only'}`), { allow });
     }
     const version = c.req.header('mcp-protocol-version');
     if (version !== undefined && !supported.has(version)) {
       return reply(400, errorFrame(null, RPC.invalidRequest, `Bad Request: unsupported MCP-Protocol-Version ${version}; supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`));
     }
+    if (stream) return opts.openStream!(c);
     const type = c.req.header('content-type');
     if (type === undefined || !type.toLowerCase().startsWith('application/json')) {
       return reply(415, errorFrame(null, RPC.invalidRequest, 'Unsupported Media Type: Content-Type must be application/json'));

@@ -3,7 +3,10 @@ import { MCP_TOOLS } from '../../catalog/mcp-tools.js';
 import type { Clock } from '../../lib/clock.js';
 import type { RuntimeRequest } from '../http/principal.js';
 import { createMcpProtocol } from './protocol.js';
-import { createToolHost } from './tool-host.js';
+import { createToolHost, type HiddenTools } from './tool-host.js';
+import type { Principal } from '../http/principal.js';
+import type { ToolRegistry } from '../tools/registry.js';
+import type { ListChangedNotifier } from './notify.js';
 import { sharedBodyReader, sharedBoundary } from './boundary.js';
 import { messageToolHandlers } from './message-tools.js';
 import { renderServerInstructions } from '../drivers/guidance.js';
@@ -15,6 +18,12 @@ const SERVER_VERSION = '0.1.0';
 
 export interface McpServices extends MessageServices {
   readonly clock: Clock;
+  /** The one registry of agent-callable tools; the built-ins are registered into it here. */
+  readonly tools: ToolRegistry;
+  /** What one agent may neither see nor call (profile denyTools). */
+  readonly hiddenFor?: (principal: Principal) => HiddenTools | undefined;
+  /** The tools/list_changed stream for GET on the endpoint. */
+  readonly notifier?: ListChangedNotifier;
 }
 
 /**
@@ -24,13 +33,14 @@ export interface McpServices extends MessageServices {
  * handler is reached.
  */
 export function registerMcpRoutes(app: Hono<any>, services: McpServices): void {
-  const host = createToolHost(MCP_TOOLS, messageToolHandlers(services.messages), sharedBoundary);
+  const host = createToolHost(services.tools, MCP_TOOLS, messageToolHandlers(services.messages), sharedBoundary, services.hiddenFor);
   const handle = createMcpProtocol({
     host,
     readBody: sharedBodyReader(services.clock),
     caller: (c) => c.get('runtime') as RuntimeRequest,
     serverVersion: SERVER_VERSION,
     instructions: renderServerInstructions(MCP_TOOLS),
+    ...(services.notifier ? { openStream: (c) => services.notifier!.open(c) } : {}),
   });
   app.all(MCP_ROUTE, handle);
   app.all(MCP_LEGACY_ROUTE, handle);
