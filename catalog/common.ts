@@ -1,3 +1,5 @@
+import { SELECTOR_MAX_BYTES, SELECTOR_PATTERN } from './selectors.js';
+
 /** Schema fragments shared by several actions. Spread into `as const` schemas. */
 
 export const ID_PATTERN = '^[a-z]+_[0-9A-Za-z]{6,40}$';
@@ -10,11 +12,19 @@ export const timestampSchema = {
   maxLength: 40,
 } as const;
 
-export const idempotencyKeyProp = {
+/** The idempotency selectors every mutation accepts (grammar in selectors.ts). */
+export const idempotencySelectorProps = {
   idempotencyKey: {
     type: 'string',
-    pattern: '^[A-Za-z0-9._:-]{1,128}$',
-    description: 'Replays the first result for a repeated key instead of applying the change twice.',
+    pattern: SELECTOR_PATTERN,
+    maxLength: SELECTOR_MAX_BYTES,
+    description: 'Replays the first result for a repeated key (within 24 h) instead of applying the change twice.',
+  },
+  requestId: {
+    type: 'string',
+    pattern: SELECTOR_PATTERN,
+    maxLength: SELECTOR_MAX_BYTES,
+    description: 'Another name for the same selector as idempotencyKey; when both are given they must be equal.',
   },
 } as const;
 

@@ -5,9 +5,11 @@ import type { LaunchHook } from './operator/runtimes.js';
 import type { Diag } from './lifecycle/diag.js';
 import { prepareRuntimeDriver, refreshRuntimeDriver } from './drivers/index.js';
 import { openServices } from './services.js';
+import type { IdempotencyLimits } from './store/idempotency.js';
 import { registerExecActionRoute } from './exec/route.js';
 import { registerMcpRoutes } from './mcp/routes.js';
 import { registerMessageOperatorRoutes } from './mcp/operator-routes.js';
+import { isDenyable, openClientTools, rememberedClientTools } from './clienttools/part.js';
 
 /**
  * The parts of the daemon owned by other modules (services, Exec action
@@ -22,8 +24,19 @@ export interface DaemonParts {
   close(): Promise<void>;
 }
 
-export async function openDaemonParts(opts: { home: string; clock: Clock; diag: Diag }): Promise<DaemonParts> {
-  const services = openServices({ home: opts.home, clock: opts.clock, log: (message) => opts.diag('profile', { message }) });
+export async function openDaemonParts(opts: { home: string; clock: Clock; diag: Diag; idempotency?: IdempotencyLimits | undefined }): Promise<DaemonParts> {
+  const remembered = rememberedClientTools(opts.home, (message) => opts.diag('client_tools', { message }));
+  const services = openServices({
+    home: opts.home,
+    clock: opts.clock,
+    log: (message) => opts.diag('profile', { message }),
+    denyable: isDenyable(remembered),
+    ...(opts.idempotency ? { idempotency: opts.idempotency } : {}),
+  });
+  const clientTools = openClientTools({
+    home: opts.home, clock: opts.clock, registry: services.tools, profile: services.profile, remembered,
+    log: (message) => opts.diag('client_tools', { message }),
+  });
   await services.registry.useGeneratedValidators();
   const mcpUrls = new WeakMap<Authorization, string>();
   const launchHook: LaunchHook = (auth, runtime, mcpUrl, env) => {
@@ -38,12 +51,16 @@ export async function openDaemonParts(opts: { home: string; clock: Clock; diag: 
   return {
     registerRoutes: (app) => {
       registerExecActionRoute(app, services);
-      registerMcpRoutes(app, services);
+      registerMcpRoutes(app, { ...services, hiddenFor: clientTools.hiddenFor, notifier: clientTools.notifier });
       registerMessageOperatorRoutes(app, services);
+      clientTools.registerRoutes(app);
     },
     launchHook,
     onPublished,
     reload: async () => services.reloadProfile(),
-    close: async () => services.close(),
+    close: async () => {
+      clientTools.close();
+      services.close();
+    },
   };
 }

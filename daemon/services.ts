@@ -3,12 +3,14 @@ import { homePaths } from '../lib/home.js';
 import { defaultCatalog, type Catalog } from '../catalog/catalog.js';
 import { openDb, type Db } from './store/db.js';
 import { EmbeddedServer } from './store/embedded.js';
+import type { IdempotencyLimits } from './store/idempotency.js';
 import type { Caller, ServerApi } from './store/server-api.js';
 import { ProfileStore, type ReloadResult } from './profile/profile-store.js';
 import type { CursorCodec } from './exec/cursor.js';
 import type { Registry } from './exec/registry.js';
 import { builtinRegistry } from './handlers/index.js';
 import { MessageStore, type MessageApi } from './store/messages.js';
+import { ToolRegistry } from './tools/registry.js';
 
 /**
  * Everything the daemon's routes use, opened once at start and closed at
@@ -26,6 +28,8 @@ export interface Services {
   readonly profile: ProfileStore;
   /** Messages (MCP message tools and the operator message routes). */
   readonly messages: MessageApi;
+  /** The one registry of what agents can call over MCP (built-in, declared, client tools). */
+  readonly tools: ToolRegistry;
   /** The team server as seen by one caller (server id + agent id). */
   server(caller: Caller): ServerApi;
   /** Re-reads profile.json; an invalid file is logged and the previous profile kept. */
@@ -39,6 +43,10 @@ export interface OpenServicesOptions {
   readonly catalog?: Catalog;
   /** Where operator-facing problems (an invalid profile) are reported. */
   readonly log?: (message: string) => void;
+  /** Expiry window and record bound of idempotency records (defaults in store/idempotency.ts). */
+  readonly idempotency?: IdempotencyLimits;
+  /** Which names a profile's denyTools may hold (client tools ever registered, fallback tools). */
+  readonly denyable?: (name: string) => boolean;
 }
 
 export function openServices(opts: OpenServicesOptions): Services {
@@ -49,8 +57,8 @@ export function openServices(opts: OpenServicesOptions): Services {
   // The daemon owns its store (one daemon per home): held exclusively while it runs.
   const db = openDb(paths.store, undefined, { exclusive: true });
   const now = () => opts.clock.now();
-  const embedded = new EmbeddedServer(db, now);
-  const profile = new ProfileStore(paths.profile, opts.log ?? ((m) => process.stderr.write(`${m}\n`)));
+  const embedded = new EmbeddedServer(db, now, opts.idempotency);
+  const profile = new ProfileStore(paths.profile, opts.log ?? ((m) => process.stderr.write(`${m}\n`)), opts.denyable ? { denyable: opts.denyable } : {});
   let closed = false;
   return {
     home: opts.home,
@@ -61,6 +69,7 @@ export function openServices(opts: OpenServicesOptions): Services {
     cursors: embedded.cursors,
     profile,
     messages: new MessageStore(db, opts.clock),
+    tools: new ToolRegistry(),
     server: (caller) => embedded.forCaller(caller),
     reloadProfile: () => profile.reload(),
     close() {

@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
-import { ChangeNotices } from '../daemon/mcp/change-notices.js';
+import { ListChangedNotifier } from '../daemon/mcp/notify.js';
 import { FakeClock } from './auth-clock.js';
 
-test('change notices: the first change is announced at once, a burst folds into one notice a second', () => {
+test('change notices (subscribers of the one coalescer): the first change is announced at once, a burst folds into one notice a second', () => {
   const clock = new FakeClock();
-  const notices = new ChangeNotices(clock, 1_000);
+  const notices = new ListChangedNotifier(clock);
   const seen: number[] = [];
   const stop = notices.subscribe(() => seen.push(clock.now()));
   const t0 = clock.now();
@@ -33,9 +33,9 @@ test('change notices: the first change is announced at once, a burst folds into 
   assert.equal(seen.length, 3, 'a removed listener hears nothing');
 });
 
-test('change notices: one throwing listener does not stop the others', () => {
+test('change notices (subscribers of the one coalescer): one throwing listener does not stop the others', () => {
   const clock = new FakeClock();
-  const notices = new ChangeNotices(clock);
+  const notices = new ListChangedNotifier(clock);
   let reached = 0;
   notices.subscribe(() => {
     throw new Error('broken stream');

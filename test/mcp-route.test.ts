@@ -147,9 +147,12 @@ test('MCP route: real client, people and agents exchange messages, protocol edge
     assert.equal(env.error.code, 'result_budget_exceeded');
     assert.equal(env.error.next.action, 'message_history_read');
     assert.equal(env.error.next.input.target, 'channel:big');
-    const fits = await client.callTool({ name: 'message_history_read', arguments: { target: 'channel:big', limit: 2 } });
+    // Two messages are ~40 KB of structured JSON, but the frame carries it twice (text copy): over budget.
+    const twice = await client.callTool({ name: 'message_history_read', arguments: { target: 'channel:big', limit: 2 } });
+    assert.equal(twice.isError, true);
+    const fits = await client.callTool({ name: 'message_history_read', arguments: { target: 'channel:big', limit: 1 } });
     assert.notEqual(fits.isError, true);
-    assert.equal((fits.structuredContent as { messages: unknown[] }).messages.length, 2);
+    assert.equal((fits.structuredContent as { messages: unknown[] }).messages.length, 1);
   });
 
   await t.test('the legacy alias serves the same inventory', async () => {
@@ -167,7 +170,9 @@ test('MCP route: real client, people and agents exchange messages, protocol edge
     const tok = rt.token();
     const list = { jsonrpc: '2.0', id: 7, method: 'tools/list' };
     assert.equal((await rpc(rt.mcpUrl, tok, list, { origin: 'http://evil.example' })).status, 403);
-    assert.equal((await rpc(rt.mcpUrl, tok, list, { origin: 'http://localhost:3000' })).status, 200);
+    // Another local origin (a dev server on another port) is foreign too; the daemon's own origin passes.
+    assert.equal((await rpc(rt.mcpUrl, tok, list, { origin: 'http://localhost:3000' })).status, 403);
+    assert.equal((await rpc(rt.mcpUrl, tok, list, { origin: `http://localhost:${new URL(rt.mcpUrl).port}` })).status, 200);
     const bad = await rpc(rt.mcpUrl, tok, list, { 'mcp-protocol-version': '1999-01-01' });
     assert.equal(bad.status, 400);
     assert.equal((await rpc(rt.mcpUrl, tok, list, { 'mcp-protocol-version': '2025-03-26' })).status, 200);

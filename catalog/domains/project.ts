@@ -1,5 +1,5 @@
 import { defineAction } from '../descriptor.js';
-import { idSchema, idempotencyKeyProp, pageInputProps, pageOutputProps, timestampSchema } from '../common.js';
+import { idSchema, idempotencySelectorProps, pageInputProps, pageOutputProps, timestampSchema } from '../common.js';
 
 export const projectSchema = {
   type: 'object',
@@ -36,7 +36,7 @@ export const projectCreate = defineAction({
     properties: {
       name: { type: 'string', minLength: 1, maxLength: 200 },
       description: { type: 'string', maxLength: 20000 },
-      ...idempotencyKeyProp,
+      ...idempotencySelectorProps,
     },
   },
   output: projectOutput,

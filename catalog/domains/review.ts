@@ -1,5 +1,5 @@
 import { defineAction } from '../descriptor.js';
-import { idSchema, idempotencyKeyProp, pageInputProps, pageOutputProps, timestampSchema } from '../common.js';
+import { idSchema, idempotencySelectorProps, pageInputProps, pageOutputProps, timestampSchema } from '../common.js';
 
 const verdictSchema = { type: 'string', enum: ['approve', 'request_changes', 'comment'] } as const;
 
@@ -33,7 +33,7 @@ export const reviewAdd = defineAction({
       taskId: idSchema,
       verdict: verdictSchema,
       body: { type: 'string', minLength: 1, maxLength: 20000 },
-      ...idempotencyKeyProp,
+      ...idempotencySelectorProps,
     },
   },
   output: {

@@ -1,5 +1,5 @@
 import { defineAction } from '../descriptor.js';
-import { idSchema, idempotencyKeyProp, pageInputProps, pageOutputProps, timestampSchema } from '../common.js';
+import { idSchema, idempotencySelectorProps, pageInputProps, pageOutputProps, timestampSchema } from '../common.js';
 
 const statusSchema = { type: 'string', enum: ['todo', 'in_progress', 'blocked', 'done', 'cancelled'] } as const;
 const handleSchema = { type: 'string', minLength: 1, maxLength: 128 } as const;
@@ -45,7 +45,7 @@ export const taskCreate = defineAction({
       status: statusSchema,
       assignee: handleSchema,
       projectId: idSchema,
-      ...idempotencyKeyProp,
+      ...idempotencySelectorProps,
     },
   },
   output: taskOutput,
@@ -111,7 +111,7 @@ export const taskUpdate = defineAction({
       assignee: { anyOf: [handleSchema, { type: 'null' }] },
       projectId: { anyOf: [idSchema, { type: 'null' }] },
       expectedRevision: { type: 'integer', minimum: 1 },
-      ...idempotencyKeyProp,
+      ...idempotencySelectorProps,
     },
   },
   output: taskOutput,

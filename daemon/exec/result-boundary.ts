@@ -1,6 +1,6 @@
 import type { InventoryRow } from '../../catalog/inventory.js';
-import { defaultCatalog } from '../../catalog/catalog.js';
 import { ExecError } from '../errors.js';
+import { mutationReceipt } from './receipt.js';
 
 /** The serialized success envelope budget shared by Exec and MCP tools/call. */
 export const RESULT_BUDGET_BYTES = 64 * 1024;
@@ -16,6 +16,8 @@ export interface BoundaryOptions {
   readonly budgetBytes?: number;
   /** Builds the envelope that is measured and returned; default `{ok: true, data}`. */
   readonly wrap?: (data: unknown) => unknown;
+  /** Turns the serialized envelope into the complete frame as sent; that frame is what the budget measures. */
+  readonly frame?: (json: string) => string;
 }
 
 /**
@@ -30,6 +32,7 @@ export function boundResult(policy: BoundaryPolicy, input: unknown, data: unknow
   let body: string | undefined;
   try {
     body = data === undefined ? undefined : JSON.stringify(wrap(data));
+    if (body !== undefined && opts.frame) body = opts.frame(body);
   } catch {
     body = undefined;
   }
@@ -57,36 +60,10 @@ function unserializable(policy: BoundaryPolicy, input: unknown): ExecError {
  * selectors only (never free-text fields) and a retrieval call rebuilt from them.
  */
 function mutationOverBudget(policy: BoundaryPolicy, input: unknown, data: unknown): ExecError {
-  const receipt: Record<string, unknown> = {};
-  const rp = policy.receipt;
-  if (rp) {
-    receipt.entity = rp.entity;
-    const entity = (data as Record<string, unknown> | null)?.[rp.entity];
-    for (const name of rp.selectors) {
-      const v = entity !== null && typeof entity === 'object' ? (entity as Record<string, unknown>)[name] : undefined;
-      if (isSelectorValue(v)) receipt[name] = v;
-    }
-    const key = (input as Record<string, unknown> | null)?.idempotencyKey;
-    if (isSelectorValue(key)) receipt.idempotencyKey = key;
-    receipt.retrieval = { action: rp.retrieval, input: retrievalInput(rp.retrieval, receipt) };
-  }
+  const receipt = policy.receipt ? mutationReceipt(policy.receipt, data, input) : {};
   return new ExecError('result_budget_exceeded', `${policy.domain} ${policy.action} was applied, but its result is larger than the ${RESULT_BUDGET_BYTES / 1024} KiB budget`, {
     metadata: { mutation_applied: true, mutation_receipt: receipt },
   });
-}
-
-function isSelectorValue(v: unknown): v is string | number {
-  return (typeof v === 'string' && v.length <= 128) || (typeof v === 'number' && Number.isFinite(v));
-}
-
-/** The retrieval action's required inputs, filled from the receipt's selectors (`id`, `taskId`, ...). */
-function retrievalInput(retrieval: string, receipt: Record<string, unknown>): Record<string, unknown> {
-  const [domain = '', action = ''] = retrieval.split(' ');
-  const d = defaultCatalog().get(domain, action)?.descriptor;
-  const required = ((d?.input as { required?: string[] } | undefined)?.required ?? []);
-  const out: Record<string, unknown> = {};
-  for (const name of required) if (receipt[name] !== undefined) out[name] = receipt[name];
-  return out;
 }
 
 /** Replaces `<...>` placeholders of an inventory `next` input with the caller's own values where it sent them. */

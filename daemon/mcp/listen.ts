@@ -1,5 +1,5 @@
 import type { Clock, ClockTimer } from '../../lib/clock.js';
-import type { ToolChangeFeed } from './change-notices.js';
+import type { ToolChangeFeed } from './notify.js';
 import type { RpcId } from './jsonrpc.js';
 import { META_KEYS } from './modern.js';
 

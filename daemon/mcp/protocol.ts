@@ -6,7 +6,7 @@ import type { CallContext, ToolHost } from './tool-host.js';
 import { THREAD_HEADER, callThreadId } from './child-gate.js';
 import type { Principal } from '../http/principal.js';
 import type { Clock } from '../../lib/clock.js';
-import type { ToolChangeFeed } from './change-notices.js';
+import type { ToolChangeFeed } from './notify.js';
 import { ListenStreams } from './listen.js';
 import { META_KEYS, MODERN_VERSION, checkModernRequest, isModernRequest, withResultFields } from './modern.js';
 
@@ -28,19 +28,11 @@ export interface McpProtocolOptions {
   readonly clock: Clock;
   /** Coalesced tool-list changes, for subscriptions/listen; without it the list is announced as fixed. */
   readonly changes?: ToolChangeFeed;
+  /** GET with Accept: text/event-stream: the 2025 server-to-client notification stream (tools/list_changed). */
+  readonly openStream?: (c: Context) => Response;
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;
-
-function isLoopbackOrigin(origin: string): boolean {
-  let host: string;
-  try {
-    host = new URL(origin).hostname;
-  } catch {
-    return false;
-  }
-  return host === 'localhost' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
-}
 
 function reply(status: number, body: string | null, extra: Record<string, string> = {}): Response {
   return new Response(body, { status, headers: body === null ? extra : { ...JSON_HEADERS, ...extra } });
@@ -48,7 +40,8 @@ function reply(status: number, body: string | null, extra: Record<string, string
 
 /**
  * One MCP Streamable HTTP endpoint, stateless, JSON responses only. Order:
- * transport checks (method, Origin, protocol-version header, content type),
+ * transport checks (method, protocol-version header, content type; Host and
+ * Origin were checked for every route by daemon/http/host-origin.ts),
  * body, JSON-RPC framing, then dispatch by method.
  */
 export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Promise<Response> {
@@ -58,7 +51,7 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
   function initializeResult(params: Record<string, unknown>): string {
     const requested = params.protocolVersion;
     const protocolVersion = typeof requested === 'string' && supported.has(requested) ? requested : SUPPORTED_PROTOCOL_VERSIONS[0];
-    const result: Record<string, unknown> = { protocolVersion, capabilities: { tools: { listChanged: false } }, serverInfo };
+    const result: Record<string, unknown> = { protocolVersion, capabilities: { tools: { listChanged: opts.openStream !== undefined } }, serverInfo };
     if (opts.instructions !== undefined) result.instructions = opts.instructions;
     return JSON.stringify(result);
   }
@@ -70,7 +63,7 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
       case 'ping':
         return resultFrame(id, '{}');
       case 'tools/list':
-        return resultFrame(id, opts.host.listResultJson);
+        return resultFrame(id, opts.host.listResultJson(opts.caller(c).principal));
       case 'tools/call': {
         const { principal, signal } = opts.caller(c);
         const ctx: CallContext = { principal, signal, threadId: callThreadId(params, c.req.header(THREAD_HEADER)) };
@@ -98,7 +91,7 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
     _meta: { [META_KEYS.serverInfo]: serverInfo },
   });
   // The inventory's serialized list is stable between changes: splice the revision's fields once per list.
-  let modernList = { from: '', json: '' };
+  const modernLists = new Map<string, string>();
   const neverChanges: ToolChangeFeed = { subscribe: () => () => undefined };
 
   async function modern(c: Context, id: RpcId, method: string, params: Record<string, unknown>): Promise<Response> {
@@ -108,9 +101,14 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
       case 'server/discover':
         return reply(200, resultFrame(id, discoverJson));
       case 'tools/list': {
-        const listJson = opts.host.listResultJson;
-        if (modernList.from !== listJson) modernList = { from: listJson, json: withResultFields(listJson, cacheFields) };
-        return reply(200, resultFrame(id, modernList.json));
+        const listJson = opts.host.listResultJson(opts.caller(c).principal);
+        let json = modernLists.get(listJson);
+        if (json === undefined) {
+          if (modernLists.size >= 64) modernLists.clear(); // one entry per deny-set and revision: old ones just go
+          json = withResultFields(listJson, cacheFields);
+          modernLists.set(listJson, json);
+        }
+        return reply(200, resultFrame(id, json));
       }
       case 'tools/call': {
         const { principal, signal } = opts.caller(c);
@@ -129,12 +127,18 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
   }
 
   return async function handle(c: Context): Promise<Response> {
-    if (c.req.method !== 'POST') {
-      return reply(405, errorFrame(null, RPC.invalidRequest, 'Method not allowed: this endpoint accepts POST only'), { allow: 'POST' });
+    const stream = c.req.method === 'GET' && opts.openStream !== undefined && (c.req.header('accept') ?? '').includes('text/event-stream');
+    if (c.req.method !== 'POST' && !stream) {
+      const allow = opts.openStream ? 'GET, POST' : 'POST';
+      return reply(405, errorFrame(null, RPC.invalidRequest, `Method not allowed: this endpoint accepts ${allow}${opts.openStream ? ' (GET with Accept: text/event-stream)' : ' only'}`), { allow });
     }
-    const origin = c.req.header('origin');
-    if (origin !== undefined && !isLoopbackOrigin(origin)) {
-      return reply(403, errorFrame(null, ERROR_TABLE.forbidden.jsonrpc, 'Forbidden: Origin is not a loopback origin'));
+    if (stream) {
+      // The GET stream exists only in the 2025 revisions (2026-07-28 has subscriptions/listen instead).
+      const version = c.req.header('mcp-protocol-version');
+      if (version !== undefined && !supported.has(version)) {
+        return reply(400, errorFrame(null, RPC.invalidRequest, `Bad Request: the GET stream is not part of MCP-Protocol-Version ${version}; supported for GET: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`));
+      }
+      return opts.openStream!(c);
     }
     const type = c.req.header('content-type');
     if (type === undefined || !type.toLowerCase().startsWith('application/json')) {

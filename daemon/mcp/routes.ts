@@ -3,12 +3,14 @@ import { MCP_TOOLS } from '../../catalog/mcp-tools.js';
 import type { Clock } from '../../lib/clock.js';
 import type { RuntimeRequest } from '../http/principal.js';
 import { createMcpProtocol } from './protocol.js';
-import { createToolHost } from './tool-host.js';
+import { createToolHost, type HiddenTools } from './tool-host.js';
+import type { Principal } from '../http/principal.js';
+import type { ToolRegistry } from '../tools/registry.js';
+import type { ListChangedNotifier } from './notify.js';
 import { sharedBodyReader, sharedBoundary } from './boundary.js';
 import { messageToolHandlers } from './message-tools.js';
 import { renderServerInstructions } from '../drivers/guidance.js';
 import type { MessageServices } from './operator-routes.js';
-import type { ToolChangeFeed } from './change-notices.js';
 
 export const MCP_ROUTE = '/api/internal/mcp/servers/:serverId/agents/:agentId';
 export const MCP_LEGACY_ROUTE = '/mcp/agentteam/:serverId/:agentId';
@@ -16,8 +18,12 @@ const SERVER_VERSION = '0.1.0';
 
 export interface McpServices extends MessageServices {
   readonly clock: Clock;
-  /** Coalesced tool-list changes (2025 GET stream, 2026 subscriptions/listen); absent while the list is fixed. */
-  readonly toolChanges?: ToolChangeFeed;
+  /** The one registry of agent-callable tools; the built-ins are registered into it here. */
+  readonly tools: ToolRegistry;
+  /** What one agent may neither see nor call (profile denyTools). */
+  readonly hiddenFor?: (principal: Principal) => HiddenTools | undefined;
+  /** The tools/list_changed stream for GET on the endpoint. */
+  readonly notifier?: ListChangedNotifier;
 }
 
 /**
@@ -27,7 +33,7 @@ export interface McpServices extends MessageServices {
  * handler is reached.
  */
 export function registerMcpRoutes(app: Hono<any>, services: McpServices): void {
-  const host = createToolHost(MCP_TOOLS, messageToolHandlers(services.messages), sharedBoundary);
+  const host = createToolHost(services.tools, MCP_TOOLS, messageToolHandlers(services.messages), sharedBoundary, services.hiddenFor);
   const handle = createMcpProtocol({
     host,
     readBody: sharedBodyReader(services.clock),
@@ -35,7 +41,7 @@ export function registerMcpRoutes(app: Hono<any>, services: McpServices): void {
     serverVersion: SERVER_VERSION,
     instructions: renderServerInstructions(MCP_TOOLS),
     clock: services.clock,
-    ...(services.toolChanges ? { changes: services.toolChanges } : {}),
+    ...(services.notifier ? { openStream: (c) => services.notifier!.open(c), changes: services.notifier } : {}),
   });
   app.all(MCP_ROUTE, handle);
   app.all(MCP_LEGACY_ROUTE, handle);

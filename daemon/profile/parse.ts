@@ -1,4 +1,5 @@
 import { isRuntimeKind, RUNTIME_KINDS } from '../../catalog/runtimes.js';
+import { ENTITY_ID_RULE, isEntityId } from '../../catalog/ids.js';
 import type { AgentConfig, Profile, TeamConfig, TeamMember } from './types.js';
 
 
@@ -35,9 +36,18 @@ function arr(o: Obj, key: string, where: string): unknown[] {
  * accepted and dropped here, so nothing unvetted reaches a projection.
  * Errors name the offending location but never echo a value.
  */
-export function parseProfile(doc: unknown): Profile {
+export interface ParseOptions {
+  /**
+   * Whether a denyTools entry names a tool an agent can be denied: a client
+   * tool some app ever registered, or a fallback tool. Without it any
+   * well-formed name is accepted.
+   */
+  readonly denyable?: (name: string) => boolean;
+}
+
+export function parseProfile(doc: unknown, opts: ParseOptions = {}): Profile {
   const root = obj(doc, 'profile');
-  const agents = arr(root, 'agents', 'profile').map((a, i) => parseAgent(a, `agents[${i}]`));
+  const agents = arr(root, 'agents', 'profile').map((a, i) => parseAgent(a, `agents[${i}]`, opts));
   const seen = new Set<string>();
   for (const a of agents) {
     if (seen.has(a.id)) throw new ProfileError(`agent id "${a.id}" appears twice`);
@@ -52,7 +62,20 @@ export function parseProfile(doc: unknown): Profile {
   return { agents, teams };
 }
 
-function parseAgent(v: unknown, where: string): AgentConfig {
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+function parseDenyTools(o: Obj, where: string, opts: ParseOptions): string[] {
+  return arr(o, 'denyTools', where).map((n, i) => {
+    const at = `${where}.denyTools[${i}]`;
+    if (typeof n !== 'string' || !TOOL_NAME.test(n)) throw new ProfileError(`${at} must be a tool name`);
+    if (opts.denyable && !opts.denyable(n)) {
+      throw new ProfileError(`${at}: "${n}" is neither a client tool an app has registered nor app_tools/app_call`);
+    }
+    return n;
+  });
+}
+
+function parseAgent(v: unknown, where: string, opts: ParseOptions): AgentConfig {
   const o = obj(v, where);
   const runtime = o.runtime ?? 'generic';
   if (!isRuntimeKind(runtime)) throw new ProfileError(`${where}.runtime must be one of ${RUNTIME_KINDS.join(', ')}`);
@@ -69,6 +92,8 @@ function parseAgent(v: unknown, where: string): AgentConfig {
     return p;
   });
   const id = str(o, 'id', where);
+  // The same grammar as the lease route: a profile agent must be one that can run, author and be addressed.
+  if (!isEntityId(id)) throw new ProfileError(`${where}.id must be ${ENTITY_ID_RULE}`);
   return {
     id,
     displayName: optStr(o, 'displayName', where) ?? id,
@@ -78,6 +103,7 @@ function parseAgent(v: unknown, where: string): AgentConfig {
     headers,
     apiKeyEnv: optStr(o, 'apiKeyEnv', where),
     allowedPaths,
+    denyTools: parseDenyTools(o, where, opts),
   };
 }
 
@@ -87,7 +113,10 @@ function parseTeam(v: unknown, where: string): TeamConfig {
     const mo = obj(m, `${where}.members[${i}]`);
     const kind = mo.kind;
     if (kind !== 'agent' && kind !== 'human') throw new ProfileError(`${where}.members[${i}].kind must be agent or human`);
-    return { kind, handle: str(mo, 'handle', `${where}.members[${i}]`) };
+    const handle = str(mo, 'handle', `${where}.members[${i}]`);
+    // Members are authors (`agent:<handle>`, `human:<handle>`): the same grammar.
+    if (!isEntityId(handle)) throw new ProfileError(`${where}.members[${i}].handle must be ${ENTITY_ID_RULE}`);
+    return { kind, handle };
   });
   const teamId = str(o, 'teamId', where);
   return {
