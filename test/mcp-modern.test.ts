@@ -193,3 +193,57 @@ test('MCP 2026-07-28 beside 2025-11-25 on the same endpoints', async (t) => {
     assert.equal(last.result._meta['io.modelcontextprotocol/subscriptionId'], 'sub-1');
   });
 });
+
+test('MCP 2026-07-28: an app registering a tool reaches a subscriptions/listen stream within 1.5 s', async (t) => {
+  const { connectApp, echoTool } = await import('./client-tools-harness.js');
+  const d: Daemon = await startDaemon();
+  t.after(() => d.close());
+  const rt = await startRuntime(d, { server: 'local', agent: 'a1' });
+  t.after(() => rt.close());
+  const events: { at: number; msg: { method?: string; params?: { _meta?: Record<string, unknown> } } }[] = [];
+  let req: ReturnType<typeof request> | undefined;
+  const acked = new Promise<void>((resolve, reject) => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true }, _meta: META } });
+    req = request(rt.mcpUrl, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${rt.token()}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': V, 'mcp-method': 'subscriptions/listen', 'content-length': String(Buffer.byteLength(body)),
+      },
+    }, (res) => {
+      let buf = '';
+      res.on('data', (c: Buffer) => {
+        buf += c.toString();
+        let i: number;
+        while ((i = buf.indexOf('\n\n')) >= 0) {
+          const data = buf.slice(0, i).split('\n').find((l) => l.startsWith('data: '));
+          buf = buf.slice(i + 2);
+          if (!data) continue;
+          events.push({ at: Date.now(), msg: JSON.parse(data.slice(6)) });
+          if (events.length === 1) resolve();
+        }
+      });
+      res.on('error', () => undefined);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+  t.after(() => req?.destroy());
+  await acked;
+
+  const app = await connectApp(d);
+  t.after(() => app.close());
+  const registeredAt = Date.now();
+  const reg = await app.register('editor', [echoTool('app_echo')]);
+  assert.equal(reg.status, 200, JSON.stringify(reg.body));
+  const deadline = registeredAt + 1_500;
+  while (!events.some((e) => e.msg.method === 'notifications/tools/list_changed') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  const notice = events.find((e) => e.msg.method === 'notifications/tools/list_changed');
+  assert.ok(notice, `no list_changed within 1.5 s; saw ${JSON.stringify(events.map((e) => e.msg.method))}`);
+  assert.ok(notice.at - registeredAt <= 1_500);
+  assert.equal(notice.msg.params?._meta?.['io.modelcontextprotocol/subscriptionId'], 7);
+
+  const list = await modern(rt.mcpUrl, rt.token(), 8, 'tools/list');
+  const names = ((JSON.parse(list.body) as { result: { tools: { name: string }[] } }).result.tools).map((x) => x.name);
+  assert.ok(names.includes('app_echo'), names.join(','));
+});
