@@ -20,6 +20,8 @@ export interface CheckContext {
   readonly daemon: Daemon;
   /** Directory of the client's executables (prepended to PATH). */
   readonly binDir: string;
+  /** Directory of a Node to put before everything on PATH (a client whose engine range this Node misses). */
+  readonly nodeDir?: string;
   /** PYTHONPATH for the Python SDK. */
   readonly pythonPath?: string;
 }
@@ -71,7 +73,7 @@ async function runUnder(ctx: CheckContext, o: { runtime: string; agent: string; 
     HTTP_PROXY: DEAD_PROXY, HTTPS_PROXY: DEAD_PROXY, ALL_PROXY: DEAD_PROXY,
     http_proxy: DEAD_PROXY, https_proxy: DEAD_PROXY, all_proxy: DEAD_PROXY,
     NO_PROXY: '127.0.0.1,localhost', no_proxy: '127.0.0.1,localhost',
-    PATH: [ctx.binDir, process.env.PATH ?? ''].join(delimiter),
+    PATH: [ctx.nodeDir, ctx.binDir, process.env.PATH ?? ''].filter(Boolean).join(delimiter),
     AGENTTEAM_HOME: ctx.daemon.home,
     ...o.env,
   };

@@ -28,18 +28,49 @@ export const NPM_CLIENTS: readonly NpmClient[] = [
 ];
 export const PYTHON_SDK = { pkg: 'mcp', version: '2.3.0' } as const;
 
-export type Installed = { ok: true; bin: string; dir: string } | { ok: false; reason: string };
+/** `dir` holds the executables; `nodeDir`, when set, holds the Node that must come first on PATH to run them. */
+export type Installed = { ok: true; bin: string; dir: string; nodeDir?: string; note?: string } | { ok: false; reason: string };
 
-function nodeTooOld(range: string | undefined): string | null {
+/**
+ * The Node used for a client whose engine range this Node does not meet: the
+ * official binary as published on npm (`node` package), pinned like the clients.
+ */
+export const SPARE_NODE = { pkg: 'node', version: '22.23.3' } as const;
+
+async function spareNode(): Promise<{ dir: string } | { reason: string }> {
+  const prefix = join(CACHE, `node-${SPARE_NODE.version}`);
+  const bin = join(prefix, 'node_modules', '.bin', 'node');
+  if (!existsSync(bin)) {
+    try {
+      await exec('npm', ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--no-save', `${SPARE_NODE.pkg}@${SPARE_NODE.version}`], { timeout: 600_000 });
+    } catch (err) {
+      return { reason: `npm could not install node@${SPARE_NODE.version}: ${(err as Error).message.split('\n')[0]}` };
+    }
+  }
+  try {
+    const { stdout } = await exec(bin, ['--version'], { timeout: 30_000 });
+    if (stdout.trim() !== `v${SPARE_NODE.version}`) return { reason: `node@${SPARE_NODE.version} from npm reports ${stdout.trim()}` };
+  } catch (err) {
+    return { reason: `node@${SPARE_NODE.version} from npm does not run here: ${(err as Error).message.split('\n')[0]}` };
+  }
+  return { dir: join(prefix, 'node_modules', '.bin') };
+}
+
+/** A reason when `version` is below a `>=x.y.z` range (other range forms are not checked). */
+function nodeTooOldFor(range: string | undefined, version: string): string | null {
   const m = /^>=\s*(\d+)\.(\d+)\.(\d+)/.exec(range ?? '');
   if (!m) return null;
   const want = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const have = process.versions.node.split('.').map(Number);
+  const have = version.split('.').map(Number);
   for (let i = 0; i < 3; i++) {
     if (have[i]! > want[i]!) return null;
-    if (have[i]! < want[i]!) return `needs Node ${range}, this is v${process.versions.node}`;
+    if (have[i]! < want[i]!) return `needs Node ${range}, this is v${version}`;
   }
   return null;
+}
+
+function nodeTooOld(range: string | undefined): string | null {
+  return nodeTooOldFor(range, process.versions.node);
 }
 
 /** True when the executable is a script for `node` (not a native binary). */
@@ -71,12 +102,20 @@ export async function ensureNpm(c: NpmClient): Promise<Installed> {
   const bin = join(prefix, 'node_modules', '.bin', c.bin);
   if (!existsSync(bin)) return { ok: false, reason: `${c.pkg}@${c.version} installed no ${c.bin} executable` };
   // The engine range matters only when this Node runs the executable; some packages ship a native binary.
+  const dir = join(prefix, 'node_modules', '.bin');
   if (runsOnNode(bin)) {
-    const engines = (JSON.parse(readFileSync(manifest, 'utf8')) as { engines?: { node?: string } }).engines;
-    const old = nodeTooOld(engines?.node);
-    if (old) return { ok: false, reason: old };
+    const range = (JSON.parse(readFileSync(manifest, 'utf8')) as { engines?: { node?: string } }).engines?.node;
+    const old = nodeTooOld(range);
+    if (old) {
+      // Run it on a Node that meets its range rather than skip it; skip only when that Node is unavailable.
+      const spare = await spareNode();
+      if ('reason' in spare) return { ok: false, reason: `${old}; ${spare.reason}` };
+      const spareOld = nodeTooOldFor(range, SPARE_NODE.version);
+      if (spareOld) return { ok: false, reason: `${old}, and the spare Node ${SPARE_NODE.version} does not meet it either` };
+      return { ok: true, bin, dir, nodeDir: spare.dir, note: `on Node ${SPARE_NODE.version} from npm (its range is ${range}; this Node is v${process.versions.node})` };
+    }
   }
-  return { ok: true, bin, dir: join(prefix, 'node_modules', '.bin') };
+  return { ok: true, bin, dir };
 }
 
 /** Installs the Python SDK with pip --target (no virtualenv needed); returns the PYTHONPATH. */

@@ -44,10 +44,13 @@ try {
       rows.push({ client: plan.id, status: 'SKIP', version: plan.pinned, detail: installed.reason, seconds: seconds() });
       continue;
     }
-    const ctx: CheckContext = plan.id === 'python-sdk' ? { daemon, binDir: '', pythonPath: installed.dir } : { daemon, binDir: installed.dir };
+    const ctx: CheckContext = plan.id === 'python-sdk'
+      ? { daemon, binDir: '', pythonPath: installed.dir }
+      : { daemon, binDir: installed.dir, ...(installed.nodeDir ? { nodeDir: installed.nodeDir } : {}) };
     try {
       const r = await plan.run(ctx, plan.pinned);
-      rows.push({ client: plan.id, status: 'PASS', version: r.version, detail: r.detail, seconds: seconds() });
+      const version = installed.note ? `${r.version} ${installed.note}` : r.version;
+      rows.push({ client: plan.id, status: 'PASS', version, detail: r.detail, seconds: seconds() });
     } catch (err) {
       rows.push({ client: plan.id, status: 'FAIL', version: plan.pinned, detail: (err as Error).message, seconds: seconds() });
     }
