@@ -128,6 +128,15 @@ test('drivers write configs each runtime reads, pointing at the MCP route', asyn
       const listed = await ask({ jsonrpc: '2.0', id: 10 + i, method: 'tools/list' });
       assert.ok(listed.result?.tools?.some((x: { name: string }) => x.name === 'message_send'), JSON.stringify(listed));
     }
+    // A 2026-07-28 request over stdio: the bridge mirrors its _meta version, method and tool name in headers.
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': {},
+      'io.modelcontextprotocol/clientInfo': { name: 'bridge-test', version: '1' },
+    };
+    const modern = await ask({ jsonrpc: '2.0', id: 15, method: 'tools/call', params: { name: 'message_send', arguments: { target: 'channel:bridge', content: 'über die Brücke' }, _meta: meta } });
+    assert.equal(modern.result?.resultType, 'complete', JSON.stringify(modern));
+    assert.equal(modern.result?.structuredContent?.message?.content, 'über die Brücke');
     // Once the authorization is revoked, the bridge answers with an error, not silence.
     await operatorCall(d, 'DELETE', `/api/v1/runtimes/${lease.data.authorizationId}`);
     const after = await ask({ jsonrpc: '2.0', id: 20, method: 'tools/list' });

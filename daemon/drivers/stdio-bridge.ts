@@ -22,7 +22,15 @@ async function forward(line) {
   try { msg = JSON.parse(line); } catch { return out({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error' } }); }
   const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
   try { headers.authorization = 'Bearer ' + readFileSync(TOKEN_FILE, 'utf8').trim(); } catch (e) { return fail(msg.id, 'agentteam token file unreadable: ' + e.message); }
-  if (version) headers['mcp-protocol-version'] = version;
+  // A 2026-07-28 message carries its version in _meta; over HTTP that revision also wants it, the
+  // method and the tool name mirrored in headers (a name outside plain ASCII in the Base64 sentinel form).
+  const modern = msg && msg.params && msg.params._meta && msg.params._meta['io.modelcontextprotocol/protocolVersion'];
+  if (typeof modern === 'string') {
+    headers['mcp-protocol-version'] = modern;
+    if (typeof msg.method === 'string') headers['mcp-method'] = msg.method;
+    const name = msg.params.name ?? msg.params.uri;
+    if (typeof name === 'string') headers['mcp-name'] = /^[\x20-\x7e]*$/.test(name) ? name : '=?base64?' + Buffer.from(name).toString('base64') + '?=';
+  } else if (version) headers['mcp-protocol-version'] = version;
   let res;
   try { res = await fetch(URL_, { method: 'POST', headers, body: line }); } catch (e) { return fail(msg.id, 'agentteam daemon unreachable: ' + e.message); }
   const text = await res.text();
