@@ -1,7 +1,9 @@
 import { fileURLToPath } from 'node:url';
 import { rpc, startDaemon, startRuntime, type RawResponse } from '../test/mcp-harness.js';
 import type { BenchResult } from './result.js';
-import { runLoad, startLineServer, type LoadResult } from './procs.js';
+import { meanLoad, runLoad, startLineServer, type LoadResult } from './procs.js';
+
+const ROUNDS = 4;
 
 /**
  * tools/call message_history_read throughput: the daemon's MCP route (real
@@ -97,12 +99,21 @@ export async function measure(opts: { connections?: number; durationSec?: number
     checkPage(await rpc(url, tokens[0]!, JSON.parse(CALL_2026), HEADERS_2026), 'agentteam 2026-07-28');
     checkPage(await rpc(baseline.url, '', JSON.parse(CALL)), 'sdk baseline');
 
-    await load(url, tokens, connections, 1); // warm-up
-    const agentteam = await load(url, tokens, connections, durationSec);
+    // Warm-up, then the three targets in turn, ROUNDS times, each for a slice of the duration: on a shared
+    // machine the load drifts, and interleaving spreads that drift over all three instead of one.
+    await load(url, tokens, connections, 1);
     await load(url, tokens, connections, 1, true);
-    const agentteam2026 = await load(url, tokens, connections, durationSec, true);
     await load(baseline.url, [], connections, 1);
-    const sdkStateless = await load(baseline.url, [], connections, durationSec);
+    const slice = Math.max(1, Math.round(durationSec / ROUNDS));
+    const runs: { a: LoadResult[]; m: LoadResult[]; s: LoadResult[] } = { a: [], m: [], s: [] };
+    for (let i = 0; i < ROUNDS; i++) {
+      runs.a.push(await load(url, tokens, connections, slice));
+      runs.m.push(await load(url, tokens, connections, slice, true));
+      runs.s.push(await load(baseline.url, [], connections, slice));
+    }
+    const agentteam = meanLoad(runs.a);
+    const agentteam2026 = meanLoad(runs.m);
+    const sdkStateless = meanLoad(runs.s);
     await Promise.all(runtimes.map((r) => r.close()));
     const sdk = Math.max(1, sdkStateless.reqPerSec);
     return { connections, durationSec, agentteam, agentteam2026, sdkStateless, ratio: agentteam.reqPerSec / sdk, ratio2026: agentteam2026.reqPerSec / sdk };
