@@ -53,10 +53,13 @@ export async function openDaemonParts(opts: { home: string; clock: Clock; diag: 
   // Catch-up for what fell due while no daemon ran, then the timer.
   services.scheduler.start();
   const mcpUrls = new WeakMap<Authorization, string>();
-  const launchHook: LaunchHook = (auth, runtime, mcpUrl, env) => {
+  const launchHook: LaunchHook = (auth, runtime, mcpUrl, env, runtimeVersion) => {
     mcpUrls.set(auth, mcpUrl);
-    const launch = prepareRuntimeDriver({ runtime, mcpUrl, tokenFile: auth.tokenFile, privateDir: auth.dir, env });
-    return { env: launch.env, args: launch.args };
+    const launch = prepareRuntimeDriver({ runtime, mcpUrl, tokenFile: auth.tokenFile, privateDir: auth.dir, env, runtimeVersion });
+    return {
+      env: launch.env, args: launch.args,
+      ...(launch.argsFor ? { argsFor: launch.argsFor } : {}), ...(launch.shimDir ? { shimDir: launch.shimDir } : {}),
+    };
   };
   const onPublished = (auth: Authorization) => {
     const mcpUrl = mcpUrls.get(auth);

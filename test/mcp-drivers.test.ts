@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -10,7 +11,7 @@ import { defaultCatalog } from '../catalog/catalog.js';
 import { helpIndexOf, renderExecIndex } from '../catalog/help.js';
 import { fromRuntimeName, toRuntimeName } from '../daemon/drivers/names.js';
 import { RUNTIME_KINDS as RUNTIMES } from '../catalog/runtimes.js';
-import { fakeRuntime, openLease, operatorCall, rpc, startDaemon, startRuntime, type Daemon } from './mcp-harness.js';
+import { BIN, fakeRuntime, openLease, operatorCall, rpc, startDaemon, startRuntime, type Daemon } from './mcp-harness.js';
 
 const sh = promisify(execFile);
 const TOOL_NAMES = MCP_TOOLS.map((t) => t.name);
@@ -72,42 +73,126 @@ test('drivers write configs each runtime reads, pointing at the MCP route', asyn
     assert.ok(!Object.values(rt.env).includes(rt.token()), 'no token in the environment');
   });
 
-  await t.test('opencode: OPENCODE_CONFIG with a remote entry reading the token file', async () => {
-    const rt = await startRuntime(d, { server: 'local', agent: 'o1', runtime: 'opencode', command: [fakeRuntime(bin, 'opencode')] });
-    t.after(() => rt.close());
-    const config = JSON.parse(readFileSync(rt.env.OPENCODE_CONFIG ?? '', 'utf8')) as {
-      instructions: string[];
-      mcp: Record<string, { type: string; url: string; enabled: boolean; headers: Record<string, string> }>;
-    };
-    const entry = config.mcp.agentteam;
-    assert.equal(entry?.type, 'remote');
-    assert.equal(entry?.url, rt.mcpUrl);
-    assert.equal(entry?.enabled, true);
-    assert.equal(entry?.headers.Authorization, `Bearer {file:${rt.env.AGENTTEAM_EXEC_TOKEN_FILE}}`);
-    checkGuidance('opencode', readFileSync(config.instructions[0] ?? '', 'utf8'));
+  await t.test('claude under a wrapped command: sh -c keeps its own arguments; a claude it starts gets the options', async () => {
+    // A fake claude that prints its argv as JSON, found on PATH by the wrapped shell.
+    const real = mkdtempSync(join(tmpdir(), 'agentteam-real-claude-'));
+    t.after(() => rmSync(real, { recursive: true, force: true }));
+    writeFileSync(join(real, 'claude'), `#!${process.execPath}\nconst a=process.argv.slice(2);process.stdout.write(JSON.stringify({a,c:require('fs').readFileSync(a[1],'utf8')})+"\\n")\n`, { mode: 0o755 });
+    const r = await sh(process.execPath, [BIN, 'run', '--server', 'local', '--agent', 'c2', '--runtime', 'claude', '--', 'sh', '-c', 'echo "wrapped:$1"; claude -p hello', 'sh', 'first'], {
+      env: { ...process.env, AGENTTEAM_HOME: d.home, PATH: `${real}:${process.env.PATH}` }, timeout: 15_000,
+    });
+    const [line1, line2] = r.stdout.trim().split('\n');
+    assert.equal(line1, 'wrapped:first', 'sh received -c and its script unchanged');
+    const { a: argv, c: configText } = JSON.parse(line2 ?? '{}') as { a: string[]; c: string };
+    assert.equal(argv[0], '--mcp-config');
+    assert.deepEqual(argv.slice(-2), ['-p', 'hello']);
+    checkGuidance('claude', argv[argv.indexOf('--append-system-prompt') + 1] ?? '');
+    const entry = (JSON.parse(configText) as { mcpServers: Record<string, { url: string }> }).mcpServers.agentteam;
+    assert.match(entry?.url ?? '', /\/api\/internal\/mcp\/servers\/local\/agents\/c2$/);
   });
 
-  await t.test('codex: private CODEX_HOME config.toml, rewritten when the token rotates', async () => {
-    const lease = await openLease(d, { serverId: 'local', agentId: 'x1', runtime: 'codex', env: {} });
+  await t.test('generic: the guidance says to read the token file for every request', async () => {
+    const rt = await startRuntime(d, { server: 'local', agent: 'g1', runtime: 'generic' });
+    t.after(() => rt.close());
+    const guidance = readFileSync(rt.env.AGENTTEAM_GUIDANCE_FILE ?? '', 'utf8');
+    assert.match(guidance, /AGENTTEAM_EXEC_TOKEN_FILE/);
+    assert.match(guidance, /read it again for every request/);
+  });
+
+  await t.test('opencode: OPENCODE_CONFIG with a stdio bridge that reads the token file per request', async () => {
+    const lease = await openLease(d, { serverId: 'local', agentId: 'o1', runtime: 'opencode', env: {} });
+    t.after(() => lease.close());
+    const config = JSON.parse(readFileSync(lease.data.env.OPENCODE_CONFIG ?? '', 'utf8')) as {
+      instructions: string[];
+      mcp: Record<string, { type: string; command: string[]; enabled: boolean }>;
+    };
+    const entry = config.mcp.agentteam;
+    assert.equal(entry?.type, 'local');
+    assert.equal(entry?.enabled, true);
+    checkGuidance('opencode', readFileSync(config.instructions[0] ?? '', 'utf8'));
+    const [node, script] = entry?.command ?? [];
+    const bridge = spawn(node ?? '', [script ?? ''], { stdio: ['pipe', 'pipe', 'inherit'] });
+    t.after(() => bridge.kill('SIGKILL'));
+    const lines = createInterface({ input: bridge.stdout! })[Symbol.asyncIterator]();
+    const ask = async (msg: object) => {
+      bridge.stdin!.write(`${JSON.stringify(msg)}\n`);
+      return JSON.parse(((await lines.next()).value as string) ?? 'null') as { id: number; result?: any; error?: any };
+    };
+    const init = await ask({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bridge-test', version: '1' } } });
+    assert.equal(init.result?.protocolVersion, '2025-11-25');
+    for (let i = 0; i < 3; i++) {
+      const before = lease.token();
+      const rotated = await operatorCall(d, 'POST', `/api/v1/runtimes/${lease.data.authorizationId}/rotate`);
+      assert.equal(rotated.status, 200, rotated.body);
+      assert.notEqual(lease.token(), before);
+      const listed = await ask({ jsonrpc: '2.0', id: 10 + i, method: 'tools/list' });
+      assert.ok(listed.result?.tools?.some((x: { name: string }) => x.name === 'message_send'), JSON.stringify(listed));
+    }
+    // A 2026-07-28 request over stdio: the bridge mirrors its _meta version, method and tool name in headers.
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': {},
+      'io.modelcontextprotocol/clientInfo': { name: 'bridge-test', version: '1' },
+    };
+    const modern = await ask({ jsonrpc: '2.0', id: 15, method: 'tools/call', params: { name: 'message_send', arguments: { target: 'channel:bridge', content: 'über die Brücke' }, _meta: meta } });
+    assert.equal(modern.result?.resultType, 'complete', JSON.stringify(modern));
+    assert.equal(modern.result?.structuredContent?.message?.content, 'über die Brücke');
+    // Once the authorization is revoked, the bridge answers with an error, not silence.
+    await operatorCall(d, 'DELETE', `/api/v1/runtimes/${lease.data.authorizationId}`);
+    const after = await ask({ jsonrpc: '2.0', id: 20, method: 'tools/list' });
+    assert.equal(after.id, 20);
+    assert.ok(after.error, JSON.stringify(after));
+  });
+
+  const codexConfig = (home: string) => readFileSync(join(home, 'config.toml'), 'utf8');
+
+  await t.test('codex: private CODEX_HOME with http_headers_helper reading the current token', async () => {
+    const lease = await openLease(d, { serverId: 'local', agentId: 'x1', runtime: 'codex', env: {}, runtimeVersion: 'codex-cli 0.171.0' });
     t.after(() => lease.close());
     const home = lease.data.env.CODEX_HOME ?? '';
-    const configPath = join(home, 'config.toml');
-    assert.equal(statSync(configPath).mode & 0o777, 0o600);
-    const parse = () => {
-      const text = readFileSync(configPath, 'utf8');
-      assert.match(text, /^\[mcp_servers\.agentteam\]$/m);
-      const url = JSON.parse(/^url = (".*")$/m.exec(text)?.[1] ?? 'null') as string;
-      const auth = JSON.parse(/^http_headers = \{ "Authorization" = (".*") \}$/m.exec(text)?.[1] ?? 'null') as string;
-      return { url, auth };
-    };
-    const first = parse();
-    assert.equal(first.url, lease.mcpUrl);
-    assert.equal(first.auth, `Bearer ${lease.token()}`);
+    assert.equal(statSync(join(home, 'config.toml')).mode & 0o777, 0o600);
+    const text = codexConfig(home);
+    assert.match(text, /^\[mcp_servers\.agentteam\]$/m);
+    assert.match(text, /^# Codex reported "codex-cli 0\.171\.0": .*http_headers_helper/m);
+    assert.equal(JSON.parse(/^url = (".*")$/m.exec(text)?.[1] ?? 'null'), lease.mcpUrl);
+    assert.doesNotMatch(text, /Bearer|^http_headers =/m, 'no copy of the token in the config');
+    const helper = JSON.parse(/^http_headers_helper = (".*")$/m.exec(text)?.[1] ?? 'null') as string;
+    // Codex runs the helper as a program (no shell) and parses a JSON object from its stdout.
+    for (let i = 0; i < 3; i++) {
+      const headers = JSON.parse((await sh(helper, [])).stdout) as Record<string, string>;
+      assert.deepEqual(headers, { Authorization: `Bearer ${lease.token()}` });
+      const listed = await rpc(lease.mcpUrl, lease.token(), { jsonrpc: '2.0', id: 1, method: 'tools/list' });
+      assert.equal(listed.status, 200);
+      await operatorCall(d, 'POST', `/api/v1/runtimes/${lease.data.authorizationId}/rotate`);
+    }
+    assert.equal(codexConfig(home), text, 'rotation does not touch a helper config');
+    checkGuidance('codex', readFileSync(lease.data.env.AGENTTEAM_GUIDANCE_FILE ?? '', 'utf8'));
+  });
+
+  await t.test('codex older than the helper: a fixed header, rewritten when the token rotates, and said so', async () => {
+    const lease = await openLease(d, { serverId: 'local', agentId: 'x2', runtime: 'codex', env: {}, runtimeVersion: 'codex-cli 0.147.0' });
+    t.after(() => lease.close());
+    const home = lease.data.env.CODEX_HOME ?? '';
+    const auth = () => JSON.parse(/^http_headers = \{ "Authorization" = (".*") \}$/m.exec(codexConfig(home))?.[1] ?? 'null') as string;
+    assert.match(codexConfig(home), /^# Codex reported "codex-cli 0\.147\.0", older than 0\.148\.0, which has no http_headers_helper/m);
+    assert.doesNotMatch(codexConfig(home), /http_headers_helper =/);
+    const first = auth();
+    assert.equal(first, `Bearer ${lease.token()}`);
     const rotated = await operatorCall(d, 'POST', `/api/v1/runtimes/${lease.data.authorizationId}/rotate`);
     assert.equal(rotated.status, 200, rotated.body);
-    const second = parse();
-    assert.equal(second.auth, `Bearer ${lease.token()}`);
-    assert.notEqual(second.auth, first.auth);
-    checkGuidance('codex', readFileSync(lease.data.env.AGENTTEAM_GUIDANCE_FILE ?? '', 'utf8'));
+    assert.equal(auth(), `Bearer ${lease.token()}`);
+    assert.notEqual(auth(), first);
+  });
+
+  await t.test('codex: `run` reads the version from the codex it starts', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentteam-old-codex-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const codex = join(dir, 'codex');
+    writeFileSync(codex, `#!/bin/sh\n[ "$1" = --version ] && { echo 'codex-cli 0.99.0'; exit 0; }\ncat "$CODEX_HOME/config.toml"\n`, { mode: 0o755 });
+    const r = await sh(process.execPath, [BIN, 'run', '--server', 'local', '--agent', 'x3', '--runtime', 'codex', '--', codex], {
+      env: { ...process.env, AGENTTEAM_HOME: d.home }, timeout: 15_000,
+    });
+    assert.match(r.stdout, /^# Codex reported "codex-cli 0\.99\.0", older than/m);
+    assert.match(r.stdout, /^http_headers = /m);
   });
 });

@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { basename, delimiter } from 'node:path';
 import { request, type ClientRequest, type IncomingMessage } from 'node:http';
 import { constants } from 'node:os';
 import { resolveHome } from '../../lib/home.js';
@@ -14,6 +15,8 @@ interface Lease {
   mcpUrl: string;
   env: Record<string, string>;
   args: string[];
+  argsFor?: string;
+  shimDir?: string;
 }
 
 const REVOKE_WAIT_MS = 3_000;
@@ -55,6 +58,7 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
     primaryThreadId: process.env.AGENTTEAM_PRIMARY_THREAD_ID ?? null,
     ...(typeof opts.ttl === 'number' ? { ttlSeconds: opts.ttl } : {}),
     env: process.env.CODEX_HOME ? { CODEX_HOME: process.env.CODEX_HOME } : {},
+    ...(opts.runtime === 'codex' ? { runtimeVersion: runtimeVersion(basename(cmd) === 'codex' ? cmd : 'codex') } : {}),
   };
   let opened: { req: ClientRequest; res: IncomingMessage; lease: Lease };
   try {
@@ -69,7 +73,11 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
   res.on('error', () => undefined);
   req.on('error', () => undefined);
   const env = buildRuntimeEnv(process.env, lease, lease.env);
-  const child = spawn(cmd, [...lease.args, ...cmdArgs], { stdio: 'inherit', env, ...(body.workdir ? { cwd: body.workdir } : {}) });
+  // Driver options follow the runtime's own executable. A wrapped command (`sh -c '...'`) would take
+  // them as its own; then a shim first on PATH adds them to the runtime the command starts.
+  const direct = !lease.argsFor || basename(cmd) === lease.argsFor;
+  if (!direct) env.PATH = [lease.shimDir, env.PATH].filter(Boolean).join(delimiter);
+  const child = spawn(cmd, direct ? [...lease.args, ...cmdArgs] : cmdArgs, { stdio: 'inherit', env, ...(body.workdir ? { cwd: body.workdir } : {}) });
   // A terminal's Ctrl-C already reaches the child (same process group); forwarding it
   // again would look like a second Ctrl-C. Signals sent to `run` alone are passed on.
   const forward = (sig: NodeJS.Signals) => () => {
@@ -127,4 +135,14 @@ function openLease(url: string, token: string, body: object): Promise<{ req: Cli
     });
     req.end(payload);
   });
+}
+
+/** The runtime's `--version` line, or null when it cannot be run (the daemon then assumes a current build). */
+function runtimeVersion(bin: string): string | null {
+  try {
+    const out = execFileSync(bin, ['--version'], { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'ignore'] });
+    return out.trim().split('\n')[0]?.slice(0, 200) ?? null;
+  } catch {
+    return null;
+  }
 }

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { MCP_SERVER_NAME } from '../../catalog/mcp-tools.js';
-import { shQuote, writePrivateFile } from './files.js';
+import { shQuote, writeHeadersHelper, writePrivateFile } from './files.js';
 import type { DriverInput, DriverLaunch } from './types.js';
 
 /**
@@ -8,30 +8,48 @@ import type { DriverInput, DriverLaunch } from './types.js';
  * `headersHelper` is a shell command Claude Code runs at each connection and
  * whose stdout is a JSON object of headers. The helper reads the token file
  * every time, so a rotated token is picked up without restarting Claude.
+ *
+ * The options belong to the `claude` executable. When `run` wraps another
+ * command (`sh -c '...'`), they cannot be put after it; `run` then puts
+ * `shimDir` first on PATH, where a `claude` shim adds the same options to
+ * whichever `claude` the wrapped command starts.
  */
 export function prepareClaude(input: DriverInput, guidance: string): DriverLaunch {
   const dir = join(input.privateDir, 'claude');
   const helper = join(dir, 'mcp-headers.sh');
   const config = join(dir, 'mcp-config.json');
-  writePrivateFile(
-    helper,
-    [
-      '#!/bin/sh',
-      '# Prints the Authorization header for the agentteam MCP server from the current token file.',
-      `token=$(cat ${shQuote(input.tokenFile)}) || exit 1`,
-      '[ -n "$token" ] || exit 1',
-      'printf \'{"Authorization":"Bearer %s"}\\n\' "$token"',
-      '',
-    ].join('\n'),
-    0o700,
-  );
+  writeHeadersHelper(helper, input.tokenFile);
   const body = { mcpServers: { [MCP_SERVER_NAME]: { type: 'http', url: input.mcpUrl, headersHelper: shQuote(helper) } } };
   writePrivateFile(config, `${JSON.stringify(body, null, 2)}\n`);
   const guidanceFile = join(dir, 'guidance.md');
   writePrivateFile(guidanceFile, guidance);
+  const shimDir = join(dir, 'bin');
+  const shim = join(shimDir, 'claude');
+  writePrivateFile(shim, renderShim(shimDir, config, guidanceFile), 0o700);
   return {
     env: { AGENTTEAM_GUIDANCE_FILE: guidanceFile },
     args: ['--mcp-config', config, '--append-system-prompt', guidance],
-    files: { config, helper, guidance: guidanceFile },
+    argsFor: 'claude',
+    shimDir,
+    files: { config, helper, guidance: guidanceFile, shim },
   };
+}
+
+/** The PATH shim: drops its own directory from PATH, then runs the real claude with the options. */
+function renderShim(shimDir: string, config: string, guidanceFile: string): string {
+  return [
+    '#!/bin/sh',
+    '# Written by agentteam: starts the real claude with the agentteam MCP configuration.',
+    `shim_dir=${shQuote(shimDir)}`,
+    'set -f',
+    'rest=',
+    'IFS=:',
+    'for p in $PATH; do [ "$p" = "$shim_dir" ] || rest="${rest:+$rest:}$p"; done',
+    'unset IFS',
+    'set +f',
+    'PATH=$rest',
+    'export PATH',
+    `exec claude --mcp-config ${shQuote(config)} --append-system-prompt "$(cat ${shQuote(guidanceFile)})" "$@"`,
+    '',
+  ].join('\n');
 }

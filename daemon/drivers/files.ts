@@ -14,3 +14,25 @@ export function writePrivateFile(path: string, content: string, mode = 0o600): v
 export function shQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
+
+/**
+ * A headers helper: a script that prints `{"Authorization":"Bearer <token>"}`
+ * from the token file each time it runs, so a runtime that calls it per
+ * connection always sends the current generation. Claude Code runs it
+ * through a shell, Codex runs it as a program; a script with a shebang suits
+ * both. It fails (exit 1, nothing on stdout) rather than send an empty bearer.
+ */
+export function writeHeadersHelper(path: string, tokenFile: string): void {
+  writePrivateFile(
+    path,
+    [
+      '#!/bin/sh',
+      '# Prints the Authorization header for the agentteam MCP server from the current token file.',
+      `token=$(cat ${shQuote(tokenFile)}) || exit 1`,
+      '[ -n "$token" ] || exit 1',
+      'printf \'{"Authorization":"Bearer %s"}\\n\' "$token"',
+      '',
+    ].join('\n'),
+    0o700,
+  );
+}

@@ -21,6 +21,14 @@ export function renderToolGuidance(runtime: RuntimeKind, inventory: readonly Mcp
     'A failed call returns isError with an error envelope; read error.hint and retry with corrected input.',
     '',
   ];
+  if (runtime === 'generic') {
+    lines.push(
+      'Credentials: the bearer token is the content of the file named by AGENTTEAM_EXEC_TOKEN_FILE. The file is replaced',
+      'with a new token before the old one expires, so read it again for every request (MCP or Exec) and send',
+      '`Authorization: Bearer <content>`; never keep a copy of the token.',
+      '',
+    );
+  }
   for (const t of inventory) {
     const kind = t.annotations.readOnlyHint === true ? 'read-only' : 'changes data';
     lines.push(`- \`${toRuntimeName(runtime, t.name)}\` (${kind}): ${t.description}`);

@@ -15,6 +15,7 @@ export interface PrepareDriverOptions {
   privateDir: string;
   inventory?: readonly McpToolDescriptor[];
   env?: Readonly<Record<string, string | undefined>>;
+  runtimeVersion?: string | null;
 }
 
 /**

@@ -12,6 +12,8 @@ export interface DriverInput {
   readonly inventory: readonly McpToolDescriptor[];
   /** Environment of the `run` process, for locating a runtime's own home (Codex login). */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** What the runtime's `--version` printed on the `run` side (Codex), or null when it could not be read. */
+  readonly runtimeVersion?: string | null;
 }
 
 /**
@@ -21,6 +23,13 @@ export interface DriverInput {
 export interface DriverLaunch {
   readonly env: Record<string, string>;
   readonly args: string[];
+  /**
+   * The executable `args` belong to (`claude`). When the wrapped command is
+   * another program, `run` does not insert them; it puts `shimDir` first on
+   * PATH instead, where a shim of that name adds them.
+   */
+  readonly argsFor?: string;
+  readonly shimDir?: string;
   /** Files written, for tests and diagnostics. */
   readonly files: Record<string, string>;
 }

@@ -19,9 +19,17 @@ const HEARTBEAT_MS = 15_000;
 /** Notification streams one runtime authorization may hold open at once. */
 export const MAX_STREAMS_PER_AUTH = 4;
 
-export class ListChangedNotifier {
+/** Anything that can tell listeners the tool list changed (already coalesced). */
+export interface ToolChangeFeed {
+  /** Registers a listener; returns the function that removes it. */
+  subscribe(listener: () => void): () => void;
+}
+
+export class ListChangedNotifier implements ToolChangeFeed {
   private readonly sinks = new Set<SseSink>();
   private readonly perAuth = new Map<string, number>();
+  /** Other carriers of the same coalesced notice (2026 subscriptions/listen streams). */
+  private readonly listeners = new Set<() => void>();
   private lastSentAt = -Infinity;
   private timer: ClockTimer | null = null;
   /** Notices actually sent (tests and diagnostics). */
@@ -45,10 +53,22 @@ export class ListChangedNotifier {
     this.timer.unref?.();
   }
 
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+
   private send(): void {
     this.lastSentAt = this.clock.now();
     this.sent++;
     for (const s of this.sinks) s.write(LIST_CHANGED_FRAME);
+    for (const l of [...this.listeners]) {
+      try {
+        l();
+      } catch {
+        // One broken stream must not stop the notice reaching the others.
+      }
+    }
   }
 
   /** GET on the MCP endpoint (after runtime auth): the notification stream. */
@@ -88,5 +108,6 @@ export class ListChangedNotifier {
     if (this.timer !== null) this.clock.clearTimeout(this.timer);
     this.timer = null;
     for (const s of [...this.sinks]) s.close();
+    this.listeners.clear();
   }
 }

@@ -5,9 +5,17 @@ import { RPC, classify, errorFrame, resultFrame, type RpcId } from './jsonrpc.js
 import type { CallContext, ToolHost } from './tool-host.js';
 import { THREAD_HEADER, callThreadId } from './child-gate.js';
 import type { Principal } from '../http/principal.js';
+import type { Clock } from '../../lib/clock.js';
+import type { ToolChangeFeed } from './notify.js';
+import { ListenStreams } from './listen.js';
+import { META_KEYS, MODERN_VERSION, checkModernRequest, isModernRequest, withResultFields } from './modern.js';
 
-/** Newest first: an unknown requested revision is answered with the first one. */
+/** The initialize-based revisions, newest first: an unknown requested revision is answered with the first one. */
 export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'] as const;
+/** Every revision served on the endpoint, the stateless one first (what server/discover and -32022 list). */
+export const ALL_PROTOCOL_VERSIONS = [MODERN_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS] as const;
+/** How long a 2026 client may treat tools/list as fresh; change notices on subscriptions/listen cut it short. */
+export const TOOLS_LIST_TTL_MS = 10_000;
 
 export interface McpProtocolOptions {
   readonly host: ToolHost;
@@ -17,7 +25,10 @@ export interface McpProtocolOptions {
   readonly caller: (c: Context) => { principal: Principal; signal: AbortSignal };
   readonly serverVersion: string;
   readonly instructions?: string;
-  /** GET with Accept: text/event-stream: the server-to-client notification stream (tools/list_changed). */
+  readonly clock: Clock;
+  /** Coalesced tool-list changes, for subscriptions/listen; without it the list is announced as fixed. */
+  readonly changes?: ToolChangeFeed;
+  /** GET with Accept: text/event-stream: the 2025 server-to-client notification stream (tools/list_changed). */
   readonly openStream?: (c: Context) => Response;
 }
 
@@ -64,17 +75,71 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
     }
   }
 
+  // ---- 2026-07-28: stateless, everything read from the request's own _meta ----
+  const listens = new ListenStreams();
+  const serverMeta = `"_meta":${JSON.stringify({ [META_KEYS.serverInfo]: serverInfo })}`;
+  const completeFields = `"resultType":"complete",${serverMeta}`;
+  const cacheFields = `"resultType":"complete","ttlMs":${TOOLS_LIST_TTL_MS},"cacheScope":"private",${serverMeta}`;
+  const discoverJson = JSON.stringify({
+    resultType: 'complete',
+    supportedVersions: ALL_PROTOCOL_VERSIONS,
+    capabilities: { tools: { listChanged: opts.changes !== undefined } },
+    serverInfo,
+    ...(opts.instructions !== undefined ? { instructions: opts.instructions } : {}),
+    ttlMs: TOOLS_LIST_TTL_MS,
+    cacheScope: 'private',
+    _meta: { [META_KEYS.serverInfo]: serverInfo },
+  });
+  // The inventory's serialized list is stable between changes: splice the revision's fields once per list.
+  const modernLists = new Map<string, string>();
+  const neverChanges: ToolChangeFeed = { subscribe: () => () => undefined };
+
+  async function modern(c: Context, id: RpcId, method: string, params: Record<string, unknown>): Promise<Response> {
+    const check = checkModernRequest(method, params, (n) => c.req.header(n), ALL_PROTOCOL_VERSIONS);
+    if (!check.ok) return reply(check.status, errorFrame(id, check.code, check.message, check.data));
+    switch (method) {
+      case 'server/discover':
+        return reply(200, resultFrame(id, discoverJson));
+      case 'tools/list': {
+        const listJson = opts.host.listResultJson(opts.caller(c).principal);
+        let json = modernLists.get(listJson);
+        if (json === undefined) {
+          if (modernLists.size >= 64) modernLists.clear(); // one entry per deny-set and revision: old ones just go
+          json = withResultFields(listJson, cacheFields);
+          modernLists.set(listJson, json);
+        }
+        return reply(200, resultFrame(id, json));
+      }
+      case 'tools/call': {
+        const { principal, signal } = opts.caller(c);
+        const ctx: CallContext = { principal, signal, threadId: callThreadId(params, c.req.header(THREAD_HEADER)) };
+        const out = await opts.host.call(params.name, params.arguments, ctx);
+        return reply(200, out.ok ? resultFrame(id, withResultFields(out.resultJson, completeFields)) : errorFrame(id, out.code, out.message));
+      }
+      case 'subscriptions/listen': {
+        const { principal, signal } = opts.caller(c);
+        const started = listens.start({ id, params, feed: opts.changes ?? neverChanges, signal, authorizationId: principal.authorizationId, clock: opts.clock });
+        return started.ok ? started.response : reply(started.status, errorFrame(id, started.code, started.message));
+      }
+      default:
+        return reply(404, errorFrame(id, RPC.methodNotFound, `Method not found: ${method}`));
+    }
+  }
+
   return async function handle(c: Context): Promise<Response> {
     const stream = c.req.method === 'GET' && opts.openStream !== undefined && (c.req.header('accept') ?? '').includes('text/event-stream');
     if (c.req.method !== 'POST' && !stream) {
       const allow = opts.openStream ? 'GET, POST' : 'POST';
       return reply(405, errorFrame(null, RPC.invalidRequest, `Method not allowed: this endpoint accepts ${allow}${opts.openStream ? ' (GET with Accept: text/event-stream)' : ' only'}`), { allow });
     }
-    const version = c.req.header('mcp-protocol-version');
-    if (version !== undefined && !supported.has(version)) {
-      return reply(400, errorFrame(null, RPC.invalidRequest, `Bad Request: unsupported MCP-Protocol-Version ${version}; supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`));
+    if (stream) {
+      // The GET stream exists only in the 2025 revisions (2026-07-28 has subscriptions/listen instead).
+      const version = c.req.header('mcp-protocol-version');
+      if (version !== undefined && !supported.has(version)) {
+        return reply(400, errorFrame(null, RPC.invalidRequest, `Bad Request: the GET stream is not part of MCP-Protocol-Version ${version}; supported for GET: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`));
+      }
+      return opts.openStream!(c);
     }
-    if (stream) return opts.openStream!(c);
     const type = c.req.header('content-type');
     if (type === undefined || !type.toLowerCase().startsWith('application/json')) {
       return reply(415, errorFrame(null, RPC.invalidRequest, 'Unsupported Media Type: Content-Type must be application/json'));
@@ -97,6 +162,17 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
       return reply(400, errorFrame(null, RPC.invalidRequest, 'Invalid Request: JSON-RPC batches are not supported'));
     }
     const msg = classify(decoded);
+    const version = c.req.header('mcp-protocol-version');
+    if (msg.kind === 'request' && isModernRequest(msg.method, msg.params, version)) {
+      try {
+        return await modern(c, msg.id, msg.method, msg.params);
+      } catch {
+        return reply(200, errorFrame(msg.id, RPC.internalError, 'Internal error'));
+      }
+    }
+    if (version !== undefined && version !== MODERN_VERSION && !supported.has(version)) {
+      return reply(400, errorFrame(null, RPC.invalidRequest, `Bad Request: unsupported MCP-Protocol-Version ${version}; supported: ${ALL_PROTOCOL_VERSIONS.join(', ')}`));
+    }
     switch (msg.kind) {
       case 'invalid':
         return reply(400, errorFrame(msg.id, RPC.invalidRequest, `Invalid Request: ${msg.message}`));

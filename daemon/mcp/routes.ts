@@ -42,7 +42,8 @@ export function registerMcpRoutes(app: Hono<any>, services: McpServices): void {
     caller: (c) => c.get('runtime') as RuntimeRequest,
     serverVersion: SERVER_VERSION,
     instructions: renderServerInstructions(MCP_TOOLS),
-    ...(services.notifier ? { openStream: (c) => services.notifier!.open(c) } : {}),
+    clock: services.clock,
+    ...(services.notifier ? { openStream: (c) => services.notifier!.open(c), changes: services.notifier } : {}),
   });
   app.all(MCP_ROUTE, handle);
   app.all(MCP_LEGACY_ROUTE, handle);

@@ -10,9 +10,14 @@ import { isPidAlive } from '../lifecycle/owner.js';
 export interface LaunchAdditions {
   readonly env: Record<string, string>;
   readonly args: string[];
+  /** The executable `args` belong to; `run` uses `shimDir` on PATH when it wraps another command. */
+  readonly argsFor?: string;
+  readonly shimDir?: string;
 }
 
-export type LaunchHook = (auth: Authorization, runtime: RuntimeKind, mcpUrl: string, env: Record<string, string>) => LaunchAdditions;
+export type LaunchHook = (
+  auth: Authorization, runtime: RuntimeKind, mcpUrl: string, env: Record<string, string>, runtimeVersion: string | null,
+) => LaunchAdditions;
 
 interface LeaseRequest {
   serverId: string;
@@ -27,6 +32,8 @@ interface LeaseRequest {
   turnMessageId?: string | null;
   pid?: number;
   env?: Record<string, string>;
+  /** The runtime's `--version` output as `run` read it (Codex), for choosing what its config may use. */
+  runtimeVersion?: string | null;
 }
 
 const PID_POLL_MS = 500;
@@ -44,6 +51,9 @@ async function readLease(c: Context): Promise<LeaseRequest> {
   }
   if (b.ttlSeconds !== undefined && (!Number.isInteger(b.ttlSeconds) || b.ttlSeconds < 1)) {
     throw new ExecError('invalid_request', 'ttlSeconds must be a positive integer');
+  }
+  if (b.runtimeVersion !== undefined && b.runtimeVersion !== null && (typeof b.runtimeVersion !== 'string' || b.runtimeVersion.length > 200)) {
+    throw new ExecError('invalid_request', 'runtimeVersion must be a string of at most 200 characters');
   }
   if (b.runtime !== undefined && !isRuntimeKind(b.runtime)) throw new ExecError('invalid_request', `unknown runtime "${b.runtime}"`);
   const target = b.turnTarget ?? null;
@@ -78,8 +88,8 @@ export function registerRuntimeLeaseRoutes(app: Hono<any>, ctx: OperatorContext)
     const { execBaseUrl, mcpUrl } = ctx.urls(req.serverId, req.agentId);
     let additions: LaunchAdditions = { env: {}, args: [] };
     try {
-      if (ctx.launchHook && req.runtime && req.runtime !== 'generic') {
-        additions = ctx.launchHook(auth, req.runtime, mcpUrl, req.env ?? {});
+      if (ctx.launchHook) {
+        additions = ctx.launchHook(auth, req.runtime ?? 'generic', mcpUrl, req.env ?? {}, req.runtimeVersion ?? null);
       }
     } catch (err) {
       await store.revoke(auth.id, 'launch_abort');
@@ -90,6 +100,7 @@ export function registerRuntimeLeaseRoutes(app: Hono<any>, ctx: OperatorContext)
       data: {
         authorizationId: auth.id, privateDir: auth.dir, tokenFile: auth.tokenFile, execBaseUrl, mcpUrl,
         ttlSeconds: auth.ttlMs / 1000, env: additions.env, args: additions.args,
+        ...(additions.argsFor ? { argsFor: additions.argsFor } : {}), ...(additions.shimDir ? { shimDir: additions.shimDir } : {}),
       },
     }) + '\n';
     const conn = c.req.raw.signal;
