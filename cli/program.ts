@@ -25,7 +25,8 @@ export type CommandName =
   | 'daemon-reload'
   | 'run'
   | 'message-post'
-  | 'message-history';
+  | 'message-history'
+  | 'serve';
 
 const USAGE_EXIT = 2;
 
@@ -115,6 +116,13 @@ export function buildProgram(commander: Commander, onCommand: (name: CommandName
     .option('--cursor <cursor>', 'nextCursor of the previous page')
     .option('--server <id>', 'server id (default: local)')
     .action(bind('message-history'));
+
+  program
+    .command('serve')
+    .description('Serve an app that spawned this process: its tools for agents, over stdin/stdout (JSON-RPC, one frame per line).')
+    .option('--stdio', 'the transport (required): JSON-RPC 2.0 frames on stdin/stdout')
+    .option('--server <id>', 'offer the tools to agents of this server only')
+    .action(bind('serve'));
 
   return program;
 }
