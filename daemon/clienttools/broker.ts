@@ -241,7 +241,9 @@ export class ClientToolBroker {
       const id = `req_${randomBytes(12).toString('base64url')}`;
       const onAbort = () => {
         const p = this.pending.get(id);
-        if (p) this.finish(p, { ok: false, code: 'cancelled', message: 'the agent stopped' }, 'agent_stopped');
+        const why = ctx.signal.reason instanceof ExecError ? ctx.signal.reason.extra.metadata?.reason : undefined;
+        if (p && why === 'shutdown') this.finish(p, { ok: false, code: 'cancelled', message: 'the daemon is stopping' }, 'shutdown');
+        else if (p) this.finish(p, { ok: false, code: 'cancelled', message: 'the agent stopped' }, 'agent_stopped');
       };
       ctx.signal.addEventListener('abort', onAbort, { once: true });
       const p: Pending = {
