@@ -77,9 +77,17 @@ export class StdioSession {
   /** One input line (LF already cut off, within the input bound). */
   async frame(bytes: Uint8Array): Promise<void> {
     const decoded = decodeFrame(bytes, STDIO_WIRE.jsonDepth);
+    if (!decoded.ok && decoded.problem.kind === 'duplicate_key') {
+      // A repeated field (a descriptor's, say) makes the params invalid; the request itself is readable.
+      const msg = JSON.parse(Buffer.from(bytes).toString('utf8')) as unknown;
+      const id = isObj(msg) && (typeof msg.id === 'string' || (typeof msg.id === 'number' && Number.isSafeInteger(msg.id))) ? msg.id : null;
+      if (id === null) return this.send(errorFrame(null, 'invalid_request', decoded.problem.message));
+      if (this.admit(id)) this.send(errorFrame(id, 'invalid_params', decoded.problem.message));
+      return;
+    }
     if (!decoded.ok) {
       const p = decoded.problem;
-      return this.send(errorFrame(null, p.kind === 'depth' || p.kind === 'duplicate_key' ? 'invalid_request' : 'invalid_json', p.message));
+      return this.send(errorFrame(null, p.kind === 'depth' ? 'invalid_request' : 'invalid_json', p.message));
     }
     const msg = decoded.value;
     if (!isObj(msg) || msg.jsonrpc !== '2.0' || typeof msg.method !== 'string') {
@@ -92,11 +100,7 @@ export class StdioSession {
     if (!(typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id)))) {
       return this.send(errorFrame(null, 'invalid_request', 'id must be a string or an integer'));
     }
-    if (this.ids.has(id)) return this.send(errorFrame(id, 'duplicate_id', `request id ${JSON.stringify(id)} was already used; every request needs a fresh id`));
-    if (this.ids.size >= STDIO_WIRE.lifetimeRequestIds) {
-      return this.send(errorFrame(id, 'request_ids_exhausted', `this child has accepted its ${STDIO_WIRE.lifetimeRequestIds} lifetime request ids; restart it`));
-    }
-    this.ids.add(id);
+    if (!this.admit(id)) return;
     try {
       const result = await this.dispatch(msg.method, msg.params);
       this.send({ jsonrpc: '2.0', id, result });
@@ -104,6 +108,20 @@ export class StdioSession {
       if (err instanceof RpcFailure) this.send(errorFrame(id, err.code, err.message));
       else this.send(errorFrame(id, 'internal', 'internal error'));
     }
+  }
+
+  /** Takes a request id for life; false (and the error sent) for a used id or once 4096 were taken. */
+  private admit(id: RpcId): boolean {
+    if (this.ids.has(id)) {
+      this.send(errorFrame(id, 'duplicate_id', `request id ${JSON.stringify(id)} was already used; every request needs a fresh id`));
+      return false;
+    }
+    if (this.ids.size >= STDIO_WIRE.lifetimeRequestIds) {
+      this.send(errorFrame(id, 'request_ids_exhausted', `this child has accepted its ${STDIO_WIRE.lifetimeRequestIds} lifetime request ids; restart it`));
+      return false;
+    }
+    this.ids.add(id);
+    return true;
   }
 
   private send(frame: unknown): void {
