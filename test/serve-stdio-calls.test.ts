@@ -169,3 +169,32 @@ test('serve --stdio cancellation: timeout (absolute, late result stale), run_fin
     await pending;
   });
 });
+
+test('serve --stdio scopes: a tool that changed (a new timeout) or was withdrawn is unavailable to a delegated thread', async (t) => {
+  const d = await startDaemon();
+  t.after(() => d.close());
+  const agent = await connectAgent(d, 'a1', { primaryThreadId: 'main' });
+  t.after(() => agent.close());
+  const first = spawnServe(d);
+  assert.ok((await first.init([lookupTool('client__x')])).result);
+  const before = (await fingerprints(d)).client__x!;
+  await saveScope(d, agent, 'kid', 'task-7', [{ name: 'client__x', fingerprint: before }]);
+  const ok = callFrom(agent, 'client__x', { record_id: '1' }, 'kid');
+  await first.answer(await first.nextCall(), { text: 'yes' });
+  assert.equal(text(await ok), 'yes');
+  assert.equal(await first.close(), 0);
+  const gone = await callFrom(agent, 'client__x', { record_id: '1' }, 'kid');
+  assert.equal(gone.isError, true, 'withdrawn');
+  const second = spawnServe(d);
+  t.after(() => second.close());
+  assert.ok((await second.init([lookupTool('client__x', { timeout_ms: 30001 })])).result);
+  const after = (await fingerprints(d)).client__x!;
+  assert.notEqual(after, before);
+  const changed = await callFrom(agent, 'client__x', { record_id: '1' }, 'kid');
+  assert.equal(changed.isError, true);
+  assert.match(text(changed), /delegated/);
+  await assert.rejects(second.nextCall(300), 'the changed tool was never called');
+  const primary = callFrom(agent, 'client__x', { record_id: '1' });
+  await second.answer(await second.nextCall(), { text: 'primary' });
+  assert.equal(text(await primary), 'primary', 'the primary thread uses the current registry');
+});
