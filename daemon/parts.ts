@@ -21,6 +21,8 @@ export interface DaemonParts {
   readonly launchHook?: LaunchHook;
   readonly onPublished?: (auth: Authorization) => void;
   reload(): Promise<unknown>;
+  /** Extra fields of `daemon status` (client tools: clients, groups, tools, pending calls). */
+  stats(): Record<string, unknown>;
   close(): Promise<void>;
 }
 
@@ -58,6 +60,7 @@ export async function openDaemonParts(opts: { home: string; clock: Clock; diag: 
     launchHook,
     onPublished,
     reload: async () => services.reloadProfile(),
+    stats: () => ({ clientTools: clientTools.broker.stats() }),
     close: async () => {
       clientTools.close();
       services.close();

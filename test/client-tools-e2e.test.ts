@@ -126,11 +126,13 @@ test('client tools end to end: an app registers, the agent is told, lists, calls
     assert.equal(late.body.error.code, 'already_settled');
   });
 
-  await t.test('every stream has a contiguous seq; names are remembered in state/client-tools.json', () => {
+  await t.test('every stream has a contiguous seq; names are remembered in state/client-tools.json; status counts', async () => {
     assertContiguous(app.frames);
     assertContiguous(watcher.frames);
     assert.equal(app.frames.length, watcher.frames.length, 'redaction keeps the two streams in step');
     const state = JSON.parse(readFileSync(join(d.home, 'state', 'client-tools.json'), 'utf8')) as { names: string[] };
+    const status = await app.call('GET', '/api/v1/status');
+    assert.deepEqual(status.body.data.clientTools, { clients: 2, groups: 1, tools: 2, pending: 0 });
     assert.deepEqual(state.names, ['editor_echo', 'editor_screenshot']);
   });
 });

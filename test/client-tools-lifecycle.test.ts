@@ -3,6 +3,7 @@ import { strict as assert } from 'node:assert';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { request } from 'node:http';
 import { startDaemon as startInProcess } from '../daemon/server.js';
 import { FakeClock } from './auth-clock.js';
 import type { Daemon } from './mcp-harness.js';
@@ -73,6 +74,23 @@ test('client tools over time: timeouts, handoffs, revocation, provider loss, rec
     assert.equal(cancelled.data.reason, 'agent_stopped');
     assert.equal((await app.answer(req.data.request_id, { ok: true, content: [] })).body.error.code, 'already_settled');
     await call;
+  });
+
+  await t.test('an agent that stops waiting (its request closes) cancels the parked call; the admission slot comes back', async () => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'g_handoff', arguments: { text: 'walk away' } } });
+    const req = request(agent.mcpUrl, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${agent.token()}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+    });
+    req.on('error', () => undefined);
+    req.end(body);
+    const f = await app.next<{ request_id: string }>((x) => x.type === 'client_tool.request' && (x.data.arguments as { text?: string })?.text === 'walk away');
+    req.destroy();
+    const cancelled = await app.next((x) => x.type === 'client_tool.cancelled' && x.data.request_id === f.data.request_id);
+    assert.equal(cancelled.data.reason, 'agent_stopped');
+    const status = await app.call('GET', '/api/v1/status');
+    await waitUntil(async () => (await app.call('GET', '/api/v1/status')).body.data.inFlight === 0);
+    assert.equal(status.status, 200);
   });
 
   await t.test('change notices are coalesced to at most one a second', async () => {
@@ -162,4 +180,23 @@ test('client tools: denyTools per agent hides and refuses; remembered names keep
   await assert.rejects(denied.client.callTool({ name: 'app_call', arguments: { tool: 'g_secret' } }), /Unknown tool: app_call/);
   const listed = await denied.client.callTool({ name: 'app_tools', arguments: {} });
   assert.deepEqual((listed.structuredContent as { tools: { name: string }[] }).tools.map((x) => x.name), ['g_open']);
+});
+
+test('client tools: 64 tools in one group hold and fill the daemon; the 65th anywhere is too_many_tools', async (t) => {
+  const { d } = await fakeTimeDaemon(t);
+  const app = await connectApp(d);
+  t.after(() => app.close());
+  const tools = (n: number, p: string) => Array.from({ length: n }, (_, i) => echoTool(`${p}${i}`));
+  const full = await app.register('full', tools(64, 'full_'));
+  assert.equal(full.status, 200, JSON.stringify(full.body));
+  assert.equal(full.body.data.tools.length, 64);
+  const more = await app.register('more', tools(1, 'more_'));
+  assert.equal(more.body.error.code, 'too_many_tools');
+  assert.match(more.body.error.message, /at most 64 client tools; 64 are registered in other groups/);
+  const over = await app.register('full', tools(65, 'full_'));
+  assert.equal(over.body.error.code, 'too_many_tools');
+  assert.match(over.body.error.message, /at most 64 tools; this one has 65/);
+  const agent = await connectAgent(d, 'a1');
+  t.after(() => agent.close());
+  assert.equal((await agent.client.listTools()).tools.filter((x) => x.name.startsWith('full_')).length, 64);
 });

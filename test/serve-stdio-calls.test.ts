@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
-import { startDaemon, operatorCall, type Daemon } from './mcp-harness.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { openLease, startDaemon, operatorCall, type Daemon } from './mcp-harness.js';
 import { connectAgent, type Agent } from './client-tools-harness.js';
 import { lookupTool, spawnServe, type StdioApp } from './serve-stdio-harness.js';
 import { toolFingerprint } from '../catalog/tool-fingerprint.js';
@@ -147,11 +149,15 @@ test('serve --stdio cancellation: timeout (absolute, late result stale), run_fin
     assert.equal((await app.answer(call, { text: 'late' })).error.data.code, 'stale_client_tool_call');
   });
 
-  await t.test('run_finished: the calling runtime ends while its call is pending', async () => {
-    const other = await connectAgent(d, 'a2');
-    const pending = callFrom(other, 'client__long', { record_id: 'x' }).catch(() => null);
+  await t.test('run_finished: the calling runtime ends while its call is pending', async (t) => {
+    // The runtime's lease ends (its authorization is revoked) while its MCP client still waits.
+    const lease = await openLease(d, { serverId: 'local', agentId: 'a2' });
+    const client = new Client({ name: 'run-finished', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(lease.mcpUrl), { requestInit: { headers: { authorization: `Bearer ${lease.token()}` } } }));
+    t.after(() => client.close());
+    const pending = client.callTool({ name: 'client__long', arguments: { record_id: 'x' } }).catch(() => null);
     const call = await app.nextCall();
-    await other.close();
+    lease.close();
     const cancel = await app.next((f) => f.method === 'client.tool.cancel' && f.params.data.call_id === call.params.data.call_id);
     assert.equal(cancel.params.data.reason, 'run_finished');
     assert.equal((await app.answer(call, { text: 'late' })).error.data.code, 'stale_client_tool_call');

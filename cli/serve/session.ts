@@ -36,14 +36,7 @@ interface Call {
   readonly identity: Identity;
 }
 
-/** Broker cancellation reasons as the app reads them. */
-const CANCEL_REASON: Record<string, 'cancelled' | 'timeout' | 'run_finished' | 'shutdown'> = {
-  timeout: 'timeout',
-  agent_stopped: 'run_finished',
-  shutdown: 'shutdown',
-  tool_withdrawn: 'cancelled',
-  no_client: 'cancelled',
-};
+const CANCEL_REASONS = ['cancelled', 'timeout', 'run_finished', 'shutdown'];
 
 const RESULT_KEYS = ['instance_id', 'session_id', 'run_id', 'call_id', 'task_id', 'subagent_id', 'status', 'text', 'structured'];
 const IDENTITY_KEYS = ['session_id', 'run_id', 'call_id', 'task_id', 'subagent_id'] as const;
@@ -220,7 +213,9 @@ export class StdioSession {
       const call = this.calls.get(callId);
       this.forget(requestId);
       if (!call) return;
-      this.cancel(call, CANCEL_REASON[String(e.data.reason)] ?? 'cancelled');
+      // The daemon names the reason in the stdio contract's words (call_reason).
+      const reason = String(e.data.call_reason);
+      this.cancel(call, CANCEL_REASONS.includes(reason) ? reason : 'cancelled');
     }
   }
 

@@ -4,6 +4,7 @@ import { ExecError } from '../errors.js';
 import type { CallContext } from '../tools/registry.js';
 import { STDIO_LIMITS, argumentsProblem } from '../../catalog/stdio-tools.js';
 import { LIMITS, type CallOutcome, type CancelReason, type ClientToolSpec, type Delegation, type RegisterBody, type RequestView, type ResultBody, type StdioReply } from './types.js';
+import { STDIO_CANCEL_REASON, type StdioCancelReason } from './types.js';
 import { SettledIds, agentKeyOf, requestView, type Pending } from './requests.js';
 
 /**
@@ -81,7 +82,7 @@ export class ClientToolBroker {
     return id;
   }
 
-  /** The client's stream closed: withdraw what it registered, fail what it claimed. Within the call, no timer. */
+  /** The client's stream closed: withdraw what it registered, fail what it claimed, at once. */
   disconnect(clientId: string): void {
     const client = this.clients.get(clientId);
     if (!client) return;
@@ -104,10 +105,6 @@ export class ClientToolBroker {
       }
     }
     if (changed) this.changed();
-  }
-
-  isConnected(clientId: string): boolean {
-    return this.clients.has(clientId);
   }
 
   private provider(clientId: string): Client {
@@ -135,6 +132,7 @@ export class ClientToolBroker {
       // An empty group is a withdrawal by this client.
       if (existing) {
         existing.providers.delete(client.id);
+        for (const [agent, owner] of existing.owners) if (owner === client.id) existing.owners.delete(agent);
         client.groups.delete(body.group);
         if (existing.providers.size === 0) this.dropGroup(existing);
       }
@@ -215,7 +213,9 @@ export class ClientToolBroker {
   call(name: string, args: Record<string, unknown>, ctx: CallContext, delegation: Delegation | null = null): Promise<CallOutcome> {
     const found = this.find(name);
     if (!found) return Promise.resolve({ ok: false, code: 'no_client', message: `no connected app offers tool "${name}"` });
-    if (ctx.signal.aborted) return Promise.resolve({ ok: false, code: 'cancelled', message: 'the agent stopped' });
+    // The agent's runtime ends (revocation), or the agent stops waiting (its request closes).
+    const gone = ctx.gone?.();
+    if (ctx.signal.aborted || gone?.aborted) return Promise.resolve({ ok: false, code: 'cancelled', message: 'the agent stopped' });
     const group = this.groups.get(found.group)!;
     let call: Pending['call'];
     if (group.serverId !== null && group.serverId !== ctx.principal.serverId) {
@@ -243,14 +243,19 @@ export class ClientToolBroker {
         const p = this.pending.get(id);
         const why = ctx.signal.reason instanceof ExecError ? ctx.signal.reason.extra.metadata?.reason : undefined;
         if (p && why === 'shutdown') this.finish(p, { ok: false, code: 'cancelled', message: 'the daemon is stopping' }, 'shutdown');
-        else if (p) this.finish(p, { ok: false, code: 'cancelled', message: 'the agent stopped' }, 'agent_stopped');
+        // A runtime that ended is the run finishing; an agent that only stopped waiting cancelled its call.
+        else if (p) this.finish(p, { ok: false, code: 'cancelled', message: 'the agent stopped' }, 'agent_stopped', ctx.signal.aborted ? 'run_finished' : 'cancelled');
       };
       ctx.signal.addEventListener('abort', onAbort, { once: true });
+      gone?.addEventListener('abort', onAbort, { once: true });
       const p: Pending = {
         id, group: found.group, tool: found.tool, args, ctx, agentKey: agentKeyOf(ctx), createdAt: this.clock.now(), call,
         // A stdio child is the only one who can serve its group: the call is its own from the start.
         claimant: group.stdio ? [...group.providers][0]! : null,
-        timer: null, settle: resolve, unlisten: () => ctx.signal.removeEventListener('abort', onAbort),
+        timer: null, settle: resolve, unlisten: () => {
+          ctx.signal.removeEventListener('abort', onAbort);
+          gone?.removeEventListener('abort', onAbort);
+        },
       };
       this.pending.set(id, p);
       // The deadline is absolute from here, before publishing: delivery, claim and execution all count.
@@ -336,7 +341,7 @@ export class ClientToolBroker {
     return { request_id: requestId, settled: true };
   }
 
-  private finish(p: Pending, outcome: CallOutcome, cancel: CancelReason | null): void {
+  private finish(p: Pending, outcome: CallOutcome, cancel: CancelReason | null, stdioReason?: StdioCancelReason): void {
     if (!this.pending.delete(p.id)) return;
     if (p.timer) this.clock.clearTimeout(p.timer);
     p.unlisten();
@@ -346,7 +351,9 @@ export class ClientToolBroker {
     } else if (cancel !== 'no_client' || p.claimant === null) {
       // The app is told, unless the one app that held it is the one that went away.
       const audience = p.claimant ? new Set([p.claimant]) : this.audienceOf(p);
-      this.hooks.publish({ type: 'client_tool.cancelled', data: { request_id: p.id, reason: cancel }, redacted: { request_id: p.id }, audience });
+      // A stdio child also gets the reason in the stdio contract's words (its calls alone carry `call`).
+      const data = p.call ? { request_id: p.id, reason: cancel, call_reason: stdioReason ?? STDIO_CANCEL_REASON[cancel] } : { request_id: p.id, reason: cancel };
+      this.hooks.publish({ type: 'client_tool.cancelled', data, redacted: { request_id: p.id }, audience });
     }
     p.settle(outcome);
   }

@@ -109,3 +109,14 @@ export type CallOutcome =
 
 /** Why a call was withdrawn from the app (client_tool.cancelled reason). */
 export type CancelReason = 'agent_stopped' | 'tool_withdrawn' | 'timeout' | 'no_client' | 'shutdown';
+
+/** How a stdio app reads a cancellation (client.tool.cancel reason). */
+export type StdioCancelReason = 'cancelled' | 'timeout' | 'run_finished' | 'shutdown';
+
+export const STDIO_CANCEL_REASON: Readonly<Record<CancelReason, StdioCancelReason>> = {
+  agent_stopped: 'run_finished',
+  tool_withdrawn: 'cancelled',
+  timeout: 'timeout',
+  no_client: 'cancelled',
+  shutdown: 'shutdown',
+};

@@ -55,7 +55,7 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
         return resultFrame(id, opts.host.listResultJson(opts.caller(c).principal));
       case 'tools/call': {
         const { principal, signal } = opts.caller(c);
-        const ctx: CallContext = { principal, signal, threadId: callThreadId(params, c.req.header(THREAD_HEADER)) };
+        const ctx: CallContext = { principal, signal, threadId: callThreadId(params, c.req.header(THREAD_HEADER)), gone: () => c.req.raw.signal };
         const out = await opts.host.call(params.name, params.arguments, ctx);
         return out.ok ? resultFrame(id, out.resultJson) : errorFrame(id, out.code, out.message);
       }

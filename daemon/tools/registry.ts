@@ -17,6 +17,11 @@ export interface CallContext {
   readonly threadId: string | null;
   /** Aborted when the caller's authorization is revoked or the daemon stops. */
   readonly signal: AbortSignal;
+  /**
+   * Aborted when the caller stops waiting (its HTTP request closes). A getter,
+   * read only by calls that park (client tools), so quick calls do not pay for it.
+   */
+  readonly gone?: () => AbortSignal;
 }
 
 export interface ToolOwner {
