@@ -1,8 +1,8 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../lib/clock.js';
 import { ExecError } from '../errors.js';
 import type { CallContext } from '../tools/registry.js';
-import { STDIO_LIMITS, argumentsProblem } from '../../catalog/stdio-tools.js';
+import { admitStdioCall, replyOutcome } from './stdio-calls.js';
 import { LIMITS, type CallOutcome, type CancelReason, type ClientToolSpec, type Delegation, type RegisterBody, type RequestView, type ResultBody, type StdioReply } from './types.js';
 import { STDIO_CANCEL_REASON, type StdioCancelReason } from './types.js';
 import { SettledIds, agentKeyOf, requestView, type Pending } from './requests.js';
@@ -222,20 +222,11 @@ export class ClientToolBroker {
       return Promise.resolve({ ok: false, code: 'no_client', message: `the app offers "${name}" to agents of server ${group.serverId} only` });
     }
     if (group.stdio) {
-      const tooBig = argumentsProblem(args);
-      if (tooBig) return Promise.resolve({ ok: false, code: 'client_tool_payload_limit', message: tooBig });
-      // No second queue: the seventeenth call fails now rather than waiting.
       let held = 0;
       for (const q of this.pending.values()) if (q.group === group.name) held++;
-      if (held >= STDIO_LIMITS.pending_calls) {
-        return Promise.resolve({ ok: false, code: 'client_tool_busy', message: `the app already holds ${STDIO_LIMITS.pending_calls} pending calls; retry when one finishes` });
-      }
-      const pr = ctx.principal;
-      call = {
-        session_id: pr.sessionId, run_id: pr.runId, call_id: randomUUID(),
-        task_id: delegation?.task_id ?? null, subagent_id: delegation?.subagent_id ?? null,
-        timeout_ms: found.tool.timeout_ms ?? found.tool.timeout_s * 1000,
-      };
+      const admitted = admitStdioCall(found.tool, args, ctx, delegation, held);
+      if (!admitted.ok) return Promise.resolve(admitted.outcome);
+      call = admitted.call;
     }
     return new Promise<CallOutcome>((resolve) => {
       const id = `req_${randomBytes(12).toString('base64url')}`;
@@ -336,8 +327,7 @@ export class ClientToolBroker {
     }
     if (p.call === undefined) throw new ExecError('invalid_request', `request ${requestId} is not a call of a stdio child; answer it with /result`);
     if (p.claimant !== body.client_id) throw new ExecError('not_claimant', `request ${requestId} belongs to another client`);
-    const content = [{ type: 'text', text: body.text }];
-    this.finish(p, { ok: true, content, ...(body.structured ? { structured: body.structured } : {}), isError: body.status === 'error' }, null);
+    this.finish(p, replyOutcome(body), null);
     return { request_id: requestId, settled: true };
   }
 
