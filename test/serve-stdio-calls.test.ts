@@ -1,4 +1,5 @@
 import { test } from 'node:test';
+import { request } from 'node:http';
 import { strict as assert } from 'node:assert';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -162,6 +163,22 @@ test('serve --stdio cancellation: timeout (absolute, late result stale), run_fin
     assert.equal(cancel.params.data.reason, 'run_finished');
     assert.equal((await app.answer(call, { text: 'late' })).error.data.code, 'stale_client_tool_call');
     await pending;
+  });
+
+  await t.test('cancelled: the agent stops waiting (its tools/call request closes)', async () => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'client__long', arguments: { record_id: 'walk away' } } });
+    const req = request(agent.mcpUrl, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${agent.token()}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': Buffer.byteLength(body) },
+    });
+    req.on('error', () => undefined);
+    req.end(body);
+    const call = await app.nextCall();
+    assert.equal(call.params.data.arguments.record_id, 'walk away');
+    req.destroy();
+    const cancel = await app.next((f) => f.method === 'client.tool.cancel' && f.params.data.call_id === call.params.data.call_id);
+    assert.equal(cancel.params.data.reason, 'cancelled');
+    assert.equal((await app.answer(call, { text: 'late' })).error.data.code, 'stale_client_tool_call');
   });
 
   await t.test('shutdown: the daemon stops with a call pending; the child ends', async () => {
