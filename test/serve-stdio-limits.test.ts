@@ -147,6 +147,19 @@ test('serve --stdio base bounds: input frames of 65536 and 65537 bytes, JSON dep
     assert.equal(await app.exited, 1);
   });
 
+  await t.test('an app that stops reading stdout: past 512 KiB queued the child gives up and ends', async () => {
+    const app = spawnServe(d);
+    app.child.stdout!.pause();
+    // Every answer echoes its 40 KB id: 20 of them are 800 KB the app never reads.
+    for (let i = 0; i < 20; i++) app.send({ jsonrpc: '2.0', id: `${i}-${'i'.repeat(40_000)}`, method: 'x.unread' });
+    const t0 = Date.now();
+    const kill = setTimeout(() => app.child.kill('SIGKILL'), 10_000);
+    assert.equal(await app.exited, 1);
+    clearTimeout(kill);
+    assert.ok(Date.now() - t0 < 9000, 'ended on its own, within the 2 s flush bound');
+    assert.match(app.stderr(), /does not read stdout/);
+  });
+
   await t.test('4096 lifetime request ids; the 4097th is refused', async () => {
     const app = spawnServe(d);
     try {

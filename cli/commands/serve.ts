@@ -1,3 +1,5 @@
+import { Socket } from 'node:net';
+import type { Writable } from 'node:stream';
 import { resolveHome } from '../../lib/home.js';
 import { NoDaemonError, readDaemonInfo, readOperatorToken } from '../daemon-client.js';
 import { DaemonLink } from '../serve/daemon-link.js';
@@ -21,6 +23,7 @@ export async function main(opts: Record<string, unknown>, _args: string[]): Prom
     return 2;
   }
   const home = resolveHome();
+  const out = openStdout();
   const serverId = typeof opts.server === 'string' ? opts.server : null;
   let status = 0;
   let finish!: () => void;
@@ -37,7 +40,7 @@ export async function main(opts: Record<string, unknown>, _args: string[]): Prom
   };
 
   const session = new StdioSession({
-    out: (frame) => writeFrame(process.stdout, frame),
+    out: (frame) => writeFrame(out, frame),
     connect() {
       const info = readDaemonInfo(home);
       if (!info) throw new NoDaemonError(`no daemon is running for ${home}; start one with \`agentteam daemon start\``);
@@ -55,23 +58,39 @@ export async function main(opts: Record<string, unknown>, _args: string[]): Prom
     },
     () => {
       // An oversized input frame closes the connection, as the base protocol does.
-      writeFrame(process.stdout, errorFrame(null, 'body_too_large', `an input frame is longer than ${STDIO_WIRE.inputFrameBytes} bytes; closing`));
+      writeFrame(out, errorFrame(null, 'body_too_large', `an input frame is longer than ${STDIO_WIRE.inputFrameBytes} bytes; closing`));
       end(1, 'an input frame exceeded the size bound');
     },
   );
   process.stdin.on('data', (chunk: Buffer) => reader.push(chunk));
   process.stdin.on('end', () => void chain.then(() => end(status)));
   process.stdin.on('error', () => end(1, 'stdin failed'));
-  process.stdout.on('error', () => end(1, 'stdout closed'));
+  out.on('error', () => end(1, 'stdout closed'));
 
   await done;
   await chain;
   // Let queued frames reach the app, within a bound.
   await new Promise<void>((resolve) => {
-    if (process.stdout.writableLength === 0) return resolve();
+    if (out.writableLength === 0) return resolve();
     const t = setTimeout(resolve, FLUSH_MS);
     t.unref();
-    process.stdout.once('drain', () => (clearTimeout(t), resolve()));
+    out.once('drain', () => (clearTimeout(t), resolve()));
   });
+  // What the app did not read within the bound is dropped, so the process can end.
+  if (out instanceof Socket) out.destroy();
   return status;
+}
+
+/**
+ * stdout as a socket of its own when it is a pipe (as an app spawns it):
+ * writes never block the child, the unread backlog is measurable, and
+ * destroying it really lets go of the descriptor (process.stdout cannot be
+ * closed). Anything else (a file) keeps process.stdout.
+ */
+function openStdout(): Writable {
+  try {
+    return new Socket({ fd: 1, readable: false, writable: true });
+  } catch {
+    return process.stdout;
+  }
 }

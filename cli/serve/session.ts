@@ -119,7 +119,7 @@ export class StdioSession {
 
   private send(frame: unknown): void {
     const r = this.deps.out(frame);
-    if (r === 'overflow') this.deps.fatal('the app does not read stdout; more than 1 MiB is queued');
+    if (r === 'overflow') this.deps.fatal('the app does not read stdout; more than 512 KiB is queued');
     // Responses are small (the initialize answer is bounded by the registry limit); never too large.
   }
 
@@ -205,7 +205,7 @@ export class StdioSession {
       }
       this.calls.set(call.call_id, { requestId, identity: call });
       this.byRequest.set(requestId, call.call_id);
-      if (r === 'overflow') this.deps.fatal('the app does not read stdout; more than 1 MiB is queued');
+      if (r === 'overflow') this.deps.fatal('the app does not read stdout; more than 512 KiB is queued');
     } else if (e.type === 'client_tool.cancelled') {
       const requestId = e.data.request_id as string;
       const callId = this.byRequest.get(requestId);

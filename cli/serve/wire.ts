@@ -53,8 +53,13 @@ export class LineReader {
   }
 }
 
-/** The most output queued for a reader that does not keep up; past it the child gives up on the app. */
-export const OUTPUT_QUEUE_BYTES = 1024 * 1024;
+/**
+ * The most output queued for a reader that does not keep up; past it the
+ * child gives up on the app. Twice what 16 pending calls at their largest
+ * (arguments of 16 KiB each) can queue, so only an app that stopped reading
+ * reaches it.
+ */
+export const OUTPUT_QUEUE_BYTES = 512 * 1024;
 
 export interface Sink {
   write(chunk: string): boolean;
