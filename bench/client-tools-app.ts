@@ -42,7 +42,9 @@ const es = new EventSource(new URL('/api/v1/events?client_tools=1', base), {
 es.addEventListener('hello', (e) => {
   const clientId = (JSON.parse(e.data as string) as { data: { client_id: string } }).data.client_id;
   es.addEventListener('client_tool.request', (ev) => {
-    const { request_id: id, arguments: args } = (JSON.parse(ev.data as string) as { data: { request_id: string; arguments: unknown } }).data;
+    const { request_id: id, arguments: args } = (JSON.parse(ev.data as string) as { data: { request_id: string; arguments?: unknown } }).data;
+    // Another app's requests reach this stream reduced to their id: not ours to serve.
+    if (args === undefined) return;
     void (async () => {
       await post(`/api/v1/client-tools/requests/${id}/claim`, { client_id: clientId });
       await post(`/api/v1/client-tools/requests/${id}/result`, { client_id: clientId, ok: true, content: [{ type: 'text', text: JSON.stringify(args) }] });

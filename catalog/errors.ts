@@ -43,6 +43,14 @@ export const ERROR_TABLE = {
   no_client: { http: 503, jsonrpc: -32039, exit: 1, summary: 'No connected app serves the tool any more.' },
   timeout: { http: 504, jsonrpc: -32040, exit: 1, summary: "The app did not answer within the tool's timeout_s." },
   cancelled: { http: 409, jsonrpc: -32041, exit: 1, summary: 'The call was cancelled (the agent stopped or the tool was withdrawn).' },
+  // Client tools over stdio (`agentteam serve --stdio`).
+  invalid_params: { http: 400, jsonrpc: -32602, exit: 2, summary: 'The JSON-RPC params are malformed or break a stdio limit; a pending call stays pending.' },
+  unsupported_method: { http: 400, jsonrpc: -32601, exit: 2, summary: 'The method does not exist, or needs a capability that initialize did not negotiate.' },
+  duplicate_id: { http: 409, jsonrpc: -32042, exit: 1, summary: 'The request id was already used on this stdio connection.' },
+  request_ids_exhausted: { http: 429, jsonrpc: -32043, exit: 1, summary: 'The stdio connection accepted its 4096 lifetime request ids; restart the child.' },
+  stale_client_tool_call: { http: 409, jsonrpc: -32044, exit: 1, summary: 'The call is unknown, finished, expired or cancelled, or the identity does not match.' },
+  client_tool_busy: { http: 429, jsonrpc: -32045, exit: 1, summary: 'The app already holds 16 pending calls.' },
+  client_tool_payload_limit: { http: 413, jsonrpc: -32046, exit: 1, summary: 'The outgoing call does not fit the wire bounds of the stdio transport.' },
 } as const satisfies Record<string, { http: number; jsonrpc: number; exit: number; summary: string }>;
 
 export type ErrorCode = keyof typeof ERROR_TABLE;

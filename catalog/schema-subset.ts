@@ -83,7 +83,12 @@ export const CLIENT_TOOL_SUBSET: SchemaSubset = {
   booleanSchemas: false,
 };
 
-/** Client tools over stdio: a wider keyword list (no $schema), boolean sub-schemas, 16 containers. */
+/**
+ * Client tools over stdio: a wider keyword list (no $schema), boolean
+ * sub-schemas. Its real bounds are the stdio limits table (8192 bytes, 16
+ * containers deep, catalog/stdio-tools.ts); the schema count here only has
+ * to be no tighter than what 8192 bytes can hold.
+ */
 export const STDIO_TOOL_SUBSET: SchemaSubset = {
   keywords: {
     ...COMMON,
@@ -98,7 +103,7 @@ export const STDIO_TOOL_SUBSET: SchemaSubset = {
     maxContains: 'nonNegativeInteger',
   },
   maxDepth: 16,
-  maxSchemas: 512,
+  maxSchemas: 8192,
   booleanSchemas: true,
 };
 

@@ -32,7 +32,8 @@ export type CommandName =
   | 'extension-install'
   | 'extension-list'
   | 'extension-remove'
-  | 'store-backup';
+  | 'store-backup'
+  | 'serve';
 
 const USAGE_EXIT = 2;
 
@@ -158,6 +159,13 @@ export function buildProgram(commander: Commander, onCommand: (name: CommandName
     .option('--force', 'overwrite FILE if it exists')
     .argument('<file>', 'where to write the copy')
     .action(bind('store-backup'));
+
+  program
+    .command('serve')
+    .description('Serve an app that spawned this process: its tools for agents, over stdin/stdout (JSON-RPC, one frame per line).')
+    .option('--stdio', 'the transport (required): JSON-RPC 2.0 frames on stdin/stdout')
+    .option('--server <id>', 'offer the tools to agents of this server only')
+    .action(bind('serve'));
 
   return program;
 }

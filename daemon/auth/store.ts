@@ -256,7 +256,8 @@ export class AuthorizationStore {
     auth.state = 'revoked';
     this.renewal.cancel(auth);
     for (const g of [...auth.generations]) this.dropGeneration(auth, g);
-    auth.controller.abort(new ExecError('unavailable', 'the runtime authorization was revoked'));
+    // The reason travels with the abort, so parked work can tell a daemon shutdown from a runtime's end.
+    auth.controller.abort(new ExecError('unavailable', 'the runtime authorization was revoked', { metadata: { reason } }));
     this.deps.diag?.('revoked', { authorizationId: id, reason });
     auth.revocation = this.drain(auth).then(() => this.cleanup.start(auth));
     return auth.revocation;

@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../lib/clock.js';
 import { ExecError } from '../errors.js';
 import type { CallContext } from '../tools/registry.js';
-import { LIMITS, type CallOutcome, type CancelReason, type ClientToolSpec, type RegisterBody, type RequestView, type ResultBody } from './types.js';
+import { admitStdioCall, replyOutcome } from './stdio-calls.js';
+import { LIMITS, type CallOutcome, type CancelReason, type ClientToolSpec, type Delegation, type RegisterBody, type RequestView, type ResultBody, type StdioReply } from './types.js';
+import { STDIO_CANCEL_REASON, type StdioCancelReason } from './types.js';
 import { SettledIds, agentKeyOf, requestView, type Pending } from './requests.js';
 
 /**
@@ -42,6 +44,14 @@ interface Client {
 
 interface Group {
   readonly name: string;
+  /**
+   * A stdio child's tools: registered once by that one client, never joined
+   * by another, at most 16 pending calls, each claimed by the child as it is
+   * published (there is no one else to claim it).
+   */
+  readonly stdio: boolean;
+  /** A stdio child started with --server: only that server's agents may call its tools. */
+  readonly serverId: string | null;
   tools: readonly ClientToolSpec[];
   readonly providers: Set<string>;
   /** agent key -> client id that owns this agent's use of the group. */
@@ -112,6 +122,7 @@ export class ClientToolBroker {
   register(body: RegisterBody, conflict: (group: string, tools: readonly ClientToolSpec[]) => void): { group: string; revision: number; tools: string[] } {
     const client = this.provider(body.client_id);
     const existing = this.groups.get(body.group);
+    if (existing?.stdio) throw new ExecError('owned_by_other', `group "${body.group}" belongs to a stdio child`);
     const others = [...this.groups.values()].filter((g) => g.name !== body.group).reduce((n, g) => n + g.tools.length, 0);
     if (others + body.tools.length > LIMITS.toolsPerDaemon) {
       throw new ExecError('too_many_tools', `the daemon holds at most ${LIMITS.toolsPerDaemon} client tools; ${others} are registered in other groups and this group has ${body.tools.length}`);
@@ -127,7 +138,7 @@ export class ClientToolBroker {
       }
       return { group: body.group, revision: this.rev, tools: [] };
     }
-    const group = existing ?? { name: body.group, tools: [], providers: new Set<string>(), owners: new Map<string, string>() };
+    const group = existing ?? { name: body.group, stdio: false, serverId: null, tools: [], providers: new Set<string>(), owners: new Map<string, string>() };
     const before = group.tools;
     group.tools = body.tools;
     group.providers.add(client.id);
@@ -141,6 +152,28 @@ export class ClientToolBroker {
     }
     if (!sameTools(before, body.tools)) this.changed();
     return { group: body.group, revision: this.rev, tools: body.tools.map((t) => t.name) };
+  }
+
+  /**
+   * A stdio child's one registration (startup only): its own group
+   * `stdio.<client id>`, checked against the daemon-wide tool limit and
+   * every other name, withdrawn when the child's stream closes.
+   */
+  registerStdio(clientId: string, tools: readonly ClientToolSpec[], conflict: (group: string, tools: readonly ClientToolSpec[]) => void, serverId: string | null = null): { group: string; revision: number; tools: string[] } {
+    const client = this.provider(clientId);
+    if (client.groups.size > 0) throw new ExecError('invalid_request', 'a stdio child registers once, at initialize; restart it to change its tools');
+    const name = `stdio.${clientId}`;
+    const others = [...this.groups.values()].reduce((n, g) => n + g.tools.length, 0);
+    if (others + tools.length > LIMITS.toolsPerDaemon) {
+      throw new ExecError('too_many_tools', `the daemon holds at most ${LIMITS.toolsPerDaemon} client tools; ${others} are registered by other apps and this child has ${tools.length}`);
+    }
+    conflict(name, tools);
+    if (tools.length > 0) {
+      this.groups.set(name, { name, stdio: true, serverId, tools, providers: new Set([clientId]), owners: new Map() });
+      client.groups.add(name);
+      this.changed();
+    }
+    return { group: name, revision: this.rev, tools: tools.map((t) => t.name) };
   }
 
   private dropGroup(g: Group): void {
@@ -177,33 +210,52 @@ export class ClientToolBroker {
    * Parks one agent call and publishes it; resolves when the app answers, the
    * call times out, its app goes away, or the agent's authorization is revoked.
    */
-  call(name: string, args: Record<string, unknown>, ctx: CallContext): Promise<CallOutcome> {
+  call(name: string, args: Record<string, unknown>, ctx: CallContext, delegation: Delegation | null = null): Promise<CallOutcome> {
     const found = this.find(name);
     if (!found) return Promise.resolve({ ok: false, code: 'no_client', message: `no connected app offers tool "${name}"` });
     // The agent's runtime ends (revocation), or the agent stops waiting (its request closes).
     const gone = ctx.gone?.();
     if (ctx.signal.aborted || gone?.aborted) return Promise.resolve({ ok: false, code: 'cancelled', message: 'the agent stopped' });
+    const group = this.groups.get(found.group)!;
+    let call: Pending['call'];
+    if (group.serverId !== null && group.serverId !== ctx.principal.serverId) {
+      return Promise.resolve({ ok: false, code: 'no_client', message: `the app offers "${name}" to agents of server ${group.serverId} only` });
+    }
+    if (group.stdio) {
+      let held = 0;
+      for (const q of this.pending.values()) if (q.group === group.name) held++;
+      const admitted = admitStdioCall(found.tool, args, ctx, delegation, held);
+      if (!admitted.ok) return Promise.resolve(admitted.outcome);
+      call = admitted.call;
+    }
     return new Promise<CallOutcome>((resolve) => {
       const id = `req_${randomBytes(12).toString('base64url')}`;
       const onAbort = () => {
         const p = this.pending.get(id);
-        if (p) this.finish(p, { ok: false, code: 'cancelled', message: 'the agent stopped' }, 'agent_stopped');
+        const why = ctx.signal.reason instanceof ExecError ? ctx.signal.reason.extra.metadata?.reason : undefined;
+        if (p && why === 'shutdown') this.finish(p, { ok: false, code: 'cancelled', message: 'the daemon is stopping' }, 'shutdown');
+        // A runtime that ended is the run finishing; an agent that only stopped waiting cancelled its call.
+        else if (p) this.finish(p, { ok: false, code: 'cancelled', message: 'the agent stopped' }, 'agent_stopped', ctx.signal.aborted ? 'run_finished' : 'cancelled');
       };
       ctx.signal.addEventListener('abort', onAbort, { once: true });
       gone?.addEventListener('abort', onAbort, { once: true });
       const p: Pending = {
-        id, group: found.group, tool: found.tool, args, ctx, agentKey: agentKeyOf(ctx), createdAt: this.clock.now(),
-        claimant: null, timer: null, settle: resolve, unlisten: () => {
+        id, group: found.group, tool: found.tool, args, ctx, agentKey: agentKeyOf(ctx), createdAt: this.clock.now(), call,
+        // A stdio child is the only one who can serve its group: the call is its own from the start.
+        claimant: group.stdio ? [...group.providers][0]! : null,
+        timer: null, settle: resolve, unlisten: () => {
           ctx.signal.removeEventListener('abort', onAbort);
           gone?.removeEventListener('abort', onAbort);
         },
       };
       this.pending.set(id, p);
-      // The deadline is absolute from here: delivery, claim and execution all count.
-      if (found.tool.timeout_s > 0) {
+      // The deadline is absolute from here, before publishing: delivery, claim and execution all count.
+      const ms = found.tool.timeout_ms ?? found.tool.timeout_s * 1000;
+      if (ms > 0) {
+        const said = found.tool.timeout_ms !== undefined ? `${ms} ms` : `${found.tool.timeout_s} s`;
         p.timer = this.clock.setTimeout(() => {
-          this.finish(p, { ok: false, code: 'timeout', message: `the app did not answer within ${found.tool.timeout_s} s` }, 'timeout');
-        }, found.tool.timeout_s * 1000);
+          this.finish(p, { ok: false, code: 'timeout', message: `the app did not answer within ${said}` }, 'timeout');
+        }, ms);
         p.timer.unref?.();
       }
       const view = requestView(p);
@@ -265,7 +317,21 @@ export class ClientToolBroker {
     return { request_id: requestId, settled: true };
   }
 
-  private finish(p: Pending, outcome: CallOutcome, cancel: CancelReason | null): void {
+  /** A stdio child's answer (status, text, optional structured JSON) to a call of its group. */
+  reply(requestId: string, body: StdioReply): { request_id: string; settled: true } {
+    this.provider(body.client_id);
+    const p = this.pending.get(requestId);
+    if (!p) {
+      if (this.settled.has(requestId)) throw new ExecError('already_settled', `request ${requestId} already has its result`);
+      throw new ExecError('unknown_request', `no pending request ${JSON.stringify(requestId)} (unknown or already settled)`);
+    }
+    if (p.call === undefined) throw new ExecError('invalid_request', `request ${requestId} is not a call of a stdio child; answer it with /result`);
+    if (p.claimant !== body.client_id) throw new ExecError('not_claimant', `request ${requestId} belongs to another client`);
+    this.finish(p, replyOutcome(body), null);
+    return { request_id: requestId, settled: true };
+  }
+
+  private finish(p: Pending, outcome: CallOutcome, cancel: CancelReason | null, stdioReason?: StdioCancelReason): void {
     if (!this.pending.delete(p.id)) return;
     if (p.timer) this.clock.clearTimeout(p.timer);
     p.unlisten();
@@ -275,7 +341,9 @@ export class ClientToolBroker {
     } else if (cancel !== 'no_client' || p.claimant === null) {
       // The app is told, unless the one app that held it is the one that went away.
       const audience = p.claimant ? new Set([p.claimant]) : this.audienceOf(p);
-      this.hooks.publish({ type: 'client_tool.cancelled', data: { request_id: p.id, reason: cancel }, redacted: { request_id: p.id }, audience });
+      // A stdio child also gets the reason in the stdio contract's words (its calls alone carry `call`).
+      const data = p.call ? { request_id: p.id, reason: cancel, call_reason: stdioReason ?? STDIO_CANCEL_REASON[cancel] } : { request_id: p.id, reason: cancel };
+      this.hooks.publish({ type: 'client_tool.cancelled', data, redacted: { request_id: p.id }, audience });
     }
     p.settle(outcome);
   }

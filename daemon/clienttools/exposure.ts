@@ -2,7 +2,9 @@ import type { Principal } from '../http/principal.js';
 import type { CallContext, RegisteredTool, ToolOwner, ToolRegistry } from '../tools/registry.js';
 import { ExecError } from '../errors.js';
 import type { ClientToolBroker } from './broker.js';
+import { toolFingerprint } from '../../catalog/tool-fingerprint.js';
 import { clientResultFrame, toolErrorFrame } from './result-exit.js';
+import { DelegatedScopes } from './scopes.js';
 import { FALLBACK_TOOL_NAMES, type ClientToolSpec } from './types.js';
 
 /**
@@ -19,20 +21,45 @@ export interface ExposureDeps {
   readonly broker: () => ClientToolBroker;
   /** Names the caller may neither see nor call (profile denyTools). */
   readonly hidden: (principal: Principal) => ReadonlySet<string> | undefined;
+  readonly scopes: DelegatedScopes;
 }
 
+/** The effective descriptor a fingerprint covers: what the app registered, its timeout made explicit. */
+export function effectiveDescriptor(spec: ClientToolSpec): Record<string, unknown> {
+  const { name, description, input_schema } = spec;
+  return spec.timeout_ms !== undefined ? { name, description, input_schema, timeout_ms: spec.timeout_ms } : { name, description, input_schema, timeout_s: spec.timeout_s };
+}
+
+const fingerprints = new WeakMap<ClientToolSpec, string>();
+export function fingerprintOf(spec: ClientToolSpec): string {
+  let fp = fingerprints.get(spec);
+  if (fp === undefined) fingerprints.set(spec, (fp = toolFingerprint(effectiveDescriptor(spec))));
+  return fp;
+}
+
+const specs = new WeakMap<RegisteredTool, ClientToolSpec>();
+
 function clientEntry(deps: ExposureDeps, group: string, spec: ClientToolSpec): RegisteredTool {
-  return {
+  const fp = fingerprintOf(spec);
+  const entry: RegisteredTool = {
     name: spec.name,
     description: spec.description,
     inputSchema: spec.input_schema,
-    // No hints from apps: a delegated child thread may call none of these.
+    // No hints from apps: a delegated thread may call one only through its saved scope.
     annotations: {},
     owner: groupOwner(group),
+    childAccess: (ctx) => deps.scopes.allows(ctx, spec.name, fp) !== null,
     async call(args, ctx) {
-      return clientResultFrame(await deps.broker().call(spec.name, args, ctx), ctx);
+      let delegation = null;
+      if (DelegatedScopes.delegated(ctx)) {
+        delegation = deps.scopes.allows(ctx, spec.name, fp);
+        if (!delegation) return toolErrorFrame('forbidden', `${spec.name} is not in this delegated thread's saved scope with its current fingerprint`);
+      }
+      return clientResultFrame(await deps.broker().call(spec.name, args, ctx, delegation), ctx);
     },
   };
+  specs.set(entry, spec);
+  return entry;
 }
 
 /** Throws name_conflict (naming both parties) when a group's names collide with anything else in the registry. */
@@ -49,7 +76,8 @@ export function syncGroups(deps: ExposureDeps, groups: ReadonlyMap<string, reado
   }
   for (const [group, tools] of groups) {
     const current = deps.registry.ownedBy(groupOwner(group).key);
-    const same = current.length === tools.length && current.every((t, i) => t.name === tools[i]!.name && t.description === tools[i]!.description && JSON.stringify(t.inputSchema) === JSON.stringify(tools[i]!.input_schema));
+    // Compared by fingerprint: a changed timeout is a changed tool too (saved scopes name fingerprints).
+    const same = current.length === tools.length && current.every((t, i) => { const s = specs.get(t); return s !== undefined && fingerprintOf(s) === fingerprintOf(tools[i]!); });
     if (!same) deps.registry.replace(groupOwner(group), tools.map((spec) => clientEntry(deps, group, spec)));
   }
 }

@@ -9,9 +9,11 @@ import { ListChangedNotifier } from '../mcp/notify.js';
 import { EventStreams, registerEventRoutes } from '../events/streams.js';
 import { ClientToolBroker } from './broker.js';
 import { FALLBACK_OWNER, checkGroupNames, fallbackTools, syncGroups, type ExposureDeps } from './exposure.js';
-import { registerClientToolRoutes } from './routes.js';
+import { json, registerClientToolRoutes } from './routes.js';
+import { DelegatedScopes } from './scopes.js';
+import { registerStdioRoutes } from './stdio-routes.js';
 import { clientToolsStatePath, readClientToolsState, writeClientToolsState } from './state-file.js';
-import { FALLBACK_TOOL_NAMES } from './types.js';
+import { FALLBACK_TOOL_NAMES, type ClientToolSpec } from './types.js';
 
 /**
  * Client tools wired into the daemon: the broker, its HTTP/SSE adapter
@@ -64,7 +66,8 @@ export function openClientTools(opts: {
   registry.subscribe(() => notifier.changed());
 
   let broker!: ClientToolBroker;
-  const deps: ExposureDeps = { registry, broker: () => broker, hidden: (p) => hiddenFor(p)?.names };
+  const scopes = new DelegatedScopes();
+  const deps: ExposureDeps = { registry, broker: () => broker, hidden: (p) => hiddenFor(p)?.names, scopes };
   const showFallbacks = () => {
     if (registry.ownedBy(FALLBACK_OWNER.key).length === 0) registry.replace(FALLBACK_OWNER, fallbackTools(deps));
   };
@@ -96,7 +99,9 @@ export function openClientTools(opts: {
     hiddenFor,
     registerRoutes(app) {
       registerEventRoutes(app, streams);
-      registerClientToolRoutes(app, { clock: opts.clock, broker, checkNames: (group, tools) => checkGroupNames(registry, group, tools) });
+      const checkNames = (group: string, tools: readonly ClientToolSpec[]) => checkGroupNames(registry, group, tools);
+      registerClientToolRoutes(app, { clock: opts.clock, broker, checkNames });
+      registerStdioRoutes(app, { broker, scopes, checkNames, json: (c, limit) => json(c, opts.clock, limit) });
     },
     close() {
       broker.shutdown();

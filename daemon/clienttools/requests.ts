@@ -1,6 +1,6 @@
 import type { ClockTimer } from '../../lib/clock.js';
 import type { CallContext } from '../tools/registry.js';
-import type { CallOutcome, ClientToolSpec, RequestView } from './types.js';
+import type { CallOutcome, ClientToolSpec, RequestView, StdioCallIdentity } from './types.js';
 
 /** One parked agent call, from the broker's side. */
 export interface Pending {
@@ -12,6 +12,8 @@ export interface Pending {
   /** server + agent: the unit of group ownership. */
   readonly agentKey: string;
   readonly createdAt: number;
+  /** Calls of a stdio group: the identity the app copies into its result, and the exact deadline. */
+  readonly call: (StdioCallIdentity & { readonly timeout_ms: number }) | undefined;
   claimant: string | null;
   timer: ClockTimer | null;
   readonly settle: (outcome: CallOutcome) => void;
@@ -33,6 +35,7 @@ export function requestView(p: Pending): RequestView {
     created_at: new Date(p.createdAt).toISOString(),
     state: p.claimant === null ? 'pending' : 'claimed',
     claimed_by: p.claimant,
+    ...(p.call ? { call: p.call } : {}),
   };
 }
 

@@ -9,7 +9,17 @@ import type { CallOutcome } from './types.js';
  * else for client tools.
  */
 export function clientResultFrame(outcome: CallOutcome, _ctx: CallContext): string {
-  if (outcome.ok) return `{"content":${JSON.stringify(outcome.content)},"isError":false}`;
+  if (outcome.ok) {
+    const isError = outcome.isError === true;
+    if (!outcome.structured) return `{"content":${JSON.stringify(outcome.content)},"isError":${isError}}`;
+    // A stdio app's structured JSON may be any value; MCP's structuredContent
+    // must be an object, so anything else reaches the agent as a second text block.
+    const v = outcome.structured.value;
+    const json = JSON.stringify(v);
+    const content = [...outcome.content, { type: 'text', text: json }];
+    const asObject = v !== null && typeof v === 'object' && !Array.isArray(v);
+    return JSON.stringify({ content, ...(asObject ? { structuredContent: v } : {}), isError });
+  }
   return toolErrorFrame(outcome.code, outcome.message);
 }
 

@@ -25,7 +25,7 @@ const NEVER = new AbortController().signal;
  * the Node request when running on @hono/node-server (building a web
  * Request stream per call cost three quarters of a claim's time).
  */
-async function json(c: Context, clock: Clock, limit = BODY_LIMIT_BYTES): Promise<unknown> {
+export async function json(c: Context, clock: Clock, limit = BODY_LIMIT_BYTES): Promise<unknown> {
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
   const opts = { clock, signal: NEVER, limit };
   return decodeStrictJson(incoming ? await readNodeBody(incoming, opts) : await readBody(c.req.raw, opts));

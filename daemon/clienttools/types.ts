@@ -30,7 +30,38 @@ export interface ClientToolSpec {
   readonly name: string;
   readonly description: string;
   readonly input_schema: Record<string, unknown>;
+  /** Whole seconds (HTTP registrations); for stdio tools the ceiling of timeout_ms. */
   readonly timeout_s: number;
+  /** Stdio registrations only: the deadline in milliseconds, kept exactly (1000-300000). */
+  readonly timeout_ms?: number;
+}
+
+/**
+ * The identity a stdio app sees on each call and must copy into its result:
+ * the calling runtime's session and run, a fresh call UUID, and for a
+ * delegated thread the task and the thread (null for the primary thread).
+ */
+export interface StdioCallIdentity {
+  readonly session_id: string | null;
+  readonly run_id: string | null;
+  readonly call_id: string;
+  readonly task_id: string | null;
+  readonly subagent_id: string | null;
+}
+
+/** Who is calling from a delegated thread (null for the primary thread). */
+export interface Delegation {
+  readonly task_id: string;
+  readonly subagent_id: string;
+}
+
+/** A stdio app's answer: the seed's status, text and optional structured JSON. */
+export interface StdioReply {
+  readonly client_id: string;
+  readonly status: 'success' | 'error';
+  readonly text: string;
+  /** Present (possibly null) only when the app sent it. */
+  readonly structured?: { readonly value: unknown };
 }
 
 export interface RegisterBody {
@@ -67,12 +98,25 @@ export interface RequestView {
   readonly created_at: string;
   readonly state: 'pending' | 'claimed';
   readonly claimed_by: string | null;
+  /** Requests of stdio groups only: the identity and exact deadline of the call. */
+  readonly call?: StdioCallIdentity & { readonly timeout_ms: number };
 }
 
 /** How a call ended, for the agent. */
 export type CallOutcome =
-  | { readonly ok: true; readonly content: readonly unknown[] }
+  | { readonly ok: true; readonly content: readonly unknown[]; readonly structured?: { readonly value: unknown }; readonly isError?: boolean }
   | { readonly ok: false; readonly code: string; readonly message: string };
 
 /** Why a call was withdrawn from the app (client_tool.cancelled reason). */
 export type CancelReason = 'agent_stopped' | 'tool_withdrawn' | 'timeout' | 'no_client' | 'shutdown';
+
+/** How a stdio app reads a cancellation (client.tool.cancel reason). */
+export type StdioCancelReason = 'cancelled' | 'timeout' | 'run_finished' | 'shutdown';
+
+export const STDIO_CANCEL_REASON: Readonly<Record<CancelReason, StdioCancelReason>> = {
+  agent_stopped: 'run_finished',
+  tool_withdrawn: 'cancelled',
+  timeout: 'timeout',
+  no_client: 'cancelled',
+  shutdown: 'shutdown',
+};

@@ -24,7 +24,9 @@ export function callThreadId(params: Record<string, unknown>, header: string | u
  * authorization's primary thread may only use tools the trusted inventory
  * marks readOnlyHint: true. The decision uses the inventory entry alone
  * (undefined = unknown tool), never the call's arguments, and anything short
- * of an explicit `true` fails closed. With no recorded primary thread, any
+ * of an explicit `true` fails closed. A tool that decides itself (a client
+ * tool and its saved delegated scope) passes `childAccess` instead of
+ * relying on hints. With no recorded primary thread, any
  * identified thread counts as non-primary.
  */
 export function checkChildGate(
@@ -32,9 +34,11 @@ export function checkChildGate(
   annotations: ToolAnnotations | undefined,
   threadId: string | null,
   primaryThreadId: string | null,
+  /** The tool's own answer for delegated threads (a saved scope), when it has one. */
+  childAccess?: boolean,
 ): void {
   if (threadId === null || threadId === primaryThreadId) return;
-  if (annotations?.readOnlyHint === true) return;
+  if (childAccess === undefined ? annotations?.readOnlyHint === true : childAccess) return;
   throw new ExecError('forbidden', `${toolName} is not available to a delegated child thread`, {
     hint: 'You are running as a delegated child. Do not send or change anything yourself: return your result to your leader, who decides what to send.',
     metadata: { childThread: true },

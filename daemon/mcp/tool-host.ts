@@ -125,7 +125,7 @@ export function createToolHost(
       const entry = hidden?.names.has(name) ? undefined : registry.get(name);
       try {
         // The gate runs before the unknown-tool check: a child gets the same answer for both.
-        checkChildGate(name, entry?.annotations, ctx.threadId, ctx.principal.primaryThreadId);
+        checkChildGate(name, entry?.annotations, ctx.threadId, ctx.principal.primaryThreadId, entry?.childAccess?.(ctx));
       } catch (err) {
         return { ok: true, resultJson: errorResult(errorBody(err)) };
       }

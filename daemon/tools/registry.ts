@@ -40,6 +40,12 @@ export interface RegisteredTool {
   readonly annotations: ToolAnnotations;
   readonly owner: ToolOwner;
   /**
+   * Whether a delegated (non-primary) thread may call this tool, when the
+   * source decides it itself (client tools: the thread's saved scope). Absent:
+   * the child gate's readOnlyHint rule decides.
+   */
+  childAccess?(ctx: CallContext): boolean;
+  /**
    * Runs one call with the caller's arguments (an object, not yet validated:
    * each source validates as it must) and resolves to a serialized MCP
    * CallToolResult. Throwing an ExecError makes a tool error result.

@@ -1,0 +1,107 @@
+import type { Hono } from 'hono';
+import { STDIO_LIMITS, resultBytes, validateStdioTools } from '../../catalog/stdio-tools.js';
+import { FINGERPRINT_RE } from '../../catalog/tool-fingerprint.js';
+import { ExecError } from '../errors.js';
+import type { ClientToolBroker } from './broker.js';
+import { fingerprintOf } from './exposure.js';
+import { SCOPE_LIMITS, type DelegatedScopes } from './scopes.js';
+import { clientIdOf } from './validate.js';
+import type { ClientToolSpec, StdioReply } from './types.js';
+
+/**
+ * The routes a stdio child (`agentteam serve --stdio`, a CLI process that
+ * talks to the daemon like any app) uses beside the event stream, and the
+ * operator's view of fingerprints and saved delegated scopes:
+ *
+ * - POST /api/v1/client-tools/stdio {client_id, server_id?, tools}: the child's one
+ *   registration, descriptors exactly as the stdio limits table allows
+ *   (timeout_ms kept to the millisecond).
+ * - POST /api/v1/client-tools/requests/{id}/reply {client_id, status, text, structured?}.
+ * - GET /api/v1/client-tools: every offered tool with its fingerprint.
+ * - PUT /api/v1/client-tools/scopes/{authorizationId}/{threadId}
+ *   {task_id, tools: [{name, fingerprint}]}: a delegated thread's saved scope.
+ */
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+const ID_RE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+
+export interface StdioRouteDeps {
+  readonly broker: ClientToolBroker;
+  readonly scopes: DelegatedScopes;
+  readonly json: (c: any, limit?: number) => Promise<unknown>;
+  readonly checkNames: (group: string, tools: readonly ClientToolSpec[]) => void;
+}
+
+function onlyKeys(o: Obj, allowed: readonly string[], make: (m: string) => ExecError): void {
+  for (const k of Object.keys(o)) if (!allowed.includes(k)) throw make(`unknown field "${k}"`);
+}
+
+export function decodeStdioRegistration(body: unknown): { client_id: string; server_id: string | null; tools: ClientToolSpec[] } {
+  const invalid = (m: string) => new ExecError('invalid_tool', m);
+  if (!isObj(body)) throw invalid('the body must be an object {client_id, tools}');
+  const client_id = clientIdOf(body);
+  onlyKeys(body, ['client_id', 'server_id', 'tools'], invalid);
+  const server_id = body.server_id ?? null;
+  if (server_id !== null && (typeof server_id !== 'string' || !ID_RE.test(server_id))) throw invalid(`server_id must match ${ID_RE.source}`);
+  const checked = validateStdioTools(body.tools);
+  if (!checked.ok) throw invalid(checked.message);
+  const tools = checked.tools.map((t) => ({ ...t, timeout_s: Math.ceil(t.timeout_ms / 1000) }));
+  return { client_id, server_id, tools };
+}
+
+export function decodeStdioReply(body: unknown): StdioReply {
+  const invalid = (m: string) => new ExecError('validation_failed', m);
+  if (!isObj(body)) throw invalid('the body must be an object {client_id, status, text, structured?}');
+  const client_id = clientIdOf(body);
+  onlyKeys(body, ['client_id', 'status', 'text', 'structured'], invalid);
+  if (body.status !== 'success' && body.status !== 'error') throw invalid('status must be "success" or "error"');
+  if (typeof body.text !== 'string') throw invalid('text must be a string');
+  const has = Object.hasOwn(body, 'structured');
+  const n = resultBytes(body.text, body.structured, has);
+  if (n > STDIO_LIMITS.result_bytes) throw invalid(`the result is ${n} bytes (text plus structured); at most ${STDIO_LIMITS.result_bytes}`);
+  return { client_id, status: body.status, text: body.text, ...(has ? { structured: { value: body.structured } } : {}) };
+}
+
+function decodeScope(body: unknown): { task_id: string; tools: Map<string, string> } {
+  const invalid = (m: string) => new ExecError('invalid_request', m);
+  if (!isObj(body)) throw invalid('the body must be an object {task_id, tools: [{name, fingerprint}]}');
+  onlyKeys(body, ['task_id', 'tools'], invalid);
+  if (typeof body.task_id !== 'string' || !ID_RE.test(body.task_id)) throw invalid(`task_id must match ${ID_RE.source}`);
+  if (!Array.isArray(body.tools) || body.tools.length > SCOPE_LIMITS.toolsPerScope) throw invalid(`tools must be an array of at most ${SCOPE_LIMITS.toolsPerScope} {name, fingerprint}`);
+  const tools = new Map<string, string>();
+  body.tools.forEach((t: unknown, i: number) => {
+    if (!isObj(t) || typeof t.name !== 'string' || typeof t.fingerprint !== 'string' || !FINGERPRINT_RE.test(t.fingerprint) || Object.keys(t).length !== 2) {
+      throw invalid(`tools[${i}] must be {name, fingerprint} with a lowercase hex SHA-256 fingerprint`);
+    }
+    tools.set(t.name, t.fingerprint);
+  });
+  return { task_id: body.task_id, tools };
+}
+
+export function registerStdioRoutes(app: Hono<any>, deps: StdioRouteDeps): void {
+  const { broker, scopes } = deps;
+  app.post('/api/v1/client-tools/stdio', async (c) => {
+    const body = decodeStdioRegistration(await deps.json(c));
+    return c.json({ ok: true, data: broker.registerStdio(body.client_id, body.tools, deps.checkNames, body.server_id) });
+  });
+  app.post('/api/v1/client-tools/requests/:id/reply', async (c) => {
+    const body = decodeStdioReply(await deps.json(c));
+    return c.json({ ok: true, data: broker.reply(c.req.param('id'), body) });
+  });
+  app.get('/api/v1/client-tools', (c) => {
+    const tools = broker.offered().map(({ group, tool }) => ({
+      name: tool.name, group, fingerprint: fingerprintOf(tool),
+      ...(tool.timeout_ms !== undefined ? { timeout_ms: tool.timeout_ms } : { timeout_s: tool.timeout_s }),
+    }));
+    return c.json({ ok: true, data: { revision: broker.revision, tools } });
+  });
+  app.put('/api/v1/client-tools/scopes/:authorizationId/:threadId', async (c) => {
+    const authorization_id = c.req.param('authorizationId');
+    const thread_id = c.req.param('threadId');
+    if (!ID_RE.test(authorization_id) || !ID_RE.test(thread_id)) throw new ExecError('invalid_request', `authorization and thread ids must match ${ID_RE.source}`);
+    const { task_id, tools } = decodeScope(await deps.json(c));
+    scopes.save({ authorization_id, thread_id, task_id, tools });
+    return c.json({ ok: true, data: { authorization_id, thread_id, task_id, tools: [...tools].map(([name, fingerprint]) => ({ name, fingerprint })) } });
+  });
+}
