@@ -24,6 +24,49 @@ function parsed(r: RawResponse): { result?: Record<string, unknown>; error?: { c
   return JSON.parse(r.body) as never;
 }
 
+interface ListenStream {
+  /** Each SSE event's data as parsed JSON, with when it arrived. */
+  readonly events: { at: number; msg: Record<string, any> }[];
+  /** Resolves with the status and content type once the server ends the stream. */
+  readonly ended: Promise<{ status: number; type: string }>;
+  close(): void;
+}
+
+/** Opens a 2026 subscriptions/listen stream and collects its events; `onEvent` sees each one as it arrives. */
+function openListen(url: string, token: string, id: string | number, notifications: Record<string, unknown>, onEvent: (n: number) => void = () => undefined): ListenStream {
+  const events: ListenStream['events'] = [];
+  const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params: { notifications, _meta: META } });
+  let req!: ReturnType<typeof request>;
+  const ended = new Promise<{ status: number; type: string }>((resolve, reject) => {
+    req = request(url, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': V, 'mcp-method': 'subscriptions/listen', 'content-length': String(Buffer.byteLength(body)),
+      },
+    }, (res) => {
+      let buf = '';
+      res.on('data', (c: Buffer) => {
+        buf += c.toString();
+        let i: number;
+        while ((i = buf.indexOf('\n\n')) >= 0) {
+          const data = buf.slice(0, i).split('\n').find((l) => l.startsWith('data: '));
+          buf = buf.slice(i + 2);
+          if (!data) continue;
+          events.push({ at: Date.now(), msg: JSON.parse(data.slice(6)) as Record<string, any> });
+          onEvent(events.length);
+        }
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']) }));
+      res.on('error', () => undefined);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+  ended.catch(() => undefined);
+  return { events, ended, close: () => req.destroy() };
+}
+
 test('MCP 2026-07-28 beside 2025-11-25 on the same endpoints', async (t) => {
   const d: Daemon = await startDaemon();
   t.after(() => d.close());
@@ -152,35 +195,12 @@ test('MCP 2026-07-28 beside 2025-11-25 on the same endpoints', async (t) => {
 
   await t.test('subscriptions/listen acknowledges, stays open, and ends gracefully when the runtime is revoked', async () => {
     const rt2 = await startRuntime(d, { server: 'local', agent: 'a2' });
-    const frames: string[] = [];
-    const ended = new Promise<{ status: number; type: string }>((resolve, reject) => {
-      const body = JSON.stringify({ jsonrpc: '2.0', id: 'sub-1', method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true, promptsListChanged: true }, _meta: META } });
-      const req = request(rt2.mcpUrl, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${rt2.token()}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': V, 'mcp-method': 'subscriptions/listen', 'content-length': String(Buffer.byteLength(body)),
-        },
-      }, (res) => {
-        let buf = '';
-        res.on('data', (c: Buffer) => {
-          buf += c.toString();
-          let i: number;
-          while ((i = buf.indexOf('\n\n')) >= 0) {
-            const ev = buf.slice(0, i);
-            buf = buf.slice(i + 2);
-            const data = ev.split('\n').find((l) => l.startsWith('data: '));
-            if (data) frames.push(data.slice(6));
-            if (frames.length === 1) void rt2.close(); // acknowledged: now revoke the runtime
-          }
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']) }));
-        res.on('error', reject);
-      });
-      req.on('error', reject);
-      req.end(body);
+    // Once acknowledged, the runtime is revoked: the server must end the subscription gracefully.
+    const sub = openListen(rt2.mcpUrl, rt2.token(), 'sub-1', { toolsListChanged: true, promptsListChanged: true }, (n) => {
+      if (n === 1) void rt2.close();
     });
-    const { status, type } = await ended;
+    const { status, type } = await sub.ended;
+    const frames = sub.events.map((e) => JSON.stringify(e.msg));
     assert.equal(status, 200);
     assert.match(type, /text\/event-stream/);
     const ack = JSON.parse(frames[0]!) as { method: string; params: { notifications: Record<string, unknown>; _meta: Record<string, unknown> } };
@@ -200,36 +220,12 @@ test('MCP 2026-07-28: an app registering a tool reaches a subscriptions/listen s
   t.after(() => d.close());
   const rt = await startRuntime(d, { server: 'local', agent: 'a1' });
   t.after(() => rt.close());
-  const events: { at: number; msg: { method?: string; params?: { _meta?: Record<string, unknown> } } }[] = [];
-  let req: ReturnType<typeof request> | undefined;
-  const acked = new Promise<void>((resolve, reject) => {
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true }, _meta: META } });
-    req = request(rt.mcpUrl, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${rt.token()}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': V, 'mcp-method': 'subscriptions/listen', 'content-length': String(Buffer.byteLength(body)),
-      },
-    }, (res) => {
-      let buf = '';
-      res.on('data', (c: Buffer) => {
-        buf += c.toString();
-        let i: number;
-        while ((i = buf.indexOf('\n\n')) >= 0) {
-          const data = buf.slice(0, i).split('\n').find((l) => l.startsWith('data: '));
-          buf = buf.slice(i + 2);
-          if (!data) continue;
-          events.push({ at: Date.now(), msg: JSON.parse(data.slice(6)) });
-          if (events.length === 1) resolve();
-        }
-      });
-      res.on('error', () => undefined);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-  t.after(() => req?.destroy());
-  await acked;
+  let acked!: () => void;
+  const ack = new Promise<void>((r) => (acked = r));
+  const sub = openListen(rt.mcpUrl, rt.token(), 7, { toolsListChanged: true }, (n) => n === 1 && acked());
+  t.after(() => sub.close());
+  const events = sub.events;
+  await ack;
 
   const app = await connectApp(d);
   t.after(() => app.close());
