@@ -7,6 +7,7 @@ import { runtimeAuth } from './http/runtime-auth.js';
 import { operatorAuth } from './operator/auth.js';
 import { registerOperatorRoutes, type OperatorContext } from './operator/routes.js';
 import type { Diag } from './lifecycle/diag.js';
+import type { ResultGate } from './results/gate.js';
 
 export const EXEC_BASE = '/api/internal/exec/servers/:serverId/agents/:agentId';
 export const MCP_PATH = '/api/internal/mcp/servers/:serverId/agents/:agentId';
@@ -16,6 +17,8 @@ export interface AppContext extends OperatorContext {
   readonly store: AuthorizationStore;
   readonly operatorToken: string;
   readonly diag: Diag;
+  /** The one result gate: mounted first, so it sees every response on its way out. */
+  readonly gate: ResultGate;
   /** Registers routes owned by other parts (Exec action route, MCP, message operator routes). */
   readonly extraRoutes?: (app: Hono<RuntimeEnv>) => void;
 }
@@ -30,6 +33,7 @@ export function buildApp(ctx: AppContext): Hono<RuntimeEnv> {
   // default SmartRouter falls back to TrieRouter (~2.6 us a match on this table);
   // PatternRouter gives the same matches in ~1.2 us.
   const app = new Hono<RuntimeEnv>({ router: new PatternRouter() });
+  app.use('*', ctx.gate.middleware());
   app.onError((err, c) => {
     if (!(err instanceof ExecError)) ctx.diag('internal_error', { path: c.req.path, error: String((err as Error)?.message ?? err) });
     const body = errorBody(err);

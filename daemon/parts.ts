@@ -5,6 +5,7 @@ import type { LaunchHook } from './operator/runtimes.js';
 import type { Diag } from './lifecycle/diag.js';
 import { prepareRuntimeDriver, refreshRuntimeDriver } from './drivers/index.js';
 import { openServices } from './services.js';
+import type { ResultGate } from './results/gate.js';
 import { registerExecActionRoute } from './exec/route.js';
 import { registerMcpRoutes } from './mcp/routes.js';
 import { registerMessageOperatorRoutes } from './mcp/operator-routes.js';
@@ -16,6 +17,8 @@ import { registerMessageOperatorRoutes } from './mcp/operator-routes.js';
  */
 export interface DaemonParts {
   registerRoutes(app: Hono<any>): void;
+  /** The result gate; the server adds the token and operator-token secret sources once the store exists. */
+  readonly gate: ResultGate;
   readonly launchHook?: LaunchHook;
   readonly onPublished?: (auth: Authorization) => void;
   reload(): Promise<unknown>;
@@ -36,6 +39,7 @@ export async function openDaemonParts(opts: { home: string; clock: Clock; diag: 
     if (mcpUrl) refreshRuntimeDriver({ runtime: auth.runtime, mcpUrl, tokenFile: auth.tokenFile, privateDir: auth.dir });
   };
   return {
+    gate: services.gate,
     registerRoutes: (app) => {
       registerExecActionRoute(app, services);
       registerMcpRoutes(app, services);

@@ -17,6 +17,8 @@ import { ensureOperatorToken, removeDaemonInfo, sweepRuntimeDir, writeDaemonInfo
 import { createDiag } from './lifecycle/diag.js';
 import { parseListen } from './lifecycle/listen.js';
 import { openDaemonParts, type DaemonParts } from './parts.js';
+import { fixedSource, tokenSource } from './results/sources.js';
+import { isGateMiddleware } from './results/gate.js';
 
 export interface DaemonOptions {
   readonly home: string;
@@ -40,6 +42,8 @@ export interface RunningDaemon {
   /** Resolves once an orderly stop has finished (for whatever reason it began). */
   readonly stopped: Promise<void>;
   reload(): Promise<unknown>;
+  /** The route table (method, path) in registration order, for tests that walk every route. */
+  readonly routes: readonly { readonly method: string; readonly path: string; readonly gated: boolean }[];
 }
 
 const DRAIN_MS = 3_000;
@@ -85,12 +89,14 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       ...(parts.onPublished ? { onPublished: parts.onPublished } : {}),
     };
     const store = new AuthorizationStore(deps);
+    parts.gate.secrets.add(tokenSource(store));
+    parts.gate.secrets.add(fixedSource('AGENTTEAM_OPERATOR_TOKEN', operatorToken));
     const startedAt = clock.now();
     let url = '';
     const stopping: { p: Promise<void> | null } = { p: null };
     const reload = () => parts!.reload();
     const app = buildApp({
-      store, operatorToken, diag,
+      store, operatorToken, diag, gate: parts.gate,
       status: () => ({ pid: process.pid, url, startedAt: new Date(startedAt).toISOString(), uptimeMs: clock.now() - startedAt, stopping: stopping.p !== null, ...store.stats() }),
       stop: (reason) => void stop(reason),
       reload,
@@ -148,7 +154,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       throw new Error('lost daemon ownership while starting');
     }
     writeDaemonInfo(home, { url, pid: process.pid, startedAt });
-    return { url, pid: process.pid, store, stop, stopped, reload };
+    return { url, pid: process.pid, store, stop, stopped, reload, routes: routeTable(app.routes) };
   } catch (err) {
     if (server && !stopRequested) server.close();
     if (!stopRequested) {
@@ -163,4 +169,14 @@ async function withTimeout(p: Promise<unknown>, ms: number): Promise<void> {
   let t: NodeJS.Timeout | undefined;
   await Promise.race([p.catch(() => undefined), new Promise((r) => (t = setTimeout(r, ms)))]);
   clearTimeout(t);
+}
+
+/**
+ * Every entry of the route table (handlers and middleware) but the gate
+ * itself, each with whether the result gate's middleware is mounted before
+ * it on a path that covers every route (so the gate sees its response last).
+ */
+function routeTable(routes: readonly { method: string; path: string; handler: unknown }[]): RunningDaemon['routes'] {
+  const gateAt = routes.findIndex((r) => (r.path === '/*' || r.path === '*') && isGateMiddleware(r.handler));
+  return routes.flatMap((r, i) => (isGateMiddleware(r.handler) ? [] : [{ method: r.method, path: r.path, gated: gateAt >= 0 && i > gateAt }]));
 }

@@ -9,6 +9,10 @@ import type { CursorCodec } from './exec/cursor.js';
 import type { Registry } from './exec/registry.js';
 import { builtinRegistry } from './handlers/index.js';
 import { MessageStore, type MessageApi } from './store/messages.js';
+import { ResultGate } from './results/gate.js';
+import { SecretSet } from './results/secrets.js';
+import { SpillStore } from './results/spill.js';
+import { envSource, profileSource } from './results/sources.js';
 
 /**
  * Everything the daemon's routes use, opened once at start and closed at
@@ -24,6 +28,8 @@ export interface Services {
   readonly db: Db;
   readonly cursors: CursorCodec;
   readonly profile: ProfileStore;
+  /** The one gate every result leaves through (mask secrets by value, bound size). */
+  readonly gate: ResultGate;
   /** Messages (MCP message tools and the operator message routes). */
   readonly messages: MessageApi;
   /** The team server as seen by one caller (server id + agent id). */
@@ -51,8 +57,13 @@ export function openServices(opts: OpenServicesOptions): Services {
   const now = () => opts.clock.now();
   const embedded = new EmbeddedServer(db, now);
   const profile = new ProfileStore(paths.profile, opts.log ?? ((m) => process.stderr.write(`${m}\n`)));
+  const secrets = new SecretSet();
+  secrets.add(envSource());
+  secrets.add(profileSource(() => ({ profile: profile.profile, revision: profile.revision })));
+  const gate = new ResultGate(secrets, new SpillStore({ dir: paths.spill, clock: opts.clock }));
   let closed = false;
   return {
+    gate,
     home: opts.home,
     clock: opts.clock,
     catalog,

@@ -41,6 +41,7 @@ test('an action missing from the pinned catalog is not_found for that authorizat
   const app = buildApp({
     store,
     operatorToken: 'unused',
+    gate: services.gate,
     diag: () => {},
     status: () => ({}),
     stop: () => {},

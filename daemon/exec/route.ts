@@ -6,7 +6,6 @@ import type { Services } from '../services.js';
 import type { IncomingMessage } from 'node:http';
 import { readBody, readNodeBody, RevokedError } from './body.js';
 import { decodeStrictJson } from './strict-json.js';
-import { boundResult } from './result-boundary.js';
 
 export const EXEC_ACTION_PATH = '/api/internal/exec/servers/:serverId/agents/:agentId/:domain/:action';
 
@@ -75,9 +74,10 @@ async function execAction(c: Context<RuntimeEnv>, services: Services): Promise<R
     return errorResponse(err instanceof ExecError ? err : internal(err));
   }
   if (signal.aborted) return forbidden();
-  const out = boundResult(action.entry.inventory, input, data);
+  // The result gate: secrets masked by value, then the 64 KiB boundary.
+  const out = services.gate.json(action.entry.inventory, input, data);
   if (!out.ok) return errorResponse(out.error);
-  return new Response(out.body, { status: 200, headers: JSON_HEADERS });
+  return services.gate.respond(out.body, 200, JSON_HEADERS);
 }
 
 function internal(err: unknown): ExecError {

@@ -1,7 +1,9 @@
 import type { Context } from 'hono';
 import type { McpToolDescriptor } from '../../catalog/mcp-tools.js';
 import type { Clock } from '../../lib/clock.js';
-import { boundResult, type BoundaryPolicy } from '../exec/result-boundary.js';
+import type { BoundaryPolicy } from '../exec/result-boundary.js';
+import type { ResultGate } from '../results/gate.js';
+import type { ResultBounder } from './tool-host.js';
 import type { IncomingMessage } from 'node:http';
 import { readBody, readNodeBody, RevokedError } from '../exec/body.js';
 import { ExecError } from '../errors.js';
@@ -19,13 +21,17 @@ function policyOf(tool: McpToolDescriptor): BoundaryPolicy {
 }
 
 /**
- * tools/call results pass the same result boundary as Exec results; what is
- * measured is the structured result (the same JSON is sent as text).
+ * tools/call results pass the same result gate as Exec results (secrets
+ * masked, then the 64 KiB boundary); what is measured is the structured
+ * result (the same JSON is sent as text).
  */
-export function sharedBoundary(tool: McpToolDescriptor, input: Record<string, unknown>, data: unknown): string {
-  const out = boundResult(policyOf(tool), input, data, { wrap: (d) => d });
-  if (!out.ok) throw out.error;
-  return out.body;
+export function sharedBoundary(gate: ResultGate): ResultBounder {
+  const bound = (tool: McpToolDescriptor, input: Record<string, unknown>, data: unknown): string => {
+    const out = gate.json(policyOf(tool), input, data, { wrap: (d) => d });
+    if (!out.ok) throw out.error;
+    return out.body;
+  };
+  return Object.assign(bound, { generation: () => gate.generation });
 }
 
 /**

@@ -8,6 +8,7 @@ import { sharedBodyReader, sharedBoundary } from './boundary.js';
 import { messageToolHandlers } from './message-tools.js';
 import { renderServerInstructions } from '../drivers/guidance.js';
 import type { MessageServices } from './operator-routes.js';
+import type { ResultGate } from '../results/gate.js';
 
 export const MCP_ROUTE = '/api/internal/mcp/servers/:serverId/agents/:agentId';
 export const MCP_LEGACY_ROUTE = '/mcp/agentteam/:serverId/:agentId';
@@ -15,6 +16,7 @@ const SERVER_VERSION = '0.1.0';
 
 export interface McpServices extends MessageServices {
   readonly clock: Clock;
+  readonly gate: ResultGate;
 }
 
 /**
@@ -24,7 +26,7 @@ export interface McpServices extends MessageServices {
  * handler is reached.
  */
 export function registerMcpRoutes(app: Hono<any>, services: McpServices): void {
-  const host = createToolHost(MCP_TOOLS, messageToolHandlers(services.messages), sharedBoundary);
+  const host = createToolHost(MCP_TOOLS, messageToolHandlers(services.messages), sharedBoundary(services.gate));
   const handle = createMcpProtocol({
     host,
     readBody: sharedBodyReader(services.clock),
