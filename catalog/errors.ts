@@ -20,6 +20,19 @@ export const ERROR_TABLE = {
   upstream_error: { http: 502, jsonrpc: -32002, exit: 1, summary: 'A backing service failed.' },
   unavailable: { http: 503, jsonrpc: -32003, exit: 3, summary: 'The daemon is not running, is shutting down, or no credentials are available.' },
   internal: { http: 500, jsonrpc: -32603, exit: 1, summary: 'An unexpected failure inside the daemon.' },
+  // Client tools (apps offer tools to agents).
+  invalid_tool: { http: 400, jsonrpc: -32030, exit: 2, summary: 'A tool registration is malformed or its input schema leaves the allowed subset; the message names the JSON path.' },
+  too_many_tools: { http: 400, jsonrpc: -32031, exit: 1, summary: 'More than 64 tools in one group or in the whole daemon.' },
+  unknown_client: { http: 404, jsonrpc: -32032, exit: 1, summary: 'The client_id names no connected client.' },
+  name_conflict: { http: 409, jsonrpc: -32033, exit: 1, summary: 'The tool name is already taken by a built-in tool, a declared tool or another client; the message names both parties.' },
+  owned_by_other: { http: 409, jsonrpc: -32034, exit: 1, summary: "Another client serves this agent's group." },
+  already_claimed: { http: 409, jsonrpc: -32035, exit: 1, summary: 'The request was already claimed.' },
+  already_settled: { http: 409, jsonrpc: -32036, exit: 1, summary: 'The request already has its result.' },
+  not_claimant: { http: 409, jsonrpc: -32037, exit: 1, summary: 'Only the client that claimed the request may answer it.' },
+  unknown_request: { http: 404, jsonrpc: -32038, exit: 1, summary: 'No pending request has this id (never existed, or settled).' },
+  no_client: { http: 503, jsonrpc: -32039, exit: 1, summary: 'No connected app serves the tool any more.' },
+  timeout: { http: 504, jsonrpc: -32040, exit: 1, summary: "The app did not answer within the tool's timeout_s." },
+  cancelled: { http: 409, jsonrpc: -32041, exit: 1, summary: 'The call was cancelled (the agent stopped or the tool was withdrawn).' },
 } as const satisfies Record<string, { http: number; jsonrpc: number; exit: number; summary: string }>;
 
 export type ErrorCode = keyof typeof ERROR_TABLE;

@@ -13,6 +13,7 @@ import { ResultGate } from './results/gate.js';
 import { SecretSet } from './results/secrets.js';
 import { SpillStore } from './results/spill.js';
 import { envSource, profileSource } from './results/sources.js';
+import { ToolRegistry } from './tools/registry.js';
 
 /**
  * Everything the daemon's routes use, opened once at start and closed at
@@ -32,6 +33,8 @@ export interface Services {
   readonly gate: ResultGate;
   /** Messages (MCP message tools and the operator message routes). */
   readonly messages: MessageApi;
+  /** The one registry of what agents can call over MCP (built-in, declared, client tools). */
+  readonly tools: ToolRegistry;
   /** The team server as seen by one caller (server id + agent id). */
   server(caller: Caller): ServerApi;
   /** Re-reads profile.json; an invalid file is logged and the previous profile kept. */
@@ -72,6 +75,7 @@ export function openServices(opts: OpenServicesOptions): Services {
     cursors: embedded.cursors,
     profile,
     messages: new MessageStore(db, opts.clock),
+    tools: new ToolRegistry(),
     server: (caller) => embedded.forCaller(caller),
     reloadProfile: () => profile.reload(),
     close() {

@@ -59,7 +59,7 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
       case 'ping':
         return resultFrame(id, '{}');
       case 'tools/list':
-        return resultFrame(id, opts.host.listResultJson);
+        return resultFrame(id, opts.host.listResultJson(opts.caller(c).principal));
       case 'tools/call': {
         const { principal, signal } = opts.caller(c);
         const ctx: CallContext = { principal, signal, threadId: callThreadId(params, c.req.header(THREAD_HEADER)) };

@@ -3,7 +3,9 @@ import { MCP_TOOLS } from '../../catalog/mcp-tools.js';
 import type { Clock } from '../../lib/clock.js';
 import type { RuntimeRequest } from '../http/principal.js';
 import { createMcpProtocol } from './protocol.js';
-import { createToolHost } from './tool-host.js';
+import { createToolHost, type HiddenTools } from './tool-host.js';
+import type { Principal } from '../http/principal.js';
+import type { ToolRegistry } from '../tools/registry.js';
 import { sharedBodyReader, sharedBoundary } from './boundary.js';
 import { messageToolHandlers } from './message-tools.js';
 import { renderServerInstructions } from '../drivers/guidance.js';
@@ -17,6 +19,10 @@ const SERVER_VERSION = '0.1.0';
 export interface McpServices extends MessageServices {
   readonly clock: Clock;
   readonly gate: ResultGate;
+  /** The one registry of agent-callable tools; the built-ins are registered into it here. */
+  readonly tools: ToolRegistry;
+  /** What one agent may neither see nor call (profile denyTools). */
+  readonly hiddenFor?: (principal: Principal) => HiddenTools | undefined;
 }
 
 /**
@@ -26,7 +32,7 @@ export interface McpServices extends MessageServices {
  * handler is reached.
  */
 export function registerMcpRoutes(app: Hono<any>, services: McpServices): void {
-  const host = createToolHost(MCP_TOOLS, messageToolHandlers(services.messages), sharedBoundary(services.gate));
+  const host = createToolHost(services.tools, MCP_TOOLS, messageToolHandlers(services.messages), sharedBoundary(services.gate), services.hiddenFor);
   const handle = createMcpProtocol({
     host,
     readBody: sharedBodyReader(services.clock),

@@ -2,15 +2,11 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { McpToolDescriptor } from '../../catalog/mcp-tools.js';
 import type { Principal } from '../http/principal.js';
 import { ExecError, errorBody } from '../errors.js';
+import type { CallContext, RegisteredTool, ToolOwner, ToolRegistry } from '../tools/registry.js';
 import { checkChildGate } from './child-gate.js';
 import { errorResult, successResult } from './tool-result.js';
 
-export interface CallContext {
-  readonly principal: Principal;
-  /** The thread the call identifies (child gate input), or null. */
-  readonly threadId: string | null;
-  readonly signal: AbortSignal;
-}
+export type { CallContext } from '../tools/registry.js';
 
 export type ToolHandler = (args: Record<string, unknown>, ctx: CallContext) => unknown;
 
@@ -26,11 +22,19 @@ export type ResultBounder = ((tool: McpToolDescriptor, input: Record<string, unk
 
 export type CallOutcome = { ok: true; resultJson: string } | { ok: false; code: number; message: string };
 
+/** Tools one agent may neither see nor call (its profile's denyTools); `key` identifies the set for caching. */
+export interface HiddenTools {
+  readonly names: ReadonlySet<string>;
+  readonly key: string;
+}
+
 export interface ToolHost {
-  /** The serialized tools/list result: the complete inventory, identical for every caller. */
-  readonly listResultJson: string;
+  /** The serialized tools/list result: the registry's inventory at its current revision, less what the caller may not see. */
+  listResultJson(principal: Principal): string;
   call(name: unknown, args: unknown, ctx: CallContext): Promise<CallOutcome>;
 }
+
+export const BUILTIN_OWNER: ToolOwner = { key: 'builtin', label: "the daemon's built-in tools" };
 
 function detailsOf(errors: ErrorObject[] | null | undefined): { path: string; message: string }[] {
   return (errors ?? []).slice(0, 20).map((e) => ({
@@ -46,14 +50,17 @@ interface Entry {
 }
 
 /**
- * Binds the inventory to handlers. Fails at construction when a tool has no
- * handler or a handler has no tool, so the inventory and what tools/call can
- * run never drift apart.
+ * Binds the built-in inventory to handlers and registers it in the tool
+ * registry, which tools/list and tools/call then ask. Fails at construction
+ * when a tool has no handler or a handler has no tool, so the inventory and
+ * what tools/call can run never drift apart.
  */
 export function createToolHost(
+  registry: ToolRegistry,
   inventory: readonly McpToolDescriptor[],
   handlers: Readonly<Record<string, ToolHandler>>,
   bound: ResultBounder,
+  hiddenFor: (principal: Principal) => HiddenTools | undefined = () => undefined,
 ): ToolHost {
   const ajv = new Ajv({ allErrors: true, strict: false });
   const entries = new Map<string, Entry>();
@@ -66,15 +73,6 @@ export function createToolHost(
   for (const name of Object.keys(handlers)) {
     if (!entries.has(name)) throw new Error(`handler "${name}" names no MCP tool in the inventory`);
   }
-  const tools = inventory.map((t) => ({
-    name: t.name,
-    title: t.title,
-    description: t.description,
-    inputSchema: t.inputSchema,
-    outputSchema: t.outputSchema,
-    annotations: t.annotations,
-  }));
-  const listResultJson = JSON.stringify({ tools });
 
   /**
    * Read tools may hand back the very same page object again (the message
@@ -93,25 +91,19 @@ export function createToolHost(
     return frame;
   }
 
-  return {
-    listResultJson,
-    async call(name, args, ctx) {
-      if (typeof name !== 'string') return { ok: false, code: -32602, message: 'params.name must be a string' };
-      if (args !== undefined && (args === null || typeof args !== 'object' || Array.isArray(args))) {
-        return { ok: false, code: -32602, message: 'params.arguments must be an object' };
-      }
-      const entry = entries.get(name);
-      try {
-        // The gate runs before the unknown-tool check: a child gets the same answer for both.
-        checkChildGate(name, entry?.tool.annotations, ctx.threadId, ctx.principal.primaryThreadId);
-      } catch (err) {
-        return { ok: true, resultJson: errorResult(errorBody(err)) };
-      }
-      if (!entry) return { ok: false, code: -32602, message: `Unknown tool: ${name}` };
-      const input = (args ?? {}) as Record<string, unknown>;
-      try {
+  function builtin(entry: Entry): RegisteredTool {
+    const { tool } = entry;
+    return {
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      inputSchema: tool.inputSchema as Record<string, unknown>,
+      outputSchema: tool.outputSchema as Record<string, unknown>,
+      annotations: tool.annotations,
+      owner: BUILTIN_OWNER,
+      async call(input, ctx) {
         if (!entry.validate(input)) {
-          throw new ExecError('validation_failed', `arguments do not match the ${name} input schema`, {
+          throw new ExecError('validation_failed', `arguments do not match the ${tool.name} input schema`, {
             details: detailsOf(entry.validate.errors),
           });
         }
@@ -119,7 +111,35 @@ export function createToolHost(
         const data = await entry.handler(input, ctx);
         // No success is published once the authorization is revoked.
         if (ctx.signal.aborted) throw new ExecError('forbidden', 'the authorization was revoked');
-        return { ok: true, resultJson: frameOf(entry, input, data) };
+        return frameOf(entry, input, data);
+      },
+    };
+  }
+  registry.replace(BUILTIN_OWNER, [...entries.values()].map(builtin));
+
+  return {
+    listResultJson(principal) {
+      const hidden = hiddenFor(principal);
+      return hidden ? registry.listResultJson(hidden.names, hidden.key) : registry.listResultJson();
+    },
+    async call(name, args, ctx) {
+      if (typeof name !== 'string') return { ok: false, code: -32602, message: 'params.name must be a string' };
+      if (args !== undefined && (args === null || typeof args !== 'object' || Array.isArray(args))) {
+        return { ok: false, code: -32602, message: 'params.arguments must be an object' };
+      }
+      // A denied tool is unknown to that agent: same answer as a name that does not exist.
+      const hidden = hiddenFor(ctx.principal);
+      const entry = hidden?.names.has(name) ? undefined : registry.get(name);
+      try {
+        // The gate runs before the unknown-tool check: a child gets the same answer for both.
+        checkChildGate(name, entry?.annotations, ctx.threadId, ctx.principal.primaryThreadId);
+      } catch (err) {
+        return { ok: true, resultJson: errorResult(errorBody(err)) };
+      }
+      if (!entry) return { ok: false, code: -32602, message: `Unknown tool: ${name}` };
+      const input = (args ?? {}) as Record<string, unknown>;
+      try {
+        return { ok: true, resultJson: await entry.call(input, ctx) };
       } catch (err) {
         return { ok: true, resultJson: errorResult(errorBody(err)) };
       }
