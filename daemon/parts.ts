@@ -9,6 +9,7 @@ import type { ResultGate } from './results/gate.js';
 import { registerExecActionRoute } from './exec/route.js';
 import { registerMcpRoutes } from './mcp/routes.js';
 import { registerMessageOperatorRoutes } from './mcp/operator-routes.js';
+import { isDenyable, openClientTools, rememberedClientTools } from './clienttools/part.js';
 
 /**
  * The parts of the daemon owned by other modules (services, Exec action
@@ -26,7 +27,14 @@ export interface DaemonParts {
 }
 
 export async function openDaemonParts(opts: { home: string; clock: Clock; diag: Diag }): Promise<DaemonParts> {
-  const services = openServices({ home: opts.home, clock: opts.clock, log: (message) => opts.diag('profile', { message }) });
+  const remembered = rememberedClientTools(opts.home, (message) => opts.diag('client_tools', { message }));
+  const services = openServices({
+    home: opts.home, clock: opts.clock, log: (message) => opts.diag('profile', { message }), denyable: isDenyable(remembered),
+  });
+  const clientTools = openClientTools({
+    home: opts.home, clock: opts.clock, registry: services.tools, profile: services.profile, remembered,
+    log: (message) => opts.diag('client_tools', { message }),
+  });
   await services.registry.useGeneratedValidators();
   const mcpUrls = new WeakMap<Authorization, string>();
   const launchHook: LaunchHook = (auth, runtime, mcpUrl, env) => {
@@ -42,12 +50,16 @@ export async function openDaemonParts(opts: { home: string; clock: Clock; diag: 
     gate: services.gate,
     registerRoutes: (app) => {
       registerExecActionRoute(app, services);
-      registerMcpRoutes(app, services);
+      registerMcpRoutes(app, { ...services, hiddenFor: clientTools.hiddenFor, notifier: clientTools.notifier });
       registerMessageOperatorRoutes(app, services);
+      clientTools.registerRoutes(app);
     },
     launchHook,
     onPublished,
     reload: async () => services.reloadProfile(),
-    close: async () => services.close(),
+    close: async () => {
+      clientTools.close();
+      services.close();
+    },
   };
 }

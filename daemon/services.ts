@@ -48,6 +48,8 @@ export interface OpenServicesOptions {
   readonly catalog?: Catalog;
   /** Where operator-facing problems (an invalid profile) are reported. */
   readonly log?: (message: string) => void;
+  /** Which names a profile's denyTools may hold (client tools ever registered, fallback tools). */
+  readonly denyable?: (name: string) => boolean;
 }
 
 export function openServices(opts: OpenServicesOptions): Services {
@@ -59,7 +61,7 @@ export function openServices(opts: OpenServicesOptions): Services {
   const db = openDb(paths.store, undefined, { exclusive: true });
   const now = () => opts.clock.now();
   const embedded = new EmbeddedServer(db, now);
-  const profile = new ProfileStore(paths.profile, opts.log ?? ((m) => process.stderr.write(`${m}\n`)));
+  const profile = new ProfileStore(paths.profile, opts.log ?? ((m) => process.stderr.write(`${m}\n`)), opts.denyable ? { denyable: opts.denyable } : {});
   const secrets = new SecretSet();
   secrets.add(envSource());
   secrets.add(profileSource(() => ({ profile: profile.profile, revision: profile.revision })));

@@ -49,7 +49,7 @@ test('projection carries names and counts, never values or paths', () => {
   const agent = {
     id: 'a1', displayName: 'A', runtime: 'codex' as const, model: 'm', baseUrl: 'https://u:SECRETPW@h/p?SECRETQ#SECRETF',
     headers: { 'X-Api-Key': 'SECRETV', Authorization: 'Bearer SECRETT' }, apiKeyEnv: 'OPENAI_API_KEY',
-    allowedPaths: ['/home/SECRETPATH', '/srv'],
+    allowedPaths: ['/home/SECRETPATH', '/srv'], denyTools: [],
   };
   const view = projectAgent(agent, { agents: [agent], teams: [{ teamId: 't1', handle: 'h', displayName: 'T', members: [{ kind: 'agent', handle: 'a1' }] }] });
   assert.deepEqual(view, {

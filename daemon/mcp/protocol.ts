@@ -17,6 +17,8 @@ export interface McpProtocolOptions {
   readonly caller: (c: Context) => { principal: Principal; signal: AbortSignal };
   readonly serverVersion: string;
   readonly instructions?: string;
+  /** GET with Accept: text/event-stream: the server-to-client notification stream (tools/list_changed). */
+  readonly openStream?: (c: Context) => Response;
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;
@@ -47,7 +49,7 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
   function initializeResult(params: Record<string, unknown>): string {
     const requested = params.protocolVersion;
     const protocolVersion = typeof requested === 'string' && supported.has(requested) ? requested : SUPPORTED_PROTOCOL_VERSIONS[0];
-    const result: Record<string, unknown> = { protocolVersion, capabilities: { tools: { listChanged: false } }, serverInfo };
+    const result: Record<string, unknown> = { protocolVersion, capabilities: { tools: { listChanged: opts.openStream !== undefined } }, serverInfo };
     if (opts.instructions !== undefined) result.instructions = opts.instructions;
     return JSON.stringify(result);
   }
@@ -72,8 +74,10 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
   }
 
   return async function handle(c: Context): Promise<Response> {
-    if (c.req.method !== 'POST') {
-      return reply(405, errorFrame(null, RPC.invalidRequest, 'Method not allowed: this endpoint accepts POST only'), { allow: 'POST' });
+    const stream = c.req.method === 'GET' && opts.openStream !== undefined && (c.req.header('accept') ?? '').includes('text/event-stream');
+    if (c.req.method !== 'POST' && !stream) {
+      const allow = opts.openStream ? 'GET, POST' : 'POST';
+      return reply(405, errorFrame(null, RPC.invalidRequest, `Method not allowed: this endpoint accepts ${allow}${opts.openStream ? ' (GET with Accept: text/event-stream)' : ' only'}`), { allow });
     }
     const origin = c.req.header('origin');
     if (origin !== undefined && !isLoopbackOrigin(origin)) {
@@ -83,6 +87,7 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
     if (version !== undefined && !supported.has(version)) {
       return reply(400, errorFrame(null, RPC.invalidRequest, `Bad Request: unsupported MCP-Protocol-Version ${version}; supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`));
     }
+    if (stream) return opts.openStream!(c);
     const type = c.req.header('content-type');
     if (type === undefined || !type.toLowerCase().startsWith('application/json')) {
       return reply(415, errorFrame(null, RPC.invalidRequest, 'Unsupported Media Type: Content-Type must be application/json'));

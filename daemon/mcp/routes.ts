@@ -6,6 +6,7 @@ import { createMcpProtocol } from './protocol.js';
 import { createToolHost, type HiddenTools } from './tool-host.js';
 import type { Principal } from '../http/principal.js';
 import type { ToolRegistry } from '../tools/registry.js';
+import type { ListChangedNotifier } from './notify.js';
 import { sharedBodyReader, sharedBoundary } from './boundary.js';
 import { messageToolHandlers } from './message-tools.js';
 import { renderServerInstructions } from '../drivers/guidance.js';
@@ -23,6 +24,8 @@ export interface McpServices extends MessageServices {
   readonly tools: ToolRegistry;
   /** What one agent may neither see nor call (profile denyTools). */
   readonly hiddenFor?: (principal: Principal) => HiddenTools | undefined;
+  /** The tools/list_changed stream for GET on the endpoint. */
+  readonly notifier?: ListChangedNotifier;
 }
 
 /**
@@ -39,6 +42,7 @@ export function registerMcpRoutes(app: Hono<any>, services: McpServices): void {
     caller: (c) => c.get('runtime') as RuntimeRequest,
     serverVersion: SERVER_VERSION,
     instructions: renderServerInstructions(MCP_TOOLS),
+    ...(services.notifier ? { openStream: (c) => services.notifier!.open(c) } : {}),
   });
   app.all(MCP_ROUTE, handle);
   app.all(MCP_LEGACY_ROUTE, handle);

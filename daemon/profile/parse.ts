@@ -35,9 +35,18 @@ function arr(o: Obj, key: string, where: string): unknown[] {
  * accepted and dropped here, so nothing unvetted reaches a projection.
  * Errors name the offending location but never echo a value.
  */
-export function parseProfile(doc: unknown): Profile {
+export interface ParseOptions {
+  /**
+   * Whether a denyTools entry names a tool an agent can be denied: a client
+   * tool some app ever registered, or a fallback tool. Without it any
+   * well-formed name is accepted.
+   */
+  readonly denyable?: (name: string) => boolean;
+}
+
+export function parseProfile(doc: unknown, opts: ParseOptions = {}): Profile {
   const root = obj(doc, 'profile');
-  const agents = arr(root, 'agents', 'profile').map((a, i) => parseAgent(a, `agents[${i}]`));
+  const agents = arr(root, 'agents', 'profile').map((a, i) => parseAgent(a, `agents[${i}]`, opts));
   const seen = new Set<string>();
   for (const a of agents) {
     if (seen.has(a.id)) throw new ProfileError(`agent id "${a.id}" appears twice`);
@@ -52,7 +61,20 @@ export function parseProfile(doc: unknown): Profile {
   return { agents, teams };
 }
 
-function parseAgent(v: unknown, where: string): AgentConfig {
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+function parseDenyTools(o: Obj, where: string, opts: ParseOptions): string[] {
+  return arr(o, 'denyTools', where).map((n, i) => {
+    const at = `${where}.denyTools[${i}]`;
+    if (typeof n !== 'string' || !TOOL_NAME.test(n)) throw new ProfileError(`${at} must be a tool name`);
+    if (opts.denyable && !opts.denyable(n)) {
+      throw new ProfileError(`${at}: "${n}" is neither a client tool an app has registered nor app_tools/app_call`);
+    }
+    return n;
+  });
+}
+
+function parseAgent(v: unknown, where: string, opts: ParseOptions): AgentConfig {
   const o = obj(v, where);
   const runtime = o.runtime ?? 'generic';
   if (!isRuntimeKind(runtime)) throw new ProfileError(`${where}.runtime must be one of ${RUNTIME_KINDS.join(', ')}`);
@@ -78,6 +100,7 @@ function parseAgent(v: unknown, where: string): AgentConfig {
     headers,
     apiKeyEnv: optStr(o, 'apiKeyEnv', where),
     allowedPaths,
+    denyTools: parseDenyTools(o, where, opts),
   };
 }
 

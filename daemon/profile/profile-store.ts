@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { EMPTY_PROFILE, type Profile } from './types.js';
-import { parseProfile } from './parse.js';
+import { parseProfile, type ParseOptions } from './parse.js';
 
 export interface ReloadResult {
   readonly ok: boolean;
@@ -22,7 +22,11 @@ export class ProfileStore {
   private readonly epoch = randomBytes(6).toString('base64url');
   private counter = 0;
 
-  constructor(private readonly path: string, private readonly log: (msg: string) => void) {
+  constructor(
+    private readonly path: string,
+    private readonly log: (msg: string) => void,
+    private readonly parseOptions: ParseOptions = {},
+  ) {
     this.reload();
   }
 
@@ -49,7 +53,7 @@ export class ProfileStore {
       return this.reject('profile.json is not valid JSON');
     }
     try {
-      return this.accept(parseProfile(doc));
+      return this.accept(parseProfile(doc, this.parseOptions));
     } catch (err) {
       return this.reject(`profile.json is invalid: ${(err as Error).message}`);
     }

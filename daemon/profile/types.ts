@@ -13,6 +13,8 @@ export interface AgentConfig {
   readonly headers: Readonly<Record<string, string>>;
   readonly apiKeyEnv: string | null;
   readonly allowedPaths: readonly string[];
+  /** Client tools or fallback tools (app_tools, app_call) this agent may neither see nor call. */
+  readonly denyTools: readonly string[];
 }
 
 export interface TeamMember {

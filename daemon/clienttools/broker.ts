@@ -1,0 +1,321 @@
+import { randomBytes } from 'node:crypto';
+import type { Clock, ClockTimer } from '../../lib/clock.js';
+import { ExecError } from '../errors.js';
+import type { CallContext } from '../tools/registry.js';
+import { LIMITS, type CallOutcome, type CancelReason, type ClientToolSpec, type RegisterBody, type RequestView, type ResultBody } from './types.js';
+
+/**
+ * The client-tools broker: connected clients, groups of tools, the registry
+ * revision, pending requests, claims, results, cancellation and timeouts.
+ * It knows no transport: the HTTP/SSE routes (and any later adapter) call
+ * its methods and receive its events through `BrokerHooks`. What a tool does
+ * is the app's business; the broker only parks calls and relays answers.
+ *
+ * Groups are shared by name: several clients (two instances of one app) may
+ * register the same group, and the group stays while any of them is
+ * connected. The first client to claim a request of an agent owns that
+ * agent's group from then on; other clients cannot claim its requests.
+ */
+
+export interface BrokerEvent {
+  readonly type: 'client_tool.request' | 'client_tool.cancelled' | 'client_tools.changed';
+  readonly data: Record<string, unknown>;
+  /** What streams outside `audience` see instead (ids only); null when everyone sees `data`. */
+  readonly redacted: Record<string, unknown> | null;
+  /** Client ids that see `data`; null = every stream. */
+  readonly audience: ReadonlySet<string> | null;
+}
+
+export interface BrokerHooks {
+  /** Publishes one event on the event streams. */
+  publish(event: BrokerEvent): void;
+  /** The set of client tools changed (the registry adapter re-registers; names are remembered). */
+  toolsChanged(groups: ReadonlyMap<string, readonly ClientToolSpec[]>, revision: number): void;
+}
+
+interface Client {
+  readonly id: string;
+  readonly provider: boolean;
+  readonly groups: Set<string>;
+}
+
+interface Group {
+  readonly name: string;
+  tools: readonly ClientToolSpec[];
+  readonly providers: Set<string>;
+  /** agent key -> client id that owns this agent's use of the group. */
+  readonly owners: Map<string, string>;
+}
+
+interface Pending {
+  readonly id: string;
+  readonly group: string;
+  readonly tool: ClientToolSpec;
+  readonly args: Record<string, unknown>;
+  readonly ctx: CallContext;
+  readonly agentKey: string;
+  readonly createdAt: number;
+  claimant: string | null;
+  timer: ClockTimer | null;
+  readonly settle: (outcome: CallOutcome) => void;
+  readonly unlisten: () => void;
+}
+
+const agentKeyOf = (ctx: CallContext) => `${ctx.principal.serverId}\u0000${ctx.principal.agentId}`;
+
+export class ClientToolBroker {
+  private readonly clients = new Map<string, Client>();
+  private readonly groups = new Map<string, Group>();
+  private readonly pending = new Map<string, Pending>();
+  private rev = 0;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly hooks: BrokerHooks,
+  ) {}
+
+  /** Bumps whenever the set of client tools changes. */
+  get revision(): number {
+    return this.rev;
+  }
+
+  /** A new connected client (one event stream); `provider` streams may register tools and serve calls. */
+  connect(provider: boolean): string {
+    const id = `c_${randomBytes(9).toString('base64url')}`;
+    this.clients.set(id, { id, provider, groups: new Set() });
+    return id;
+  }
+
+  /** The client's stream closed: withdraw what it registered, fail what it claimed. Within the call, no timer. */
+  disconnect(clientId: string): void {
+    const client = this.clients.get(clientId);
+    if (!client) return;
+    this.clients.delete(clientId);
+    for (const p of [...this.pending.values()]) {
+      if (p.claimant === clientId) this.finish(p, { ok: false, code: 'no_client', message: 'the app that claimed this call disconnected' }, 'no_client');
+    }
+    let changed = false;
+    for (const name of client.groups) {
+      const g = this.groups.get(name);
+      if (!g) continue;
+      g.providers.delete(clientId);
+      for (const [agent, owner] of g.owners) if (owner === clientId) g.owners.delete(agent);
+      if (g.providers.size === 0) {
+        this.groups.delete(name);
+        changed = true;
+        for (const p of [...this.pending.values()]) {
+          if (p.group === name) this.finish(p, { ok: false, code: 'no_client', message: `no connected app serves group "${name}" any more` }, 'no_client');
+        }
+      }
+    }
+    if (changed) this.changed();
+  }
+
+  isConnected(clientId: string): boolean {
+    return this.clients.has(clientId);
+  }
+
+  private provider(clientId: string): Client {
+    const c = this.clients.get(clientId);
+    if (!c) throw new ExecError('unknown_client', `client ${JSON.stringify(clientId)} is not connected; open GET /api/v1/events?client_tools=1 and use the client_id of its hello`);
+    if (!c.provider) throw new ExecError('unknown_client', `client ${clientId} did not open its event stream with client_tools=1`);
+    return c;
+  }
+
+  /**
+   * Replaces a group's tools as a whole. `conflict` is asked for each new
+   * name (built-in, declared and other groups' names) and throws name_conflict.
+   * Tools that disappear take their pending calls with them (cancelled).
+   */
+  register(body: RegisterBody, conflict: (group: string, tools: readonly ClientToolSpec[]) => void): { group: string; revision: number; tools: string[] } {
+    const client = this.provider(body.client_id);
+    const existing = this.groups.get(body.group);
+    const others = [...this.groups.values()].filter((g) => g.name !== body.group).reduce((n, g) => n + g.tools.length, 0);
+    if (others + body.tools.length > LIMITS.toolsPerDaemon) {
+      throw new ExecError('too_many_tools', `the daemon holds at most ${LIMITS.toolsPerDaemon} client tools; ${others} are registered in other groups and this group has ${body.tools.length}`);
+    }
+    conflict(body.group, body.tools);
+    if (body.tools.length === 0) {
+      // An empty group is a withdrawal by this client.
+      if (existing) {
+        existing.providers.delete(client.id);
+        client.groups.delete(body.group);
+        if (existing.providers.size === 0) this.dropGroup(existing);
+      }
+      return { group: body.group, revision: this.rev, tools: [] };
+    }
+    const group = existing ?? { name: body.group, tools: [], providers: new Set<string>(), owners: new Map<string, string>() };
+    const before = group.tools;
+    group.tools = body.tools;
+    group.providers.add(client.id);
+    client.groups.add(body.group);
+    this.groups.set(body.group, group);
+    const kept = new Set(body.tools.map((t) => t.name));
+    for (const p of [...this.pending.values()]) {
+      if (p.group === body.group && !kept.has(p.tool.name)) {
+        this.finish(p, { ok: false, code: 'cancelled', message: `the app withdrew tool "${p.tool.name}"` }, 'tool_withdrawn');
+      }
+    }
+    if (!sameTools(before, body.tools)) this.changed();
+    return { group: body.group, revision: this.rev, tools: body.tools.map((t) => t.name) };
+  }
+
+  private dropGroup(g: Group): void {
+    this.groups.delete(g.name);
+    for (const p of [...this.pending.values()]) {
+      if (p.group === g.name) this.finish(p, { ok: false, code: 'cancelled', message: `the app withdrew group "${g.name}"` }, 'tool_withdrawn');
+    }
+    this.changed();
+  }
+
+  private changed(): void {
+    this.rev++;
+    const snapshot = new Map([...this.groups.values()].map((g) => [g.name, g.tools] as const));
+    this.hooks.toolsChanged(snapshot, this.rev);
+    const names = [...snapshot.values()].flat().map((t) => t.name);
+    this.hooks.publish({ type: 'client_tools.changed', data: { revision: this.rev, tools: names }, redacted: null, audience: null });
+  }
+
+  /** The tool of that name and its group, if a connected app offers it. */
+  find(name: string): { group: string; tool: ClientToolSpec } | undefined {
+    for (const g of this.groups.values()) {
+      const tool = g.tools.find((t) => t.name === name);
+      if (tool) return { group: g.name, tool };
+    }
+    return undefined;
+  }
+
+  /** Every offered tool with its group, in registration order. */
+  offered(): { group: string; tool: ClientToolSpec }[] {
+    return [...this.groups.values()].flatMap((g) => g.tools.map((tool) => ({ group: g.name, tool })));
+  }
+
+  /**
+   * Parks one agent call and publishes it; resolves when the app answers, the
+   * call times out, its app goes away, or the agent's authorization is revoked.
+   */
+  call(name: string, args: Record<string, unknown>, ctx: CallContext): Promise<CallOutcome> {
+    const found = this.find(name);
+    if (!found) return Promise.resolve({ ok: false, code: 'no_client', message: `no connected app offers tool "${name}"` });
+    if (ctx.signal.aborted) return Promise.resolve({ ok: false, code: 'cancelled', message: 'the agent stopped' });
+    return new Promise<CallOutcome>((resolve) => {
+      const id = `req_${randomBytes(12).toString('base64url')}`;
+      const onAbort = () => {
+        const p = this.pending.get(id);
+        if (p) this.finish(p, { ok: false, code: 'cancelled', message: 'the agent stopped' }, 'agent_stopped');
+      };
+      ctx.signal.addEventListener('abort', onAbort, { once: true });
+      const p: Pending = {
+        id, group: found.group, tool: found.tool, args, ctx, agentKey: agentKeyOf(ctx), createdAt: this.clock.now(),
+        claimant: null, timer: null, settle: resolve, unlisten: () => ctx.signal.removeEventListener('abort', onAbort),
+      };
+      this.pending.set(id, p);
+      // The deadline is absolute from here: delivery, claim and execution all count.
+      if (found.tool.timeout_s > 0) {
+        p.timer = this.clock.setTimeout(() => {
+          this.finish(p, { ok: false, code: 'timeout', message: `the app did not answer within ${found.tool.timeout_s} s` }, 'timeout');
+        }, found.tool.timeout_s * 1000);
+        p.timer.unref?.();
+      }
+      const view = this.view(p);
+      this.hooks.publish({ type: 'client_tool.request', data: view as unknown as Record<string, unknown>, redacted: { request_id: id }, audience: this.audienceOf(p) });
+    });
+  }
+
+  /** Who may see a request in full: its group's owner for that agent, else every provider of the group. */
+  private audienceOf(p: Pending): ReadonlySet<string> {
+    const g = this.groups.get(p.group);
+    if (!g) return new Set();
+    const owner = p.claimant ?? g.owners.get(p.agentKey);
+    return owner ? new Set([owner]) : new Set(g.providers);
+  }
+
+  private view(p: Pending): RequestView {
+    const pr = p.ctx.principal;
+    return {
+      request_id: p.id,
+      group: p.group,
+      tool: p.tool.name,
+      arguments: p.args,
+      agent: { server_id: pr.serverId, agent_id: pr.agentId, session_id: pr.sessionId, run_id: pr.runId },
+      timeout_s: p.tool.timeout_s,
+      created_at: new Date(p.createdAt).toISOString(),
+      state: p.claimant === null ? 'pending' : 'claimed',
+      claimed_by: p.claimant,
+    };
+  }
+
+  /** Requests a client may serve (all unsettled ones, or only the unclaimed with `onlyUnclaimed`). */
+  list(clientId: string, onlyUnclaimed: boolean): RequestView[] {
+    this.provider(clientId);
+    return [...this.pending.values()]
+      .filter((p) => (!onlyUnclaimed || p.claimant === null) && this.audienceOf(p).has(clientId))
+      .map((p) => this.view(p));
+  }
+
+  claim(requestId: string, clientId: string): RequestView {
+    this.provider(clientId);
+    const p = this.pending.get(requestId);
+    if (!p) throw new ExecError('unknown_request', `no pending request ${JSON.stringify(requestId)} (unknown or already settled)`);
+    const g = this.groups.get(p.group);
+    const owner = g?.owners.get(p.agentKey);
+    if (owner !== undefined && owner !== clientId) {
+      throw new ExecError('owned_by_other', `client ${owner} serves group "${p.group}" for agent ${p.ctx.principal.agentId}`);
+    }
+    if (p.claimant !== null) throw new ExecError('already_claimed', `request ${requestId} was already claimed by ${p.claimant === clientId ? 'you' : p.claimant}`);
+    if (!g?.providers.has(clientId)) throw new ExecError('owned_by_other', `client ${clientId} does not provide group "${p.group}"`);
+    p.claimant = clientId;
+    g.owners.set(p.agentKey, clientId);
+    return this.view(p);
+  }
+
+  result(requestId: string, body: ResultBody): { request_id: string; settled: true } {
+    this.provider(body.client_id);
+    const p = this.pending.get(requestId);
+    if (!p) {
+      if (this.settledIds.has(requestId)) throw new ExecError('already_settled', `request ${requestId} already has its result`);
+      throw new ExecError('unknown_request', `no pending request ${JSON.stringify(requestId)} (unknown or already settled)`);
+    }
+    if (p.claimant !== body.client_id) {
+      throw new ExecError('not_claimant', p.claimant === null ? `claim request ${requestId} before answering it` : `request ${requestId} was claimed by another client`);
+    }
+    const outcome: CallOutcome = body.ok ? { ok: true, content: body.content } : { ok: false, code: body.error.code, message: body.error.message };
+    this.finish(p, outcome, null);
+    return { request_id: requestId, settled: true };
+  }
+
+  /**
+   * Ids of settled requests (answered, timed out, cancelled), the newest 4096,
+   * so a late or second result is `already_settled` rather than `unknown_request`.
+   */
+  private readonly settledIds = new Set<string>();
+
+  private finish(p: Pending, outcome: CallOutcome, cancel: CancelReason | null): void {
+    if (!this.pending.delete(p.id)) return;
+    if (p.timer) this.clock.clearTimeout(p.timer);
+    p.unlisten();
+    this.settledIds.add(p.id);
+    if (this.settledIds.size > 4096) this.settledIds.delete(this.settledIds.values().next().value!);
+    if (cancel === null) {
+      // answered by its app: nothing to tell
+    } else if (cancel !== 'no_client' || p.claimant === null) {
+      // The app is told, unless the one app that held it is the one that went away.
+      const audience = p.claimant ? new Set([p.claimant]) : this.audienceOf(p);
+      this.hooks.publish({ type: 'client_tool.cancelled', data: { request_id: p.id, reason: cancel }, redacted: { request_id: p.id }, audience });
+    }
+    p.settle(outcome);
+  }
+
+  /** Daemon stop: every parked call ends. */
+  shutdown(): void {
+    for (const p of [...this.pending.values()]) this.finish(p, { ok: false, code: 'cancelled', message: 'the daemon is stopping' }, 'shutdown');
+  }
+
+  stats(): { clients: number; groups: number; tools: number; pending: number } {
+    return { clients: this.clients.size, groups: this.groups.size, tools: this.offered().length, pending: this.pending.size };
+  }
+}
+
+function sameTools(a: readonly ClientToolSpec[], b: readonly ClientToolSpec[]): boolean {
+  return a.length === b.length && JSON.stringify(a) === JSON.stringify(b);
+}

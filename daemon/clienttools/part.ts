@@ -1,0 +1,107 @@
+import type { Hono } from 'hono';
+import type { Clock } from '../../lib/clock.js';
+import type { Principal } from '../http/principal.js';
+import type { ProfileStore } from '../profile/profile-store.js';
+import type { Profile } from '../profile/types.js';
+import type { HiddenTools } from '../mcp/tool-host.js';
+import type { ToolRegistry } from '../tools/registry.js';
+import { ListChangedNotifier } from '../mcp/notify.js';
+import { EventStreams, registerEventRoutes } from '../events/streams.js';
+import { ClientToolBroker } from './broker.js';
+import { FALLBACK_OWNER, checkGroupNames, fallbackTools, syncGroups, type ExposureDeps } from './exposure.js';
+import { registerClientToolRoutes } from './routes.js';
+import { clientToolsStatePath, readClientToolsState, writeClientToolsState } from './state-file.js';
+import { FALLBACK_TOOL_NAMES } from './types.js';
+
+/**
+ * Client tools wired into the daemon: the broker, its HTTP/SSE adapter
+ * (event streams and /api/v1/client-tools), its exposure to agents through
+ * the tool registry, the list_changed notifier, the remembered names and the
+ * per-agent denyTools filter.
+ */
+export interface ClientToolsPart {
+  readonly broker: ClientToolBroker;
+  readonly streams: EventStreams;
+  readonly notifier: ListChangedNotifier;
+  hiddenFor(principal: Principal): HiddenTools | undefined;
+  registerRoutes(app: Hono<any>): void;
+  close(): void;
+}
+
+/** Read before the profile is parsed, so denyTools entries naming remembered tools are valid at boot. */
+export function rememberedClientTools(home: string, log: (m: string) => void): Set<string> {
+  return readClientToolsState(clientToolsStatePath(home), log);
+}
+
+export function isDenyable(remembered: ReadonlySet<string>): (name: string) => boolean {
+  return (name) => remembered.has(name) || (FALLBACK_TOOL_NAMES as readonly string[]).includes(name);
+}
+
+export function openClientTools(opts: {
+  home: string;
+  clock: Clock;
+  registry: ToolRegistry;
+  profile: ProfileStore;
+  remembered: Set<string>;
+  log: (m: string) => void;
+}): ClientToolsPart {
+  const { registry, remembered } = opts;
+  const statePath = clientToolsStatePath(opts.home);
+
+  // denyTools per agent, rebuilt when the profile object changes (every reload).
+  let hiddenOf = new WeakMap<Profile, Map<string, HiddenTools | undefined>>();
+  const hiddenFor = (principal: Principal): HiddenTools | undefined => {
+    const profile = opts.profile.profile;
+    let byAgent = hiddenOf.get(profile);
+    if (!byAgent) {
+      byAgent = new Map(profile.agents.map((a) => [a.id, a.denyTools.length > 0 ? { names: new Set(a.denyTools), key: [...new Set(a.denyTools)].sort().join('\u0000') } : undefined]));
+      hiddenOf = new WeakMap([[profile, byAgent]]);
+    }
+    return byAgent.get(principal.agentId);
+  };
+
+  const notifier = new ListChangedNotifier(opts.clock);
+  registry.subscribe(() => notifier.changed());
+
+  let broker!: ClientToolBroker;
+  const deps: ExposureDeps = { registry, broker: () => broker, hidden: (p) => hiddenFor(p)?.names };
+  const showFallbacks = () => {
+    if (registry.ownedBy(FALLBACK_OWNER.key).length === 0) registry.replace(FALLBACK_OWNER, fallbackTools(deps));
+  };
+  const streams = new EventStreams(opts.clock, () => broker);
+  broker = new ClientToolBroker(opts.clock, {
+    publish: (event) => streams.publish(event),
+    toolsChanged(groups) {
+      syncGroups(deps, groups);
+      const names = [...groups.values()].flat().map((t) => t.name);
+      if (names.length > 0) showFallbacks();
+      const fresh = names.filter((n) => !remembered.has(n));
+      if (fresh.length > 0) {
+        for (const n of fresh) remembered.add(n);
+        try {
+          writeClientToolsState(statePath, remembered);
+        } catch (err) {
+          opts.log(`client tools: cannot write ${statePath}: ${(err as Error).message}`);
+        }
+      }
+    },
+  });
+  // An app registered with this home before: the fallback tools are listed from boot on.
+  if (remembered.size > 0) showFallbacks();
+
+  return {
+    broker,
+    streams,
+    notifier,
+    hiddenFor,
+    registerRoutes(app) {
+      registerEventRoutes(app, streams);
+      registerClientToolRoutes(app, { clock: opts.clock, broker, checkNames: (group, tools) => checkGroupNames(registry, group, tools) });
+    },
+    close() {
+      broker.shutdown();
+      streams.closeAll();
+      notifier.closeAll();
+    },
+  };
+}

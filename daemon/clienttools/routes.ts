@@ -1,0 +1,50 @@
+import type { Context, Hono } from 'hono';
+import type { Clock } from '../../lib/clock.js';
+import { BODY_LIMIT_BYTES, readBody } from '../exec/body.js';
+import { decodeStrictJson } from '../exec/strict-json.js';
+import type { ClientToolBroker } from './broker.js';
+import { clientIdOf, decodeRegister, decodeResult } from './validate.js';
+import type { ClientToolSpec } from './types.js';
+
+/**
+ * The app side of client tools over HTTP, under /api/v1/client-tools (the
+ * operator-token check on /api/v1 runs first). Every handler: decode, one
+ * broker call, the usual envelope; errors are ExecErrors the app's onError
+ * turns into envelopes with the code's status.
+ */
+
+/** A result may carry images: a larger body than the other routes. */
+export const RESULT_BODY_LIMIT_BYTES = 8 * 1024 * 1024;
+
+async function json(c: Context, clock: Clock, limit = BODY_LIMIT_BYTES): Promise<unknown> {
+  const bytes = await readBody(c.req.raw, { clock, signal: c.req.raw.signal, limit });
+  return decodeStrictJson(bytes);
+}
+
+export interface ClientToolRouteDeps {
+  readonly clock: Clock;
+  readonly broker: ClientToolBroker;
+  /** Throws name_conflict when a group's names are taken outside the group. */
+  readonly checkNames: (group: string, tools: readonly ClientToolSpec[]) => void;
+}
+
+export function registerClientToolRoutes(app: Hono<any>, deps: ClientToolRouteDeps): void {
+  const { broker, clock } = deps;
+  app.post('/api/v1/client-tools', async (c) => {
+    const body = decodeRegister(await json(c, clock));
+    return c.json({ ok: true, data: broker.register(body, deps.checkNames) });
+  });
+  app.get('/api/v1/client-tools/requests', (c) => {
+    const q = c.req.query();
+    const clientId = clientIdOf({ client_id: q.client_id });
+    return c.json({ ok: true, data: { requests: broker.list(clientId, q.pending === '1') } });
+  });
+  app.post('/api/v1/client-tools/requests/:id/claim', async (c) => {
+    const clientId = clientIdOf(await json(c, clock));
+    return c.json({ ok: true, data: broker.claim(c.req.param('id'), clientId) });
+  });
+  app.post('/api/v1/client-tools/requests/:id/result', async (c) => {
+    const body = decodeResult(await json(c, clock, RESULT_BODY_LIMIT_BYTES));
+    return c.json({ ok: true, data: broker.result(c.req.param('id'), body) });
+  });
+}

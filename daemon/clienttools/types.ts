@@ -1,0 +1,78 @@
+/**
+ * Client tools: the wire shapes and limits apps and the broker share. The
+ * app-facing JSON uses snake_case (client_id, input_schema, timeout_s) as
+ * the client-tools contract spells it.
+ */
+
+export const LIMITS = {
+  /** Tools in one group. */
+  toolsPerGroup: 64,
+  /** Client tools in the whole daemon, all groups together. */
+  toolsPerDaemon: 64,
+  /** Default and largest timeout_s; 0 means the call never times out. */
+  defaultTimeoutS: 30,
+  maxTimeoutS: 86_400,
+  nameBytes: 64,
+  descriptionBytes: 2048,
+  groupBytes: 64,
+  /** Compact serialized bytes of one input schema. */
+  schemaBytes: 65_536,
+} as const;
+
+/** Tool and group names: what every MCP harness accepts as a tool name. */
+export const TOOL_NAME_RE = /^[A-Za-z0-9_-]{1,64}$/;
+export const GROUP_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/** The two fixed tools for runtimes that never re-list. */
+export const FALLBACK_TOOL_NAMES = ['app_tools', 'app_call'] as const;
+
+export interface ClientToolSpec {
+  readonly name: string;
+  readonly description: string;
+  readonly input_schema: Record<string, unknown>;
+  readonly timeout_s: number;
+}
+
+export interface RegisterBody {
+  readonly client_id: string;
+  readonly group: string;
+  readonly tools: readonly ClientToolSpec[];
+}
+
+/** An MCP content block an app may answer with. */
+export type ContentBlock =
+  | { type: 'text'; text: string; [k: string]: unknown }
+  | { type: 'image'; data: string; mimeType: string; [k: string]: unknown };
+
+export type ResultBody =
+  | { client_id: string; ok: true; content: ContentBlock[] }
+  | { client_id: string; ok: false; error: { code: string; message: string } };
+
+/** Who made a call: enough for the app to know the agent, never a credential. */
+export interface CallerInfo {
+  readonly server_id: string;
+  readonly agent_id: string;
+  readonly session_id: string | null;
+  readonly run_id: string | null;
+}
+
+/** A pending request as apps see it (event data and the pending list). */
+export interface RequestView {
+  readonly request_id: string;
+  readonly group: string;
+  readonly tool: string;
+  readonly arguments: Record<string, unknown>;
+  readonly agent: CallerInfo;
+  readonly timeout_s: number;
+  readonly created_at: string;
+  readonly state: 'pending' | 'claimed';
+  readonly claimed_by: string | null;
+}
+
+/** How a call ended, for the agent. */
+export type CallOutcome =
+  | { readonly ok: true; readonly content: readonly unknown[] }
+  | { readonly ok: false; readonly code: string; readonly message: string };
+
+/** Why a call was withdrawn from the app (client_tool.cancelled reason). */
+export type CancelReason = 'agent_stopped' | 'tool_withdrawn' | 'timeout' | 'no_client' | 'shutdown';

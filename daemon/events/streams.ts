@@ -1,0 +1,93 @@
+import type { Context, Hono } from 'hono';
+import type { Clock } from '../../lib/clock.js';
+import { ExecError } from '../errors.js';
+import type { BrokerEvent, ClientToolBroker } from '../clienttools/broker.js';
+import { SSE_HEADERS, openSse, type SseSink } from './sse.js';
+
+/**
+ * GET /api/v1/events: the operator event stream (SSE). Every stream is a
+ * connected client with its own contiguous `seq`, starting with the hello
+ * frame (client_id, features). `?client_tools=1` makes it a provider of
+ * client tools; closing it withdraws what that client registered. Events
+ * carrying call arguments go in full only to the streams in their audience;
+ * the others get the same event reduced to ids, so every stream's seq stays
+ * contiguous.
+ */
+
+export const FEATURES = ['client_tools'] as const;
+export const DEFAULT_HEARTBEAT_S = 15;
+
+interface Stream {
+  readonly clientId: string;
+  readonly sink: SseSink;
+  seq: number;
+}
+
+export class EventStreams {
+  private readonly streams = new Map<string, Stream>();
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly broker: () => ClientToolBroker,
+  ) {}
+
+  get size(): number {
+    return this.streams.size;
+  }
+
+  private frame(s: Stream, type: string, data: unknown): string {
+    s.seq++;
+    return `id: ${s.seq}\nevent: ${type}\ndata: ${JSON.stringify({ seq: s.seq, type, data })}\n\n`;
+  }
+
+  publish(event: BrokerEvent): void {
+    const full = JSON.stringify(event.data);
+    const redacted = event.redacted === null ? full : JSON.stringify(event.redacted);
+    for (const s of this.streams.values()) {
+      const sees = event.audience === null || event.audience.has(s.clientId);
+      s.seq++;
+      s.sink.write(`id: ${s.seq}\nevent: ${event.type}\ndata: {"seq":${s.seq},"type":${JSON.stringify(event.type)},"data":${sees ? full : redacted}}\n\n`);
+    }
+  }
+
+  open(c: Context): Response {
+    const q = c.req.query();
+    const provider = q.client_tools === '1';
+    if (q.client_tools !== undefined && q.client_tools !== '1' && q.client_tools !== '0') {
+      throw new ExecError('invalid_request', 'client_tools must be 1 or 0');
+    }
+    let heartbeatS = DEFAULT_HEARTBEAT_S;
+    if (q.heartbeat_s !== undefined) {
+      heartbeatS = /^\d{1,3}$/.test(q.heartbeat_s) ? Number(q.heartbeat_s) : NaN;
+      if (!(heartbeatS >= 1 && heartbeatS <= 300)) throw new ExecError('invalid_request', 'heartbeat_s must be an integer from 1 to 300');
+    }
+    const clientId = this.broker().connect(provider);
+    const stream: { s: Stream | null } = { s: null };
+    const { body, sink } = openSse({
+      clock: this.clock,
+      heartbeatMs: heartbeatS * 1000,
+      heartbeat: () => this.frame(stream.s!, 'heartbeat', {}),
+      onClose: () => {
+        this.streams.delete(clientId);
+        this.broker().disconnect(clientId);
+      },
+    });
+    const s: Stream = { clientId, sink, seq: 0 };
+    stream.s = s;
+    this.streams.set(clientId, s);
+    sink.write('retry: 2000\n\n' + this.frame(s, 'hello', { client_id: clientId, features: FEATURES, provider, heartbeat_s: heartbeatS }));
+    const conn = c.req.raw.signal;
+    if (conn.aborted) sink.close();
+    else conn.addEventListener('abort', () => sink.close(), { once: true });
+    return new Response(body, { status: 200, headers: SSE_HEADERS });
+  }
+
+  /** Daemon stop: end every stream. */
+  closeAll(): void {
+    for (const s of [...this.streams.values()]) s.sink.close();
+  }
+}
+
+export function registerEventRoutes(app: Hono<any>, streams: EventStreams): void {
+  app.get('/api/v1/events', (c) => streams.open(c));
+}

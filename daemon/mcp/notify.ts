@@ -1,0 +1,79 @@
+import type { Context } from 'hono';
+import type { Clock, ClockTimer } from '../../lib/clock.js';
+import type { RuntimeRequest } from '../http/principal.js';
+import { SSE_HEADERS, openSse, type SseSink } from '../events/sse.js';
+
+/**
+ * Change notices to agents. A 2025-revision client that opens GET on the MCP
+ * endpoint gets an SSE stream that carries `notifications/tools/list_changed`
+ * whenever the tool registry changes, coalesced to at most one a second: the
+ * first change after a quiet second goes out at once, later ones are folded
+ * into one notice at the end of the second. The stream ends when the
+ * runtime's authorization is revoked.
+ */
+
+export const LIST_CHANGED_FRAME = 'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n\n';
+export const COALESCE_MS = 1_000;
+const HEARTBEAT_MS = 15_000;
+
+export class ListChangedNotifier {
+  private readonly sinks = new Set<SseSink>();
+  private lastSentAt = -Infinity;
+  private timer: ClockTimer | null = null;
+  /** Notices actually sent (tests and diagnostics). */
+  sent = 0;
+
+  constructor(private readonly clock: Clock) {}
+
+  get streams(): number {
+    return this.sinks.size;
+  }
+
+  /** The registry changed. */
+  changed(): void {
+    if (this.timer !== null) return; // a notice is already scheduled and will carry this change
+    const wait = this.lastSentAt + COALESCE_MS - this.clock.now();
+    if (wait <= 0) return this.send();
+    this.timer = this.clock.setTimeout(() => {
+      this.timer = null;
+      this.send();
+    }, wait);
+    this.timer.unref?.();
+  }
+
+  private send(): void {
+    this.lastSentAt = this.clock.now();
+    this.sent++;
+    for (const s of this.sinks) s.write(LIST_CHANGED_FRAME);
+  }
+
+  /** GET on the MCP endpoint (after runtime auth): the notification stream. */
+  open(c: Context): Response {
+    const { signal } = c.get('runtime') as RuntimeRequest;
+    const holder: { sink: SseSink | null } = { sink: null };
+    const { body, sink } = openSse({
+      clock: this.clock,
+      heartbeatMs: HEARTBEAT_MS,
+      heartbeat: () => ': keep-alive\n\n',
+      onClose: () => {
+        if (holder.sink) this.sinks.delete(holder.sink);
+      },
+    });
+    holder.sink = sink;
+    this.sinks.add(sink);
+    sink.write(': agentteam tool notices\n\n');
+    const stop = () => sink.close();
+    if (signal.aborted) stop();
+    else signal.addEventListener('abort', stop, { once: true });
+    const conn = c.req.raw.signal;
+    if (conn.aborted) stop();
+    else conn.addEventListener('abort', stop, { once: true });
+    return new Response(body, { status: 200, headers: SSE_HEADERS });
+  }
+
+  closeAll(): void {
+    if (this.timer !== null) this.clock.clearTimeout(this.timer);
+    this.timer = null;
+    for (const s of [...this.sinks]) s.close();
+  }
+}
