@@ -10,6 +10,11 @@ import { registerExecActionRoute } from './exec/route.js';
 import { registerMcpRoutes } from './mcp/routes.js';
 import { registerMessageOperatorRoutes } from './mcp/operator-routes.js';
 import { isDenyable, openClientTools, rememberedClientTools } from './clienttools/part.js';
+import { homePaths } from '../lib/home.js';
+import { ToolActivity } from './tools/activity.js';
+import { DeclaredTools } from './tools/declarations.js';
+import { registerToolOperatorRoutes } from './tools/operator-routes.js';
+import { formatIssue } from '../lib/tool-files.js';
 
 /**
  * The parts of the daemon owned by other modules (services, Exec action
@@ -32,10 +37,21 @@ export async function openDaemonParts(opts: { home: string; clock: Clock; diag: 
     home: opts.home, clock: opts.clock, log: (message) => opts.diag('profile', { message }), denyable: isDenyable(remembered),
   });
   const clientTools = openClientTools({
-    home: opts.home, clock: opts.clock, registry: services.tools, profile: services.profile, remembered,
+    home: opts.home, clock: opts.clock, registry: services.tools, profile: services.profile, remembered, gate: services.gate,
     log: (message) => opts.diag('client_tools', { message }),
   });
   await services.registry.useGeneratedValidators();
+  // Declared tools: what they show and ask goes to the operator event stream through this one connection.
+  const activity = new ToolActivity(opts.clock);
+  activity.connect((type, event) => clientTools.streams.publish({ type, data: { ...event }, redacted: null, audience: null }));
+  const declared = new DeclaredTools(homePaths(opts.home).tools, services.tools, {
+    gate: services.gate, activity, env: process.env, toolsDir: homePaths(opts.home).tools,
+  });
+  const loadDeclared = () => {
+    const report = declared.load();
+    for (const p of report.problems) opts.diag('tool_declaration', { problem: formatIssue(p) });
+    return { loaded: report.loaded, problems: report.problems };
+  };
   const mcpUrls = new WeakMap<Authorization, string>();
   const launchHook: LaunchHook = (auth, runtime, mcpUrl, env) => {
     mcpUrls.set(auth, mcpUrl);
@@ -53,10 +69,13 @@ export async function openDaemonParts(opts: { home: string; clock: Clock; diag: 
       registerMcpRoutes(app, { ...services, hiddenFor: clientTools.hiddenFor, notifier: clientTools.notifier });
       registerMessageOperatorRoutes(app, services);
       clientTools.registerRoutes(app);
+      registerToolOperatorRoutes(app, { registry: services.tools, declared, activity });
+      // After the built-ins are registered (registerMcpRoutes): declarations may not take their names.
+      loadDeclared();
     },
     launchHook,
     onPublished,
-    reload: async () => services.reloadProfile(),
+    reload: async () => ({ ...services.reloadProfile(), tools: loadDeclared() }),
     close: async () => {
       clientTools.close();
       services.close();

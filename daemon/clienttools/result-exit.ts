@@ -1,5 +1,9 @@
 import type { CallContext } from '../tools/registry.js';
 import type { CallOutcome } from './types.js';
+import type { ResultGate } from '../results/gate.js';
+
+/** A client tool's text block beyond this many UTF-8 bytes keeps head and tail; the whole is spilled. */
+export const CLIENT_TEXT_LIMIT_BYTES = 64 * 1024;
 
 /**
  * The one place a client tool's result leaves the daemon for the agent, as a
@@ -8,9 +12,12 @@ import type { CallOutcome } from './types.js';
  * The daemon's result gate (masking, bounding) is applied here and nowhere
  * else for client tools.
  */
-export function clientResultFrame(outcome: CallOutcome, _ctx: CallContext): string {
-  if (outcome.ok) return `{"content":${JSON.stringify(outcome.content)},"isError":false}`;
-  return toolErrorFrame(outcome.code, outcome.message);
+export function clientResultFrame(outcome: CallOutcome, _ctx: CallContext, gate?: ResultGate): string {
+  if (outcome.ok) {
+    const content = gate ? gate.content(outcome.content, CLIENT_TEXT_LIMIT_BYTES) : outcome.content;
+    return `{"content":${JSON.stringify(content)},"isError":false}`;
+  }
+  return toolErrorFrame(outcome.code, gate ? gate.maskText(outcome.message) : outcome.message);
 }
 
 export function toolErrorFrame(code: string, message: string): string {

@@ -58,6 +58,19 @@ export class ResultGate {
     return boundText(this.maskText(text), limitBytes, this.spill);
   }
 
+  /**
+   * MCP content blocks from outside the daemon (a client tool's answer):
+   * every string masked, keys included; text blocks bounded like tool text.
+   */
+  content(blocks: readonly unknown[], textLimitBytes: number): unknown[] {
+    const masked = this.maskJson(blocks as unknown[]);
+    return masked.map((b) => {
+      const block = b as { type?: unknown; text?: unknown };
+      if (block === null || typeof block !== 'object' || block.type !== 'text' || typeof block.text !== 'string') return b;
+      return { ...block, text: boundText(block.text, textLimitBytes, this.spill).text };
+    });
+  }
+
   maskText(text: string): string {
     return this.secrets.matcher().replace(text);
   }
