@@ -14,7 +14,7 @@ import { homePaths } from '../lib/home.js';
 import { ToolActivity } from './tools/activity.js';
 import { DeclaredTools } from './tools/declarations.js';
 import { registerToolOperatorRoutes } from './tools/operator-routes.js';
-import { formatIssue } from '../lib/tool-files.js';
+import { formatIssue, readDeclarationFiles } from '../lib/tool-files.js';
 
 /**
  * The parts of the daemon owned by other modules (services, Exec action
@@ -33,8 +33,13 @@ export interface DaemonParts {
 
 export async function openDaemonParts(opts: { home: string; clock: Clock; diag: Diag }): Promise<DaemonParts> {
   const remembered = rememberedClientTools(opts.home, (message) => opts.diag('client_tools', { message }));
+  // denyTools may name declared tools too: their names are read before the profile is parsed.
+  const toolsDir = homePaths(opts.home).tools;
+  const declaredNames = new Set(readDeclarationFiles(toolsDir, []).map((d) => d.decl.name));
+  const clientDenyable = isDenyable(remembered);
   const services = openServices({
-    home: opts.home, clock: opts.clock, log: (message) => opts.diag('profile', { message }), denyable: isDenyable(remembered),
+    home: opts.home, clock: opts.clock, log: (message) => opts.diag('profile', { message }),
+    denyable: (name) => clientDenyable(name) || declaredNames.has(name),
   });
   const clientTools = openClientTools({
     home: opts.home, clock: opts.clock, registry: services.tools, profile: services.profile, remembered, gate: services.gate,
@@ -44,11 +49,11 @@ export async function openDaemonParts(opts: { home: string; clock: Clock; diag: 
   // Declared tools: what they show and ask goes to the operator event stream through this one connection.
   const activity = new ToolActivity(opts.clock);
   activity.connect((type, event) => clientTools.streams.publish({ type, data: { ...event }, redacted: null, audience: null }));
-  const declared = new DeclaredTools(homePaths(opts.home).tools, services.tools, {
-    gate: services.gate, activity, env: process.env, toolsDir: homePaths(opts.home).tools,
-  });
+  const declared = new DeclaredTools(toolsDir, services.tools, { gate: services.gate, activity, env: process.env, toolsDir });
   const loadDeclared = () => {
     const report = declared.load();
+    declaredNames.clear();
+    for (const d of report.loaded) declaredNames.add(d.name);
     for (const p of report.problems) opts.diag('tool_declaration', { problem: formatIssue(p) });
     return { loaded: report.loaded, problems: report.problems };
   };
@@ -75,7 +80,11 @@ export async function openDaemonParts(opts: { home: string; clock: Clock; diag: 
     },
     launchHook,
     onPublished,
-    reload: async () => ({ ...services.reloadProfile(), tools: loadDeclared() }),
+    // Declarations first: the profile's denyTools may name a tool declared since the last load.
+    reload: async () => {
+      const tools = loadDeclared();
+      return { ...services.reloadProfile(), tools };
+    },
     close: async () => {
       clientTools.close();
       services.close();
