@@ -18,7 +18,7 @@ import { createDiag } from './lifecycle/diag.js';
 import { parseListen } from './lifecycle/listen.js';
 import { openDaemonParts, type DaemonParts } from './parts.js';
 import { fixedSource, tokenSource } from './results/sources.js';
-import { isGateMiddleware } from './results/gate.js';
+import { routeTable, type RouteEntry } from './results/route-table.js';
 
 export interface DaemonOptions {
   readonly home: string;
@@ -43,7 +43,7 @@ export interface RunningDaemon {
   readonly stopped: Promise<void>;
   reload(): Promise<unknown>;
   /** The route table (method, path) in registration order, for tests that walk every route. */
-  readonly routes: readonly { readonly method: string; readonly path: string; readonly gated: boolean }[];
+  readonly routes: readonly RouteEntry[];
 }
 
 const DRAIN_MS = 3_000;
@@ -169,14 +169,4 @@ async function withTimeout(p: Promise<unknown>, ms: number): Promise<void> {
   let t: NodeJS.Timeout | undefined;
   await Promise.race([p.catch(() => undefined), new Promise((r) => (t = setTimeout(r, ms)))]);
   clearTimeout(t);
-}
-
-/**
- * Every entry of the route table (handlers and middleware) but the gate
- * itself, each with whether the result gate's middleware is mounted before
- * it on a path that covers every route (so the gate sees its response last).
- */
-function routeTable(routes: readonly { method: string; path: string; handler: unknown }[]): RunningDaemon['routes'] {
-  const gateAt = routes.findIndex((r) => (r.path === '/*' || r.path === '*') && isGateMiddleware(r.handler));
-  return routes.flatMap((r, i) => (isGateMiddleware(r.handler) ? [] : [{ method: r.method, path: r.path, gated: gateAt >= 0 && i > gateAt }]));
 }
