@@ -66,6 +66,8 @@ export function openServices(opts: OpenServicesOptions): Services {
   secrets.add(envSource());
   secrets.add(profileSource(() => ({ profile: profile.profile, revision: profile.revision })));
   const gate = new ResultGate(secrets, new SpillStore({ dir: paths.spill, clock: opts.clock }));
+  // Spill files left by an earlier daemon age out from the start, not only after the next spill.
+  gate.spill.prune();
   let closed = false;
   return {
     gate,
