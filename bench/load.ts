@@ -26,6 +26,7 @@ const result = await autocannon({
   headers: cfg.headers ?? {},
   connections: cfg.connections,
   duration: cfg.durationSec,
+  ...(cfg.rate !== undefined ? { overallRate: cfg.rate } : {}),
   setupClient: (client: { setHeaders(h: Record<string, string>): void }) => {
     const token = cfg.tokens[next++ % Math.max(1, cfg.tokens.length)];
     if (token) client.setHeaders({ ...cfg.headers, authorization: `Bearer ${token}` });

@@ -19,6 +19,8 @@ export interface LoadConfig {
   tokens: string[];
   connections: number;
   durationSec: number;
+  /** Requests per second over all connections (open pacing); absent = as fast as answers come. */
+  rate?: number;
 }
 
 export interface LoadResult {
@@ -53,9 +55,9 @@ export function meanLoad(runs: readonly LoadResult[]): LoadResult {
 }
 
 /** Starts a baseline server script and resolves with the URL from its first stdout line. */
-export function startLineServer(script: string, what: string): Promise<{ url: string; proc: ChildProcess }> {
+export function startLineServer(script: string, what: string, args: readonly string[] = []): Promise<{ url: string; proc: ChildProcess }> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const proc = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     proc.stdout!.on('data', (c: Buffer) => {
       out += c.toString();

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import type { Clock, ClockTimer } from '../../lib/clock.js';
+import type { Clock } from '../../lib/clock.js';
 import { ExecError } from '../errors.js';
 import type { CallContext } from '../tools/registry.js';
 import { LIMITS, type CallOutcome, type CancelReason, type ClientToolSpec, type RegisterBody, type RequestView, type ResultBody } from './types.js';
+import { SettledIds, agentKeyOf, requestView, type Pending } from './requests.js';
 
 /**
  * The client-tools broker: connected clients, groups of tools, the registry
@@ -47,26 +48,11 @@ interface Group {
   readonly owners: Map<string, string>;
 }
 
-interface Pending {
-  readonly id: string;
-  readonly group: string;
-  readonly tool: ClientToolSpec;
-  readonly args: Record<string, unknown>;
-  readonly ctx: CallContext;
-  readonly agentKey: string;
-  readonly createdAt: number;
-  claimant: string | null;
-  timer: ClockTimer | null;
-  readonly settle: (outcome: CallOutcome) => void;
-  readonly unlisten: () => void;
-}
-
-const agentKeyOf = (ctx: CallContext) => `${ctx.principal.serverId}\u0000${ctx.principal.agentId}`;
-
 export class ClientToolBroker {
   private readonly clients = new Map<string, Client>();
   private readonly groups = new Map<string, Group>();
   private readonly pending = new Map<string, Pending>();
+  private readonly settled = new SettledIds();
   private rev = 0;
 
   constructor(
@@ -217,7 +203,7 @@ export class ClientToolBroker {
         }, found.tool.timeout_s * 1000);
         p.timer.unref?.();
       }
-      const view = this.view(p);
+      const view = requestView(p);
       this.hooks.publish({ type: 'client_tool.request', data: view as unknown as Record<string, unknown>, redacted: { request_id: id }, audience: this.audienceOf(p) });
     });
   }
@@ -230,27 +216,12 @@ export class ClientToolBroker {
     return owner ? new Set([owner]) : new Set(g.providers);
   }
 
-  private view(p: Pending): RequestView {
-    const pr = p.ctx.principal;
-    return {
-      request_id: p.id,
-      group: p.group,
-      tool: p.tool.name,
-      arguments: p.args,
-      agent: { server_id: pr.serverId, agent_id: pr.agentId, session_id: pr.sessionId, run_id: pr.runId },
-      timeout_s: p.tool.timeout_s,
-      created_at: new Date(p.createdAt).toISOString(),
-      state: p.claimant === null ? 'pending' : 'claimed',
-      claimed_by: p.claimant,
-    };
-  }
-
   /** Requests a client may serve (all unsettled ones, or only the unclaimed with `onlyUnclaimed`). */
   list(clientId: string, onlyUnclaimed: boolean): RequestView[] {
     this.provider(clientId);
     return [...this.pending.values()]
       .filter((p) => (!onlyUnclaimed || p.claimant === null) && this.audienceOf(p).has(clientId))
-      .map((p) => this.view(p));
+      .map((p) => requestView(p));
   }
 
   claim(requestId: string, clientId: string): RequestView {
@@ -266,14 +237,14 @@ export class ClientToolBroker {
     if (!g?.providers.has(clientId)) throw new ExecError('owned_by_other', `client ${clientId} does not provide group "${p.group}"`);
     p.claimant = clientId;
     g.owners.set(p.agentKey, clientId);
-    return this.view(p);
+    return requestView(p);
   }
 
   result(requestId: string, body: ResultBody): { request_id: string; settled: true } {
     this.provider(body.client_id);
     const p = this.pending.get(requestId);
     if (!p) {
-      if (this.settledIds.has(requestId)) throw new ExecError('already_settled', `request ${requestId} already has its result`);
+      if (this.settled.has(requestId)) throw new ExecError('already_settled', `request ${requestId} already has its result`);
       throw new ExecError('unknown_request', `no pending request ${JSON.stringify(requestId)} (unknown or already settled)`);
     }
     if (p.claimant !== body.client_id) {
@@ -284,18 +255,11 @@ export class ClientToolBroker {
     return { request_id: requestId, settled: true };
   }
 
-  /**
-   * Ids of settled requests (answered, timed out, cancelled), the newest 4096,
-   * so a late or second result is `already_settled` rather than `unknown_request`.
-   */
-  private readonly settledIds = new Set<string>();
-
   private finish(p: Pending, outcome: CallOutcome, cancel: CancelReason | null): void {
     if (!this.pending.delete(p.id)) return;
     if (p.timer) this.clock.clearTimeout(p.timer);
     p.unlisten();
-    this.settledIds.add(p.id);
-    if (this.settledIds.size > 4096) this.settledIds.delete(this.settledIds.values().next().value!);
+    this.settled.add(p.id);
     if (cancel === null) {
       // answered by its app: nothing to tell
     } else if (cancel !== 'no_client' || p.claimant === null) {

@@ -1,0 +1,50 @@
+import { test } from 'node:test';
+import { strict as assert } from 'node:assert';
+import { rawRequest, rpc, startDaemon, type Daemon } from './mcp-harness.js';
+import { connectAgent, connectApp, operatorToken } from './client-tools-harness.js';
+
+test('client tools: credentials stay in their lanes', async (t) => {
+  const d: Daemon = await startDaemon();
+  t.after(() => d.close());
+  const agent = await connectAgent(d, 'a1');
+  t.after(() => agent.close());
+  const runtimeToken = agent.token();
+  const opToken = operatorToken(d);
+
+  await t.test('a runtime token on /api/v1/* is refused (403), the event stream included', async () => {
+    await assert.rejects(connectApp(d, { token: runtimeToken }), /event stream failed: 403/);
+    for (const [method, path] of [['GET', '/api/v1/events?client_tools=1'], ['POST', '/api/v1/client-tools'], ['GET', '/api/v1/client-tools/requests?pending=1'], ['POST', '/api/v1/client-tools/requests/x/claim'], ['POST', '/api/v1/client-tools/requests/x/result']] as const) {
+      const r = await rawRequest(new URL(path, d.url).toString(), method, { authorization: `Bearer ${runtimeToken}`, 'content-type': 'application/json' }, method === 'POST' ? '{}' : undefined);
+      assert.equal(r.status, 403, `${method} ${path}`);
+      assert.equal(JSON.parse(r.body).error.code, 'forbidden');
+    }
+  });
+
+  await t.test('the operator token on runtime routes is refused (403)', async () => {
+    const list = await rpc(agent.mcpUrl, opToken, { jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    assert.equal(list.status, 403);
+    const stream = await rawRequest(agent.mcpUrl, 'GET', { authorization: `Bearer ${opToken}`, accept: 'text/event-stream' });
+    assert.equal(stream.status, 403);
+    const exec = agent.mcpUrl.replace('/api/internal/mcp/', '/api/internal/exec/') + '/catalog';
+    assert.equal((await rawRequest(exec, 'GET', { authorization: `Bearer ${opToken}` })).status, 403);
+  });
+
+  await t.test('heartbeats: a frame every heartbeat_s keeps the stream visibly alive; seq stays contiguous', async () => {
+    const app = await connectApp(d, { query: '?heartbeat_s=1' });
+    try {
+      assert.equal(app.frames[0]!.data.heartbeat_s, 1);
+      const beat = await app.next((f) => f.type === 'heartbeat', 3000);
+      assert.equal(beat.seq, 2);
+    } finally {
+      app.close();
+    }
+    const bad = await rawRequest(new URL('/api/v1/events?heartbeat_s=0', d.url).toString(), 'GET', { authorization: `Bearer ${opToken}` });
+    assert.equal(bad.status, 400);
+  });
+
+  await t.test('an operator stream works and is refused without a token', async () => {
+    const app = await connectApp(d);
+    app.close();
+    await assert.rejects(connectApp(d, { token: 'nope' }), /403/);
+  });
+});
