@@ -7,10 +7,11 @@ export const CLIENT_TEXT_LIMIT_BYTES = 64 * 1024;
 
 /**
  * The one place a client tool's result leaves the daemon for the agent, as a
- * serialized MCP CallToolResult. The app's content blocks pass verbatim
- * (text and images alike); failures become tool errors "<code>: <message>".
- * The daemon's result gate (masking, bounding) is applied here and nowhere
- * else for client tools.
+ * serialized MCP CallToolResult. The app's content blocks pass as they are
+ * (text and images alike) except for the daemon's result gate, applied here
+ * and nowhere else for client tools: secrets masked in every string, long
+ * text blocks bounded (head + tail, the whole spilled). Failures become tool
+ * errors "<code>: <message>".
  */
 export function clientResultFrame(outcome: CallOutcome, _ctx: CallContext, gate?: ResultGate): string {
   if (outcome.ok) {
