@@ -65,86 +65,97 @@ test('bad declarations each name their file and pointer; the daemon starts with 
   assert.equal(JSON.parse(schema.stdout).properties.transport.oneOf.length, 2);
 });
 
-test('placeholders stay one argv element each; the call arrives as JSON on stdin; no shell', async (t) => {
-  const script = 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>process.stdout.write(JSON.stringify({argv:process.argv.slice(1),stdin:JSON.parse(s)})))';
-  const needs = { type: 'object', additionalProperties: false, required: ['text'], properties: { text: { type: 'string' }, n: { type: 'integer' }, opt: { type: 'string' } } };
-  const h = await prepareHome(t, { tools: { 'echo.json': cmd('echo_args', [NODE, '-e', script, '{text}', 'x{n}y', '{opt}', '{{literal}}'], {}, needs) } });
-  const agent = await connectAgent(h as never, 'a1');
-  t.after(() => agent.close());
-  const hostile = 'a b; rm -rf / $(id) `x` "q" \n next';
-  const r = await agent.client.callTool({ name: 'echo_args', arguments: { text: hostile, n: 5 } });
-  assert.equal(r.isError, false, text(r));
-  const got = JSON.parse(text(r));
-  assert.deepEqual(got.argv, [hostile, 'x5y', '{literal}']);
-  assert.deepEqual(got.stdin, { text: hostile, n: 5 });
-  const bad = await agent.client.callTool({ name: 'echo_args', arguments: { n: 'five' } });
-  assert.equal(bad.isError, true);
-  assert.match(text(bad), /validation_failed/);
-});
-
-test('a 5 MB output keeps head and tail within the limit; the spill file (0600) holds all of it and the note names it', async (t) => {
-  const total = 5 * 1024 * 1024;
-  const script = `const b=Buffer.alloc(${total},"m");b.write("HEAD-START");b.write("TAIL-END",${total}-8);process.stdout.write(b)`;
-  const h = await prepareHome(t, { tools: { 'big.json': cmd('big', [NODE, '-e', script], { outputBytes: 8192 }) } });
-  const agent = await connectAgent(h as never, 'a1');
-  t.after(() => agent.close());
-  const r = await agent.client.callTool({ name: 'big', arguments: {} });
-  assert.equal(r.isError, false);
-  const said = text(r);
-  assert.ok(Buffer.byteLength(said) <= 8192, `${Buffer.byteLength(said)} bytes`);
-  assert.ok(said.startsWith('HEAD-START'));
-  assert.ok(said.endsWith('TAIL-END'));
-  const m = /bytes dropped from the middle; the whole output is in (\S+\/spill\/\S+\.txt)/.exec(said);
-  assert.ok(m, said.slice(4000, 4300));
-  assert.ok(m[1]!.startsWith(join(h.home, 'spill')));
-  const st = statSync(m[1]!);
-  assert.equal(st.size, total);
-  assert.equal(st.mode & 0o777, 0o600);
-  const spilled = readFileSync(m[1]!, 'utf8');
-  assert.ok(spilled.startsWith('HEAD-START') && spilled.endsWith('TAIL-END'));
-});
-
-test('a command that hangs is killed at its timeout with its whole process group and reported as timeout', async (t) => {
-  const pids = join((await import('node:os')).tmpdir(), `agentteam-hang-${process.pid}-${Date.now()}.json`);
+test('command tools, one daemon', async (t) => {
+  const tmp = (await import('node:os')).tmpdir();
+  const hangPids = join(tmp, `agentteam-hang-${process.pid}-${Date.now()}.json`);
+  const escapePids = join(tmp, `agentteam-escape-${process.pid}-${Date.now()}.json`);
   t.after(() => {
-    try {
-      for (const pid of Object.values(JSON.parse(readFileSync(pids, 'utf8')) as number[])) process.kill(pid, 'SIGKILL');
-    } catch {
-      // gone, as they should be
+    for (const f of [hangPids, escapePids]) {
+      try {
+        for (const pid of Object.values(JSON.parse(readFileSync(f, 'utf8')) as number[])) process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone, as they should be
+      }
     }
   });
-  const script = `const c=require("child_process").spawn(process.execPath,["-e","setInterval(()=>{},1000)"],{stdio:"ignore"});require("fs").writeFileSync(${JSON.stringify(pids)},JSON.stringify({self:process.pid,child:c.pid}));setInterval(()=>{},1000)`;
-  const h = await prepareHome(t, { tools: { 'hang.json': cmd('hang', [NODE, '-e', script], { timeoutMs: 700 }) } });
-  const agent = await connectAgent(h as never, 'a1');
-  t.after(() => agent.close());
-  const started = Date.now();
-  const r = await agent.client.callTool({ name: 'hang', arguments: {} });
-  assert.equal(r.isError, true);
-  assert.match(text(r), /"code":"timeout"/);
-  assert.match(text(r), /did not finish within 700 ms; its process group was killed/);
-  assert.ok(Date.now() - started < 5000);
-  const { self, child } = JSON.parse(readFileSync(pids, 'utf8')) as { self: number; child: number };
-  assert.ok(await waitFor(() => !alive(self) && !alive(child), 3000), 'the command and its child are gone');
-});
-
-test('secrets in a declared tool\'s output and shown text are masked; a failing command reports its status and stderr tail', async (t) => {
+  const echoScript = 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>process.stdout.write(JSON.stringify({argv:process.argv.slice(1),stdin:JSON.parse(s)})))';
+  const echoNeeds = { type: 'object', additionalProperties: false, required: ['text'], properties: { text: { type: 'string' }, n: { type: 'integer' }, opt: { type: 'string' } } };
+  const total = 5 * 1024 * 1024;
+  const bigScript = `const b=Buffer.alloc(${total},"m");b.write("HEAD-START");b.write("TAIL-END",${total}-8);process.stdout.write(b)`;
+  const hangScript = `const c=require("child_process").spawn(process.execPath,["-e","setInterval(()=>{},1000)"],{stdio:"ignore"});require("fs").writeFileSync(${JSON.stringify(hangPids)},JSON.stringify({self:process.pid,child:c.pid}));setInterval(()=>{},1000)`;
+  // The grandchild starts its own session (detached) but inherits stdout: it holds the pipe.
+  const escapeScript = `const c=require("child_process").spawn(process.execPath,["-e","setTimeout(()=>{},30000)"],{detached:true,stdio:["ignore","inherit","inherit"]});c.unref();require("fs").writeFileSync(${JSON.stringify(escapePids)},JSON.stringify({child:c.pid}));process.stdout.write("done")`;
   const h = await prepareHome(t, {
     env: { SERVICE_TOKEN: 'correct-horse-battery' },
     tools: {
+      'echo.json': cmd('echo_args', [NODE, '-e', echoScript, '{text}', 'x{n}y', '{opt}', '{{literal}}'], {}, echoNeeds),
+      'big.json': cmd('big', [NODE, '-e', bigScript], { outputBytes: 8192 }),
+      'hang.json': cmd('hang', [NODE, '-e', hangScript], { timeoutMs: 700 }),
+      'escape.json': cmd('escape', [NODE, '-e', escapeScript], { timeoutMs: 20000 }),
       'leak.json': cmd('leak', [NODE, '-e', 'const v=process.env.SERVICE_TOKEN;process.stdout.write(JSON.stringify({said:"said "+v,shown:"shown "+v}))'], { env: ['SERVICE_TOKEN'] }),
       'fail.json': cmd('fail', [NODE, '-e', 'console.error("boom with "+process.env.SERVICE_TOKEN);process.exit(3)'], { env: ['SERVICE_TOKEN'] }),
     },
   });
   const agent = await connectAgent(h as never, 'a1');
   t.after(() => agent.close());
-  const r = await agent.client.callTool({ name: 'leak', arguments: {} });
-  assert.equal(text(r), 'said [SERVICE_TOKEN]');
-  const log = await h.cli(['tools', 'log', '--json']);
-  assert.ok(!log.stdout.includes('correct-horse-battery'));
-  assert.match(log.stdout, /shown \[SERVICE_TOKEN\]/);
-  const f = await agent.client.callTool({ name: 'fail', arguments: {} });
-  assert.equal(f.isError, true);
-  assert.match(text(f), /fail exited with status 3; stderr ends: boom with \[SERVICE_TOKEN\]/);
+
+  await t.test('placeholders stay one argv element each; the call arrives as JSON on stdin; no shell', async () => {
+    const hostile = 'a b; rm -rf / $(id) `x` "q" \n next';
+    const r = await agent.client.callTool({ name: 'echo_args', arguments: { text: hostile, n: 5 } });
+    assert.equal(r.isError, false, text(r));
+    const got = JSON.parse(text(r));
+    assert.deepEqual(got.argv, [hostile, 'x5y', '{literal}']);
+    assert.deepEqual(got.stdin, { text: hostile, n: 5 });
+    const bad = await agent.client.callTool({ name: 'echo_args', arguments: { n: 'five' } });
+    assert.equal(bad.isError, true);
+    assert.match(text(bad), /validation_failed/);
+  });
+
+  await t.test('a 5 MB output keeps head and tail within the limit; the spill file (0600) holds all of it and the note names it', async () => {
+    const r = await agent.client.callTool({ name: 'big', arguments: {} });
+    assert.equal(r.isError, false);
+    const said = text(r);
+    assert.ok(Buffer.byteLength(said) <= 8192, `${Buffer.byteLength(said)} bytes`);
+    assert.ok(said.startsWith('HEAD-START'));
+    assert.ok(said.endsWith('TAIL-END'));
+    const m = /bytes dropped from the middle; the whole output is in (\S+\/spill\/\S+\.txt)/.exec(said);
+    assert.ok(m, said.slice(4000, 4300));
+    assert.ok(m[1]!.startsWith(join(h.home, 'spill')));
+    const st = statSync(m[1]!);
+    assert.equal(st.size, total);
+    assert.equal(st.mode & 0o777, 0o600);
+    const spilled = readFileSync(m[1]!, 'utf8');
+    assert.ok(spilled.startsWith('HEAD-START') && spilled.endsWith('TAIL-END'));
+  });
+
+  await t.test('a command that hangs is killed at its timeout with its whole process group and reported as timeout', async () => {
+    const started = Date.now();
+    const r = await agent.client.callTool({ name: 'hang', arguments: {} });
+    assert.equal(r.isError, true);
+    assert.match(text(r), /"code":"timeout"/);
+    assert.match(text(r), /did not finish within 700 ms; its process group was killed/);
+    assert.ok(Date.now() - started < 5000);
+    const { self, child } = JSON.parse(readFileSync(hangPids, 'utf8')) as { self: number; child: number };
+    assert.ok(await waitFor(() => !alive(self) && !alive(child), 3000), 'the command and its child are gone');
+  });
+
+  await t.test('a process that leaves the group and keeps the pipes open does not hold the call', async () => {
+    const started = Date.now();
+    const r = await agent.client.callTool({ name: 'escape', arguments: {} });
+    assert.equal(text(r), 'done');
+    assert.ok(Date.now() - started < 10_000, `took ${Date.now() - started} ms`);
+  });
+
+  await t.test('secrets in output and shown text are masked; a failing command reports its status and stderr tail', async () => {
+    const r = await agent.client.callTool({ name: 'leak', arguments: {} });
+    assert.equal(text(r), 'said [SERVICE_TOKEN]');
+    const log = await h.cli(['tools', 'log', '--json']);
+    assert.ok(!log.stdout.includes('correct-horse-battery'));
+    assert.match(log.stdout, /shown \[SERVICE_TOKEN\]/);
+    const f = await agent.client.callTool({ name: 'fail', arguments: {} });
+    assert.equal(f.isError, true);
+    assert.match(text(f), /fail exited with status 3; stderr ends: boom with \[SERVICE_TOKEN\]/);
+  });
 });
 
 test('reload picks up new declarations; a delegated child may call only read-only ones; denyTools hides them', async (t) => {

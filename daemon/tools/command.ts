@@ -3,6 +3,8 @@ import { PLACEHOLDER } from '../../catalog/tool-declaration.js';
 
 /** More output than this is not kept: the command is killed and the call fails (it is never cut silently). */
 export const MAX_CAPTURE_BYTES = 64 * 1024 * 1024;
+/** How long the pipes may stay open after the command ended or was killed. */
+const PIPE_GRACE_MS = 2000;
 
 export interface CommandRun {
   readonly argv: readonly string[];
@@ -69,10 +71,20 @@ export function runCommand(run: CommandRun): Promise<CommandOutcome> {
     let bytes = 0;
     let ended: 'timeout' | 'too_large' | 'cancelled' | null = null;
     let exit: { code: number | null; signal: string | null } | null = null;
+    // A process that left the group (setsid) could hold the pipes open for ever:
+    // once the command is over, its pipes get a short grace and are then closed.
+    let grace: NodeJS.Timeout | undefined;
+    const closeSoon = () => {
+      grace ??= setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+      }, PIPE_GRACE_MS);
+    };
     const stop = (why: 'timeout' | 'too_large' | 'cancelled') => {
       if (ended || exit) return;
       ended = why;
       killGroup(child.pid);
+      closeSoon();
     };
     const timer = setTimeout(() => stop('timeout'), run.timeoutMs);
     const onAbort = () => stop('cancelled');
@@ -95,9 +107,11 @@ export function runCommand(run: CommandRun): Promise<CommandOutcome> {
       exit = { code, signal };
       // Strays left in the group would hold the pipes open and outlive the call.
       killGroup(child.pid);
+      closeSoon();
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
+      clearTimeout(grace);
       run.signal?.removeEventListener('abort', onAbort);
       const stdout = Buffer.concat(out).toString('utf8');
       const stderr = Buffer.concat(err).toString('utf8');
