@@ -43,6 +43,7 @@ export function registerMcpRoutes(app: Hono<any>, services: McpServices): void {
     serverVersion: SERVER_VERSION,
     instructions: renderServerInstructions(MCP_TOOLS),
     ...(services.notifier ? { openStream: (c) => services.notifier!.open(c) } : {}),
+    respond: (status, body) => services.gate.respondScreened(body, status),
   });
   app.all(MCP_ROUTE, handle);
   app.all(MCP_LEGACY_ROUTE, handle);
