@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openLease, rpc, startDaemon, type RawResponse } from '../test/mcp-harness.js';
@@ -21,6 +22,17 @@ const call = (tool: string, args: unknown) => JSON.stringify({ jsonrpc: '2.0', i
 const PLAIN = call('message_history_read', { target: 'channel:bench', limit: 20 });
 const RELAY = call('bench_echo', { text: 'ping' });
 
+/** CPU time (user + system) a process has used, in µs; NaN where /proc is not available. */
+function cpuMicros(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return (ticks * 1e6) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return NaN;
+  }
+}
+
 export interface RelayReport {
   agents: number;
   durationSec: number;
@@ -32,6 +44,10 @@ export interface RelayReport {
   pacedPlain: LoadResult;
   pacedRelay: LoadResult;
   addedP50Ms: number;
+  /** Daemon CPU per call during the paced runs (load-independent cost), µs. */
+  daemonCpuPlainUs: number;
+  daemonCpuRelayUs: number;
+  appCpuRelayUs: number;
 }
 
 function check(res: RawResponse, what: string, ok: (r: { isError?: boolean; content?: { text?: string }[]; structuredContent?: { messages?: unknown[] } }) => boolean): void {
@@ -70,9 +86,20 @@ export async function measure(opts: { agents?: number; durationSec?: number } = 
     const relay = await load(RELAY, durationSec);
     // Paced at a quarter of the relay's own closed-loop throughput: 50 agents, each a few calls a second.
     const rate = Math.max(agents, Math.round(relay.reqPerSec / 4));
+    const appPid = app.proc.pid ?? 0;
+    const c0 = cpuMicros(daemon.pid);
     const pacedPlain = await load(PLAIN, durationSec, rate);
+    const c1 = cpuMicros(daemon.pid);
+    const a1 = cpuMicros(appPid);
     const pacedRelay = await load(RELAY, durationSec, rate);
-    return { agents, durationSec, plain, relay, rate, pacedPlain, pacedRelay, addedP50Ms: pacedRelay.p50Ms - pacedPlain.p50Ms };
+    const c2 = cpuMicros(daemon.pid);
+    const a2 = cpuMicros(appPid);
+    return {
+      agents, durationSec, plain, relay, rate, pacedPlain, pacedRelay, addedP50Ms: pacedRelay.p50Ms - pacedPlain.p50Ms,
+      daemonCpuPlainUs: (c1 - c0) / Math.max(1, pacedPlain.total),
+      daemonCpuRelayUs: (c2 - c1) / Math.max(1, pacedRelay.total),
+      appCpuRelayUs: (a2 - a1) / Math.max(1, pacedRelay.total),
+    };
   } finally {
     for (const l of leases) l.close();
     app?.proc.kill('SIGKILL');
@@ -94,6 +121,9 @@ export async function run(): Promise<BenchResult[]> {
     { metric: `paced ${r.rate} calls/s: relay p50`, value: r.pacedRelay.p50Ms, unit: 'ms' },
     { metric: `paced ${r.rate} calls/s: relay p99`, value: r.pacedRelay.p99Ms, unit: 'ms' },
     { metric: 'paced: relay p50 minus plain p50', value: r.addedP50Ms, unit: 'ms', target: '<= 2 ms', pass: r.addedP50Ms <= 2 },
+    { metric: 'daemon CPU per plain call (paced)', value: r.daemonCpuPlainUs, unit: 'us' },
+    { metric: 'daemon CPU per relayed call (paced; 3 requests + 1 event)', value: r.daemonCpuRelayUs, unit: 'us' },
+    { metric: 'app CPU per relayed call (paced)', value: r.appCpuRelayUs, unit: 'us' },
   ];
 }
 
@@ -104,6 +134,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   process.stdout.write(
     `${r.agents} agents, ${r.durationSec} s each\nclosed loop:\n${row('message_history_read', r.plain)}\n${row('client tool relay', r.relay)}\n` +
       `paced at ${r.rate} calls/s:\n${row('message_history_read', r.pacedPlain)}\n${row('client tool relay', r.pacedRelay)}\n` +
-      `relay adds ${r.addedP50Ms} ms at p50 when paced (target <= 2 ms)\n`,
+      `relay adds ${r.addedP50Ms} ms at p50 when paced (target <= 2 ms)\n` +
+      `CPU per call while paced: daemon ${r.daemonCpuPlainUs.toFixed(0)} us plain, ${r.daemonCpuRelayUs.toFixed(0)} us relayed; app ${r.appCpuRelayUs.toFixed(0)} us (${cpus().length} cores)\n`,
   );
 }

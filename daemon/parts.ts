@@ -28,6 +28,8 @@ export interface DaemonParts {
   readonly launchHook?: LaunchHook;
   readonly onPublished?: (auth: Authorization) => void;
   reload(): Promise<unknown>;
+  /** Extra fields of `daemon status` (client tools: clients, groups, tools, pending calls). */
+  stats(): Record<string, unknown>;
   close(): Promise<void>;
 }
 
@@ -85,6 +87,7 @@ export async function openDaemonParts(opts: { home: string; clock: Clock; diag: 
       const tools = loadDeclared();
       return { ...services.reloadProfile(), tools };
     },
+    stats: () => ({ clientTools: clientTools.broker.stats() }),
     close: async () => {
       clientTools.close();
       services.close();

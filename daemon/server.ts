@@ -97,7 +97,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const reload = () => parts!.reload();
     const app = buildApp({
       store, operatorToken, diag, gate: parts.gate,
-      status: () => ({ pid: process.pid, url, startedAt: new Date(startedAt).toISOString(), uptimeMs: clock.now() - startedAt, stopping: stopping.p !== null, ...store.stats() }),
+      status: () => ({ pid: process.pid, url, startedAt: new Date(startedAt).toISOString(), uptimeMs: clock.now() - startedAt, stopping: stopping.p !== null, ...store.stats(), ...parts!.stats() }),
       stop: (reason) => void stop(reason),
       reload,
       urls: (s, a) => ({

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
+import { request, type ClientRequest } from 'node:http';
 import { strict as assert } from 'node:assert';
-import { rawRequest, rpc, startDaemon, type Daemon } from './mcp-harness.js';
+import { openLease, rawRequest, rpc, startDaemon, type Daemon } from './mcp-harness.js';
 import { connectAgent, connectApp, operatorToken } from './client-tools-harness.js';
 
 test('client tools: credentials stay in their lanes', async (t) => {
@@ -40,6 +41,42 @@ test('client tools: credentials stay in their lanes', async (t) => {
     }
     const bad = await rawRequest(new URL('/api/v1/events?heartbeat_s=0', d.url).toString(), 'GET', { authorization: `Bearer ${opToken}` });
     assert.equal(bad.status, 400);
+  });
+
+  await t.test('notification streams on the MCP endpoint are bounded per runtime (4), and close on revocation', async () => {
+    const open: ClientRequest[] = [];
+    const openOne = () =>
+      new Promise<number>((resolve, reject) => {
+        const req = request(agent.mcpUrl, { headers: { authorization: `Bearer ${runtimeToken}`, accept: 'text/event-stream' } }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.end();
+        open.push(req);
+      });
+    try {
+      // The SDK client of `agent` already holds one.
+      const statuses = [await openOne(), await openOne(), await openOne(), await openOne()];
+      assert.deepEqual(statuses, [200, 200, 200, 409]);
+    } finally {
+      for (const r of open) r.destroy();
+    }
+    // A runtime's stream ends when its authorization is revoked (its lease closes).
+    const short = await openLease(d, { serverId: 'local', agentId: 'a9' });
+    const ended = await new Promise<boolean>((resolve, reject) => {
+      const req = request(short.mcpUrl, { headers: { authorization: `Bearer ${short.token()}`, accept: 'text/event-stream' } }, (res) => {
+        assert.equal(res.statusCode, 200);
+        res.resume();
+        res.on('end', () => resolve(true));
+        res.on('error', () => resolve(true));
+        short.close();
+      });
+      req.on('error', reject);
+      req.end();
+      setTimeout(() => resolve(false), 3000);
+    });
+    assert.equal(ended, true);
   });
 
   await t.test('an operator stream works and is refused without a token', async () => {

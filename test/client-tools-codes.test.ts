@@ -56,7 +56,11 @@ test('client tools: every ownership rule and error code of the app routes', asyn
     assert.equal(code(await a.call('POST', '/api/v1/client-tools', { client_id: watcher.clientId, group: 'g', tools: [] })), '404 unknown_client');
     assert.equal(code(await a.call('POST', '/api/v1/client-tools/requests/req_x/claim', {})), '404 unknown_client');
     assert.equal(code(await a.call('POST', '/api/v1/client-tools/requests/req_x/result', { ok: true, content: [] })), '404 unknown_client');
-    assert.equal(code(await a.call('GET', '/api/v1/client-tools/requests?pending=1')), '404 unknown_client');
+    assert.equal(code(await a.call('GET', '/api/v1/client-tools/requests?pending=1&client_id=c_nobody')), '404 unknown_client');
+    // Without any client_id the list answers, with ids only.
+    const bare = await a.call('GET', '/api/v1/client-tools/requests?pending=1');
+    assert.equal(code(bare), '200 ok');
+    assert.deepEqual(bare.body.data.requests, []);
   });
 
   await t.test('name_conflict: a built-in tool, a fallback tool, another group; the message names both parties', async () => {

@@ -3,7 +3,7 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MCP_TOOLS } from '../catalog/mcp-tools.js';
-import { startDaemon, type Daemon } from './mcp-harness.js';
+import { startDaemon, startRuntime, type Daemon } from './mcp-harness.js';
 import { connectAgent, connectApp, echoTool, waitUntil, type Frame } from './client-tools-harness.js';
 
 // A 1x1 PNG, as an app would send a screenshot.
@@ -105,11 +105,34 @@ test('client tools end to end: an app registers, the agent is told, lists, calls
     assert.match((missing.content as { text: string }[])[0]!.text, /^no_client: /);
   });
 
-  await t.test('every stream has a contiguous seq; names are remembered in state/client-tools.json', () => {
+  await t.test("an agent's `agentteam run` exiting cancels its parked call: client_tool.cancelled", async () => {
+    // The runtime under `run` announces itself, then calls the tool with its own token file and waits.
+    const child = [
+      'const fs=require("fs");',
+      'process.stdout.write(JSON.stringify({env:process.env,argv:process.argv.slice(1),pid:process.pid})+"\\n");',
+      'const token=fs.readFileSync(process.env.AGENTTEAM_EXEC_TOKEN_FILE,"utf8").trim();',
+      'fetch(process.env.AGENTTEAM_MCP_URL,{method:"POST",headers:{authorization:"Bearer "+token,"content-type":"application/json"},',
+      'body:JSON.stringify({jsonrpc:"2.0",id:1,method:"tools/call",params:{name:"editor_echo",arguments:{text:"from run"}}})}).catch(()=>{});',
+      'setInterval(()=>{},1e6);',
+    ].join('');
+    const rt = await startRuntime(d, { server: 'local', agent: 'runner', command: [process.execPath, '-e', child] });
+    const req = await app.next<{ request_id: string; agent: { agent_id: string } }>((f) => f.type === 'client_tool.request' && (f.data.arguments as { text?: string } | undefined)?.text === 'from run');
+    assert.equal(req.data.agent.agent_id, 'runner');
+    assert.equal((await app.claim(req.data.request_id)).status, 200);
+    await rt.close(); // the command exits, so `run` exits and its authorization is revoked
+    const cancelled = await app.next((f) => f.type === 'client_tool.cancelled' && f.data.request_id === req.data.request_id);
+    assert.deepEqual(cancelled.data, { request_id: req.data.request_id, reason: 'agent_stopped' });
+    const late = await app.answer(req.data.request_id, { ok: true, content: [] });
+    assert.equal(late.body.error.code, 'already_settled');
+  });
+
+  await t.test('every stream has a contiguous seq; names are remembered in state/client-tools.json; status counts', async () => {
     assertContiguous(app.frames);
     assertContiguous(watcher.frames);
     assert.equal(app.frames.length, watcher.frames.length, 'redaction keeps the two streams in step');
     const state = JSON.parse(readFileSync(join(d.home, 'state', 'client-tools.json'), 'utf8')) as { names: string[] };
+    const status = await app.call('GET', '/api/v1/status');
+    assert.deepEqual(status.body.data.clientTools, { clients: 2, groups: 1, tools: 2, pending: 0 });
     assert.deepEqual(state.names, ['editor_echo', 'editor_screenshot']);
   });
 });

@@ -100,7 +100,7 @@ test('client tools: every wire fixture replays against a real daemon', async (t)
   const first = agent.client.callTool({ name: 'notes_echo', arguments: { text: 'hi' } });
   await replay('04-event-request');
   await replay('05-event-request-redacted');
-  for (const n of ['06-pending', '07-claim', '08-claim-already-claimed', '09-claim-owned-by-other', '10-result-not-claimant', '11-result-text']) await replay(n);
+  for (const n of ['06-pending', '23-pending-ids-only', '07-claim', '08-claim-already-claimed', '09-claim-owned-by-other', '10-result-not-claimant', '11-result-text']) await replay(n);
   assert.deepEqual((await first).content, [{ type: 'text', text: 'hi back' }]);
   await replay('12-result-already-settled');
   await replay('13-claim-unknown-request');

@@ -163,3 +163,22 @@ test('client tools: denyTools per agent hides and refuses; remembered names keep
   const listed = await denied.client.callTool({ name: 'app_tools', arguments: {} });
   assert.deepEqual((listed.structuredContent as { tools: { name: string }[] }).tools.map((x) => x.name), ['g_open']);
 });
+
+test('client tools: 64 tools in one group hold and fill the daemon; the 65th anywhere is too_many_tools', async (t) => {
+  const { d } = await fakeTimeDaemon(t);
+  const app = await connectApp(d);
+  t.after(() => app.close());
+  const tools = (n: number, p: string) => Array.from({ length: n }, (_, i) => echoTool(`${p}${i}`));
+  const full = await app.register('full', tools(64, 'full_'));
+  assert.equal(full.status, 200, JSON.stringify(full.body));
+  assert.equal(full.body.data.tools.length, 64);
+  const more = await app.register('more', tools(1, 'more_'));
+  assert.equal(more.body.error.code, 'too_many_tools');
+  assert.match(more.body.error.message, /at most 64 client tools; 64 are registered in other groups/);
+  const over = await app.register('full', tools(65, 'full_'));
+  assert.equal(over.body.error.code, 'too_many_tools');
+  assert.match(over.body.error.message, /at most 64 tools; this one has 65/);
+  const agent = await connectAgent(d, 'a1');
+  t.after(() => agent.close());
+  assert.equal((await agent.client.listTools()).tools.filter((x) => x.name.startsWith('full_')).length, 64);
+});

@@ -72,7 +72,7 @@ export class ClientToolBroker {
     return id;
   }
 
-  /** The client's stream closed: withdraw what it registered, fail what it claimed. Within the call, no timer. */
+  /** The client's stream closed: withdraw what it registered, fail what it claimed, at once. */
   disconnect(clientId: string): void {
     const client = this.clients.get(clientId);
     if (!client) return;
@@ -95,10 +95,6 @@ export class ClientToolBroker {
       }
     }
     if (changed) this.changed();
-  }
-
-  isConnected(clientId: string): boolean {
-    return this.clients.has(clientId);
   }
 
   private provider(clientId: string): Client {
@@ -125,6 +121,7 @@ export class ClientToolBroker {
       // An empty group is a withdrawal by this client.
       if (existing) {
         existing.providers.delete(client.id);
+        for (const [agent, owner] of existing.owners) if (owner === client.id) existing.owners.delete(agent);
         client.groups.delete(body.group);
         if (existing.providers.size === 0) this.dropGroup(existing);
       }
@@ -222,6 +219,13 @@ export class ClientToolBroker {
     return [...this.pending.values()]
       .filter((p) => (!onlyUnclaimed || p.claimant === null) && this.audienceOf(p).has(clientId))
       .map((p) => requestView(p));
+  }
+
+  /** Without a client: every unsettled request, reduced to what a non-provider stream may see plus its place. */
+  listIds(onlyUnclaimed: boolean): { request_id: string; group: string; tool: string; state: 'pending' | 'claimed' }[] {
+    return [...this.pending.values()]
+      .filter((p) => !onlyUnclaimed || p.claimant === null)
+      .map((p) => ({ request_id: p.id, group: p.group, tool: p.tool.name, state: p.claimant === null ? 'pending' : 'claimed' }));
   }
 
   claim(requestId: string, clientId: string): RequestView {

@@ -46,6 +46,8 @@ export function registerClientToolRoutes(app: Hono<any>, deps: ClientToolRouteDe
   });
   app.get('/api/v1/client-tools/requests', (c) => {
     const q = c.req.query();
+    // Without client_id: ids only (no arguments, no agent), as a stream that is not the provider sees them.
+    if (q.client_id === undefined) return c.json({ ok: true, data: { requests: broker.listIds(q.pending === '1') } });
     const clientId = clientIdOf({ client_id: q.client_id });
     return c.json({ ok: true, data: { requests: broker.list(clientId, q.pending === '1') } });
   });

@@ -16,6 +16,8 @@ import { SSE_HEADERS, openSse, type SseSink } from './sse.js';
 
 export const FEATURES = ['client_tools'] as const;
 export const DEFAULT_HEARTBEAT_S = 15;
+/** Event streams open at once (each is a client of the broker). */
+export const MAX_STREAMS = 256;
 
 interface Stream {
   readonly clientId: string;
@@ -61,6 +63,7 @@ export class EventStreams {
       heartbeatS = /^\d{1,3}$/.test(q.heartbeat_s) ? Number(q.heartbeat_s) : NaN;
       if (!(heartbeatS >= 1 && heartbeatS <= 300)) throw new ExecError('invalid_request', 'heartbeat_s must be an integer from 1 to 300');
     }
+    if (this.streams.size >= MAX_STREAMS) throw new ExecError('busy', `at most ${MAX_STREAMS} event streams may be open; close one first`);
     const clientId = this.broker().connect(provider);
     const stream: { s: Stream | null } = { s: null };
     const { body, sink } = openSse({

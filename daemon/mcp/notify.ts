@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import type { Clock, ClockTimer } from '../../lib/clock.js';
 import type { RuntimeRequest } from '../http/principal.js';
 import { SSE_HEADERS, openSse, type SseSink } from '../events/sse.js';
+import { ExecError } from '../errors.js';
 
 /**
  * Change notices to agents. A 2025-revision client that opens GET on the MCP
@@ -15,9 +16,12 @@ import { SSE_HEADERS, openSse, type SseSink } from '../events/sse.js';
 export const LIST_CHANGED_FRAME = 'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n\n';
 export const COALESCE_MS = 1_000;
 const HEARTBEAT_MS = 15_000;
+/** Notification streams one runtime authorization may hold open at once. */
+export const MAX_STREAMS_PER_AUTH = 4;
 
 export class ListChangedNotifier {
   private readonly sinks = new Set<SseSink>();
+  private readonly perAuth = new Map<string, number>();
   private lastSentAt = -Infinity;
   private timer: ClockTimer | null = null;
   /** Notices actually sent (tests and diagnostics). */
@@ -49,7 +53,13 @@ export class ListChangedNotifier {
 
   /** GET on the MCP endpoint (after runtime auth): the notification stream. */
   open(c: Context): Response {
-    const { signal } = c.get('runtime') as RuntimeRequest;
+    const { signal, principal } = c.get('runtime') as RuntimeRequest;
+    const authId = principal.authorizationId;
+    const open = this.perAuth.get(authId) ?? 0;
+    if (open >= MAX_STREAMS_PER_AUTH) {
+      throw new ExecError('busy', `at most ${MAX_STREAMS_PER_AUTH} notification streams per runtime; close one first`);
+    }
+    this.perAuth.set(authId, open + 1);
     const holder: { sink: SseSink | null } = { sink: null };
     const { body, sink } = openSse({
       clock: this.clock,
@@ -57,6 +67,9 @@ export class ListChangedNotifier {
       heartbeat: () => ': keep-alive\n\n',
       onClose: () => {
         if (holder.sink) this.sinks.delete(holder.sink);
+        const left = (this.perAuth.get(authId) ?? 1) - 1;
+        if (left > 0) this.perAuth.set(authId, left);
+        else this.perAuth.delete(authId);
       },
     });
     holder.sink = sink;
