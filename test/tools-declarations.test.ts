@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connectAgent } from './client-tools-harness.js';
 import { alive, waitFor } from './daemon-harness.js';
@@ -76,6 +76,7 @@ test('command tools, one daemon', async (t) => {
       } catch {
         // gone, as they should be
       }
+      rmSync(f, { force: true });
     }
   });
   const echoScript = 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>process.stdout.write(JSON.stringify({argv:process.argv.slice(1),stdin:JSON.parse(s)})))';
