@@ -31,7 +31,12 @@ export type CommandName =
   | 'approval-get'
   | 'extension-install'
   | 'extension-list'
-  | 'extension-remove';
+  | 'extension-remove'
+  | 'tools-schema'
+  | 'tools-list'
+  | 'tools-check'
+  | 'tools-log'
+  | 'tools-answer';
 
 const USAGE_EXIT = 2;
 
@@ -149,6 +154,16 @@ export function buildProgram(commander: Commander, onCommand: (name: CommandName
   extension.command('install').description('Install or replace an extension from its definition file.').argument('<file>', 'definition JSON file').action(bind('extension-install'));
   extension.command('list').description('List installed extensions and the catalog version.').action(bind('extension-list'));
   extension.command('remove').description('Remove an installed extension.').argument('<name>', 'extension name').action(bind('extension-remove'));
+
+  const tools = program
+    .command('tools')
+    .description('Declared tools: list what agents can call, check declaration files, read what tools showed and asked.')
+    .option('--schema', 'print the JSON Schema of a declaration file')
+    .action(bind('tools-schema'));
+  tools.command('list').description('List every tool agents can call, with its source (needs a running daemon).').option('--json', 'print JSON').action(bind('tools-list'));
+  tools.command('check').description('Check one declaration file, or all of $AGENTTEAM_HOME/tools (no daemon needed).').argument('[file]').action(bind('tools-check'));
+  tools.command('log').description('What declared tools showed to people and asked them.').option('--limit <n>', 'entries', positiveInt).option('--json', 'print JSON').action(bind('tools-log'));
+  tools.command('answer').description('Answer a question a tool asked; its next call gets it as `answered`.').argument('<askId>').argument('<text...>').action(bind('tools-answer'));
 
   return program;
 }

@@ -3,6 +3,7 @@ import type { CallContext, RegisteredTool, ToolOwner, ToolRegistry } from '../to
 import { ExecError } from '../errors.js';
 import type { ClientToolBroker } from './broker.js';
 import { clientResultFrame, toolErrorFrame } from './result-exit.js';
+import type { ResultGate } from '../results/gate.js';
 import { FALLBACK_TOOL_NAMES, type ClientToolSpec } from './types.js';
 
 /**
@@ -19,6 +20,8 @@ export interface ExposureDeps {
   readonly broker: () => ClientToolBroker;
   /** Names the caller may neither see nor call (profile denyTools). */
   readonly hidden: (principal: Principal) => ReadonlySet<string> | undefined;
+  /** The result gate every client tool answer passes (masking, bounding). */
+  readonly gate?: ResultGate;
 }
 
 function clientEntry(deps: ExposureDeps, group: string, spec: ClientToolSpec): RegisteredTool {
@@ -30,7 +33,7 @@ function clientEntry(deps: ExposureDeps, group: string, spec: ClientToolSpec): R
     annotations: {},
     owner: groupOwner(group),
     async call(args, ctx) {
-      return clientResultFrame(await deps.broker().call(spec.name, args, ctx), ctx);
+      return clientResultFrame(await deps.broker().call(spec.name, args, ctx), ctx, deps.gate);
     },
   };
 }
@@ -97,7 +100,7 @@ export function fallbackTools(deps: ExposureDeps): RegisteredTool[] {
           return toolErrorFrame('validation_failed', 'app_call takes {"tool": "<name>", "args": {...}}');
         }
         if (!visible(ctx).some((o) => o.tool.name === tool)) return toolErrorFrame('no_client', `no connected app offers tool "${tool}"`);
-        return clientResultFrame(await deps.broker().call(tool, inner as Record<string, unknown>, ctx), ctx);
+        return clientResultFrame(await deps.broker().call(tool, inner as Record<string, unknown>, ctx), ctx, deps.gate);
       },
     },
   ];

@@ -1,16 +1,24 @@
 import type { CallContext } from '../tools/registry.js';
 import type { CallOutcome } from './types.js';
+import type { ResultGate } from '../results/gate.js';
+
+/** A client tool's text block beyond this many UTF-8 bytes keeps head and tail; the whole is spilled. */
+export const CLIENT_TEXT_LIMIT_BYTES = 64 * 1024;
 
 /**
  * The one place a client tool's result leaves the daemon for the agent, as a
- * serialized MCP CallToolResult. The app's content blocks pass verbatim
- * (text and images alike); failures become tool errors "<code>: <message>".
- * The daemon's result gate (masking, bounding) is applied here and nowhere
- * else for client tools.
+ * serialized MCP CallToolResult. The app's content blocks pass as they are
+ * (text and images alike) except for the daemon's result gate, applied here
+ * and nowhere else for client tools: secrets masked in every string, long
+ * text blocks bounded (head + tail, the whole spilled). Failures become tool
+ * errors "<code>: <message>".
  */
-export function clientResultFrame(outcome: CallOutcome, _ctx: CallContext): string {
-  if (outcome.ok) return `{"content":${JSON.stringify(outcome.content)},"isError":false}`;
-  return toolErrorFrame(outcome.code, outcome.message);
+export function clientResultFrame(outcome: CallOutcome, _ctx: CallContext, gate?: ResultGate): string {
+  if (outcome.ok) {
+    const content = gate ? gate.content(outcome.content, CLIENT_TEXT_LIMIT_BYTES) : outcome.content;
+    return `{"content":${JSON.stringify(content)},"isError":false}`;
+  }
+  return toolErrorFrame(outcome.code, gate ? gate.maskText(outcome.message) : outcome.message);
 }
 
 export function toolErrorFrame(code: string, message: string): string {

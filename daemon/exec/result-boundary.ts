@@ -36,6 +36,15 @@ export function boundResult(policy: BoundaryPolicy, input: unknown, data: unknow
   } catch {
     body = undefined;
   }
+  return boundSerialized(policy, input, data, body, budget);
+}
+
+/**
+ * The size half of the boundary for a result already serialized (the result
+ * gate serializes once to look for secrets, then bounds the same string).
+ * `body` undefined means serialization failed.
+ */
+export function boundSerialized(policy: BoundaryPolicy, input: unknown, data: unknown, body: string | undefined, budget = RESULT_BUDGET_BYTES): BoundaryOutcome {
   if (body === undefined) return { ok: false, error: unserializable(policy, input) };
   if (body.length <= budget / 3 || Buffer.byteLength(body, 'utf8') <= budget) return { ok: true, body };
   if (policy.risk === 'read') return { ok: false, error: readOverBudget(policy, input) };

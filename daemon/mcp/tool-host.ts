@@ -19,7 +19,10 @@ export type ToolHandler = (args: Record<string, unknown>, ctx: CallContext) => u
  * (result_budget_exceeded...). The daemon plugs in the shared result
  * boundary here so Exec and MCP share one budget.
  */
-export type ResultBounder = (tool: McpToolDescriptor, input: Record<string, unknown>, data: unknown) => string;
+export type ResultBounder = ((tool: McpToolDescriptor, input: Record<string, unknown>, data: unknown) => string) & {
+  /** Changes when the bounder would now produce different bytes for the same data (the masked secret set changed). */
+  readonly generation?: () => number;
+};
 
 export type CallOutcome = { ok: true; resultJson: string } | { ok: false; code: number; message: string };
 
@@ -75,13 +78,14 @@ export function createToolHost(
    * mutate what they returned, so that object's bounded, serialized frame is
    * reused instead of being produced once per call.
    */
-  const frames = new WeakMap<object, string>();
+  const frames = new WeakMap<object, { frame: string; gen: number }>();
   function frameOf(entry: Entry, input: Record<string, unknown>, data: unknown): string {
     const reusable = entry.tool.annotations.readOnlyHint === true && data !== null && typeof data === 'object';
+    const gen = bound.generation?.() ?? 0;
     const known = reusable ? frames.get(data) : undefined;
-    if (known !== undefined) return known;
+    if (known !== undefined && known.gen === gen) return known.frame;
     const frame = bound(entry.tool, input, data);
-    if (reusable) frames.set(data, frame);
+    if (reusable) frames.set(data, { frame, gen });
     return frame;
   }
 

@@ -69,7 +69,7 @@ function parseDenyTools(o: Obj, where: string, opts: ParseOptions): string[] {
     const at = `${where}.denyTools[${i}]`;
     if (typeof n !== 'string' || !TOOL_NAME.test(n)) throw new ProfileError(`${at} must be a tool name`);
     if (opts.denyable && !opts.denyable(n)) {
-      throw new ProfileError(`${at}: "${n}" is neither a client tool an app has registered nor app_tools/app_call`);
+      throw new ProfileError(`${at}: "${n}" is neither a client tool an app has registered, a declared tool, nor app_tools/app_call`);
     }
     return n;
   });
