@@ -2,28 +2,30 @@
 
 export const ID_PATTERN = '^[a-z]+_[0-9A-Za-z]{6,40}$';
 
-export const idSchema = { type: 'string', pattern: ID_PATTERN, maxLength: 64 } as const;
+export const idSchema = { type: 'string', pattern: ID_PATTERN, maxLength: 64, 'x-maxJsonBytes': 64 } as const;
 
 export const timestampSchema = {
   type: 'string',
   description: 'RFC 3339 timestamp (UTC, millisecond precision).',
   maxLength: 40,
+  'x-maxJsonBytes': 40,
 } as const;
 
 export const idempotencyKeyProp = {
   idempotencyKey: {
     type: 'string',
     pattern: '^[A-Za-z0-9._:-]{1,128}$',
+    'x-maxJsonBytes': 128,
     description: 'Replays the first result for a repeated key instead of applying the change twice.',
   },
 } as const;
 
 export const pageInputProps = {
   limit: { type: 'integer', minimum: 1, maximum: 100, default: 20, description: 'Items per page (default 20, max 100).' },
-  cursor: { type: 'string', minLength: 1, maxLength: 1024, description: 'Opaque nextCursor from the previous page.' },
+  cursor: { type: 'string', minLength: 1, maxLength: 1024, 'x-maxJsonBytes': 1024, description: 'Opaque nextCursor from the previous page.' },
 } as const;
 
 export const pageOutputProps = {
   hasMore: { type: 'boolean' },
-  nextCursor: { type: 'string', description: 'Present only when hasMore is true.' },
+  nextCursor: { type: 'string', maxLength: 1024, 'x-maxJsonBytes': 1024, description: 'Present only when hasMore is true.' },
 } as const;

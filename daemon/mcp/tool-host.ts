@@ -1,5 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { McpToolDescriptor } from '../../catalog/mcp-tools.js';
+import { jsonBytesKeyword } from '../../lib/json-bytes-keyword.js';
 import type { Principal } from '../http/principal.js';
 import { ExecError, errorBody } from '../errors.js';
 import { checkChildGate } from './child-gate.js';
@@ -52,7 +53,7 @@ export function createToolHost(
   handlers: Readonly<Record<string, ToolHandler>>,
   bound: ResultBounder,
 ): ToolHost {
-  const ajv = new Ajv({ allErrors: true, strict: false });
+  const ajv = new Ajv({ allErrors: true, strict: false }).addKeyword(jsonBytesKeyword);
   const entries = new Map<string, Entry>();
   for (const tool of inventory) {
     const handler = handlers[tool.name];
