@@ -1,5 +1,6 @@
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { timestampSchema } from './common.js';
+import type { ResultPolicy } from './inventory.js';
 import { LIMITS, textLimit } from './limits.js';
 
 /**
@@ -25,8 +26,8 @@ export interface McpToolDescriptor<I extends JSONSchema = JSONSchema, O extends 
   readonly inputSchema: I;
   readonly outputSchema: O;
   readonly annotations: ToolAnnotations;
-  /** What to do instead when a result exceeds the result budget (not sent in tools/list). */
-  readonly overBudget: { readonly hint: string; readonly next: { readonly action: string; readonly input: Readonly<Record<string, unknown>> } };
+  /** What to do instead when a result exceeds the result budget (not sent in tools/list); a read's next call is computed (catalog/inventory.ts). */
+  readonly overBudget: ResultPolicy;
 }
 
 export type ToolInputOf<D extends McpToolDescriptor> = FromSchema<D['inputSchema']>;
@@ -146,8 +147,7 @@ export const messageHistoryRead = defineTool({
   },
   annotations: { title: 'Read message history', readOnlyHint: true, openWorldHint: false },
   overBudget: {
-    hint: 'The page is too large; ask for fewer messages with a smaller limit and continue with nextCursor.',
-    next: { action: 'message_history_read', input: { target: '<target>', limit: 5 } },
+    hint: 'The page is larger than the result budget.',
   },
 });
 
