@@ -1,3 +1,5 @@
+import { CURSOR_MAX_CHARS } from './limits.js';
+
 /** Schema fragments shared by several actions. Spread into `as const` schemas. */
 
 export const ID_PATTERN = '^[a-z]+_[0-9A-Za-z]{6,40}$';
@@ -22,10 +24,10 @@ export const idempotencyKeyProp = {
 
 export const pageInputProps = {
   limit: { type: 'integer', minimum: 1, maximum: 100, default: 20, description: 'Items per page (default 20, max 100).' },
-  cursor: { type: 'string', minLength: 1, maxLength: 1024, 'x-maxJsonBytes': 1024, description: 'Opaque nextCursor from the previous page.' },
+  cursor: { type: 'string', minLength: 1, maxLength: CURSOR_MAX_CHARS, 'x-maxJsonBytes': CURSOR_MAX_CHARS, description: 'Opaque nextCursor from the previous page.' },
 } as const;
 
 export const pageOutputProps = {
   hasMore: { type: 'boolean' },
-  nextCursor: { type: 'string', maxLength: 1024, 'x-maxJsonBytes': 1024, description: 'Present only when hasMore is true.' },
+  nextCursor: { type: 'string', maxLength: CURSOR_MAX_CHARS, 'x-maxJsonBytes': CURSOR_MAX_CHARS, description: 'Present only when hasMore is true.' },
 } as const;

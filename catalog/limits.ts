@@ -17,6 +17,13 @@ export const JSON_BYTES_KEYWORD = 'x-maxJsonBytes';
 /** The serialized success envelope budget shared by Exec and MCP tools/call. */
 export const RESULT_BUDGET_BYTES = 64 * 1024;
 
+/**
+ * The longest keyset cursor the daemon issues or accepts (Exec collections).
+ * The team list cursor carries three profile names (displayName, handle,
+ * teamId) at up to 256 JSON bytes each, which base64url makes about 1.3 KB.
+ */
+export const CURSOR_MAX_CHARS = 2048;
+
 export const LIMITS = {
   taskTitle: { chars: 500, bytes: 2048 },
   taskDescription: { chars: 20000, bytes: 40960 },

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import { defaultCatalog } from '../catalog/catalog.js';
+import { CURSOR_MAX_CHARS } from '../catalog/limits.js';
 import { boundResult, RESULT_BUDGET_BYTES } from '../daemon/exec/result-boundary.js';
 
 const row = (domain: string, action: string) => defaultCatalog().get(domain, action)!.inventory;
@@ -48,7 +49,7 @@ test('a page over budget: next keeps the caller\'s filters and cursor and asks f
   assert.equal(next.action, 'review list');
   assert.deepEqual(next.input, { taskId: 'task_zzzzzz111111', cursor: 'c1.previous', limit: 6 });
   // The page it asks for does fit (with a cursor of the length the server issues), one more item would not.
-  const fits = (k: number) => sizeOf({ reviews: reviews.slice(0, k), hasMore: true, nextCursor: 'x'.repeat(512) }) <= RESULT_BUDGET_BYTES;
+  const fits = (k: number) => sizeOf({ reviews: reviews.slice(0, k), hasMore: true, nextCursor: 'x'.repeat(CURSOR_MAX_CHARS) }) <= RESULT_BUDGET_BYTES;
   assert.ok(fits(6) && !fits(7));
 });
 

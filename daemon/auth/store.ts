@@ -10,6 +10,7 @@ import { createPrivateDir, removeDir, type DirRemover } from './private-dir.js';
 import * as L from './limits.js';
 import { Renewal } from './renewal.js';
 import { CleanupQueue } from './cleanup.js';
+import { LIMITS } from '../../catalog/limits.js';
 
 export interface StoreDeps {
   readonly clock: Clock;
@@ -71,6 +72,10 @@ export class AuthorizationStore {
     if (this.closed) throw new ExecError('unavailable', 'the daemon is shutting down');
     for (const [name, v] of [['serverId', init.serverId], ['agentId', init.agentId]] as const) {
       if (typeof v !== 'string' || !ID_RE.test(v)) throw new ExecError('invalid_request', `${name} must match ${ID_RE.source}`);
+    }
+    // The agent id becomes message and review authors, whose size the result budget counts.
+    if (init.agentId.length > LIMITS.agentId.chars) {
+      throw new ExecError('invalid_request', `agentId must be at most ${LIMITS.agentId.chars} characters`);
     }
     // Every record still in the map is a lease: launching, active, or cleanup not yet finished.
     if (this.auths.size >= L.MAX_LEASES) {

@@ -1,4 +1,5 @@
 import type { ResultPolicy } from '../../catalog/inventory.js';
+import { CURSOR_MAX_CHARS } from '../../catalog/limits.js';
 
 /** A follow-up call: the action (as the caller names it) and the complete input to send. */
 export interface NextCall {
@@ -83,12 +84,13 @@ export function continuationOf(
 }
 
 /**
- * The longest prefix of the page whose result fits, measured with a cursor as
- * long as the one the server would add (or the longest it issues) in place, since a shorter page
- * always has one. At least 1 and always fewer than the page held.
+ * The longest prefix of the page whose result fits, measured with the longest
+ * cursor the daemon issues in place (a shorter page always has one, and its
+ * length depends on the last item's keys), so the advice holds whatever
+ * item ends the shorter page. At least 1 and always fewer than the page held.
  */
 function largestFittingPrefix(page: Page, data: Record<string, unknown>, fits: (c: unknown) => boolean): number {
-  const cursor = 'x'.repeat(Math.max(page.nextCursor?.length ?? 0, 512));
+  const cursor = 'x'.repeat(CURSOR_MAX_CHARS);
   const candidate = (k: number) => ({ ...data, [page.field]: page.items.slice(0, k), hasMore: true, nextCursor: cursor });
   let lo = 1;
   let hi = page.items.length - 1;
