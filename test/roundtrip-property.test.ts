@@ -133,6 +133,13 @@ async function inProcessFields(): Promise<{ fields: Field[]; close(): void }> {
     }
     return f();
   };
+  const columnReads = new Map<string, ReturnType<typeof db.prepare>>();
+  const column = (table: string, name: string, id: string) => {
+    const key = `${table}.${name}`;
+    let stmt = columnReads.get(key);
+    if (!stmt) columnReads.set(key, (stmt = db.prepare(`SELECT ${name} AS v FROM ${table} WHERE id = ?`)));
+    return (stmt.get(id) as { v: unknown }).v;
+  };
   const checks = new Map<string, InputCheck>();
   for (const [d, a] of [['task', 'create'], ['task', 'update'], ['project', 'create'], ['review', 'add']]) {
     checks.set(`${d} ${a}`, (await loadInputValidator(d!, a!))!);
@@ -157,7 +164,10 @@ async function inProcessFields(): Promise<{ fields: Field[]; close(): void }> {
       async run(s, escape) {
         const input = validate(action, jsonText(wrap(s), escape), `/${field}`);
         if (!input) return false;
-        sameText((await send(input))[field], s, `${action} ${field}`);
+        const record = await send(input);
+        sameText(record[field], s, `${action} ${field}`);
+        // And in the table itself, not only as the store hands it back.
+        sameText(column(table, field, record.id as string), s, `${table}.${field}`);
         return true;
       },
     };
@@ -197,7 +207,9 @@ async function inProcessFields(): Promise<{ fields: Field[]; close(): void }> {
       const target = `channel:c${++seq}`;
       const r = await tool('message_send', jsonText({ target, content: s }, escape));
       if (r.isError) return toolRefused(r, '/content'), false;
-      sameText(messages.history({ serverId: 's1', target, limit: 1 }).messages[0]!.content, s, 'message content');
+      const stored = messages.history({ serverId: 's1', target, limit: 1 }).messages[0]!;
+      sameText(stored.content, s, 'message content');
+      sameText(column('messages', 'content', stored.id), s, 'messages.content');
       return true;
     },
   });
