@@ -59,6 +59,13 @@ test('the CLI\'s generated validators and the daemon\'s compiled ones agree on b
     assert.equal(g.ok, expected, JSON.stringify(title).slice(0, 40));
     if (!g.ok) assert.ok(g.details.every((x) => x.path === '/title'));
   }
+  // Escaped characters count twice even where most of the string needs no escaping: 40 960 bytes exactly, then one more.
+  const description = '\\'.repeat(10_000) + '\u{1F600}'.repeat(5240);
+  for (const [text, ok] of [[description, true], [`\\${description}`, false], [`"${description}`, false], [`\u0001${description.slice(2)}`, false]] as const) {
+    const input = { title: 't', description: text };
+    assert.equal(generated(input).ok, ok, `${jsonBytes(text)} bytes`);
+    assert.deepEqual(daemon(input), generated(input));
+  }
   const lone = generated({ title: 'x\ud800' });
   assert.ok(!lone.ok);
   assert.match(lone.details[0]!.message, /unpaired surrogate/);
