@@ -24,11 +24,13 @@ export const jsonBytesKeyword: CodeKeywordDefinition = {
   },
   code(cxt: KeywordCxt) {
     const { gen, data, schema } = cxt;
-    // Without a character JSON escapes (quote, backslash, C0 controls) the JSON
-    // bytes are the UTF-8 bytes, counted natively without building a copy.
+    // A string of n UTF-16 code units is at most 6n bytes as JSON, so a short
+    // one needs no count (reported as 0). Without a character JSON escapes
+    // (quote, backslash, C0 controls) the JSON bytes are the UTF-8 bytes,
+    // counted natively without building a copy.
     const bytes = gen.const(
       'bytes',
-      _`!${data}.isWellFormed() ? -1 : /["\\\\\\u0000-\\u001f]/.test(${data}) ? Buffer.byteLength(JSON.stringify(${data}), "utf8") - 2 : Buffer.byteLength(${data}, "utf8")`,
+      _`!${data}.isWellFormed() ? -1 : ${data}.length * 6 <= ${schema as number} ? 0 : /["\\\\\\u0000-\\u001f]/.test(${data}) ? Buffer.byteLength(JSON.stringify(${data}), "utf8") - 2 : Buffer.byteLength(${data}, "utf8")`,
     );
     cxt.setParams({ limit: schema as number, bytes });
     cxt.fail(_`${bytes} < 0 || ${bytes} > ${schema as number}`);
