@@ -12,7 +12,7 @@
  */
 import type { BenchResult } from './result.js';
 
-const MODULES: readonly string[] = ['cli-start', 'mcp-throughput', 'exec-throughput', 'auth-throughput', 'validate-bytes'];
+const MODULES: readonly string[] = ['cli-start', 'mcp-throughput', 'exec-throughput', 'auth-throughput', 'validation-flood', 'host-origin', 'validate-bytes'];
 
 interface Row extends BenchResult {
   readonly bench: string;

@@ -1,6 +1,7 @@
 import type { ActionDescriptor } from './descriptor.js';
 import { actionKey } from './descriptor.js';
 import type { Inventory, InventoryRow } from './inventory.js';
+import { RECEIPT_SELECTORS } from './receipt.js';
 import { taskActions } from './domains/task.js';
 import { projectActions } from './domains/project.js';
 import { reviewActions } from './domains/review.js';
@@ -69,6 +70,8 @@ export function buildCatalog(
     if (descriptor.risk === 'side_effect' && !row.receipt) {
       throw new CatalogError(`mutation "${key}" has no receipt policy in the action inventory`);
     }
+    const stray = row.receipt?.selectors.find((s) => !(RECEIPT_SELECTORS as readonly string[]).includes(s));
+    if (stray !== undefined) throw new CatalogError(`mutation "${key}" names receipt selector "${stray}", which the error envelope does not allow`);
     if (!Object.hasOwn(domains, descriptor.domain)) {
       throw new CatalogError(`action "${key}" belongs to domain "${descriptor.domain}", which has no index line`);
     }

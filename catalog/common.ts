@@ -1,4 +1,5 @@
 import { CURSOR_MAX_CHARS } from './limits.js';
+import { SELECTOR_MAX_BYTES, SELECTOR_PATTERN } from './selectors.js';
 
 /** Schema fragments shared by several actions. Spread into `as const` schemas. */
 
@@ -13,12 +14,21 @@ export const timestampSchema = {
   'x-maxJsonBytes': 40,
 } as const;
 
-export const idempotencyKeyProp = {
+/** The idempotency selectors every mutation accepts (grammar in selectors.ts). */
+export const idempotencySelectorProps = {
   idempotencyKey: {
     type: 'string',
-    pattern: '^[A-Za-z0-9._:-]{1,128}$',
-    'x-maxJsonBytes': 128,
-    description: 'Replays the first result for a repeated key instead of applying the change twice.',
+    pattern: SELECTOR_PATTERN,
+    maxLength: SELECTOR_MAX_BYTES,
+    'x-maxJsonBytes': SELECTOR_MAX_BYTES,
+    description: 'Replays the first result for a repeated key (within 24 h) instead of applying the change twice.',
+  },
+  requestId: {
+    type: 'string',
+    pattern: SELECTOR_PATTERN,
+    maxLength: SELECTOR_MAX_BYTES,
+    'x-maxJsonBytes': SELECTOR_MAX_BYTES,
+    description: 'Another name for the same selector as idempotencyKey; when both are given they must be equal.',
   },
 } as const;
 

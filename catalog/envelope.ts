@@ -22,6 +22,7 @@ export const errorEnvelopeSchema = {
         next: { type: 'object', description: 'A concrete follow-up call: the action and the input to send.' },
         details: {
           type: 'array',
+          maxItems: 20,
           items: {
             type: 'object',
             additionalProperties: false,
@@ -32,11 +33,37 @@ export const errorEnvelopeSchema = {
             },
           },
         },
+        detailsOmitted: {
+          type: 'integer',
+          minimum: 1,
+          description: 'How many further problems were found but left out of details (the envelope is at most 8 KiB).',
+        },
         metadata: {
           type: 'object',
+          additionalProperties: false,
           properties: {
-            mutation_applied: { type: 'boolean' },
-            mutation_receipt: { type: 'object' },
+            mutation_applied: { type: 'boolean', const: true, description: 'The mutation may have committed although its result was not returned.' },
+            mutation_receipt: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['entity'],
+              description: 'Allowlisted selectors of what the mutation wrote, and the call that reads it back.',
+              properties: {
+                entity: { type: 'string' },
+                id: { type: 'string' },
+                taskId: { type: 'string' },
+                target: { type: 'string' },
+                revision: { type: 'integer' },
+                idempotencyKey: { type: 'string' },
+                requestId: { type: 'string' },
+                retrieval: {
+                  type: 'object',
+                  additionalProperties: false,
+                  required: ['action', 'input'],
+                  properties: { action: { type: 'string' }, input: { type: 'object' } },
+                },
+              },
+            },
           },
         },
       },

@@ -11,6 +11,8 @@
  * byte for byte (an unpaired surrogate, which UTF-8 cannot encode).
  */
 
+import { ENTITY_ID_MAX } from './ids.js';
+
 /** The catalog keyword; validators on both sides (CLI and daemon) implement it (lib/json-bytes-keyword.ts). */
 export const JSON_BYTES_KEYWORD = 'x-maxJsonBytes';
 
@@ -36,9 +38,9 @@ export const LIMITS = {
   /** Distinct emoji on one message. */
   reactionEmoji: 8,
   /** Reactors of one emoji on one message. */
-  reactors: 8,
+  reactors: 5,
   /** Agent ids (profile), which become message and review authors. */
-  agentId: { chars: 64, bytes: 64 },
+  agentId: { chars: ENTITY_ID_MAX, bytes: ENTITY_ID_MAX },
   query: { chars: 200, bytes: 1024 },
   /** Profile-owned strings shown by team and agent reads. */
   profileName: { chars: 128, bytes: 256 },

@@ -2,6 +2,7 @@ import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { timestampSchema } from './common.js';
 import type { ResultPolicy } from './inventory.js';
 import { LIMITS, textLimit } from './limits.js';
+import { ENTITY_ID_BODY } from './ids.js';
 
 /**
  * The MCP tool inventory of the `agentteam` server: data only, no handlers.
@@ -45,9 +46,10 @@ export const MESSAGE_ID_PATTERN = '^msg_[0-9A-Za-z]{6,40}$';
  * "current conversation" shorthand and no default.
  */
 export const TARGET_PATTERN =
-  '^(channel:[a-z0-9][a-z0-9._-]{0,79}|dm:[A-Za-z0-9][A-Za-z0-9._-]{0,127}|thread:msg_[0-9A-Za-z]{6,40}|task:[a-z]+_[0-9A-Za-z]{6,40})$';
+  `^(channel:[a-z0-9][a-z0-9._-]{0,79}|dm:${ENTITY_ID_BODY}|thread:msg_[0-9A-Za-z]{6,40}|task:[a-z]+_[0-9A-Za-z]{6,40})$`;
 
-export const AUTHOR_PATTERN = '^(agent|human):[A-Za-z0-9][A-Za-z0-9._-]{0,63}$';
+/** `agent:<id>` uses the server/agent id grammar (catalog/ids.ts), so every leasable agent can author. */
+export const AUTHOR_PATTERN = `^(agent|human):${ENTITY_ID_BODY}$`;
 
 const targetSchema = {
   type: 'string',

@@ -75,6 +75,7 @@ export function buildProgram(commander: Commander, onCommand: (name: CommandName
     .option('--listen <host:port>', 'address to listen on', '127.0.0.1:0')
     .option('--foreground', 'stay in the foreground')
     .option('--allow-remote', 'allow a non-loopback listen address')
+    .option('--allow-host <name>', 'with --allow-remote: also accept this name in Host/Origin (repeatable)', (v: string, prev: string[] = []) => [...prev, v])
     .action(bind('daemon-start'));
   daemon.command('status').description('Print the running daemon as JSON.').action(bind('daemon-status'));
   daemon.command('stop').description('Stop the daemon, revoking every runtime authorization.').action(bind('daemon-stop'));

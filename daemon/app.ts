@@ -7,6 +7,8 @@ import { runtimeAuth } from './http/runtime-auth.js';
 import { operatorAuth } from './operator/auth.js';
 import { registerOperatorRoutes, type OperatorContext } from './operator/routes.js';
 import type { Diag } from './lifecycle/diag.js';
+import { hostOriginGuard } from './http/host-origin.js';
+import { ERROR_TABLE } from '../catalog/errors.js';
 
 export const EXEC_BASE = '/api/internal/exec/servers/:serverId/agents/:agentId';
 export const MCP_PATH = '/api/internal/mcp/servers/:serverId/agents/:agentId';
@@ -16,14 +18,29 @@ export interface AppContext extends OperatorContext {
   readonly store: AuthorizationStore;
   readonly operatorToken: string;
   readonly diag: Diag;
+  /** The listen address and bound port, for the Host/Origin check of every route family. */
+  readonly listenHost: string;
+  readonly port: () => number;
+  readonly allowHosts?: readonly string[];
   /** Registers routes owned by other parts (Exec action route, MCP, message operator routes). */
   readonly extraRoutes?: (app: Hono<RuntimeEnv>) => void;
 }
 
+const MCP_PREFIXES = ['/api/internal/mcp/', '/mcp/'];
+
+/** A refusal in the shape of the route family: a JSON-RPC frame for MCP, the envelope elsewhere. */
+function refuse(path: string, message: string): Response {
+  const body = MCP_PREFIXES.some((p) => path.startsWith(p))
+    ? JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: ERROR_TABLE.forbidden.jsonrpc, message } })
+    : JSON.stringify({ ok: false, error: { code: 'forbidden', message } });
+  return new Response(body, { status: 403, headers: { 'content-type': 'application/json' } });
+}
+
 /**
- * The route table. Cross-cutting checks happen once, by path family, before
- * any handler: operator bearer for /api/v1, runtime credential + binding +
- * admission for the Exec and MCP families. Errors become envelopes in one place.
+ * The route table. Cross-cutting checks happen once, before any handler:
+ * Host and Origin for every path, then by path family the operator bearer
+ * for /api/v1 and runtime credential + binding + admission for the Exec and
+ * MCP families. Errors become envelopes in one place.
  */
 export function buildApp(ctx: AppContext): Hono<RuntimeEnv> {
   // RegExpRouter cannot hold GET .../catalog beside GET .../:domain/:action, so the
@@ -38,6 +55,15 @@ export function buildApp(ctx: AppContext): Hono<RuntimeEnv> {
   });
   app.notFound((c) => c.json({ ok: false, error: errorBody(new ExecError('not_found', 'no such route')) }, 404));
 
+  app.use('*', hostOriginGuard({
+    listenHost: ctx.listenHost,
+    port: ctx.port,
+    ...(ctx.allowHosts ? { allowHosts: ctx.allowHosts } : {}),
+    reject: (c, message) => {
+      ctx.diag('host_origin_refused', { path: c.req.path });
+      return refuse(c.req.path, message);
+    },
+  }));
   app.use('/api/v1/*', operatorAuth(ctx.operatorToken));
   registerOperatorRoutes(app, ctx);
 

@@ -1,9 +1,12 @@
 import { ERROR_TABLE, type ErrorBody, type ErrorCode, type ErrorDetail } from '../catalog/index.js';
+import { boundErrorBody } from '../catalog/error-limits.js';
 
 export interface ExecErrorExtra {
   hint?: string;
   next?: Record<string, unknown>;
   details?: ErrorDetail[];
+  /** Problems found beyond `details` (the validator reports a count, not every entry). */
+  detailsOmitted?: number;
   metadata?: Record<string, unknown>;
 }
 
@@ -27,15 +30,20 @@ export class ExecError extends Error {
   }
 }
 
-/** Serializes any thrown value into the wire error body; unknown errors become `internal` without detail. */
+/**
+ * Serializes any thrown value into the wire error body, within the envelope's
+ * size limits (catalog/error-limits.ts); unknown errors become `internal`
+ * without detail.
+ */
 export function errorBody(err: unknown): ErrorBody {
   if (err instanceof ExecError) {
     const body: ErrorBody = { code: err.code, message: err.message };
     if (err.extra.hint !== undefined) body.hint = err.extra.hint;
     if (err.extra.next !== undefined) body.next = err.extra.next;
     if (err.extra.details !== undefined) body.details = err.extra.details;
-    if (err.extra.metadata !== undefined) body.metadata = err.extra.metadata;
-    return body;
+    if (err.extra.detailsOmitted !== undefined) body.detailsOmitted = err.extra.detailsOmitted;
+    if (err.extra.metadata !== undefined) body.metadata = err.extra.metadata as ErrorBody['metadata'];
+    return boundErrorBody(body);
   }
   return { code: 'internal', message: 'internal error' };
 }

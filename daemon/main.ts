@@ -20,6 +20,7 @@ async function main(argv: string[]): Promise<number> {
   const listenAt = argv.indexOf('--listen');
   const listen = listenAt >= 0 ? argv[listenAt + 1] : undefined;
   const detached = flag('--detached');
+  const allowHosts = argv.flatMap((a, i) => (argv[i - 1] === '--allow-host' ? [a] : []));
   const home = resolveHome();
   let ready = false;
   // After detaching, writes to the closed pipes must not crash the daemon.
@@ -36,7 +37,7 @@ async function main(argv: string[]): Promise<number> {
   };
   let daemon;
   try {
-    daemon = await startDaemon({ home, ...(listen ? { listen } : {}), allowRemote: flag('--allow-remote'), log });
+    daemon = await startDaemon({ home, ...(listen ? { listen } : {}), allowRemote: flag('--allow-remote'), allowHosts, log });
   } catch (err) {
     if (err instanceof AlreadyRunningError) {
       process.stderr.write(`agentteam: daemon already running for ${home}${err.pid ? ` (pid ${err.pid})` : ' (another daemon is starting)'}\n`);

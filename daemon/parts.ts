@@ -5,6 +5,7 @@ import type { LaunchHook } from './operator/runtimes.js';
 import type { Diag } from './lifecycle/diag.js';
 import { prepareRuntimeDriver, refreshRuntimeDriver } from './drivers/index.js';
 import { openServices } from './services.js';
+import type { IdempotencyLimits } from './store/idempotency.js';
 import { registerExecActionRoute } from './exec/route.js';
 import { registerMcpRoutes } from './mcp/routes.js';
 import { registerMessageOperatorRoutes } from './mcp/operator-routes.js';
@@ -22,8 +23,13 @@ export interface DaemonParts {
   close(): Promise<void>;
 }
 
-export async function openDaemonParts(opts: { home: string; clock: Clock; diag: Diag }): Promise<DaemonParts> {
-  const services = openServices({ home: opts.home, clock: opts.clock, log: (message) => opts.diag('profile', { message }) });
+export async function openDaemonParts(opts: { home: string; clock: Clock; diag: Diag; idempotency?: IdempotencyLimits | undefined }): Promise<DaemonParts> {
+  const services = openServices({
+    home: opts.home,
+    clock: opts.clock,
+    log: (message) => opts.diag('profile', { message }),
+    ...(opts.idempotency ? { idempotency: opts.idempotency } : {}),
+  });
   await services.registry.useGeneratedValidators();
   const mcpUrls = new WeakMap<Authorization, string>();
   const launchHook: LaunchHook = (auth, runtime, mcpUrl, env) => {

@@ -16,12 +16,16 @@ import { acquireSingleton } from './lifecycle/singleton.js';
 import { ensureOperatorToken, removeDaemonInfo, sweepRuntimeDir, writeDaemonInfo } from './lifecycle/home-files.js';
 import { createDiag } from './lifecycle/diag.js';
 import { parseListen } from './lifecycle/listen.js';
+import { checkAllowHosts } from './http/host-origin.js';
 import { openDaemonParts, type DaemonParts } from './parts.js';
+import type { IdempotencyLimits } from './store/idempotency.js';
 
 export interface DaemonOptions {
   readonly home: string;
   readonly listen?: string;
   readonly allowRemote?: boolean;
+  /** Extra Host/Origin names accepted besides the listen address and loopback (needs allowRemote). */
+  readonly allowHosts?: readonly string[];
   readonly clock?: Clock;
   /** Fault injection and fixed keys for tests; production uses the defaults. */
   readonly key?: KeyObject;
@@ -30,6 +34,8 @@ export interface DaemonOptions {
   readonly remover?: DirRemover;
   readonly defaultTtlMs?: number;
   readonly log?: (line: string) => void;
+  /** Idempotency record window and bound; tests shrink them. */
+  readonly idempotency?: IdempotencyLimits;
 }
 
 export interface RunningDaemon {
@@ -53,6 +59,7 @@ const OWNER_CHECK_MS = 2_000;
  */
 export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
   const { host, port } = parseListen(opts.listen ?? '127.0.0.1:0', opts.allowRemote ?? false);
+  const allowHosts = checkAllowHosts(opts.allowHosts ?? [], opts.allowRemote ?? false);
   const clock = opts.clock ?? systemClock;
   const home = ensureHome({ AGENTTEAM_HOME: opts.home });
   const paths = homePaths(home);
@@ -71,7 +78,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const operatorToken = ensureOperatorToken(home);
     const swept = sweepRuntimeDir(paths.runtimeDir);
     if (swept > 0) diag('swept_stale_credentials', { count: swept });
-    parts = await openDaemonParts({ home, clock, diag });
+    parts = await openDaemonParts({ home, clock, diag, idempotency: opts.idempotency });
     const defaultTtlMs = opts.defaultTtlMs ?? DEFAULT_TTL_MS;
     const deps: StoreDeps = {
       clock,
@@ -87,10 +94,11 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const store = new AuthorizationStore(deps);
     const startedAt = clock.now();
     let url = '';
+    let boundPort = 0;
     const stopping: { p: Promise<void> | null } = { p: null };
     const reload = () => parts!.reload();
     const app = buildApp({
-      store, operatorToken, diag,
+      store, operatorToken, diag, listenHost: host, port: () => boundPort, allowHosts,
       status: () => ({ pid: process.pid, url, startedAt: new Date(startedAt).toISOString(), uptimeMs: clock.now() - startedAt, stopping: stopping.p !== null, ...store.stats() }),
       stop: (reason) => void stop(reason),
       reload,
@@ -107,6 +115,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     });
     server = srv;
     const addr = srv.address() as AddressInfo;
+    boundPort = addr.port;
     const shownHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
     url = `http://${shownHost}:${addr.port}`;
 

@@ -3,6 +3,7 @@ import { homePaths } from '../lib/home.js';
 import { defaultCatalog, type Catalog } from '../catalog/catalog.js';
 import { openDb, type Db } from './store/db.js';
 import { EmbeddedServer } from './store/embedded.js';
+import type { IdempotencyLimits } from './store/idempotency.js';
 import type { Caller, ServerApi } from './store/server-api.js';
 import { ProfileStore, type ReloadResult } from './profile/profile-store.js';
 import type { CursorCodec } from './exec/cursor.js';
@@ -39,6 +40,8 @@ export interface OpenServicesOptions {
   readonly catalog?: Catalog;
   /** Where operator-facing problems (an invalid profile) are reported. */
   readonly log?: (message: string) => void;
+  /** Expiry window and record bound of idempotency records (defaults in store/idempotency.ts). */
+  readonly idempotency?: IdempotencyLimits;
 }
 
 export function openServices(opts: OpenServicesOptions): Services {
@@ -49,7 +52,7 @@ export function openServices(opts: OpenServicesOptions): Services {
   // The daemon owns its store (one daemon per home): held exclusively while it runs.
   const db = openDb(paths.store, undefined, { exclusive: true });
   const now = () => opts.clock.now();
-  const embedded = new EmbeddedServer(db, now);
+  const embedded = new EmbeddedServer(db, now, opts.idempotency);
   const profile = new ProfileStore(paths.profile, opts.log ?? ((m) => process.stderr.write(`${m}\n`)));
   let closed = false;
   return {

@@ -18,6 +18,9 @@ export function validatorFile(domain: string, action: string): string {
   return join(GENERATED_DIR, 'validators', `${domain}.${action}.cjs`);
 }
 
+/** Receipt policies of the mutations, with their retrieval actions' required inputs (scripts/gen/artifacts.ts). */
+export const RECEIPT_POLICIES_FILE = join(GENERATED_DIR, 'receipt-policies.json');
+
 export function schemaFile(name: string): string {
   return join(GENERATED_DIR, 'schemas', `${name}.json`);
 }

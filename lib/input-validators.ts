@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { ErrorDetail } from '../catalog/envelope.js';
+import { MAX_DETAILS } from '../catalog/error-limits.js';
 import { NAME_PATTERN, validatorFile } from './generated.js';
 
 /** The part of an ajv error this module reads (ajv's own type would import ajv). */
@@ -10,10 +11,16 @@ export interface AjvErrorLike {
   readonly message?: string;
 }
 
-/** A compiled ajv validate function, standalone or not. */
-export type ValidateFunction = ((data: unknown) => boolean) & { errors?: readonly AjvErrorLike[] | null };
+/**
+ * A compiled ajv validate function, standalone or not. `errorCount` is set by
+ * validators rewritten by lib/validator-cap.ts: the exact number of problems,
+ * of which only the first few are in `errors` (an entry may be a hole).
+ */
+export type ValidateFunction = ((data: unknown) => boolean) & { errors?: readonly (AjvErrorLike | undefined)[] | null; errorCount?: number };
 
-export type InputCheckResult = { readonly ok: true } | { readonly ok: false; readonly details: ErrorDetail[] };
+export type InputCheckResult =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly details: ErrorDetail[]; readonly detailsOmitted?: number };
 
 /** Validates one input; never throws, never changes the input. */
 export type InputCheck = (input: unknown) => InputCheckResult;
@@ -25,12 +32,17 @@ function pointerToken(name: string): string {
 /**
  * Turns ajv errors into envelope details whose `path` is a JSON pointer to the
  * bad field itself: a missing or unknown property is reported at its own path,
- * not at the object that holds it.
+ * not at the object that holds it. Only the first MAX_DETAILS distinct
+ * problems are turned into details; the remaining errors are only counted, so
+ * a body with 100 000 unknown fields costs no 100 000 strings.
  */
-export function detailsOf(errors: readonly AjvErrorLike[]): ErrorDetail[] {
+export function detailsOf(errors: readonly (AjvErrorLike | undefined)[], total = errors.length): { details: ErrorDetail[]; detailsOmitted?: number } {
   const out: ErrorDetail[] = [];
   const seen = new Set<string>();
-  for (const e of errors) {
+  let i = 0;
+  for (; i < errors.length && out.length < MAX_DETAILS; i++) {
+    const e = errors[i];
+    if (e === undefined) continue;
     let path = e.instancePath;
     let message = e.message ?? `fails ${e.keyword}`;
     if (e.keyword === 'required' && typeof e.params.missingProperty === 'string') {
@@ -45,11 +57,16 @@ export function detailsOf(errors: readonly AjvErrorLike[]): ErrorDetail[] {
     seen.add(key);
     out.push({ path, message });
   }
-  return out;
+  const rest = Math.max(total, errors.length) - i;
+  return rest > 0 ? { details: out, detailsOmitted: rest } : { details: out };
 }
 
 export function toInputCheck(validate: ValidateFunction): InputCheck {
-  return (input) => (validate(input) ? { ok: true } : { ok: false, details: detailsOf(validate.errors ?? []) });
+  return (input) => {
+    if (validate(input)) return { ok: true };
+    const errors = validate.errors ?? [];
+    return { ok: false, ...detailsOf(errors, validate.errorCount ?? errors.length) };
+  };
 }
 
 /**

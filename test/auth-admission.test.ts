@@ -26,7 +26,7 @@ function slowPost(port: number, path: string, token: string): Promise<{ socket: 
     });
     socket.on('error', () => undefined);
     socket.once('connect', () => {
-      socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n`);
+      socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n`);
       resolve({ socket, response });
     });
     socket.once('error', reject);

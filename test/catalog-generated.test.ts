@@ -63,7 +63,7 @@ test('an unknown or malformed action name loads no validator', async () => {
 });
 
 test('details name the JSON pointer of each bad field, escaping ~ and /', () => {
-  const details = detailsOf([
+  const { details } = detailsOf([
     { instancePath: '', keyword: 'required', params: { missingProperty: 'title' } },
     { instancePath: '', keyword: 'additionalProperties', params: { additionalProperty: 'a/b~c' } },
     { instancePath: '/limit', keyword: 'maximum', params: { limit: 100 }, message: 'must be <= 100' },

@@ -41,6 +41,8 @@ test('an action missing from the pinned catalog is not_found for that authorizat
   const app = buildApp({
     store,
     operatorToken: 'unused',
+    listenHost: '127.0.0.1',
+    port: () => 80,
     diag: () => {},
     status: () => ({}),
     stop: () => {},
@@ -53,7 +55,7 @@ test('an action missing from the pinned catalog is not_found for that authorizat
   const call = (action: string, body: unknown) =>
     app.request(`/api/internal/exec/servers/s1/agents/a1/task/${action}`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      headers: { host: '127.0.0.1:80', authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
 

@@ -104,10 +104,10 @@ test('teams and agents of a profile at its limits, and message history at its li
   const name = (s: string) => expensive(LIMITS.profileName, '\u0001', s);
   const teams = Array.from({ length: 40 }, (_, i) => ({
     teamId: name(`t${i}`), handle: name(`h${i}`), displayName: name(`d${i}`),
-    members: Array.from({ length: LIMITS.teamMembers }, (_, m) => ({ kind: 'human', handle: name(`u${m}`) })),
+    members: Array.from({ length: LIMITS.teamMembers }, (_, m) => ({ kind: 'human', handle: `u${m}`.padEnd(LIMITS.agentId.chars, 'x') })),
   }));
   const agents = Array.from({ length: 30 }, (_, i) => ({
-    id: expensive(LIMITS.agentId, '\u0001', `${i}`), displayName: name(`a${i}`), model: name('m'), apiKeyEnv: name('k'),
+    id: `a${i}`.padEnd(LIMITS.agentId.chars, 'x'), displayName: name(`a${i}`), model: name('m'), apiKeyEnv: name('k'),
     headers: Object.fromEntries(Array.from({ length: LIMITS.agentHeaders }, (_, h) => [name(`x${h}`), 'v'])),
   }));
   writeFileSync(join(d.home, 'profile.json'), JSON.stringify({ agents, teams }));

@@ -19,7 +19,7 @@ import { expensive, FLAVORS } from './limits-helpers.js';
 test.after(() => closeHttp());
 
 const worst = new Map(worstCaseRows(defaultCatalog()).map((r) => [r.name, r.bytes]));
-const AGENT = `agent.${'x'.repeat(58)}`;
+const AGENT = `agent.${'x'.repeat(LIMITS.agentId.chars - 6)}`;
 
 function ok(r: HttpResult, name: string): any {
   assert.equal(r.status, 200, `${name}: ${r.text.slice(0, 300)}`);
@@ -31,7 +31,8 @@ function ok(r: HttpResult, name: string): any {
 
 function maxProfile(unit: string) {
   const name = (s: string) => expensive(LIMITS.profileName, unit, s);
-  const agentId = (i: number) => expensive(LIMITS.agentId, unit, `#${i}`);
+  // Agent ids and member handles follow the id grammar (ASCII letters, digits, . _ -): their longest spelling is ASCII.
+  const agentId = (i: number) => `a${i}`.padEnd(LIMITS.agentId.chars, 'x');
   const agents = [0, 1].map((i) => ({
     id: agentId(i),
     displayName: name(`d${i}`),
@@ -46,7 +47,7 @@ function maxProfile(unit: string) {
     handle: name(`th${t}`),
     displayName: name(`td${t}`),
     members: Array.from({ length: LIMITS.teamMembers }, (_, m) =>
-      m < 2 ? { kind: 'agent', handle: agentId(m) } : { kind: 'human', handle: name(`u${m}`) }),
+      m < 2 ? { kind: 'agent', handle: agentId(m) } : { kind: 'human', handle: `u${m}`.padEnd(LIMITS.agentId.chars, 'x') }),
   }));
   return { agents, teams };
 }

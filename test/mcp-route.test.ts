@@ -168,7 +168,9 @@ test('MCP route: real client, people and agents exchange messages, protocol edge
     const tok = rt.token();
     const list = { jsonrpc: '2.0', id: 7, method: 'tools/list' };
     assert.equal((await rpc(rt.mcpUrl, tok, list, { origin: 'http://evil.example' })).status, 403);
-    assert.equal((await rpc(rt.mcpUrl, tok, list, { origin: 'http://localhost:3000' })).status, 200);
+    // Another local origin (a dev server on another port) is foreign too; the daemon's own origin passes.
+    assert.equal((await rpc(rt.mcpUrl, tok, list, { origin: 'http://localhost:3000' })).status, 403);
+    assert.equal((await rpc(rt.mcpUrl, tok, list, { origin: `http://localhost:${new URL(rt.mcpUrl).port}` })).status, 200);
     const bad = await rpc(rt.mcpUrl, tok, list, { 'mcp-protocol-version': '1999-01-01' });
     assert.equal(bad.status, 400);
     assert.equal((await rpc(rt.mcpUrl, tok, list, { 'mcp-protocol-version': '2025-03-26' })).status, 200);

@@ -1,6 +1,6 @@
 import { defineAction } from '../descriptor.js';
 import { LIMITS, textLimit } from '../limits.js';
-import { idSchema, idempotencyKeyProp, pageInputProps, pageOutputProps, timestampSchema } from '../common.js';
+import { idSchema, idempotencySelectorProps, pageInputProps, pageOutputProps, timestampSchema } from '../common.js';
 
 const nameSchema = { type: 'string', minLength: 1, ...textLimit(LIMITS.projectName) } as const;
 const descriptionSchema = { type: 'string', ...textLimit(LIMITS.projectDescription) } as const;
@@ -40,7 +40,7 @@ export const projectCreate = defineAction({
     properties: {
       name: nameSchema,
       description: descriptionSchema,
-      ...idempotencyKeyProp,
+      ...idempotencySelectorProps,
     },
   },
   output: projectOutput,

@@ -1,6 +1,6 @@
 import { defineAction } from '../descriptor.js';
 import { LIMITS, textLimit } from '../limits.js';
-import { idSchema, idempotencyKeyProp, pageInputProps, pageOutputProps, timestampSchema } from '../common.js';
+import { idSchema, idempotencySelectorProps, pageInputProps, pageOutputProps, timestampSchema } from '../common.js';
 
 const verdictSchema = { type: 'string', enum: ['approve', 'request_changes', 'comment'] } as const;
 
@@ -36,7 +36,7 @@ export const reviewAdd = defineAction({
       taskId: idSchema,
       verdict: verdictSchema,
       body: bodySchema,
-      ...idempotencyKeyProp,
+      ...idempotencySelectorProps,
     },
   },
   output: {

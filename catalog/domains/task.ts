@@ -1,6 +1,6 @@
 import { defineAction } from '../descriptor.js';
 import { LIMITS, textLimit } from '../limits.js';
-import { idSchema, idempotencyKeyProp, pageInputProps, pageOutputProps, timestampSchema } from '../common.js';
+import { idSchema, idempotencySelectorProps, pageInputProps, pageOutputProps, timestampSchema } from '../common.js';
 
 const statusSchema = { type: 'string', enum: ['todo', 'in_progress', 'blocked', 'done', 'cancelled'] } as const;
 const handleSchema = { type: 'string', minLength: 1, ...textLimit(LIMITS.handle) } as const;
@@ -48,7 +48,7 @@ export const taskCreate = defineAction({
       status: statusSchema,
       assignee: handleSchema,
       projectId: idSchema,
-      ...idempotencyKeyProp,
+      ...idempotencySelectorProps,
     },
   },
   output: taskOutput,
@@ -114,7 +114,7 @@ export const taskUpdate = defineAction({
       assignee: { anyOf: [handleSchema, { type: 'null' }] },
       projectId: { anyOf: [idSchema, { type: 'null' }] },
       expectedRevision: { type: 'integer', minimum: 1 },
-      ...idempotencyKeyProp,
+      ...idempotencySelectorProps,
     },
   },
   output: taskOutput,

@@ -9,7 +9,7 @@ const READY_TIMEOUT_MS = 20_000;
 const DAEMON_MAIN = fileURLToPath(new URL('../../daemon/main.js', import.meta.url));
 
 /**
- * `agentteam daemon start [--listen HOST:PORT] [--foreground] [--allow-remote]`.
+ * `agentteam daemon start [--listen HOST:PORT] [--foreground] [--allow-remote [--allow-host NAME]...]`.
  * Prints the daemon's one ready line. Detached by default: returns once the
  * line is relayed, leaving the daemon running in its own session.
  */
@@ -23,6 +23,7 @@ export async function main(opts: Record<string, unknown>, _args: string[]): Prom
   const argv = [DAEMON_MAIN];
   if (typeof opts.listen === 'string') argv.push('--listen', opts.listen);
   if (opts.allowRemote) argv.push('--allow-remote');
+  for (const h of Array.isArray(opts.allowHost) ? (opts.allowHost as string[]) : []) argv.push('--allow-host', h);
   if (opts.foreground) return foreground(argv);
   argv.push('--detached');
   return detached(argv);

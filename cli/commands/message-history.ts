@@ -1,4 +1,5 @@
 import { TARGET_PATTERN } from '../../catalog/mcp-tools.js';
+import { ENTITY_ID_RULE, isEntityId } from '../../catalog/ids.js';
 import { resolveHome } from '../../lib/home.js';
 import { sendOperator } from './message-common.js';
 import { serverOf } from './message-post.js';
@@ -10,7 +11,12 @@ export async function main(opts: Record<string, unknown>, _args: string[]): Prom
     process.stderr.write('agentteam message history: --target must be channel:<name>, dm:<handle>, thread:<messageId> or task:<taskId>\n');
     return 2;
   }
-  const q = new URLSearchParams({ serverId: serverOf(opts), target });
+  const serverId = serverOf(opts);
+  if (!isEntityId(serverId)) {
+    process.stderr.write(`agentteam message history: --server must be ${ENTITY_ID_RULE}\n`);
+    return 2;
+  }
+  const q = new URLSearchParams({ serverId, target });
   if (opts.limit !== undefined) {
     const limit = String(opts.limit);
     if (!/^\d+$/.test(limit) || Number(limit) < 1 || Number(limit) > 50) {

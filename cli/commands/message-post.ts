@@ -1,4 +1,5 @@
 import { AUTHOR_PATTERN, TARGET_PATTERN } from '../../catalog/mcp-tools.js';
+import { ENTITY_ID_RULE, isEntityId } from '../../catalog/ids.js';
 import { resolveHome } from '../../lib/home.js';
 import { sendOperator } from './message-common.js';
 
@@ -22,7 +23,12 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
     process.stderr.write('agentteam message post: the message TEXT is missing\n');
     return 2;
   }
-  const body: Record<string, unknown> = { serverId: serverOf(opts), target, author: as, content: text };
+  const serverId = serverOf(opts);
+  if (!isEntityId(serverId)) {
+    process.stderr.write(`agentteam message post: --server must be ${ENTITY_ID_RULE}\n`);
+    return 2;
+  }
+  const body: Record<string, unknown> = { serverId, target, author: as, content: text };
   if (typeof opts.replyTo === 'string') body.replyTo = opts.replyTo;
   return sendOperator(resolveHome(), 'POST', '/api/v1/messages', body, 'message post');
 }

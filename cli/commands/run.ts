@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { request, type ClientRequest, type IncomingMessage } from 'node:http';
 import { constants } from 'node:os';
 import { resolveHome } from '../../lib/home.js';
+import { ENTITY_ID_RULE, isEntityId } from '../../catalog/ids.js';
 import { operatorRequest, readDaemonInfo, readOperatorToken } from '../daemon-client.js';
 import { buildRuntimeEnv } from '../runtime-env.js';
 
@@ -28,6 +29,13 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
   if (!cmd) {
     process.stderr.write('agentteam: run needs a command after --\n');
     return 2;
+  }
+  for (const [flag, v] of [['--server', opts.server], ['--agent', opts.agent]] as const) {
+    // The daemon checks again; refusing here saves a round trip and names the flag.
+    if (!isEntityId(v)) {
+      process.stderr.write(`agentteam: ${flag} must be ${ENTITY_ID_RULE}\n`);
+      return 2;
+    }
   }
   const home = resolveHome();
   const info = readDaemonInfo(home);

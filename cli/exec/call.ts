@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import type { ErrorBody } from '../../catalog/envelope.js';
 import { ERROR_TABLE } from '../../catalog/errors.js';
+import { IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, bodySelector } from '../../catalog/selectors.js';
 import type { InputCheck } from '../../lib/input-validators.js';
-import { exitStatusOf, printData, printError, printMessage } from './output.js';
+import { printData, printError, printMessage } from './output.js';
 
 type ParsedInput = { readonly ok: true; readonly value: unknown; readonly text: string } | { readonly ok: false; readonly error: ErrorBody };
 
@@ -92,8 +93,15 @@ export async function call(domain: string, action: string, arg: string | undefin
       arg === undefined
         ? `${domain} ${action} needs an input: pass one JSON value or - for stdin (see agentteam exec ${domain} ${action} --help).`
         : `See agentteam exec ${domain} ${action} --help or --input-schema.`;
-    return printError({ code: 'validation_failed', message: `input does not match the ${domain} ${action} schema`, hint, details: verdict.details });
+    return printError({ code: 'validation_failed', message: `input does not match the ${domain} ${action} schema`, hint, details: verdict.details, detailsOmitted: verdict.detailsOmitted });
   }
+  // The body's idempotency selector travels in both headers too; conflicting fields never leave the CLI.
+  const selector = bodySelector(input.value);
+  if (!selector.ok) {
+    return printError({ code: 'validation_failed', message: 'conflicting idempotency selectors', details: [selector.detail] });
+  }
+  const headers: Record<string, string> =
+    selector.value === undefined ? {} : { [IDEMPOTENCY_KEY_HEADER]: selector.value, [REQUEST_ID_HEADER]: selector.value };
   const creds = readCredentials(process.env);
   if (!creds.ok) {
     printMessage(creds.message);
@@ -101,8 +109,8 @@ export async function call(domain: string, action: string, arg: string | undefin
   }
   const url = `${creds.baseUrl}/${domain}/${action}`;
   // node:http is loaded only here, so a local validation failure never pays for it.
-  const { postJson } = await import('./request.js');
-  const res = await postJson(url, creds.token, input.text);
+  const { postJson, ANSWER_TIMEOUT_MS } = await import('./request.js');
+  const res = await postJson(url, creds.token, input.text, ANSWER_TIMEOUT_MS, headers);
   if (!res.ok) {
     const why = res.error.code === 'ECONNREFUSED' ? 'connection refused' : (res.error.code ?? res.error.message);
     // Once the request may have reached the daemon, the caller cannot know whether it took effect.
@@ -110,11 +118,13 @@ export async function call(domain: string, action: string, arg: string | undefin
     printMessage(`no daemon at ${new URL(url).origin} (${why})${maybe}`);
     return ERROR_TABLE.unavailable.exit;
   }
-  const status = exitStatusOf(res.body);
-  if (status === undefined) {
+  // Only the closed envelope contract is printed (cli/exec/reproject.ts).
+  const { reproject } = await import('./reproject.js');
+  const printed = await reproject(domain, action, input.value, res.body);
+  if (printed === undefined) {
     printMessage(`the daemon answered HTTP ${res.status} without a JSON envelope`);
     return 1;
   }
-  printData(res.body);
-  return status;
+  printData(printed.text);
+  return printed.status;
 }

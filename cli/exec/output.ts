@@ -1,6 +1,7 @@
 import { writeSync } from 'node:fs';
 import type { ErrorBody } from '../../catalog/envelope.js';
-import { ERROR_TABLE, isErrorCode } from '../../catalog/errors.js';
+import { ERROR_TABLE } from '../../catalog/errors.js';
+import { boundErrorBody } from '../../catalog/error-limits.js';
 
 /**
  * Writes straight to the file descriptor. Touching process.stdout on a pipe
@@ -35,28 +36,8 @@ export function printMessage(message: string): void {
   writeOut(2, `agentteam exec: ${message}\n`);
 }
 
-/** Prints a locally produced error envelope and returns its exit status from the error table. */
+/** Prints a locally produced error envelope (within the envelope's size limits) and returns its exit status from the error table. */
 export function printError(error: ErrorBody): number {
-  printData(JSON.stringify({ ok: false, error }));
+  printData(JSON.stringify({ ok: false, error: boundErrorBody(error) }));
   return ERROR_TABLE[error.code].exit;
-}
-
-/**
- * Exit status for an envelope the daemon sent: 0 for success, otherwise the
- * code's exit status from the error table (1 for any daemon-side failure
- * unless the table says otherwise); undefined when the text is no envelope.
- */
-export function exitStatusOf(body: string): number | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(body);
-  } catch {
-    return undefined;
-  }
-  if (typeof value !== 'object' || value === null) return undefined;
-  const env = value as { ok?: unknown; error?: { code?: unknown } };
-  if (env.ok === true) return 0;
-  if (env.ok !== false) return undefined;
-  const code = env.error?.code;
-  return isErrorCode(code) ? ERROR_TABLE[code].exit : 1;
 }

@@ -12,7 +12,7 @@ export const ANSWER_TIMEOUT_MS = 120_000;
  * process start here, more than the whole rest of the command. Resolves with
  * `ETIMEDOUT` when the connection stays idle for `timeoutMs`.
  */
-export function postJson(url: string, token: string, body: string, timeoutMs = ANSWER_TIMEOUT_MS): Promise<PostResult> {
+export function postJson(url: string, token: string, body: string, timeoutMs = ANSWER_TIMEOUT_MS, extraHeaders: Readonly<Record<string, string>> = {}): Promise<PostResult> {
   return new Promise((resolve) => {
     const payload = Buffer.from(body, 'utf8');
     const req = request(url, {
@@ -23,6 +23,7 @@ export function postJson(url: string, token: string, body: string, timeoutMs = A
         'content-type': 'application/json',
         'content-length': payload.length,
         accept: 'application/json',
+        ...extraHeaders,
       },
     });
     req.on('error', (error: NodeJS.ErrnoException) => resolve({ ok: false, error }));

@@ -15,6 +15,8 @@ export interface Generation {
   readonly authorizationId: string;
   readonly issuedAtMs: number;
   readonly expiresAtMs: number;
+  /** Issued by a forced rotation (operator route); those are capped separately, see limits.ts. */
+  readonly forced: boolean;
   /** The exact signed string, kept to drop its verification-cache entry on revocation. */
   readonly token: string;
 }
@@ -29,7 +31,11 @@ export interface AuthorizationInit {
   readonly runtime?: RuntimeKind;
   /** Token lifetime; defaults to the store's TTL (12 h) and is capped by it. */
   readonly ttlMs?: number;
-  /** An authorization this one replaces; it is revoked once this one is active. */
+  /**
+   * An authorization this one replaces; it is revoked once this one is active.
+   * Without it, a live authorization for the same server, agent and (non-null)
+   * session is found and replaced all the same.
+   */
   readonly replaces?: string;
 }
 
@@ -42,6 +48,10 @@ export class Authorization {
   renewFailures = 0;
   cleanupAttempts = 0;
   cleanupTimer: ClockTimer | null = null;
+  /** Set by the first revoke: resolves when in-flight requests drained and the first removal ran. */
+  revocation: Promise<void> | null = null;
+  /** Called when inFlight reaches 0 while a revocation waits for the drain. */
+  onDrained: (() => void) | null = null;
   readonly controller = new AbortController();
 
   constructor(

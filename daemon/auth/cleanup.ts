@@ -11,7 +11,6 @@ type Diag = (event: string, detail: Record<string, unknown>) => void;
  * capped exponential backoff, and the record keeps counting as a lease.
  */
 export class CleanupQueue {
-  private readonly first = new Map<Authorization, Promise<void>>();
   private readonly debt = new Set<Authorization>();
 
   constructor(
@@ -23,13 +22,7 @@ export class CleanupQueue {
 
   /** Starts removal; resolves after the first attempt, successful or not. */
   start(auth: Authorization): Promise<void> {
-    const p = this.attempt(auth);
-    this.first.set(auth, p);
-    return p;
-  }
-
-  settled(auth: Authorization): Promise<void> {
-    return this.first.get(auth) ?? Promise.resolve();
+    return this.attempt(auth);
   }
 
   private async attempt(auth: Authorization): Promise<void> {
@@ -50,7 +43,6 @@ export class CleanupQueue {
     }
     auth.state = 'gone';
     this.debt.delete(auth);
-    this.first.delete(auth);
     this.onGone(auth);
   }
 

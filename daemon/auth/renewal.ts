@@ -15,7 +15,7 @@ export class Renewal {
   constructor(
     private readonly clock: Clock,
     private readonly random: () => number,
-    private readonly issue: (auth: Authorization) => Promise<Generation>,
+    private readonly issue: (auth: Authorization, forced: boolean) => Promise<Generation>,
     private readonly diag?: Diag,
   ) {}
 
@@ -34,10 +34,13 @@ export class Renewal {
     auth.renewTimer = null;
   }
 
-  /** Issues a new generation after any issue already running; reschedules the next rotation on success. */
-  rotateNow(auth: Authorization): Promise<Generation> {
+  /**
+   * Issues a new generation after any issue already running; reschedules the
+   * next rotation on success. `forced` marks an operator's rotation (capped).
+   */
+  rotateNow(auth: Authorization, forced = false): Promise<Generation> {
     const prev = this.inProgress.get(auth);
-    const p = (prev ? prev.then(noop, noop) : Promise.resolve()).then(() => this.issue(auth));
+    const p = (prev ? prev.then(noop, noop) : Promise.resolve()).then(() => this.issue(auth, forced));
     this.inProgress.set(auth, p);
     return p.then(
       (gen) => {

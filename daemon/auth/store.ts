@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Clock } from '../../lib/clock.js';
+import { ENTITY_ID_RULE, isEntityId } from '../../catalog/ids.js';
 import { ExecError } from '../errors.js';
 import { Authorization, type AuthorizationInit, type Generation } from './authorization.js';
 import type { PinnedCatalog } from './pinned-catalog.js';
@@ -10,7 +11,6 @@ import { createPrivateDir, removeDir, type DirRemover } from './private-dir.js';
 import * as L from './limits.js';
 import { Renewal } from './renewal.js';
 import { CleanupQueue } from './cleanup.js';
-import { LIMITS } from '../../catalog/limits.js';
 
 export interface StoreDeps {
   readonly clock: Clock;
@@ -37,8 +37,6 @@ export interface StoreStats {
   readonly inFlight: number;
 }
 
-const ID_RE = /^[A-Za-z0-9._:@-]{1,128}$/;
-
 /**
  * The daemon-owned runtime authorization store: logical authorizations, their
  * token generations, revocation, cleanup debt and request admission.
@@ -59,7 +57,7 @@ export class AuthorizationStore {
 
   constructor(private readonly deps: StoreDeps) {
     this.defaultTtlMs = deps.defaultTtlMs ?? L.DEFAULT_TTL_MS;
-    this.renewal = new Renewal(deps.clock, deps.random ?? Math.random, (a) => this.issue(a), deps.diag);
+    this.renewal = new Renewal(deps.clock, deps.random ?? Math.random, (a, forced) => this.issue(a, forced), deps.diag);
     this.cleanup = new CleanupQueue(deps.clock, deps.remover ?? removeDir, (a) => this.auths.delete(a.id), deps.diag);
   }
 
@@ -71,11 +69,7 @@ export class AuthorizationStore {
   async create(init: AuthorizationInit): Promise<Authorization> {
     if (this.closed) throw new ExecError('unavailable', 'the daemon is shutting down');
     for (const [name, v] of [['serverId', init.serverId], ['agentId', init.agentId]] as const) {
-      if (typeof v !== 'string' || !ID_RE.test(v)) throw new ExecError('invalid_request', `${name} must match ${ID_RE.source}`);
-    }
-    // The agent id becomes message and review authors, whose size the result budget counts.
-    if (init.agentId.length > LIMITS.agentId.chars) {
-      throw new ExecError('invalid_request', `agentId must be at most ${LIMITS.agentId.chars} characters`);
+      if (!isEntityId(v)) throw new ExecError('invalid_request', `${name} must be ${ENTITY_ID_RULE}`);
     }
     // Every record still in the map is a lease: launching, active, or cleanup not yet finished.
     if (this.auths.size >= L.MAX_LEASES) {
@@ -108,12 +102,37 @@ export class AuthorizationStore {
     }
     auth.state = 'active';
     this.renewal.schedule(auth);
-    if (init.replaces) void this.revoke(init.replaces, 'replaced');
+    // Replacement: the predecessor's tokens stop working and its requests drain before this answers.
+    await Promise.all(this.predecessors(auth, init.replaces).map((p) => this.revoke(p.id, 'replaced')));
     return auth;
   }
 
-  /** Signs and publishes a new generation; on failure the current file and generation stay as they were. */
-  private async issue(auth: Authorization): Promise<Generation> {
+  /**
+   * Older active authorizations this one replaces: the named one, and any for
+   * the same server, agent and session. Runs without a session are
+   * independent. One still launching is left alone (its directory may not
+   * exist yet); it is replaced by the next launch for that session.
+   */
+  private predecessors(auth: Authorization, named: string | undefined): Authorization[] {
+    const { serverId, agentId, sessionId } = auth.principal;
+    const out: Authorization[] = [];
+    for (const a of this.auths.values()) {
+      if (a === auth) break; // insertion order: only those created before this one
+      if (!a.live) continue;
+      const same = sessionId !== null && a.principal.sessionId === sessionId && a.principal.serverId === serverId && a.principal.agentId === agentId;
+      if (same || a.id === named) out.push(a);
+    }
+    return out;
+  }
+
+  /**
+   * Signs and publishes a new generation; on failure the current file and
+   * generation stay as they were. Room is never made by dropping a live
+   * generation: a forced issue past its cap is refused instead.
+   */
+  private async issue(auth: Authorization, forced = false): Promise<Generation> {
+    this.pruneExpired(auth);
+    this.checkRoom(auth, forced);
     const now = this.deps.clock.now();
     const issuedAtMs = Math.floor(now / 1000) * 1000;
     const expiresAtMs = Math.floor((now + auth.ttlMs) / 1000) * 1000;
@@ -123,7 +142,7 @@ export class AuthorizationStore {
       agentId: auth.principal.agentId, issuedAtMs, expiresAtMs,
     });
     if (auth.state !== 'launching' && auth.state !== 'active') throw new Error('revoked');
-    const gen: Generation = { id: genId, authorizationId: auth.id, issuedAtMs, expiresAtMs, token };
+    const gen: Generation = { id: genId, authorizationId: auth.id, issuedAtMs, expiresAtMs, forced, token };
     // Registered before publication so a reader that sees the new file can use it at once.
     this.gens.set(genId, gen);
     auth.generations.push(gen);
@@ -134,7 +153,6 @@ export class AuthorizationStore {
       throw err;
     }
     if (auth.state !== 'launching' && auth.state !== 'active') throw new Error('revoked');
-    this.pruneGenerations(auth);
     if (auth.state === 'active') this.notifyPublished(auth);
     return gen;
   }
@@ -151,13 +169,30 @@ export class AuthorizationStore {
   async rotateNow(id: string): Promise<Generation> {
     const auth = this.auths.get(id);
     if (!auth || !auth.live) throw new ExecError('not_found', 'no such active runtime authorization');
-    return this.renewal.rotateNow(auth);
+    return this.renewal.rotateNow(auth, true);
   }
 
-  private pruneGenerations(auth: Authorization): void {
+  /** Drops generations past their own expiry plus the clock tolerance (the instant authenticate refuses them). */
+  private pruneExpired(auth: Authorization): void {
     const limit = this.deps.clock.now() - CLOCK_TOLERANCE_S * 1000;
     for (const g of [...auth.generations]) if (g.expiresAtMs <= limit) this.dropGeneration(auth, g);
-    while (auth.generations.length > L.MAX_LIVE_GENERATIONS) this.dropGeneration(auth, auth.generations[0]!);
+  }
+
+  private checkRoom(auth: Authorization, forced: boolean): void {
+    const gens = auth.generations;
+    const oldest = (list: Generation[]) => Math.max(0, list[0]!.expiresAtMs + CLOCK_TOLERANCE_S * 1000 - this.deps.clock.now());
+    if (forced) {
+      const live = gens.filter((g) => g.forced);
+      if (live.length >= L.MAX_LIVE_FORCED_GENERATIONS) {
+        const waitS = Math.ceil(oldest(live) / 1000);
+        throw new ExecError('busy', `${live.length} force-rotated tokens of this runtime are still valid; the next forced rotation is possible in ${waitS} s`);
+      }
+    }
+    // Scheduled issues cannot reach this (see limits.ts); kept so a bug refuses rather than revokes.
+    if (gens.length >= L.liveGenerationBound(auth.ttlMs, CLOCK_TOLERANCE_S * 1000)) {
+      this.deps.diag?.('generation_bound_reached', { authorizationId: auth.id, live: gens.length });
+      throw new ExecError('busy', `the runtime holds the most valid tokens allowed; retry in ${Math.ceil(oldest(gens) / 1000)} s`);
+    }
   }
 
   private dropGeneration(auth: Authorization, gen: Generation): void {
@@ -204,23 +239,43 @@ export class AuthorizationStore {
   release(auth: Authorization): void {
     auth.inFlight--;
     this.inFlightTotal--;
+    if (auth.inFlight === 0 && auth.onDrained) auth.onDrained();
   }
 
   /**
-   * Stops renewal, revokes every generation, aborts in-flight work, then
-   * removes the directory. Resolves after the first removal attempt; a failed
-   * removal becomes cleanup debt retried in the background.
+   * Stops renewal, revokes every generation, aborts in-flight work, waits for
+   * it to drain (at most REVOKE_DRAIN_MS), then removes the directory.
+   * Resolves after the first removal attempt; a failed removal becomes cleanup
+   * debt retried in the background. Every caller gets the same promise.
    */
   revoke(id: string, reason: string): Promise<void> {
     const auth = this.auths.get(id);
     if (!auth) return Promise.resolve();
-    if (auth.state !== 'launching' && auth.state !== 'active') return this.cleanup.settled(auth);
+    if (auth.revocation) return auth.revocation;
     auth.state = 'revoked';
     this.renewal.cancel(auth);
     for (const g of [...auth.generations]) this.dropGeneration(auth, g);
     auth.controller.abort(new ExecError('unavailable', 'the runtime authorization was revoked'));
     this.deps.diag?.('revoked', { authorizationId: id, reason });
-    return this.cleanup.start(auth);
+    auth.revocation = this.drain(auth).then(() => this.cleanup.start(auth));
+    return auth.revocation;
+  }
+
+  /** Resolves when the authorization has no request in flight, or after REVOKE_DRAIN_MS. */
+  private drain(auth: Authorization): Promise<void> {
+    if (auth.inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        auth.onDrained = null;
+        this.deps.clock.clearTimeout(timer);
+        resolve();
+      };
+      const timer = this.deps.clock.setTimeout(() => {
+        this.deps.diag?.('drain_timeout', { authorizationId: auth.id, inFlight: auth.inFlight });
+        done();
+      }, L.REVOKE_DRAIN_MS);
+      auth.onDrained = done;
+    });
   }
 
   /** Daemon shutdown: no new authorizations, revoke all, wait for removals (bounded by the caller). */

@@ -1,6 +1,6 @@
 import type { InventoryRow } from '../../catalog/inventory.js';
-import { defaultCatalog } from '../../catalog/catalog.js';
 import { ExecError } from '../errors.js';
+import { mutationReceipt } from './receipt.js';
 import { continuationOf } from '../results/continuation.js';
 import { RESULT_BUDGET_BYTES } from '../../catalog/limits.js';
 
@@ -17,6 +17,8 @@ export interface BoundaryOptions {
   readonly budgetBytes?: number;
   /** Builds the envelope that is measured and returned; default `{ok: true, data}`. */
   readonly wrap?: (data: unknown) => unknown;
+  /** Turns the serialized envelope into the complete frame as sent; that frame is what the budget measures. */
+  readonly frame?: (json: string) => string;
 }
 
 /**
@@ -31,14 +33,20 @@ export function boundResult(policy: BoundaryPolicy, input: unknown, data: unknow
   let body: string | undefined;
   try {
     body = data === undefined ? undefined : JSON.stringify(wrap(data));
+    if (body !== undefined && opts.frame) body = opts.frame(body);
   } catch {
     body = undefined;
   }
-  const fits = (body: string) => body.length <= budget / 3 || Buffer.byteLength(body, 'utf8') <= budget;
+  const fits = (sent: string) => sent.length <= budget / 3 || Buffer.byteLength(sent, 'utf8') <= budget;
   if (body === undefined) return { ok: false, error: unserializable(policy, input) };
   if (fits(body)) return { ok: true, body };
   if (policy.risk === 'read') {
-    return { ok: false, error: readOverBudget(policy, input, data, (candidate) => fits(JSON.stringify(wrap(candidate)))) };
+    // A candidate page is measured exactly as this one was: envelope, then frame.
+    const measure = (candidate: unknown) => {
+      const json = JSON.stringify(wrap(candidate));
+      return fits(opts.frame ? opts.frame(json) : json);
+    };
+    return { ok: false, error: readOverBudget(policy, input, data, measure) };
   }
   return { ok: false, error: mutationOverBudget(policy, input, data) };
 }
@@ -68,34 +76,8 @@ function unserializable(policy: BoundaryPolicy, input: unknown): ExecError {
  * selectors only (never free-text fields) and a retrieval call rebuilt from them.
  */
 function mutationOverBudget(policy: BoundaryPolicy, input: unknown, data: unknown): ExecError {
-  const receipt: Record<string, unknown> = {};
-  const rp = policy.receipt;
-  if (rp) {
-    receipt.entity = rp.entity;
-    const entity = (data as Record<string, unknown> | null)?.[rp.entity];
-    for (const name of rp.selectors) {
-      const v = entity !== null && typeof entity === 'object' ? (entity as Record<string, unknown>)[name] : undefined;
-      if (isSelectorValue(v)) receipt[name] = v;
-    }
-    const key = (input as Record<string, unknown> | null)?.idempotencyKey;
-    if (isSelectorValue(key)) receipt.idempotencyKey = key;
-    receipt.retrieval = { action: rp.retrieval, input: retrievalInput(rp.retrieval, receipt) };
-  }
+  const receipt = policy.receipt ? mutationReceipt(policy.receipt, data, input) : {};
   return new ExecError('result_budget_exceeded', `${policy.domain} ${policy.action} was applied, but its result is larger than the ${RESULT_BUDGET_BYTES / 1024} KiB budget`, {
     metadata: { mutation_applied: true, mutation_receipt: receipt },
   });
-}
-
-function isSelectorValue(v: unknown): v is string | number {
-  return (typeof v === 'string' && v.length <= 128) || (typeof v === 'number' && Number.isFinite(v));
-}
-
-/** The retrieval action's required inputs, filled from the receipt's selectors (`id`, `taskId`, ...). */
-function retrievalInput(retrieval: string, receipt: Record<string, unknown>): Record<string, unknown> {
-  const [domain = '', action = ''] = retrieval.split(' ');
-  const d = defaultCatalog().get(domain, action)?.descriptor;
-  const required = ((d?.input as { required?: string[] } | undefined)?.required ?? []);
-  const out: Record<string, unknown> = {};
-  for (const name of required) if (receipt[name] !== undefined) out[name] = receipt[name];
-  return out;
 }

@@ -7,6 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import { readBody, readNodeBody, RevokedError } from './body.js';
 import { decodeStrictJson } from './strict-json.js';
 import { boundResult } from './result-boundary.js';
+import { checkSelectors, headerSelector } from './selectors.js';
 
 export const EXEC_ACTION_PATH = '/api/internal/exec/servers/:serverId/agents/:agentId/:domain/:action';
 
@@ -22,8 +23,9 @@ function errorResponse(err: ExecError, close = false): Response {
 /**
  * POST {base}/{domain}/{action}. Runs after the runtime-auth middleware has
  * authenticated, bound and admitted the request. Order of work: resolve the
- * action, read the body (1 MiB, absolute 5 s), strict JSON, schema
- * validation, the typed handler, the result boundary, the envelope. The
+ * action, the selector headers, read the body (1 MiB, absolute 5 s), strict
+ * JSON, schema validation, the body's selectors (against each other and the
+ * headers), the typed handler, the result boundary, the envelope. The
  * authorization's signal is checked after every await, so a revoked
  * authorization never sees a success.
  */
@@ -43,6 +45,9 @@ async function execAction(c: Context<RuntimeEnv>, services: Services): Promise<R
   if (!action) {
     return errorResponse(new ExecError('not_found', 'no such action', { hint: 'See agentteam exec --help for the domains and actions.' }));
   }
+  // Selector headers are checked before a byte of the body is read.
+  const fromHeaders = headerSelector((name) => c.req.header(name), action.entry.descriptor.risk);
+  if (fromHeaders instanceof ExecError) return errorResponse(fromHeaders, true);
   let input: unknown;
   try {
     // On @hono/node-server the Node request is in c.env; elsewhere (app.request in tests) use the web body.
@@ -58,8 +63,10 @@ async function execAction(c: Context<RuntimeEnv>, services: Services): Promise<R
   }
   const checked = action.check(input);
   if (!checked.ok) {
-    return errorResponse(new ExecError('validation_failed', 'the input does not match the action schema', { details: checked.details }));
+    return errorResponse(new ExecError('validation_failed', 'the input does not match the action schema', { details: checked.details, detailsOmitted: checked.detailsOmitted }));
   }
+  const selectors = checkSelectors(input, fromHeaders);
+  if (selectors) return errorResponse(selectors);
   if (signal.aborted) return forbidden();
   let data: unknown;
   try {

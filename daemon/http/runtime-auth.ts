@@ -30,6 +30,17 @@ function bearerToken(header: string | null): string {
   return m ? m[1]! : '';
 }
 
+/** True when the raw (undecoded) path of `url` contains a percent escape. */
+export function hasEscapedPath(url: string): boolean {
+  const start = url.indexOf('/', url.indexOf(':') + 3);
+  for (let i = start; i >= 0 && i < url.length; i++) {
+    const ch = url.charCodeAt(i);
+    if (ch === 37) return true; // %
+    if (ch === 63 || ch === 35) return false; // ? #
+  }
+  return false;
+}
+
 /**
  * Authenticates the runtime credential, checks that its server/agent binding
  * matches `:serverId`/`:agentId` in the path, then takes an admission slot
@@ -46,7 +57,8 @@ export function runtimeAuth(store: AuthorizationStore, diag: Diag): MiddlewareHa
     }
     const auth = res.auth;
     const { principal } = auth;
-    if (principal.serverId !== c.req.param('serverId') || principal.agentId !== c.req.param('agentId')) {
+    // Ids are never percent-encoded (catalog/ids.ts): an escaped path is an alias of some other spelling, refused.
+    if (principal.serverId !== c.req.param('serverId') || principal.agentId !== c.req.param('agentId') || hasEscapedPath(c.req.url)) {
       diag('auth_failed', { reason: 'binding', authorizationId: auth.id, path: c.req.path });
       return forbidden();
     }
@@ -55,8 +67,12 @@ export function runtimeAuth(store: AuthorizationStore, diag: Diag): MiddlewareHa
       return busy();
     }
     try {
+      // A revocation between authentication and admission has already reported its drain done.
+      if (auth.signal.aborted) return forbidden();
       c.set('runtime', { principal, signal: auth.signal, catalog: auth.catalog.catalog });
       await next();
+      // Whatever the handler produced, nothing but the 403 leaves once the runtime is revoked.
+      if (auth.signal.aborted) c.res = forbidden();
     } finally {
       store.release(auth);
     }

@@ -5,6 +5,7 @@ import { boundResult, type BoundaryPolicy } from '../exec/result-boundary.js';
 import type { IncomingMessage } from 'node:http';
 import { readBody, readNodeBody, RevokedError } from '../exec/body.js';
 import { ExecError } from '../errors.js';
+import { successResult } from './tool-result.js';
 import type { RuntimeRequest } from '../http/principal.js';
 
 /** The Exec boundary's view of an MCP tool: risk from the inventory annotations, guidance from the tool. */
@@ -19,11 +20,12 @@ function policyOf(tool: McpToolDescriptor): BoundaryPolicy {
 }
 
 /**
- * tools/call results pass the same result boundary as Exec results; what is
- * measured is the structured result (the same JSON is sent as text).
+ * tools/call results pass the same result boundary as Exec results. What is
+ * measured is the complete CallToolResult as sent: the structured result and
+ * its text copy together, so a frame never carries more than the budget.
  */
 export function sharedBoundary(tool: McpToolDescriptor, input: Record<string, unknown>, data: unknown): string {
-  const out = boundResult(policyOf(tool), input, data, { wrap: (d) => d });
+  const out = boundResult(policyOf(tool), input, data, { wrap: (d) => d, frame: successResult });
   if (!out.ok) throw out.error;
   return out.body;
 }

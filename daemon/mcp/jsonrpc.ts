@@ -1,3 +1,5 @@
+import { ERROR_TEXT_MAX_BYTES, cutJsonText } from '../../catalog/error-limits.js';
+
 /**
  * JSON-RPC 2.0 framing for the MCP route: classification of one decoded
  * message and the serialized replies. Wire errors (numeric codes) live here;
@@ -51,8 +53,9 @@ export function resultFrame(id: RpcId, resultJson: string): string {
   return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson}}`;
 }
 
+/** The message is cut to the error envelope's text limit: it may quote a caller's method or tool name. */
 export function errorFrame(id: RpcId | null, code: number, message: string, data?: unknown): string {
-  const error: Record<string, unknown> = { code, message };
+  const error: Record<string, unknown> = { code, message: cutJsonText(message, ERROR_TEXT_MAX_BYTES) };
   if (data !== undefined) error.data = data;
   return JSON.stringify({ jsonrpc: '2.0', id, error });
 }

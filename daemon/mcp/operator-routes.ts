@@ -1,5 +1,6 @@
 import type { Context, Hono } from 'hono';
 import { Ajv, type ErrorObject } from 'ajv';
+import { ENTITY_ID_PATTERN } from '../../catalog/ids.js';
 import { AUTHOR_PATTERN, MESSAGE_ID_PATTERN, TARGET_PATTERN, messageSend } from '../../catalog/mcp-tools.js';
 import { jsonBytesKeyword } from '../../lib/json-bytes-keyword.js';
 import { ExecError, errorBody } from '../errors.js';
@@ -10,7 +11,7 @@ export interface MessageServices {
   readonly messages: MessageApi;
 }
 
-const SERVER_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$';
+const SERVER_PATTERN = ENTITY_ID_PATTERN;
 
 const postSchema = {
   type: 'object',

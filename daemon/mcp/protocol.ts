@@ -21,23 +21,14 @@ export interface McpProtocolOptions {
 
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;
 
-function isLoopbackOrigin(origin: string): boolean {
-  let host: string;
-  try {
-    host = new URL(origin).hostname;
-  } catch {
-    return false;
-  }
-  return host === 'localhost' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
-}
-
 function reply(status: number, body: string | null, extra: Record<string, string> = {}): Response {
   return new Response(body, { status, headers: body === null ? extra : { ...JSON_HEADERS, ...extra } });
 }
 
 /**
  * One MCP Streamable HTTP endpoint, stateless, JSON responses only. Order:
- * transport checks (method, Origin, protocol-version header, content type),
+ * transport checks (method, protocol-version header, content type; Host and
+ * Origin were checked for every route by daemon/http/host-origin.ts),
  * body, JSON-RPC framing, then dispatch by method.
  */
 export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Promise<Response> {
@@ -74,10 +65,6 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
   return async function handle(c: Context): Promise<Response> {
     if (c.req.method !== 'POST') {
       return reply(405, errorFrame(null, RPC.invalidRequest, 'Method not allowed: this endpoint accepts POST only'), { allow: 'POST' });
-    }
-    const origin = c.req.header('origin');
-    if (origin !== undefined && !isLoopbackOrigin(origin)) {
-      return reply(403, errorFrame(null, ERROR_TABLE.forbidden.jsonrpc, 'Forbidden: Origin is not a loopback origin'));
     }
     const version = c.req.header('mcp-protocol-version');
     if (version !== undefined && !supported.has(version)) {

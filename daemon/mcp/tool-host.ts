@@ -1,10 +1,13 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
+import { detailsOf } from '../../lib/input-validators.js';
+import { capProcess } from '../../lib/validator-cap.js';
 import type { McpToolDescriptor } from '../../catalog/mcp-tools.js';
 import { jsonBytesKeyword } from '../../lib/json-bytes-keyword.js';
 import type { Principal } from '../http/principal.js';
 import { ExecError, errorBody } from '../errors.js';
+import { cutJsonText } from '../../catalog/error-limits.js';
 import { checkChildGate } from './child-gate.js';
-import { errorResult, successResult } from './tool-result.js';
+import { errorResult } from './tool-result.js';
 
 export interface CallContext {
   readonly principal: Principal;
@@ -16,9 +19,10 @@ export interface CallContext {
 export type ToolHandler = (args: Record<string, unknown>, ctx: CallContext) => unknown;
 
 /**
- * Bounds one success result. Returns the serialized `data` to publish or
- * throws an ExecError (result_budget_exceeded...). The daemon plugs in the
- * shared result boundary here so Exec and MCP share one budget.
+ * Bounds one success result. Returns the complete serialized CallToolResult
+ * to publish (the frame the budget measured) or throws an ExecError
+ * (result_budget_exceeded...). The daemon plugs in the shared result
+ * boundary here so Exec and MCP share one budget.
  */
 export type ResultBounder = (tool: McpToolDescriptor, input: Record<string, unknown>, data: unknown) => string;
 
@@ -28,13 +32,6 @@ export interface ToolHost {
   /** The serialized tools/list result: the complete inventory, identical for every caller. */
   readonly listResultJson: string;
   call(name: unknown, args: unknown, ctx: CallContext): Promise<CallOutcome>;
-}
-
-function detailsOf(errors: ErrorObject[] | null | undefined): { path: string; message: string }[] {
-  return (errors ?? []).slice(0, 20).map((e) => ({
-    path: e.keyword === 'required' ? `${e.instancePath}/${String(e.params.missingProperty)}` : e.instancePath,
-    message: e.keyword === 'additionalProperties' ? `unknown property "${String(e.params.additionalProperty)}"` : (e.message ?? 'invalid'),
-  }));
 }
 
 interface Entry {
@@ -53,7 +50,8 @@ export function createToolHost(
   handlers: Readonly<Record<string, ToolHandler>>,
   bound: ResultBounder,
 ): ToolHost {
-  const ajv = new Ajv({ allErrors: true, strict: false }).addKeyword(jsonBytesKeyword);
+  // Error objects beyond the first few are only counted (lib/validator-cap.ts).
+  const ajv = new Ajv({ allErrors: true, strict: false, code: { process: capProcess } }).addKeyword(jsonBytesKeyword);
   const entries = new Map<string, Entry>();
   for (const tool of inventory) {
     const handler = handlers[tool.name];
@@ -85,7 +83,7 @@ export function createToolHost(
     const reusable = entry.tool.annotations.readOnlyHint === true && data !== null && typeof data === 'object';
     const known = reusable ? frames.get(data) : undefined;
     if (known !== undefined) return known;
-    const frame = successResult(bound(entry.tool, input, data));
+    const frame = bound(entry.tool, input, data);
     if (reusable) frames.set(data, frame);
     return frame;
   }
@@ -104,13 +102,12 @@ export function createToolHost(
       } catch (err) {
         return { ok: true, resultJson: errorResult(errorBody(err)) };
       }
-      if (!entry) return { ok: false, code: -32602, message: `Unknown tool: ${name}` };
+      if (!entry) return { ok: false, code: -32602, message: `Unknown tool: ${cutJsonText(name, 256)}` };
       const input = (args ?? {}) as Record<string, unknown>;
       try {
         if (!entry.validate(input)) {
-          throw new ExecError('validation_failed', `arguments do not match the ${name} input schema`, {
-            details: detailsOf(entry.validate.errors),
-          });
+          // The same JSON-pointer details, detail cap and count of the rest as Exec.
+          throw new ExecError('validation_failed', `arguments do not match the ${name} input schema`, detailsOf(entry.validate.errors ?? [], (entry.validate as { errorCount?: number }).errorCount));
         }
         if (ctx.signal.aborted) throw new ExecError('forbidden', 'the authorization was revoked');
         const data = await entry.handler(input, ctx);

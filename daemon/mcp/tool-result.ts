@@ -1,4 +1,5 @@
 import type { ErrorBody } from '../../catalog/envelope.js';
+import { fitErrorBody } from '../../catalog/error-limits.js';
 
 /**
  * Serialized MCP CallToolResult frames. The same JSON goes to
@@ -16,6 +17,12 @@ export function successResult(dataJson: string): string {
  * outputSchema (the official client validates it even when isError is set).
  */
 export function errorResult(error: ErrorBody): string {
+  // The envelope is at most 8 KiB; the result that carries it as escaped text is held to 8 KiB too.
+  const fitted = fitErrorBody(error, (e) => Buffer.byteLength(frame(e), 'utf8'));
+  return frame(fitted);
+}
+
+function frame(error: ErrorBody): string {
   const envelope = JSON.stringify({ ok: false, error });
   return `{"content":[{"type":"text","text":${JSON.stringify(envelope)}}],"isError":true}`;
 }

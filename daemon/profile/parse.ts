@@ -1,4 +1,5 @@
 import { isRuntimeKind, RUNTIME_KINDS } from '../../catalog/runtimes.js';
+import { ENTITY_ID_RULE, isEntityId } from '../../catalog/ids.js';
 import type { AgentConfig, Profile, TeamConfig, TeamMember } from './types.js';
 import { isWellFormedText, jsonBytes, LIMITS } from '../../catalog/limits.js';
 import { safeBaseUrl } from './projection.js';
@@ -94,6 +95,8 @@ function parseAgent(v: unknown, where: string): AgentConfig {
     return p;
   });
   const id = str(o, 'id', where, LIMITS.agentId);
+  // The same grammar as the lease route: a profile agent must be one that can run, author and be addressed.
+  if (!isEntityId(id)) throw new ProfileError(`${where}.id must be ${ENTITY_ID_RULE}`);
   const baseUrl = optStr(o, 'baseUrl', where, LIMITS.profileUrl);
   // Its projection (punycode, percent-encoding) can be longer than what was written.
   const shown = safeBaseUrl(baseUrl);
@@ -116,7 +119,10 @@ function parseTeam(v: unknown, where: string): TeamConfig {
     const mo = obj(m, `${where}.members[${i}]`);
     const kind = mo.kind;
     if (kind !== 'agent' && kind !== 'human') throw new ProfileError(`${where}.members[${i}].kind must be agent or human`);
-    return { kind, handle: str(mo, 'handle', `${where}.members[${i}]`) };
+    const handle = str(mo, 'handle', `${where}.members[${i}]`);
+    // Members are authors (`agent:<handle>`, `human:<handle>`): the same grammar.
+    if (!isEntityId(handle)) throw new ProfileError(`${where}.members[${i}].handle must be ${ENTITY_ID_RULE}`);
+    return { kind, handle };
   });
   const teamId = str(o, 'teamId', where);
   return {

@@ -1,5 +1,5 @@
 import type { Db } from './db.js';
-import { Idempotency } from './idempotency.js';
+import { Idempotency, type IdempotencyLimits } from './idempotency.js';
 import { CursorCodec } from '../exec/cursor.js';
 import type { Caller, ServerApi } from './server-api.js';
 import { TaskStore } from './tasks.js';
@@ -14,11 +14,11 @@ export class EmbeddedServer {
   /** Also signs the daemon's own local collections (team, agent). */
   readonly cursors: CursorCodec;
 
-  constructor(db: Db, now: () => number) {
+  constructor(db: Db, now: () => number, idempotency: IdempotencyLimits = {}) {
     const key = db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'cursor_key'").get();
     if (!key) throw new Error('store has no cursor key; was migration 001_core applied?');
     this.cursors = new CursorCodec(Buffer.from(key.value, 'base64url'));
-    const ctx = { db, now, idempotency: new Idempotency(db, now), cursors: this.cursors };
+    const ctx = { db, now, idempotency: new Idempotency(db, now, idempotency), cursors: this.cursors };
     this.tasks = new TaskStore(ctx);
     this.projects = new ProjectStore(ctx);
     this.reviews = new ReviewStore(ctx, this.tasks);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Migration } from './migrations.js';
 import { MESSAGES_MIGRATION } from './messages.js';
+import { IDEMPOTENCY_AGE_MIGRATION } from './idempotency.js';
 
 /**
  * The store's schema history, oldest first. Append new entries at the end
@@ -42,4 +43,5 @@ export const MIGRATIONS: Migration[] = [
     },
   },
   MESSAGES_MIGRATION,
+  IDEMPOTENCY_AGE_MIGRATION,
 ];

@@ -1,4 +1,5 @@
 import type { Catalog } from '../../catalog/catalog.js';
+import type { ReceiptPolicy } from '../../catalog/inventory.js';
 import { errorEnvelopeSchema } from '../../catalog/envelope.js';
 import { helpIndexOf, renderActionHelp, renderDomainHelp, renderExecIndex } from '../../catalog/help.js';
 import { standaloneSchema } from '../../catalog/schemas.js';
@@ -26,6 +27,25 @@ export function committedArtifacts(catalog: Catalog): Artifact[] {
 }
 
 /**
+ * Per mutation (`domain.action`): its receipt policy and the required inputs
+ * of its retrieval action, so the CLI rebuilds receipts from the catalog
+ * without loading it.
+ */
+export function receiptPolicies(catalog: Catalog): Record<string, ReceiptPolicy & { retrievalRequired: readonly string[] }> {
+  const out: Record<string, ReceiptPolicy & { retrievalRequired: readonly string[] }> = {};
+  for (const { descriptor: d, inventory } of catalog.entries.values()) {
+    const policy = inventory.receipt;
+    if (!policy) continue;
+    const [domain = '', action = ''] = policy.retrieval.split(' ');
+    const retrieval = catalog.get(domain, action);
+    if (!retrieval) throw new Error(`${d.domain} ${d.action}: receipt retrieval "${policy.retrieval}" is not a catalog action`);
+    const required = (retrieval.descriptor.input as { required?: readonly string[] }).required ?? [];
+    out[`${d.domain}.${d.action}`] = { ...policy, retrievalRequired: required };
+  }
+  return out;
+}
+
+/**
  * Build output the CLI and the daemon load at run time instead of the
  * catalog: the help pages, a schema-free help index (for name suggestions),
  * one standalone validator per action and the standalone schemas printed by
@@ -35,6 +55,7 @@ export function buildArtifacts(catalog: Catalog): Artifact[] {
   const out: Artifact[] = [
     { path: 'dist/generated/help-index.json', content: `${JSON.stringify(helpIndexOf(catalog))}\n`, committed: false },
     { path: 'dist/generated/schemas/error-envelope.json', content: json(errorEnvelopeSchema), committed: false },
+    { path: 'dist/generated/receipt-policies.json', content: `${JSON.stringify(receiptPolicies(catalog))}\n`, committed: false },
   ];
   // Help pages pre-rendered: printing one is a file read, no module to load.
   const index = helpIndexOf(catalog);

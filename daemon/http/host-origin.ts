@@ -1,0 +1,89 @@
+import type { Context, MiddlewareHandler } from 'hono';
+import { ListenError } from '../lifecycle/listen.js';
+
+/**
+ * Who may address the daemon by name. A browser page can make requests to
+ * 127.0.0.1 only under a name the attacker controls (DNS rebinding: `Host:
+ * evil.example:PORT`) or from its own origin (`Origin: https://evil.example`);
+ * both are refused here, for every route family, before any credential is
+ * looked at. The bearer token stays the real gate; this removes the browser
+ * as a way in even if a token leaked to a page.
+ */
+export interface HostOriginOptions {
+  /** The address the daemon listens on (`127.0.0.1`, `::1`, `localhost`, or a remote host with --allow-remote). */
+  readonly listenHost: string;
+  /** The bound port; read per request because it is known only after listen. */
+  readonly port: () => number;
+  /** Extra names (`--allow-host`, only with --allow-remote): DNS names or IP literals. */
+  readonly allowHosts?: readonly string[];
+  /** Builds the refusal for the route family of `c` (envelope or JSON-RPC frame); status 403. */
+  readonly reject: (c: Context, message: string) => Response;
+}
+
+const LOOPBACK_V4 = /^127(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+const DNS_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
+const UNSPECIFIED = new Set(['0.0.0.0', '[::]']);
+const ACCEPTED_CACHE_MAX = 64;
+
+/** A host as it appears in a Host header or URL: lower case, IPv6 in brackets. */
+function hostForm(name: string): string {
+  const n = name.toLowerCase();
+  return n.includes(':') && !n.startsWith('[') ? `[${n}]` : n;
+}
+
+/** Checks `--allow-host` values when the options are built, so a typo fails the start, not a request. */
+export function checkAllowHosts(names: readonly string[], allowRemote: boolean): string[] {
+  if (names.length > 0 && !allowRemote) throw new ListenError('--allow-host needs --allow-remote');
+  return names.map((raw) => {
+    const n = hostForm(raw);
+    const bare = n.startsWith('[') ? n.slice(1, -1) : n;
+    if (!(DNS_NAME.test(n) || (n.startsWith('[') && /^[0-9a-f:.]+$/.test(bare)))) {
+      throw new ListenError(`--allow-host must be a host name or IP address without a port, got "${raw}"`);
+    }
+    return n;
+  });
+}
+
+/** Splits `name:port` (IPv6 bracketed); null when the port is missing or malformed. */
+function splitHostPort(value: string): { name: string; port: number } | null {
+  const m = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]+):(\d{1,5})$/.exec(value);
+  return m ? { name: m[1]!.toLowerCase(), port: Number(m[2]) } : null;
+}
+
+export function hostOriginGuard(opts: HostOriginOptions): MiddlewareHandler {
+  const names = new Set(['localhost', '[::1]', ...(opts.allowHosts ?? []).map(hostForm)]);
+  const listen = hostForm(opts.listenHost);
+  if (!UNSPECIFIED.has(listen)) names.add(listen);
+  const allowedName = (n: string) => names.has(n) || LOOPBACK_V4.test(n);
+
+  // Accepted Host values seen so far: nearly every request repeats one, so the parse is skipped.
+  // Bounded, and refusals are never cached, so no request can grow it past the cap.
+  const accepted = new Set<string>();
+  function hostOk(value: string | undefined): boolean {
+    if (value === undefined) return false;
+    if (accepted.has(value)) return true;
+    const hp = splitHostPort(value);
+    const ok = hp !== null && hp.port === opts.port() && allowedName(hp.name);
+    if (ok && accepted.size < ACCEPTED_CACHE_MAX) accepted.add(value);
+    return ok;
+  }
+
+  function originOk(value: string): boolean {
+    let u: URL;
+    try {
+      u = new URL(value);
+    } catch {
+      return false; // includes the opaque origin "null"
+    }
+    // The daemon serves plain HTTP, so its own origin is http://<name>:<port>.
+    if (u.protocol !== 'http:' || u.pathname !== '/' || u.username || u.password) return false;
+    return Number(u.port || 80) === opts.port() && allowedName(u.hostname.toLowerCase());
+  }
+
+  return async (c, next) => {
+    if (!hostOk(c.req.header('host'))) return opts.reject(c, 'Forbidden: the Host header is not an address of this daemon');
+    const origin = c.req.header('origin');
+    if (origin !== undefined && !originOk(origin)) return opts.reject(c, 'Forbidden: the Origin is not this daemon');
+    await next();
+  };
+}
