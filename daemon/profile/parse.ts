@@ -94,7 +94,8 @@ function parseAgent(v: unknown, where: string): AgentConfig {
     if (typeof p !== 'string') throw new ProfileError(`${where}.filesystem.allowedPaths[${i}] must be a string`);
     return p;
   });
-  const id = str(o, 'id', where, LIMITS.agentId);
+  // The id grammar, checked next, is what bounds an agent id (within LIMITS.agentId); its message names the rule.
+  const id = str(o, 'id', where, { chars: Infinity, bytes: Infinity });
   // The same grammar as the lease route: a profile agent must be one that can run, author and be addressed.
   if (!isEntityId(id)) throw new ProfileError(`${where}.id must be ${ENTITY_ID_RULE}`);
   const baseUrl = optStr(o, 'baseUrl', where, LIMITS.profileUrl);
