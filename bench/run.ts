@@ -12,7 +12,7 @@
  */
 import type { BenchResult } from './result.js';
 
-const MODULES: readonly string[] = ['cli-start', 'mcp-throughput', 'exec-throughput', 'auth-throughput', 'validation-flood', 'host-origin', 'memory-search', 'client-tools-relay', 'results-mask'];
+const MODULES: readonly string[] = ['cli-start', 'mcp-throughput', 'exec-throughput', 'auth-throughput', 'validation-flood', 'host-origin', 'validate-bytes', 'memory-search', 'client-tools-relay', 'results-mask'];
 
 interface Row extends BenchResult {
   readonly bench: string;

@@ -52,7 +52,7 @@ export class ResultGate {
     }
     // The complete frame as sent (MCP: text copy and structuredContent) is what the budget measures.
     if (body !== undefined && opts.frame) body = opts.frame(body);
-    return boundSerialized(policy, input, data, body, opts.budgetBytes ?? RESULT_BUDGET_BYTES);
+    return boundSerialized(policy, input, data, body, opts);
   }
 
   /** Tool text (a command's output, a client tool's text): masked, then head + tail within `limitBytes`, the whole spilled. */
