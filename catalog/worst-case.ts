@@ -2,6 +2,12 @@ import type { SchemaObject } from './descriptor.js';
 import { JSON_BYTES_KEYWORD } from './limits.js';
 
 /**
+ * Marks an array in a page-shaped output that is never paged (always returned
+ * whole), so its worst case counts maxItems items, not the page of one.
+ */
+export const WHOLE_LIST_KEYWORD = 'x-wholeList';
+
+/**
  * The largest serialization, in UTF-8 bytes, that any value valid against a
  * schema can have. Strings cost their `x-maxJsonBytes`, or 6 bytes per code
  * point of maxLength (`\u0001` is the most expensive spelling of one code
@@ -35,7 +41,8 @@ function worstOfType(type: string, s: Record<string, unknown>, path: string, opt
       }
       // Store integers (revisions, counts) are safe integers: at most 16 digits and a sign.
       if (type === 'integer') return 17;
-      throw new Error(`${path || '/'}: a number has no fixed worst-case spelling`);
+      // A finite double is at most 24 characters as JSON writes it (-2.2250738585072014e-308).
+      return 24;
     }
     case 'string': {
       const bytes = s[JSON_BYTES_KEYWORD];
@@ -48,7 +55,8 @@ function worstOfType(type: string, s: Record<string, unknown>, path: string, opt
     }
     case 'array': {
       const items = s.items as SchemaObject | undefined;
-      const max = opts.pageOfOne ? 1 : s.maxItems;
+      // A list returned whole beside a page (a run's steps next to its log page) is counted in full.
+      const max = opts.pageOfOne && s[WHOLE_LIST_KEYWORD] !== true ? 1 : s.maxItems;
       if (!items || typeof max !== 'number') throw new Error(`${path || '/'}: array without maxItems`);
       return 2 + max * worstCaseBytes(items, `${path}/items`) + Math.max(0, max - 1);
     }
