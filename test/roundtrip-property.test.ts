@@ -127,7 +127,7 @@ async function inProcessFields(): Promise<{ fields: Field[]; close(): void }> {
   const server = new EmbeddedServer(db, () => ++clock);
   const api = server.forCaller({ serverId: 's1', agentId: 'a1' });
   const messages = new MessageStore(db, { ...systemClock, now: () => ++clock });
-  const host: ToolHost = createToolHost(new ToolRegistry(), MCP_TOOLS, messageToolHandlers(messages), sharedBoundary(plainGate()));
+  const host: ToolHost = createToolHost(new ToolRegistry(), MCP_TOOLS.filter((t) => t.name.startsWith('message_')), messageToolHandlers(messages), sharedBoundary(plainGate()));
   const ctx = {
     principal: { authorizationId: 'auth', serverId: 's1', agentId: 'a1', sessionId: null, runId: null, workdir: null, primaryThreadId: null, turn: null },
     threadId: null,

@@ -1,3 +1,4 @@
+import { WHOLE_LIST_KEYWORD } from '../../catalog/worst-case.js';
 import { createRequire } from 'node:module';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import standaloneModule from 'ajv/dist/standalone/index.js';
@@ -13,7 +14,8 @@ const requireAjv = createRequire(import.meta.url);
 export function newAjv(source = false): Ajv2020 {
   // Standalone source is CommonJS: the CLI is one CommonJS bundle and loads a validator with require(), no ESM loader.
   const ajv = new Ajv2020({ strict: true, allErrors: true, code: source ? { source: true } : {} });
-  return ajv.addKeyword(jsonBytesKeyword);
+  // x-wholeList only annotates an output array for the worst-case table (catalog/worst-case.ts).
+  return ajv.addKeyword(jsonBytesKeyword).addKeyword({ keyword: WHOLE_LIST_KEYWORD, schemaType: 'boolean' });
 }
 
 /** ajv runtime helpers with no imports of their own: copied into each validator instead of required. */
