@@ -126,6 +126,8 @@ async function inProcessFields(): Promise<{ fields: Field[]; close(): void }> {
   let clock = Date.parse('2026-01-01T00:00:00Z');
   const server = new EmbeddedServer(db, () => ++clock);
   const api = server.forCaller({ serverId: 's1', agentId: 'a1' });
+  // An agent cannot decide its own request; another agent of the server decides.
+  const other = server.forCaller({ serverId: 's1', agentId: 'a2' });
   const messages = new MessageStore(db, { ...systemClock, now: () => ++clock });
   const host: ToolHost = createToolHost(new ToolRegistry(), MCP_TOOLS.filter((t) => t.name.startsWith('message_')), messageToolHandlers(messages), sharedBoundary(plainGate()));
   const ctx = {
@@ -151,7 +153,10 @@ async function inProcessFields(): Promise<{ fields: Field[]; close(): void }> {
     return (stmt.get(id) as { v: unknown }).v;
   };
   const checks = new Map<string, InputCheck>();
-  for (const [d, a] of [['task', 'create'], ['task', 'update'], ['project', 'create'], ['review', 'add']]) {
+  for (const [d, a] of [
+    ['task', 'create'], ['task', 'update'], ['project', 'create'], ['review', 'add'],
+    ['approval', 'request'], ['approval', 'decide'], ['scheduled-message', 'create'], ['workflow', 'plan'],
+  ]) {
     checks.set(`${d} ${a}`, (await loadInputValidator(d!, a!))!);
   }
   const { task: base } = await api.createTask({ title: 'base' });
@@ -195,6 +200,17 @@ async function inProcessFields(): Promise<{ fields: Field[]; close(): void }> {
       await api.addReview(i);
       return (await api.listReviews({ taskId: base.id, limit: 1 })).reviews[0] as unknown as Record<string, unknown>;
     }, (s) => ({ taskId: base.id, verdict: 'comment', body: s })),
+    ...(['title', 'detail'] as const).map((f) =>
+      execField('approval request', f, 'approvals', async (i) => (await api.getApproval({ id: (await api.requestApproval(i)).approval.id })).approval as unknown as Record<string, unknown>, (s) => ({ title: 'a', [f]: s }))),
+    // A fresh approval per accepted note: validated first, so a refused note creates nothing.
+    execField('approval decide', 'note', 'approvals', async (i) => {
+      const { approval } = await api.requestApproval({ title: 'to decide' });
+      await other.decideApproval({ ...i, id: approval.id });
+      return (await api.getApproval({ id: approval.id })).approval as unknown as Record<string, unknown>;
+    }, (s) => ({ id: 'appr_000000', decision: 'approve', note: s })),
+    execField('scheduled-message create', 'content', 'scheduled_messages', async (i) => (await api.getSchedule({ id: (await api.createSchedule(i)).scheduledMessage.id })).scheduledMessage as unknown as Record<string, unknown>, (s) => ({ target: 'channel:later', at: '2030-01-01T00:00:00Z', content: s })),
+    ...(['name', 'description'] as const).map((f) =>
+      execField('workflow plan', f, 'wf_plans', async (i) => (await api.workflowPlan({ op: 'show', id: (await api.workflowPlan(i)).plan!.id } as never)).plan as unknown as Record<string, unknown>, (s) => ({ op: 'create', name: 'p', steps: [{ name: 's' }], [f]: s }))),
   ];
 
   let seq = 0;
