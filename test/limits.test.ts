@@ -97,3 +97,42 @@ test('the CLI refuses, before sending anything, a lone surrogate and an input ov
   assert.deepEqual(env.error.details.map((d) => d.path).sort(), ['/description', '/title']);
   assert.match(env.error.details.find((d) => d.path === '/description')!.message, /bytes as JSON/);
 });
+
+test('text the daemon produces is cut to its schema bound by JSON bytes, on code point boundaries', async () => {
+  const fc = (await import('fast-check')).default;
+  const { clipJson, isWellFormedText: wellFormed } = await import('../catalog/limits.js');
+  const unit = fc.constantFrom('a', '"', '\u0001', '\u00e9', '\u{1F600}', '\u2028', '\ud800', '\n');
+  fc.assert(fc.property(fc.array(unit, { maxLength: 400 }).map((x) => x.join('')), fc.integer({ min: 4, max: 300 }), fc.integer({ min: 2, max: 200 }), (s, bytes, chars) => {
+    const out = clipJson(s, { chars, bytes });
+    assert.ok(jsonBytes(out) <= bytes && [...out].length <= chars && wellFormed(out), JSON.stringify(out));
+    if (jsonBytes(s) <= bytes && [...s].length <= chars && wellFormed(s)) assert.equal(out, s);
+  }), { numRuns: 2000 });
+});
+
+test('kb_fetch chunks count JSON bytes: a document of control characters comes back in chunks of at most 8192 bytes as JSON, all of it', async () => {
+  const { mkdtempSync, mkdirSync, writeFileSync: write, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join: pjoin } = await import('node:path');
+  const { EmbeddedKnowledge } = await import('../daemon/knowledge/kb-embedded.js');
+  const { systemClock } = await import('../lib/clock.js');
+  const home = mkdtempSync(pjoin(tmpdir(), 'agentteam-kbfetch-'));
+  try {
+    mkdirSync(pjoin(home, 'kb'));
+    const text = `# Title\n${'\u0001'.repeat(5000)}\n${'x\u0002"'.repeat(3000)}${'\u{1F600}'.repeat(3000)}`;
+    write(pjoin(home, 'kb', 'doc.md'), text);
+    const kb = new EmbeddedKnowledge({ home, clock: systemClock });
+    let got = '';
+    let cursor: string | undefined;
+    for (let i = 0; i < 100; i++) {
+      const out = kb.fetch({ docId: 'doc.md', ...(cursor ? { cursor } : {}) });
+      assert.ok(jsonBytes(out.text) <= 8192, `${jsonBytes(out.text)} bytes`);
+      got += out.text;
+      if (!out.hasMore) break;
+      cursor = out.nextCursor;
+    }
+    assert.equal(got, text);
+    kb.close();
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+});
