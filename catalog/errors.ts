@@ -41,7 +41,7 @@ export const ERROR_TABLE = {
   not_claimant: { http: 409, jsonrpc: -32037, exit: 1, summary: 'Only the client that claimed the request may answer it.' },
   unknown_request: { http: 404, jsonrpc: -32038, exit: 1, summary: 'No pending request has this id (never existed, or settled).' },
   no_client: { http: 503, jsonrpc: -32039, exit: 1, summary: 'No connected app serves the tool any more.' },
-  timeout: { http: 504, jsonrpc: -32040, exit: 1, summary: "The app did not answer within the tool's timeout_s." },
+  timeout: { http: 504, jsonrpc: -32040, exit: 1, summary: "The app did not answer within the tool's timeout_s, or a declared command ran past its timeoutMs (its process group was killed)." },
   cancelled: { http: 409, jsonrpc: -32041, exit: 1, summary: 'The call was cancelled (the agent stopped or the tool was withdrawn).' },
   // Client tools over stdio (`agentteam serve --stdio`).
   invalid_params: { http: 400, jsonrpc: -32602, exit: 2, summary: 'The JSON-RPC params are malformed or break a stdio limit; a pending call stays pending.' },

@@ -1,3 +1,4 @@
+import { LIMITS, textLimit } from './limits.js';
 import type { McpToolDescriptor, ToolInputOf, ToolOutputOf } from './mcp-tools.js';
 
 /**
@@ -22,20 +23,27 @@ export const RETRIEVAL_LIMITS = {
   fetchBytes: 8192,
 } as const;
 
+const cursorSchema = { type: 'string', minLength: 1, maxLength: 512, 'x-maxJsonBytes': 512 } as const;
+const docPathSchema = { type: 'string', minLength: 1, ...textLimit(LIMITS.docPath) } as const;
+const titleSchema = { type: 'string', ...textLimit(LIMITS.docTitle) } as const;
+/** Snippets are cut by their JSON spelling, so the byte figure is also the character bound. */
+const snippetSchema = { type: 'string', maxLength: RETRIEVAL_LIMITS.snippetBytes, 'x-maxJsonBytes': RETRIEVAL_LIMITS.snippetBytes } as const;
+
 const queryInput = {
   query: {
     type: 'string',
     minLength: 1,
     maxLength: RETRIEVAL_LIMITS.queryChars,
+    'x-maxJsonBytes': RETRIEVAL_LIMITS.queryChars * 4,
     description: 'Words to look for (all must occur). Quote a phrase with "double quotes"; a trailing * matches a prefix.',
   },
   limit: { type: 'integer', minimum: 1, maximum: RETRIEVAL_LIMITS.maxHits, default: RETRIEVAL_LIMITS.defaultHits, description: 'Hits per page (default 10, max 50).' },
-  cursor: { type: 'string', minLength: 1, maxLength: 512, description: 'Opaque nextCursor of the previous page, with the same query.' },
+  cursor: { ...cursorSchema, description: 'Opaque nextCursor of the previous page, with the same query.' },
 } as const;
 
 const pageOut = {
   hasMore: { type: 'boolean' },
-  nextCursor: { type: 'string', description: 'Present only when hasMore is true.' },
+  nextCursor: { ...cursorSchema, description: 'Present only when hasMore is true.' },
 } as const;
 
 export const memorySearch = defineTool({
@@ -56,11 +64,11 @@ export const memorySearch = defineTool({
           additionalProperties: false,
           required: ['path', 'lineStart', 'lineEnd', 'line', 'snippet', 'score'],
           properties: {
-            path: { type: 'string', description: 'Relative to your memory folder, "/"-separated.' },
+            path: { ...docPathSchema, description: 'Relative to your memory folder, "/"-separated.' },
             lineStart: { type: 'integer', minimum: 1 },
             lineEnd: { type: 'integer', minimum: 1 },
             line: { type: 'integer', minimum: 1, description: 'The first line of the passage that matches.' },
-            snippet: { type: 'string', description: 'At most 320 bytes around the match; matched words in [brackets].' },
+            snippet: { ...snippetSchema, description: 'At most 320 bytes (as JSON) around the match; matched words in [brackets].' },
             score: { type: 'number', description: 'Relevance (BM25, higher is better).' },
           },
         },
@@ -93,9 +101,9 @@ export const kbSearch = defineTool({
           additionalProperties: false,
           required: ['docId', 'title', 'snippet', 'score'],
           properties: {
-            docId: { type: 'string', minLength: 1, maxLength: 512 },
-            title: { type: 'string', maxLength: 512 },
-            snippet: { type: 'string', maxLength: 1024 },
+            docId: docPathSchema,
+            title: titleSchema,
+            snippet: snippetSchema,
             score: { type: 'number' },
             lineStart: { type: 'integer', minimum: 1 },
             lineEnd: { type: 'integer', minimum: 1 },
@@ -122,8 +130,8 @@ export const kbFetch = defineTool({
     additionalProperties: false,
     required: ['docId'],
     properties: {
-      docId: { type: 'string', minLength: 1, maxLength: 512 },
-      cursor: { type: 'string', minLength: 1, maxLength: 512, description: 'Opaque nextCursor of the previous chunk of the same document.' },
+      docId: docPathSchema,
+      cursor: { ...cursorSchema, description: 'Opaque nextCursor of the previous chunk of the same document.' },
     },
   },
   outputSchema: {
@@ -131,9 +139,9 @@ export const kbFetch = defineTool({
     additionalProperties: false,
     required: ['docId', 'title', 'text', 'hasMore'],
     properties: {
-      docId: { type: 'string' },
-      title: { type: 'string' },
-      text: { type: 'string' },
+      docId: docPathSchema,
+      title: titleSchema,
+      text: { type: 'string', maxLength: RETRIEVAL_LIMITS.fetchBytes, 'x-maxJsonBytes': RETRIEVAL_LIMITS.fetchBytes },
       lineStart: { type: 'integer', minimum: 1 },
       lineEnd: { type: 'integer', minimum: 1 },
       ...pageOut,

@@ -1,5 +1,7 @@
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { timestampSchema } from './common.js';
+import type { ResultPolicy } from './inventory.js';
+import { LIMITS, textLimit } from './limits.js';
 import { ENTITY_ID_BODY } from './ids.js';
 import { kbFetch, kbSearch, memorySearch } from './mcp-knowledge-tools.js';
 
@@ -26,8 +28,8 @@ export interface McpToolDescriptor<I extends JSONSchema = JSONSchema, O extends 
   readonly inputSchema: I;
   readonly outputSchema: O;
   readonly annotations: ToolAnnotations;
-  /** What to do instead when a result exceeds the result budget (not sent in tools/list). */
-  readonly overBudget: { readonly hint: string; readonly next: { readonly action: string; readonly input: Readonly<Record<string, unknown>> } };
+  /** What to do instead when a result exceeds the result budget (not sent in tools/list); a read's next call is computed (catalog/inventory.ts). */
+  readonly overBudget: ResultPolicy;
 }
 
 export type ToolInputOf<D extends McpToolDescriptor> = FromSchema<D['inputSchema']>;
@@ -54,11 +56,16 @@ const targetSchema = {
   type: 'string',
   pattern: TARGET_PATTERN,
   maxLength: 140,
+  'x-maxJsonBytes': 140,
   description:
     'Exact target: channel:<name>, dm:<handle>, thread:<messageId> or task:<taskId>. Copy it from the message you answer; it is never filled in for you.',
 } as const;
 
-const messageIdSchema = { type: 'string', pattern: MESSAGE_ID_PATTERN, maxLength: 44 } as const;
+const messageIdSchema = { type: 'string', pattern: MESSAGE_ID_PATTERN, maxLength: 44, 'x-maxJsonBytes': 44 } as const;
+const contentSchema = { type: 'string', minLength: 1, ...textLimit(LIMITS.messageContent) } as const;
+const emojiSchema = { type: 'string', pattern: '^\\S{1,32}$', ...textLimit(LIMITS.emoji), description: 'One emoji (or a short :name:), no spaces.' } as const;
+/** agent:<agent id> or human:<handle>; both are bounded like agent ids. */
+const authorSchema = { type: 'string', maxLength: 6 + LIMITS.agentId.chars, 'x-maxJsonBytes': 6 + LIMITS.agentId.bytes } as const;
 
 export const messageSchema = {
   type: 'object',
@@ -66,17 +73,19 @@ export const messageSchema = {
   required: ['id', 'target', 'author', 'content', 'replyTo', 'reactions', 'createdAt'],
   properties: {
     id: messageIdSchema,
-    target: { type: 'string' },
-    author: { type: 'string', description: 'agent:<id> or human:<handle>.' },
-    content: { type: 'string' },
-    replyTo: { type: ['string', 'null'] },
+    target: targetSchema,
+    author: { ...authorSchema, description: 'agent:<id> or human:<handle>.' },
+    content: contentSchema,
+    replyTo: { anyOf: [messageIdSchema, { type: 'null' }] },
     reactions: {
       type: 'array',
+      maxItems: LIMITS.reactionEmoji,
+      description: `At most ${LIMITS.reactionEmoji} distinct emoji per message and ${LIMITS.reactors} reactors per emoji.`,
       items: {
         type: 'object',
         additionalProperties: false,
         required: ['emoji', 'authors'],
-        properties: { emoji: { type: 'string' }, authors: { type: 'array', items: { type: 'string' } } },
+        properties: { emoji: emojiSchema, authors: { type: 'array', maxItems: LIMITS.reactors, items: authorSchema } },
       },
     },
     createdAt: timestampSchema,
@@ -101,7 +110,7 @@ export const messageSend = defineTool({
     required: ['target', 'content'],
     properties: {
       target: targetSchema,
-      content: { type: 'string', minLength: 1, maxLength: 20000 },
+      content: contentSchema,
       replyTo: { ...messageIdSchema, description: 'Id of the message this one answers (same target).' },
     },
   },
@@ -125,7 +134,7 @@ export const messageHistoryRead = defineTool({
     properties: {
       target: targetSchema,
       limit: { type: 'integer', minimum: 1, maximum: 50, default: 20, description: 'Messages per page (default 20, max 50).' },
-      cursor: { type: 'string', minLength: 1, maxLength: 512, description: 'Opaque nextCursor of the previous page, for the same target.' },
+      cursor: { type: 'string', minLength: 1, maxLength: 512, 'x-maxJsonBytes': 512, description: 'Opaque nextCursor of the previous page, for the same target.' },
     },
   },
   outputSchema: {
@@ -133,16 +142,15 @@ export const messageHistoryRead = defineTool({
     additionalProperties: false,
     required: ['target', 'messages', 'hasMore'],
     properties: {
-      target: { type: 'string' },
-      messages: { type: 'array', items: messageSchema },
+      target: targetSchema,
+      messages: { type: 'array', maxItems: 50, items: messageSchema },
       hasMore: { type: 'boolean' },
-      nextCursor: { type: 'string', description: 'Present only when hasMore is true.' },
+      nextCursor: { type: 'string', maxLength: 512, 'x-maxJsonBytes': 512, description: 'Present only when hasMore is true.' },
     },
   },
   annotations: { title: 'Read message history', readOnlyHint: true, openWorldHint: false },
   overBudget: {
-    hint: 'The page is too large; ask for fewer messages with a smaller limit and continue with nextCursor.',
-    next: { action: 'message_history_read', input: { target: '<target>', limit: 5 } },
+    hint: 'The page is larger than the result budget.',
   },
 });
 
@@ -156,7 +164,7 @@ export const messageReact = defineTool({
     required: ['messageId', 'emoji'],
     properties: {
       messageId: messageIdSchema,
-      emoji: { type: 'string', pattern: '^\\S{1,32}$', description: 'One emoji (or a short :name:), no spaces.' },
+      emoji: emojiSchema,
     },
   },
   outputSchema: messageOutput,

@@ -33,7 +33,12 @@ export type CommandName =
   | 'extension-list'
   | 'extension-remove'
   | 'store-backup'
-  | 'serve';
+  | 'serve'
+  | 'tools-schema'
+  | 'tools-list'
+  | 'tools-check'
+  | 'tools-log'
+  | 'tools-answer';
 
 const USAGE_EXIT = 2;
 
@@ -166,6 +171,16 @@ export function buildProgram(commander: Commander, onCommand: (name: CommandName
     .option('--stdio', 'the transport (required): JSON-RPC 2.0 frames on stdin/stdout')
     .option('--server <id>', 'offer the tools to agents of this server only')
     .action(bind('serve'));
+
+  const tools = program
+    .command('tools')
+    .description('Declared tools: list what agents can call, check declaration files, read what tools showed and asked.')
+    .option('--schema', 'print the JSON Schema of a declaration file')
+    .action(bind('tools-schema'));
+  tools.command('list').description('List every tool agents can call, with its source (needs a running daemon).').option('--json', 'print JSON').action(bind('tools-list'));
+  tools.command('check').description('Check one declaration file, or all of $AGENTTEAM_HOME/tools (no daemon needed).').argument('[file]').action(bind('tools-check'));
+  tools.command('log').description('What declared tools showed to people and asked them.').option('--limit <n>', 'entries', positiveInt).option('--json', 'print JSON').action(bind('tools-log'));
+  tools.command('answer').description('Answer a question a tool asked; its next call gets it as `answered`.').argument('<askId>').argument('<text...>').action(bind('tools-answer'));
 
   return program;
 }

@@ -9,6 +9,7 @@ import { registerOperatorRoutes, type OperatorContext } from './operator/routes.
 import type { Diag } from './lifecycle/diag.js';
 import { hostOriginGuard } from './http/host-origin.js';
 import { ERROR_TABLE } from '../catalog/errors.js';
+import type { ResultGate } from './results/gate.js';
 
 export const EXEC_BASE = '/api/internal/exec/servers/:serverId/agents/:agentId';
 export const MCP_PATH = '/api/internal/mcp/servers/:serverId/agents/:agentId';
@@ -22,6 +23,8 @@ export interface AppContext extends OperatorContext {
   readonly listenHost: string;
   readonly port: () => number;
   readonly allowHosts?: readonly string[];
+  /** The one result gate: mounted first, so it sees every response on its way out. */
+  readonly gate: ResultGate;
   /** Registers routes owned by other parts (Exec action route, MCP, message operator routes). */
   readonly extraRoutes?: (app: Hono<RuntimeEnv>) => void;
 }
@@ -47,6 +50,7 @@ export function buildApp(ctx: AppContext): Hono<RuntimeEnv> {
   // default SmartRouter falls back to TrieRouter (~2.6 us a match on this table);
   // PatternRouter gives the same matches in ~1.2 us.
   const app = new Hono<RuntimeEnv>({ router: new PatternRouter() });
+  app.use('*', ctx.gate.middleware());
   app.onError((err, c) => {
     if (!(err instanceof ExecError)) ctx.diag('internal_error', { path: c.req.path, error: String((err as Error)?.message ?? err) });
     const body = errorBody(err);

@@ -6,6 +6,7 @@ import type { Diag } from './lifecycle/diag.js';
 import { prepareRuntimeDriver, refreshRuntimeDriver } from './drivers/index.js';
 import { openServices } from './services.js';
 import type { IdempotencyLimits } from './store/idempotency.js';
+import type { ResultGate } from './results/gate.js';
 import { registerExecActionRoute } from './exec/route.js';
 import { registerMcpRoutes } from './mcp/routes.js';
 import { registerMessageOperatorRoutes } from './mcp/operator-routes.js';
@@ -17,6 +18,11 @@ import { registerExtensionOperatorRoutes } from './operator/extensions.js';
 import { pinCatalog, type PinnedCatalog } from './auth/pinned-catalog.js';
 import { isDenyable, openClientTools, rememberedClientTools } from './clienttools/part.js';
 import { registerStoreOperatorRoutes } from './operator/store-routes.js';
+import { homePaths } from '../lib/home.js';
+import { ToolActivity } from './tools/activity.js';
+import { DeclaredTools } from './tools/declarations.js';
+import { registerToolOperatorRoutes } from './tools/operator-routes.js';
+import { formatIssue, readDeclarationFiles } from '../lib/tool-files.js';
 
 /**
  * The parts of the daemon owned by other modules (services, Exec action
@@ -25,6 +31,8 @@ import { registerStoreOperatorRoutes } from './operator/store-routes.js';
  */
 export interface DaemonParts {
   registerRoutes(app: Hono<any>): void;
+  /** The result gate; the server adds the token and operator-token secret sources once the store exists. */
+  readonly gate: ResultGate;
   readonly launchHook?: LaunchHook;
   readonly onPublished?: (auth: Authorization) => void;
   /** The catalog a new authorization pins: built-ins plus the extensions installed now. */
@@ -37,21 +45,36 @@ export interface DaemonParts {
 
 export async function openDaemonParts(opts: { home: string; clock: Clock; diag: Diag; idempotency?: IdempotencyLimits | undefined; analysis?: AnalysisTokens }): Promise<DaemonParts> {
   const remembered = rememberedClientTools(opts.home, (message) => opts.diag('client_tools', { message }));
+  // denyTools may name declared tools too: their names are read before the profile is parsed.
+  const toolsDir = homePaths(opts.home).tools;
+  const declaredNames = new Set(readDeclarationFiles(toolsDir, []).map((d) => d.decl.name));
+  const clientDenyable = isDenyable(remembered);
   const services = openServices({
     home: opts.home,
     clock: opts.clock,
     log: (message) => opts.diag('profile', { message }),
     diag: opts.diag,
-    denyable: isDenyable(remembered),
+    denyable: (name) => clientDenyable(name) || declaredNames.has(name),
     ...(opts.idempotency ? { idempotency: opts.idempotency } : {}),
   });
   const clientTools = openClientTools({
-    home: opts.home, clock: opts.clock, registry: services.tools, profile: services.profile, remembered,
+    home: opts.home, clock: opts.clock, registry: services.tools, profile: services.profile, remembered, gate: services.gate,
     log: (message) => opts.diag('client_tools', { message }),
   });
   await services.registry.useGeneratedValidators();
   // Catch-up for what fell due while no daemon ran, then the timer.
   services.scheduler.start();
+  // Declared tools: what they show and ask goes to the operator event stream through this one connection.
+  const activity = new ToolActivity(opts.clock);
+  activity.connect((type, event) => clientTools.streams.publish({ type, data: { ...event }, redacted: null, audience: null }));
+  const declared = new DeclaredTools(toolsDir, services.tools, { gate: services.gate, activity, env: process.env, toolsDir });
+  const loadDeclared = () => {
+    const report = declared.load();
+    declaredNames.clear();
+    for (const d of report.loaded) declaredNames.add(d.name);
+    for (const p of report.problems) opts.diag('tool_declaration', { problem: formatIssue(p) });
+    return { loaded: report.loaded, problems: report.problems };
+  };
   const mcpUrls = new WeakMap<Authorization, string>();
   const launchHook: LaunchHook = (auth, runtime, mcpUrl, env, runtimeVersion) => {
     mcpUrls.set(auth, mcpUrl);
@@ -66,6 +89,7 @@ export async function openDaemonParts(opts: { home: string; clock: Clock; diag: 
     if (mcpUrl) refreshRuntimeDriver({ runtime: auth.runtime, mcpUrl, tokenFile: auth.tokenFile, privateDir: auth.dir });
   };
   return {
+    gate: services.gate,
     registerRoutes: (app) => {
       registerExecActionRoute(app, services);
       registerMcpRoutes(app, { ...services, hiddenFor: clientTools.hiddenFor, notifier: clientTools.notifier });
@@ -75,11 +99,18 @@ export async function openDaemonParts(opts: { home: string; clock: Clock; diag: 
       registerExtensionOperatorRoutes(app, services.extensions);
       clientTools.registerRoutes(app);
       registerStoreOperatorRoutes(app, services.db, services.home);
+      registerToolOperatorRoutes(app, { registry: services.tools, declared, activity });
+      // After the built-ins are registered (registerMcpRoutes): declarations may not take their names.
+      loadDeclared();
     },
     launchHook,
     onPublished,
     pinnedCatalog: () => pinCatalog(services.extensions.current()),
-    reload: async () => services.reloadProfile(),
+    // Declarations first: the profile's denyTools may name a tool declared since the last load.
+    reload: async () => {
+      const tools = loadDeclared();
+      return { ...services.reloadProfile(), tools };
+    },
     stats: () => ({ clientTools: clientTools.broker.stats() }),
     close: async () => {
       clientTools.close();

@@ -22,6 +22,8 @@ import { openDaemonParts, type DaemonParts } from './parts.js';
 import type { IdempotencyLimits } from './store/idempotency.js';
 import { capConnections, connectionBudget, listenBacklog, serverTimeouts } from './http/connection-cap.js';
 import { refuseHomeLinks } from './lifecycle/no-follow.js';
+import { fixedSource, tokenSource } from './results/sources.js';
+import { routeTable, type RouteEntry } from './results/route-table.js';
 
 export interface DaemonOptions {
   readonly home: string;
@@ -51,6 +53,8 @@ export interface RunningDaemon {
   /** Resolves once an orderly stop has finished (for whatever reason it began). */
   readonly stopped: Promise<void>;
   reload(): Promise<unknown>;
+  /** The route table (method, path) in registration order, for tests that walk every route. */
+  readonly routes: readonly RouteEntry[];
 }
 
 const DRAIN_MS = 3_000;
@@ -101,6 +105,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       ...(parts.onPublished ? { onPublished: parts.onPublished } : {}),
     };
     const store = new AuthorizationStore(deps);
+    parts.gate.secrets.add(tokenSource(store));
+    parts.gate.secrets.add(fixedSource('AGENTTEAM_OPERATOR_TOKEN', operatorToken));
     const startedAt = clock.now();
     let url = '';
     let boundPort = 0;
@@ -108,7 +114,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const stopping: { p: Promise<void> | null } = { p: null };
     const reload = () => parts!.reload();
     const app = buildApp({
-      store, operatorToken, diag, listenHost: host, port: () => boundPort, allowHosts,
+      store, operatorToken, diag, listenHost: host, port: () => boundPort, allowHosts, gate: parts.gate,
       status: () => ({ pid: process.pid, url, startedAt: new Date(startedAt).toISOString(), uptimeMs: clock.now() - startedAt, stopping: stopping.p !== null, connections: { open: conns?.open() ?? 0, max: budget.maxConnections, shed: conns?.shed() ?? 0 }, memory: memory(), ...store.stats(), ...parts!.stats() }),
       stop: (reason) => void stop(reason),
       reload,
@@ -182,7 +188,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       throw new Error('lost daemon ownership while starting');
     }
     writeDaemonInfo(home, { url, pid: process.pid, startedAt });
-    return { url, pid: process.pid, store, stop, stopped, reload };
+    return { url, pid: process.pid, store, stop, stopped, reload, routes: routeTable(app.routes) };
   } catch (err) {
     if (server && !stopRequested) server.close();
     if (!stopRequested) {

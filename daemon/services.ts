@@ -20,6 +20,10 @@ import { withMessageTriggers } from './schedule/message-triggers.js';
 import { ExtensionStore } from './extensions/store.js';
 import type { Inventory } from '../catalog/inventory.js';
 import inventoryJson from '../catalog/agentteam-exec-action-inventory.json' with { type: 'json' };
+import { ResultGate } from './results/gate.js';
+import { SecretSet } from './results/secrets.js';
+import { SpillStore } from './results/spill.js';
+import { envSource, profileSource } from './results/sources.js';
 import { ToolRegistry } from './tools/registry.js';
 
 /**
@@ -36,6 +40,8 @@ export interface Services {
   readonly db: Db;
   readonly cursors: CursorCodec;
   readonly profile: ProfileStore;
+  /** The one gate every result leaves through (mask secrets by value, bound size). */
+  readonly gate: ResultGate;
   /** Messages (MCP message tools and the operator message routes). */
   readonly messages: MessageApi;
   /** Memory and knowledge retrieval (indexes in $AGENTTEAM_HOME/index/, apart from the store). */
@@ -90,8 +96,15 @@ export function openServices(opts: OpenServicesOptions): Services {
   const scheduler = new Scheduler(opts.clock, [new ScheduleDelivery(db, messages), embedded.workflows.triggers], diag);
   embedded.schedules.onChange = () => scheduler.wake();
   embedded.workflows.triggers.onChange = () => scheduler.wake();
+  const secrets = new SecretSet();
+  secrets.add(envSource());
+  secrets.add(profileSource(() => ({ profile: profile.profile, revision: profile.revision })));
+  const gate = new ResultGate(secrets, new SpillStore({ dir: paths.spill, clock: opts.clock }));
+  // Spill files left by an earlier daemon age out from the start, not only after the next spill.
+  gate.spill.prune();
   let closed = false;
   return {
+    gate,
     home: opts.home,
     clock: opts.clock,
     catalog,

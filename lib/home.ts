@@ -24,4 +24,6 @@ export const homePaths = (home: string) => ({
   store: join(home, 'store.db'),
   profile: join(home, 'profile.json'),
   log: join(home, 'daemon.log'),
+  spill: join(home, 'spill'),
+  tools: join(home, 'tools'),
 });

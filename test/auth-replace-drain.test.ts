@@ -5,6 +5,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { startDaemon } from '../daemon/server.js';
+import { ResultGate } from '../daemon/results/gate.js';
+import { SecretSet } from '../daemon/results/secrets.js';
+import { SpillStore } from '../daemon/results/spill.js';
 import { buildApp, EXEC_BASE } from '../daemon/app.js';
 import { AuthorizationStore } from '../daemon/auth/store.js';
 import { createJoseSigner } from '../daemon/auth/signer.js';
@@ -195,8 +198,11 @@ test('a handler that ignores the signal still cannot publish a success after rev
   t.after(() => store.shutdown());
   let open!: () => void;
   const gate = new Promise<void>((r) => (open = r));
+  const spillDir = mkdtempSync(join(tmpdir(), 'agentteam-drain-spill-'));
+  t.after(() => rmSync(spillDir, { recursive: true, force: true }));
   const app = buildApp({
     store, operatorToken: 'unused', diag: () => undefined, listenHost: '127.0.0.1', port: () => 80,
+    gate: new ResultGate(new SecretSet(), new SpillStore({ dir: spillDir, clock: systemClock })),
     status: () => ({}), stop: () => undefined, reload: async () => ({}), urls: () => ({ execBaseUrl: '', mcpUrl: '' }),
     extraRoutes: (a) => a.post(`${EXEC_BASE}/slow/op`, async (c) => {
       await gate; // never looks at c.get('runtime').signal

@@ -200,3 +200,35 @@ test('client tools: 64 tools in one group hold and fill the daemon; the 65th any
   t.after(() => agent.close());
   assert.equal((await agent.client.listTools()).tools.filter((x) => x.name.startsWith('full_')).length, 64);
 });
+
+test('client tools: app_tools pages 64 tools at their largest by the result budget, and every tool is seen once', async (t) => {
+  const { d } = await fakeTimeDaemon(t);
+  const app = await connectApp(d);
+  t.after(() => app.close());
+  // Descriptions at 2048 JSON bytes of quotes, schemas just under 8192 compact bytes: about 10 KB per entry.
+  const pad = (n: number) => ({ type: 'object', description: 'x'.repeat(n), properties: {}, additionalProperties: false });
+  const base = JSON.stringify(pad(0)).length;
+  const big = (i: number) => echoTool(`big_${String(i).padStart(2, '0')}`, { description: '"'.repeat(1024), input_schema: pad(8192 - base) });
+  const ok = await app.register('big', Array.from({ length: 64 }, (_, i) => big(i)));
+  assert.equal(ok.status, 200, JSON.stringify(ok.body).slice(0, 300));
+  for (const over of [{ description: '"'.repeat(1025) }, { input_schema: pad(8193 - base) }]) {
+    const r = await app.register('other', [echoTool('other_1', over)]);
+    assert.equal(r.body.error.code, 'invalid_tool', JSON.stringify(r.body).slice(0, 200));
+  }
+  const agent = await connectAgent(d, 'a1');
+  t.after(() => agent.close());
+  const seen: string[] = [];
+  let cursor: string | undefined;
+  for (let pages = 0; pages < 64; pages++) {
+    const r = await agent.client.callTool({ name: 'app_tools', arguments: cursor ? { cursor } : {} });
+    assert.notEqual(r.isError, true, JSON.stringify(r).slice(0, 300));
+    const page = r.structuredContent as { tools: { name: string }[]; hasMore: boolean; nextCursor?: string };
+    assert.ok(page.tools.length >= 1 && page.tools.length < 64);
+    seen.push(...page.tools.map((x) => x.name));
+    if (!page.hasMore) break;
+    cursor = page.nextCursor;
+  }
+  assert.deepEqual(seen, Array.from({ length: 64 }, (_, i) => `big_${String(i).padStart(2, '0')}`));
+  const bad = await agent.client.callTool({ name: 'app_tools', arguments: { cursor: 'apt1.!!' } });
+  assert.equal(bad.isError, true);
+});

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import { defaultCatalog } from '../catalog/catalog.js';
+import { CURSOR_MAX_CHARS } from '../catalog/limits.js';
 import { boundResult, RESULT_BUDGET_BYTES } from '../daemon/exec/result-boundary.js';
 
 const row = (domain: string, action: string) => defaultCatalog().get(domain, action)!.inventory;
@@ -24,7 +25,9 @@ test('an envelope at exactly the budget passes unchanged; one byte more does not
   assert.ok(!over.ok);
   assert.equal(over.error.code, 'result_budget_exceeded');
   assert.equal(over.error.extra.hint, row('task', 'get').result.hint);
-  assert.deepEqual(over.error.extra.next, row('task', 'get').result.next);
+  // No read of one task is smaller than task get: no next call is invented (no "field paging").
+  assert.equal(over.error.extra.next, undefined);
+  assert.doesNotMatch(String(over.error.extra.hint), /page by page|fields/);
   assert.equal(over.error.extra.metadata, undefined);
 });
 
@@ -34,10 +37,46 @@ test('multi-byte characters count in UTF-8 bytes', () => {
   assert.ok(!out.ok);
 });
 
-test('read next placeholders are filled from the caller input', () => {
-  const out = boundResult(row('review', 'list'), { taskId: 'task_zzzzzz111111' }, { reviews: ['x'.repeat(RESULT_BUDGET_BYTES)], hasMore: false });
+const review = (i: number, size: number) => ({ id: `review_${String(i).padStart(8, '0')}`, body: 'x'.repeat(size) });
+
+test('a page over budget: next keeps the caller\'s filters and cursor and asks for the largest page that fits', () => {
+  const input = { taskId: 'task_zzzzzz111111', cursor: 'c1.previous', limit: 50 };
+  const reviews = Array.from({ length: 10 }, (_, i) => review(i, 10_000));
+  const out = boundResult(row('review', 'list'), input, { reviews, hasMore: true, nextCursor: 'c1.after10' });
   assert.ok(!out.ok);
-  assert.deepEqual(out.error.extra.next, { action: 'review list', input: { taskId: 'task_zzzzzz111111', limit: 5 } });
+  assert.equal(out.error.code, 'result_budget_exceeded');
+  const next = out.error.extra.next as { action: string; input: Record<string, unknown> };
+  assert.equal(next.action, 'review list');
+  assert.deepEqual(next.input, { taskId: 'task_zzzzzz111111', cursor: 'c1.previous', limit: 6 });
+  // The page it asks for does fit (with a cursor of the length the server issues), one more item would not.
+  const fits = (k: number) => sizeOf({ reviews: reviews.slice(0, k), hasMore: true, nextCursor: 'x'.repeat(CURSOR_MAX_CHARS) }) <= RESULT_BUDGET_BYTES;
+  assert.ok(fits(6) && !fits(7));
+});
+
+test('next never asks for a larger page, whatever the caller sent', () => {
+  for (const limit of [undefined, 2, 3, 20, 100]) {
+    const n = limit ?? 20;
+    const reviews = Array.from({ length: n }, (_, i) => review(i, Math.ceil(RESULT_BUDGET_BYTES / Math.max(1, n - 1))));
+    const input = limit === undefined ? { taskId: 'task_zzzzzz111111' } : { taskId: 'task_zzzzzz111111', limit };
+    const out = boundResult(row('review', 'list'), input, { reviews, hasMore: false });
+    assert.ok(!out.ok);
+    const next = out.error.extra.next as { input: { limit: number; taskId: string } };
+    assert.ok(next.input.limit >= 1 && next.input.limit < n, `limit ${String(limit)} -> ${next.input.limit}`);
+    assert.equal(next.input.taskId, 'task_zzzzzz111111');
+  }
+});
+
+test('a page of one that cannot fit: next steps past that item from the same position; the last one says so', () => {
+  const input = { taskId: 'task_zzzzzz111111', cursor: 'c1.here', limit: 1 };
+  const one = [review(7, RESULT_BUDGET_BYTES)];
+  const out = boundResult(row('review', 'list'), input, { reviews: one, hasMore: true, nextCursor: 'c1.past7' });
+  assert.ok(!out.ok);
+  assert.deepEqual(out.error.extra.next, { action: 'review list', input: { taskId: 'task_zzzzzz111111', cursor: 'c1.past7', limit: 1 } });
+  assert.match(String(out.error.extra.hint), /review_00000007/);
+  const last = boundResult(row('review', 'list'), input, { reviews: one, hasMore: false });
+  assert.ok(!last.ok);
+  assert.equal(last.error.extra.next, undefined);
+  assert.match(String(last.error.extra.hint), /last one/);
 });
 
 test('a mutation over budget returns only allowlisted selectors and a retrieval call', () => {
@@ -70,9 +109,10 @@ test('unserializable results: a mutation fails closed without mutation_applied; 
     assert.ok(!m.ok);
     assert.equal(m.error.code, 'internal');
     assert.equal(m.error.extra.metadata, undefined);
-    const r = boundResult(row('task', 'list'), {}, bad);
+    const r = boundResult(row('task', 'list'), { status: 'todo', limit: 9 }, bad);
     assert.ok(!r.ok);
     assert.equal(r.error.code, 'result_budget_exceeded');
+    assert.deepEqual(r.error.extra.next, { action: 'task list', input: { status: 'todo', limit: 4 } });
   }
 });
 

@@ -4,7 +4,7 @@ import { call, closeHttp, startDaemon, startRuntime } from './exec-harness.js';
 
 test.after(() => closeHttp());
 
-test('result boundary through the daemon: a read over 64 KiB and a mutation over 64 KiB', async (t) => {
+test('result boundary through the daemon: a page over 64 KiB continues from the same position; an input that could not fit is refused', async (t) => {
   const d = await startDaemon();
   t.after(() => d.close());
   const rt = await startRuntime(d);
@@ -16,32 +16,28 @@ test('result boundary through the daemon: a read over 64 KiB and a mutation over
   const small = await call(rt, 'task', 'list', { limit: 5 });
   assert.equal(small.status, 200);
   assert.ok(Buffer.byteLength(small.text) <= 64 * 1024);
-  const big = await call(rt, 'task', 'list', { limit: 10 });
+  const big = await call(rt, 'task', 'list', { status: 'todo', limit: 10 });
   assert.equal(big.status, 422, big.text.slice(0, 200));
   assert.equal(big.json.error.code, 'result_budget_exceeded');
-  assert.match(big.json.error.hint, /fewer tasks per page/);
-  assert.deepEqual(big.json.error.next, { action: 'task list', input: { limit: 5 } });
+  // Six 10 KB tasks fit, seven do not: the largest page that fits, same filters, no cursor (the caller had none).
+  assert.deepEqual(big.json.error.next, { action: 'task list', input: { status: 'todo', limit: 6 } });
   assert.equal(big.json.error.metadata, undefined);
+  const followed = await call(rt, 'task', 'list', big.json.error.next.input);
+  assert.equal(followed.status, 200);
+  assert.equal(followed.json.data.tasks.length, 6);
 
-  // Control characters serialize as \u00XX: 20 000 of them make a 120 KB result from a valid input.
+  // Control characters serialize as \u00XX: 20 000 of them used to make a 120 KB task from a valid input.
+  // The byte limit refuses it before any effect: nothing is stored, the idempotency key stays unused.
   const desc = '\u0001'.repeat(20_000);
-  const created = await call(rt, 'task', 'create', { title: 'SECRET-TITLE', description: desc, idempotencyKey: 'huge-1' });
-  assert.equal(created.status, 422);
-  assert.equal(created.json.error.code, 'result_budget_exceeded');
-  const receipt = created.json.error.metadata.mutation_receipt;
-  assert.equal(created.json.error.metadata.mutation_applied, true);
-  assert.equal(receipt.entity, 'task');
-  assert.equal(receipt.revision, 1);
-  assert.equal(receipt.idempotencyKey, 'huge-1');
-  assert.deepEqual(receipt.retrieval, { action: 'task get', input: { id: receipt.id } });
-  assert.ok(!created.text.includes('SECRET-TITLE'));
-  assert.equal(created.json.error.hint, undefined, 'no replay advice for a mutation');
-  // The mutation did apply: the task is there (and too big to read back whole).
-  const get = await call(rt, 'task', 'get', { id: receipt.id });
-  assert.equal(get.json.error.code, 'result_budget_exceeded');
-  const page = await call(rt, 'task', 'list', { limit: 1 });
-  assert.equal(page.json.error.code, 'result_budget_exceeded');
-  // A replay of the same key returns the same receipt, not a second task.
-  const replay = await call(rt, 'task', 'create', { title: 'SECRET-TITLE', description: desc, idempotencyKey: 'huge-1' });
-  assert.deepEqual(replay.json.error.metadata.mutation_receipt, receipt);
+  const refused = await call(rt, 'task', 'create', { title: 'SECRET-TITLE', description: desc, idempotencyKey: 'huge-1' });
+  assert.equal(refused.status, 400);
+  assert.equal(refused.json.error.code, 'validation_failed');
+  assert.deepEqual(refused.json.error.details.map((x: { path: string }) => x.path), ['/description']);
+  assert.match(refused.json.error.details[0].message, /40960 bytes as JSON/);
+  const first = await call(rt, 'task', 'list', { limit: 5 });
+  const rest = await call(rt, 'task', 'list', { limit: 5, cursor: first.json.data.nextCursor });
+  assert.equal(first.json.data.tasks.length + rest.json.data.tasks.length, 10);
+  assert.equal(rest.json.data.hasMore, false);
+  const again = await call(rt, 'task', 'create', { title: 'small', idempotencyKey: 'huge-1' });
+  assert.equal(again.status, 200, 'the key of a refused request was not recorded');
 });

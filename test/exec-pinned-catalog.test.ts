@@ -43,6 +43,7 @@ test('an action missing from the pinned catalog is not_found for that authorizat
     operatorToken: 'unused',
     listenHost: '127.0.0.1',
     port: () => 80,
+    gate: services.gate,
     diag: () => {},
     status: () => ({}),
     stop: () => {},

@@ -52,7 +52,7 @@ export function startInProc(t: TestContext, opts: { catalog?: () => PinnedCatalo
     rmSync(home, { recursive: true, force: true });
   });
   const app = buildApp({
-    store, operatorToken: 'op', listenHost: '127.0.0.1', port: () => 80,
+    store, operatorToken: 'op', listenHost: '127.0.0.1', port: () => 80, gate: services.gate,
     diag: () => {}, status: () => ({}), stop: () => {}, reload: async () => ({}),
     urls: () => ({ execBaseUrl: '', mcpUrl: '' }),
     extraRoutes: (a) => registerExecActionRoute(a, services),

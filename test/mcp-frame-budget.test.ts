@@ -4,6 +4,16 @@ import { Ajv } from 'ajv';
 import { MCP_TOOLS } from '../catalog/mcp-tools.js';
 import { RESULT_BUDGET_BYTES } from '../daemon/exec/result-boundary.js';
 import { rpc, startDaemon, startRuntime } from './mcp-harness.js';
+import { sharedBoundary } from '../daemon/mcp/boundary.js';
+import { ResultGate } from '../daemon/results/gate.js';
+import { SecretSet } from '../daemon/results/secrets.js';
+import { SpillStore } from '../daemon/results/spill.js';
+import { systemClock as gateClock } from '../lib/clock.js';
+import { tmpdir as gateTmp } from 'node:os';
+import { join as gateJoin } from 'node:path';
+
+/** A result gate with no secrets configured (spill files, never written here, would go to a temp folder). */
+const plainGate = () => new ResultGate(new SecretSet(), new SpillStore({ dir: gateJoin(gateTmp(), 'agentteam-test-spill'), clock: gateClock }));
 
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
 
@@ -30,8 +40,8 @@ test('MCP tools/call: the complete result as sent (text copy and structuredConte
     return { body: res.body, id, frame: JSON.parse(res.body) as Frame };
   };
 
-  // Quotes cost 2 bytes in the structured JSON and 4 in its text copy: 6 000 of them per message.
-  const content = '"'.repeat(6_000);
+  // Quotes cost 2 bytes in the structured JSON and 4 in its text copy: 5 000 of them (10 000 bytes, within the content limit) per message.
+  const content = '"'.repeat(5_000);
   for (let i = 0; i < 8; i++) {
     const sent = await callTool('message_send', { target: 'channel:q', content });
     assert.equal(sent.frame.result.isError, false, sent.frame.result.content[0]?.text);
@@ -58,30 +68,30 @@ test('MCP tools/call: the complete result as sent (text copy and structuredConte
   });
 
   await t.test('mutation receipts over budget name a retrieval call valid against the retrieval tool\'s input schema', async () => {
+    // The content limits keep every stored message within the budget, so the over-budget mutation is
+    // produced at the boundary itself: the stored message as the handler would return it, made too large.
     const historySchema = MCP_TOOLS.find((x) => x.name === 'message_history_read')!.inputSchema;
     const valid = new Ajv({ strict: false }).compile(historySchema);
-    // Control characters serialize as \u00XX (6 bytes, 7 in the text copy): 12 000 of them exceed the budget.
-    const huge = '\u0001'.repeat(12_000);
-    const sent = await callTool('message_send', { target: 'channel:r', content: huge });
-    assert.equal(sent.frame.result.isError, true);
-    assert.ok(bytes(sent.body) < 8 * 1024);
-    const env = JSON.parse(sent.frame.result.content[0]!.text) as { error: { code: string; metadata: { mutation_applied: boolean; mutation_receipt: Record<string, any> } } };
-    assert.equal(env.error.code, 'result_budget_exceeded');
-    assert.equal(env.error.metadata.mutation_applied, true);
-    const receipt = env.error.metadata.mutation_receipt;
-    assert.equal(receipt.entity, 'message');
-    assert.match(receipt.id, /^msg_/);
-    assert.equal(receipt.target, 'channel:r');
-    assert.deepEqual(receipt.retrieval, { action: 'message_history_read', input: { target: 'channel:r' } });
-    assert.ok(valid(receipt.retrieval.input), JSON.stringify(valid.errors));
-    assert.ok(!sent.body.includes('\\u0001'), 'no content crosses the boundary');
-
-    const reacted = await callTool('message_react', { messageId: receipt.id, emoji: ':+1:' });
-    const renv = JSON.parse(reacted.frame.result.content[0]!.text) as { error: { metadata: { mutation_receipt: Record<string, any> } } };
-    assert.deepEqual(renv.error.metadata.mutation_receipt.retrieval, { action: 'message_history_read', input: { target: 'channel:r' } });
-    // The named call is one the route accepts (its page may itself be over budget: then it says how to continue).
-    const follow = await callTool(receipt.retrieval.action, { ...receipt.retrieval.input, limit: 1 });
-    const text = follow.frame.result.content[0]!.text;
-    assert.ok(!follow.frame.result.isError || JSON.parse(text).error.code === 'result_budget_exceeded', text.slice(0, 200));
+    const sent = await callTool('message_send', { target: 'channel:r', content: 'small' });
+    const message = (sent.frame.result.structuredContent as { message: Record<string, unknown> }).message;
+    for (const name of ['message_send', 'message_react'] as const) {
+      const tool = MCP_TOOLS.find((x) => x.name === name)!;
+      const huge = { message: { ...message, content: '\u0001'.repeat(12_000) } };
+      assert.throws(() => sharedBoundary(plainGate())(tool, { target: 'channel:r', content: 'x', messageId: message.id, emoji: ':+1:' }, huge), (err: unknown) => {
+        const e = err as { code: string; extra: { metadata: { mutation_applied: boolean; mutation_receipt: Record<string, any> } } };
+        assert.equal(e.code, 'result_budget_exceeded');
+        assert.equal(e.extra.metadata.mutation_applied, true);
+        const receipt = e.extra.metadata.mutation_receipt;
+        assert.equal(receipt.entity, 'message');
+        assert.equal(receipt.id, message.id);
+        assert.deepEqual(receipt.retrieval, { action: 'message_history_read', input: { target: 'channel:r' } });
+        assert.ok(valid(receipt.retrieval.input), JSON.stringify(valid.errors));
+        assert.ok(!JSON.stringify(receipt).includes('\\u0001'), 'no content crosses the boundary');
+        return true;
+      });
+    }
+    // The named call is one the route accepts.
+    const follow = await callTool('message_history_read', { target: 'channel:r', limit: 1 });
+    assert.equal(follow.frame.result.isError, false);
   });
 });

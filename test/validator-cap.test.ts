@@ -19,7 +19,8 @@ function inputsFor(example: Record<string, unknown>) {
     .tuple(
       fc.dictionary(fc.string({ maxLength: 6 }), value, { maxKeys: 200 }),
       fc.subarray(Object.keys(example)),
-      fc.dictionary(fc.constantFrom(...Object.keys(example)), value, { maxKeys: 4 }),
+      // An example with no fields (workspace get: `{}`) has nothing to retype.
+      Object.keys(example).length > 0 ? fc.dictionary(fc.constantFrom(...Object.keys(example)), value, { maxKeys: 4 }) : fc.constant({}),
     )
     .map(([extra, drop, retype]) => {
       const o: Record<string, unknown> = { ...example, ...extra, ...retype };

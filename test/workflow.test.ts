@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import { WORKFLOW_OP_MATRIX } from '../catalog/workflow-ops.js';
 import { workflowPlan, workflowRun, workflowStep, workflowTrigger } from '../catalog/domains/workflow.js';
+import { LIMITS, jsonBytes } from '../catalog/limits.js';
 import { cursorCases, startInProc, type Caller } from './inproc-harness.js';
 
 const MIN = 60_000;
@@ -123,21 +124,43 @@ test('idempotency follows the matrix: effect ops replay their first result, read
   assert.deepEqual([missing.json.error.code, missing.json.error.details[0].path], ['validation_failed', '/id']);
 });
 
-test('the result boundary uses the op: an oversized read is result_budget_exceeded with advice, an oversized effect says it was applied', async (t) => {
+test('plan size limits: the largest plan the schema allows is created and shown; one step or byte more is refused with no trace', async (t) => {
   const p = startInProc(t);
   const call = await p.runtime();
-  const steps = Array.from({ length: 50 }, (_, i) => ({ name: `step ${i}`, description: 'é'.repeat(1000) }));
-  const big = await call('workflow', 'plan', { op: 'create', name: 'Big', steps });
-  assert.equal(big.json.error.code, 'result_budget_exceeded');
-  assert.equal(big.json.error.metadata.mutation_applied, true);
-  const id = big.json.error.metadata.mutation_receipt.id;
-  assert.match(id, /^plan_/);
-  assert.deepEqual(big.json.error.metadata.mutation_receipt.retrieval, { action: 'workflow plan', input: { op: 'show', id } });
-  const show = await call('workflow', 'plan', { op: 'show', id });
-  assert.equal(show.json.error.code, 'result_budget_exceeded');
-  assert.equal(show.json.error.metadata, undefined);
-  assert.ok(show.json.error.hint);
-  assert.equal(ok(await call('workflow', 'plan', { op: 'list' })).plans[0].id, id);
+  // Every string at its JSON-byte limit, written with 6-byte control characters and 4-byte emoji.
+  const fill = (l: { chars: number; bytes: number }, i: number) => `${i}`.padEnd(Math.min(l.chars, Math.floor(l.bytes / 6)), '\u0001');
+  const steps = Array.from({ length: LIMITS.planSteps }, (_, i) => ({ name: fill(LIMITS.stepName, i), description: fill(LIMITS.stepDescription, i) }));
+  const name = '\u{1F600}'.repeat(Math.floor(LIMITS.planName.bytes / 4) > LIMITS.planName.chars ? LIMITS.planName.chars : Math.floor(LIMITS.planName.bytes / 4));
+  // Exactly at both limits: 1952 quotes (2 bytes each as JSON) and 48 emoji (4 bytes) are 2000 code points, 4096 bytes.
+  const description = '"'.repeat(1952) + '\u{1F600}'.repeat(48);
+  assert.equal(jsonBytes(description), LIMITS.planDescription.bytes);
+  const big = ok(await call('workflow', 'plan', { op: 'create', name, description, steps }));
+  const id = big.plan.id;
+  assert.equal(big.plan.description, description);
+  const shown = ok(await call('workflow', 'plan', { op: 'version', id, version: 1 }));
+  assert.deepEqual(shown.version.steps, steps);
+  assert.equal(ok(await call('workflow', 'plan', { op: 'list', limit: 1 })).plans[0].id, id);
+  ok(await call('workflow', 'plan', { op: 'publish', id }));
+  const run = ok(await call('workflow', 'run', { op: 'start', planId: id }));
+  const note = '\u0001'.repeat(Math.floor(LIMITS.stepNote.bytes / 6));
+  // Each completion readies the next step; the log quotes every note.
+  for (const st of run.steps) ok(await call('workflow', 'step', { op: 'complete', id: st.id, note }));
+  const runShown = ok(await call('workflow', 'run', { op: 'show', id: run.run.id }));
+  assert.equal(runShown.steps.length, LIMITS.planSteps);
+  const logs = ok(await call('workflow', 'run', { op: 'logs', id: run.run.id, limit: 100 }));
+  assert.ok(logs.logs.length > 0);
+  for (const bad of [
+    { op: 'create', name: 'x', steps: [...steps, { name: 'one more' }] },
+    { op: 'create', name: 'x', steps: [{ name: 'a', description: `\u0001${fill(LIMITS.stepDescription, 0)}` }] },
+    { op: 'create', name: `a${name}`, steps: [{ name: 'a' }] },
+    { op: 'create', name: 'x', description: description.replace('"', '\u0001'), steps: [{ name: 'a' }] }, // same length, 4 bytes over
+  ]) {
+    const r = await call('workflow', 'plan', bad);
+    assert.equal(r.json.error?.code, 'validation_failed', JSON.stringify(bad).slice(0, 80));
+  }
+  assert.equal(ok(await call('workflow', 'plan', { op: 'list' })).plans.length, 1);
+  const overNote = await call('workflow', 'step', { op: 'complete', id: run.steps[0].id, note: `${note}\u0001` });
+  assert.equal(overNote.json.error?.code, 'validation_failed');
 });
 
 test('schedule triggers start runs on time and once for a missed window; message triggers start a run per message', async (t) => {

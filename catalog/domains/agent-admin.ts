@@ -1,3 +1,4 @@
+import { LIMITS, textLimit } from '../limits.js';
 import { defineAction } from '../descriptor.js';
 import { RUNTIME_KINDS } from '../runtimes.js';
 import { idempotencySelectorProps } from '../common.js';
@@ -6,28 +7,31 @@ import { agentSchema } from './agent.js';
 /** Agent ids: the same grammar runtime authorizations accept for an agent. */
 export const AGENT_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$';
 
-const agentIdSchema = { type: 'string', pattern: AGENT_ID_PATTERN, maxLength: 128 } as const;
+const agentIdSchema = { type: 'string', pattern: AGENT_ID_PATTERN, ...textLimit(LIMITS.agentId) } as const;
 const revisionSchema = {
   type: 'string',
   minLength: 1,
-  maxLength: 64,
+  ...textLimit(LIMITS.profileRevision),
   description: 'The profile revision the caller read (profile get); the edit fails with revision_conflict if it changed.',
 } as const;
 const baseUrlSchema = {
   type: 'string',
   pattern: '^https?://[^/@?#\\s]+(/[^?#\\s]*)?$',
-  maxLength: 2000,
+  ...textLimit(LIMITS.profileUrl),
   description: 'http(s) URL without credentials, query or fragment.',
 } as const;
-const envNameSchema = { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]{0,127}$' } as const;
-const displayNameSchema = { type: 'string', minLength: 1, maxLength: 200 } as const;
-const modelSchema = { type: 'string', minLength: 1, maxLength: 200 } as const;
+const envNameSchema = { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]{0,127}$', ...textLimit(LIMITS.profileName) } as const;
+/** Bounded like the profile file's own names (daemon/profile/parse.ts), which agent reads return. */
+const displayNameSchema = { type: 'string', minLength: 1, ...textLimit(LIMITS.profileName) } as const;
+const modelSchema = { type: 'string', minLength: 1, ...textLimit(LIMITS.profileName) } as const;
+
+const outRevision = { type: 'string', ...textLimit(LIMITS.profileRevision) } as const;
 
 const editOutput = {
   type: 'object',
   additionalProperties: false,
   required: ['agent', 'revision'],
-  properties: { agent: agentSchema, revision: { type: 'string', description: 'The profile revision after the edit.' } },
+  properties: { agent: agentSchema, revision: { ...outRevision, description: 'The profile revision after the edit.' } },
 } as const;
 
 export const agentCreate = defineAction({
@@ -98,8 +102,8 @@ export const agentDelete = defineAction({
     additionalProperties: false,
     required: ['deleted', 'revision'],
     properties: {
-      deleted: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string' } } },
-      revision: { type: 'string' },
+      deleted: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: agentIdSchema } },
+      revision: outRevision,
     },
   },
 });

@@ -1,4 +1,5 @@
 import { defineAction } from '../descriptor.js';
+import { LIMITS, textLimit } from '../limits.js';
 import { pageInputProps, pageOutputProps } from '../common.js';
 import { RUNTIME_KINDS } from '../runtimes.js';
 
@@ -7,25 +8,30 @@ import { RUNTIME_KINDS } from '../runtimes.js';
  * could carry a header value, URL userinfo/query/fragment, a source id or a
  * filesystem path: those never leave the daemon.
  */
+/** Agent ids, names and header names come from the profile, which enforces the same limits. */
+const nameSchema = { type: 'string', minLength: 1, ...textLimit(LIMITS.profileName) } as const;
+const agentIdSchema = { type: 'string', minLength: 1, ...textLimit(LIMITS.agentId) } as const;
+const urlSchema = { type: 'string', minLength: 1, ...textLimit(LIMITS.profileUrl) } as const;
+
 export const agentSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['id', 'displayName', 'runtime', 'model', 'baseUrl', 'headerNames', 'apiKeyEnv', 'filesystem', 'teams'],
   properties: {
-    id: { type: 'string' },
-    displayName: { type: 'string' },
+    id: agentIdSchema,
+    displayName: nameSchema,
     runtime: { type: 'string', enum: RUNTIME_KINDS },
-    model: { type: ['string', 'null'] },
-    baseUrl: { type: ['string', 'null'], description: 'Scheme, host, port and path only.' },
-    headerNames: { type: 'array', items: { type: 'string' }, description: 'Names of configured headers, lower-cased; never values.' },
-    apiKeyEnv: { type: ['string', 'null'], description: 'Name of the environment variable holding the API key; never its value.' },
+    model: { anyOf: [nameSchema, { type: 'null' }] },
+    baseUrl: { anyOf: [urlSchema, { type: 'null' }], description: 'Scheme, host, port and path only.' },
+    headerNames: { type: 'array', maxItems: LIMITS.agentHeaders, items: nameSchema, description: 'Names of configured headers, lower-cased; never values.' },
+    apiKeyEnv: { anyOf: [nameSchema, { type: 'null' }], description: 'Name of the environment variable holding the API key; never its value.' },
     filesystem: {
       type: 'object',
       additionalProperties: false,
       required: ['allowedPathCount'],
       properties: { allowedPathCount: { type: 'integer', minimum: 0 } },
     },
-    teams: { type: 'array', items: { type: 'string' }, description: 'teamIds this agent belongs to.' },
+    teams: { type: 'array', maxItems: LIMITS.agentTeams, items: nameSchema, description: 'teamIds this agent belongs to.' },
   },
 } as const;
 
@@ -40,7 +46,7 @@ export const agentList = defineAction({
     type: 'object',
     additionalProperties: false,
     properties: {
-      query: { type: 'string', minLength: 1, maxLength: 200 },
+      query: { type: 'string', minLength: 1, ...textLimit(LIMITS.query) },
       runtime: { type: 'string', enum: RUNTIME_KINDS },
       ...pageInputProps,
     },
@@ -49,7 +55,7 @@ export const agentList = defineAction({
     type: 'object',
     additionalProperties: false,
     required: ['agents', 'hasMore'],
-    properties: { agents: { type: 'array', items: agentSchema }, ...pageOutputProps },
+    properties: { agents: { type: 'array', maxItems: 100, items: agentSchema }, ...pageOutputProps },
   },
 });
 
@@ -64,7 +70,7 @@ export const agentGet = defineAction({
     type: 'object',
     additionalProperties: false,
     required: ['id'],
-    properties: { id: { type: 'string', minLength: 1, maxLength: 128 } },
+    properties: { id: agentIdSchema },
   },
   output: {
     type: 'object',

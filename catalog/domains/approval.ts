@@ -1,6 +1,9 @@
+import { LIMITS, textLimit } from '../limits.js';
 import { defineAction } from '../descriptor.js';
 import { idSchema, idempotencySelectorProps, pageInputProps, pageOutputProps, timestampSchema } from '../common.js';
 
+/** agent:<id> or human:<handle>, bounded like message authors. */
+const authorSchema = { type: 'string', maxLength: 6 + LIMITS.agentId.chars, 'x-maxJsonBytes': 6 + LIMITS.agentId.bytes } as const;
 const statusSchema = { type: 'string', enum: ['pending', 'approved', 'rejected', 'expired'] } as const;
 
 export const approvalSchema = {
@@ -9,14 +12,14 @@ export const approvalSchema = {
   required: ['id', 'title', 'detail', 'status', 'requestedBy', 'decidedBy', 'note', 'expiresAt', 'decidedAt', 'revision', 'createdAt', 'updatedAt'],
   properties: {
     id: idSchema,
-    title: { type: 'string' },
-    detail: { type: 'string' },
+    title: { type: 'string', ...textLimit(LIMITS.approvalTitle) },
+    detail: { type: 'string', ...textLimit(LIMITS.approvalDetail) },
     status: statusSchema,
-    requestedBy: { type: 'string' },
-    decidedBy: { type: ['string', 'null'] },
-    note: { type: ['string', 'null'], description: 'What the person who decided wrote with the decision.' },
+    requestedBy: authorSchema,
+    decidedBy: { ...authorSchema, type: ['string', 'null'] },
+    note: { type: ['string', 'null'], ...textLimit(LIMITS.decisionNote), description: 'What the person who decided wrote with the decision.' },
     expiresAt: timestampSchema,
-    decidedAt: { type: ['string', 'null'] },
+    decidedAt: { type: ['string', 'null'], maxLength: 40, 'x-maxJsonBytes': 40 },
     revision: { type: 'integer', minimum: 1 },
     createdAt: timestampSchema,
     updatedAt: timestampSchema,
@@ -44,8 +47,8 @@ export const approvalRequest = defineAction({
     additionalProperties: false,
     required: ['title'],
     properties: {
-      title: { type: 'string', minLength: 1, maxLength: 200 },
-      detail: { type: 'string', maxLength: 20000 },
+      title: { type: 'string', minLength: 1, ...textLimit(LIMITS.approvalTitle) },
+      detail: { type: 'string', ...textLimit(LIMITS.approvalDetail) },
       expiresInSeconds: { type: 'integer', minimum: 60, maximum: 604800 },
       ...idempotencySelectorProps,
     },
@@ -91,7 +94,7 @@ export const approvalDecide = defineAction({
     type: 'object',
     additionalProperties: false,
     required: ['id', 'decision'],
-    properties: { id: idSchema, decision: decisionSchema, note: { type: 'string', maxLength: 2000 }, ...idempotencySelectorProps },
+    properties: { id: idSchema, decision: decisionSchema, note: { type: 'string', ...textLimit(LIMITS.decisionNote) }, ...idempotencySelectorProps },
   },
   output: approvalOutput,
 });

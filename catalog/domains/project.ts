@@ -1,5 +1,9 @@
 import { defineAction } from '../descriptor.js';
+import { LIMITS, textLimit } from '../limits.js';
 import { idSchema, idempotencySelectorProps, pageInputProps, pageOutputProps, timestampSchema } from '../common.js';
+
+const nameSchema = { type: 'string', minLength: 1, ...textLimit(LIMITS.projectName) } as const;
+const descriptionSchema = { type: 'string', ...textLimit(LIMITS.projectDescription) } as const;
 
 export const projectSchema = {
   type: 'object',
@@ -7,8 +11,8 @@ export const projectSchema = {
   required: ['id', 'name', 'description', 'revision', 'createdAt', 'updatedAt'],
   properties: {
     id: idSchema,
-    name: { type: 'string' },
-    description: { type: 'string' },
+    name: nameSchema,
+    description: descriptionSchema,
     revision: { type: 'integer', minimum: 1 },
     createdAt: timestampSchema,
     updatedAt: timestampSchema,
@@ -34,8 +38,8 @@ export const projectCreate = defineAction({
     additionalProperties: false,
     required: ['name'],
     properties: {
-      name: { type: 'string', minLength: 1, maxLength: 200 },
-      description: { type: 'string', maxLength: 20000 },
+      name: nameSchema,
+      description: descriptionSchema,
       ...idempotencySelectorProps,
     },
   },
@@ -74,7 +78,7 @@ export const projectList = defineAction({
     type: 'object',
     additionalProperties: false,
     required: ['projects', 'hasMore'],
-    properties: { projects: { type: 'array', items: projectSchema }, ...pageOutputProps },
+    properties: { projects: { type: 'array', maxItems: 100, items: projectSchema }, ...pageOutputProps },
   },
 });
 

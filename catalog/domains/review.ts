@@ -1,7 +1,10 @@
 import { defineAction } from '../descriptor.js';
+import { LIMITS, textLimit } from '../limits.js';
 import { idSchema, idempotencySelectorProps, pageInputProps, pageOutputProps, timestampSchema } from '../common.js';
 
 const verdictSchema = { type: 'string', enum: ['approve', 'request_changes', 'comment'] } as const;
+
+const bodySchema = { type: 'string', minLength: 1, ...textLimit(LIMITS.reviewBody) } as const;
 
 export const reviewSchema = {
   type: 'object',
@@ -10,9 +13,9 @@ export const reviewSchema = {
   properties: {
     id: idSchema,
     taskId: idSchema,
-    author: { type: 'string', description: 'Agent id of the reviewer.' },
+    author: { type: 'string', ...textLimit(LIMITS.agentId), description: 'Agent id of the reviewer.' },
     verdict: verdictSchema,
-    body: { type: 'string' },
+    body: bodySchema,
     createdAt: timestampSchema,
     updatedAt: timestampSchema,
   },
@@ -32,7 +35,7 @@ export const reviewAdd = defineAction({
     properties: {
       taskId: idSchema,
       verdict: verdictSchema,
-      body: { type: 'string', minLength: 1, maxLength: 20000 },
+      body: bodySchema,
       ...idempotencySelectorProps,
     },
   },
@@ -61,7 +64,7 @@ export const reviewList = defineAction({
     type: 'object',
     additionalProperties: false,
     required: ['reviews', 'hasMore'],
-    properties: { reviews: { type: 'array', items: reviewSchema }, ...pageOutputProps },
+    properties: { reviews: { type: 'array', maxItems: 100, items: reviewSchema }, ...pageOutputProps },
   },
 });
 

@@ -1,3 +1,4 @@
+import { LIMITS, textLimit } from '../limits.js';
 import { defineAction } from '../descriptor.js';
 import { idSchema, idempotencySelectorProps, pageInputProps, pageOutputProps, timestampSchema } from '../common.js';
 import { TARGET_PATTERN } from '../mcp-tools.js';
@@ -5,7 +6,7 @@ import { TARGET_PATTERN } from '../mcp-tools.js';
 /** RFC 3339 with an explicit offset or Z; the store also checks that it names a real instant. */
 export const RFC3339_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})$';
 
-const targetSchema = { type: 'string', pattern: TARGET_PATTERN, maxLength: 140, description: 'Exact target the message is delivered to.' } as const;
+const targetSchema = { type: 'string', pattern: TARGET_PATTERN, maxLength: 140, 'x-maxJsonBytes': 140, description: 'Exact target the message is delivered to.' } as const;
 const statusSchema = { type: 'string', enum: ['active', 'completed', 'cancelled'] } as const;
 
 export const scheduledMessageSchema = {
@@ -14,14 +15,14 @@ export const scheduledMessageSchema = {
   required: ['id', 'target', 'content', 'at', 'cron', 'timeZone', 'status', 'nextRunAt', 'createdBy', 'revision', 'createdAt', 'updatedAt'],
   properties: {
     id: idSchema,
-    target: { type: 'string' },
-    content: { type: 'string' },
-    at: { type: ['string', 'null'], description: 'The one delivery time of a one-off schedule.' },
-    cron: { type: ['string', 'null'], description: 'The cron rule of a repeating schedule.' },
-    timeZone: { type: ['string', 'null'], description: 'IANA time zone the cron rule is read in.' },
+    target: { type: 'string', maxLength: 140, 'x-maxJsonBytes': 140 },
+    content: { type: 'string', ...textLimit(LIMITS.messageContent) },
+    at: { type: ['string', 'null'], maxLength: 40, 'x-maxJsonBytes': 40, description: 'The one delivery time of a one-off schedule.' },
+    cron: { type: ['string', 'null'], ...textLimit(LIMITS.cron), description: 'The cron rule of a repeating schedule.' },
+    timeZone: { type: ['string', 'null'], ...textLimit(LIMITS.timeZone), description: 'IANA time zone the cron rule is read in.' },
     status: statusSchema,
-    nextRunAt: { type: ['string', 'null'], description: 'When the daemon delivers next; null once completed or cancelled.' },
-    createdBy: { type: 'string' },
+    nextRunAt: { type: ['string', 'null'], maxLength: 40, 'x-maxJsonBytes': 40, description: 'When the daemon delivers next; null once completed or cancelled.' },
+    createdBy: { type: 'string', maxLength: 6 + LIMITS.agentId.chars, 'x-maxJsonBytes': 6 + LIMITS.agentId.bytes },
     revision: { type: 'integer', minimum: 1 },
     createdAt: timestampSchema,
     updatedAt: timestampSchema,
@@ -40,8 +41,8 @@ export const scheduledRunSchema = {
     outcome: { type: 'string', enum: ['delivered', 'failed'] },
     late: { type: 'boolean', description: 'True when the run happened more than a second after it was due (after downtime).' },
     missed: { type: 'integer', minimum: 1, description: 'Occurrences this one run stands for (more than 1 after downtime).' },
-    messageId: { type: ['string', 'null'] },
-    error: { type: ['string', 'null'] },
+    messageId: { type: ['string', 'null'], maxLength: 64, 'x-maxJsonBytes': 64 },
+    error: { type: ['string', 'null'], ...textLimit(LIMITS.runError) },
   },
 } as const;
 
@@ -65,10 +66,10 @@ export const scheduledMessageCreate = defineAction({
     required: ['target', 'content'],
     properties: {
       target: targetSchema,
-      content: { type: 'string', minLength: 1, maxLength: 20000 },
-      at: { type: 'string', pattern: RFC3339_PATTERN, maxLength: 40 },
-      cron: { type: 'string', minLength: 9, maxLength: 120 },
-      timeZone: { type: 'string', minLength: 1, maxLength: 64 },
+      content: { type: 'string', minLength: 1, ...textLimit(LIMITS.messageContent), description: 'Delivered as a message, so bounded like message_send content.' },
+      at: { type: 'string', pattern: RFC3339_PATTERN, maxLength: 40, 'x-maxJsonBytes': 40 },
+      cron: { type: 'string', minLength: 9, ...textLimit(LIMITS.cron) },
+      timeZone: { type: 'string', minLength: 1, ...textLimit(LIMITS.timeZone) },
       ...idempotencySelectorProps,
     },
   },

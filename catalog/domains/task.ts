@@ -1,8 +1,11 @@
 import { defineAction } from '../descriptor.js';
+import { LIMITS, textLimit } from '../limits.js';
 import { idSchema, idempotencySelectorProps, pageInputProps, pageOutputProps, timestampSchema } from '../common.js';
 
 const statusSchema = { type: 'string', enum: ['todo', 'in_progress', 'blocked', 'done', 'cancelled'] } as const;
-const handleSchema = { type: 'string', minLength: 1, maxLength: 128 } as const;
+const handleSchema = { type: 'string', minLength: 1, ...textLimit(LIMITS.handle) } as const;
+const titleSchema = { type: 'string', minLength: 1, ...textLimit(LIMITS.taskTitle) } as const;
+const descriptionSchema = { type: 'string', ...textLimit(LIMITS.taskDescription) } as const;
 
 export const taskSchema = {
   type: 'object',
@@ -10,11 +13,11 @@ export const taskSchema = {
   required: ['id', 'title', 'description', 'status', 'assignee', 'projectId', 'revision', 'createdAt', 'updatedAt'],
   properties: {
     id: idSchema,
-    title: { type: 'string' },
-    description: { type: 'string' },
+    title: titleSchema,
+    description: descriptionSchema,
     status: statusSchema,
-    assignee: { type: ['string', 'null'] },
-    projectId: { type: ['string', 'null'] },
+    assignee: { anyOf: [handleSchema, { type: 'null' }] },
+    projectId: { anyOf: [idSchema, { type: 'null' }] },
     revision: { type: 'integer', minimum: 1 },
     createdAt: timestampSchema,
     updatedAt: timestampSchema,
@@ -40,8 +43,8 @@ export const taskCreate = defineAction({
     additionalProperties: false,
     required: ['title'],
     properties: {
-      title: { type: 'string', minLength: 1, maxLength: 500 },
-      description: { type: 'string', maxLength: 20000 },
+      title: titleSchema,
+      description: descriptionSchema,
       status: statusSchema,
       assignee: handleSchema,
       projectId: idSchema,
@@ -88,7 +91,7 @@ export const taskList = defineAction({
     type: 'object',
     additionalProperties: false,
     required: ['tasks', 'hasMore'],
-    properties: { tasks: { type: 'array', items: taskSchema }, ...pageOutputProps },
+    properties: { tasks: { type: 'array', maxItems: 100, items: taskSchema }, ...pageOutputProps },
   },
 });
 
@@ -105,8 +108,8 @@ export const taskUpdate = defineAction({
     required: ['id'],
     properties: {
       id: idSchema,
-      title: { type: 'string', minLength: 1, maxLength: 500 },
-      description: { type: 'string', maxLength: 20000 },
+      title: titleSchema,
+      description: descriptionSchema,
       status: statusSchema,
       assignee: { anyOf: [handleSchema, { type: 'null' }] },
       projectId: { anyOf: [idSchema, { type: 'null' }] },

@@ -1,30 +1,34 @@
 import { defineAction } from '../descriptor.js';
+import { LIMITS, textLimit } from '../limits.js';
 import { pageInputProps, pageOutputProps } from '../common.js';
+
+/** Team ids, handles and names come from the profile, which enforces the same limits. */
+const nameSchema = { type: 'string', minLength: 1, ...textLimit(LIMITS.profileName) } as const;
 
 export const teamSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['teamId', 'handle', 'displayName', 'members'],
   properties: {
-    teamId: { type: 'string' },
-    handle: { type: 'string' },
-    displayName: { type: 'string' },
+    teamId: nameSchema,
+    handle: nameSchema,
+    displayName: nameSchema,
     members: {
       type: 'array',
+      maxItems: LIMITS.teamMembers,
       items: {
         type: 'object',
         additionalProperties: false,
         required: ['kind', 'handle'],
         properties: {
           kind: { type: 'string', enum: ['agent', 'human'] },
-          handle: { type: 'string' },
+          handle: nameSchema,
         },
       },
     },
   },
 } as const;
 
-const teamIdSchema = { type: 'string', minLength: 1, maxLength: 128 } as const;
 
 export const teamList = defineAction({
   domain: 'team',
@@ -42,7 +46,7 @@ export const teamList = defineAction({
     type: 'object',
     additionalProperties: false,
     required: ['teams', 'hasMore'],
-    properties: { teams: { type: 'array', items: teamSchema }, ...pageOutputProps },
+    properties: { teams: { type: 'array', maxItems: 100, items: teamSchema }, ...pageOutputProps },
   },
 });
 
@@ -57,7 +61,7 @@ export const teamGet = defineAction({
     type: 'object',
     additionalProperties: false,
     required: ['teamId'],
-    properties: { teamId: teamIdSchema },
+    properties: { teamId: nameSchema },
   },
   output: {
     type: 'object',

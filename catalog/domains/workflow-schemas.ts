@@ -1,3 +1,4 @@
+import { LIMITS, textLimit } from '../limits.js';
 import { idSchema, timestampSchema } from '../common.js';
 import { TARGET_PATTERN } from '../mcp-tools.js';
 
@@ -7,10 +8,18 @@ export const stepDefSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['name'],
-  properties: { name: { type: 'string', minLength: 1, maxLength: 100 }, description: { type: 'string', maxLength: 2000 } },
+  properties: { name: { type: 'string', minLength: 1, ...textLimit(LIMITS.stepName) }, description: { type: 'string', ...textLimit(LIMITS.stepDescription) } },
 } as const;
 
-export const stepDefsSchema = { type: 'array', items: stepDefSchema, minItems: 1, maxItems: 50 } as const;
+export const stepDefsSchema = { type: 'array', items: stepDefSchema, minItems: 1, maxItems: LIMITS.planSteps } as const;
+
+export const planNameSchema = { type: 'string', minLength: 1, ...textLimit(LIMITS.planName) } as const;
+export const planDescriptionSchema = { type: 'string', ...textLimit(LIMITS.planDescription) } as const;
+export const cronSchema = { type: 'string', minLength: 9, ...textLimit(LIMITS.cron) } as const;
+export const timeZoneSchema = { type: 'string', minLength: 1, ...textLimit(LIMITS.timeZone) } as const;
+export const stepNoteSchema = { type: 'string', ...textLimit(LIMITS.stepNote) } as const;
+const timeOrNull = { type: ['string', 'null'], maxLength: 40, 'x-maxJsonBytes': 40 } as const;
+const idOrNull = { type: ['string', 'null'], maxLength: 64, 'x-maxJsonBytes': 64 } as const;
 
 export const planSchema = {
   type: 'object',
@@ -18,8 +27,8 @@ export const planSchema = {
   required: ['id', 'name', 'description', 'status', 'latestVersion', 'publishedVersion', 'revision', 'createdAt', 'updatedAt'],
   properties: {
     id: idSchema,
-    name: { type: 'string' },
-    description: { type: 'string' },
+    name: { type: 'string', ...textLimit(LIMITS.planName) },
+    description: { type: 'string', ...textLimit(LIMITS.planDescription) },
     status: { type: 'string', enum: ['draft', 'published', 'archived'] },
     latestVersion: { type: 'integer', minimum: 1 },
     publishedVersion: { type: ['integer', 'null'], description: 'The version runs start from; null until published.' },
@@ -36,7 +45,14 @@ export const planVersionSchema = {
   properties: {
     planId: idSchema,
     version: { type: 'integer', minimum: 1 },
-    steps: { type: 'array', items: { type: 'object', additionalProperties: false, required: ['name', 'description'], properties: { name: { type: 'string' }, description: { type: 'string' } } } },
+    steps: {
+      type: 'array',
+      maxItems: LIMITS.planSteps,
+      items: {
+        type: 'object', additionalProperties: false, required: ['name', 'description'],
+        properties: { name: { type: 'string', ...textLimit(LIMITS.stepName) }, description: { type: 'string', ...textLimit(LIMITS.stepDescription) } },
+      },
+    },
     createdAt: timestampSchema,
   },
 } as const;
@@ -49,13 +65,17 @@ export const validationSchema = {
     valid: { type: 'boolean' },
     problems: {
       type: 'array',
-      items: { type: 'object', additionalProperties: false, required: ['path', 'message'], properties: { path: { type: 'string' }, message: { type: 'string' } } },
+      maxItems: LIMITS.validationProblems,
+      items: {
+        type: 'object', additionalProperties: false, required: ['path', 'message'],
+        properties: { path: { type: 'string', ...textLimit(LIMITS.validationPath) }, message: { type: 'string', ...textLimit(LIMITS.validationMessage) } },
+      },
     },
   },
 } as const;
 
 export const triggerKindSchema = { type: 'string', enum: ['manual', 'schedule', 'message'] } as const;
-export const wfTargetSchema = { type: 'string', pattern: TARGET_PATTERN, maxLength: 140 } as const;
+export const wfTargetSchema = { type: 'string', pattern: TARGET_PATTERN, maxLength: 140, 'x-maxJsonBytes': 140 } as const;
 
 export const triggerSchema = {
   type: 'object',
@@ -65,11 +85,11 @@ export const triggerSchema = {
     id: idSchema,
     planId: idSchema,
     kind: triggerKindSchema,
-    cron: { type: ['string', 'null'] },
-    timeZone: { type: ['string', 'null'] },
-    target: { type: ['string', 'null'], description: 'For message triggers: a message to this exact target starts a run.' },
+    cron: { type: ['string', 'null'], ...textLimit(LIMITS.cron) },
+    timeZone: { type: ['string', 'null'], ...textLimit(LIMITS.timeZone) },
+    target: { type: ['string', 'null'], maxLength: 140, 'x-maxJsonBytes': 140, description: 'For message triggers: a message to this exact target starts a run.' },
     status: { type: 'string', enum: ['enabled', 'disabled', 'archived'] },
-    nextFireAt: { type: ['string', 'null'] },
+    nextFireAt: timeOrNull,
     revision: { type: 'integer', minimum: 1 },
     createdAt: timestampSchema,
     updatedAt: timestampSchema,
@@ -84,13 +104,13 @@ export const runSchema = {
     id: idSchema,
     planId: idSchema,
     planVersion: { type: 'integer', minimum: 1 },
-    triggerId: { type: ['string', 'null'] },
+    triggerId: idOrNull,
     status: { type: 'string', enum: ['running', 'completed', 'failed', 'cancelled'] },
-    startedBy: { type: 'string', description: 'agent:<id>, or trigger:<id> for schedule and message triggers.' },
+    startedBy: { type: 'string', maxLength: 8 + LIMITS.agentId.chars, 'x-maxJsonBytes': 8 + LIMITS.agentId.bytes, description: 'agent:<id>, or trigger:<id> for schedule and message triggers.' },
     revision: { type: 'integer', minimum: 1 },
     createdAt: timestampSchema,
     updatedAt: timestampSchema,
-    finishedAt: { type: ['string', 'null'] },
+    finishedAt: timeOrNull,
   },
 } as const;
 
@@ -104,9 +124,9 @@ export const stepSchema = {
     id: idSchema,
     runId: idSchema,
     index: { type: 'integer', minimum: 0 },
-    name: { type: 'string' },
+    name: { type: 'string', ...textLimit(LIMITS.stepName) },
     status: stepStatusSchema,
-    note: { type: ['string', 'null'], description: 'The output, failure reason or pause note of the last transition.' },
+    note: { type: ['string', 'null'], ...textLimit(LIMITS.stepNote), description: 'The output, failure reason or pause note of the last transition.' },
     revision: { type: 'integer', minimum: 1 },
     updatedAt: timestampSchema,
   },
@@ -119,8 +139,8 @@ export const logSchema = {
   properties: {
     seq: { type: 'integer', minimum: 1 },
     at: timestampSchema,
-    stepId: { type: ['string', 'null'] },
-    event: { type: 'string' },
-    detail: { type: ['string', 'null'] },
+    stepId: idOrNull,
+    event: { type: 'string', ...textLimit(LIMITS.logEvent) },
+    detail: { type: ['string', 'null'], ...textLimit(LIMITS.logDetail) },
   },
 } as const;

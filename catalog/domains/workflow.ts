@@ -1,7 +1,8 @@
 import { defineAction } from '../descriptor.js';
+import { LIMITS } from '../limits.js';
 import { idSchema, idempotencySelectorProps, pageInputProps, pageOutputProps } from '../common.js';
 import {
-  logSchema, planSchema, planVersionSchema, runSchema, stepDefsSchema, stepSchema, triggerKindSchema, triggerSchema,
+  cronSchema, logSchema, planDescriptionSchema, planNameSchema, planSchema, stepNoteSchema, timeZoneSchema, planVersionSchema, runSchema, stepDefsSchema, stepSchema, triggerKindSchema, triggerSchema,
   validationSchema, wfTargetSchema,
 } from './workflow-schemas.js';
 
@@ -28,8 +29,8 @@ export const workflowPlan = defineAction({
     properties: {
       op: { type: 'string', enum: ['list', 'show', 'version', 'validate', 'create', 'update', 'archive', 'publish'] },
       id: idSchema,
-      name: { type: 'string', minLength: 1, maxLength: 200 },
-      description: { type: 'string', maxLength: 20000 },
+      name: planNameSchema,
+      description: planDescriptionSchema,
       steps: stepDefsSchema,
       version: { type: 'integer', minimum: 1 },
       status: { type: 'string', enum: ['draft', 'published', 'archived'] },
@@ -66,8 +67,8 @@ export const workflowTrigger = defineAction({
       id: idSchema,
       planId: idSchema,
       kind: triggerKindSchema,
-      cron: { type: 'string', minLength: 9, maxLength: 120 },
-      timeZone: { type: 'string', minLength: 1, maxLength: 64 },
+      cron: cronSchema,
+      timeZone: timeZoneSchema,
       target: wfTargetSchema,
       ...page,
       ...idempotencySelectorProps,
@@ -107,7 +108,8 @@ export const workflowRun = defineAction({
     properties: {
       run: runSchema,
       runs: { type: 'array', items: runSchema },
-      steps: { type: 'array', items: stepSchema },
+      // show and cancel return every step of the run (at most LIMITS.planSteps), never a page.
+      steps: { type: 'array', items: stepSchema, maxItems: LIMITS.planSteps, 'x-wholeList': true },
       logs: { type: 'array', items: logSchema },
       ...pageOutputProps,
     },
@@ -129,7 +131,7 @@ export const workflowStep = defineAction({
       op: { type: 'string', enum: ['list', 'get', 'complete', 'fail', 'pause', 'park'] },
       id: idSchema,
       runId: idSchema,
-      note: { type: 'string', maxLength: 2000 },
+      note: stepNoteSchema,
       ...page,
       ...idempotencySelectorProps,
     },

@@ -1,11 +1,15 @@
+import { LIMITS, textLimit } from '../limits.js';
 import { defineAction } from '../descriptor.js';
 import { agentSchema } from './agent.js';
+
+/** Profile names, bounded by the profile parser. */
+const nameSchema = { type: 'string', ...textLimit(LIMITS.profileName) } as const;
 
 const teamRef = {
   type: 'object',
   additionalProperties: false,
   required: ['teamId', 'handle', 'displayName'],
-  properties: { teamId: { type: 'string' }, handle: { type: 'string' }, displayName: { type: 'string' } },
+  properties: { teamId: nameSchema, handle: nameSchema, displayName: nameSchema },
 } as const;
 
 export const workspaceGet = defineAction({
@@ -26,12 +30,12 @@ export const workspaceGet = defineAction({
         additionalProperties: false,
         required: ['serverId', 'agentId', 'sessionId', 'runId', 'workdirSet', 'teams'],
         properties: {
-          serverId: { type: 'string' },
-          agentId: { type: 'string' },
-          sessionId: { type: ['string', 'null'] },
-          runId: { type: ['string', 'null'] },
+          serverId: { type: 'string', ...textLimit(LIMITS.agentId) },
+          agentId: { type: 'string', ...textLimit(LIMITS.agentId) },
+          sessionId: { type: ['string', 'null'], ...textLimit(LIMITS.agentId) },
+          runId: { type: ['string', 'null'], ...textLimit(LIMITS.agentId) },
           workdirSet: { type: 'boolean' },
-          teams: { type: 'array', items: teamRef, description: 'Teams of the local profile the agent belongs to.' },
+          teams: { type: 'array', maxItems: LIMITS.agentTeams, items: teamRef, description: 'Teams of the local profile the agent belongs to.' },
         },
       },
     },
@@ -56,7 +60,7 @@ export const profileGet = defineAction({
         additionalProperties: false,
         required: ['revision', 'agentCount', 'teamCount', 'self'],
         properties: {
-          revision: { type: 'string' },
+          revision: { type: 'string', ...textLimit(LIMITS.profileRevision) },
           agentCount: { type: 'integer', minimum: 0 },
           teamCount: { type: 'integer', minimum: 0 },
           self: { anyOf: [agentSchema, { type: 'null' }] },

@@ -53,6 +53,8 @@ export class AuthorizationStore {
   private readonly cleanup: CleanupQueue;
   private inFlightTotal = 0;
   private closed = false;
+  /** Bumps whenever a generation is added or dropped (the result gate re-reads the tokens it masks). */
+  private tokenSetVersion = 0;
   readonly defaultTtlMs: number;
 
   constructor(private readonly deps: StoreDeps) {
@@ -147,6 +149,7 @@ export class AuthorizationStore {
     // Registered before publication so a reader that sees the new file can use it at once.
     this.gens.set(genId, gen);
     auth.generations.push(gen);
+    this.tokenSetVersion++;
     try {
       await this.deps.writer.publish(auth.dir, token);
     } catch (err) {
@@ -197,10 +200,20 @@ export class AuthorizationStore {
   }
 
   private dropGeneration(auth: Authorization, gen: Generation): void {
+    this.tokenSetVersion++;
     this.gens.delete(gen.id);
     this.verified.delete(gen.token);
     const i = auth.generations.indexOf(gen);
     if (i >= 0) auth.generations.splice(i, 1);
+  }
+
+  get tokensVersion(): number {
+    return this.tokenSetVersion;
+  }
+
+  /** Every live generation's token (current and previous of each runtime), for the result gate's masking. */
+  *liveTokens(): Iterable<string> {
+    for (const g of this.gens.values()) yield g.token;
   }
 
   /** Token -> live authorization, or the internal reason it is refused. */

@@ -5,7 +5,9 @@ import type { ClientToolBroker } from './broker.js';
 import { toolFingerprint } from '../../catalog/tool-fingerprint.js';
 import { clientResultFrame, toolErrorFrame } from './result-exit.js';
 import { DelegatedScopes } from './scopes.js';
-import { FALLBACK_TOOL_NAMES, type ClientToolSpec } from './types.js';
+import type { ResultGate } from '../results/gate.js';
+import { FALLBACK_TOOL_NAMES, TOOL_NAME_RE, type ClientToolSpec } from './types.js';
+import { RESULT_BUDGET_BYTES } from '../../catalog/limits.js';
 
 /**
  * Client tools as the agents see them: one registry owner per group
@@ -22,6 +24,8 @@ export interface ExposureDeps {
   /** Names the caller may neither see nor call (profile denyTools). */
   readonly hidden: (principal: Principal) => ReadonlySet<string> | undefined;
   readonly scopes: DelegatedScopes;
+  /** The result gate every client tool answer passes (masking, bounding). */
+  readonly gate?: ResultGate;
 }
 
 /** The effective descriptor a fingerprint covers: what the app registered, its timeout made explicit. */
@@ -55,7 +59,7 @@ function clientEntry(deps: ExposureDeps, group: string, spec: ClientToolSpec): R
         delegation = deps.scopes.allows(ctx, spec.name, fp);
         if (!delegation) return toolErrorFrame('forbidden', `${spec.name} is not in this delegated thread's saved scope with its current fingerprint`);
       }
-      return clientResultFrame(await deps.broker().call(spec.name, args, ctx, delegation), ctx);
+      return clientResultFrame(await deps.broker().call(spec.name, args, ctx, delegation), ctx, deps.gate);
     },
   };
   specs.set(entry, spec);
@@ -84,6 +88,34 @@ export function syncGroups(deps: ExposureDeps, groups: ReadonlyMap<string, reado
 
 const textFrame = (value: unknown) => JSON.stringify({ content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value, isError: false });
 
+/** The frame size an app_tools page may reach: the result budget with room for the tools/call envelope. */
+const TOOLS_PAGE_BYTES = Math.floor(RESULT_BUDGET_BYTES * 0.85);
+
+type ToolEntry = { name: string; group: string; description: string; input_schema: unknown };
+
+/**
+ * As many tools, in name order, as fit the page budget (at least one: a
+ * single entry is bounded well below it by the registration limits), with a
+ * cursor after the last one when more remain. Nothing is cut from an entry.
+ */
+function toolsPage(all: ToolEntry[]): string {
+  let n = all.length;
+  const frame = (k: number) => textFrame(k < all.length ? { tools: all.slice(0, k), hasMore: true, nextCursor: encodeToolsCursor(all[k - 1]!.name) } : { tools: all, hasMore: false });
+  let out = frame(n);
+  while (n > 1 && Buffer.byteLength(out) > TOOLS_PAGE_BYTES) out = frame(--n);
+  return out;
+}
+
+const CURSOR_PREFIX = 'apt1.';
+const encodeToolsCursor = (name: string) => CURSOR_PREFIX + Buffer.from(name).toString('base64url');
+
+/** The tool name a cursor continues after, or null when it is not one of ours. */
+function decodeToolsCursor(c: unknown): string | null {
+  if (typeof c !== 'string' || !c.startsWith(CURSOR_PREFIX) || c.length > 128) return null;
+  const name = Buffer.from(c.slice(CURSOR_PREFIX.length), 'base64url').toString('utf8');
+  return TOOL_NAME_RE.test(name) && encodeToolsCursor(name) === c ? name : null;
+}
+
 export function fallbackTools(deps: ExposureDeps): RegisteredTool[] {
   const visible = (ctx: CallContext) => {
     const hidden = deps.hidden(ctx.principal);
@@ -93,13 +125,23 @@ export function fallbackTools(deps: ExposureDeps): RegisteredTool[] {
     {
       name: FALLBACK_TOOL_NAMES[0],
       title: 'List app tools',
-      description: 'Lists the tools that connected apps offer right now: name, group, description and input schema. Call one with app_call.',
-      inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+      description: 'Lists the tools that connected apps offer right now, by name: name, group, description and input schema. Call one with app_call. A page holds as many tools as fit the result budget; while hasMore is true, call again with nextCursor.',
+      inputSchema: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { cursor: { type: 'string', minLength: 1, maxLength: 128, 'x-maxJsonBytes': 128, description: 'nextCursor of the previous page.' } },
+      },
       annotations: { title: 'List app tools', readOnlyHint: true, openWorldHint: false },
       owner: FALLBACK_OWNER,
-      call(_args, ctx) {
-        const tools = visible(ctx).map((o) => ({ name: o.tool.name, group: o.group, description: o.tool.description, input_schema: o.tool.input_schema }));
-        return textFrame({ tools });
+      call(args, ctx) {
+        const extra = Object.keys(args).filter((k) => k !== 'cursor');
+        const after = args.cursor === undefined ? '' : decodeToolsCursor(args.cursor);
+        if (extra.length > 0 || after === null) return toolErrorFrame('validation_failed', 'app_tools takes {} or {"cursor": "<nextCursor of the previous page>"}');
+        const all = visible(ctx)
+          .filter((o) => o.tool.name > after)
+          .sort((a, b) => (a.tool.name < b.tool.name ? -1 : 1))
+          .map((o) => ({ name: o.tool.name, group: o.group, description: o.tool.description, input_schema: o.tool.input_schema }));
+        return toolsPage(all);
       },
     },
     {
@@ -125,7 +167,7 @@ export function fallbackTools(deps: ExposureDeps): RegisteredTool[] {
           return toolErrorFrame('validation_failed', 'app_call takes {"tool": "<name>", "args": {...}}');
         }
         if (!visible(ctx).some((o) => o.tool.name === tool)) return toolErrorFrame('no_client', `no connected app offers tool "${tool}"`);
-        return clientResultFrame(await deps.broker().call(tool, inner as Record<string, unknown>, ctx), ctx);
+        return clientResultFrame(await deps.broker().call(tool, inner as Record<string, unknown>, ctx), ctx, deps.gate);
       },
     },
   ];

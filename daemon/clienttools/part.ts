@@ -8,6 +8,7 @@ import type { ToolRegistry } from '../tools/registry.js';
 import { ListChangedNotifier } from '../mcp/notify.js';
 import { EventStreams, registerEventRoutes } from '../events/streams.js';
 import { ClientToolBroker } from './broker.js';
+import type { ResultGate } from '../results/gate.js';
 import { FALLBACK_OWNER, checkGroupNames, fallbackTools, syncGroups, type ExposureDeps } from './exposure.js';
 import { json, registerClientToolRoutes } from './routes.js';
 import { DelegatedScopes } from './scopes.js';
@@ -46,6 +47,7 @@ export function openClientTools(opts: {
   profile: ProfileStore;
   remembered: Set<string>;
   log: (m: string) => void;
+  gate?: ResultGate;
 }): ClientToolsPart {
   const { registry, remembered } = opts;
   const statePath = clientToolsStatePath(opts.home);
@@ -67,7 +69,7 @@ export function openClientTools(opts: {
 
   let broker!: ClientToolBroker;
   const scopes = new DelegatedScopes();
-  const deps: ExposureDeps = { registry, broker: () => broker, hidden: (p) => hiddenFor(p)?.names, scopes };
+  const deps: ExposureDeps = { registry, broker: () => broker, hidden: (p) => hiddenFor(p)?.names, scopes, ...(opts.gate ? { gate: opts.gate } : {}) };
   const showFallbacks = () => {
     if (registry.ownedBy(FALLBACK_OWNER.key).length === 0) registry.replace(FALLBACK_OWNER, fallbackTools(deps));
   };

@@ -1,26 +1,33 @@
 import type { CallContext } from '../tools/registry.js';
 import type { CallOutcome } from './types.js';
+import type { ResultGate } from '../results/gate.js';
+
+/** A client tool's text block beyond this many UTF-8 bytes keeps head and tail; the whole is spilled. */
+export const CLIENT_TEXT_LIMIT_BYTES = 64 * 1024;
 
 /**
  * The one place a client tool's result leaves the daemon for the agent, as a
- * serialized MCP CallToolResult. The app's content blocks pass verbatim
- * (text and images alike); failures become tool errors "<code>: <message>".
- * The daemon's result gate (masking, bounding) is applied here and nowhere
- * else for client tools.
+ * serialized MCP CallToolResult. The app's content blocks pass as they are
+ * (text and images alike) except for the daemon's result gate, applied here
+ * and nowhere else for client tools: secrets masked in every string, long
+ * text blocks bounded (head + tail, the whole spilled). Failures become tool
+ * errors "<code>: <message>".
  */
-export function clientResultFrame(outcome: CallOutcome, _ctx: CallContext): string {
+export function clientResultFrame(outcome: CallOutcome, _ctx: CallContext, gate?: ResultGate): string {
   if (outcome.ok) {
     const isError = outcome.isError === true;
-    if (!outcome.structured) return `{"content":${JSON.stringify(outcome.content)},"isError":${isError}}`;
+    // The one gate: secrets masked in every string, long text blocks bounded (head + tail, the whole spilled).
+    const blocks = gate ? gate.content(outcome.content, CLIENT_TEXT_LIMIT_BYTES) : outcome.content;
+    if (!outcome.structured) return `{"content":${JSON.stringify(blocks)},"isError":${isError}}`;
     // A stdio app's structured JSON may be any value; MCP's structuredContent
     // must be an object, so anything else reaches the agent as a second text block.
-    const v = outcome.structured.value;
+    const v = gate ? gate.maskJson(outcome.structured.value) : outcome.structured.value;
     const json = JSON.stringify(v);
-    const content = [...outcome.content, { type: 'text', text: json }];
+    const content = [...blocks, { type: 'text', text: json }];
     const asObject = v !== null && typeof v === 'object' && !Array.isArray(v);
     return JSON.stringify({ content, ...(asObject ? { structuredContent: v } : {}), isError });
   }
-  return toolErrorFrame(outcome.code, outcome.message);
+  return toolErrorFrame(outcome.code, gate ? gate.maskText(outcome.message) : outcome.message);
 }
 
 export function toolErrorFrame(code: string, message: string): string {

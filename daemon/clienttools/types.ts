@@ -13,10 +13,15 @@ export const LIMITS = {
   defaultTimeoutS: 30,
   maxTimeoutS: 86_400,
   nameBytes: 64,
+  /** Counted as JSON writes the description (escapes included). */
   descriptionBytes: 2048,
   groupBytes: 64,
-  /** Compact serialized bytes of one input schema. */
-  schemaBytes: 65_536,
+  /**
+   * Compact serialized bytes of one input schema, as the stdio transport
+   * allows: one tool's app_tools entry (name, group, description, schema) must
+   * fit a tools/call frame that carries it twice, text copy re-escaped.
+   */
+  schemaBytes: 8192,
 } as const;
 
 /** Tool and group names: what every MCP harness accepts as a tool name. */

@@ -1,3 +1,4 @@
+import { isWellFormedText, jsonBytes } from '../../catalog/limits.js';
 import { CLIENT_TOOL_SUBSET, checkSchemaSubset, formatSubsetProblem } from '../../catalog/schema-subset.js';
 import { ExecError } from '../errors.js';
 import { GROUP_RE, LIMITS, TOOL_NAME_RE, type ClientToolSpec, type ContentBlock, type RegisterBody, type ResultBody } from './types.js';
@@ -38,7 +39,9 @@ function toolSpec(v: unknown, i: number): ClientToolSpec {
     throw invalidTool(`${where}.name must be 1-${LIMITS.nameBytes} letters, digits, "_" or "-"`);
   }
   if (typeof description !== 'string' || description.trim().length === 0) throw invalidTool(`${where}.description must be a non-blank string`);
-  if (utf8(description) > LIMITS.descriptionBytes) throw invalidTool(`${where}.description is longer than ${LIMITS.descriptionBytes} UTF-8 bytes`);
+  if (jsonBytes(description) > LIMITS.descriptionBytes || !isWellFormedText(description)) {
+    throw invalidTool(`${where}.description is longer than ${LIMITS.descriptionBytes} bytes as JSON writes it, or holds an unpaired surrogate`);
+  }
   const timeout = v.timeout_s ?? LIMITS.defaultTimeoutS;
   if (typeof timeout !== 'number' || !Number.isInteger(timeout) || timeout < 0 || timeout > LIMITS.maxTimeoutS) {
     throw invalidTool(`${where}.timeout_s must be an integer from 0 (never times out) to ${LIMITS.maxTimeoutS}`);

@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ExecError } from '../errors.js';
+import { CURSOR_MAX_CHARS } from '../../catalog/limits.js';
 import { canonicalJson, sha256Base64url } from './canonical-json.js';
 
 /**
@@ -43,7 +44,10 @@ export class CursorCodec {
     const payload: Payload = { v: 1, a: binding.action, s: binding.scope, f: filterDigest(binding.filter), k: [...keyset] };
     if (binding.revision !== undefined) payload.r = binding.revision;
     const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
-    return `${body}.${this.sign(body)}`;
+    const token = `${body}.${this.sign(body)}`;
+    // A cursor the caller could not send back would strand every later page.
+    if (token.length > CURSOR_MAX_CHARS) throw new Error(`cursor of ${token.length} characters exceeds ${CURSOR_MAX_CHARS}; the keyset is not bounded`);
+    return token;
   }
 
   /** Returns the keyset, checked for arity and element types against `shape`. */

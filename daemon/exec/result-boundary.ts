@@ -1,9 +1,10 @@
 import type { InventoryRow } from '../../catalog/inventory.js';
 import { ExecError } from '../errors.js';
 import { mutationReceipt } from './receipt.js';
+import { continuationOf } from '../results/continuation.js';
+import { RESULT_BUDGET_BYTES } from '../../catalog/limits.js';
 
-/** The serialized success envelope budget shared by Exec and MCP tools/call. */
-export const RESULT_BUDGET_BYTES = 64 * 1024;
+export { RESULT_BUDGET_BYTES };
 
 /** What the boundary needs to know about an action: its risk and its inventory policies. */
 export type BoundaryPolicy = Pick<InventoryRow, 'domain' | 'action' | 'risk' | 'result' | 'receipt'>;
@@ -27,7 +28,6 @@ export interface BoundaryOptions {
  * `body` or `error`.
  */
 export function boundResult(policy: BoundaryPolicy, input: unknown, data: unknown, opts: BoundaryOptions = {}): BoundaryOutcome {
-  const budget = opts.budgetBytes ?? RESULT_BUDGET_BYTES;
   const wrap = opts.wrap ?? ((d: unknown) => ({ ok: true, data: d }));
   let body: string | undefined;
   try {
@@ -36,22 +36,49 @@ export function boundResult(policy: BoundaryPolicy, input: unknown, data: unknow
   } catch {
     body = undefined;
   }
+  return boundSerialized(policy, input, data, body, opts);
+}
+
+/**
+ * The size half of the boundary for a result already serialized and framed
+ * (the result gate serializes once to look for secrets, then bounds the same
+ * string). `body` undefined means serialization failed. `opts` are those the
+ * body was made with, so candidate pages for `next` are measured the same way.
+ */
+export function boundSerialized(policy: BoundaryPolicy, input: unknown, data: unknown, body: string | undefined, opts: BoundaryOptions = {}): BoundaryOutcome {
+  const budget = opts.budgetBytes ?? RESULT_BUDGET_BYTES;
+  const wrap = opts.wrap ?? ((d: unknown) => ({ ok: true, data: d }));
+  const fits = (sent: string) => sent.length <= budget / 3 || Buffer.byteLength(sent, 'utf8') <= budget;
   if (body === undefined) return { ok: false, error: unserializable(policy, input) };
-  if (body.length <= budget / 3 || Buffer.byteLength(body, 'utf8') <= budget) return { ok: true, body };
-  if (policy.risk === 'read') return { ok: false, error: readOverBudget(policy, input) };
+  if (fits(body)) return { ok: true, body };
+  if (policy.risk === 'read') {
+    // A candidate page is measured exactly as this one was: envelope, then frame.
+    const measure = (candidate: unknown) => {
+      const json = JSON.stringify(wrap(candidate));
+      return fits(opts.frame ? opts.frame(json) : json);
+    };
+    return { ok: false, error: readOverBudget(policy, input, data, measure) };
+  }
   return { ok: false, error: mutationOverBudget(policy, input, data) };
 }
 
-function readOverBudget(policy: BoundaryPolicy, input: unknown): ExecError {
+/** The action as a caller names it in `next`: "task list" on Exec, the tool name on MCP. */
+function selfName(policy: BoundaryPolicy): string {
+  return policy.domain === 'mcp' ? policy.action : `${policy.domain} ${policy.action}`;
+}
+
+/** Continuation advice computed from the caller's own input and the result that did not fit (daemon/results/continuation.ts). */
+function readOverBudget(policy: BoundaryPolicy, input: unknown, data: unknown, fits: (candidate: unknown) => boolean): ExecError {
+  const c = continuationOf(selfName(policy), policy.result, input, data, fits);
   return new ExecError('result_budget_exceeded', `the result of ${policy.domain} ${policy.action} is larger than the ${RESULT_BUDGET_BYTES / 1024} KiB budget`, {
-    hint: policy.result.hint,
-    next: { action: policy.result.next.action, input: fillPlaceholders(policy.result.next.input, input) },
+    hint: c.hint,
+    ...(c.next ? { next: { action: c.next.action, input: c.next.input } } : {}),
   });
 }
 
-/** Serialization failed: a read gets its continuation advice; a mutation fails closed, with no claim either way. */
+/** Serialization failed: a read gets what advice its input allows; a mutation fails closed, with no claim either way. */
 function unserializable(policy: BoundaryPolicy, input: unknown): ExecError {
-  if (policy.risk === 'read') return readOverBudget(policy, input);
+  if (policy.risk === 'read') return readOverBudget(policy, input, undefined, () => false);
   return new ExecError('internal', `the result of ${policy.domain} ${policy.action} could not be serialized; check the resource before trying again`);
 }
 
@@ -64,14 +91,4 @@ function mutationOverBudget(policy: BoundaryPolicy, input: unknown, data: unknow
   return new ExecError('result_budget_exceeded', `${policy.domain} ${policy.action} was applied, but its result is larger than the ${RESULT_BUDGET_BYTES / 1024} KiB budget`, {
     metadata: { mutation_applied: true, mutation_receipt: receipt },
   });
-}
-
-/** Replaces `<...>` placeholders of an inventory `next` input with the caller's own values where it sent them. */
-function fillPlaceholders(template: Readonly<Record<string, unknown>>, input: unknown): Record<string, unknown> {
-  const given = input !== null && typeof input === 'object' ? (input as Record<string, unknown>) : {};
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(template)) {
-    out[k] = typeof v === 'string' && /^<.*>$/.test(v) && typeof given[k] === 'string' ? given[k] : v;
-  }
-  return out;
 }

@@ -6,7 +6,6 @@ import type { Services } from '../services.js';
 import type { IncomingMessage } from 'node:http';
 import { readBody, readNodeBody, RevokedError } from './body.js';
 import { decodeStrictJson } from './strict-json.js';
-import { boundResult } from './result-boundary.js';
 import { checkSelectors, headerSelector } from './selectors.js';
 import { effectiveRisk } from '../../catalog/workflow-ops.js';
 import { execChildGate, THREAD_HEADER } from './effect-gate.js';
@@ -90,9 +89,10 @@ async function execAction(c: Context<RuntimeEnv>, services: Services): Promise<R
   }
   if (signal.aborted) return forbidden();
   const policy = risk === action.entry.inventory.risk ? action.entry.inventory : { ...action.entry.inventory, risk };
-  const out = boundResult(policy, input, data);
+  // The result gate: secrets masked by value, then the 64 KiB boundary.
+  const out = services.gate.json(policy, input, data);
   if (!out.ok) return errorResponse(out.error);
-  return new Response(out.body, { status: 200, headers: JSON_HEADERS });
+  return services.gate.respond(out.body, 200, JSON_HEADERS);
 }
 
 function internal(err: unknown): ExecError {

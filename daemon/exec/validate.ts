@@ -1,6 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ActionDescriptor } from '../../catalog/descriptor.js';
 import { capProcess } from '../../lib/validator-cap.js';
+import { jsonBytesKeyword } from '../../lib/json-bytes-keyword.js';
 import { toInputCheck, type InputCheck, type ValidateFunction } from '../../lib/input-validators.js';
 
 let ajv: Ajv2020 | undefined;
@@ -11,7 +12,7 @@ let ajv: Ajv2020 | undefined;
  * runtime sees the same `details[].path` locally and from the daemon.
  */
 export function compileInputCheck(d: ActionDescriptor): InputCheck {
-  ajv ??= new Ajv2020({ allErrors: true, strict: false, code: { process: capProcess } });
+  ajv ??= new Ajv2020({ allErrors: true, strict: false, code: { process: capProcess } }).addKeyword(jsonBytesKeyword);
   const validate = ajv.compile(d.input as object) as unknown as ValidateFunction;
   return toInputCheck(validate);
 }

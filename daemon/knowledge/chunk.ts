@@ -1,3 +1,4 @@
+import { LIMITS, clipJson } from '../../catalog/limits.js';
 /**
  * Splits a document into passages for the full-text index: a new passage
  * starts at a Markdown heading, or when the current one reaches 24 lines or
@@ -41,5 +42,5 @@ export function chunkText(text: string): Chunk[] {
 export function titleOf(text: string, path: string): string {
   const m = /^#{1,6}\s+(.+)$/m.exec(text.slice(0, 4096));
   const t = (m ? m[1]! : path.split('/').pop() ?? path).trim();
-  return t.length > 200 ? `${t.slice(0, 199)}…` : t;
+  return clipJson(t, LIMITS.docTitle);
 }

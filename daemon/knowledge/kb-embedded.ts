@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { RETRIEVAL_LIMITS, type KbFetchInput, type KbFetchOutput, type KbSearchInput, type KbSearchOutput } from '../../catalog/mcp-knowledge-tools.js';
+import { jsonBytes } from '../../catalog/limits.js';
 import type { Clock } from '../../lib/clock.js';
 import { ExecError } from '../errors.js';
 import { titleOf } from './chunk.js';
@@ -69,6 +70,13 @@ export class EmbeddedKnowledge {
     const bytes = Buffer.from(text);
     if (from.o > bytes.length) throw fetchCursorError('cursor is past the end of the document');
     let end = Math.min(bytes.length, from.o + RETRIEVAL_LIMITS.fetchBytes);
+    // The bound is on the chunk as JSON spells it (control characters cost up to 6 bytes each).
+    for (;;) {
+      const cost = jsonBytes(bytes.subarray(from.o, end).toString('utf8'));
+      if (cost <= RETRIEVAL_LIMITS.fetchBytes) break;
+      end = from.o + Math.max(1, Math.floor(((end - from.o) * RETRIEVAL_LIMITS.fetchBytes) / cost));
+      while (end > from.o + 1 && (bytes[end]! & 0xc0) === 0x80) end--;
+    }
     if (end < bytes.length) {
       const nl = bytes.lastIndexOf(0x0a, end - 1);
       if (nl >= from.o) end = nl + 1;

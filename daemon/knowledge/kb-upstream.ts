@@ -1,5 +1,6 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import { kbFetch, kbSearch, type KbFetchInput, type KbFetchOutput, type KbSearchInput, type KbSearchOutput } from '../../catalog/mcp-knowledge-tools.js';
+import { jsonBytesKeyword } from '../../lib/json-bytes-keyword.js';
 import { ExecError } from '../errors.js';
 import type { Principal } from '../http/principal.js';
 import type { CheckedTurn } from './turn.js';
@@ -68,7 +69,8 @@ export class KnowledgeUpstream {
   private readonly checkFetch: ValidateFunction;
 
   constructor(readonly config: UpstreamConfig) {
-    const ajv = new Ajv({ allErrors: false, strict: false });
+    // The byte keyword too: an upstream answer over a stated bound is refused, never passed on.
+    const ajv = new Ajv({ allErrors: false, strict: false }).addKeyword(jsonBytesKeyword);
     this.checkSearch = ajv.compile(kbSearch.outputSchema as object);
     this.checkFetch = ajv.compile(kbFetch.outputSchema as object);
   }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
+import { clipJson } from '../../catalog/limits.js';
 import { ExecError } from '../errors.js';
 import type { IndexDb } from './index-db.js';
 import { toMatchExpression } from './fts-query.js';
@@ -68,11 +69,8 @@ function decode(prefix: string, cursor: string, q: string): CursorBody {
 
 /** Cuts text to at most max UTF-8 bytes at a character boundary, marking the cut with an ellipsis. */
 export function clipBytes(text: string, max: number): string {
-  if (Buffer.byteLength(text) <= max) return text;
-  const buf = Buffer.from(text);
-  let end = max - 3; // room for "…" (3 bytes)
-  while (end > 0 && (buf[end]! & 0xc0) === 0x80) end--;
-  return `${buf.subarray(0, end).toString('utf8')}…`;
+  // Counted as JSON spells it (escapes included), which is never less than the UTF-8 bytes.
+  return clipJson(text, { chars: max, bytes: max });
 }
 
 const statements = new WeakMap<IndexDb, { page: Statement; next: Statement; detail: Statement }>();

@@ -1,6 +1,7 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, readdirSync, type Stats } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { LIMITS, jsonBytes } from '../../catalog/limits.js';
 
 /** Files the indexes read: Markdown and plain text. */
 const INDEXED = /\.(md|markdown|mdx|txt|text)$/i;
@@ -16,7 +17,12 @@ export interface FileStat {
 }
 
 export function isIndexedName(rel: string): boolean {
-  return INDEXED.test(rel) && !rel.split('/').some((part) => part.startsWith('.'));
+  return INDEXED.test(rel) && fitsLocator(rel) && !rel.split('/').some((part) => part.startsWith('.'));
+}
+
+/** A path too long to be returned as a locator (memory_search path, kb docId) is not indexed. */
+function fitsLocator(rel: string): boolean {
+  return jsonBytes(rel) <= LIMITS.docPath.bytes && [...rel].length <= LIMITS.docPath.chars;
 }
 
 /**
@@ -40,6 +46,10 @@ export function walkFiles(root: string, onSkip?: (rel: string, why: string) => v
       if (e.isDirectory()) {
         if (depth < MAX_DEPTH) visit(abs, childRel, depth + 1);
       } else if (e.isFile() && INDEXED.test(e.name)) {
+        if (!fitsLocator(childRel)) {
+          onSkip?.(childRel, 'path_too_long');
+          continue;
+        }
         let st: Stats;
         try {
           st = lstatSync(abs);
@@ -82,7 +92,7 @@ export async function walkFilesAsync(root: string): Promise<FileStat[]> {
       const abs = join(dir, e.name);
       if (e.isDirectory()) {
         if (depth < MAX_DEPTH) pending.push({ dir: abs, rel: childRel, depth: depth + 1 });
-      } else if (e.isFile() && INDEXED.test(e.name)) {
+      } else if (e.isFile() && INDEXED.test(e.name) && fitsLocator(childRel)) {
         files.push(
           lstat(abs).then(
             (st) => (st.isFile() && st.size <= MAX_FILE_BYTES ? { path: childRel, mtimeMs: st.mtimeMs, size: st.size } : null),

@@ -1,7 +1,9 @@
 import type { Context } from 'hono';
 import type { McpToolDescriptor } from '../../catalog/mcp-tools.js';
 import type { Clock } from '../../lib/clock.js';
-import { boundResult, type BoundaryPolicy } from '../exec/result-boundary.js';
+import type { BoundaryPolicy } from '../exec/result-boundary.js';
+import type { ResultGate } from '../results/gate.js';
+import type { ResultBounder } from './tool-host.js';
 import type { IncomingMessage } from 'node:http';
 import { readBody, readNodeBody, RevokedError } from '../exec/body.js';
 import { ExecError } from '../errors.js';
@@ -20,14 +22,18 @@ function policyOf(tool: McpToolDescriptor): BoundaryPolicy {
 }
 
 /**
- * tools/call results pass the same result boundary as Exec results. What is
- * measured is the complete CallToolResult as sent: the structured result and
- * its text copy together, so a frame never carries more than the budget.
+ * tools/call results pass the same result gate as Exec results (secrets
+ * masked, then the 64 KiB boundary). What is measured is the complete
+ * CallToolResult as sent: the structured result and its text copy together,
+ * so a frame never carries more than the budget.
  */
-export function sharedBoundary(tool: McpToolDescriptor, input: Record<string, unknown>, data: unknown): string {
-  const out = boundResult(policyOf(tool), input, data, { wrap: (d) => d, frame: successResult });
-  if (!out.ok) throw out.error;
-  return out.body;
+export function sharedBoundary(gate: ResultGate): ResultBounder {
+  const bound = (tool: McpToolDescriptor, input: Record<string, unknown>, data: unknown): string => {
+    const out = gate.json(policyOf(tool), input, data, { wrap: (d) => d, frame: successResult });
+    if (!out.ok) throw out.error;
+    return out.body;
+  };
+  return Object.assign(bound, { generation: () => gate.generation });
 }
 
 /**

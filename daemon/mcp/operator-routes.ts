@@ -1,7 +1,8 @@
 import type { Context, Hono } from 'hono';
 import { Ajv, type ErrorObject } from 'ajv';
 import { ENTITY_ID_PATTERN } from '../../catalog/ids.js';
-import { AUTHOR_PATTERN, MESSAGE_ID_PATTERN, TARGET_PATTERN } from '../../catalog/mcp-tools.js';
+import { AUTHOR_PATTERN, MESSAGE_ID_PATTERN, TARGET_PATTERN, messageSend } from '../../catalog/mcp-tools.js';
+import { jsonBytesKeyword } from '../../lib/json-bytes-keyword.js';
 import { ExecError, errorBody } from '../errors.js';
 import type { MessageApi } from '../store/messages.js';
 
@@ -20,7 +21,8 @@ const postSchema = {
     serverId: { type: 'string', pattern: SERVER_PATTERN },
     target: { type: 'string', pattern: TARGET_PATTERN },
     author: { type: 'string', pattern: AUTHOR_PATTERN.replace('(agent|human)', 'human') },
-    content: { type: 'string', minLength: 1, maxLength: 20000 },
+    // The same content limits as message_send: a person's message must fit a page of one just the same.
+    content: messageSend.inputSchema.properties.content,
     replyTo: { type: 'string', pattern: MESSAGE_ID_PATTERN },
   },
 } as const;
@@ -37,7 +39,7 @@ const historySchema = {
   },
 } as const;
 
-const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false });
+const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false }).addKeyword(jsonBytesKeyword);
 const checkPost = ajv.compile(postSchema);
 const checkHistory = ajv.compile(historySchema);
 

@@ -30,6 +30,8 @@ export interface McpProtocolOptions {
   readonly changes?: ToolChangeFeed;
   /** GET with Accept: text/event-stream: the 2025 server-to-client notification stream (tools/list_changed). */
   readonly openStream?: (c: Context) => Response;
+  /** Builds the response of an answered request (the result gate: screens the frame once, as a string). */
+  readonly respond?: (status: number, body: string) => Response;
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;
@@ -181,7 +183,8 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
         return reply(202, null);
       case 'request':
         try {
-          return reply(200, await dispatch(c, msg.id, msg.method, msg.params));
+          const frame = await dispatch(c, msg.id, msg.method, msg.params);
+          return opts.respond ? opts.respond(200, frame) : reply(200, frame);
         } catch {
           return reply(200, errorFrame(msg.id, RPC.internalError, 'Internal error'));
         }

@@ -12,6 +12,7 @@ import { messageToolHandlers } from './message-tools.js';
 import { renderServerInstructions } from '../drivers/guidance.js';
 import type { MessageServices } from './operator-routes.js';
 import { knowledgeToolHandlers, type KnowledgeServices } from '../knowledge/tools.js';
+import type { ResultGate } from '../results/gate.js';
 
 export const MCP_ROUTE = '/api/internal/mcp/servers/:serverId/agents/:agentId';
 export const MCP_LEGACY_ROUTE = '/mcp/agentteam/:serverId/:agentId';
@@ -20,6 +21,7 @@ const SERVER_VERSION = '0.1.0';
 export interface McpServices extends MessageServices {
   readonly clock: Clock;
   readonly knowledge: KnowledgeServices;
+  readonly gate: ResultGate;
   /** The one registry of agent-callable tools; the built-ins are registered into it here. */
   readonly tools: ToolRegistry;
   /** What one agent may neither see nor call (profile denyTools). */
@@ -35,7 +37,7 @@ export interface McpServices extends MessageServices {
  * handler is reached.
  */
 export function registerMcpRoutes(app: Hono<any>, services: McpServices): void {
-  const host = createToolHost(services.tools, MCP_TOOLS, { ...messageToolHandlers(services.messages), ...knowledgeToolHandlers(services.knowledge) }, sharedBoundary, services.hiddenFor);
+  const host = createToolHost(services.tools, MCP_TOOLS, { ...messageToolHandlers(services.messages), ...knowledgeToolHandlers(services.knowledge) }, sharedBoundary(services.gate), services.hiddenFor);
   const handle = createMcpProtocol({
     host,
     readBody: sharedBodyReader(services.clock),
@@ -44,6 +46,7 @@ export function registerMcpRoutes(app: Hono<any>, services: McpServices): void {
     instructions: renderServerInstructions(MCP_TOOLS),
     clock: services.clock,
     ...(services.notifier ? { openStream: (c) => services.notifier!.open(c), changes: services.notifier } : {}),
+    respond: (status, body) => services.gate.respondScreened(body, status),
   });
   app.all(MCP_ROUTE, handle);
   app.all(MCP_LEGACY_ROUTE, handle);

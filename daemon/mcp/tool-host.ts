@@ -2,6 +2,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import { detailsOf } from '../../lib/input-validators.js';
 import { capProcess } from '../../lib/validator-cap.js';
 import type { McpToolDescriptor } from '../../catalog/mcp-tools.js';
+import { jsonBytesKeyword } from '../../lib/json-bytes-keyword.js';
 import type { Principal } from '../http/principal.js';
 import { ExecError, errorBody } from '../errors.js';
 import { cutJsonText } from '../../catalog/error-limits.js';
@@ -19,7 +20,10 @@ export type ToolHandler = (args: Record<string, unknown>, ctx: CallContext) => u
  * (result_budget_exceeded...). The daemon plugs in the shared result
  * boundary here so Exec and MCP share one budget.
  */
-export type ResultBounder = (tool: McpToolDescriptor, input: Record<string, unknown>, data: unknown) => string;
+export type ResultBounder = ((tool: McpToolDescriptor, input: Record<string, unknown>, data: unknown) => string) & {
+  /** Changes when the bounder would now produce different bytes for the same data (the masked secret set changed). */
+  readonly generation?: () => number;
+};
 
 export type CallOutcome = { ok: true; resultJson: string } | { ok: false; code: number; message: string };
 
@@ -57,7 +61,7 @@ export function createToolHost(
   hiddenFor: (principal: Principal) => HiddenTools | undefined = () => undefined,
 ): ToolHost {
   // Error objects beyond the first few are only counted (lib/validator-cap.ts).
-  const ajv = new Ajv({ allErrors: true, strict: false, code: { process: capProcess } });
+  const ajv = new Ajv({ allErrors: true, strict: false, code: { process: capProcess } }).addKeyword(jsonBytesKeyword);
   const entries = new Map<string, Entry>();
   for (const tool of inventory) {
     const handler = handlers[tool.name];
@@ -75,13 +79,14 @@ export function createToolHost(
    * mutate what they returned, so that object's bounded, serialized frame is
    * reused instead of being produced once per call.
    */
-  const frames = new WeakMap<object, string>();
+  const frames = new WeakMap<object, { frame: string; gen: number }>();
   function frameOf(entry: Entry, input: Record<string, unknown>, data: unknown): string {
     const reusable = entry.tool.annotations.readOnlyHint === true && data !== null && typeof data === 'object';
+    const gen = bound.generation?.() ?? 0;
     const known = reusable ? frames.get(data) : undefined;
-    if (known !== undefined) return known;
+    if (known !== undefined && known.gen === gen) return known.frame;
     const frame = bound(entry.tool, input, data);
-    if (reusable) frames.set(data, frame);
+    if (reusable) frames.set(data, { frame, gen });
     return frame;
   }
 

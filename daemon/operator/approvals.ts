@@ -1,3 +1,4 @@
+import { LIMITS, isWellFormedText, jsonBytes } from '../../catalog/limits.js';
 import type { Context, Hono } from 'hono';
 import { ExecError, errorBody } from '../errors.js';
 import type { ApprovalOperatorApi } from '../store/server-api.js';
@@ -42,11 +43,17 @@ export function registerApprovalOperatorRoutes(app: Hono<any>, approvals: Approv
       for (const k of Object.keys(body)) if (!['decision', 'note', 'decidedBy'].includes(k)) throw invalid(`/${k}`, 'unknown field');
       const { decision, note, decidedBy } = body;
       if (decision !== 'approve' && decision !== 'reject') throw invalid('/decision', 'decision must be approve or reject');
-      if (note !== undefined && (typeof note !== 'string' || note.length > 2000)) throw invalid('/note', 'note must be a string of at most 2000 characters');
+      if (note !== undefined && (typeof note !== 'string' || !fitsText(note, LIMITS.decisionNote))) {
+        throw invalid('/note', `note must be a string of at most ${LIMITS.decisionNote.chars} characters and ${LIMITS.decisionNote.bytes} bytes as JSON, without unpaired surrogates`);
+      }
       if (decidedBy !== undefined && (typeof decidedBy !== 'string' || !PERSON.test(decidedBy))) throw invalid('/decidedBy', 'decidedBy must be human:<handle>');
       return c.json({ ok: true, data: approvals.decideAsOperator(id, decision, (note as string | undefined) ?? null, (decidedBy as string | undefined) ?? 'human:operator') });
     } catch (err) {
       return fail(c, err);
     }
   });
+}
+
+function fitsText(s: string, l: { chars: number; bytes: number }): boolean {
+  return isWellFormedText(s) && jsonBytes(s) <= l.bytes && [...s].length <= l.chars;
 }

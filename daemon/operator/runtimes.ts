@@ -4,6 +4,7 @@ import { ExecError } from '../errors.js';
 import { isRuntimeKind, type RuntimeKind } from '../../catalog/runtimes.js';
 import { MESSAGE_ID_PATTERN, TARGET_PATTERN } from '../../catalog/mcp-tools.js';
 import type { OperatorContext } from './routes.js';
+import { ENTITY_ID_RULE, isEntityId } from '../../catalog/ids.js';
 import { isPidAlive } from '../lifecycle/owner.js';
 
 /** What a runtime driver adds to the launch (written into the private dir by the daemon). */
@@ -56,6 +57,11 @@ async function readLease(c: Context): Promise<LeaseRequest> {
     throw new ExecError('invalid_request', 'runtimeVersion must be a string of at most 200 characters');
   }
   if (b.runtime !== undefined && !isRuntimeKind(b.runtime)) throw new ExecError('invalid_request', `unknown runtime "${b.runtime}"`);
+  // Reported back by workspace get, so bounded by the id grammar like serverId and agentId.
+  for (const k of ['sessionId', 'runId'] as const) {
+    const v = b[k];
+    if (v !== undefined && v !== null && !isEntityId(v)) throw new ExecError('invalid_request', `${k} must be ${ENTITY_ID_RULE}`);
+  }
   const target = b.turnTarget ?? null;
   const messageId = b.turnMessageId ?? null;
   if ((target === null) !== (messageId === null)) throw new ExecError('invalid_request', 'turnTarget and turnMessageId go together');

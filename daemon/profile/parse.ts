@@ -1,6 +1,8 @@
 import { isRuntimeKind, RUNTIME_KINDS } from '../../catalog/runtimes.js';
 import { ENTITY_ID_RULE, isEntityId } from '../../catalog/ids.js';
 import type { AgentConfig, Profile, TeamConfig, TeamMember } from './types.js';
+import { isWellFormedText, jsonBytes, LIMITS } from '../../catalog/limits.js';
+import { safeBaseUrl } from './projection.js';
 
 
 export class ProfileError extends Error {
@@ -8,21 +10,39 @@ export class ProfileError extends Error {
 }
 
 type Obj = Record<string, unknown>;
+type Limit = { readonly chars: number; readonly bytes: number };
+
+/**
+ * Profile strings reach model-visible results (team get, agent get, message
+ * and review authors), so they obey the same catalog limits as any stored
+ * text: a result of one team or one agent always fits the result budget.
+ */
+function bounded(v: string, limit: Limit, where: string): string {
+  if (!isWellFormedText(v)) throw new ProfileError(`${where} must be well-formed Unicode (no unpaired surrogate)`);
+  if ([...v].length > limit.chars || jsonBytes(v) > limit.bytes) {
+    throw new ProfileError(`${where} must be at most ${limit.chars} characters and ${limit.bytes} bytes as JSON`);
+  }
+  return v;
+}
+function count<T>(list: T[], max: number, where: string): T[] {
+  if (list.length > max) throw new ProfileError(`${where} may hold at most ${max} entries`);
+  return list;
+}
 
 function obj(v: unknown, where: string): Obj {
   if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new ProfileError(`${where} must be an object`);
   return v as Obj;
 }
-function str(o: Obj, key: string, where: string): string {
+function str(o: Obj, key: string, where: string, limit: Limit = LIMITS.profileName): string {
   const v = o[key];
   if (typeof v !== 'string' || v.length === 0) throw new ProfileError(`${where}.${key} must be a non-empty string`);
-  return v;
+  return bounded(v, limit, `${where}.${key}`);
 }
-function optStr(o: Obj, key: string, where: string): string | null {
+function optStr(o: Obj, key: string, where: string, limit: Limit = LIMITS.profileName): string | null {
   const v = o[key];
   if (v === undefined || v === null) return null;
   if (typeof v !== 'string') throw new ProfileError(`${where}.${key} must be a string`);
-  return v;
+  return bounded(v, limit, `${where}.${key}`);
 }
 function arr(o: Obj, key: string, where: string): unknown[] {
   const v = o[key];
@@ -59,6 +79,10 @@ export function parseProfile(doc: unknown, opts: ParseOptions = {}): Profile {
     if (teamIds.has(t.teamId)) throw new ProfileError(`teamId "${t.teamId}" appears twice`);
     teamIds.add(t.teamId);
   }
+  for (const a of agents) {
+    const memberships = teams.filter((t) => t.members.some((m) => m.kind === 'agent' && m.handle === a.id)).length;
+    if (memberships > LIMITS.agentTeams) throw new ProfileError(`agent "${a.id}" belongs to more than ${LIMITS.agentTeams} teams`);
+  }
   return { agents, teams };
 }
 
@@ -69,7 +93,7 @@ function parseDenyTools(o: Obj, where: string, opts: ParseOptions): string[] {
     const at = `${where}.denyTools[${i}]`;
     if (typeof n !== 'string' || !TOOL_NAME.test(n)) throw new ProfileError(`${at} must be a tool name`);
     if (opts.denyable && !opts.denyable(n)) {
-      throw new ProfileError(`${at}: "${n}" is neither a client tool an app has registered nor app_tools/app_call`);
+      throw new ProfileError(`${at}: "${n}" is neither a client tool an app has registered, a declared tool, nor app_tools/app_call`);
     }
     return n;
   });
@@ -81,8 +105,9 @@ function parseAgent(v: unknown, where: string, opts: ParseOptions): AgentConfig 
   if (!isRuntimeKind(runtime)) throw new ProfileError(`${where}.runtime must be one of ${RUNTIME_KINDS.join(', ')}`);
   const headers: Record<string, string> = {};
   if (o.headers !== undefined) {
-    for (const [name, value] of Object.entries(obj(o.headers, `${where}.headers`))) {
+    for (const [name, value] of count(Object.entries(obj(o.headers, `${where}.headers`)), LIMITS.agentHeaders, `${where}.headers`)) {
       if (typeof value !== 'string') throw new ProfileError(`${where}.headers.${name} must be a string`);
+      bounded(name, LIMITS.profileName, `${where}.headers (a header name)`);
       headers[name] = value;
     }
   }
@@ -91,15 +116,20 @@ function parseAgent(v: unknown, where: string, opts: ParseOptions): AgentConfig 
     if (typeof p !== 'string') throw new ProfileError(`${where}.filesystem.allowedPaths[${i}] must be a string`);
     return p;
   });
-  const id = str(o, 'id', where);
+  // The id grammar, checked next, is what bounds an agent id (within LIMITS.agentId); its message names the rule.
+  const id = str(o, 'id', where, { chars: Infinity, bytes: Infinity });
   // The same grammar as the lease route: a profile agent must be one that can run, author and be addressed.
   if (!isEntityId(id)) throw new ProfileError(`${where}.id must be ${ENTITY_ID_RULE}`);
+  const baseUrl = optStr(o, 'baseUrl', where, LIMITS.profileUrl);
+  // Its projection (punycode, percent-encoding) can be longer than what was written.
+  const shown = safeBaseUrl(baseUrl);
+  if (shown !== null) bounded(shown, LIMITS.profileUrl, `${where}.baseUrl (as shown)`);
   return {
     id,
     displayName: optStr(o, 'displayName', where) ?? id,
     runtime,
     model: optStr(o, 'model', where),
-    baseUrl: optStr(o, 'baseUrl', where),
+    baseUrl,
     headers,
     apiKeyEnv: optStr(o, 'apiKeyEnv', where),
     allowedPaths,
@@ -109,7 +139,7 @@ function parseAgent(v: unknown, where: string, opts: ParseOptions): AgentConfig 
 
 function parseTeam(v: unknown, where: string): TeamConfig {
   const o = obj(v, where);
-  const members: TeamMember[] = arr(o, 'members', where).map((m, i) => {
+  const members: TeamMember[] = count(arr(o, 'members', where), LIMITS.teamMembers, `${where}.members`).map((m, i) => {
     const mo = obj(m, `${where}.members[${i}]`);
     const kind = mo.kind;
     if (kind !== 'agent' && kind !== 'human') throw new ProfileError(`${where}.members[${i}].kind must be agent or human`);

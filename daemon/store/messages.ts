@@ -4,6 +4,7 @@ import type { Migration } from './migrations.js';
 import type { Clock } from '../../lib/clock.js';
 import type { MessageRecord } from '../../catalog/mcp-tools.js';
 import { ExecError } from '../errors.js';
+import { LIMITS } from '../../catalog/limits.js';
 import { decodeMessageCursor, encodeMessageCursor } from './messages-cursor.js';
 
 /**
@@ -83,6 +84,10 @@ function toRecord(r: Row): MessageRecord {
     reactions: r[6] === '[]' ? [] : (JSON.parse(r[6]) as Reaction[]),
     createdAt: new Date(r[7]).toISOString(),
   };
+}
+
+function reactionLimit(message: string, hint: string): ExecError {
+  return new ExecError('validation_failed', message, { details: [{ path: '/emoji', message }], hint });
 }
 
 export const HISTORY_DEFAULT_LIMIT = 20;
@@ -191,6 +196,13 @@ export class MessageStore implements MessageApi {
     const reactions = JSON.parse(row[6]) as Reaction[];
     let entry = reactions.find((r) => r.emoji === input.emoji);
     if (entry?.authors.includes(input.author)) return toRecord(row);
+    // Bounded so that one message, reactions and all, always fits a page of one.
+    if (!entry && reactions.length >= LIMITS.reactionEmoji) {
+      throw reactionLimit(`message ${input.messageId} already has ${LIMITS.reactionEmoji} distinct emoji`, 'React with one of the emoji already on the message.');
+    }
+    if (entry && entry.authors.length >= LIMITS.reactors) {
+      throw reactionLimit(`message ${input.messageId} already has ${LIMITS.reactors} reactors of ${input.emoji}`, 'Reply with a message instead.');
+    }
     if (!entry) {
       entry = { emoji: input.emoji, authors: [] };
       reactions.push(entry);

@@ -1,4 +1,5 @@
 import { countOccurrences, nextOccurrence } from '../../lib/cron.js';
+import { LIMITS, clipJson } from '../../catalog/limits.js';
 import { ExecError } from '../errors.js';
 import type { Db } from './db.js';
 import { newId } from './ids.js';
@@ -83,7 +84,8 @@ export class ScheduleDelivery {
           serverId: row.server_id, target: row.target, author: row.created_by, content: row.content,
         }).id)();
       } catch (err) {
-        error = err instanceof ExecError ? `${err.code}: ${err.message}` : 'internal: the message could not be stored';
+        // Cut to the bound the run schema states (an error message can quote input).
+        error = clipJson(err instanceof ExecError ? `${err.code}: ${err.message}` : 'internal: the message could not be stored', LIMITS.runError);
       }
       const late = now - dueAt > LATE_AFTER_MS;
       this.insertRun.run(newId('run'), row.id, row.server_id, dueAt, now, messageId ? 'delivered' : 'failed', late ? 1 : 0, missed, messageId, error, now);

@@ -1,3 +1,4 @@
+import { LIMITS, clipJson } from '../../catalog/limits.js';
 import type { InputOf, OutputOf } from '../../catalog/descriptor.js';
 import type { workflowPlan } from '../../catalog/domains/workflow.js';
 import { ExecError } from '../errors.js';
@@ -11,6 +12,16 @@ import { planOf, versionOf, type PlanRow, type StepDef, type VersionRow } from '
 type In = InputOf<typeof workflowPlan>;
 type Out = OutputOf<typeof workflowPlan>;
 
+/**
+ * The problems a validate op returns: at most LIMITS.validationProblems, each
+ * path and message cut to its schema bound, so the result always fits.
+ */
+export function boundedProblems(problems: readonly { path: string; message: string }[]): { path: string; message: string }[] {
+  return problems
+    .slice(0, LIMITS.validationProblems)
+    .map((p) => ({ path: clipJson(p.path, LIMITS.validationPath), message: clipJson(p.message, LIMITS.validationMessage) }));
+}
+
 /** Problems of a step list, as validate reports them and create/update refuse them. */
 export function stepProblems(steps: readonly { name: string }[] | undefined): { path: string; message: string }[] {
   const problems: { path: string; message: string }[] = [];
@@ -20,7 +31,7 @@ export function stepProblems(steps: readonly { name: string }[] | undefined): { 
     const name = s.name.trim();
     if (name === '') problems.push({ path: `/steps/${i}/name`, message: 'a step name cannot be blank' });
     const prior = seen.get(name.toLowerCase());
-    if (prior !== undefined) problems.push({ path: `/steps/${i}/name`, message: `step name "${name}" repeats step ${prior}` });
+    if (prior !== undefined) problems.push({ path: `/steps/${i}/name`, message: `the step name repeats step ${prior}` });
     seen.set(name.toLowerCase(), i);
   });
   return problems;
@@ -94,7 +105,7 @@ export class WorkflowPlans {
       case 'validate': {
         checkOpFields(input, ['steps'], ['name', 'description']);
         const problems = stepProblems(input.steps);
-        return { validation: { valid: problems.length === 0, problems } };
+        return { validation: { valid: problems.length === 0, problems: boundedProblems(problems) } };
       }
       case 'create': {
         checkOpFields(input, ['name', 'steps'], ['description']);

@@ -1,3 +1,4 @@
+import { LIMITS, clipJson } from '../../catalog/limits.js';
 import type { InputOf, OutputOf } from '../../catalog/descriptor.js';
 import type { workflowRun } from '../../catalog/domains/workflow.js';
 import { ExecError } from '../errors.js';
@@ -39,7 +40,8 @@ export class WorkflowRuns {
   }
 
   log(runId: string, stepId: string | null, event: string, detail: string | null): void {
-    this.insertLog.run(runId, stepId, event, detail, this.s.now());
+    // Details quote step names and notes; cut to the bound the log schema states.
+    this.insertLog.run(runId, stepId, clipJson(event, LIMITS.logEvent), detail === null ? null : clipJson(detail, LIMITS.logDetail), this.s.now());
   }
 
   /** Ends a run (completed, failed or cancelled) with a log line. */

@@ -9,6 +9,7 @@ import { LATE_AFTER_MS, type DeliveryOutcome } from './schedule-delivery.js';
 import type { Caller } from './server-api.js';
 import { checkOpFields, runOp } from './workflow-ops.js';
 import type { WorkflowPlans } from './workflow-plans.js';
+import { boundedProblems } from './workflow-plans.js';
 import type { WorkflowRuns } from './workflow-runs.js';
 import { triggerOf, type PlanRow, type TriggerRow } from './workflow-rows.js';
 
@@ -112,7 +113,7 @@ export class WorkflowTriggers {
       case 'validate': {
         checkOpFields(input, ['kind'], ['cron', 'timeZone', 'target', 'planId']);
         const problems = shapeProblems(input as Shape);
-        return { validation: { valid: problems.length === 0, problems } };
+        return { validation: { valid: problems.length === 0, problems: boundedProblems(problems) } };
       }
       case 'create': {
         checkOpFields(input, ['planId', 'kind'], ['cron', 'timeZone', 'target']);

@@ -4,6 +4,7 @@ import { errorEnvelopeSchema } from '../../catalog/envelope.js';
 import { helpIndexOf, renderActionHelp, renderDomainHelp, renderExecIndex } from '../../catalog/help.js';
 import { standaloneSchema } from '../../catalog/schemas.js';
 import { openApiDocument } from './openapi.js';
+import { renderLimits } from './limits.js';
 import { validatorModules } from './validators.js';
 
 export interface Artifact {
@@ -21,6 +22,7 @@ export function committedArtifacts(catalog: Catalog): Artifact[] {
   return [
     { path: 'specs/openapi.json', content: json(openApiDocument(catalog)), committed: true },
     { path: 'specs/exec-index.txt', content: renderExecIndex(helpIndexOf(catalog)), committed: true },
+    { path: 'specs/limits.md', content: renderLimits(catalog), committed: true },
   ];
 }
 

@@ -1,0 +1,62 @@
+import type { Profile } from '../profile/types.js';
+import type { SecretSource } from './secrets.js';
+
+/**
+ * Names of environment variables whose values are credentials. Matched by
+ * name; the values are then masked wherever they occur, whatever they look like.
+ */
+export const CREDENTIAL_ENV_NAME = /TOKEN|SECRET|PASSW(OR)?D|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|(^|_)KEY$|CREDENTIAL|AUTH|COOKIE|SESSION_?ID/i;
+
+/** The daemon's own credential-looking variables; re-read when `refresh()` is called (daemon reload). */
+export function envSource(env: NodeJS.ProcessEnv = process.env): SecretSource & { refresh(): void } {
+  let version = 0;
+  let pairs: [string, string][] = [];
+  const read = () => {
+    pairs = Object.entries(env).filter((e): e is [string, string] => typeof e[1] === 'string' && CREDENTIAL_ENV_NAME.test(e[0]));
+    version++;
+  };
+  read();
+  return { version: () => version, entries: () => pairs, refresh: read };
+}
+
+/** Profile API keys (the values of the variables `apiKeyEnv` names) and every header value. */
+export function profileSource(current: () => { profile: Profile; revision: string }, env: NodeJS.ProcessEnv = process.env): SecretSource {
+  let seen = '';
+  let version = 0;
+  let pairs: [string, string][] = [];
+  const refresh = () => {
+    const { profile, revision } = current();
+    if (revision === seen) return;
+    seen = revision;
+    version++;
+    pairs = [];
+    for (const a of profile.agents) {
+      for (const [name, value] of Object.entries(a.headers)) pairs.push([name, value]);
+      const key = a.apiKeyEnv ? env[a.apiKeyEnv] : undefined;
+      if (a.apiKeyEnv && typeof key === 'string') pairs.push([a.apiKeyEnv, key]);
+    }
+  };
+  return {
+    version: () => {
+      refresh();
+      return version;
+    },
+    entries: () => pairs,
+  };
+}
+
+/** One fixed value (the operator token). */
+export function fixedSource(name: string, value: string): SecretSource {
+  const pairs: [string, string][] = [[name, value]];
+  return { version: () => 0, entries: () => pairs };
+}
+
+/** Each runtime's live token generations (current and the previous one until it expires). */
+export function tokenSource(store: { readonly tokensVersion: number; liveTokens(): Iterable<string> }): SecretSource {
+  return {
+    version: () => store.tokensVersion,
+    entries: function* () {
+      for (const t of store.liveTokens()) yield ['AGENTTEAM_EXEC_TOKEN', t] as const;
+    },
+  };
+}

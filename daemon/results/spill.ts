@@ -1,0 +1,78 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Clock } from '../../lib/clock.js';
+
+/** Spill files older than this are removed. */
+export const SPILL_MAX_AGE_MS = 24 * 60 * 60 * 1000;
+/** The spill directory is kept under this many bytes (oldest files go first). */
+export const SPILL_MAX_TOTAL_BYTES = 256 * 1024 * 1024;
+
+export interface SpillOptions {
+  readonly dir: string;
+  readonly clock: Clock;
+  readonly maxAgeMs?: number;
+  readonly maxTotalBytes?: number;
+}
+
+/**
+ * The whole of an over-limit output, written owner-only to
+ * `$AGENTTEAM_HOME/spill/<id>.txt`. After each write the directory is pruned
+ * by age, then by total size, never removing the file just written.
+ */
+export class SpillStore {
+  private readonly maxAgeMs: number;
+  private readonly maxTotal: number;
+
+  constructor(private readonly opts: SpillOptions) {
+    this.maxAgeMs = opts.maxAgeMs ?? SPILL_MAX_AGE_MS;
+    this.maxTotal = opts.maxTotalBytes ?? SPILL_MAX_TOTAL_BYTES;
+  }
+
+  get dir(): string {
+    return this.opts.dir;
+  }
+
+  write(text: string): { id: string; path: string; bytes: number } {
+    mkdirSync(this.opts.dir, { recursive: true, mode: 0o700 });
+    const id = `${this.opts.clock.now().toString(36)}-${randomBytes(8).toString('hex')}`;
+    const path = join(this.opts.dir, `${id}.txt`);
+    const data = Buffer.from(text, 'utf8');
+    writeFileSync(path, data, { mode: 0o600, flag: 'wx' });
+    this.prune(path);
+    return { id, path, bytes: data.length };
+  }
+
+  prune(keep?: string): void {
+    let names: string[];
+    try {
+      names = readdirSync(this.opts.dir).filter((n) => n.endsWith('.txt'));
+    } catch {
+      return;
+    }
+    const now = this.opts.clock.now();
+    const files: { path: string; mtime: number; size: number }[] = [];
+    for (const n of names) {
+      const path = join(this.opts.dir, n);
+      try {
+        const st = statSync(path);
+        files.push({ path, mtime: st.mtimeMs, size: st.size });
+      } catch {
+        // removed meanwhile
+      }
+    }
+    files.sort((a, b) => a.mtime - b.mtime);
+    let total = files.reduce((s, f) => s + f.size, 0);
+    for (const f of files) {
+      if (f.path === keep) continue;
+      if (now - f.mtime > this.maxAgeMs || total > this.maxTotal) {
+        try {
+          unlinkSync(f.path);
+          total -= f.size;
+        } catch {
+          // best effort: a later prune retries
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,90 @@
+import { accessSync, constants, readdirSync, readFileSync, statSync } from 'node:fs';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import { checkDeclaration, lineColumn, type Declaration } from '../catalog/tool-declaration.js';
+
+/**
+ * Declaration files on disk: reading, parsing and checking them, and finding
+ * a command's program. Shared by the daemon (which loads them) and
+ * `agentteam tools check` (which must not import daemon code).
+ */
+
+/** A declaration file larger than this is refused unread. */
+export const MAX_DECLARATION_BYTES = 256 * 1024;
+/** At most this many declaration files are read. */
+export const MAX_DECLARATIONS = 256;
+
+export interface DeclarationIssue {
+  readonly file: string;
+  /** JSON pointer of the problem inside the file, when it parsed. */
+  readonly pointer?: string;
+  /** Line and column, for a file that is not valid JSON. */
+  readonly line?: number;
+  readonly column?: number;
+  readonly message: string;
+}
+
+/** One line per problem: `file#/pointer: message` or `file:line:column: message`. */
+export function formatIssue(p: DeclarationIssue): string {
+  const where = p.pointer !== undefined ? `#${p.pointer}` : p.line !== undefined ? `:${p.line}:${p.column ?? 1}` : '';
+  return `${p.file}${where}: ${p.message}`;
+}
+
+/** The program of argv[0]: a path (relative to `baseDir`) or a name searched on PATH; null when not an executable file. */
+export function resolveProgram(program: string, baseDir: string, path = process.env.PATH ?? ''): string | null {
+  const candidates = program.includes('/') ? [isAbsolute(program) ? program : resolve(baseDir, program)] : path.split(delimiter).filter(Boolean).map((d) => join(d, program));
+  for (const c of candidates) {
+    try {
+      if (statSync(c).isFile()) {
+        accessSync(c, constants.X_OK);
+        return c;
+      }
+    } catch {
+      // next candidate
+    }
+  }
+  return null;
+}
+
+/** Parses and checks every *.json file of `dir` (sorted by name); problems are appended. */
+export function readDeclarationFiles(dir: string, problems: DeclarationIssue[]): { file: string; decl: Declaration }[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => n.endsWith('.json')).sort();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') problems.push({ file: dir, message: `cannot read the tools directory: ${(err as Error).message}` });
+    return [];
+  }
+  if (names.length > MAX_DECLARATIONS) {
+    problems.push({ file: dir, message: `${names.length} declaration files; only the first ${MAX_DECLARATIONS} are read` });
+    names = names.slice(0, MAX_DECLARATIONS);
+  }
+  const out: { file: string; decl: Declaration }[] = [];
+  for (const n of names) {
+    const r = checkDeclarationFile(join(dir, n));
+    if (r.ok) out.push({ file: r.file, decl: r.decl });
+    else problems.push(...r.problems);
+  }
+  return out;
+}
+
+/** Reads, parses and checks one declaration file (no registry, no program lookup). */
+export function checkDeclarationFile(file: string): { ok: true; file: string; decl: Declaration } | { ok: false; problems: DeclarationIssue[] } {
+  let text: string;
+  try {
+    if (statSync(file).size > MAX_DECLARATION_BYTES) return { ok: false, problems: [{ file, message: `larger than ${MAX_DECLARATION_BYTES} bytes` }] };
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    return { ok: false, problems: [{ file, message: `cannot read: ${(err as Error).message}` }] };
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (err) {
+    const at = /position (\d+)/.exec((err as Error).message);
+    const where = at ? lineColumn(text, Number(at[1])) : undefined;
+    return { ok: false, problems: [{ file, ...(where ?? {}), message: `not valid JSON: ${(err as Error).message}` }] };
+  }
+  const checked = checkDeclaration(doc);
+  if (!checked.ok) return { ok: false, problems: checked.problems.map((p) => ({ file, pointer: p.pointer, message: p.message })) };
+  return { ok: true, file, decl: checked.decl };
+}

@@ -1,0 +1,376 @@
+import { test } from 'node:test';
+import { strict as assert } from 'node:assert';
+import fc from 'fast-check';
+import { openDb } from '../daemon/store/db.js';
+import { EmbeddedServer } from '../daemon/store/embedded.js';
+import { MessageStore } from '../daemon/store/messages.js';
+import { decodeStrictJson } from '../daemon/exec/strict-json.js';
+import { loadInputValidator, type InputCheck } from '../lib/input-validators.js';
+import { createToolHost, type ToolHost } from '../daemon/mcp/tool-host.js';
+import { messageToolHandlers } from '../daemon/mcp/message-tools.js';
+import { sharedBoundary } from '../daemon/mcp/boundary.js';
+import { ToolRegistry } from '../daemon/tools/registry.js';
+import { ResultGate } from '../daemon/results/gate.js';
+import { SecretSet } from '../daemon/results/secrets.js';
+import { SpillStore } from '../daemon/results/spill.js';
+import { systemClock as gateClock } from '../lib/clock.js';
+import { tmpdir as gateTmp } from 'node:os';
+import { join as gateJoin } from 'node:path';
+
+/** A result gate with no secrets configured (spill files, never written here, would go to a temp folder). */
+const plainGate = () => new ResultGate(new SecretSet(), new SpillStore({ dir: gateJoin(gateTmp(), 'agentteam-test-spill'), clock: gateClock }));
+import { MCP_TOOLS } from '../catalog/mcp-tools.js';
+import { defaultCatalog } from '../catalog/catalog.js';
+import { JSON_BYTES_KEYWORD, isWellFormedText, jsonBytes } from '../catalog/limits.js';
+import { systemClock } from '../lib/clock.js';
+import { call, closeHttp, post, startDaemon, startRuntime } from './exec-harness.js';
+import { openLease, rawRequest, type Daemon as McpDaemon } from './mcp-harness.js';
+
+/**
+ * Round trip of every stored string field: strings over the whole Unicode
+ * range (lone surrogates, NUL and other controls, U+2028, noncharacters,
+ * astral code points), sent as JSON text with and without \u escapes. What
+ * the validator accepts must read back identical, code unit for code unit;
+ * what it refuses must name the field's path and leave nothing behind; and
+ * the verdict must be exactly what the field's limits say. The bulk runs
+ * in-process (the daemon's JSON decoder, the generated validators, the store,
+ * the MCP tool host); a share runs through the real daemon routes.
+ */
+
+const RUNS = Number(process.env.AGENTTEAM_PROPERTY_RUNS ?? 2000);
+const DAEMON_RUNS = Number(process.env.AGENTTEAM_PROPERTY_DAEMON_RUNS ?? 60);
+
+test.after(() => closeHttp());
+
+interface FieldRule {
+  readonly minLength: number;
+  readonly maxLength: number;
+  readonly maxBytes: number;
+  readonly pattern?: RegExp;
+}
+
+function ruleOf(field: Record<string, unknown>): FieldRule {
+  const schema = Array.isArray(field.anyOf) ? (field.anyOf as Record<string, unknown>[]).find((x) => x.type === 'string')! : field;
+  return {
+    minLength: (schema.minLength as number | undefined) ?? 0,
+    maxLength: schema.maxLength as number,
+    maxBytes: schema[JSON_BYTES_KEYWORD] as number,
+    ...(typeof schema.pattern === 'string' ? { pattern: new RegExp(schema.pattern, 'u') } : {}),
+  };
+}
+
+/** What the limits say, computed independently of ajv. */
+function acceptable(s: string, r: FieldRule): boolean {
+  const chars = s.length - (s.match(/[\ud800-\udbff][\udc00-\udfff]/g)?.length ?? 0);
+  return isWellFormedText(s) && chars >= r.minLength && chars <= r.maxLength && jsonBytes(s) <= r.maxBytes && (r.pattern?.test(s) ?? true);
+}
+
+const SPECIALS = ['\u0000', '\u0001', '\u001f', '\u007f', '\u0085', '"', '\\', '/', '\n', '\r', '\t', '\u2028', '\u2029', '\ufeff', '\ufffd', '\ufffe', '\uffff', '\u{10ffff}', '\u{1f600}', 'e\u0301', '\u00e9', ' '];
+
+const unit = fc.oneof(
+  { weight: 4, arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }) },
+  { weight: 2, arbitrary: fc.integer({ min: 0xd800, max: 0xdfff }).map((c) => String.fromCharCode(c)) },
+  { weight: 3, arbitrary: fc.constantFrom(...SPECIALS) },
+  { weight: 2, arbitrary: fc.string({ unit: 'binary-ascii', minLength: 1, maxLength: 1 }) },
+);
+
+/** Short strings anywhere in Unicode, and strings right around the field's byte and character limits. */
+function stringsFor(r: FieldRule): fc.Arbitrary<string> {
+  return fc.oneof(
+    { weight: 14, arbitrary: fc.array(unit, { maxLength: 24 }).map((xs) => xs.join('')) },
+    {
+      weight: 2,
+      arbitrary: fc.tuple(unit, fc.integer({ min: -2, max: 2 }), fc.array(unit, { maxLength: 3 })).map(([u, d, tail]) => {
+        const n = Math.max(0, Math.floor(r.maxBytes / Math.max(1, jsonBytes(u))) + d);
+        return u.repeat(Math.min(n, r.maxLength + 2)) + tail.join('');
+      }),
+    },
+    { weight: 1, arbitrary: fc.integer({ min: -2, max: 2 }).map((d) => 'a'.repeat(Math.max(0, r.maxLength + d))) },
+  );
+}
+
+/** JSON text of a value, with every non-ASCII code unit written as a \u escape when `escape` is set. */
+function jsonText(value: unknown, escape: boolean): string {
+  const text = JSON.stringify(value);
+  return escape ? text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : text;
+}
+
+/** The daemon's own body decoding: UTF-8 bytes, strict JSON. */
+function decode(text: string): Record<string, unknown> {
+  return decodeStrictJson(new TextEncoder().encode(text)) as Record<string, unknown>;
+}
+
+function sameText(got: unknown, want: string, where: string): void {
+  assert.equal(typeof got, 'string', where);
+  assert.ok(got === want, `${where}: read back differs`);
+  assert.deepEqual(Buffer.from(got as string, 'utf8'), Buffer.from(want, 'utf8'), where);
+}
+
+interface Field {
+  readonly name: string;
+  readonly path: string;
+  readonly rule: FieldRule;
+  /** Sends an input with the string in place; returns whether it was accepted, after checking the read back. */
+  run(s: string, escape: boolean): Promise<boolean>;
+  /** Rows in the field's table, to prove a refusal left no trace. */
+  count(): number;
+}
+
+const inputProp = (domain: string, action: string, field: string) =>
+  ((defaultCatalog().get(domain, action)!.descriptor.input as { properties: Record<string, Record<string, unknown>> }).properties[field]!);
+const toolProp = (tool: string, field: string) =>
+  ((MCP_TOOLS.find((t) => t.name === tool)!.inputSchema as { properties: Record<string, Record<string, unknown>> }).properties[field]!);
+
+async function inProcessFields(): Promise<{ fields: Field[]; close(): void }> {
+  const db = openDb(':memory:');
+  let clock = Date.parse('2026-01-01T00:00:00Z');
+  const server = new EmbeddedServer(db, () => ++clock);
+  const api = server.forCaller({ serverId: 's1', agentId: 'a1' });
+  // An agent cannot decide its own request; another agent of the server decides.
+  const other = server.forCaller({ serverId: 's1', agentId: 'a2' });
+  const messages = new MessageStore(db, { ...systemClock, now: () => ++clock });
+  const host: ToolHost = createToolHost(new ToolRegistry(), MCP_TOOLS.filter((t) => t.name.startsWith('message_')), messageToolHandlers(messages), sharedBoundary(plainGate()));
+  const ctx = {
+    principal: { authorizationId: 'auth', serverId: 's1', agentId: 'a1', sessionId: null, runId: null, workdir: null, primaryThreadId: null, turn: null },
+    threadId: null,
+    signal: new AbortController().signal,
+  };
+  const counters = new Map<string, () => number>();
+  const rows = (table: string) => {
+    let f = counters.get(table);
+    if (!f) {
+      const stmt = db.prepare(`SELECT count(*) AS n FROM ${table}`);
+      f = () => (stmt.get() as { n: number }).n;
+      counters.set(table, f);
+    }
+    return f();
+  };
+  const columnReads = new Map<string, ReturnType<typeof db.prepare>>();
+  const column = (table: string, name: string, id: string) => {
+    const key = `${table}.${name}`;
+    let stmt = columnReads.get(key);
+    if (!stmt) columnReads.set(key, (stmt = db.prepare(`SELECT ${name} AS v FROM ${table} WHERE id = ?`)));
+    return (stmt.get(id) as { v: unknown }).v;
+  };
+  const checks = new Map<string, InputCheck>();
+  for (const [d, a] of [
+    ['task', 'create'], ['task', 'update'], ['project', 'create'], ['review', 'add'],
+    ['approval', 'request'], ['approval', 'decide'], ['scheduled-message', 'create'], ['workflow', 'plan'],
+  ]) {
+    checks.set(`${d} ${a}`, (await loadInputValidator(d!, a!))!);
+  }
+  const { task: base } = await api.createTask({ title: 'base' });
+
+  /** Validates as the daemon does; refused input must name the field. */
+  function validate(action: string, text: string, path: string): Record<string, unknown> | undefined {
+    const input = decode(text);
+    const verdict = checks.get(action)!(input);
+    if (verdict.ok) return input;
+    assert.ok(verdict.details.some((x) => x.path === path), `${action}: refusal names ${path}: ${JSON.stringify(verdict.details)}`);
+    return undefined;
+  }
+  const execField = (action: string, field: string, table: string, send: (input: any) => Promise<Record<string, unknown>>, wrap: (s: string) => Record<string, unknown>): Field => {
+    const [d, a] = action.split(' ') as [string, string];
+    return {
+      name: `${action} ${field}`,
+      path: `/${field}`,
+      rule: ruleOf(inputProp(d, a, field)),
+      count: () => rows(table),
+      async run(s, escape) {
+        const input = validate(action, jsonText(wrap(s), escape), `/${field}`);
+        if (!input) return false;
+        const record = await send(input);
+        sameText(record[field], s, `${action} ${field}`);
+        // And in the table itself, not only as the store hands it back.
+        sameText(column(table, field, record.id as string), s, `${table}.${field}`);
+        return true;
+      },
+    };
+  };
+  const getTask = async (id: string) => (await api.getTask({ id })).task as unknown as Record<string, unknown>;
+  const fields: Field[] = [
+    ...(['title', 'description', 'assignee'] as const).map((f) =>
+      execField('task create', f, 'tasks', async (i) => getTask((await api.createTask(i)).task.id), (s) => ({ title: 't', [f]: s }))),
+    ...(['title', 'description', 'assignee'] as const).map((f) =>
+      execField('task update', f, 'tasks', async (i) => { await api.updateTask(i); return getTask(base.id); }, (s) => ({ id: base.id, [f]: s }))),
+    ...(['name', 'description'] as const).map((f) =>
+      execField('project create', f, 'projects', async (i) => (await api.getProject({ id: (await api.createProject(i)).project.id })).project as unknown as Record<string, unknown>, (s) => ({ name: 'p', [f]: s }))),
+    // Added, then read back as the newest review of the thread.
+    execField('review add', 'body', 'reviews', async (i) => {
+      await api.addReview(i);
+      return (await api.listReviews({ taskId: base.id, limit: 1 })).reviews[0] as unknown as Record<string, unknown>;
+    }, (s) => ({ taskId: base.id, verdict: 'comment', body: s })),
+    ...(['title', 'detail'] as const).map((f) =>
+      execField('approval request', f, 'approvals', async (i) => (await api.getApproval({ id: (await api.requestApproval(i)).approval.id })).approval as unknown as Record<string, unknown>, (s) => ({ title: 'a', [f]: s }))),
+    // A fresh approval per accepted note: validated first, so a refused note creates nothing.
+    execField('approval decide', 'note', 'approvals', async (i) => {
+      const { approval } = await api.requestApproval({ title: 'to decide' });
+      await other.decideApproval({ ...i, id: approval.id });
+      return (await api.getApproval({ id: approval.id })).approval as unknown as Record<string, unknown>;
+    }, (s) => ({ id: 'appr_000000', decision: 'approve', note: s })),
+    execField('scheduled-message create', 'content', 'scheduled_messages', async (i) => (await api.getSchedule({ id: (await api.createSchedule(i)).scheduledMessage.id })).scheduledMessage as unknown as Record<string, unknown>, (s) => ({ target: 'channel:later', at: '2030-01-01T00:00:00Z', content: s })),
+    ...(['name', 'description'] as const).map((f) =>
+      execField('workflow plan', f, 'wf_plans', async (i) => (await api.workflowPlan({ op: 'show', id: (await api.workflowPlan(i)).plan!.id } as never)).plan as unknown as Record<string, unknown>, (s) => ({ op: 'create', name: 'p', steps: [{ name: 's' }], [f]: s }))),
+  ];
+
+  let seq = 0;
+  const tool = async (name: string, text: string) => {
+    const out = await host.call(name, decode(text), ctx);
+    assert.ok(out.ok);
+    return JSON.parse(out.resultJson) as { isError: boolean; structuredContent?: any; content: { text: string }[] };
+  };
+  const toolRefused = (r: { content: { text: string }[] }, path: string) => {
+    const env = JSON.parse(r.content[0]!.text) as { error: { code: string; details: { path: string }[] } };
+    assert.equal(env.error.code, 'validation_failed');
+    assert.ok(env.error.details.some((x) => x.path === path), JSON.stringify(env.error));
+  };
+  fields.push({
+    name: 'message_send content',
+    path: '/content',
+    rule: ruleOf(toolProp('message_send', 'content')),
+    count: () => rows('messages'),
+    async run(s, escape) {
+      const target = `channel:c${++seq}`;
+      const r = await tool('message_send', jsonText({ target, content: s }, escape));
+      if (r.isError) return toolRefused(r, '/content'), false;
+      const stored = messages.history({ serverId: 's1', target, limit: 1 }).messages[0]!;
+      sameText(stored.content, s, 'message content');
+      sameText(column('messages', 'content', stored.id), s, 'messages.content');
+      return true;
+    },
+  });
+  fields.push({
+    name: 'message_react emoji',
+    path: '/emoji',
+    rule: ruleOf(toolProp('message_react', 'emoji')),
+    // Each case reacts to a fresh message; a refusal must leave that message without reactions.
+    count: () => 0,
+    async run(s, escape) {
+      const target = `channel:r${++seq}`;
+      const m = messages.send({ serverId: 's1', target, author: 'agent:a1', content: 'x' });
+      const r = await tool('message_react', jsonText({ messageId: m.id, emoji: s }, escape));
+      if (r.isError) {
+        toolRefused(r, '/emoji');
+        assert.deepEqual(messages.history({ serverId: 's1', target, limit: 1 }).messages[0]!.reactions, []);
+        return false;
+      }
+      sameText(messages.history({ serverId: 's1', target, limit: 1 }).messages[0]!.reactions[0]!.emoji, s, 'emoji');
+      return true;
+    },
+  });
+  return { fields, close: () => db.close() };
+}
+
+/** fc.assert, with the failing field and the property's own error in the message. */
+async function assertProperty(name: string, property: fc.IAsyncProperty<[string, boolean]>, runs = RUNS): Promise<void> {
+  try {
+    await fc.assert(property, { numRuns: runs });
+  } catch (err) {
+    const cause = (err as { cause?: unknown }).cause;
+    throw new Error(`${name}: ${(err as Error).message.split('\n').slice(0, 3).join(' ')} -- ${cause instanceof Error ? cause.message : String(cause)}`);
+  }
+}
+
+test(`round trip in-process: ${RUNS} generated strings per stored field, accepted exactly as the limits say and read back identical`, async (t) => {
+  const { fields, close } = await inProcessFields();
+  t.after(close);
+  for (const f of fields) {
+    let accepted = 0;
+    let refused = 0;
+    const started = performance.now();
+    await assertProperty(f.name,
+      fc.asyncProperty(stringsFor(f.rule), fc.boolean(), async (s, escape) => {
+        const before = f.count();
+        const ok = await f.run(s, escape);
+        assert.equal(ok, acceptable(s, f.rule), `${f.name}: verdict for ${JSON.stringify(s).slice(0, 80)}`);
+        if (ok) accepted++;
+        else {
+          refused++;
+          assert.equal(f.count(), before, `${f.name}: a refused input left a row`);
+        }
+      }),
+    );
+    if (process.env.AGENTTEAM_PROPERTY_TIMING) process.stderr.write(`${f.name}: ${Math.round(performance.now() - started)} ms\n`);
+    // Both outcomes were exercised, not just one.
+    assert.ok(accepted > RUNS / 10 && refused > RUNS / 10, `${f.name}: ${accepted} accepted, ${refused} refused`);
+  }
+});
+
+test(`round trip through the daemon: ${DAEMON_RUNS} generated strings per field over the Exec and MCP routes`, async (t) => {
+  const d = await startDaemon();
+  t.after(() => d.close());
+  const rt = await startRuntime(d);
+  t.after(() => rt.close());
+  const lease = await openLease(d as unknown as McpDaemon, { serverId: 's1', agentId: 'prop' });
+  t.after(() => lease.close());
+  const base = (await call(rt, 'task', 'create', { title: 'base' })).json.data.task;
+  const execCases: [string, string, string, (s: string) => Record<string, unknown>, (data: any) => Promise<unknown>][] = [
+    ['task', 'create', 'description', (s) => ({ title: 't', description: s }), async (data) => (await call(rt, 'task', 'get', { id: data.task.id })).json.data.task.description],
+    ['task', 'update', 'title', (s) => ({ id: base.id, title: s }), async () => (await call(rt, 'task', 'get', { id: base.id })).json.data.task.title],
+    ['project', 'create', 'name', (s) => ({ name: s }), async (data) => (await call(rt, 'project', 'get', { id: data.project.id })).json.data.project.name],
+    ['review', 'add', 'body', (s) => ({ taskId: base.id, verdict: 'comment', body: s }), async () => { const r = await call(rt, 'review', 'list', { taskId: base.id, limit: 1 }); assert.equal(r.status, 200, r.text.slice(0, 300)); return r.json.data.reviews[0].body; }],
+  ];
+  const counts = { tasks: 1, projects: 0, reviews: 0 };
+  for (const [domain, action, field, wrap, readBack] of execCases) {
+    const rule = ruleOf(inputProp(domain, action, field));
+    await fc.assert(
+      fc.asyncProperty(stringsFor(rule), fc.boolean(), async (s, escape) => {
+        const r = await post(`${rt.base}/${domain}/${action}`, rt.token(), jsonText(wrap(s), escape), { 'content-type': 'application/json' });
+        const want = acceptable(s, rule);
+        assert.equal(r.status === 200, want, `${domain} ${action} ${field}: ${r.status} ${r.text.slice(0, 200)}`);
+        if (!want) {
+          assert.equal(r.json.error.code, 'validation_failed');
+          assert.ok(r.json.error.details.some((x: { path: string }) => x.path === `/${field}`));
+          return;
+        }
+        if (action === 'create' && domain !== 'review') counts[domain === 'task' ? 'tasks' : 'projects']++;
+        if (domain === 'review') counts.reviews++;
+        sameText(await readBack(r.json.data), s, `${domain} ${action} ${field}`);
+      }),
+      { numRuns: DAEMON_RUNS },
+    );
+  }
+  // Refused requests left nothing: the stores hold exactly the accepted ones.
+  const total = async (domain: string, field: string, input: Record<string, unknown>) => {
+    let n = 0;
+    let cursor: string | undefined;
+    do {
+      // Pages of one: each item fits on its own, whatever its size.
+      const page = (await call(rt, domain, 'list', { ...input, limit: 1, ...(cursor ? { cursor } : {}) })).json.data;
+      n += page[field].length;
+      cursor = page.hasMore ? page.nextCursor : undefined;
+    } while (cursor);
+    return n;
+  };
+  assert.equal(await total('task', 'tasks', {}), counts.tasks);
+  assert.equal(await total('project', 'projects', {}), counts.projects);
+  assert.equal(await total('review', 'reviews', { taskId: base.id }), counts.reviews);
+
+  const rule = ruleOf(toolProp('message_send', 'content'));
+  let id = 0;
+  let sent = 0;
+  const target = 'channel:prop';
+  await fc.assert(
+    fc.asyncProperty(stringsFor(rule), fc.boolean(), async (s, escape) => {
+      const body = `{"jsonrpc":"2.0","id":${++id},"method":"tools/call","params":{"name":"message_send","arguments":${jsonText({ target, content: s }, escape)}}}`;
+      const r = await rawRequest(lease.mcpUrl, 'POST', { authorization: `Bearer ${lease.token()}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body);
+      const result = (JSON.parse(r.body) as { result: { isError: boolean; structuredContent?: any } }).result;
+      assert.equal(!result.isError, acceptable(s, rule), `message_send content: ${r.body.slice(0, 200)}`);
+      if (result.isError) return;
+      sent++;
+      sameText(result.structuredContent.message.content, s, 'message_send content (as returned)');
+    }),
+    { numRuns: DAEMON_RUNS },
+  );
+  // Refused sends left nothing: the target holds exactly the accepted messages.
+  let stored = 0;
+  let cursor: string | undefined;
+  do {
+    const history = await rawRequest(lease.mcpUrl, 'POST', { authorization: `Bearer ${lease.token()}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name: 'message_history_read', arguments: { target, limit: 3, ...(cursor ? { cursor } : {}) } } }));
+    const page = (JSON.parse(history.body) as { result: { structuredContent: { messages: unknown[]; hasMore: boolean; nextCursor?: string } } }).result.structuredContent;
+    stored += page.messages.length;
+    cursor = page.hasMore ? page.nextCursor : undefined;
+  } while (cursor);
+  assert.equal(stored, sent);
+});
