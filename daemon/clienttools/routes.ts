@@ -1,8 +1,7 @@
 import type { Context, Hono } from 'hono';
 import type { Clock } from '../../lib/clock.js';
-import type { IncomingMessage } from 'node:http';
-import { BODY_LIMIT_BYTES, readBody, readNodeBody } from '../exec/body.js';
-import { decodeStrictJson } from '../exec/strict-json.js';
+import { BODY_LIMIT_BYTES } from '../exec/body.js';
+import { readJsonBody } from '../http/json-body.js';
 import type { ClientToolBroker } from './broker.js';
 import { clientIdOf, decodeRegister, decodeResult } from './validate.js';
 import type { ClientToolSpec } from './types.js';
@@ -17,19 +16,8 @@ import type { ClientToolSpec } from './types.js';
 /** A result may carry images: a larger body than the other routes. */
 export const RESULT_BODY_LIMIT_BYTES = 8 * 1024 * 1024;
 
-/** Operator requests have no authorization to revoke: one signal that never aborts. */
-const NEVER = new AbortController().signal;
-
-/**
- * The body under the usual size limit and absolute deadline, straight from
- * the Node request when running on @hono/node-server (building a web
- * Request stream per call cost three quarters of a claim's time).
- */
-export async function json(c: Context, clock: Clock, limit = BODY_LIMIT_BYTES): Promise<unknown> {
-  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  const opts = { clock, signal: NEVER, limit };
-  return decodeStrictJson(incoming ? await readNodeBody(incoming, opts) : await readBody(c.req.raw, opts));
-}
+/** The body under the operator routes' size limit and absolute deadline (daemon/http/json-body.ts). */
+export const json = (c: Context, clock: Clock, limit = BODY_LIMIT_BYTES): Promise<unknown> => readJsonBody(c, clock, limit);
 
 export interface ClientToolRouteDeps {
   readonly clock: Clock;

@@ -1,4 +1,5 @@
 import type { Context, Hono } from 'hono';
+import { readJsonBody } from '../http/json-body.js';
 import { Ajv, type ErrorObject } from 'ajv';
 import { ENTITY_ID_PATTERN } from '../../catalog/ids.js';
 import { AUTHOR_PATTERN, MESSAGE_ID_PATTERN, TARGET_PATTERN, messageSend } from '../../catalog/mcp-tools.js';
@@ -61,12 +62,7 @@ function fail(c: Context, err: unknown): Response {
 export function registerMessageOperatorRoutes(app: Hono<any>, services: MessageServices): void {
   app.post('/api/v1/messages', async (c) => {
     try {
-      let body: unknown;
-      try {
-        body = JSON.parse(await c.req.text());
-      } catch {
-        throw new ExecError('invalid_json', 'the body is not one JSON value');
-      }
+      const body = await readJsonBody(c);
       if (!checkPost(body)) throw invalid(checkPost.errors);
       const b = body as { serverId: string; target: string; author: string; content: string; replyTo?: string };
       return c.json({ ok: true, data: { message: services.messages.send(b) } }, 201);

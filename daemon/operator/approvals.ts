@@ -1,4 +1,5 @@
 import { LIMITS, isWellFormedText, jsonBytes } from '../../catalog/limits.js';
+import { readJsonBody } from '../http/json-body.js';
 import type { Context, Hono } from 'hono';
 import { ExecError, errorBody } from '../errors.js';
 import type { ApprovalOperatorApi } from '../store/server-api.js';
@@ -33,12 +34,7 @@ export function registerApprovalOperatorRoutes(app: Hono<any>, approvals: Approv
     try {
       const id = c.req.param('id');
       if (!ID.test(id)) throw invalid('/id', 'not an approval id');
-      let body: Record<string, unknown>;
-      try {
-        body = JSON.parse(await c.req.text()) as Record<string, unknown>;
-      } catch {
-        throw new ExecError('invalid_json', 'the body is not one JSON value');
-      }
+      const body = (await readJsonBody(c)) as Record<string, unknown>;
       if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new ExecError('invalid_request', 'the body must be an object');
       for (const k of Object.keys(body)) if (!['decision', 'note', 'decidedBy'].includes(k)) throw invalid(`/${k}`, 'unknown field');
       const { decision, note, decidedBy } = body;

@@ -1,4 +1,5 @@
 import type { Context, Hono } from 'hono';
+import { readJsonBody } from '../http/json-body.js';
 import { ExecError, errorBody } from '../errors.js';
 import type { ExtensionStore } from '../extensions/store.js';
 
@@ -15,12 +16,7 @@ function fail(c: Context, err: unknown): Response {
 export function registerExtensionOperatorRoutes(app: Hono<any>, extensions: ExtensionStore): void {
   app.post('/api/v1/extensions', async (c) => {
     try {
-      let body: unknown;
-      try {
-        body = JSON.parse(await c.req.text());
-      } catch {
-        throw new ExecError('invalid_json', 'the body is not one JSON value');
-      }
+      const body = await readJsonBody(c);
       const definition = (body as { definition?: unknown } | null)?.definition;
       if (typeof definition !== 'string') throw new ExecError('invalid_request', 'the body must be {"definition": "<the definition file text>"}');
       return c.json({ ok: true, data: { extension: extensions.install(definition) } }, 201);

@@ -1,4 +1,5 @@
 import type { Context, Hono } from 'hono';
+import { readJsonBody } from '../http/json-body.js';
 import type { Authorization } from '../auth/authorization.js';
 import { ExecError } from '../errors.js';
 import { isRuntimeKind, type RuntimeKind } from '../../catalog/runtimes.js';
@@ -40,12 +41,7 @@ interface LeaseRequest {
 const PID_POLL_MS = 500;
 
 async function readLease(c: Context): Promise<LeaseRequest> {
-  let body: unknown;
-  try {
-    body = await c.req.json();
-  } catch {
-    throw new ExecError('invalid_json', 'the body must be one JSON object');
-  }
+  const body = await readJsonBody(c);
   const b = body as LeaseRequest;
   if (typeof b !== 'object' || b === null || typeof b.serverId !== 'string' || typeof b.agentId !== 'string') {
     throw new ExecError('invalid_request', 'serverId and agentId are required strings');

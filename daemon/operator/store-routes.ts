@@ -1,4 +1,5 @@
 import type { Context, Hono } from 'hono';
+import { readJsonBody } from '../http/json-body.js';
 import { isAbsolute } from 'node:path';
 import type { Db } from '../store/db.js';
 import { backupSqlite, BackupTargetError } from '../../lib/store-backup.js';
@@ -17,12 +18,7 @@ export function registerStoreOperatorRoutes(app: Hono<any>, db: Db, home: string
   let running = false;
   app.post('/api/v1/store/backup', async (c) => {
     try {
-      let body: unknown;
-      try {
-        body = JSON.parse(await c.req.text());
-      } catch {
-        throw new ExecError('invalid_json', 'the body is not one JSON value');
-      }
+      const body = await readJsonBody(c);
       const { path, overwrite } = (body ?? {}) as { path?: unknown; overwrite?: unknown };
       const extra = body && typeof body === 'object' ? Object.keys(body).filter((k) => k !== 'path' && k !== 'overwrite') : [];
       if (typeof path !== 'string' || !isAbsolute(path) || Buffer.byteLength(path) > MAX_PATH_BYTES || path.includes('\0') || extra.length > 0 || (overwrite !== undefined && typeof overwrite !== 'boolean')) {

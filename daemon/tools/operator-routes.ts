@@ -1,4 +1,5 @@
 import type { Context, Hono } from 'hono';
+import { readJsonBody } from '../http/json-body.js';
 import { ExecError, errorBody } from '../errors.js';
 import type { ToolRegistry } from './registry.js';
 import type { ToolActivity } from './activity.js';
@@ -55,9 +56,9 @@ export function registerToolOperatorRoutes(app: Hono<any>, deps: ToolOperatorDep
   app.post('/api/v1/tools/asks/:id/answer', async (c) => {
     let body: unknown;
     try {
-      body = JSON.parse(await c.req.text());
-    } catch {
-      return fail(c, new ExecError('invalid_json', 'the body must be {"answer": "..."}'));
+      body = await readJsonBody(c);
+    } catch (err) {
+      return fail(c, err instanceof ExecError ? err : new ExecError('invalid_json', 'the body must be {"answer": "..."}'));
     }
     const answer = (body as { answer?: unknown } | null)?.answer;
     if (typeof answer !== 'string' || answer.length === 0 || answer.length > MAX_ANSWER) {
