@@ -35,6 +35,7 @@ const DEAD_PROXY = 'http://127.0.0.1:9';
 const ROUNDS = 4;
 const PY_CLIENT = fileURLToPath(new URL('../../interop/python-client.py', import.meta.url));
 const STDIO_PROBE = fileURLToPath(new URL('./stdio-probe.js', import.meta.url));
+const CONFORMANCE_PROXY = fileURLToPath(new URL('./conformance-proxy.js', import.meta.url));
 
 /**
  * Runs `cmd` ROUNDS times; before each round after the first it waits until
@@ -223,4 +224,31 @@ export async function checkInspector(ctx: CheckContext, version: string): Promis
   const sent = [...ran.stdout.matchAll(/interop-inspector-\d+/g)].map((m) => m[0]);
   expectMarkers([...new Set(sent)], 'inspector', ran);
   return { version: `@modelcontextprotocol/inspector ${version}`, detail: `--cli tools/call message_send, ${ROUNDS} calls on ${ROUNDS} generations` };
+}
+
+/**
+ * The MCP conformance suite's server scenarios that apply to a server that
+ * offers tools only (no resources, prompts, logging or completion): the
+ * 2025 handshake, ping, tools/list and DNS-rebinding protection; each round
+ * on a new token generation, through the auth-adding proxy above.
+ */
+export const CONFORMANCE_SCENARIOS = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection'] as const;
+
+export async function checkConformance(ctx: CheckContext, version: string): Promise<CheckResult> {
+  const scenarios = CONFORMANCE_SCENARIOS.map((s) =>
+    `conformance server --url "http://localhost:$PORT/mcp" --scenario ${s} > "$OUT" 2>&1 || { cat "$OUT"; exit 1; }; ` +
+    `grep -q "0 failed" "$OUT" || { cat "$OUT"; exit 1; }; echo "interop-conformance-$i-${s}"`).join('; ');
+  const setup = [
+    'PF=$(mktemp); OUT=$(mktemp)',
+    `node ${JSON.stringify(CONFORMANCE_PROXY)} "$AGENTTEAM_MCP_URL" "$AGENTTEAM_EXEC_TOKEN_FILE" "$PF" & PROXY=$!`,
+    'trap \'kill $PROXY 2>/dev/null\' EXIT',
+    'while [ ! -s "$PF" ]; do sleep 0.1; done; PORT=$(cat "$PF")',
+  ].join('\n');
+  const ran = await runUnder(ctx, { runtime: 'generic', agent: 'conformance', ttl: 10, timeoutMs: 300_000, script: `${setup}\n${rotationLoop(scenarios)}` });
+  expectRounds(ran, 'conformance');
+  const passed = new Set([...ran.stdout.matchAll(/interop-conformance-\d+-[a-z-]+/g)].map((m) => m[0]));
+  if (passed.size !== ROUNDS * CONFORMANCE_SCENARIOS.length) {
+    throw new Error(`conformance: ${passed.size} of ${ROUNDS * CONFORMANCE_SCENARIOS.length} scenario runs passed\n${tail(ran.stdout)}\n${tail(ran.stderr)}`);
+  }
+  return { version: `@modelcontextprotocol/conformance ${version}`, detail: `server scenarios ${CONFORMANCE_SCENARIOS.join(', ')}, each on ${ROUNDS} generations` };
 }

@@ -16,6 +16,8 @@ export interface NpmClient {
   readonly pkg: string;
   readonly version: string;
   readonly bin: string;
+  /** A Node range the package needs but does not declare in `engines` (it then runs on the spare Node). */
+  readonly nodeRange?: string;
 }
 
 /** The pinned real clients. Raising a pin reinstalls that one client on the next run. */
@@ -25,6 +27,8 @@ export const NPM_CLIENTS: readonly NpmClient[] = [
   { id: 'opencode', pkg: 'opencode-ai', version: '1.18.33', bin: 'opencode' },
   { id: 'inspector', pkg: '@modelcontextprotocol/inspector', version: '2.12.0', bin: 'mcp-inspector' },
   { id: 'mcp-remote', pkg: 'mcp-remote', version: '0.15.1', bin: 'mcp-remote' },
+  // Uses fs.globSync (Node 22) without saying so in `engines`.
+  { id: 'conformance', pkg: '@modelcontextprotocol/conformance', version: '0.1.16', bin: 'conformance', nodeRange: '>=22.0.0' },
 ];
 export const PYTHON_SDK = { pkg: 'mcp', version: '2.3.0' } as const;
 
@@ -104,7 +108,7 @@ export async function ensureNpm(c: NpmClient): Promise<Installed> {
   // The engine range matters only when this Node runs the executable; some packages ship a native binary.
   const dir = join(prefix, 'node_modules', '.bin');
   if (runsOnNode(bin)) {
-    const range = (JSON.parse(readFileSync(manifest, 'utf8')) as { engines?: { node?: string } }).engines?.node;
+    const range = (JSON.parse(readFileSync(manifest, 'utf8')) as { engines?: { node?: string } }).engines?.node ?? c.nodeRange;
     const old = nodeTooOld(range);
     if (old) {
       // Run it on a Node that meets its range rather than skip it; skip only when that Node is unavailable.

@@ -1,5 +1,5 @@
 import { startDaemon } from '../test/mcp-harness.js';
-import { checkClaude, checkCodex, checkInspector, checkMcpRemote, checkOpencode, checkPython, type CheckContext, type CheckResult } from './clients.js';
+import { checkClaude, checkCodex, checkConformance, checkInspector, checkMcpRemote, checkOpencode, checkPython, type CheckContext, type CheckResult } from './clients.js';
 import { ensureNpm, ensurePython, NPM_CLIENTS, PYTHON_SDK, type Installed } from './install.js';
 
 /**
@@ -30,6 +30,7 @@ const PLANS: Plan[] = [
   { id: 'codex', install: () => ensureNpm(npm('codex')), pinned: npm('codex').version, run: (ctx) => checkCodex(ctx) },
   { id: 'opencode', install: () => ensureNpm(npm('opencode')), pinned: npm('opencode').version, run: (ctx) => checkOpencode(ctx) },
   { id: 'mcp-remote', install: () => ensureNpm(npm('mcp-remote')), pinned: npm('mcp-remote').version, run: checkMcpRemote },
+  { id: 'conformance', install: () => ensureNpm(npm('conformance')), pinned: npm('conformance').version, run: checkConformance },
 ];
 
 const rows: Row[] = [];
