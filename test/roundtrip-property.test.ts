@@ -25,6 +25,10 @@ import { JSON_BYTES_KEYWORD, isWellFormedText, jsonBytes } from '../catalog/limi
 import { systemClock } from '../lib/clock.js';
 import { call, closeHttp, post, startDaemon, startRuntime } from './exec-harness.js';
 import { openLease, rawRequest, type Daemon as McpDaemon } from './mcp-harness.js';
+import { startInProc } from './inproc-harness.js';
+import { readFileSync } from 'node:fs';
+import type { TestContext } from 'node:test';
+import { ExecError } from '../daemon/errors.js';
 
 /**
  * Round trip of every stored string field: strings over the whole Unicode
@@ -114,6 +118,10 @@ interface Field {
   run(s: string, escape: boolean): Promise<boolean>;
   /** Rows in the field's table, to prove a refusal left no trace. */
   count(): number;
+  /** A check of meaning past the limits that the store makes (a blank step name), if any. */
+  readonly meaningful?: (s: string) => boolean;
+  /** Fewer cases than RUNS, for a field whose every accepted case writes a file. */
+  readonly runs?: number;
 }
 
 const inputProp = (domain: string, action: string, field: string) =>
@@ -121,7 +129,7 @@ const inputProp = (domain: string, action: string, field: string) =>
 const toolProp = (tool: string, field: string) =>
   ((MCP_TOOLS.find((t) => t.name === tool)!.inputSchema as { properties: Record<string, Record<string, unknown>> }).properties[field]!);
 
-async function inProcessFields(): Promise<{ fields: Field[]; close(): void }> {
+async function inProcessFields(t: TestContext): Promise<{ fields: Field[]; close(): void }> {
   const db = openDb(':memory:');
   let clock = Date.parse('2026-01-01T00:00:00Z');
   const server = new EmbeddedServer(db, () => ++clock);
@@ -156,6 +164,7 @@ async function inProcessFields(): Promise<{ fields: Field[]; close(): void }> {
   for (const [d, a] of [
     ['task', 'create'], ['task', 'update'], ['project', 'create'], ['review', 'add'],
     ['approval', 'request'], ['approval', 'decide'], ['scheduled-message', 'create'], ['workflow', 'plan'],
+    ['workflow', 'step'], ['agent', 'create'], ['agent', 'update'],
   ]) {
     checks.set(`${d} ${a}`, (await loadInputValidator(d!, a!))!);
   }
@@ -212,6 +221,101 @@ async function inProcessFields(): Promise<{ fields: Field[]; close(): void }> {
     ...(['name', 'description'] as const).map((f) =>
       execField('workflow plan', f, 'wf_plans', async (i) => (await api.workflowPlan({ op: 'show', id: (await api.workflowPlan(i)).plan!.id } as never)).plan as unknown as Record<string, unknown>, (s) => ({ op: 'create', name: 'p', steps: [{ name: 's' }], [f]: s }))),
   ];
+
+  // Step names and descriptions live in a plan version (JSON in wf_plan_versions.steps), by plan create and by plan update with steps.
+  // The store trims a step name and refuses a blank one: that is checked (meaningful) and the read back is the trimmed name.
+  const stepProp = (f: 'name' | 'description') => (inputProp('workflow', 'plan', 'steps').items as { properties: Record<string, Record<string, unknown>> }).properties[f]!;
+  const stepsJson = db.prepare('SELECT steps AS v FROM wf_plan_versions WHERE plan_id = ? AND version = ?');
+  const { plan: basePlan } = await api.workflowPlan({ op: 'create', name: 'base', steps: [{ name: 'only' }] } as never);
+  const stepField = (op: 'create' | 'update', f: 'name' | 'description'): Field => ({
+    name: `workflow plan ${op} steps[].${f}`,
+    path: `/steps/0/${f}`,
+    rule: ruleOf(stepProp(f)),
+    count: () => rows('wf_plan_versions'),
+    ...(f === 'name' ? { meaningful: (s: string) => s.trim() !== '' } : {}),
+    async run(s, escape) {
+      const step = f === 'name' ? { name: s } : { name: 's', description: s };
+      const input = validate('workflow plan', jsonText(op === 'create' ? { op, name: 'p', steps: [step] } : { op, id: basePlan!.id, steps: [step] }, escape), `/steps/0/${f}`);
+      if (!input) return false;
+      let out: { plan?: { id: string }; version?: { version: number } };
+      try {
+        out = await api.workflowPlan(input as never) as typeof out;
+      } catch (err) {
+        // The store's own refusal (a blank name) names the same path.
+        assert.ok(err instanceof ExecError && err.code === 'validation_failed' && (err.extra.details ?? []).some((x) => x.path === `/steps/0/${f}`), String(err));
+        return false;
+      }
+      const want = f === 'name' ? s.trim() : s;
+      const { version } = (await api.workflowPlan({ op: 'version', id: out.plan!.id, version: out.version!.version } as never)) as { version: { steps: Record<string, string>[] } };
+      sameText(version.steps[0]![f], want, `workflow plan ${op} steps[].${f}`);
+      const row = stepsJson.get(out.plan!.id, out.version!.version) as { v: string };
+      sameText((JSON.parse(row.v) as Record<string, string>[])[0]![f], want, `wf_plan_versions.steps[].${f}`);
+      return true;
+    },
+  });
+  fields.push(stepField('create', 'name'), stepField('create', 'description'), stepField('update', 'name'), stepField('update', 'description'));
+
+  // Step notes: a fresh one-step run per accepted note (validated first, so a refused note starts nothing), then the transition with the note.
+  const { plan: runPlan } = await api.workflowPlan({ op: 'create', name: 'runs', steps: [{ name: 'only' }] } as never);
+  await api.workflowPlan({ op: 'publish', id: runPlan!.id } as never);
+  for (const op of ['complete', 'fail', 'pause', 'park'] as const) {
+    fields.push({
+      name: `workflow step ${op} note`,
+      path: '/note',
+      rule: ruleOf(inputProp('workflow', 'step', 'note')),
+      count: () => rows('wf_runs') + rows('wf_steps'),
+      async run(s, escape) {
+        const input = validate('workflow step', jsonText({ op, id: 'step_000000', note: s }, escape), '/note');
+        if (!input) return false;
+        const { steps } = (await api.workflowRun({ op: 'start', planId: runPlan!.id } as never)) as { steps: { id: string }[] };
+        const id = steps[0]!.id;
+        await api.workflowStep({ ...input, id } as never);
+        sameText(((await api.workflowStep({ op: 'get', id } as never)) as { step: { note: string } }).step.note, s, `workflow step ${op} note`);
+        sameText(column('wf_steps', 'note', id), s, 'wf_steps.note');
+        return true;
+      },
+    });
+  }
+
+  // Agent displayName and model are written to profile.json by the daemon's handlers (the Exec route in process); read back by agent get and from
+  // the file. Not here: id (an agent id pattern), baseUrl (a URL), apiKeyEnv (an environment variable name) and runtime (an enum) are validated for meaning.
+  // A refusal must leave the profile revision as it was.
+  const p = startInProc(t);
+  const profileFile = gateJoin(p.home, 'profile.json');
+  const agentCall = await p.runtime('s1', 'a1');
+  const revisions = new Map<string, number>();
+  const revisionNo = () => {
+    const r = p.services.profile.revision;
+    if (!revisions.has(r)) revisions.set(r, revisions.size);
+    return revisions.get(r)!;
+  };
+  const ok = (r: { status: number; json: any }, what: string) => (assert.equal(r.status, 200, `${what}: ${JSON.stringify(r.json).slice(0, 300)}`), r.json.data);
+  ok(await agentCall('agent', 'create', { id: 'prop-base' }), 'agent create');
+  let agentSeq = 0;
+  for (const action of ['create', 'update'] as const) {
+    for (const f of ['displayName', 'model'] as const) {
+      fields.push({
+        name: `agent ${action} ${f}`,
+        path: `/${f}`,
+        rule: ruleOf(inputProp('agent', action, f)),
+        count: revisionNo,
+        // Each accepted case rewrites profile.json (twice for create): a quarter of the cases keeps the run time small.
+        runs: Math.ceil(RUNS / 4),
+        async run(s, escape) {
+          const id = action === 'create' ? `prop-${++agentSeq}` : 'prop-base';
+          const input = validate(`agent ${action}`, jsonText({ id, [f]: s }, escape), `/${f}`);
+          if (!input) return false;
+          ok(await agentCall('agent', action, input), `agent ${action}`);
+          sameText(ok(await agentCall('agent', 'get', { id }), 'agent get').agent[f], s, `agent ${action} ${f}`);
+          const doc = JSON.parse(readFileSync(profileFile, 'utf8')) as { agents: Record<string, unknown>[] };
+          sameText(doc.agents.find((a) => a.id === id)![f], s, `profile.json ${f}`);
+          // Created agents are removed again, so the file stays small.
+          if (action === 'create') ok(await agentCall('agent', 'delete', { id }), 'agent delete');
+          return true;
+        },
+      });
+    }
+  }
 
   let seq = 0;
   const tool = async (name: string, text: string) => {
@@ -271,8 +375,8 @@ async function assertProperty(name: string, property: fc.IAsyncProperty<[string,
   }
 }
 
-test(`round trip in-process: ${RUNS} generated strings per stored field, accepted exactly as the limits say and read back identical`, async (t) => {
-  const { fields, close } = await inProcessFields();
+test(`round trip in-process: ${RUNS} generated strings per stored field (a quarter for profile.json fields), accepted exactly as the limits say and read back identical`, async (t) => {
+  const { fields, close } = await inProcessFields(t);
   t.after(close);
   for (const f of fields) {
     let accepted = 0;
@@ -282,17 +386,18 @@ test(`round trip in-process: ${RUNS} generated strings per stored field, accepte
       fc.asyncProperty(stringsFor(f.rule), fc.boolean(), async (s, escape) => {
         const before = f.count();
         const ok = await f.run(s, escape);
-        assert.equal(ok, acceptable(s, f.rule), `${f.name}: verdict for ${JSON.stringify(s).slice(0, 80)}`);
+        assert.equal(ok, acceptable(s, f.rule) && (f.meaningful?.(s) ?? true), `${f.name}: verdict for ${JSON.stringify(s).slice(0, 80)}`);
         if (ok) accepted++;
         else {
           refused++;
           assert.equal(f.count(), before, `${f.name}: a refused input left a row`);
         }
       }),
+      f.runs ?? RUNS,
     );
     if (process.env.AGENTTEAM_PROPERTY_TIMING) process.stderr.write(`${f.name}: ${Math.round(performance.now() - started)} ms\n`);
     // Both outcomes were exercised, not just one.
-    assert.ok(accepted > RUNS / 10 && refused > RUNS / 10, `${f.name}: ${accepted} accepted, ${refused} refused`);
+    assert.ok(accepted > (f.runs ?? RUNS) / 10 && refused > (f.runs ?? RUNS) / 10, `${f.name}: ${accepted} accepted, ${refused} refused`);
   }
 });
 
