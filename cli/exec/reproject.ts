@@ -3,6 +3,8 @@ import type { ErrorBody, ErrorDetail } from '../../catalog/envelope.js';
 import { ERROR_TABLE, isErrorCode, type ErrorCode } from '../../catalog/errors.js';
 import { boundErrorBody } from '../../catalog/error-limits.js';
 import type { ReceiptPolicy } from '../../catalog/inventory.js';
+// The daemon keeps results within this; the CLI holds the same line before printing.
+import { RESULT_BUDGET_BYTES } from '../../catalog/limits.js';
 import { buildReceipt, parseRetrieval } from '../../catalog/receipt.js';
 import { NAME_PATTERN, RECEIPT_POLICIES_FILE } from '../../lib/generated.js';
 import { loadInputValidator } from '../../lib/input-validators.js';
@@ -46,9 +48,6 @@ export async function reproject(domain: string, action: string, input: unknown, 
   const error = await reprojectError(domain, action, input, value.error);
   return { text: JSON.stringify({ ok: false, error }), status: ERROR_TABLE[error.code].exit };
 }
-
-/** The daemon keeps results within this; the CLI holds the same line before printing. */
-const RESULT_BUDGET_BYTES = 64 * 1024;
 
 /**
  * A success envelope over the budget (only a faulty daemon sends one): never
