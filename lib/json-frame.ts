@@ -19,7 +19,7 @@ export function decodeFrame(bytes: Uint8Array, maxDepth: number): FrameResult {
   } catch {
     return { ok: false, problem: { kind: 'utf8', message: 'the frame is not valid UTF-8' } };
   }
-  const problem = scan(text, maxDepth);
+  const problem = scanJson(text, maxDepth);
   if (problem) return { ok: false, problem };
   try {
     return { ok: true, value: JSON.parse(text) };
@@ -36,17 +36,46 @@ export function jsonDepth(v: unknown): number {
   return deepest + 1;
 }
 
-function scan(text: string, maxDepth: number): FrameProblem | null {
-  const stack: ({ keys: Set<string>; expectKey: boolean } | null)[] = [];
+interface ObjectFrame {
+  /** Keys seen so far: a short array (objects are small), a Set once it grows. */
+  keys: string[] | Set<string>;
+  expectKey: boolean;
+}
+
+const SMALL_OBJECT = 16;
+
+/** Records `key` in the frame; false when the object already has it. */
+function addKey(frame: ObjectFrame, key: string): boolean {
+  const keys = frame.keys;
+  if (Array.isArray(keys)) {
+    if (keys.includes(key)) return false;
+    keys.push(key);
+    if (keys.length > SMALL_OBJECT) frame.keys = new Set(keys);
+    return true;
+  }
+  if (keys.has(key)) return false;
+  keys.add(key);
+  return true;
+}
+
+/**
+ * The structure check shared by every strict JSON reader (request bodies in
+ * daemon/exec/strict-json.ts, stdio frames here): walks brackets and strings
+ * only, for what JSON.parse silently allows (repeated keys) and for depth.
+ * It never needs to be a full parser: any text it lets through still has to
+ * pass JSON.parse. `noun` names the text in messages ("body", "frame").
+ */
+export function scanJson(text: string, maxDepth: number, noun = 'frame'): FrameProblem | null {
+  const stack: (ObjectFrame | null)[] = [];
   const n = text.length;
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
-    if (c === 0x22) {
+    if (c === 0x22 /* " */) {
       let j = i + 1;
       let escaped = false;
       while (j < n) {
         const d = text.charCodeAt(j);
-        if (d === 0x5c) {
+        if (d === 0x5c /* \ */) {
           escaped = true;
           j += 2;
         } else if (d === 0x22) break;
@@ -54,25 +83,25 @@ function scan(text: string, maxDepth: number): FrameProblem | null {
       }
       const top = stack[stack.length - 1];
       if (top && top.expectKey) {
-        let key = text.slice(i + 1, j);
-        if (escaped) {
+        let key: string;
+        if (!escaped) key = text.slice(i + 1, j); // no escapes: the raw text is the key (JSON.parse still checks it later)
+        else {
           try {
             key = JSON.parse(text.slice(i, j + 1)) as string;
           } catch {
-            return { kind: 'syntax', message: 'the frame has a malformed object key' };
+            return { kind: 'syntax', message: `the ${noun} has a malformed object key` };
           }
         }
-        if (top.keys.has(key)) return { kind: 'duplicate_key', message: `the frame repeats the object key ${JSON.stringify(key.slice(0, 64))}` };
-        top.keys.add(key);
+        if (!addKey(top, key)) return { kind: 'duplicate_key', message: `the ${noun} repeats the object key ${JSON.stringify(key.slice(0, 64))}` };
         top.expectKey = false;
       }
       i = j;
-    } else if (c === 0x7b || c === 0x5b) {
-      if (stack.length >= maxDepth) return { kind: 'depth', message: `the frame nests deeper than ${maxDepth} levels` };
-      stack.push(c === 0x7b ? { keys: new Set(), expectKey: true } : null);
-    } else if (c === 0x7d || c === 0x5d) {
+    } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      if (stack.length >= maxDepth) return { kind: 'depth', message: `the ${noun} nests deeper than ${maxDepth} levels` };
+      stack.push(c === 0x7b ? { keys: [], expectKey: true } : null);
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
       stack.pop();
-    } else if (c === 0x2c) {
+    } else if (c === 0x2c /* , */) {
       const top = stack[stack.length - 1];
       if (top) top.expectKey = true;
     }
