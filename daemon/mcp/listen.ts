@@ -1,16 +1,12 @@
-import type { Clock, ClockTimer } from '../../lib/clock.js';
+import type { Clock } from '../../lib/clock.js';
+import { openSse, SSE_HEADERS } from '../events/sse.js';
+import { StreamQuota } from './stream-quota.js';
 import type { ToolChangeFeed } from './notify.js';
 import type { RpcId } from './jsonrpc.js';
 import { META_KEYS } from './modern.js';
 
 /** Streams open at once: per runtime authorization and per daemon. Past either, the request is refused as busy. */
 export const LISTEN_LIMITS = { perAuthorization: 4, perDaemon: 256, keepAliveMs: 15_000 } as const;
-
-const SSE_HEADERS = {
-  'content-type': 'text/event-stream',
-  'cache-control': 'no-cache',
-  'x-accel-buffering': 'no',
-} as const;
 
 export type ListenStart =
   | { ok: true; response: Response }
@@ -38,11 +34,10 @@ export interface ListenOptions {
  * completion result, so the client can tell a graceful end from a drop.
  */
 export class ListenStreams {
-  private readonly perAuth = new Map<string, number>();
-  private total = 0;
+  private readonly quota = new StreamQuota(LISTEN_LIMITS.perAuthorization, LISTEN_LIMITS.perDaemon);
 
   get open(): number {
-    return this.total;
+    return this.quota.open;
   }
 
   start(opts: ListenOptions): ListenStart {
@@ -57,73 +52,36 @@ export class ListenStreams {
       }
     }
     if (opts.signal.aborted) return { ok: false, status: 403, code: -32001, message: 'the authorization was revoked' };
-    const mine = this.perAuth.get(opts.authorizationId) ?? 0;
-    if (mine >= LISTEN_LIMITS.perAuthorization || this.total >= LISTEN_LIMITS.perDaemon) {
-      return { ok: false, status: 409, code: -32009, message: 'Too many subscriptions/listen streams are open; close one first.' };
-    }
-    this.perAuth.set(opts.authorizationId, mine + 1);
-    this.total++;
+    const release = this.quota.take(opts.authorizationId);
+    if (!release) return { ok: false, status: 409, code: -32009, message: 'Too many subscriptions/listen streams are open; close one first.' };
 
     const tools = wanted.toolsListChanged === true;
     const subMeta = { [META_KEYS.subscriptionId]: opts.id };
-    const ack = { jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: subMeta, notifications: tools ? { toolsListChanged: true } : {} } };
-    const changed = `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: subMeta } })}\n\n`;
-    const closing = `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: opts.id, result: { resultType: 'complete', _meta: subMeta } })}\n\n`;
-    const encoder = new TextEncoder();
-    const keepAliveMs = opts.keepAliveMs ?? LISTEN_LIMITS.keepAliveMs;
+    const frame = (msg: unknown) => `event: message\ndata: ${JSON.stringify(msg)}\n\n`;
+    const ack = frame({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: subMeta, notifications: tools ? { toolsListChanged: true } : {} } });
+    const changed = frame({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: subMeta } });
+    const closing = frame({ jsonrpc: '2.0', id: opts.id, result: { resultType: 'complete', _meta: subMeta } });
 
-    let done = false;
-    let unsubscribe: (() => void) | undefined;
-    let keepAlive: ClockTimer | undefined;
-    let controller!: ReadableStreamDefaultController<Uint8Array>;
-    const release = () => {
-      if (done) return;
-      done = true;
-      unsubscribe?.();
-      if (keepAlive !== undefined) opts.clock.clearTimeout(keepAlive);
-      opts.signal.removeEventListener('abort', onAbort);
-      const left = (this.perAuth.get(opts.authorizationId) ?? 1) - 1;
-      if (left <= 0) this.perAuth.delete(opts.authorizationId);
-      else this.perAuth.set(opts.authorizationId, left);
-      this.total--;
-    };
-    const send = (text: string) => {
-      if (done) return;
-      try {
-        controller.enqueue(encoder.encode(text));
-      } catch {
-        release();
-      }
-    };
+    let unsubscribe = () => undefined as void;
+    // The server ends the subscription (revocation, shutdown): answer the listen request first.
     const onAbort = () => {
-      if (done) return;
-      send(closing);
-      release();
-      try {
-        controller.close();
-      } catch {
-        // already closed by the client
-      }
+      sink.write(closing);
+      sink.close();
     };
-    const armKeepAlive = () => {
-      keepAlive = opts.clock.setTimeout(() => {
-        send(':\n\n');
-        if (!done) armKeepAlive();
-      }, keepAliveMs);
-      keepAlive.unref?.();
-    };
-
-    const body = new ReadableStream<Uint8Array>({
-      start: (c) => {
-        controller = c;
-        send(`event: message\ndata: ${JSON.stringify(ack)}\n\n`);
-        if (tools) unsubscribe = opts.feed.subscribe(() => send(changed));
-        armKeepAlive();
-        opts.signal.addEventListener('abort', onAbort, { once: true });
+    const { body, sink } = openSse({
+      clock: opts.clock,
+      heartbeatMs: opts.keepAliveMs ?? LISTEN_LIMITS.keepAliveMs,
+      heartbeat: () => ':\n\n',
+      // Whoever ends it (the client closing the stream is the cancellation of this subscription).
+      onClose: () => {
+        unsubscribe();
+        opts.signal.removeEventListener('abort', onAbort);
+        release();
       },
-      // The client closed the stream: that is the cancellation of this subscription.
-      cancel: () => release(),
     });
+    sink.write(ack);
+    if (tools) unsubscribe = opts.feed.subscribe(() => void sink.write(changed));
+    opts.signal.addEventListener('abort', onAbort, { once: true });
     return { ok: true, response: new Response(body, { status: 200, headers: SSE_HEADERS }) };
   }
 }

@@ -1,3 +1,4 @@
+import { StreamQuota } from './stream-quota.js';
 import type { Context } from 'hono';
 import type { Clock, ClockTimer } from '../../lib/clock.js';
 import type { RuntimeRequest } from '../http/principal.js';
@@ -27,7 +28,7 @@ export interface ToolChangeFeed {
 
 export class ListChangedNotifier implements ToolChangeFeed {
   private readonly sinks = new Set<SseSink>();
-  private readonly perAuth = new Map<string, number>();
+  private readonly quota = new StreamQuota(MAX_STREAMS_PER_AUTH);
   /** Other carriers of the same coalesced notice (2026 subscriptions/listen streams). */
   private readonly listeners = new Set<() => void>();
   private lastSentAt = -Infinity;
@@ -74,12 +75,8 @@ export class ListChangedNotifier implements ToolChangeFeed {
   /** GET on the MCP endpoint (after runtime auth): the notification stream. */
   open(c: Context): Response {
     const { signal, principal } = c.get('runtime') as RuntimeRequest;
-    const authId = principal.authorizationId;
-    const open = this.perAuth.get(authId) ?? 0;
-    if (open >= MAX_STREAMS_PER_AUTH) {
-      throw new ExecError('busy', `at most ${MAX_STREAMS_PER_AUTH} notification streams per runtime; close one first`);
-    }
-    this.perAuth.set(authId, open + 1);
+    const release = this.quota.take(principal.authorizationId);
+    if (!release) throw new ExecError('busy', `at most ${MAX_STREAMS_PER_AUTH} notification streams per runtime; close one first`);
     const holder: { sink: SseSink | null } = { sink: null };
     const { body, sink } = openSse({
       clock: this.clock,
@@ -87,9 +84,7 @@ export class ListChangedNotifier implements ToolChangeFeed {
       heartbeat: () => ': keep-alive\n\n',
       onClose: () => {
         if (holder.sink) this.sinks.delete(holder.sink);
-        const left = (this.perAuth.get(authId) ?? 1) - 1;
-        if (left > 0) this.perAuth.set(authId, left);
-        else this.perAuth.delete(authId);
+        release();
       },
     });
     holder.sink = sink;
