@@ -96,12 +96,15 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
   const modernLists = new Map<string, string>();
   const neverChanges: ToolChangeFeed = { subscribe: () => () => undefined };
 
+  /** An answered request: through the result gate's string screen when given, else as is. */
+  const answer = (frame: string): Response => (opts.respond ? opts.respond(200, frame) : reply(200, frame));
+
   async function modern(c: Context, id: RpcId, method: string, params: Record<string, unknown>): Promise<Response> {
     const check = checkModernRequest(method, params, (n) => c.req.header(n), ALL_PROTOCOL_VERSIONS);
     if (!check.ok) return reply(check.status, errorFrame(id, check.code, check.message, check.data));
     switch (method) {
       case 'server/discover':
-        return reply(200, resultFrame(id, discoverJson));
+        return answer(resultFrame(id, discoverJson));
       case 'tools/list': {
         const listJson = opts.host.listResultJson(opts.caller(c).principal);
         let json = modernLists.get(listJson);
@@ -110,13 +113,13 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
           json = withResultFields(listJson, cacheFields);
           modernLists.set(listJson, json);
         }
-        return reply(200, resultFrame(id, json));
+        return answer(resultFrame(id, json));
       }
       case 'tools/call': {
         const { principal, signal } = opts.caller(c);
         const ctx: CallContext = { principal, signal, threadId: callThreadId(params, c.req.header(THREAD_HEADER)) };
         const out = await opts.host.call(params.name, params.arguments, ctx);
-        return reply(200, out.ok ? resultFrame(id, withResultFields(out.resultJson, completeFields)) : errorFrame(id, out.code, out.message));
+        return answer(out.ok ? resultFrame(id, withResultFields(out.resultJson, completeFields)) : errorFrame(id, out.code, out.message));
       }
       case 'subscriptions/listen': {
         const { principal, signal } = opts.caller(c);
@@ -184,7 +187,7 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
       case 'request':
         try {
           const frame = await dispatch(c, msg.id, msg.method, msg.params);
-          return opts.respond ? opts.respond(200, frame) : reply(200, frame);
+          return answer(frame);
         } catch {
           return reply(200, errorFrame(msg.id, RPC.internalError, 'Internal error'));
         }

@@ -42,9 +42,9 @@ export class ResultGate {
     const m = this.secrets.matcher();
     if (body !== undefined && m.test(body)) {
       try {
-        data = maskValue(data, m);
+        data = this.maskJson(data);
       } catch (err) {
-        if (err instanceof MaskError) return { ok: false, error: new ExecError('internal', UNMASKABLE) };
+        if (err instanceof ExecError) return { ok: false, error: err };
         throw err;
       }
       body = serialize(data);
