@@ -1,7 +1,8 @@
 import type { Context, Hono } from 'hono';
 import type { RuntimeEnv } from '../http/principal.js';
 import { forbidden } from '../http/runtime-auth.js';
-import { ExecError, errorBody } from '../errors.js';
+import { ExecError } from '../errors.js';
+import type { ResultGate } from '../results/gate.js';
 import type { Services } from '../services.js';
 import type { IncomingMessage } from 'node:http';
 import { readBody, readNodeBody, RevokedError } from './body.js';
@@ -15,11 +16,12 @@ export const EXEC_ACTION_PATH = '/api/internal/exec/servers/:serverId/agents/:ag
 
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;
 
-function errorResponse(err: ExecError, close = false): Response {
+/** An error envelope that leaves through the result gate here (masked once, not read back by its middleware). */
+function errorResponse(gate: ResultGate, err: ExecError, close = false): Response {
   const headers: Record<string, string> = { ...JSON_HEADERS };
   // After 413/408 the rest of the body is unread; closing is cheaper than draining it.
   if (close) headers.connection = 'close';
-  return new Response(JSON.stringify({ ok: false, error: errorBody(err) }), { status: err.status, headers });
+  return gate.respond(JSON.stringify({ ok: false, error: gate.error(err) }), err.status, headers);
 }
 
 /**
@@ -34,7 +36,7 @@ function errorResponse(err: ExecError, close = false): Response {
 export function registerExecActionRoute(app: Hono<RuntimeEnv>, services: Services): void {
   app.post(EXEC_ACTION_PATH, (c) => execAction(c, services));
   app.on(['GET', 'PUT', 'PATCH', 'DELETE'], EXEC_ACTION_PATH, () =>
-    errorResponse(new ExecError('method_not_allowed', 'actions are called with POST')),
+    errorResponse(services.gate, new ExecError('method_not_allowed', 'actions are called with POST')),
   );
 }
 
@@ -45,11 +47,11 @@ async function execAction(c: Context<RuntimeEnv>, services: Services): Promise<R
   // An action outside the authorization's pinned catalog does not exist for it.
   const action = catalog.get(domain, name) ? (services.registry.get(domain, name) ?? extensionActionOf(catalog, domain, name)) : undefined;
   if (!action) {
-    return errorResponse(new ExecError('not_found', 'no such action', { hint: 'See agentteam exec --help for the domains and actions.' }));
+    return errorResponse(services.gate, new ExecError('not_found', 'no such action', { hint: 'See agentteam exec --help for the domains and actions.' }));
   }
   // Selector headers are checked before a byte of the body is read.
   const fromHeaders = headerSelector((name) => c.req.header(name), action.entry.descriptor.risk);
-  if (fromHeaders instanceof ExecError) return errorResponse(fromHeaders, true);
+  if (fromHeaders instanceof ExecError) return errorResponse(services.gate, fromHeaders, true);
   let input: unknown;
   try {
     // On @hono/node-server the Node request is in c.env; elsewhere (app.request in tests) use the web body.
@@ -59,20 +61,20 @@ async function execAction(c: Context<RuntimeEnv>, services: Services): Promise<R
     input = decodeStrictJson(bytes);
   } catch (err) {
     if (err instanceof RevokedError || signal.aborted) return forbidden();
-    if (err instanceof ExecError) return errorResponse(err, err.code === 'body_too_large' || err.code === 'read_timeout');
+    if (err instanceof ExecError) return errorResponse(services.gate, err, err.code === 'body_too_large' || err.code === 'read_timeout');
     // The client broke the stream (reset, aborted upload): its fault, so a 4xx.
-    return errorResponse(new ExecError('invalid_request', 'the body could not be read'), true);
+    return errorResponse(services.gate, new ExecError('invalid_request', 'the body could not be read'), true);
   }
   const checked = action.check(input);
   if (!checked.ok) {
-    return errorResponse(new ExecError('validation_failed', 'the input does not match the action schema', { details: checked.details, detailsOmitted: checked.detailsOmitted }));
+    return errorResponse(services.gate, new ExecError('validation_failed', 'the input does not match the action schema', { details: checked.details, detailsOmitted: checked.detailsOmitted }));
   }
   const selectors = checkSelectors(input, fromHeaders);
-  if (selectors) return errorResponse(selectors);
+  if (selectors) return errorResponse(services.gate, selectors);
   // Workflow ops read or change data by the catalog's matrix; the gate and the boundary use that risk.
   const risk = effectiveRisk(domain, name, action.entry.descriptor.risk, input);
   const gated = execChildGate(principal, c.req.header(THREAD_HEADER), risk, `${domain} ${name}`);
-  if (gated) return errorResponse(gated);
+  if (gated) return errorResponse(services.gate, gated);
   if (signal.aborted) return forbidden();
   let data: unknown;
   try {
@@ -85,13 +87,13 @@ async function execAction(c: Context<RuntimeEnv>, services: Services): Promise<R
     });
   } catch (err) {
     if (signal.aborted) return forbidden();
-    return errorResponse(err instanceof ExecError ? err : internal(err));
+    return errorResponse(services.gate, err instanceof ExecError ? err : internal(err));
   }
   if (signal.aborted) return forbidden();
   const policy = risk === action.entry.inventory.risk ? action.entry.inventory : { ...action.entry.inventory, risk };
   // The result gate: secrets masked by value, then the 64 KiB boundary.
   const out = services.gate.json(policy, input, data);
-  if (!out.ok) return errorResponse(out.error);
+  if (!out.ok) return errorResponse(services.gate, out.error);
   return services.gate.respond(out.body, 200, JSON_HEADERS);
 }
 
