@@ -302,13 +302,17 @@ export class ClientToolBroker {
     return requestView(p);
   }
 
+  /** The pending request an answer is for; already_settled when its result came before. */
+  private answerable(requestId: string): Pending {
+    const p = this.pending.get(requestId);
+    if (p) return p;
+    if (this.settled.has(requestId)) throw new ExecError('already_settled', `request ${requestId} already has its result`);
+    throw new ExecError('unknown_request', `no pending request ${JSON.stringify(requestId)} (unknown or already settled)`);
+  }
+
   result(requestId: string, body: ResultBody): { request_id: string; settled: true } {
     this.provider(body.client_id);
-    const p = this.pending.get(requestId);
-    if (!p) {
-      if (this.settled.has(requestId)) throw new ExecError('already_settled', `request ${requestId} already has its result`);
-      throw new ExecError('unknown_request', `no pending request ${JSON.stringify(requestId)} (unknown or already settled)`);
-    }
+    const p = this.answerable(requestId);
     if (p.claimant !== body.client_id) {
       throw new ExecError('not_claimant', p.claimant === null ? `claim request ${requestId} before answering it` : `request ${requestId} was claimed by another client`);
     }
@@ -320,11 +324,7 @@ export class ClientToolBroker {
   /** A stdio child's answer (status, text, optional structured JSON) to a call of its group. */
   reply(requestId: string, body: StdioReply): { request_id: string; settled: true } {
     this.provider(body.client_id);
-    const p = this.pending.get(requestId);
-    if (!p) {
-      if (this.settled.has(requestId)) throw new ExecError('already_settled', `request ${requestId} already has its result`);
-      throw new ExecError('unknown_request', `no pending request ${JSON.stringify(requestId)} (unknown or already settled)`);
-    }
+    const p = this.answerable(requestId);
     if (p.call === undefined) throw new ExecError('invalid_request', `request ${requestId} is not a call of a stdio child; answer it with /result`);
     if (p.claimant !== body.client_id) throw new ExecError('not_claimant', `request ${requestId} belongs to another client`);
     this.finish(p, replyOutcome(body), null);
