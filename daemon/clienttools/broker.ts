@@ -94,8 +94,7 @@ export class ClientToolBroker {
     for (const name of client.groups) {
       const g = this.groups.get(name);
       if (!g) continue;
-      g.providers.delete(clientId);
-      for (const [agent, owner] of g.owners) if (owner === clientId) g.owners.delete(agent);
+      leaveGroup(g, clientId);
       if (g.providers.size === 0) {
         this.groups.delete(name);
         changed = true;
@@ -131,8 +130,7 @@ export class ClientToolBroker {
     if (body.tools.length === 0) {
       // An empty group is a withdrawal by this client.
       if (existing) {
-        existing.providers.delete(client.id);
-        for (const [agent, owner] of existing.owners) if (owner === client.id) existing.owners.delete(agent);
+        leaveGroup(existing, client.id);
         client.groups.delete(body.group);
         if (existing.providers.size === 0) this.dropGroup(existing);
       }
@@ -356,6 +354,12 @@ export class ClientToolBroker {
   stats(): { clients: number; groups: number; tools: number; pending: number } {
     return { clients: this.clients.size, groups: this.groups.size, tools: this.offered().length, pending: this.pending.size };
   }
+}
+
+/** A client stops providing a group: it no longer serves it, nor owns any agent's use of it. */
+function leaveGroup(g: Group, clientId: string): void {
+  g.providers.delete(clientId);
+  for (const [agent, owner] of g.owners) if (owner === clientId) g.owners.delete(agent);
 }
 
 function sameTools(a: readonly ClientToolSpec[], b: readonly ClientToolSpec[]): boolean {
