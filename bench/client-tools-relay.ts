@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openLease, rpc, startDaemon, type RawResponse } from '../test/mcp-harness.js';
+import { rpc, startDaemon, type RawResponse } from '../test/mcp-harness.js';
 import type { BenchResult } from './result.js';
-import { runLoad, startLineServer, type LoadResult } from './procs.js';
+import { openBenchLeases, runLoad, startLineServer, type LoadResult } from './procs.js';
 
 /**
  * The client-tool relay: agent tools/call -> daemon parks it and publishes
@@ -64,14 +64,7 @@ export async function measure(opts: { agents?: number; durationSec?: number } = 
   try {
     const opToken = readFileSync(join(daemon.home, 'operator.token'), 'utf8').trim();
     app = await startLineServer(APP, 'client tools app', [daemon.url, opToken]);
-    const tokens: string[] = [];
-    let url = '';
-    for (let i = 0; i < agents; i++) {
-      const lease = await openLease(daemon, { serverId: 'local', agentId: 'bench' });
-      leases.push(lease);
-      tokens.push(lease.token());
-      url = lease.mcpUrl;
-    }
+    const { tokens, url } = await openBenchLeases(daemon, agents, leases);
     for (let i = 0; i < 20; i++) {
       await rpc(url, tokens[0]!, JSON.parse(call('message_send', { target: 'channel:bench', content: `benchmark message ${i}` })));
     }

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openLease, rpc, startDaemon, type RawResponse } from '../test/mcp-harness.js';
+import { rpc, startDaemon, type RawResponse } from '../test/mcp-harness.js';
 import type { BenchResult } from './result.js';
-import { runLoad, startLineServer, type LoadResult } from './procs.js';
+import { openBenchLeases, runLoad, startLineServer, type LoadResult } from './procs.js';
 
 /**
  * A client tool's round trip through a stdio child (agent tools/call ->
@@ -47,14 +47,7 @@ export async function measure(opts: { agents?: number; durationSec?: number } = 
     const opToken = readFileSync(join(daemon.home, 'operator.token'), 'utf8').trim();
     procs.push((await startLineServer(HTTP_APP, 'client tools app', [daemon.url, opToken])).proc);
     procs.push((await startLineServer(STDIO_APP, 'stdio app', [daemon.home])).proc);
-    const tokens: string[] = [];
-    let url = '';
-    for (let i = 0; i < agents; i++) {
-      const lease = await openLease(daemon, { serverId: 'local', agentId: 'bench' });
-      leases.push(lease);
-      tokens.push(lease.token());
-      url = lease.mcpUrl;
-    }
+    const { tokens, url } = await openBenchLeases(daemon, agents, leases);
     check(await rpc(url, tokens[0]!, JSON.parse(HTTP)), 'bench_echo (HTTP/SSE)');
     check(await rpc(url, tokens[0]!, JSON.parse(STDIO)), 'client__bench_echo (stdio)');
     const load = (body: string, sec: number, rate?: number) =>

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { openLease, type Daemon } from '../test/mcp-harness.js';
 
 /**
  * Child processes shared by the HTTP benchmarks: the autocannon load
@@ -65,4 +66,20 @@ export function startLineServer(script: string, what: string, args: readonly str
     });
     proc.once('exit', (code) => reject(new Error(`${what} exited ${code}`)));
   });
+}
+
+/**
+ * `n` bench leases on one daemon. Each lease is pushed onto `leases` as soon as
+ * it opens, so the caller's `finally` closes every one even if a later open fails.
+ */
+export async function openBenchLeases(daemon: Daemon, n: number, leases: { close(): void }[]): Promise<{ tokens: string[]; url: string }> {
+  const tokens: string[] = [];
+  let url = '';
+  for (let i = 0; i < n; i++) {
+    const lease = await openLease(daemon, { serverId: 'local', agentId: 'bench' });
+    leases.push(lease);
+    tokens.push(lease.token());
+    url = lease.mcpUrl;
+  }
+  return { tokens, url };
 }

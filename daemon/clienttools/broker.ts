@@ -94,8 +94,7 @@ export class ClientToolBroker {
     for (const name of client.groups) {
       const g = this.groups.get(name);
       if (!g) continue;
-      g.providers.delete(clientId);
-      for (const [agent, owner] of g.owners) if (owner === clientId) g.owners.delete(agent);
+      leaveGroup(g, clientId);
       if (g.providers.size === 0) {
         this.groups.delete(name);
         changed = true;
@@ -131,8 +130,7 @@ export class ClientToolBroker {
     if (body.tools.length === 0) {
       // An empty group is a withdrawal by this client.
       if (existing) {
-        existing.providers.delete(client.id);
-        for (const [agent, owner] of existing.owners) if (owner === client.id) existing.owners.delete(agent);
+        leaveGroup(existing, client.id);
         client.groups.delete(body.group);
         if (existing.providers.size === 0) this.dropGroup(existing);
       }
@@ -302,13 +300,17 @@ export class ClientToolBroker {
     return requestView(p);
   }
 
+  /** The pending request an answer is for; already_settled when its result came before. */
+  private answerable(requestId: string): Pending {
+    const p = this.pending.get(requestId);
+    if (p) return p;
+    if (this.settled.has(requestId)) throw new ExecError('already_settled', `request ${requestId} already has its result`);
+    throw new ExecError('unknown_request', `no pending request ${JSON.stringify(requestId)} (unknown or already settled)`);
+  }
+
   result(requestId: string, body: ResultBody): { request_id: string; settled: true } {
     this.provider(body.client_id);
-    const p = this.pending.get(requestId);
-    if (!p) {
-      if (this.settled.has(requestId)) throw new ExecError('already_settled', `request ${requestId} already has its result`);
-      throw new ExecError('unknown_request', `no pending request ${JSON.stringify(requestId)} (unknown or already settled)`);
-    }
+    const p = this.answerable(requestId);
     if (p.claimant !== body.client_id) {
       throw new ExecError('not_claimant', p.claimant === null ? `claim request ${requestId} before answering it` : `request ${requestId} was claimed by another client`);
     }
@@ -320,11 +322,7 @@ export class ClientToolBroker {
   /** A stdio child's answer (status, text, optional structured JSON) to a call of its group. */
   reply(requestId: string, body: StdioReply): { request_id: string; settled: true } {
     this.provider(body.client_id);
-    const p = this.pending.get(requestId);
-    if (!p) {
-      if (this.settled.has(requestId)) throw new ExecError('already_settled', `request ${requestId} already has its result`);
-      throw new ExecError('unknown_request', `no pending request ${JSON.stringify(requestId)} (unknown or already settled)`);
-    }
+    const p = this.answerable(requestId);
     if (p.call === undefined) throw new ExecError('invalid_request', `request ${requestId} is not a call of a stdio child; answer it with /result`);
     if (p.claimant !== body.client_id) throw new ExecError('not_claimant', `request ${requestId} belongs to another client`);
     this.finish(p, replyOutcome(body), null);
@@ -356,6 +354,12 @@ export class ClientToolBroker {
   stats(): { clients: number; groups: number; tools: number; pending: number } {
     return { clients: this.clients.size, groups: this.groups.size, tools: this.offered().length, pending: this.pending.size };
   }
+}
+
+/** A client stops providing a group: it no longer serves it, nor owns any agent's use of it. */
+function leaveGroup(g: Group, clientId: string): void {
+  g.providers.delete(clientId);
+  for (const [agent, owner] of g.owners) if (owner === clientId) g.owners.delete(agent);
 }
 
 function sameTools(a: readonly ClientToolSpec[], b: readonly ClientToolSpec[]): boolean {

@@ -10,7 +10,7 @@ import { EventStreams, registerEventRoutes } from '../events/streams.js';
 import { ClientToolBroker } from './broker.js';
 import type { ResultGate } from '../results/gate.js';
 import { FALLBACK_OWNER, checkGroupNames, fallbackTools, syncGroups, type ExposureDeps } from './exposure.js';
-import { json, registerClientToolRoutes } from './routes.js';
+import { registerClientToolRoutes } from './routes.js';
 import { DelegatedScopes } from './scopes.js';
 import { registerStdioRoutes } from './stdio-routes.js';
 import { clientToolsStatePath, readClientToolsState, writeClientToolsState } from './state-file.js';
@@ -103,7 +103,7 @@ export function openClientTools(opts: {
       registerEventRoutes(app, streams);
       const checkNames = (group: string, tools: readonly ClientToolSpec[]) => checkGroupNames(registry, group, tools);
       registerClientToolRoutes(app, { clock: opts.clock, broker, checkNames });
-      registerStdioRoutes(app, { broker, scopes, checkNames, json: (c, limit) => json(c, opts.clock, limit) });
+      registerStdioRoutes(app, { broker, scopes, checkNames, clock: opts.clock });
     },
     close() {
       broker.shutdown();

@@ -1,6 +1,5 @@
-import type { Context, Hono } from 'hono';
+import type { Hono } from 'hono';
 import type { Clock } from '../../lib/clock.js';
-import { BODY_LIMIT_BYTES } from '../exec/body.js';
 import { readJsonBody } from '../http/json-body.js';
 import type { ClientToolBroker } from './broker.js';
 import { clientIdOf, decodeRegister, decodeResult } from './validate.js';
@@ -16,9 +15,6 @@ import type { ClientToolSpec } from './types.js';
 /** A result may carry images: a larger body than the other routes. */
 export const RESULT_BODY_LIMIT_BYTES = 8 * 1024 * 1024;
 
-/** The body under the operator routes' size limit and absolute deadline (daemon/http/json-body.ts). */
-export const json = (c: Context, clock: Clock, limit = BODY_LIMIT_BYTES): Promise<unknown> => readJsonBody(c, clock, limit);
-
 export interface ClientToolRouteDeps {
   readonly clock: Clock;
   readonly broker: ClientToolBroker;
@@ -29,7 +25,7 @@ export interface ClientToolRouteDeps {
 export function registerClientToolRoutes(app: Hono<any>, deps: ClientToolRouteDeps): void {
   const { broker, clock } = deps;
   app.post('/api/v1/client-tools', async (c) => {
-    const body = decodeRegister(await json(c, clock));
+    const body = decodeRegister(await readJsonBody(c, clock));
     return c.json({ ok: true, data: broker.register(body, deps.checkNames) });
   });
   app.get('/api/v1/client-tools/requests', (c) => {
@@ -40,11 +36,11 @@ export function registerClientToolRoutes(app: Hono<any>, deps: ClientToolRouteDe
     return c.json({ ok: true, data: { requests: broker.list(clientId, q.pending === '1') } });
   });
   app.post('/api/v1/client-tools/requests/:id/claim', async (c) => {
-    const clientId = clientIdOf(await json(c, clock));
+    const clientId = clientIdOf(await readJsonBody(c, clock));
     return c.json({ ok: true, data: broker.claim(c.req.param('id'), clientId) });
   });
   app.post('/api/v1/client-tools/requests/:id/result', async (c) => {
-    const body = decodeResult(await json(c, clock, RESULT_BODY_LIMIT_BYTES));
+    const body = decodeResult(await readJsonBody(c, clock, RESULT_BODY_LIMIT_BYTES));
     return c.json({ ok: true, data: broker.result(c.req.param('id'), body) });
   });
 }

@@ -1,7 +1,9 @@
 import type { Hono } from 'hono';
+import type { Clock } from '../../lib/clock.js';
 import { STDIO_LIMITS, resultBytes, validateStdioTools } from '../../catalog/stdio-tools.js';
 import { FINGERPRINT_RE } from '../../catalog/tool-fingerprint.js';
 import { ExecError } from '../errors.js';
+import { readJsonBody } from '../http/json-body.js';
 import type { ClientToolBroker } from './broker.js';
 import { fingerprintOf } from './exposure.js';
 import { SCOPE_LIMITS, type DelegatedScopes } from './scopes.js';
@@ -29,7 +31,7 @@ const ID_RE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 export interface StdioRouteDeps {
   readonly broker: ClientToolBroker;
   readonly scopes: DelegatedScopes;
-  readonly json: (c: any, limit?: number) => Promise<unknown>;
+  readonly clock: Clock;
   readonly checkNames: (group: string, tools: readonly ClientToolSpec[]) => void;
 }
 
@@ -82,11 +84,11 @@ function decodeScope(body: unknown): { task_id: string; tools: Map<string, strin
 export function registerStdioRoutes(app: Hono<any>, deps: StdioRouteDeps): void {
   const { broker, scopes } = deps;
   app.post('/api/v1/client-tools/stdio', async (c) => {
-    const body = decodeStdioRegistration(await deps.json(c));
+    const body = decodeStdioRegistration(await readJsonBody(c, deps.clock));
     return c.json({ ok: true, data: broker.registerStdio(body.client_id, body.tools, deps.checkNames, body.server_id) });
   });
   app.post('/api/v1/client-tools/requests/:id/reply', async (c) => {
-    const body = decodeStdioReply(await deps.json(c));
+    const body = decodeStdioReply(await readJsonBody(c, deps.clock));
     return c.json({ ok: true, data: broker.reply(c.req.param('id'), body) });
   });
   app.get('/api/v1/client-tools', (c) => {
@@ -100,7 +102,7 @@ export function registerStdioRoutes(app: Hono<any>, deps: StdioRouteDeps): void 
     const authorization_id = c.req.param('authorizationId');
     const thread_id = c.req.param('threadId');
     if (!ID_RE.test(authorization_id) || !ID_RE.test(thread_id)) throw new ExecError('invalid_request', `authorization and thread ids must match ${ID_RE.source}`);
-    const { task_id, tools } = decodeScope(await deps.json(c));
+    const { task_id, tools } = decodeScope(await readJsonBody(c, deps.clock));
     scopes.save({ authorization_id, thread_id, task_id, tools });
     return c.json({ ok: true, data: { authorization_id, thread_id, task_id, tools: [...tools].map(([name, fingerprint]) => ({ name, fingerprint })) } });
   });
