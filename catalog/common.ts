@@ -45,3 +45,6 @@ export const pageOutputProps = {
 
 /** A runtime kind, as agent reads report it and agent create/update accept it. */
 export const runtimeKindSchema = { type: 'string', enum: RUNTIME_KINDS } as const;
+
+/** A stored row's revision: 1 on create, bumped by every change. */
+export const rowRevisionSchema = { type: 'integer', minimum: 1 } as const;
