@@ -1,5 +1,6 @@
 import { CURSOR_MAX_CHARS } from './limits.js';
 import { SELECTOR_MAX_BYTES, SELECTOR_PATTERN } from './selectors.js';
+import { RUNTIME_KINDS } from './runtimes.js';
 
 /** Schema fragments shared by several actions. Spread into `as const` schemas. */
 
@@ -41,3 +42,9 @@ export const pageOutputProps = {
   hasMore: { type: 'boolean' },
   nextCursor: { type: 'string', maxLength: CURSOR_MAX_CHARS, 'x-maxJsonBytes': CURSOR_MAX_CHARS, description: 'Present only when hasMore is true.' },
 } as const;
+
+/** A runtime kind, as agent reads report it and agent create/update accept it. */
+export const runtimeKindSchema = { type: 'string', enum: RUNTIME_KINDS } as const;
+
+/** A stored row's revision: 1 on create, bumped by every change. */
+export const rowRevisionSchema = { type: 'integer', minimum: 1 } as const;

@@ -46,36 +46,35 @@ const pageOut = {
   nextCursor: { ...cursorSchema, description: 'Present only when hasMore is true.' },
 } as const;
 
+/** A search result page: hits of the given shape, best first, and the paging fields. */
+function hitsPage<const T>(item: T) {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: ['hits', 'hasMore'],
+    properties: { hits: { type: 'array', items: item }, ...pageOut },
+  } as const;
+}
+
 export const memorySearch = defineTool({
   name: 'memory_search',
   title: 'Search your memory',
   description:
     'Full-text search over your own memory folder (Markdown and text files). Returns locators, best first: the file path relative to the folder, the line range of the matching passage, the first matching line, a short snippet and a score. Open the file at those lines with your file tools to read more.',
   inputSchema: { type: 'object', additionalProperties: false, required: ['query'], properties: queryInput },
-  outputSchema: {
+  outputSchema: hitsPage({
     type: 'object',
     additionalProperties: false,
-    required: ['hits', 'hasMore'],
+    required: ['path', 'lineStart', 'lineEnd', 'line', 'snippet', 'score'],
     properties: {
-      hits: {
-        type: 'array',
-        items: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['path', 'lineStart', 'lineEnd', 'line', 'snippet', 'score'],
-          properties: {
-            path: { ...docPathSchema, description: 'Relative to your memory folder, "/"-separated.' },
-            lineStart: { type: 'integer', minimum: 1 },
-            lineEnd: { type: 'integer', minimum: 1 },
-            line: { type: 'integer', minimum: 1, description: 'The first line of the passage that matches.' },
-            snippet: { ...snippetSchema, description: 'At most 320 bytes (as JSON) around the match; matched words in [brackets].' },
-            score: { type: 'number', description: 'Relevance (BM25, higher is better).' },
-          },
-        },
-      },
-      ...pageOut,
+      path: { ...docPathSchema, description: 'Relative to your memory folder, "/"-separated.' },
+      lineStart: { type: 'integer', minimum: 1 },
+      lineEnd: { type: 'integer', minimum: 1 },
+      line: { type: 'integer', minimum: 1, description: 'The first line of the passage that matches.' },
+      snippet: { ...snippetSchema, description: 'At most 320 bytes (as JSON) around the match; matched words in [brackets].' },
+      score: { type: 'number', description: 'Relevance (BM25, higher is better).' },
     },
-  },
+  }),
   annotations: { title: 'Search your memory', readOnlyHint: true, openWorldHint: false },
   overBudget: {
     hint: 'The page is too large; ask for fewer hits with a smaller limit and continue with nextCursor.',
@@ -89,30 +88,19 @@ export const kbSearch = defineTool({
   description:
     "Searches the team's knowledge base for the person's request you are answering. Only works during a turn started by a person's message. Returns hits with a docId, title, snippet and score; read a document with kb_fetch.",
   inputSchema: { type: 'object', additionalProperties: false, required: ['query'], properties: queryInput },
-  outputSchema: {
+  outputSchema: hitsPage({
     type: 'object',
     additionalProperties: false,
-    required: ['hits', 'hasMore'],
+    required: ['docId', 'title', 'snippet', 'score'],
     properties: {
-      hits: {
-        type: 'array',
-        items: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['docId', 'title', 'snippet', 'score'],
-          properties: {
-            docId: docPathSchema,
-            title: titleSchema,
-            snippet: snippetSchema,
-            score: { type: 'number' },
-            lineStart: { type: 'integer', minimum: 1 },
-            lineEnd: { type: 'integer', minimum: 1 },
-          },
-        },
-      },
-      ...pageOut,
+      docId: docPathSchema,
+      title: titleSchema,
+      snippet: snippetSchema,
+      score: { type: 'number' },
+      lineStart: { type: 'integer', minimum: 1 },
+      lineEnd: { type: 'integer', minimum: 1 },
     },
-  },
+  }),
   annotations: { title: 'Search team knowledge', readOnlyHint: true, openWorldHint: true },
   overBudget: {
     hint: 'The page is too large; ask for fewer hits with a smaller limit and continue with nextCursor.',

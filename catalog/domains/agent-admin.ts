@@ -1,7 +1,6 @@
 import { LIMITS, textLimit } from '../limits.js';
 import { defineAction } from '../descriptor.js';
-import { RUNTIME_KINDS } from '../runtimes.js';
-import { idempotencySelectorProps } from '../common.js';
+import { idempotencySelectorProps, runtimeKindSchema } from '../common.js';
 import { agentSchema } from './agent.js';
 
 /** Agent ids: the same grammar runtime authorizations accept for an agent. */
@@ -48,7 +47,7 @@ export const agentCreate = defineAction({
     properties: {
       id: agentIdSchema,
       displayName: displayNameSchema,
-      runtime: { type: 'string', enum: RUNTIME_KINDS },
+      runtime: runtimeKindSchema,
       model: modelSchema,
       baseUrl: baseUrlSchema,
       apiKeyEnv: envNameSchema,
@@ -73,7 +72,7 @@ export const agentUpdate = defineAction({
     properties: {
       id: agentIdSchema,
       displayName: displayNameSchema,
-      runtime: { type: 'string', enum: RUNTIME_KINDS },
+      runtime: runtimeKindSchema,
       model: { anyOf: [modelSchema, { type: 'null' }] },
       baseUrl: { anyOf: [baseUrlSchema, { type: 'null' }] },
       apiKeyEnv: { anyOf: [envNameSchema, { type: 'null' }] },

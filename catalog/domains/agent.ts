@@ -1,7 +1,6 @@
 import { defineAction } from '../descriptor.js';
 import { LIMITS, textLimit } from '../limits.js';
-import { pageInputProps, pageOutputProps } from '../common.js';
-import { RUNTIME_KINDS } from '../runtimes.js';
+import { pageInputProps, pageOutputProps, runtimeKindSchema } from '../common.js';
 
 /**
  * The safe projection of a configured agent. It deliberately has no field that
@@ -20,7 +19,7 @@ export const agentSchema = {
   properties: {
     id: agentIdSchema,
     displayName: nameSchema,
-    runtime: { type: 'string', enum: RUNTIME_KINDS },
+    runtime: runtimeKindSchema,
     model: { anyOf: [nameSchema, { type: 'null' }] },
     baseUrl: { anyOf: [urlSchema, { type: 'null' }], description: 'Scheme, host, port and path only.' },
     headerNames: { type: 'array', maxItems: LIMITS.agentHeaders, items: nameSchema, description: 'Names of configured headers, lower-cased; never values.' },
@@ -47,7 +46,7 @@ export const agentList = defineAction({
     additionalProperties: false,
     properties: {
       query: { type: 'string', minLength: 1, ...textLimit(LIMITS.query) },
-      runtime: { type: 'string', enum: RUNTIME_KINDS },
+      runtime: runtimeKindSchema,
       ...pageInputProps,
     },
   },

@@ -1,6 +1,6 @@
 import { LIMITS, textLimit } from '../limits.js';
 import { defineAction } from '../descriptor.js';
-import { idSchema, idempotencySelectorProps, pageInputProps, pageOutputProps, timestampSchema } from '../common.js';
+import { idSchema, idempotencySelectorProps, pageInputProps, pageOutputProps, timestampSchema, rowRevisionSchema } from '../common.js';
 
 /** agent:<id> or human:<handle>, bounded like message authors. */
 const authorSchema = { type: 'string', maxLength: 6 + LIMITS.agentId.chars, 'x-maxJsonBytes': 6 + LIMITS.agentId.bytes } as const;
@@ -20,7 +20,7 @@ export const approvalSchema = {
     note: { type: ['string', 'null'], ...textLimit(LIMITS.decisionNote), description: 'What the person who decided wrote with the decision.' },
     expiresAt: timestampSchema,
     decidedAt: { type: ['string', 'null'], maxLength: 40, 'x-maxJsonBytes': 40 },
-    revision: { type: 'integer', minimum: 1 },
+    revision: rowRevisionSchema,
     createdAt: timestampSchema,
     updatedAt: timestampSchema,
   },

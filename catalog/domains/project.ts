@@ -1,6 +1,6 @@
 import { defineAction } from '../descriptor.js';
 import { LIMITS, textLimit } from '../limits.js';
-import { idSchema, idempotencySelectorProps, pageInputProps, pageOutputProps, timestampSchema } from '../common.js';
+import { idSchema, idempotencySelectorProps, pageInputProps, pageOutputProps, timestampSchema, rowRevisionSchema } from '../common.js';
 
 const nameSchema = { type: 'string', minLength: 1, ...textLimit(LIMITS.projectName) } as const;
 const descriptionSchema = { type: 'string', ...textLimit(LIMITS.projectDescription) } as const;
@@ -13,7 +13,7 @@ export const projectSchema = {
     id: idSchema,
     name: nameSchema,
     description: descriptionSchema,
-    revision: { type: 'integer', minimum: 1 },
+    revision: rowRevisionSchema,
     createdAt: timestampSchema,
     updatedAt: timestampSchema,
   },

@@ -1,6 +1,6 @@
 import { LIMITS, textLimit } from '../limits.js';
 import { defineAction } from '../descriptor.js';
-import { idSchema, idempotencySelectorProps, pageInputProps, pageOutputProps, timestampSchema } from '../common.js';
+import { idSchema, idempotencySelectorProps, pageInputProps, pageOutputProps, timestampSchema, rowRevisionSchema } from '../common.js';
 import { TARGET_PATTERN } from '../mcp-tools.js';
 
 /** RFC 3339 with an explicit offset or Z; the store also checks that it names a real instant. */
@@ -23,7 +23,7 @@ export const scheduledMessageSchema = {
     status: statusSchema,
     nextRunAt: { type: ['string', 'null'], maxLength: 40, 'x-maxJsonBytes': 40, description: 'When the daemon delivers next; null once completed or cancelled.' },
     createdBy: { type: 'string', maxLength: 6 + LIMITS.agentId.chars, 'x-maxJsonBytes': 6 + LIMITS.agentId.bytes },
-    revision: { type: 'integer', minimum: 1 },
+    revision: rowRevisionSchema,
     createdAt: timestampSchema,
     updatedAt: timestampSchema,
   },

@@ -1,6 +1,6 @@
 import { defineAction } from '../descriptor.js';
 import { LIMITS, textLimit } from '../limits.js';
-import { idSchema, idempotencySelectorProps, pageInputProps, pageOutputProps, timestampSchema } from '../common.js';
+import { idSchema, idempotencySelectorProps, pageInputProps, pageOutputProps, timestampSchema, rowRevisionSchema } from '../common.js';
 
 const statusSchema = { type: 'string', enum: ['todo', 'in_progress', 'blocked', 'done', 'cancelled'] } as const;
 const handleSchema = { type: 'string', minLength: 1, ...textLimit(LIMITS.handle) } as const;
@@ -18,7 +18,7 @@ export const taskSchema = {
     status: statusSchema,
     assignee: { anyOf: [handleSchema, { type: 'null' }] },
     projectId: { anyOf: [idSchema, { type: 'null' }] },
-    revision: { type: 'integer', minimum: 1 },
+    revision: rowRevisionSchema,
     createdAt: timestampSchema,
     updatedAt: timestampSchema,
   },

@@ -1,5 +1,5 @@
 import { LIMITS, textLimit } from '../limits.js';
-import { idSchema, timestampSchema } from '../common.js';
+import { idSchema, timestampSchema, rowRevisionSchema } from '../common.js';
 import { TARGET_PATTERN } from '../mcp-tools.js';
 
 /** DTOs of the workflow domain (plans, versions, triggers, runs, steps, log entries). */
@@ -32,7 +32,7 @@ export const planSchema = {
     status: { type: 'string', enum: ['draft', 'published', 'archived'] },
     latestVersion: { type: 'integer', minimum: 1 },
     publishedVersion: { type: ['integer', 'null'], description: 'The version runs start from; null until published.' },
-    revision: { type: 'integer', minimum: 1 },
+    revision: rowRevisionSchema,
     createdAt: timestampSchema,
     updatedAt: timestampSchema,
   },
@@ -90,7 +90,7 @@ export const triggerSchema = {
     target: { type: ['string', 'null'], maxLength: 140, 'x-maxJsonBytes': 140, description: 'For message triggers: a message to this exact target starts a run.' },
     status: { type: 'string', enum: ['enabled', 'disabled', 'archived'] },
     nextFireAt: timeOrNull,
-    revision: { type: 'integer', minimum: 1 },
+    revision: rowRevisionSchema,
     createdAt: timestampSchema,
     updatedAt: timestampSchema,
   },
@@ -107,7 +107,7 @@ export const runSchema = {
     triggerId: idOrNull,
     status: { type: 'string', enum: ['running', 'completed', 'failed', 'cancelled'] },
     startedBy: { type: 'string', maxLength: 8 + LIMITS.agentId.chars, 'x-maxJsonBytes': 8 + LIMITS.agentId.bytes, description: 'agent:<id>, or trigger:<id> for schedule and message triggers.' },
-    revision: { type: 'integer', minimum: 1 },
+    revision: rowRevisionSchema,
     createdAt: timestampSchema,
     updatedAt: timestampSchema,
     finishedAt: timeOrNull,
@@ -127,7 +127,7 @@ export const stepSchema = {
     name: { type: 'string', ...textLimit(LIMITS.stepName) },
     status: stepStatusSchema,
     note: { type: ['string', 'null'], ...textLimit(LIMITS.stepNote), description: 'The output, failure reason or pause note of the last transition.' },
-    revision: { type: 'integer', minimum: 1 },
+    revision: rowRevisionSchema,
     updatedAt: timestampSchema,
   },
 } as const;

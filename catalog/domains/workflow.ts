@@ -1,5 +1,6 @@
 import { defineAction } from '../descriptor.js';
 import { LIMITS } from '../limits.js';
+import { workflowOps } from '../workflow-ops.js';
 import { idSchema, idempotencySelectorProps, pageInputProps, pageOutputProps } from '../common.js';
 import {
   cronSchema, logSchema, planDescriptionSchema, planNameSchema, planSchema, stepNoteSchema, timeZoneSchema, planVersionSchema, runSchema, stepDefsSchema, stepSchema, triggerKindSchema, triggerSchema,
@@ -27,7 +28,7 @@ export const workflowPlan = defineAction({
     additionalProperties: false,
     required: ['op'],
     properties: {
-      op: { type: 'string', enum: ['list', 'show', 'version', 'validate', 'create', 'update', 'archive', 'publish'] },
+      op: { type: 'string', enum: workflowOps('plan') },
       id: idSchema,
       name: planNameSchema,
       description: planDescriptionSchema,
@@ -63,7 +64,7 @@ export const workflowTrigger = defineAction({
     additionalProperties: false,
     required: ['op'],
     properties: {
-      op: { type: 'string', enum: ['list', 'show', 'validate', 'create', 'update', 'enable', 'disable', 'archive'] },
+      op: { type: 'string', enum: workflowOps('trigger') },
       id: idSchema,
       planId: idSchema,
       kind: triggerKindSchema,
@@ -93,7 +94,7 @@ export const workflowRun = defineAction({
     additionalProperties: false,
     required: ['op'],
     properties: {
-      op: { type: 'string', enum: ['list', 'show', 'logs', 'start', 'cancel'] },
+      op: { type: 'string', enum: workflowOps('run') },
       id: idSchema,
       planId: idSchema,
       triggerId: idSchema,
@@ -128,7 +129,7 @@ export const workflowStep = defineAction({
     additionalProperties: false,
     required: ['op'],
     properties: {
-      op: { type: 'string', enum: ['list', 'get', 'complete', 'fail', 'pause', 'park'] },
+      op: { type: 'string', enum: workflowOps('step') },
       id: idSchema,
       runId: idSchema,
       note: stepNoteSchema,
