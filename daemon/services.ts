@@ -3,6 +3,7 @@ import { homePaths } from '../lib/home.js';
 import { defaultCatalog, type Catalog } from '../catalog/catalog.js';
 import { openDb, type Db } from './store/db.js';
 import { EmbeddedServer } from './store/embedded.js';
+import { SqliteSql } from './store/sqlite-sql.js';
 import type { IdempotencyLimits } from './store/idempotency.js';
 import type { ApprovalOperatorApi, Caller, ServerApi } from './store/server-api.js';
 import { ProfileStore, type ReloadResult } from './profile/profile-store.js';
@@ -83,7 +84,8 @@ export function openServices(opts: OpenServicesOptions): Services {
   // Normal WAL locking: support tools, sqlite3 and `store backup` can read the store while the daemon runs.
   const db = openDb(paths.store);
   const now = () => opts.clock.now();
-  const embedded = new EmbeddedServer(db, now, opts.idempotency);
+  const sql = new SqliteSql(db, paths.store);
+  const embedded = new EmbeddedServer(db, sql, now, opts.idempotency);
   const log = opts.log ?? ((m: string) => process.stderr.write(`${m}\n`));
   const profile = new ProfileStore(paths.profile, log, opts.denyable ? { denyable: opts.denyable } : {});
   const knowledge: KnowledgeServices = {

@@ -3,6 +3,7 @@ import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
 import { openDb } from '../daemon/store/db.js';
 import { EmbeddedServer } from '../daemon/store/embedded.js';
+import { SqliteSql } from '../daemon/store/sqlite-sql.js';
 import { MessageStore } from '../daemon/store/messages.js';
 import { decodeStrictJson } from '../daemon/exec/strict-json.js';
 import { loadInputValidator, type InputCheck } from '../lib/input-validators.js';
@@ -132,7 +133,7 @@ const toolProp = (tool: string, field: string) =>
 async function inProcessFields(t: TestContext): Promise<{ fields: Field[]; close(): void }> {
   const db = openDb(':memory:');
   let clock = Date.parse('2026-01-01T00:00:00Z');
-  const server = new EmbeddedServer(db, () => ++clock);
+  const server = new EmbeddedServer(db, new SqliteSql(db, ":memory:"), () => ++clock);
   const api = server.forCaller({ serverId: 's1', agentId: 'a1' });
   // An agent cannot decide its own request; another agent of the server decides.
   const other = server.forCaller({ serverId: 's1', agentId: 'a2' });

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDb } from '../daemon/store/db.js';
 import { EmbeddedServer } from '../daemon/store/embedded.js';
+import { SqliteSql } from '../daemon/store/sqlite-sql.js';
 import { ReadCache } from '../daemon/store/read-cache.js';
 
 function tempStore(t: { after(fn: () => void): void }) {
@@ -12,7 +13,7 @@ function tempStore(t: { after(fn: () => void): void }) {
   const path = join(dir, 'store.db');
   const db = openDb(path);
   let clock = Date.parse('2026-01-01T00:00:00Z');
-  const server = new EmbeddedServer(db, () => (clock += 1));
+  const server = new EmbeddedServer(db, new SqliteSql(db, ":memory:"), () => (clock += 1));
   const other = openDb(path); // another connection: a second process writing the same file
   t.after(() => {
     other.close();

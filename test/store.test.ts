@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { openDb } from '../daemon/store/db.js';
 import { runMigrations, type Migration } from '../daemon/store/migrations.js';
 import { EmbeddedServer } from '../daemon/store/embedded.js';
+import { SqliteSql } from '../daemon/store/sqlite-sql.js';
 import { ExecError } from '../daemon/errors.js';
 import { ID_PATTERN } from '../catalog/common.js';
 
@@ -14,7 +15,7 @@ function tempStore(t: { after(fn: () => void): void }) {
   const db = openDb(join(dir, 'store.db'));
   let clock = Date.parse('2026-01-01T00:00:00Z');
   const tick = () => (clock += 1);
-  const server = new EmbeddedServer(db, tick);
+  const server = new EmbeddedServer(db, new SqliteSql(db, ":memory:"), tick);
   t.after(() => {
     db.close();
     rmSync(dir, { recursive: true, force: true });

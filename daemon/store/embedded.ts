@@ -1,4 +1,5 @@
 import type { Db } from './db.js';
+import type { SqlStore } from './sql.js';
 import { Idempotency, type IdempotencyLimits } from './idempotency.js';
 import { CursorCodec } from '../exec/cursor.js';
 import type { Caller, ServerApi } from './server-api.js';
@@ -24,12 +25,12 @@ export class EmbeddedServer {
   /** Also signs the daemon's own local collections (team, agent). */
   readonly cursors: CursorCodec;
 
-  constructor(db: Db, now: () => number, idempotency: IdempotencyLimits = {}) {
+  constructor(db: Db, sql: SqlStore, now: () => number, idempotency: IdempotencyLimits = {}) {
     const key = db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'cursor_key'").get();
     if (!key) throw new Error('store has no cursor key; was migration 001_core applied?');
     this.cursors = new CursorCodec(Buffer.from(key.value, 'base64url'));
     this.idempotency = new Idempotency(db, now, idempotency);
-    const ctx = { db, now, idempotency: this.idempotency, cursors: this.cursors };
+    const ctx = { db, sql, now, idempotency: this.idempotency, cursors: this.cursors };
     this.tasks = new TaskStore(ctx);
     this.projects = new ProjectStore(ctx);
     this.reviews = new ReviewStore(ctx, this.tasks);

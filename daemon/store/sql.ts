@@ -1,0 +1,67 @@
+/**
+ * The store's one way to reach its database, whichever it is: the embedded
+ * SQLite file or a team's PostgreSQL server. Entity stores write portable SQL
+ * (`?` placeholders, `INSERT … RETURNING`, `ON CONFLICT`, no rowid, no
+ * dialect functions) and get the same semantics from both drivers:
+ *
+ * - outside a transaction each statement commits on its own;
+ * - `tx` runs its callback as one serializable transaction. SQLite serializes
+ *   writers itself (BEGIN IMMEDIATE); PostgreSQL runs SERIALIZABLE and the
+ *   driver re-runs the whole callback after a serialization failure or a
+ *   deadlock, so the callback must have no effect outside `q` (wake timers,
+ *   emit events and the like after `tx` resolves);
+ * - integers come back as JS numbers and strings byte for byte (NUL included).
+ */
+
+/** What a statement may be given. Booleans are stored as 0/1 by the caller. */
+export type SqlValue = string | number | bigint | null;
+
+export interface RunResult {
+  /** Rows inserted, updated or deleted by the statement. */
+  readonly changes: number;
+}
+
+/** Statements on one connection (the store's, or a transaction's). */
+export interface Sql {
+  readonly dialect: 'sqlite' | 'postgres';
+  all<R = Record<string, unknown>>(sql: string, params?: readonly SqlValue[]): Promise<R[]>;
+  get<R = Record<string, unknown>>(sql: string, params?: readonly SqlValue[]): Promise<R | undefined>;
+  run(sql: string, params?: readonly SqlValue[]): Promise<RunResult>;
+}
+
+/** A transaction's handle: statements inside it, and savepoints. */
+export interface SqlTx extends Sql {
+  /** Runs `fn` under a savepoint: if it throws, only its own changes are undone, and the error is rethrown. */
+  savepoint<T>(fn: (q: SqlTx) => Promise<T>): Promise<T>;
+}
+
+export interface TxOptions {
+  /**
+   * Serialize with every other transaction (on any daemon) that names the same
+   * key, before the transaction's snapshot is taken. Used by idempotency
+   * records so concurrent duplicates wait and replay instead of retrying.
+   */
+  readonly lockKey?: string;
+}
+
+export interface SqlStore extends Sql {
+  /** What `daemon status` shows: the kind and where (never a password). */
+  readonly describe: { readonly kind: 'sqlite' | 'postgres'; readonly location: string };
+  tx<T>(fn: (q: SqlTx) => Promise<T>, opts?: TxOptions): Promise<T>;
+  /**
+   * A number that moves whenever anything is committed to the database, when
+   * the driver can tell cheaply and synchronously (SQLite); null when it
+   * cannot (another daemon may write a shared PostgreSQL at any time), in
+   * which case nothing read may be cached.
+   */
+  changeCounter(): number | null;
+  close(): Promise<void>;
+}
+
+/** A statement run on the store while one of its own transactions is open, from inside that transaction. */
+export class NestedStatementError extends Error {
+  override name = 'NestedStatementError';
+  constructor() {
+    super('a statement reached the store directly from inside a transaction; pass the transaction handle (q) down instead');
+  }
+}

@@ -1,0 +1,127 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Statement } from 'better-sqlite3';
+import type { Db } from './db.js';
+import { NestedStatementError, type RunResult, type Sql, type SqlStore, type SqlTx, type SqlValue, type TxOptions } from './sql.js';
+
+/**
+ * The embedded store's driver: better-sqlite3 under the async Sql interface.
+ * Every statement is synchronous underneath, so a transaction only has to
+ * keep other callers off the connection while its callback awaits: one
+ * in-process lock, held from BEGIN IMMEDIATE to COMMIT. Statements outside a
+ * transaction wait for the lock and then run at once (no await between the
+ * check and the statement, so nothing slips into somebody else's
+ * transaction). A statement that reaches the store directly from inside its
+ * own transaction would wait for itself forever; it is refused instead.
+ */
+export class SqliteSql implements SqlStore {
+  readonly dialect = 'sqlite' as const;
+  readonly describe;
+  private readonly statements = new Map<string, Statement>();
+  private readonly inside = new AsyncLocalStorage<true>();
+  private readonly totalChanges;
+  private readonly dataVersion;
+  private locked = false;
+  private unlocked: Promise<void> = Promise.resolve();
+  private savepoints = 0;
+
+  constructor(readonly db: Db, location: string) {
+    this.describe = { kind: 'sqlite' as const, location };
+    this.totalChanges = db.prepare<[], number>('SELECT total_changes()').pluck(true);
+    this.dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck(true);
+  }
+
+  async all<R>(sql: string, params: readonly SqlValue[] = []): Promise<R[]> {
+    if (this.locked) await this.waitUnlocked();
+    return this.statement(sql).all(...params) as R[];
+  }
+
+  async get<R>(sql: string, params: readonly SqlValue[] = []): Promise<R | undefined> {
+    if (this.locked) await this.waitUnlocked();
+    return this.statement(sql).get(...params) as R | undefined;
+  }
+
+  async run(sql: string, params: readonly SqlValue[] = []): Promise<RunResult> {
+    if (this.locked) await this.waitUnlocked();
+    return { changes: this.statement(sql).run(...params).changes };
+  }
+
+  async tx<T>(fn: (q: SqlTx) => Promise<T>, _opts: TxOptions = {}): Promise<T> {
+    if (this.locked) await this.waitUnlocked();
+    this.locked = true;
+    let release!: () => void;
+    this.unlocked = new Promise<void>((r) => (release = r));
+    try {
+      this.db.exec('BEGIN IMMEDIATE');
+      const q = this.handle();
+      let result: T;
+      try {
+        result = await this.inside.run(true, () => fn(q));
+      } catch (err) {
+        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+        throw err;
+      }
+      this.db.exec('COMMIT');
+      return result;
+    } finally {
+      this.locked = false;
+      release();
+    }
+  }
+
+  changeCounter(): number | null {
+    if (this.locked) return null;
+    return this.totalChanges.get()! + this.dataVersion.get()! * 2 ** 26;
+  }
+
+  async close(): Promise<void> {
+    if (this.locked) await this.waitUnlocked();
+    if (this.db.open) this.db.close();
+  }
+
+  /** Waits until no transaction holds the connection; refuses a caller that is itself inside one. */
+  private async waitUnlocked(): Promise<void> {
+    if (this.inside.getStore()) throw new NestedStatementError();
+    while (this.locked) await this.unlocked;
+  }
+
+  private statement(sql: string): Statement {
+    let st = this.statements.get(sql);
+    if (!st) {
+      st = this.db.prepare(sql);
+      this.statements.set(sql, st);
+    }
+    return st;
+  }
+
+  /** Statements of the open transaction: straight to the connection, no lock check. */
+  private handle(): SqlTx {
+    const self = this;
+    const q: SqlTx = {
+      dialect: 'sqlite',
+      async all<R>(sql: string, params: readonly SqlValue[] = []) {
+        return self.statement(sql).all(...params) as R[];
+      },
+      async get<R>(sql: string, params: readonly SqlValue[] = []) {
+        return self.statement(sql).get(...params) as R | undefined;
+      },
+      async run(sql: string, params: readonly SqlValue[] = []) {
+        return { changes: self.statement(sql).run(...params).changes };
+      },
+      async savepoint<T>(fn: (inner: SqlTx) => Promise<T>): Promise<T> {
+        const name = `sp${++self.savepoints}`;
+        self.db.exec(`SAVEPOINT ${name}`);
+        try {
+          const r = await fn(q);
+          self.db.exec(`RELEASE ${name}`);
+          return r;
+        } catch (err) {
+          self.db.exec(`ROLLBACK TO ${name}`);
+          self.db.exec(`RELEASE ${name}`);
+          throw err;
+        }
+      },
+    };
+    return q;
+  }
+}
+
