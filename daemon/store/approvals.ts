@@ -74,7 +74,7 @@ export class ApprovalStore {
   private readonly cols: string;
 
   request(c: Caller, input: InputOf<typeof approvalRequest>): Out {
-    return this.s.idempotency.run(c, 'approval/request', input, () => {
+    return this.s.legacyIdempotency.run(c, 'approval/request', input, () => {
       const now = this.s.now();
       const id = newId('appr');
       const expires = now + (input.expiresInSeconds ?? DEFAULT_APPROVAL_TTL_S) * 1000;
@@ -110,7 +110,7 @@ export class ApprovalStore {
 
   /** An agent decides: never its own request. */
   decide(c: Caller, input: InputOf<typeof approvalDecide>): Out {
-    return this.s.idempotency.run(c, 'approval/decide', input, () => {
+    return this.s.legacyIdempotency.run(c, 'approval/decide', input, () => {
       const row = this.row(c.serverId, input.id);
       if (row.requested_by === `agent:${c.agentId}`) {
         throw new ExecError('forbidden', 'an agent cannot decide its own approval request', { hint: 'Wait for a person to decide; poll approval get.' });

@@ -1,5 +1,6 @@
 import type { Db } from './db.js';
 import type { Idempotency } from './idempotency.js';
+import type { LegacyIdempotency } from './idempotency-legacy.js';
 import type { CursorCodec } from '../exec/cursor.js';
 import type { SqlStore } from './sql.js';
 
@@ -11,5 +12,7 @@ export interface StoreContext {
   readonly sql: SqlStore;
   readonly now: () => number;
   readonly idempotency: Idempotency;
+  /** @deprecated the synchronous record, until every store is converted. */
+  readonly legacyIdempotency: LegacyIdempotency;
   readonly cursors: CursorCodec;
 }

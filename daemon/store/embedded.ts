@@ -1,6 +1,7 @@
 import type { Db } from './db.js';
 import type { SqlStore } from './sql.js';
 import { Idempotency, type IdempotencyLimits } from './idempotency.js';
+import { LegacyIdempotency } from './idempotency-legacy.js';
 import { CursorCodec } from '../exec/cursor.js';
 import type { Caller, ServerApi } from './server-api.js';
 import { TaskStore } from './tasks.js';
@@ -16,6 +17,7 @@ export class EmbeddedServer {
   private readonly projects: ProjectStore;
   private readonly reviews: ReviewStore;
   private readonly idempotency: Idempotency;
+  private readonly legacyIdempotency: LegacyIdempotency;
   /** Scheduled messages; the scheduler subscribes to its onChange. */
   readonly schedules: ScheduleStore;
   /** Approvals; also the operator's side (people decide). */
@@ -29,8 +31,9 @@ export class EmbeddedServer {
     const key = db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'cursor_key'").get();
     if (!key) throw new Error('store has no cursor key; was migration 001_core applied?');
     this.cursors = new CursorCodec(Buffer.from(key.value, 'base64url'));
-    this.idempotency = new Idempotency(db, now, idempotency);
-    const ctx = { db, sql, now, idempotency: this.idempotency, cursors: this.cursors };
+    this.idempotency = new Idempotency(sql, now, idempotency);
+    this.legacyIdempotency = new LegacyIdempotency(db, now, idempotency);
+    const ctx = { db, sql, now, idempotency: this.idempotency, legacyIdempotency: this.legacyIdempotency, cursors: this.cursors };
     this.tasks = new TaskStore(ctx);
     this.projects = new ProjectStore(ctx);
     this.reviews = new ReviewStore(ctx, this.tasks);
@@ -61,7 +64,7 @@ export class EmbeddedServer {
       getApproval: async (i) => approvals.get(c, i),
       listApprovals: async (i) => approvals.list(c, i),
       decideApproval: async (i) => approvals.decide(c, i),
-      idempotent: (action, input, apply) => idempotency.run(c, action, input, apply),
+      idempotent: (action, input, apply) => this.legacyIdempotency.run(c, action, input, apply),
       ...workflows.forCaller(c),
     };
   }

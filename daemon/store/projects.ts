@@ -30,7 +30,7 @@ export class ProjectStore {
   }
 
   create(c: Caller, input: InputOf<typeof projectCreate>): OutputOf<typeof projectCreate> {
-    return this.s.idempotency.run(c, 'project/create', input, () => {
+    return this.s.legacyIdempotency.run(c, 'project/create', input, () => {
       const id = newId('project');
       const now = this.s.now();
       this.insert.run(id, c.serverId, input.name, input.description ?? '', now, now);

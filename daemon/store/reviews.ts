@@ -30,7 +30,7 @@ export class ReviewStore {
   }
 
   add(c: Caller, input: InputOf<typeof reviewAdd>): OutputOf<typeof reviewAdd> {
-    return this.s.idempotency.run(c, 'review/add', input, () => {
+    return this.s.legacyIdempotency.run(c, 'review/add', input, () => {
       this.tasks.require(c, input.taskId);
       const id = newId('review');
       const now = this.s.now();

@@ -98,7 +98,7 @@ export class ScheduleStore {
   }
 
   create(c: Caller, input: CreateIn): Out {
-    const out = this.s.idempotency.run(c, 'scheduled-message/create', input, () => {
+    const out = this.s.legacyIdempotency.run(c, 'scheduled-message/create', input, () => {
       const now = this.s.now();
       const { at, due } = firstDue(input, now);
       const id = newId('sched');
@@ -120,7 +120,7 @@ export class ScheduleStore {
   }
 
   cancel(c: Caller, input: InputOf<typeof scheduledMessageCancel>): Out {
-    const out = this.s.idempotency.run(c, 'scheduled-message/cancel', input, () => {
+    const out = this.s.legacyIdempotency.run(c, 'scheduled-message/cancel', input, () => {
       const row = this.row(c, input.id);
       if (row.status === 'completed') {
         throw new ExecError('invalid_transition', `scheduled message ${input.id} was already delivered and is completed`);

@@ -29,7 +29,7 @@ export class TaskStore {
   }
 
   create(c: Caller, input: InputOf<typeof taskCreate>): OutputOf<typeof taskCreate> {
-    return this.s.idempotency.run(c, 'task/create', input, () => {
+    return this.s.legacyIdempotency.run(c, 'task/create', input, () => {
       if (input.projectId !== undefined) this.requireProject(c, input.projectId, '/projectId');
       const id = newId('task');
       this.insert.run({
@@ -79,7 +79,7 @@ export class TaskStore {
         details: [{ path: '', message: 'give at least one of title, description, status, assignee, projectId' }],
       });
     }
-    return this.s.idempotency.run(c, 'task/update', input, () => {
+    return this.s.legacyIdempotency.run(c, 'task/update', input, () => {
       const current = this.require(c, input.id);
       if (input.expectedRevision !== undefined && input.expectedRevision !== current.revision) {
         throw new ExecError('revision_conflict', `task ${input.id} is at revision ${current.revision}, not ${input.expectedRevision}`, {

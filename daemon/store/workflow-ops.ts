@@ -34,5 +34,5 @@ export function runOp<T>(s: StoreContext, c: Caller, action: string, input: Reco
     if (input.idempotencyKey !== undefined) throw invalid('/idempotencyKey', `op ${String(input.op)} only reads; idempotencyKey applies to side-effect ops`);
     return apply();
   }
-  return s.idempotency.run(c, `workflow/${action}`, input, apply);
+  return s.legacyIdempotency.run(c, `workflow/${action}`, input, apply);
 }
