@@ -1,0 +1,238 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import pg from 'pg';
+import { ExecError } from '../../errors.js';
+import { NestedStatementError, type RunResult, type SqlStore, type SqlTx, type SqlValue, type TxOptions } from '../sql.js';
+import { decodeText, encodeText } from './text.js';
+import { numberPlaceholders } from './placeholders.js';
+import type { StoreUrl } from '../../../lib/store-url.js';
+
+/**
+ * Connections one daemon keeps to a shared database. Requests hold a
+ * connection only for one statement, or one transaction (a few ms), so ten
+ * serve the daemon's whole request concurrency; a team of N daemons needs
+ * 10 × N of the server's `max_connections` (100 by default).
+ */
+export const POOL_MAX = 10;
+/** How long a statement may run before PostgreSQL cancels it: the request deadline. */
+export const STATEMENT_TIMEOUT_MS = 30_000;
+/** A transaction left open this long (a hung daemon) is ended by the server, releasing its locks. */
+export const IDLE_IN_TX_TIMEOUT_MS = 60_000;
+/** Serialization failures are retried this many times before the caller gets `busy`. */
+export const MAX_TX_ATTEMPTS = 30;
+
+/** int8 (counts, timestamps in ms, revisions) and numeric come back as JS numbers; every value the store keeps fits. */
+const TYPES = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === 20 || oid === 1700) return (v: string) => Number(v);
+    return pg.types.getTypeParser(oid, format as 'text');
+  },
+};
+
+/** SQLSTATEs after which the whole transaction is run again: serialization failure, deadlock. */
+const RETRY = new Set(['40001', '40P01']);
+
+/**
+ * The shared team store's driver: node-postgres with a bounded pool. Every
+ * transaction is SERIALIZABLE and re-run from the start after a serialization
+ * failure or deadlock, which gives the same outcomes as SQLite's one writer at
+ * a time without each store reasoning about row locks. `lockKey` takes a
+ * session advisory lock before BEGIN, so transactions on one key (one
+ * idempotency record) queue behind each other and see each other's commits
+ * instead of failing and retrying. Statements are prepared once per
+ * connection (named by their text's number). Strings are escaped for NUL
+ * (postgres/text.ts).
+ */
+export class PgSql implements SqlStore {
+  readonly dialect = 'postgres' as const;
+  readonly describe;
+  private readonly pool: pg.Pool;
+  private readonly texts = new Map<string, { name: string; text: string }>();
+  private readonly inside = new AsyncLocalStorage<true>();
+  private closed = false;
+
+  constructor(readonly url: StoreUrl, private readonly log: (message: string) => void = () => {}) {
+    this.describe = { kind: 'postgres' as const, location: url.location };
+    this.pool = new pg.Pool({
+      connectionString: url.connectionString,
+      max: POOL_MAX,
+      idleTimeoutMillis: 30_000,
+      connectionTimeoutMillis: 5_000,
+      statement_timeout: STATEMENT_TIMEOUT_MS,
+      idle_in_transaction_session_timeout: IDLE_IN_TX_TIMEOUT_MS,
+      application_name: 'agentteam',
+      types: TYPES,
+    });
+    // An idle connection the server closed (restart, failover) must not take the daemon down.
+    this.pool.on('error', (err) => this.log(`store connection lost: ${url.mask(err.message)}`));
+  }
+
+  async all<R>(sql: string, params: readonly SqlValue[] = []): Promise<R[]> {
+    this.refuseNested();
+    return this.query<R>(this.pool, sql, params);
+  }
+
+  async get<R>(sql: string, params: readonly SqlValue[] = []): Promise<R | undefined> {
+    return (await this.all<R>(sql, params))[0];
+  }
+
+  async run(sql: string, params: readonly SqlValue[] = []): Promise<RunResult> {
+    this.refuseNested();
+    return this.exec(this.pool, sql, params);
+  }
+
+  async tx<T>(fn: (q: SqlTx) => Promise<T>, opts: TxOptions = {}): Promise<T> {
+    this.refuseNested();
+    for (let attempt = 1; ; attempt++) {
+      const client = await this.connect();
+      let broken = false;
+      try {
+        if (opts.lockKey !== undefined) await this.lockOn(client, 'pg_advisory_lock', opts.lockKey);
+        try {
+          await client.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
+          const result = await this.inside.run(true, () => fn(this.handle(client)));
+          await client.query('COMMIT');
+          return result;
+        } catch (err) {
+          await client.query('ROLLBACK').catch(() => (broken = true));
+          if (RETRY.has((err as { code?: string }).code ?? '') && attempt < MAX_TX_ATTEMPTS) {
+            await sleep(Math.min(50, 2 * attempt) * Math.random());
+            continue;
+          }
+          if (RETRY.has((err as { code?: string }).code ?? '')) {
+            throw new ExecError('busy', 'the team store stayed too contended to apply this change', { hint: 'Retry shortly.' });
+          }
+          throw this.translate(err);
+        } finally {
+          if (opts.lockKey !== undefined && !broken) {
+            await this.lockOn(client, 'pg_advisory_unlock', opts.lockKey).catch(() => (broken = true));
+          }
+        }
+      } finally {
+        // A connection whose state is unknown (a failed ROLLBACK or unlock) is closed, never reused.
+        client.release(broken ? true : undefined);
+      }
+    }
+  }
+
+  changeCounter(): number | null {
+    return null;
+  }
+
+  /** One pooled connection for work outside the Sql interface (migrations). */
+  async withClient<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.connect();
+    try {
+      return await fn(client);
+    } finally {
+      client.release();
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.end();
+  }
+
+  /** A client for one transaction; a failure to get one names the store, never its password. */
+  private async connect(): Promise<pg.PoolClient> {
+    try {
+      return await this.pool.connect();
+    } catch (err) {
+      throw this.translate(err);
+    }
+  }
+
+  private async lockOn(client: pg.PoolClient, fn: 'pg_advisory_lock' | 'pg_advisory_unlock', key: string): Promise<void> {
+    await client.query(`SELECT ${fn}(hashtextextended($1, 0))`, [encodeText(key)]);
+  }
+
+  private refuseNested(): void {
+    if (this.inside.getStore()) throw new NestedStatementError();
+  }
+
+  private prepared(sql: string): { name: string; text: string } {
+    let p = this.texts.get(sql);
+    if (!p) {
+      p = { name: `agentteam_${this.texts.size}`, text: numberPlaceholders(sql) };
+      this.texts.set(sql, p);
+    }
+    return p;
+  }
+
+  private async query<R>(on: pg.Pool | pg.PoolClient, sql: string, params: readonly SqlValue[]): Promise<R[]> {
+    let res: pg.QueryResult;
+    try {
+      res = await on.query({ ...this.prepared(sql), values: params.map(bind) });
+    } catch (err) {
+      throw this.inside.getStore() ? err : this.translate(err);
+    }
+    for (const row of res.rows as Record<string, unknown>[]) {
+      for (const k in row) {
+        const v = row[k];
+        if (typeof v === 'string') row[k] = decodeText(v);
+      }
+    }
+    return res.rows as R[];
+  }
+
+  private async exec(on: pg.Pool | pg.PoolClient, sql: string, params: readonly SqlValue[]): Promise<RunResult> {
+    try {
+      const res = await on.query({ ...this.prepared(sql), values: params.map(bind) });
+      return { changes: res.rowCount ?? 0 };
+    } catch (err) {
+      throw this.inside.getStore() ? err : this.translate(err);
+    }
+  }
+
+  private handle(client: pg.PoolClient): SqlTx {
+    let savepoints = 0;
+    const q: SqlTx = {
+      dialect: 'postgres',
+      all: <R>(sql: string, params: readonly SqlValue[] = []) => this.query<R>(client, sql, params),
+      get: async <R>(sql: string, params: readonly SqlValue[] = []) => (await this.query<R>(client, sql, params))[0],
+      run: (sql: string, params: readonly SqlValue[] = []) => this.exec(client, sql, params),
+      savepoint: async <T>(fn: (inner: SqlTx) => Promise<T>): Promise<T> => {
+        const name = `sp${++savepoints}`;
+        await client.query(`SAVEPOINT ${name}`);
+        try {
+          const r = await fn(q);
+          await client.query(`RELEASE SAVEPOINT ${name}`);
+          return r;
+        } catch (err) {
+          // A serialization failure dooms the whole transaction: let it reach tx() and be retried.
+          if (RETRY.has((err as { code?: string }).code ?? '')) throw err;
+          await client.query(`ROLLBACK TO SAVEPOINT ${name}`);
+          await client.query(`RELEASE SAVEPOINT ${name}`);
+          throw err;
+        }
+      },
+    };
+    return q;
+  }
+
+  /**
+   * Errors that leave the driver: our own ExecErrors as they are; a lost or
+   * refused connection as `upstream_error` naming the store's host (password
+   * masked); anything else unchanged (it becomes `internal` at the edge).
+   */
+  private translate(err: unknown): unknown {
+    if (err instanceof ExecError || err instanceof NestedStatementError) return err;
+    const e = err as { code?: string; message?: string };
+    const code = e.code ?? '';
+    const connection = /^(08|57P|53)/.test(code) || ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE'].includes(code)
+      || /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(e.message ?? '');
+    if (!connection) return err;
+    return new ExecError('upstream_error', `the team store at ${this.url.location} is unreachable: ${this.url.mask(e.message ?? code)}`, {
+      hint: 'Retry shortly; if it persists, check that the database server is up (daemon status names it).',
+    });
+  }
+}
+
+function bind(v: SqlValue): unknown {
+  return typeof v === 'string' ? encodeText(v) : v;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
