@@ -51,7 +51,7 @@ export async function run(): Promise<BenchResult[]> {
     const normal = await open(dir, 'normal', false);
     const exclusive = await open(dir, 'exclusive', true);
     const ops: Record<string, (v: Variant) => (i: number) => Promise<unknown>> = {
-      // A repeated get of one task: the read cache answers after its data_version check.
+      // A repeated get of one task: the read cache answers after its change-counter check (total_changes, data_version).
       'task get (cached)': (v) => () => v.api.getTask({ id: v.ids[0]! }),
       // Alternating tasks after each write: every get reads SQLite.
       'task list (20)': (v) => () => v.api.listTasks({ limit: 20 }),

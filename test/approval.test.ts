@@ -46,7 +46,7 @@ test('an undecided request expires: get shows expired, deciding it is expired, a
   assert.equal((await a1('approval', 'get', { id: short.id })).json.data.approval.status, 'expired');
   const late = await a2('approval', 'decide', { id: short.id, decision: 'approve' });
   assert.equal(late.json.error.code, 'expired');
-  assert.throws(() => p.services.approvals.decideAsOperator(short.id, 'approve', null, 'human:ana'), /expired/);
+  await assert.rejects(p.services.approvals.decideAsOperator(short.id, 'approve', null, 'human:ana'), /expired/);
   const ok = await a2('approval', 'decide', { id: long.id, decision: 'approve', note: 'fine' });
   assert.deepEqual([ok.json.data.approval.status, ok.json.data.approval.decidedBy], ['approved', 'agent:a2']);
   const expiredList = await a1('approval', 'list', { status: 'expired' });

@@ -7,20 +7,22 @@ import { openDb } from '../daemon/store/db.js';
 import { EmbeddedServer } from '../daemon/store/embedded.js';
 import { SqliteSql } from '../daemon/store/sqlite-sql.js';
 import { ReadCache } from '../daemon/store/read-cache.js';
+import type { SqlStore } from '../daemon/store/sql.js';
 
 function tempStore(t: { after(fn: () => void): void }) {
   const dir = mkdtempSync(join(tmpdir(), 'agentteam-cache-'));
   const path = join(dir, 'store.db');
   const db = openDb(path);
   let clock = Date.parse('2026-01-01T00:00:00Z');
-  const server = new EmbeddedServer(db, new SqliteSql(db, ":memory:"), () => (clock += 1));
+  const sql = new SqliteSql(db, ":memory:");
+  const server = new EmbeddedServer(db, sql, () => (clock += 1));
   const other = openDb(path); // another connection: a second process writing the same file
   t.after(() => {
     other.close();
     db.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  return { db, other, server };
+  return { db, sql, other, server };
 }
 
 test('task get never serves a stale task: own writes, writes by another connection, writes to other tables', async (t) => {
@@ -47,17 +49,27 @@ test('task get never serves a stale task: own writes, writes by another connecti
   await assert.rejects(server.forCaller({ serverId: 's2', agentId: 'a1' }).getTask({ id: task.id }), /not found/);
 });
 
-test('a read inside a transaction that rolls back is not cached; cached values are frozen', async (t) => {
-  const { db, server } = tempStore(t);
+test('nothing is cached while a transaction is open; a transaction that rolls back leaves no trace; cached values are frozen', async (t) => {
+  const { sql, server } = tempStore(t);
   const api = server.forCaller({ serverId: 's1', agentId: 'a1' });
   const { task } = await api.createTask({ title: 'x' });
-  let uncommitted: Promise<{ task: { title: string } }> | undefined;
-  assert.throws(() => db.transaction(() => {
-    db.prepare("UPDATE tasks SET title = 'uncommitted' WHERE id = ?").run(task.id);
-    uncommitted = api.getTask({ id: task.id }); // the store reads synchronously, inside the transaction
+  assert.equal((await api.getTask({ id: task.id })).task.title, 'x'); // cached now
+  let opened!: () => void;
+  const open = new Promise<void>((r) => (opened = r));
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  const tx = sql.tx(async (q) => {
+    await q.run("UPDATE tasks SET title = 'uncommitted' WHERE id = ?", [task.id]);
+    opened();
+    await held;
     throw new Error('roll back');
-  })(), /roll back/);
-  assert.equal((await uncommitted!).task.title, 'uncommitted');
+  });
+  await open;
+  // The transaction holds the store: a read waits for it and never sees, nor caches, its rows.
+  const during = api.getTask({ id: task.id });
+  release();
+  await assert.rejects(tx, /roll back/);
+  assert.equal((await during).task.title, 'x');
   const after = (await api.getTask({ id: task.id })).task;
   assert.equal(after.title, 'x');
   assert.throws(() => {
@@ -65,9 +77,33 @@ test('a read inside a transaction that rolls back is not cached; cached values a
   }, TypeError);
 });
 
+test('ReadCache: a read that a write overtakes is not kept; no cache while the counter is null', async (t) => {
+  const { db, sql } = tempStore(t);
+  const cache = new ReadCache<{ v: number }>(sql, 8);
+  assert.equal(cache.get('a'), undefined);
+  db.prepare("INSERT INTO meta (key, value) VALUES ('probe1', 'x')").run(); // lands between the miss and the set
+  cache.set('a', { v: 1 });
+  assert.equal(cache.get('a'), undefined, 'a value read before a write is not cached');
+  cache.set('a', { v: 2 });
+  assert.equal(cache.get('a')?.v, 2);
+  let inside: { v: number } | undefined | 'unset' = 'unset';
+  await sql.tx(async (q) => {
+    await q.run("INSERT INTO meta (key, value) VALUES ('probe2', 'x')");
+    inside = cache.get('a');
+    cache.set('a', { v: 3 });
+  });
+  assert.equal(inside, undefined, 'nothing is served while a transaction is open');
+  assert.equal(cache.get('a'), undefined, 'the committed transaction emptied it');
+  const shared = { changeCounter: () => null } as unknown as SqlStore; // a shared database: the driver cannot tell
+  const none = new ReadCache<{ v: number }>(shared);
+  assert.equal(none.get('a'), undefined);
+  none.set('a', { v: 1 });
+  assert.equal(none.get('a'), undefined);
+});
+
 test('ReadCache: bounded, empties on any change, set without a preceding get is ignored', (t) => {
-  const { db } = tempStore(t);
-  const cache = new ReadCache<{ v: number }>(db, 2);
+  const { db, sql } = tempStore(t);
+  const cache = new ReadCache<{ v: number }>(sql, 2);
   assert.equal(cache.get('a'), undefined);
   cache.set('a', { v: 1 });
   assert.equal(cache.get('a')?.v, 1);

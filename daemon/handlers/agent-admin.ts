@@ -31,7 +31,7 @@ function applyFields(entry: Record<string, unknown>, input: InputOf<typeof agent
 }
 
 export function registerAgentAdminHandlers(r: Registry): void {
-  r.registerJSON(agentCreate, async (input, ctx) => ctx.server.idempotent('agent/create', input, () => {
+  r.registerJSON(agentCreate, async (input, ctx) => await ctx.server.idempotent('agent/create', input, () => {
     const revision = editProfile(ctx.profile, input.expectedRevision, (doc) => {
       const agents = agentsOf(doc);
       if (agents.some((a) => a?.id === input.id)) throw new ExecError('already_exists', `agent ${input.id} already exists`, { hint: 'Change it with agent update.' });
@@ -42,7 +42,7 @@ export function registerAgentAdminHandlers(r: Registry): void {
     return { agent: viewOf(ctx, input.id), revision };
   }));
 
-  r.registerJSON(agentUpdate, async (input, ctx) => ctx.server.idempotent('agent/update', input, () => {
+  r.registerJSON(agentUpdate, async (input, ctx) => await ctx.server.idempotent('agent/update', input, () => {
     const revision = editProfile(ctx.profile, input.expectedRevision, (doc) => {
       const entry = agentsOf(doc).find((a) => a?.id === input.id);
       if (!entry) throw new ExecError('not_found', `agent ${input.id} not found`, { hint: 'List agents with agent list.' });
@@ -51,7 +51,7 @@ export function registerAgentAdminHandlers(r: Registry): void {
     return { agent: viewOf(ctx, input.id), revision };
   }));
 
-  r.registerJSON(agentDelete, async (input, ctx) => ctx.server.idempotent('agent/delete', input, () => {
+  r.registerJSON(agentDelete, async (input, ctx) => await ctx.server.idempotent('agent/delete', input, () => {
     const revision = editProfile(ctx.profile, input.expectedRevision, (doc) => {
       const agents = agentsOf(doc);
       const at = agents.findIndex((a) => a?.id === input.id);

@@ -21,11 +21,11 @@ function invalid(path: string, message: string): ExecError {
  * `POST /api/v1/approvals/{id}/decide {decision, note?, decidedBy?}`.
  */
 export function registerApprovalOperatorRoutes(app: Hono<any>, approvals: ApprovalOperatorApi): void {
-  app.get('/api/v1/approvals/:id', (c) => {
+  app.get('/api/v1/approvals/:id', async (c) => {
     try {
       const id = c.req.param('id');
       if (!ID.test(id)) throw invalid('/id', 'not an approval id');
-      return c.json({ ok: true, data: approvals.getAsOperator(id) });
+      return c.json({ ok: true, data: await approvals.getAsOperator(id) });
     } catch (err) {
       return fail(c, err);
     }
@@ -43,7 +43,7 @@ export function registerApprovalOperatorRoutes(app: Hono<any>, approvals: Approv
         throw invalid('/note', `note must be a string of at most ${LIMITS.decisionNote.chars} characters and ${LIMITS.decisionNote.bytes} bytes as JSON, without unpaired surrogates`);
       }
       if (decidedBy !== undefined && (typeof decidedBy !== 'string' || !PERSON.test(decidedBy))) throw invalid('/decidedBy', 'decidedBy must be human:<handle>');
-      return c.json({ ok: true, data: approvals.decideAsOperator(id, decision, (note as string | undefined) ?? null, (decidedBy as string | undefined) ?? 'human:operator') });
+      return c.json({ ok: true, data: await approvals.decideAsOperator(id, decision, (note as string | undefined) ?? null, (decidedBy as string | undefined) ?? 'human:operator') });
     } catch (err) {
       return fail(c, err);
     }

@@ -3,9 +3,10 @@ import type { approvalDecide, approvalGet, approvalList, approvalRequest } from 
 import { ExecError } from '../errors.js';
 import type { StoreContext } from './context.js';
 import { isoTime, newId } from './ids.js';
-import { createdAtQueries, keysetPage, type CreatedPageQueries } from './keyset-page.js';
+import { createdAtSql, keysetPage } from './keyset-page.js';
 import type { Migration } from './migrations.js';
 import type { Caller } from './server-api.js';
+import type { Sql, SqlValue } from './sql.js';
 
 export const APPROVALS_MIGRATION: Migration = {
   id: '004_approvals',
@@ -44,92 +45,86 @@ const approvalOf = (r: Row): Approval => ({
   revision: r.revision, createdAt: isoTime(r.created_at), updatedAt: isoTime(r.updated_at),
 });
 
+const COLUMNS = `id, server_id, requested_by, title, detail, ${EFFECTIVE} AS status, decided_by, note, decided_at, expires_at, revision, created_at, updated_at`;
+/** Parameters: now, id, server id. */
+const BY_ID = `SELECT ${COLUMNS} FROM approvals WHERE id = ? AND server_id = ?`;
+/** Parameters: now, id. */
+const ANY_SERVER = `SELECT ${COLUMNS} FROM approvals WHERE id = ?`;
+const INSERT = `INSERT INTO approvals (id, server_id, requested_by, title, detail, status, expires_at, revision, created_at, updated_at)
+  VALUES (?, ?, ?, ?, ?, 'pending', ?, 1, ?, ?)`;
+const SET_DECISION = `UPDATE approvals SET status = ?, decided_by = ?, note = ?, decided_at = ?, revision = revision + 1, updated_at = ?
+  WHERE id = ? AND status = 'pending' AND expires_at > ?`;
+/** The listing queries per filter: parameters now (select), server id[, now, status]. */
+const LISTS = {
+  all: createdAtSql(`SELECT ${COLUMNS} FROM approvals`, 'server_id = ?'),
+  status: createdAtSql(`SELECT ${COLUMNS} FROM approvals`, `server_id = ? AND ${EFFECTIVE} = ?`),
+};
+
 /**
  * Approvals: an agent asks, a person (or another agent) decides once. Expiry
  * is evaluated against the injected clock on every read and decision, so an
  * expired request is reported as such the moment it expires.
  */
 export class ApprovalStore {
-  private readonly byId;
-  private readonly anyServer;
-  private readonly insert;
-  private readonly setDecision;
-  private readonly lists = new Map<string, CreatedPageQueries<Row>>();
+  constructor(private readonly s: StoreContext) {}
 
-  constructor(private readonly s: StoreContext) {
-    const cols = `id, server_id, requested_by, title, detail, ${EFFECTIVE} AS status, decided_by, note, decided_at, expires_at, revision, created_at, updated_at`;
-    this.byId = s.db.prepare<[number, string, string], Row>(`SELECT ${cols} FROM approvals WHERE id = ? AND server_id = ?`);
-    this.anyServer = s.db.prepare<[number, string], Row>(`SELECT ${cols} FROM approvals WHERE id = ?`);
-    this.insert = s.db.prepare(
-      `INSERT INTO approvals (id, server_id, requested_by, title, detail, status, expires_at, revision, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, 'pending', ?, 1, ?, ?)`,
-    );
-    this.setDecision = s.db.prepare(
-      `UPDATE approvals SET status = ?, decided_by = ?, note = ?, decided_at = ?, revision = revision + 1, updated_at = ?
-       WHERE id = ? AND status = 'pending' AND expires_at > ?`,
-    );
-    this.cols = cols;
-  }
-
-  private readonly cols: string;
-
-  request(c: Caller, input: InputOf<typeof approvalRequest>): Out {
-    return this.s.legacyIdempotency.run(c, 'approval/request', input, () => {
+  request(c: Caller, input: InputOf<typeof approvalRequest>): Promise<Out> {
+    return this.s.idempotency.run(c, 'approval/request', input, async (q) => {
       const now = this.s.now();
       const id = newId('appr');
       const expires = now + (input.expiresInSeconds ?? DEFAULT_APPROVAL_TTL_S) * 1000;
-      this.insert.run(id, c.serverId, `agent:${c.agentId}`, input.title, input.detail ?? '', expires, now, now);
-      return { approval: approvalOf(this.byId.get(now, id, c.serverId)!) };
+      await q.run(INSERT, [id, c.serverId, `agent:${c.agentId}`, input.title, input.detail ?? '', expires, now, now]);
+      return { approval: approvalOf((await q.get<Row>(BY_ID, [now, id, c.serverId]))!) };
     });
   }
 
-  get(c: Caller, input: InputOf<typeof approvalGet>): Out {
-    return { approval: approvalOf(this.row(c.serverId, input.id)) };
+  async get(c: Caller, input: InputOf<typeof approvalGet>): Promise<Out> {
+    return { approval: approvalOf(await this.row(this.s.sql, c.serverId, input.id)) };
   }
 
-  private row(serverId: string | null, id: string): Row {
+  private async row(q: Sql, serverId: string | null, id: string): Promise<Row> {
     const now = this.s.now();
-    const row = serverId === null ? this.anyServer.get(now, id) : this.byId.get(now, id, serverId);
+    const row = serverId === null ? await q.get<Row>(ANY_SERVER, [now, id]) : await q.get<Row>(BY_ID, [now, id, serverId]);
     if (!row) throw new ExecError('not_found', `approval ${id} not found`, { hint: 'List approvals with approval list.' });
     return row;
   }
 
-  list(c: Caller, input: InputOf<typeof approvalList>): OutputOf<typeof approvalList> {
+  async list(c: Caller, input: InputOf<typeof approvalList>): Promise<OutputOf<typeof approvalList>> {
     const now = this.s.now();
     const key = input.status === undefined ? 'all' : 'status';
-    const q = createdAtQueries<Row>(this.s.db, this.lists, `SELECT ${this.cols} FROM approvals`, `server_id = ?${key === 'status' ? ` AND ${EFFECTIVE} = ?` : ''}`);
-    const args: unknown[] = key === 'status' ? [now, c.serverId, now, input.status] : [now, c.serverId];
-    const { items, ...more } = keysetPage<Row>(
+    const q = LISTS[key];
+    const args: SqlValue[] = key === 'status' ? [now, c.serverId, now, input.status!] : [now, c.serverId];
+    const { items, ...more } = await keysetPage<Row>(
       this.s.cursors, { action: 'approval/list', scope: c.serverId, filter: { status: input.status } }, input,
       (r) => [r.created_at, r.id],
-      (n) => q.first.all(...args, n),
-      (at, id, n) => q.after.all(...args, at, at, id, n),
+      (n) => this.s.sql.all<Row>(q.first, [...args, n]),
+      (at, id, n) => this.s.sql.all<Row>(q.after, [...args, at, at, id, n]),
     );
     return { approvals: items.map(approvalOf), ...more };
   }
 
   /** An agent decides: never its own request. */
-  decide(c: Caller, input: InputOf<typeof approvalDecide>): Out {
-    return this.s.legacyIdempotency.run(c, 'approval/decide', input, () => {
-      const row = this.row(c.serverId, input.id);
+  decide(c: Caller, input: InputOf<typeof approvalDecide>): Promise<Out> {
+    return this.s.idempotency.run(c, 'approval/decide', input, async (q) => {
+      const row = await this.row(q, c.serverId, input.id);
       if (row.requested_by === `agent:${c.agentId}`) {
         throw new ExecError('forbidden', 'an agent cannot decide its own approval request', { hint: 'Wait for a person to decide; poll approval get.' });
       }
-      return this.apply(row, input.decision, input.note ?? null, `agent:${c.agentId}`);
+      return this.apply(q, row, input.decision, input.note ?? null, `agent:${c.agentId}`);
     });
   }
 
   /** A person decides through the operator API; the id alone names the request. */
-  decideAsOperator(id: string, decision: Decision, note: string | null, decidedBy: string): Out {
-    return this.s.db.transaction(() => this.apply(this.row(null, id), decision, note, decidedBy)).immediate();
+  decideAsOperator(id: string, decision: Decision, note: string | null, decidedBy: string): Promise<Out> {
+    return this.s.sql.tx(async (q) => this.apply(q, await this.row(q, null, id), decision, note, decidedBy));
   }
 
   /** The operator's view of one request on any server. */
-  getAsOperator(id: string): Out {
-    return { approval: approvalOf(this.row(null, id)) };
+  async getAsOperator(id: string): Promise<Out> {
+    return { approval: approvalOf(await this.row(this.s.sql, null, id)) };
   }
 
-  private apply(row: Row, decision: Decision, note: string | null, by: string): Out {
+  private async apply(q: Sql, row: Row, decision: Decision, note: string | null, by: string): Promise<Out> {
     if (row.status === 'expired') {
       throw new ExecError('expired', `approval ${row.id} expired at ${isoTime(row.expires_at)} without a decision`, {
         hint: 'Ask again with approval request if it is still needed.',
@@ -137,7 +132,7 @@ export class ApprovalStore {
     }
     if (row.status !== 'pending') throw new ExecError('invalid_transition', `approval ${row.id} was already ${row.status}`);
     const now = this.s.now();
-    this.setDecision.run(decision === 'approve' ? 'approved' : 'rejected', by, note, now, now, row.id, now);
-    return { approval: approvalOf(this.row(row.server_id, row.id)) };
+    await q.run(SET_DECISION, [decision === 'approve' ? 'approved' : 'rejected', by, note, now, now, row.id, now]);
+    return { approval: approvalOf(await this.row(q, row.server_id, row.id)) };
   }
 }

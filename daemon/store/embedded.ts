@@ -1,5 +1,5 @@
 import type { Db } from './db.js';
-import type { SqlStore } from './sql.js';
+import type { Sql, SqlStore } from './sql.js';
 import { Idempotency, type IdempotencyLimits } from './idempotency.js';
 import { LegacyIdempotency } from './idempotency-legacy.js';
 import { CursorCodec } from '../exec/cursor.js';
@@ -10,6 +10,13 @@ import { ReviewStore } from './reviews.js';
 import { ScheduleStore } from './schedules.js';
 import { ApprovalStore } from './approvals.js';
 import { WorkflowStore } from './workflows.js';
+
+/** The key that signs pagination cursors, kept in the store's meta table (written by migration 001_core). */
+export async function readCursorKey(sql: Sql): Promise<Buffer> {
+  const key = await sql.get<{ value: string }>('SELECT value FROM meta WHERE key = ?', ['cursor_key']);
+  if (!key) throw new Error('store has no cursor key; was migration 001_core applied?');
+  return Buffer.from(key.value, 'base64url');
+}
 
 /** The embedded team server: SQLite-backed implementation of ServerApi. */
 export class EmbeddedServer {
@@ -42,29 +49,37 @@ export class EmbeddedServer {
     this.workflows = new WorkflowStore(ctx);
   }
 
-  /** The server API as seen by one caller. Cheap: closures over shared prepared statements. */
+  /** The server API as seen by one caller. Cheap: closures over the shared stores (the driver keeps one prepared statement per SQL text). */
   forCaller(c: Caller): ServerApi {
     const { tasks, projects, reviews, schedules, approvals, idempotency, workflows } = this;
     return {
-      createTask: async (i) => tasks.create(c, i),
-      getTask: async (i) => tasks.get(c, i),
-      listTasks: async (i) => tasks.list(c, i),
-      updateTask: async (i) => tasks.update(c, i),
-      createProject: async (i) => projects.create(c, i),
-      getProject: async (i) => projects.get(c, i),
-      listProjects: async (i) => projects.list(c, i),
-      addReview: async (i) => reviews.add(c, i),
-      listReviews: async (i) => reviews.list(c, i),
+      createTask: (i) => tasks.create(c, i),
+      getTask: (i) => tasks.get(c, i),
+      listTasks: (i) => tasks.list(c, i),
+      updateTask: (i) => tasks.update(c, i),
+      createProject: (i) => projects.create(c, i),
+      getProject: (i) => projects.get(c, i),
+      listProjects: (i) => projects.list(c, i),
+      addReview: (i) => reviews.add(c, i),
+      listReviews: (i) => reviews.list(c, i),
       createSchedule: async (i) => schedules.create(c, i),
       getSchedule: async (i) => schedules.get(c, i),
       listSchedules: async (i) => schedules.list(c, i),
       cancelSchedule: async (i) => schedules.cancel(c, i),
       listScheduleRuns: async (i) => schedules.runs(c, i),
-      requestApproval: async (i) => approvals.request(c, i),
-      getApproval: async (i) => approvals.get(c, i),
-      listApprovals: async (i) => approvals.list(c, i),
-      decideApproval: async (i) => approvals.decide(c, i),
-      idempotent: (action, input, apply) => this.legacyIdempotency.run(c, action, input, apply),
+      requestApproval: (i) => approvals.request(c, i),
+      getApproval: (i) => approvals.get(c, i),
+      listApprovals: (i) => approvals.list(c, i),
+      decideApproval: (i) => approvals.decide(c, i),
+      // The daemon-local effect (a profile file edit) runs inside the record's
+      // transaction, so a failed edit leaves no record and a repeated key
+      // replays. On PostgreSQL a serialization failure re-runs the callback, and
+      // the edit with it: accepted for these profile edits, since the record's
+      // lock key already serializes duplicates of one key and a re-run is rare;
+      // but a re-run after the first edit took effect would apply it again
+      // (update: the same fields, one revision more; create/delete: reported
+      // as already_exists/not_found although the first run succeeded).
+      idempotent: (action, input, apply) => idempotency.run(c, action, input, async () => apply()),
       ...workflows.forCaller(c),
     };
   }

@@ -1,55 +1,58 @@
-import type { Db } from './db.js';
+import type { SqlStore } from './sql.js';
 
 /**
  * A small cache of values read from the store, valid only while the database
- * has not changed since they were read. "Changed" is decided by SQLite, not by
- * the callers: `total_changes()` counts every row this connection has written
- * (any table, triggers included, rolled back or not) and `PRAGMA data_version`
- * moves when any other connection commits. Either one moving empties the
- * cache, so no write path can forget to invalidate it. Inside a transaction
- * the cache is bypassed (uncommitted rows are never cached).
+ * has not changed since they were read. "Changed" is decided by the driver,
+ * not by the callers: `sql.changeCounter()` moves whenever anything is
+ * committed (on SQLite: any row this connection writes, any table, triggers
+ * included, rolled back or not, and any commit by another connection), so no
+ * write path can forget to invalidate the cache. When the driver cannot tell
+ * (a shared PostgreSQL, or SQLite while one of the store's transactions is
+ * open) the counter is null and nothing is read from or put into the cache.
  *
- * The check costs ~1.5 µs; the indexed read it saves costs 5–10 µs. Entries
- * are frozen (shallowly; freeze what they hold too): a caller that tried to
- * change a shared value would throw.
+ * The check costs ~1.5 µs on SQLite; the indexed read it saves costs 5–10 µs.
+ * Entries are frozen (shallowly; freeze what they hold too): a caller that
+ * tried to change a shared value would throw.
  *
- * Use: `get` then, on a miss, read and `set` in the same synchronous step.
+ * Use: `get`; on a miss, read the value and `set` it. A value is kept only if
+ * the counter has not moved between the miss and the `set`, so a write that
+ * lands while the read is awaited (or between the miss and the read) leaves
+ * it uncached; a `set` without a preceding miss for its key is ignored.
  */
 export class ReadCache<V extends object> {
   private readonly values = new Map<string, V>();
-  private readonly totalChanges;
-  private readonly dataVersion;
-  private changes = -1;
-  private version = -1;
-  private checked = false;
+  /** Keys that missed, with the counter they missed at; a `set` needs one. */
+  private readonly missed = new Map<string, number>();
+  private counter = -1;
 
   constructor(
-    private readonly db: Db,
+    private readonly sql: SqlStore,
     private readonly limit = 1024,
-  ) {
-    this.totalChanges = db.prepare<[], number>('SELECT total_changes()').pluck(true);
-    this.dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck(true);
-  }
+  ) {}
 
   get(key: string): V | undefined {
-    this.checked = false;
-    if (this.db.inTransaction) return undefined;
-    const changes = this.totalChanges.get()!;
-    const version = this.dataVersion.get()!;
-    if (changes !== this.changes || version !== this.version) {
+    const counter = this.sql.changeCounter();
+    if (counter === null) return undefined;
+    if (counter !== this.counter) {
       this.values.clear();
-      this.changes = changes;
-      this.version = version;
+      this.missed.clear();
+      this.counter = counter;
     }
     const value = this.values.get(key);
-    this.checked = value === undefined;
+    if (value === undefined) {
+      // Reads that fail (not found) never come back to `set`: keep the list bounded.
+      if (this.missed.size >= this.limit) this.missed.clear();
+      this.missed.set(key, counter);
+    }
     return value;
   }
 
-  /** Stores a value read right after a `get` miss; ignored otherwise. */
+  /** Stores a value read after a `get` miss for `key`, if nothing changed since; ignored otherwise. */
   set(key: string, value: V): V {
-    if (!this.checked || this.db.inTransaction) return value;
-    this.checked = false;
+    const at = this.missed.get(key);
+    if (at === undefined) return value;
+    this.missed.delete(key);
+    if (at !== this.counter || this.sql.changeCounter() !== at) return value;
     if (this.values.size >= this.limit) this.values.clear();
     this.values.set(key, Object.freeze(value));
     return value;

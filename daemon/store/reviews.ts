@@ -7,45 +7,33 @@ import { reviewOf, type ReviewRow } from './rows.js';
 import type { Caller } from './server-api.js';
 import type { TaskStore } from './tasks.js';
 
+const COLUMNS = 'id, task_id, author, verdict, body, created_at, updated_at';
+const INSERT = `INSERT INTO reviews (id, server_id, task_id, author, verdict, body, created_at, updated_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`;
+const FIRST_PAGE = `SELECT ${COLUMNS} FROM reviews WHERE task_id = ? ORDER BY updated_at DESC, id DESC LIMIT ?`;
+const NEXT_PAGE = `SELECT ${COLUMNS} FROM reviews WHERE task_id = ? AND (updated_at < ? OR (updated_at = ? AND id < ?))
+  ORDER BY updated_at DESC, id DESC LIMIT ?`;
+
 /** Review threads: one per task; the author is always the calling agent. */
 export class ReviewStore {
-  private readonly byId;
-  private readonly insert;
-  private readonly firstPage;
-  private readonly nextPage;
+  constructor(private readonly s: StoreContext, private readonly tasks: TaskStore) {}
 
-  constructor(private readonly s: StoreContext, private readonly tasks: TaskStore) {
-    this.byId = s.db.prepare<[string], ReviewRow>('SELECT * FROM reviews WHERE id = ?');
-    this.insert = s.db.prepare(
-      `INSERT INTO reviews (id, server_id, task_id, author, verdict, body, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    this.firstPage = s.db.prepare<[string, number], ReviewRow>(
-      'SELECT * FROM reviews WHERE task_id = ? ORDER BY updated_at DESC, id DESC LIMIT ?',
-    );
-    this.nextPage = s.db.prepare<[string, number, number, string, number], ReviewRow>(
-      `SELECT * FROM reviews WHERE task_id = ? AND (updated_at < ? OR (updated_at = ? AND id < ?))
-       ORDER BY updated_at DESC, id DESC LIMIT ?`,
-    );
-  }
-
-  add(c: Caller, input: InputOf<typeof reviewAdd>): OutputOf<typeof reviewAdd> {
-    return this.s.legacyIdempotency.run(c, 'review/add', input, () => {
-      this.tasks.require(c, input.taskId);
-      const id = newId('review');
+  add(c: Caller, input: InputOf<typeof reviewAdd>): Promise<OutputOf<typeof reviewAdd>> {
+    return this.s.idempotency.run(c, 'review/add', input, async (q) => {
+      await this.tasks.require(q, c, input.taskId);
       const now = this.s.now();
-      this.insert.run(id, c.serverId, input.taskId, c.agentId, input.verdict, input.body, now, now);
-      return { review: reviewOf(this.byId.get(id)!) };
+      const row = await q.get<ReviewRow>(INSERT, [newId('review'), c.serverId, input.taskId, c.agentId, input.verdict, input.body, now, now]);
+      return { review: reviewOf(row!) };
     });
   }
 
-  list(c: Caller, input: InputOf<typeof reviewList>): OutputOf<typeof reviewList> {
-    this.tasks.require(c, input.taskId);
+  async list(c: Caller, input: InputOf<typeof reviewList>): Promise<OutputOf<typeof reviewList>> {
+    await this.tasks.require(this.s.sql, c, input.taskId);
     const binding = { action: 'review/list', scope: c.serverId, filter: { taskId: input.taskId } };
-    const { items, ...more } = updatedAtPage(
+    const { items, ...more } = await updatedAtPage(
       this.s.cursors, binding, input,
-      (n) => this.firstPage.all(input.taskId, n),
-      (at, id, n) => this.nextPage.all(input.taskId, at, at, id, n),
+      (n) => this.s.sql.all<ReviewRow>(FIRST_PAGE, [input.taskId, n]),
+      (at, id, n) => this.s.sql.all<ReviewRow>(NEXT_PAGE, [input.taskId, at, at, id, n]),
     );
     return { reviews: items.map(reviewOf), ...more };
   }

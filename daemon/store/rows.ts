@@ -19,21 +19,8 @@ export interface ReviewRow {
   id: string; task_id: string; author: string; verdict: Review['verdict']; body: string; created_at: number; updated_at: number;
 }
 
-/** The columns of a task read as an array (`.raw()`), in TaskTuple order. */
+/** The columns of a TaskRow, for statements that read or return one. */
 export const TASK_COLUMNS = 'id, title, description, status, assignee, project_id, revision, created_at, updated_at';
-export type TaskTuple = [
-  id: string, title: string, description: string, status: Task['status'], assignee: string | null,
-  project_id: string | null, revision: number, created_at: number, updated_at: number,
-];
-
-export const taskRowOf = (t: TaskTuple): TaskRow => ({
-  id: t[0], title: t[1], description: t[2], status: t[3], assignee: t[4], project_id: t[5], revision: t[6], created_at: t[7], updated_at: t[8],
-});
-
-export const taskOfTuple = (t: TaskTuple): Task => ({
-  id: t[0], title: t[1], description: t[2], status: t[3], assignee: t[4],
-  projectId: t[5], revision: t[6], createdAt: isoTime(t[7]), updatedAt: isoTime(t[8]),
-});
 
 /** Storage rows to the catalog's lowerCamelCase DTOs; nothing else leaves the store. */
 export const taskOf = (r: TaskRow): Task => ({

@@ -45,14 +45,16 @@ export interface ServerApi {
   /**
    * Runs a daemon-local effect (a profile edit) under this caller's
    * idempotency record for `action`: a repeated key replays the first result.
+   * `apply` runs inside the record's transaction; on a shared database that
+   * transaction may be re-run after a serialization failure, and `apply` with it.
    */
-  idempotent<T>(action: string, input: { idempotencyKey?: string }, apply: () => T): T;
+  idempotent<T>(action: string, input: { idempotencyKey?: string }, apply: () => T | Promise<T>): Promise<T>;
 }
 
 /** What a person (the operator API) may do with approvals, on any server. */
 export interface ApprovalOperatorApi {
-  decideAsOperator(id: string, decision: 'approve' | 'reject', note: string | null, decidedBy: string): OutputOf<typeof approvalGet>;
-  getAsOperator(id: string): OutputOf<typeof approvalGet>;
+  decideAsOperator(id: string, decision: 'approve' | 'reject', note: string | null, decidedBy: string): Promise<OutputOf<typeof approvalGet>>;
+  getAsOperator(id: string): Promise<OutputOf<typeof approvalGet>>;
 }
 
 /** Who is calling the server API. */

@@ -31,22 +31,22 @@ export class SqliteSql implements SqlStore {
   }
 
   async all<R>(sql: string, params: readonly SqlValue[] = []): Promise<R[]> {
-    if (this.locked) await this.waitUnlocked();
+    while (this.locked) await this.waitUnlocked();
     return this.statement(sql).all(...params) as R[];
   }
 
   async get<R>(sql: string, params: readonly SqlValue[] = []): Promise<R | undefined> {
-    if (this.locked) await this.waitUnlocked();
+    while (this.locked) await this.waitUnlocked();
     return this.statement(sql).get(...params) as R | undefined;
   }
 
   async run(sql: string, params: readonly SqlValue[] = []): Promise<RunResult> {
-    if (this.locked) await this.waitUnlocked();
+    while (this.locked) await this.waitUnlocked();
     return { changes: this.statement(sql).run(...params).changes };
   }
 
   async tx<T>(fn: (q: SqlTx) => Promise<T>, _opts: TxOptions = {}): Promise<T> {
-    if (this.locked) await this.waitUnlocked();
+    while (this.locked) await this.waitUnlocked();
     this.locked = true;
     let release!: () => void;
     this.unlocked = new Promise<void>((r) => (release = r));
@@ -74,11 +74,16 @@ export class SqliteSql implements SqlStore {
   }
 
   async close(): Promise<void> {
-    if (this.locked) await this.waitUnlocked();
+    while (this.locked) await this.waitUnlocked();
     if (this.db.open) this.db.close();
   }
 
-  /** Waits until no transaction holds the connection; refuses a caller that is itself inside one. */
+  /**
+   * Waits until no transaction holds the connection; refuses a caller that is
+   * itself inside one. Callers check `locked` again when it returns (`while`,
+   * not `if`): every waiter wakes on the same release, and the first to resume
+   * may already have taken the lock for its own transaction.
+   */
   private async waitUnlocked(): Promise<void> {
     if (this.inside.getStore()) throw new NestedStatementError();
     while (this.locked) await this.unlocked;

@@ -9,8 +9,8 @@ export function updatedAtPage<R extends { updated_at: number; id: string }>(
   cursors: CursorCodec,
   binding: CursorBinding,
   input: { limit?: number; cursor?: string },
-  first: (rows: number) => R[],
-  after: (at: number, id: string, rows: number) => R[],
-): Page<R> {
+  first: (rows: number) => Promise<R[]>,
+  after: (at: number, id: string, rows: number) => Promise<R[]>,
+): Promise<Page<R>> {
   return keysetPage(cursors, binding, input, (r) => [r.updated_at, r.id], first, after);
 }
