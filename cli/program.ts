@@ -89,6 +89,7 @@ export function buildProgram(commander: Commander, onCommand: (name: CommandName
     .option('--foreground', 'stay in the foreground')
     .option('--allow-remote', 'allow a non-loopback listen address')
     .option('--allow-host <name>', 'with --allow-remote: also accept this name in Host/Origin (repeatable)', (v: string, prev: string[] = []) => [...prev, v])
+    .option('--store <url>', 'share a team through PostgreSQL 14+: postgres://USER:PASSWORD@HOST:PORT/DATABASE (default: the embedded SQLite file in the home; AGENTTEAM_STORE_URL works too and keeps the password out of the process list)')
     .action(bind('daemon-start'));
   daemon.command('status').description('Print the running daemon as JSON.').action(bind('daemon-status'));
   daemon.command('stop').description('Stop the daemon, revoking every runtime authorization.').action(bind('daemon-stop'));

@@ -1,5 +1,8 @@
-/** Names the daemon owns: any case, any suffix. */
-const OWNED = /^agentteam_(exec|mcp)_/i;
+/**
+ * Names the daemon owns (any case, any suffix), and the team store's URL: it
+ * carries the database password, which no agent may read.
+ */
+const OWNED = /^agentteam_(exec|mcp)_|^agentteam_store_url$/i;
 
 export interface InjectedCredential {
   readonly execBaseUrl: string;
@@ -9,7 +12,7 @@ export interface InjectedCredential {
 
 /**
  * The runtime's environment: everything inherited except daemon-owned
- * Exec/MCP variables (compared case-insensitively, so a retired
+ * Exec/MCP variables and AGENTTEAM_STORE_URL (compared case-insensitively, so a retired
  * AGENTTEAM_EXEC_TOKEN or a mixed-case override cannot slip through), then
  * the driver's additions, then the canonical three.
  */

@@ -3,6 +3,7 @@ import { startDaemon } from './server.js';
 import { AlreadyRunningError } from './lifecycle/singleton.js';
 import { ListenError } from './lifecycle/listen.js';
 import { appendFileNoFollow } from './lifecycle/no-follow.js';
+import { parseStoreUrl, StoreUrlError, type StoreUrl } from '../lib/store-url.js';
 
 /**
  * The daemon process entry (spawned by `agentteam daemon start`, never
@@ -16,6 +17,17 @@ async function main(argv: string[]): Promise<number> {
   process.umask(0o077);
   // A daemon started from inside a runtime must not carry that runtime's credential variables.
   for (const k of Object.keys(process.env)) if (/^agentteam_(exec|mcp)_/i.test(k)) delete process.env[k];
+  // The store URL carries the database password: read once, then gone from the environment every child inherits.
+  const storeRaw = process.env.AGENTTEAM_STORE_URL;
+  delete process.env.AGENTTEAM_STORE_URL;
+  let store: StoreUrl | undefined;
+  try {
+    store = storeRaw === undefined || storeRaw === '' ? undefined : parseStoreUrl(storeRaw);
+  } catch (err) {
+    if (!(err instanceof StoreUrlError)) throw err;
+    process.stderr.write(`agentteam: ${err.message}\n`);
+    return 2;
+  }
   const flag = (name: string) => argv.includes(name);
   const listenAt = argv.indexOf('--listen');
   const listen = listenAt >= 0 ? argv[listenAt + 1] : undefined;
@@ -37,7 +49,7 @@ async function main(argv: string[]): Promise<number> {
   };
   let daemon;
   try {
-    daemon = await startDaemon({ home, ...(listen ? { listen } : {}), allowRemote: flag('--allow-remote'), allowHosts, log });
+    daemon = await startDaemon({ home, ...(listen ? { listen } : {}), ...(store ? { store } : {}), ...holdDelivery(), allowRemote: flag('--allow-remote'), allowHosts, log });
   } catch (err) {
     if (err instanceof AlreadyRunningError) {
       process.stderr.write(`agentteam: daemon already running for ${home}${err.pid ? ` (pid ${err.pid})` : ' (another daemon is starting)'}\n`);
@@ -59,6 +71,17 @@ async function main(argv: string[]): Promise<number> {
   ready = true;
   await daemon.stopped;
   return 0;
+}
+
+/**
+ * A fault-injection point for the shared-store tests (a daemon killed while it
+ * holds a due schedule): AGENTTEAM_FAULT_HOLD_DELIVERY_MS keeps each
+ * scheduled delivery's transaction open that long before it commits.
+ */
+function holdDelivery(): { holdDeliveryMs?: number } {
+  const ms = Number(process.env.AGENTTEAM_FAULT_HOLD_DELIVERY_MS ?? '');
+  delete process.env.AGENTTEAM_FAULT_HOLD_DELIVERY_MS;
+  return Number.isInteger(ms) && ms > 0 && ms <= 600_000 ? { holdDeliveryMs: ms } : {};
 }
 
 main(process.argv.slice(2)).then(

@@ -23,6 +23,7 @@ import { ToolActivity } from './tools/activity.js';
 import { DeclaredTools } from './tools/declarations.js';
 import { registerToolOperatorRoutes } from './tools/operator-routes.js';
 import { formatIssue, readDeclarationFiles } from '../lib/tool-files.js';
+import type { StoreUrl } from '../lib/store-url.js';
 
 /**
  * The parts of the daemon owned by other modules (services, Exec action
@@ -43,19 +44,33 @@ export interface DaemonParts {
   close(): Promise<void>;
 }
 
-export async function openDaemonParts(opts: { home: string; clock: Clock; diag: Diag; idempotency?: IdempotencyLimits | undefined; analysis?: AnalysisTokens }): Promise<DaemonParts> {
+export interface DaemonPartsOptions {
+  home: string;
+  clock: Clock;
+  diag: Diag;
+  idempotency?: IdempotencyLimits | undefined;
+  /** A shared PostgreSQL team store (default: the embedded SQLite file). */
+  store?: StoreUrl | undefined;
+  /** Test fault point: hold each scheduled delivery's transaction open this long before it commits. */
+  holdDeliveryMs?: number | undefined;
+  analysis?: AnalysisTokens;
+}
+
+export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonParts> {
   const remembered = rememberedClientTools(opts.home, (message) => opts.diag('client_tools', { message }));
   // denyTools may name declared tools too: their names are read before the profile is parsed.
   const toolsDir = homePaths(opts.home).tools;
   const declaredNames = new Set(readDeclarationFiles(toolsDir, []).map((d) => d.decl.name));
   const clientDenyable = isDenyable(remembered);
-  const services = openServices({
+  const services = await openServices({
     home: opts.home,
     clock: opts.clock,
     log: (message) => opts.diag('profile', { message }),
     diag: opts.diag,
     denyable: (name) => clientDenyable(name) || declaredNames.has(name),
     ...(opts.idempotency ? { idempotency: opts.idempotency } : {}),
+    ...(opts.store ? { store: opts.store } : {}),
+    ...(opts.holdDeliveryMs ? { holdDeliveryMs: opts.holdDeliveryMs } : {}),
   });
   const clientTools = openClientTools({
     home: opts.home, clock: opts.clock, registry: services.tools, profile: services.profile, remembered, gate: services.gate,
@@ -98,7 +113,7 @@ export async function openDaemonParts(opts: { home: string; clock: Clock; diag: 
       registerApprovalOperatorRoutes(app, services.approvals);
       registerExtensionOperatorRoutes(app, services.extensions);
       clientTools.registerRoutes(app);
-      registerStoreOperatorRoutes(app, services.db, services.home);
+      registerStoreOperatorRoutes(app, services.sqlite, services.home, services.store.describe);
       registerToolOperatorRoutes(app, { registry: services.tools, declared, activity });
       // After the built-ins are registered (registerMcpRoutes): declarations may not take their names.
       loadDeclared();
@@ -111,10 +126,10 @@ export async function openDaemonParts(opts: { home: string; clock: Clock; diag: 
       const tools = loadDeclared();
       return { ...services.reloadProfile(), tools };
     },
-    stats: () => ({ clientTools: clientTools.broker.stats() }),
+    stats: () => ({ store: services.store.describe, clientTools: clientTools.broker.stats() }),
     close: async () => {
       clientTools.close();
-      services.close();
+      await services.close();
     },
   };
 }

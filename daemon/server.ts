@@ -20,6 +20,7 @@ import { parseListen } from './lifecycle/listen.js';
 import { checkAllowHosts } from './http/host-origin.js';
 import { openDaemonParts, type DaemonParts } from './parts.js';
 import type { IdempotencyLimits } from './store/idempotency.js';
+import type { StoreUrl } from '../lib/store-url.js';
 import { capConnections, connectionBudget, listenBacklog, serverTimeouts } from './http/connection-cap.js';
 import { refuseHomeLinks } from './lifecycle/no-follow.js';
 import { fixedSource, tokenSource } from './results/sources.js';
@@ -41,6 +42,10 @@ export interface DaemonOptions {
   readonly log?: (line: string) => void;
   /** Idempotency record window and bound; tests shrink them. */
   readonly idempotency?: IdempotencyLimits;
+  /** A shared PostgreSQL team store; without it, the embedded SQLite file in the home. */
+  readonly store?: StoreUrl;
+  /** Test fault point: hold each scheduled delivery's transaction open this long before it commits. */
+  readonly holdDeliveryMs?: number;
   /** Overrides the RLIMIT_NOFILE the connection cap is derived from (tests). */
   readonly descriptorLimit?: number;
 }
@@ -91,7 +96,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     if (swept > 0) diag('swept_stale_credentials', { count: swept });
     // One key signs runtime and token-analysis credentials; their scopes keep them apart.
     const key = opts.key ?? createSecretKey(randomBytes(32));
-    parts = await openDaemonParts({ home, clock, diag, idempotency: opts.idempotency, analysis: createAnalysisTokens(key, clock) });
+    parts = await openDaemonParts({ home, clock, diag, idempotency: opts.idempotency, store: opts.store, holdDeliveryMs: opts.holdDeliveryMs, analysis: createAnalysisTokens(key, clock) });
     const defaultTtlMs = opts.defaultTtlMs ?? DEFAULT_TTL_MS;
     const deps: StoreDeps = {
       clock,

@@ -13,8 +13,11 @@ const MAX_PATH_BYTES = 4096;
  * store taken through the daemon's own connection while it keeps serving.
  * One backup at a time (a second answers `busy`). The operator-token
  * middleware on /api/v1 runs first.
+ *
+ * On a shared PostgreSQL store there is no file to copy: the route says so
+ * and names the database, whose own tools (pg_dump) back it up.
  */
-export function registerStoreOperatorRoutes(app: Hono<any>, db: Db, home: string): void {
+export function registerStoreOperatorRoutes(app: Hono<any>, db: Db | null, home: string, store: { kind: string; location: string }): void {
   let running = false;
   app.post('/api/v1/store/backup', async (c) => {
     try {
@@ -25,6 +28,9 @@ export function registerStoreOperatorRoutes(app: Hono<any>, db: Db, home: string
         throw new ExecError('validation_failed', 'expected {"path": "<absolute path>", "overwrite"?: boolean}', {
           details: [{ path: '/path', message: `an absolute path of at most ${MAX_PATH_BYTES} bytes` }],
         });
+      }
+      if (!db) {
+        throw new ExecError('invalid_request', `this daemon's team store is PostgreSQL at ${store.location}; back it up with pg_dump, not store backup`);
       }
       if (running) throw new ExecError('busy', 'a store backup is already running; retry when it has finished');
       running = true;
