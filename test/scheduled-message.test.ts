@@ -19,18 +19,18 @@ async function walkRuns(call: Caller, id: string, limit: number): Promise<string
 
 test('a one-off schedule due in 2 s is delivered exactly once and lands in the target history', async (t) => {
   const p = startInProc(t);
-  p.services.scheduler.start();
+  await p.services.scheduler.start();
   const call = await p.runtime();
   const at = new Date(p.clock.now() + 2000).toISOString();
   const c = await call('scheduled-message', 'create', { target: 'channel:ops', content: 'deploy window opens', at });
   assert.equal(c.status, 200, JSON.stringify(c.json));
   const s = c.json.data.scheduledMessage;
   assert.deepEqual([s.status, s.nextRunAt, s.createdBy], ['active', at, 'agent:a1']);
-  p.clock.advance(1999);
-  assert.equal(p.services.messages.history({ serverId: 's1', target: 'channel:ops' }).messages.length, 0);
-  p.clock.advance(1);
-  p.clock.advance(10 * MIN);
-  const h = p.services.messages.history({ serverId: 's1', target: 'channel:ops' });
+  await p.advance(1999);
+  assert.equal((await p.services.messages.history({ serverId: 's1', target: 'channel:ops' })).messages.length, 0);
+  await p.advance(1);
+  await p.advance(10 * MIN);
+  const h = await p.services.messages.history({ serverId: 's1', target: 'channel:ops' });
   assert.deepEqual(h.messages.map((m) => [m.content, m.author]), [['deploy window opens', 'agent:a1']]);
   const runs = await call('scheduled-message', 'runs', { id: s.id });
   assert.equal(runs.json.data.runs.length, 1);
@@ -44,35 +44,35 @@ test('a one-off schedule due in 2 s is delivered exactly once and lands in the t
 
 test('downtime across several cron occurrences gives one late run for the missed window, then the rule continues', async (t) => {
   const p = startInProc(t);
-  p.services.scheduler.start();
+  await p.services.scheduler.start();
   const call = await p.runtime();
   const c = await call('scheduled-message', 'create', { target: 'channel:ops', content: 'tick', cron: '* * * * *', timeZone: 'Europe/Berlin' });
   const id = c.json.data.scheduledMessage.id;
-  p.clock.advance(MIN);
+  await p.advance(MIN);
   assert.equal((await call('scheduled-message', 'runs', { id })).json.data.runs.length, 1);
-  p.services.scheduler.stop(); // the daemon is down
-  p.clock.advance(10 * MIN + 30_000);
-  p.services.scheduler.start(); // restart: catch up
+  await p.services.scheduler.stop(); // the daemon is down
+  await p.advance(10 * MIN + 30_000);
+  await p.services.scheduler.start(); // restart: catch up
   const runs = (await call('scheduled-message', 'runs', { id })).json.data.runs;
   assert.equal(runs.length, 2);
   assert.deepEqual([runs[0].late, runs[0].missed, runs[0].outcome], [true, 10, 'delivered']);
   assert.equal(Date.parse(runs[0].attemptedAt) - Date.parse(runs[0].dueAt), 9 * MIN + 30_000);
   const s = (await call('scheduled-message', 'get', { id })).json.data.scheduledMessage;
   assert.equal(Date.parse(s.nextRunAt), p.clock.now() + 30_000);
-  p.clock.advance(30_000);
+  await p.advance(30_000);
   const more = (await call('scheduled-message', 'runs', { id })).json.data.runs;
   assert.deepEqual([more.length, more[0].late, more[0].missed], [3, false, 1]);
-  assert.equal(p.services.messages.history({ serverId: 's1', target: 'channel:ops' }).messages.length, 3);
+  assert.equal((await p.services.messages.history({ serverId: 's1', target: 'channel:ops' })).messages.length, 3);
 });
 
 test('130 runs page without duplicates or gaps; runs cursors reject tampering, other schedules and other servers', async (t) => {
   const p = startInProc(t);
-  p.services.scheduler.start();
+  await p.services.scheduler.start();
   const call = await p.runtime();
   const other = await p.runtime('s2', 'a1');
   const a = (await call('scheduled-message', 'create', { target: 'channel:a', content: 'a', cron: '* * * * *', timeZone: 'UTC' })).json.data.scheduledMessage.id;
   const b = (await call('scheduled-message', 'create', { target: 'channel:b', content: 'b', cron: '*/2 * * * *', timeZone: 'UTC' })).json.data.scheduledMessage.id;
-  for (let i = 0; i < 130; i++) p.clock.advance(MIN);
+  for (let i = 0; i < 130; i++) await p.advance(MIN);
   for (const limit of [20, 100, 7]) {
     const ids = await walkRuns(call, a, limit);
     assert.equal(ids.length, 130);
@@ -93,7 +93,7 @@ test('list filters by status and target, pages newest first, and rejects bad cur
   const other = await p.runtime('s2', 'a1');
   const ids: string[] = [];
   for (let i = 0; i < 25; i++) {
-    p.clock.advance(1000);
+    await p.advance(1000);
     const r = await call('scheduled-message', 'create', { target: i % 2 ? 'channel:odd' : 'channel:even', content: `m${i}`, at: new Date(p.clock.now() + 3_600_000).toISOString() });
     ids.push(r.json.data.scheduledMessage.id);
   }
@@ -136,7 +136,7 @@ test('create refuses ambiguous or impossible timing, with the field named', asyn
 
 test('a failed delivery is recorded as a failed run with its error; a cancelled schedule never delivers', async (t) => {
   const p = startInProc(t);
-  p.services.scheduler.start();
+  await p.services.scheduler.start();
   const call = await p.runtime();
   const at = new Date(p.clock.now() + 5000).toISOString();
   const bad = (await call('scheduled-message', 'create', { target: 'thread:msg_doesnotexist', content: 'x', at })).json.data.scheduledMessage.id;
@@ -145,12 +145,12 @@ test('a failed delivery is recorded as a failed run with its error; a cancelled 
   assert.equal(c1.json.data.scheduledMessage.status, 'cancelled');
   const c2 = await call('scheduled-message', 'cancel', { id: gone });
   assert.equal(c2.json.data.scheduledMessage.revision, c1.json.data.scheduledMessage.revision);
-  p.clock.advance(MIN);
+  await p.advance(MIN);
   const runs = (await call('scheduled-message', 'runs', { id: bad })).json.data.runs;
   assert.equal(runs.length, 1);
   assert.equal(runs[0].outcome, 'failed');
   assert.match(runs[0].error, /^not_found: /);
   assert.equal(runs[0].messageId, null);
   assert.equal((await call('scheduled-message', 'runs', { id: gone })).json.data.runs.length, 0);
-  assert.equal(p.services.messages.history({ serverId: 's1', target: 'channel:quiet' }).messages.length, 0);
+  assert.equal((await p.services.messages.history({ serverId: 's1', target: 'channel:quiet' })).messages.length, 0);
 });
