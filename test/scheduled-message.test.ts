@@ -154,3 +154,103 @@ test('a failed delivery is recorded as a failed run with its error; a cancelled 
   assert.equal((await call('scheduled-message', 'runs', { id: gone })).json.data.runs.length, 0);
   assert.equal((await p.services.messages.history({ serverId: 's1', target: 'channel:quiet' })).messages.length, 0);
 });
+
+test('scheduler: ticks never overlap, a wake during a tick re-arms after it, stop waits for the running tick, maxSleepMs polls an idle store', async () => {
+  const { Scheduler } = await import('../daemon/schedule/scheduler.js');
+  const { FakeClock } = await import('./auth-clock.js');
+  const clock = new FakeClock(Date.UTC(2026, 0, 5, 9, 0, 0));
+  let due: number | null = null;
+  let running = 0;
+  let overlapped = false;
+  let release: (() => void) | null = null;
+  let runs = 0;
+  let asked = 0;
+  const source = {
+    async runDue() {
+      runs++;
+      if (running++) overlapped = true;
+      await new Promise<void>((r) => (release = r));
+      running--;
+      return [];
+    },
+    async nextDueAt() {
+      asked++;
+      return due;
+    },
+  };
+  const s = new Scheduler(clock, [source]);
+  const first = s.start();
+  const second = s.tick();
+  await new Promise((r) => setImmediate(r));
+  assert.equal(runs, 1, 'the second tick waits for the first');
+  due = clock.now() + 5000;
+  s.wake(); // during the tick: covered by the re-arm that ends it
+  let stopped = false;
+  release!();
+  await first;
+  await new Promise((r) => setImmediate(r));
+  assert.equal(runs, 2);
+  const stopping = s.stop().then(() => (stopped = true));
+  await new Promise((r) => setImmediate(r));
+  assert.equal(stopped, false, 'stop waits for the running tick');
+  release!();
+  await second;
+  await stopping;
+  assert.equal(overlapped, false);
+  assert.equal(clock.nextAt(), undefined, 'no timer after stop');
+
+  // Without maxSleepMs an idle store arms no timer; with it, the scheduler looks again after maxSleepMs.
+  due = null;
+  const quiet = new Scheduler(clock, [{ runDue: async () => [], nextDueAt: async () => null }]);
+  await quiet.start();
+  assert.equal(clock.nextAt(), undefined);
+  await quiet.stop();
+  const polling = new Scheduler(clock, [{ runDue: async () => [], nextDueAt: async () => null }], () => {}, { maxSleepMs: 1000 });
+  await polling.start();
+  assert.equal(clock.nextAt(), clock.now() + 1000);
+  const soon = new Scheduler(clock, [{ runDue: async () => [], nextDueAt: async () => clock.now() + 60_000 }], () => {}, { maxSleepMs: 1000 });
+  await polling.stop();
+  await soon.start();
+  assert.equal(clock.nextAt(), clock.now() + 1000, 'a due time beyond maxSleepMs is looked at again after maxSleepMs');
+  await soon.stop();
+  assert.ok(asked > 0);
+});
+
+test('concurrent reactions to one message all land (read-modify-write in one transaction)', async (t) => {
+  const p = startInProc(t);
+  const m = await p.services.messages.send({ serverId: 's1', target: 'channel:r', author: 'human:ana', content: 'x' });
+  const { LIMITS } = await import('../catalog/limits.js');
+  await Promise.all(Array.from({ length: LIMITS.reactors }, (_, i) => p.services.messages.react({ serverId: 's1', messageId: m.id, emoji: '👍', author: `agent:a${i}` })));
+  const h = await p.services.messages.history({ serverId: 's1', target: 'channel:r' });
+  assert.equal(h.messages[0]!.reactions[0]!.authors.length, LIMITS.reactors);
+});
+
+test('holdMs keeps the delivery transaction open after the message is written; other statements wait for the commit', async () => {
+  const { ScheduleDelivery } = await import('../daemon/store/schedule-delivery.js');
+  const { MessageStore } = await import('../daemon/store/messages.js');
+  const { SqliteSql } = await import('../daemon/store/sqlite-sql.js');
+  const { EmbeddedServer } = await import('../daemon/store/embedded.js');
+  const { openDb } = await import('../daemon/store/db.js');
+  const { FakeClock } = await import('./auth-clock.js');
+  const clock = new FakeClock(Date.UTC(2026, 0, 5, 9, 0, 0));
+  const db = openDb(':memory:');
+  const sql = new SqliteSql(db, ':memory:');
+  try {
+    const server = new EmbeddedServer(db, sql, () => clock.now()).forCaller({ serverId: 's1', agentId: 'a1' });
+    const at = new Date(clock.now() + 1000).toISOString();
+    const id = (await server.createSchedule({ target: 'channel:held', content: 'held', at })).scheduledMessage.id;
+    const delivery = new ScheduleDelivery(sql, new MessageStore(sql, clock), { holdMs: 200 });
+    clock.advance(1000);
+    const started = Date.now();
+    const running = delivery.runDue(clock.now());
+    await new Promise((r) => setImmediate(r));
+    const seen = await sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM messages WHERE target = ?', ['channel:held']);
+    assert.ok(Date.now() - started >= 150, 'the read waited for the held transaction');
+    assert.equal(seen!.n, 1);
+    const out = await running;
+    assert.deepEqual(out.map((r) => [r.scheduleId, r.delivered]), [[id, true]]);
+    assert.deepEqual(await delivery.runDue(clock.now()), [], 'delivered once');
+  } finally {
+    await sql.close();
+  }
+});

@@ -31,22 +31,22 @@ export class SqliteSql implements SqlStore {
   }
 
   async all<R>(sql: string, params: readonly SqlValue[] = []): Promise<R[]> {
-    if (this.locked) await this.waitUnlocked();
+    while (this.locked) await this.waitUnlocked();
     return this.statement(sql).all(...params) as R[];
   }
 
   async get<R>(sql: string, params: readonly SqlValue[] = []): Promise<R | undefined> {
-    if (this.locked) await this.waitUnlocked();
+    while (this.locked) await this.waitUnlocked();
     return this.statement(sql).get(...params) as R | undefined;
   }
 
   async run(sql: string, params: readonly SqlValue[] = []): Promise<RunResult> {
-    if (this.locked) await this.waitUnlocked();
+    while (this.locked) await this.waitUnlocked();
     return { changes: this.statement(sql).run(...params).changes };
   }
 
   async tx<T>(fn: (q: SqlTx) => Promise<T>, _opts: TxOptions = {}): Promise<T> {
-    if (this.locked) await this.waitUnlocked();
+    while (this.locked) await this.waitUnlocked();
     this.locked = true;
     let release!: () => void;
     this.unlocked = new Promise<void>((r) => (release = r));
@@ -74,7 +74,7 @@ export class SqliteSql implements SqlStore {
   }
 
   async close(): Promise<void> {
-    if (this.locked) await this.waitUnlocked();
+    while (this.locked) await this.waitUnlocked();
     if (this.db.open) this.db.close();
   }
 
