@@ -78,7 +78,7 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
   });
   await services.registry.useGeneratedValidators();
   // Catch-up for what fell due while no daemon ran, then the timer.
-  services.scheduler.start();
+  await services.scheduler.start();
   // Declared tools: what they show and ask goes to the operator event stream through this one connection.
   const activity = new ToolActivity(opts.clock);
   activity.connect((type, event) => clientTools.streams.publish({ type, data: { ...event }, redacted: null, audience: null }));

@@ -16,8 +16,8 @@ import { MemoryIndexes } from './knowledge/memory.js';
 import { KnowledgeBase } from './knowledge/kb.js';
 import type { KnowledgeServices } from './knowledge/tools.js';
 import { ScheduleDelivery } from './store/schedule-delivery.js';
-import { Scheduler } from './schedule/scheduler.js';
-import { withMessageTriggers } from './schedule/message-triggers.js';
+import { Scheduler, type DueSource } from './schedule/scheduler.js';
+import { withMessageTriggers, type MessageListener } from './schedule/message-triggers.js';
 import { ExtensionStore } from './extensions/store.js';
 import type { Inventory } from '../catalog/inventory.js';
 import inventoryJson from '../catalog/agentteam-exec-action-inventory.json' with { type: 'json' };
@@ -91,11 +91,17 @@ export function openServices(opts: OpenServicesOptions): Services {
   const knowledge: KnowledgeServices = {
     memory: new MemoryIndexes({ home: opts.home, clock: opts.clock }),
     kb: new KnowledgeBase({ home: opts.home, clock: opts.clock, log }),
-    turns: createTurnLookup(db),
+    turns: createTurnLookup(sql),
   };
-  const messages = withMessageTriggers(new MessageStore(db, opts.clock), embedded.workflows.triggers);
+  // TEMPORARY adapter until workflow-triggers.ts is converted to the async MessageListener/DueSource (other helper):
+  // its synchronous reads and writes go straight to the same SQLite connection, inside the open transaction.
+  const triggers = embedded.workflows.triggers;
+  const triggerListener: MessageListener = { onMessage: async (_q, serverId, target, id) => triggers.onMessage(serverId, target, id) };
+  // runDue under the async store's lock, so its own synchronous transactions never join another caller's open one.
+  const triggerSource: DueSource = { runDue: (now) => sql.tx(async () => triggers.runDue(now)), nextDueAt: async () => triggers.nextDueAt() };
+  const messages = withMessageTriggers(new MessageStore(sql, opts.clock), triggerListener, sql);
   const diag = opts.diag ?? ((event: string, detail: Record<string, unknown>) => log(`${event} ${JSON.stringify(detail)}`));
-  const scheduler = new Scheduler(opts.clock, [new ScheduleDelivery(db, messages), embedded.workflows.triggers], diag);
+  const scheduler = new Scheduler(opts.clock, [new ScheduleDelivery(sql, messages), triggerSource], diag);
   embedded.schedules.onChange = () => scheduler.wake();
   embedded.workflows.triggers.onChange = () => scheduler.wake();
   const secrets = new SecretSet();
@@ -130,7 +136,7 @@ export function openServices(opts: OpenServicesOptions): Services {
       closed = true;
       knowledge.memory.close();
       knowledge.kb.close();
-      scheduler.stop();
+      void scheduler.stop();
       db.close();
     },
   };

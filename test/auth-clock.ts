@@ -51,4 +51,25 @@ export class FakeClock implements Clock {
     }
     this.t = target;
   }
+
+  /**
+   * advance() for timers whose work goes on asynchronously (the scheduler's
+   * ticks): waits for `settle` before the first timer and after each one, so
+   * the timers that work sets are seen before time moves on.
+   */
+  async advanceAsync(ms: number, settle: () => Promise<void>): Promise<void> {
+    const target = this.t + ms;
+    await settle();
+    for (;;) {
+      this.timers = this.timers.filter((p) => !p.cancelled);
+      this.timers.sort((a, b) => a.at - b.at || a.seq - b.seq);
+      const next = this.timers[0];
+      if (!next || next.at > target) break;
+      this.timers.shift();
+      this.t = Math.max(this.t, next.at);
+      next.fn();
+      await settle();
+    }
+    this.t = target;
+  }
 }

@@ -24,6 +24,8 @@ export interface InProc {
   readonly clock: FakeClock;
   readonly services: Services;
   readonly store: AuthorizationStore;
+  /** Moves the fake clock, letting each scheduler tick it fires (and the re-arm after it) finish before time moves on. */
+  advance(ms: number): Promise<void>;
   runtime(serverId?: string, agentId?: string, extra?: { primaryThreadId?: string }): Promise<Caller>;
 }
 
@@ -48,6 +50,7 @@ export function startInProc(t: TestContext, opts: { catalog?: () => PinnedCatalo
   });
   t.after(async () => {
     await store.shutdown();
+    await services.scheduler.stop();
     services.close();
     rmSync(home, { recursive: true, force: true });
   });
@@ -59,6 +62,7 @@ export function startInProc(t: TestContext, opts: { catalog?: () => PinnedCatalo
   });
   return {
     home, clock, services, store,
+    advance: (ms) => clock.advanceAsync(ms, () => services.scheduler.idle()),
     async runtime(serverId = 's1', agentId = 'a1', extra = {}) {
       const auth = await store.create({ serverId, agentId, ttlMs: 3_600_000, ...extra });
       const token = readFileSync(auth.tokenFile, 'utf8').trim();

@@ -133,11 +133,12 @@ const toolProp = (tool: string, field: string) =>
 async function inProcessFields(t: TestContext): Promise<{ fields: Field[]; close(): void }> {
   const db = openDb(':memory:');
   let clock = Date.parse('2026-01-01T00:00:00Z');
-  const server = new EmbeddedServer(db, new SqliteSql(db, ":memory:"), () => ++clock);
+  const sql = new SqliteSql(db, ":memory:");
+  const server = new EmbeddedServer(db, sql, () => ++clock);
   const api = server.forCaller({ serverId: 's1', agentId: 'a1' });
   // An agent cannot decide its own request; another agent of the server decides.
   const other = server.forCaller({ serverId: 's1', agentId: 'a2' });
-  const messages = new MessageStore(db, { ...systemClock, now: () => ++clock });
+  const messages = new MessageStore(sql, { ...systemClock, now: () => ++clock });
   const host: ToolHost = createToolHost(new ToolRegistry(), MCP_TOOLS.filter((t) => t.name.startsWith('message_')), messageToolHandlers(messages), sharedBoundary(plainGate()));
   const ctx = {
     principal: { authorizationId: 'auth', serverId: 's1', agentId: 'a1', sessionId: null, runId: null, workdir: null, primaryThreadId: null, turn: null },
@@ -338,7 +339,7 @@ async function inProcessFields(t: TestContext): Promise<{ fields: Field[]; close
       const target = `channel:c${++seq}`;
       const r = await tool('message_send', jsonText({ target, content: s }, escape));
       if (r.isError) return toolRefused(r, '/content'), false;
-      const stored = messages.history({ serverId: 's1', target, limit: 1 }).messages[0]!;
+      const stored = (await messages.history({ serverId: 's1', target, limit: 1 })).messages[0]!;
       sameText(stored.content, s, 'message content');
       sameText(column('messages', 'content', stored.id), s, 'messages.content');
       return true;
@@ -352,14 +353,14 @@ async function inProcessFields(t: TestContext): Promise<{ fields: Field[]; close
     count: () => 0,
     async run(s, escape) {
       const target = `channel:r${++seq}`;
-      const m = messages.send({ serverId: 's1', target, author: 'agent:a1', content: 'x' });
+      const m = await messages.send({ serverId: 's1', target, author: 'agent:a1', content: 'x' });
       const r = await tool('message_react', jsonText({ messageId: m.id, emoji: s }, escape));
       if (r.isError) {
         toolRefused(r, '/emoji');
-        assert.deepEqual(messages.history({ serverId: 's1', target, limit: 1 }).messages[0]!.reactions, []);
+        assert.deepEqual((await messages.history({ serverId: 's1', target, limit: 1 })).messages[0]!.reactions, []);
         return false;
       }
-      sameText(messages.history({ serverId: 's1', target, limit: 1 }).messages[0]!.reactions[0]!.emoji, s, 'emoji');
+      sameText((await messages.history({ serverId: 's1', target, limit: 1 })).messages[0]!.reactions[0]!.emoji, s, 'emoji');
       return true;
     },
   });

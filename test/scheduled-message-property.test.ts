@@ -20,17 +20,17 @@ test('property: runs account for every cron occurrence exactly once across rando
       fc.constantFrom('* * * * *', '*/3 * * * *', '*/45 * * * * *'),
       async (steps, cron) => {
         const target = `channel:p${++n}`;
-        p.services.scheduler.start();
+        await p.services.scheduler.start();
         const created = p.clock.now();
         const s = (await server.createSchedule({ target, content: 'x', cron, timeZone: 'UTC' })).scheduledMessage;
         let up = true;
         for (const step of steps) {
-          if (step.down && up) p.services.scheduler.stop();
-          if (!step.down && !up) p.services.scheduler.start();
+          if (step.down && up) await p.services.scheduler.stop();
+          if (!step.down && !up) await p.services.scheduler.start();
           up = !step.down;
-          p.clock.advance(step.ms);
+          await p.advance(step.ms);
         }
-        if (!up) p.services.scheduler.start();
+        if (!up) await p.services.scheduler.start();
         const runs = [];
         let cursor: string | undefined;
         do {
@@ -43,11 +43,11 @@ test('property: runs account for every cron occurrence exactly once across rando
         assert.equal(runs.reduce((n, r) => n + r.missed, 0), expected);
         assert.equal(new Set(runs.map((r) => r.dueAt)).size, runs.length, 'one run per due time');
         assert.ok(runs.every((r) => r.late === r.missed > 1 || r.late), 'a run standing for several occurrences is late');
-        const messages = p.services.messages.history({ serverId: 's1', target, limit: 50 });
+        const messages = await p.services.messages.history({ serverId: 's1', target, limit: 50 });
         assert.equal(messages.messages.length, Math.min(runs.length, 50));
         assert.ok(created < first);
         await server.cancelSchedule({ id: s.id });
-        p.services.scheduler.stop();
+        await p.services.scheduler.stop();
       },
     ),
     { numRuns: 15 },

@@ -20,7 +20,7 @@ export interface KnowledgeServices {
 export function knowledgeToolHandlers(s: KnowledgeServices): Record<string, ToolHandler> {
   return {
     memory_search: (args, ctx) => s.memory.search(ctx.principal.agentId, args as MemorySearchInput),
-    kb_search: (args, ctx) => s.kb.search(ctx.principal, checkTurn(s.turns, ctx.principal), args as KbSearchInput, ctx.signal),
-    kb_fetch: (args, ctx) => s.kb.fetch(ctx.principal, checkTurn(s.turns, ctx.principal), args as KbFetchInput, ctx.signal),
+    kb_search: async (args, ctx) => s.kb.search(ctx.principal, await checkTurn(s.turns, ctx.principal), args as KbSearchInput, ctx.signal),
+    kb_fetch: async (args, ctx) => s.kb.fetch(ctx.principal, await checkTurn(s.turns, ctx.principal), args as KbFetchInput, ctx.signal),
   };
 }

@@ -20,7 +20,7 @@ const HINT_NO_TURN =
  * thread is readable when its root's target is; a task target when the task
  * exists on the server.
  */
-function readable(lookup: TurnLookup, p: Principal, target: string, depth = 0): boolean {
+async function readable(lookup: TurnLookup, p: Principal, target: string, depth = 0): Promise<boolean> {
   const colon = target.indexOf(':');
   const type = target.slice(0, colon);
   const key = target.slice(colon + 1);
@@ -28,10 +28,10 @@ function readable(lookup: TurnLookup, p: Principal, target: string, depth = 0): 
     case 'channel':
       return true;
     case 'dm':
-      return key === p.agentId || lookup.hasWritten(p.serverId, target, `agent:${p.agentId}`);
+      return key === p.agentId || await lookup.hasWritten(p.serverId, target, `agent:${p.agentId}`);
     case 'thread': {
-      const root = lookup.message(p.serverId, key);
-      return root !== null && depth < 4 && readable(lookup, p, root.target, depth + 1);
+      const root = await lookup.message(p.serverId, key);
+      return root !== null && depth < 4 && await readable(lookup, p, root.target, depth + 1);
     }
     case 'task':
       return lookup.taskExists(p.serverId, key);
@@ -46,10 +46,10 @@ function readable(lookup: TurnLookup, p: Principal, target: string, depth = 0): 
  * written by a person, and the agent may read the target. Each failure has
  * its own error code so the runtime can tell them apart.
  */
-export function checkTurn(lookup: TurnLookup, p: Principal): CheckedTurn {
+export async function checkTurn(lookup: TurnLookup, p: Principal): Promise<CheckedTurn> {
   const turn = p.turn;
   if (!turn) throw new ExecError('turn_unbound', 'this runtime is not bound to a human-initiated turn', { hint: HINT_NO_TURN });
-  const msg = lookup.message(p.serverId, turn.messageId);
+  const msg = await lookup.message(p.serverId, turn.messageId);
   if (!msg) {
     throw new ExecError('not_found', `the turn message ${turn.messageId} does not exist`, {
       hint: 'The message that started this turn is gone; answer from what you know or ask the person again.',
@@ -65,7 +65,7 @@ export function checkTurn(lookup: TurnLookup, p: Principal): CheckedTurn {
       hint: 'Knowledge search is only for turns a person started; use memory_search or message_history_read instead.',
     });
   }
-  if (!readable(lookup, p, turn.target)) {
+  if (!(await readable(lookup, p, turn.target))) {
     throw new ExecError('target_unreadable', `you may not read ${turn.target}`, {
       hint: 'This agent cannot read the conversation of this turn, so its knowledge cannot be searched for it.',
     });

@@ -9,17 +9,17 @@ import type { ToolHandler } from './tool-host.js';
  */
 export function messageToolHandlers(messages: MessageApi): Record<string, ToolHandler> {
   return {
-    message_send: (args, ctx) => {
+    message_send: async (args, ctx) => {
       const a = args as MessageSendInput;
-      return { message: messages.send({ serverId: ctx.principal.serverId, target: a.target, content: a.content, replyTo: a.replyTo, author: `agent:${ctx.principal.agentId}` }) };
+      return { message: await messages.send({ serverId: ctx.principal.serverId, target: a.target, content: a.content, replyTo: a.replyTo, author: `agent:${ctx.principal.agentId}` }) };
     },
     message_history_read: (args, ctx) => {
       const a = args as MessageHistoryInput;
       return messages.history({ serverId: ctx.principal.serverId, target: a.target, limit: a.limit, cursor: a.cursor });
     },
-    message_react: (args, ctx) => {
+    message_react: async (args, ctx) => {
       const a = args as MessageReactInput;
-      return { message: messages.react({ serverId: ctx.principal.serverId, messageId: a.messageId, emoji: a.emoji, author: `agent:${ctx.principal.agentId}` }) };
+      return { message: await messages.react({ serverId: ctx.principal.serverId, messageId: a.messageId, emoji: a.emoji, author: `agent:${ctx.principal.agentId}` }) };
     },
   };
 }

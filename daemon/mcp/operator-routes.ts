@@ -65,19 +65,19 @@ export function registerMessageOperatorRoutes(app: Hono<any>, services: MessageS
       const body = await readJsonBody(c);
       if (!checkPost(body)) throw invalid(checkPost.errors);
       const b = body as { serverId: string; target: string; author: string; content: string; replyTo?: string };
-      return c.json({ ok: true, data: { message: services.messages.send(b) } }, 201);
+      return c.json({ ok: true, data: { message: await services.messages.send(b) } }, 201);
     } catch (err) {
       return fail(c, err);
     }
   });
-  app.get('/api/v1/messages', (c) => {
+  app.get('/api/v1/messages', async (c) => {
     try {
       const q = c.req.query();
       const query: Record<string, unknown> = { ...q };
       if (q.limit !== undefined) query.limit = /^\d{1,3}$/.test(q.limit) ? Number(q.limit) : q.limit;
       if (!checkHistory(query)) throw invalid(checkHistory.errors);
       const h = query as { serverId: string; target: string; limit?: number; cursor?: string };
-      return c.json({ ok: true, data: services.messages.history(h) });
+      return c.json({ ok: true, data: await services.messages.history(h) });
     } catch (err) {
       return fail(c, err);
     }

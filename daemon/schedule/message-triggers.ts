@@ -1,24 +1,48 @@
-import type { MessageApi } from '../store/messages.js';
+import type { MessageApi, SendMessage } from '../store/messages.js';
+import type { MessageRecord } from '../../catalog/mcp-tools.js';
+import type { SqlStore, SqlTx } from '../store/sql.js';
+import { mustRetry } from '../store/schedule-delivery.js';
 
-/** What reacts to a stored message (workflow message triggers). */
+/** What reacts to a stored message (workflow message triggers), inside the transaction that stores it. */
 export interface MessageListener {
-  onMessage(serverId: string, target: string, messageId: string): void;
+  onMessage(q: SqlTx, serverId: string, target: string, messageId: string): Promise<void>;
+}
+
+function logFailure(err: unknown): void {
+  process.stderr.write(`message trigger failed: ${(err as Error).message}\n`);
 }
 
 /**
  * The message API every sender uses (MCP tools, operator routes, scheduled
- * deliveries), with message triggers run after each stored message. A
- * listener failure is contained: the message is stored either way.
+ * deliveries), with message triggers run after each stored message, in the
+ * same transaction: the caller's when it passes one, else one of its own.
+ * The listener runs under a savepoint, so a listener failure is contained
+ * (logged, its own changes undone): the message is stored either way.
  */
-export function withMessageTriggers(messages: MessageApi, listener: MessageListener): MessageApi {
+export function withMessageTriggers(messages: MessageApi, listener: MessageListener, sql: SqlStore): MessageApi {
+  /** Stores the message and runs the listener; returns the listener's failure instead of logging it. */
+  const sendOn = async (input: SendMessage, q: SqlTx): Promise<{ record: MessageRecord; failed: boolean; error?: unknown }> => {
+    const record = await messages.send(input, q);
+    try {
+      await q.savepoint((inner) => listener.onMessage(inner, input.serverId, record.target, record.id));
+    } catch (error) {
+      // A serialization failure dooms the whole transaction: the driver re-runs it.
+      if (mustRetry(error)) throw error;
+      return { record, failed: true, error };
+    }
+    return { record, failed: false };
+  };
   return {
-    send(input) {
-      const record = messages.send(input);
-      try {
-        listener.onMessage(input.serverId, record.target, record.id);
-      } catch (err) {
-        process.stderr.write(`message trigger failed: ${(err as Error).message}\n`);
+    async send(input, q) {
+      if (q) {
+        // Inside the caller's transaction: there is no later point to report at.
+        const { record, failed, error } = await sendOn(input, q);
+        if (failed) logFailure(error);
+        return record;
       }
+      // The transaction may be re-run (PostgreSQL retry): report the failure of the run that committed only.
+      const { record, failed, error } = await sql.tx((t) => sendOn(input, t));
+      if (failed) logFailure(error);
       return record;
     },
     history: (q) => messages.history(q),

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { Database, Statement } from 'better-sqlite3';
 import type { Migration } from './migrations.js';
+import type { Sql, SqlStore, SqlTx } from './sql.js';
 import type { Clock } from '../../lib/clock.js';
 import type { MessageRecord } from '../../catalog/mcp-tools.js';
 import { ExecError } from '../errors.js';
@@ -63,26 +63,35 @@ export interface ReactInput {
 
 /** What the MCP tools and the operator routes use; the store behind it is swappable. */
 export interface MessageApi {
-  send(input: SendMessage): MessageRecord;
-  history(query: HistoryQuery): HistoryPage;
-  react(input: ReactInput): MessageRecord;
+  /** Stores a message; with `q`, inside that transaction (scheduled delivery), else in a transaction of its own. */
+  send(input: SendMessage, q?: SqlTx): Promise<MessageRecord>;
+  history(query: HistoryQuery): Promise<HistoryPage>;
+  react(input: ReactInput): Promise<MessageRecord>;
 }
 
-/** Rows are read as arrays in this column order (no per-row column objects on the hot path). */
 const COLUMNS = 'seq, id, target, author, content, reply_to, reactions, created_at';
-type Row = [seq: number, id: string, target: string, author: string, content: string, replyTo: string | null, reactions: string, createdAt: number];
+interface Row {
+  seq: number;
+  id: string;
+  target: string;
+  author: string;
+  content: string;
+  reply_to: string | null;
+  reactions: string;
+  created_at: number;
+}
 
 type Reaction = MessageRecord['reactions'][number];
 
 function toRecord(r: Row): MessageRecord {
   return {
-    id: r[1],
-    target: r[2],
-    author: r[3],
-    content: r[4],
-    replyTo: r[5],
-    reactions: r[6] === '[]' ? [] : (JSON.parse(r[6]) as Reaction[]),
-    createdAt: new Date(r[7]).toISOString(),
+    id: r.id,
+    target: r.target,
+    author: r.author,
+    content: r.content,
+    replyTo: r.reply_to,
+    reactions: r.reactions === '[]' ? [] : (JSON.parse(r.reactions) as Reaction[]),
+    createdAt: new Date(r.created_at).toISOString(),
   };
 }
 
@@ -96,61 +105,62 @@ export const HISTORY_MAX_LIMIT = 50;
 /** How many targets keep their newest page in memory. */
 const FIRST_PAGE_CACHE_TARGETS = 1024;
 
+const BY_ID = `SELECT ${COLUMNS} FROM messages WHERE server_id = ? AND id = ?`;
+
 /**
- * Messages in the embedded SQLite store. History is newest first by insertion
- * sequence (a strictly increasing integer, so ties on the clock cannot
- * reorder or duplicate a page).
+ * Messages in the team store (SQLite or PostgreSQL, through the Sql
+ * interface). History is newest first by insertion sequence (a strictly
+ * increasing integer, so ties on the clock cannot reorder or duplicate a
+ * page).
  */
 export class MessageStore implements MessageApi {
-  private readonly insert: Statement;
-  private readonly byId: Statement;
-  private readonly firstPage: Statement;
-  private readonly nextPage: Statement;
-  private readonly setReactions: Statement;
   /**
    * The newest page of each recently read target, by `serverId\ntarget` then
-   * limit. The daemon is the store's only writer (singleton lock) and every
-   * write below drops its target's entry, so a cached page is never stale.
+   * limit. Only kept while the driver can tell changes (`changeCounter()` is
+   * a number: the embedded SQLite store, whose only writer is this daemon);
+   * every write below drops its target's entry (inside its transaction, so
+   * no reader can fill it again before the write commits), and a page read
+   * while any write was under way is not kept.
    */
   private readonly firstPages = new Map<string, Map<number, HistoryPage>>();
+  /** Moves at every message write: a page read across a write is not cached. */
+  private writes = 0;
 
-  constructor(db: Database, private readonly clock: Clock) {
-    this.insert = db
-      .prepare(`INSERT INTO messages (id, server_id, target, author, content, reply_to, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`)
-      .raw(true);
-    this.byId = db.prepare(`SELECT ${COLUMNS} FROM messages WHERE server_id = ? AND id = ?`).raw(true);
-    this.firstPage = db.prepare(`SELECT ${COLUMNS} FROM messages WHERE server_id = ? AND target = ? ORDER BY seq DESC LIMIT ?`).raw(true);
-    this.nextPage = db
-      .prepare(`SELECT ${COLUMNS} FROM messages WHERE server_id = ? AND target = ? AND seq < ? ORDER BY seq DESC LIMIT ?`)
-      .raw(true);
-    this.setReactions = db.prepare(`UPDATE messages SET reactions = ? WHERE seq = ? RETURNING ${COLUMNS}`).raw(true);
+  constructor(private readonly sql: SqlStore, private readonly clock: Clock) {}
+
+  async send(input: SendMessage, q?: SqlTx): Promise<MessageRecord> {
+    if (q) return this.sendOn(q, input);
+    return this.sql.tx((t) => this.sendOn(t, input));
   }
 
-  send(input: SendMessage): MessageRecord {
-    if (input.target.startsWith('thread:') && !this.byId.get(input.serverId, input.target.slice('thread:'.length))) {
+  private async sendOn(q: Sql, input: SendMessage): Promise<MessageRecord> {
+    if (input.target.startsWith('thread:') && !(await q.get(BY_ID, [input.serverId, input.target.slice('thread:'.length)]))) {
       throw new ExecError('not_found', `thread root ${input.target.slice(7)} does not exist`, {
         hint: 'A thread target is thread:<id of an existing message>.',
       });
     }
-    if (input.replyTo !== undefined) this.checkReplyTo(input.serverId, input.target, input.replyTo);
+    if (input.replyTo !== undefined) await this.checkReplyTo(q, input.serverId, input.target, input.replyTo);
     const id = 'msg_' + this.clock.now().toString(36).padStart(9, '0') + randomBytes(5).toString('hex');
-    const row = this.insert.get(id, input.serverId, input.target, input.author, input.content, input.replyTo ?? null, this.clock.now()) as Row;
-    this.firstPages.delete(`${input.serverId}\n${input.target}`);
+    const row = (await q.get<Row>(
+      `INSERT INTO messages (id, server_id, target, author, content, reply_to, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
+      [id, input.serverId, input.target, input.author, input.content, input.replyTo ?? null, this.clock.now()],
+    ))!;
+    this.forget(input.serverId, input.target);
     return toRecord(row);
   }
 
-  private checkReplyTo(serverId: string, target: string, replyTo: string): void {
-    const parent = this.byId.get(serverId, replyTo) as Row | undefined;
+  private async checkReplyTo(q: Sql, serverId: string, target: string, replyTo: string): Promise<void> {
+    const parent = await q.get<Row>(BY_ID, [serverId, replyTo]);
     if (!parent) throw new ExecError('not_found', `message ${replyTo} does not exist`);
     // A reply stays in its parent's target; inside a thread it may answer the root.
-    if (parent[2] !== target && target !== `thread:${replyTo}`) {
-      throw new ExecError('validation_failed', `message ${replyTo} belongs to ${parent[2]}, not ${target}`, {
+    if (parent.target !== target && target !== `thread:${replyTo}`) {
+      throw new ExecError('validation_failed', `message ${replyTo} belongs to ${parent.target}, not ${target}`, {
         details: [{ path: '/replyTo', message: `replyTo must name a message of target ${target}` }],
       });
     }
   }
 
-  history(query: HistoryQuery): HistoryPage {
+  async history(query: HistoryQuery): Promise<HistoryPage> {
     const limit = query.limit ?? HISTORY_DEFAULT_LIMIT;
     if (!Number.isInteger(limit) || limit < 1 || limit > HISTORY_MAX_LIMIT) {
       throw new ExecError('validation_failed', `limit must be an integer from 1 to ${HISTORY_MAX_LIMIT}`, {
@@ -159,22 +169,30 @@ export class MessageStore implements MessageApi {
     }
     // The cursor binds server and target, so a page cannot continue elsewhere.
     const key = `${query.serverId}\n${query.target}`;
-    if (query.cursor === undefined) {
+    const cacheable = query.cursor === undefined && this.sql.changeCounter() !== null;
+    if (cacheable) {
       const hit = this.firstPages.get(key)?.get(limit);
       if (hit) return hit;
     }
-    const rows = (
-      query.cursor === undefined
-        ? this.firstPage.all(query.serverId, query.target, limit + 1)
-        : this.nextPage.all(query.serverId, query.target, decodeMessageCursor(key, query.cursor), limit + 1)
-    ) as Row[];
+    const writes = this.writes;
+    const rows = query.cursor === undefined
+      ? await this.sql.all<Row>(`SELECT ${COLUMNS} FROM messages WHERE server_id = ? AND target = ? ORDER BY seq DESC LIMIT ?`, [query.serverId, query.target, limit + 1])
+      : await this.sql.all<Row>(
+        `SELECT ${COLUMNS} FROM messages WHERE server_id = ? AND target = ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
+        [query.serverId, query.target, decodeMessageCursor(key, query.cursor), limit + 1],
+      );
     const hasMore = rows.length > limit;
     const page = hasMore ? rows.slice(0, limit) : rows;
     const out: HistoryPage = { target: query.target, messages: page.map(toRecord), hasMore };
     const last = page[page.length - 1];
-    if (hasMore && last) out.nextCursor = encodeMessageCursor(key, last[0]);
-    if (query.cursor === undefined) this.remember(key, limit, out);
+    if (hasMore && last) out.nextCursor = encodeMessageCursor(key, last.seq);
+    if (cacheable && writes === this.writes && this.sql.changeCounter() !== null) this.remember(key, limit, out);
     return out;
+  }
+
+  private forget(serverId: string, target: string): void {
+    this.writes++;
+    this.firstPages.delete(`${serverId}\n${target}`);
   }
 
   private remember(key: string, limit: number, page: HistoryPage): void {
@@ -190,25 +208,28 @@ export class MessageStore implements MessageApi {
     byLimit.set(limit, page);
   }
 
-  react(input: ReactInput): MessageRecord {
-    const row = this.byId.get(input.serverId, input.messageId) as Row | undefined;
-    if (!row) throw new ExecError('not_found', `message ${input.messageId} does not exist`);
-    const reactions = JSON.parse(row[6]) as Reaction[];
-    let entry = reactions.find((r) => r.emoji === input.emoji);
-    if (entry?.authors.includes(input.author)) return toRecord(row);
-    // Bounded so that one message, reactions and all, always fits a page of one.
-    if (!entry && reactions.length >= LIMITS.reactionEmoji) {
-      throw reactionLimit(`message ${input.messageId} already has ${LIMITS.reactionEmoji} distinct emoji`, 'React with one of the emoji already on the message.');
-    }
-    if (entry && entry.authors.length >= LIMITS.reactors) {
-      throw reactionLimit(`message ${input.messageId} already has ${LIMITS.reactors} reactors of ${input.emoji}`, 'Reply with a message instead.');
-    }
-    if (!entry) {
-      entry = { emoji: input.emoji, authors: [] };
-      reactions.push(entry);
-    }
-    entry.authors.push(input.author);
-    this.firstPages.delete(`${input.serverId}\n${row[2]}`);
-    return toRecord(this.setReactions.get(JSON.stringify(reactions), row[0]) as Row);
+  /** Read, change and write the reaction list in one transaction, so concurrent reactions are never lost. */
+  async react(input: ReactInput): Promise<MessageRecord> {
+    return this.sql.tx(async (q) => {
+      const row = await q.get<Row>(BY_ID, [input.serverId, input.messageId]);
+      if (!row) throw new ExecError('not_found', `message ${input.messageId} does not exist`);
+      const reactions = JSON.parse(row.reactions) as Reaction[];
+      let entry = reactions.find((r) => r.emoji === input.emoji);
+      if (entry?.authors.includes(input.author)) return toRecord(row);
+      // Bounded so that one message, reactions and all, always fits a page of one.
+      if (!entry && reactions.length >= LIMITS.reactionEmoji) {
+        throw reactionLimit(`message ${input.messageId} already has ${LIMITS.reactionEmoji} distinct emoji`, 'React with one of the emoji already on the message.');
+      }
+      if (entry && entry.authors.length >= LIMITS.reactors) {
+        throw reactionLimit(`message ${input.messageId} already has ${LIMITS.reactors} reactors of ${input.emoji}`, 'Reply with a message instead.');
+      }
+      if (!entry) {
+        entry = { emoji: input.emoji, authors: [] };
+        reactions.push(entry);
+      }
+      entry.authors.push(input.author);
+      this.forget(input.serverId, row.target);
+      return toRecord((await q.get<Row>(`UPDATE messages SET reactions = ? WHERE seq = ? RETURNING ${COLUMNS}`, [JSON.stringify(reactions), row.seq]))!);
+    });
   }
 }

@@ -6,10 +6,11 @@ import { checkCronRule, CronRuleError, nextOccurrence } from '../../lib/cron.js'
 import { ExecError } from '../errors.js';
 import type { StoreContext } from './context.js';
 import { newId } from './ids.js';
-import { createdAtQueries, keysetPage, type CreatedPageQueries } from './keyset-page.js';
 import type { Migration } from './migrations.js';
 import { runOf, scheduleOf, type RunRow, type ScheduleRow } from './schedule-rows.js';
 import type { Caller } from './server-api.js';
+import type { Sql, SqlValue } from './sql.js';
+import { pageLimit, pageOf, type CursorBinding, type Page } from '../exec/cursor.js';
 
 export const SCHEDULES_MIGRATION: Migration = {
   id: '003_scheduled_messages',
@@ -70,93 +71,114 @@ function firstDue(input: CreateIn, now: number): { at: number | null; due: numbe
   return { at: null, due };
 }
 
+const KEY = ['number', 'string'] as const;
+const SCHEDULE_COLUMNS = 'id, server_id, created_by, target, content, at, cron, time_zone, status, next_due_at, revision, created_at, updated_at';
+const RUN_COLUMNS = 'id, schedule_id, due_at, attempted_at, outcome, late, missed, message_id, error, created_at, COALESCE(attempted_at, created_at) AS eff';
+
 /** Scheduled messages and their runs, scoped by server id. Delivery is the scheduler's (daemon/schedule/). */
 export class ScheduleStore {
-  private readonly byId;
-  private readonly insert;
-  private readonly setStatus;
-  private readonly runsFirst;
-  private readonly runsAfter;
-  private readonly lists = new Map<string, CreatedPageQueries<ScheduleRow>>();
-  /** Called after every change that may move the next due time (the scheduler re-arms its timer). */
+  /** Called after every committed change that may move the next due time (the scheduler re-arms its timer). */
   onChange: () => void = () => {};
 
-  constructor(private readonly s: StoreContext) {
-    this.byId = s.db.prepare<[string, string], ScheduleRow>('SELECT * FROM scheduled_messages WHERE id = ? AND server_id = ?');
-    this.insert = s.db.prepare(
-      `INSERT INTO scheduled_messages (id, server_id, created_by, target, content, at, cron, time_zone, status, next_due_at, revision, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, 1, ?, ?)`,
-    );
-    this.setStatus = s.db.prepare(
-      'UPDATE scheduled_messages SET status = ?, next_due_at = NULL, revision = revision + 1, updated_at = ? WHERE id = ?',
-    );
-    const runCols = 'SELECT *, COALESCE(attempted_at, created_at) AS eff FROM scheduled_runs WHERE schedule_id = ?';
-    this.runsFirst = s.db.prepare<[string, number], RunRow>(`${runCols} ORDER BY eff DESC, id DESC LIMIT ?`);
-    this.runsAfter = s.db.prepare<[string, number, number, string, number], RunRow>(
-      `${runCols} AND (COALESCE(attempted_at, created_at) < ? OR (COALESCE(attempted_at, created_at) = ? AND id < ?)) ORDER BY eff DESC, id DESC LIMIT ?`,
-    );
-  }
+  constructor(private readonly s: StoreContext) {}
 
-  create(c: Caller, input: CreateIn): Out {
-    const out = this.s.legacyIdempotency.run(c, 'scheduled-message/create', input, () => {
+  async create(c: Caller, input: CreateIn): Promise<Out> {
+    const out = await this.s.idempotency.run(c, 'scheduled-message/create', input, async (q) => {
       const now = this.s.now();
       const { at, due } = firstDue(input, now);
       const id = newId('sched');
-      this.insert.run(id, c.serverId, `agent:${c.agentId}`, input.target, input.content, at, input.cron ?? null, input.timeZone ?? null, due, now, now);
-      return { scheduledMessage: scheduleOf(this.byId.get(id, c.serverId)!) };
+      await q.run(
+        `INSERT INTO scheduled_messages (id, server_id, created_by, target, content, at, cron, time_zone, status, next_due_at, revision, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, 1, ?, ?)`,
+        [id, c.serverId, `agent:${c.agentId}`, input.target, input.content, at, input.cron ?? null, input.timeZone ?? null, due, now, now],
+      );
+      return { scheduledMessage: scheduleOf((await this.byId(q, id, c.serverId))!) };
     });
     this.onChange();
     return out;
   }
 
-  get(c: Caller, input: InputOf<typeof scheduledMessageGet>): Out {
-    return { scheduledMessage: scheduleOf(this.row(c, input.id)) };
+  async get(c: Caller, input: InputOf<typeof scheduledMessageGet>): Promise<Out> {
+    return { scheduledMessage: scheduleOf(await this.row(this.s.sql, c, input.id)) };
   }
 
-  private row(c: Caller, id: string): ScheduleRow {
-    const row = this.byId.get(id, c.serverId);
+  private byId(q: Sql, id: string, serverId: string): Promise<ScheduleRow | undefined> {
+    return q.get<ScheduleRow>(`SELECT ${SCHEDULE_COLUMNS} FROM scheduled_messages WHERE id = ? AND server_id = ?`, [id, serverId]);
+  }
+
+  private async row(q: Sql, c: Caller, id: string): Promise<ScheduleRow> {
+    const row = await this.byId(q, id, c.serverId);
     if (!row) throw new ExecError('not_found', `scheduled message ${id} not found`, { hint: 'List schedules with scheduled-message list.' });
     return row;
   }
 
-  cancel(c: Caller, input: InputOf<typeof scheduledMessageCancel>): Out {
-    const out = this.s.legacyIdempotency.run(c, 'scheduled-message/cancel', input, () => {
-      const row = this.row(c, input.id);
+  async cancel(c: Caller, input: InputOf<typeof scheduledMessageCancel>): Promise<Out> {
+    const out = await this.s.idempotency.run(c, 'scheduled-message/cancel', input, async (q) => {
+      const row = await this.row(q, c, input.id);
       if (row.status === 'completed') {
         throw new ExecError('invalid_transition', `scheduled message ${input.id} was already delivered and is completed`);
       }
-      if (row.status === 'active') this.setStatus.run('cancelled', this.s.now(), row.id);
-      return { scheduledMessage: scheduleOf(this.byId.get(row.id, c.serverId)!) };
+      if (row.status === 'active') {
+        await q.run(
+          'UPDATE scheduled_messages SET status = ?, next_due_at = NULL, revision = revision + 1, updated_at = ? WHERE id = ?',
+          ['cancelled', this.s.now(), row.id],
+        );
+      }
+      return { scheduledMessage: scheduleOf((await this.byId(q, row.id, c.serverId))!) };
     });
     this.onChange();
     return out;
   }
 
-  list(c: Caller, input: InputOf<typeof scheduledMessageList>): OutputOf<typeof scheduledMessageList> {
+  async list(c: Caller, input: InputOf<typeof scheduledMessageList>): Promise<OutputOf<typeof scheduledMessageList>> {
     const filter = { status: input.status, target: input.target };
     const where = ['server_id = ?'];
-    const args: unknown[] = [c.serverId];
+    const args: SqlValue[] = [c.serverId];
     if (input.status !== undefined) (where.push('status = ?'), args.push(input.status));
     if (input.target !== undefined) (where.push('target = ?'), args.push(input.target));
-    const q = createdAtQueries<ScheduleRow>(this.s.db, this.lists, 'SELECT * FROM scheduled_messages', where.join(' AND '));
-    const { items, ...more } = keysetPage<ScheduleRow>(
-      this.s.cursors, { action: 'scheduled-message/list', scope: c.serverId, filter }, input,
+    const select = `SELECT ${SCHEDULE_COLUMNS} FROM scheduled_messages WHERE ${where.join(' AND ')}`;
+    const { items, ...more } = await this.page<ScheduleRow>(
+      { action: 'scheduled-message/list', scope: c.serverId, filter }, input,
       (r) => [r.created_at, r.id],
-      (n) => q.first.all(...args, n),
-      (at, id, n) => q.after.all(...args, at, at, id, n),
+      (n) => this.s.sql.all<ScheduleRow>(`${select} ORDER BY created_at DESC, id DESC LIMIT ?`, [...args, n]),
+      (at, id, n) => this.s.sql.all<ScheduleRow>(
+        `${select} AND (created_at < ? OR (created_at = ? AND id < ?)) ORDER BY created_at DESC, id DESC LIMIT ?`, [...args, at, at, id, n],
+      ),
     );
     return { scheduledMessages: items.map(scheduleOf), ...more };
   }
 
-  runs(c: Caller, input: InputOf<typeof scheduledMessageRuns>): OutputOf<typeof scheduledMessageRuns> {
+  async runs(c: Caller, input: InputOf<typeof scheduledMessageRuns>): Promise<OutputOf<typeof scheduledMessageRuns>> {
     // The cursor is checked first: a foreign cursor is a validation error even where the schedule is unknown.
-    const { items, ...more } = keysetPage<RunRow>(
-      this.s.cursors, { action: 'scheduled-message/runs', scope: c.serverId, filter: { id: input.id } }, input,
+    const select = `SELECT ${RUN_COLUMNS} FROM scheduled_runs WHERE schedule_id = ?`;
+    const { items, ...more } = await this.page<RunRow>(
+      { action: 'scheduled-message/runs', scope: c.serverId, filter: { id: input.id } }, input,
       (r) => [r.eff, r.id],
-      (n) => this.runsFirst.all(input.id, n),
-      (at, id, n) => this.runsAfter.all(input.id, at, at, id, n),
+      (n) => this.s.sql.all<RunRow>(`${select} ORDER BY eff DESC, id DESC LIMIT ?`, [input.id, n]),
+      (at, id, n) => this.s.sql.all<RunRow>(
+        `${select} AND (COALESCE(attempted_at, created_at) < ? OR (COALESCE(attempted_at, created_at) = ? AND id < ?)) ORDER BY eff DESC, id DESC LIMIT ?`,
+        [input.id, at, at, id, n],
+      ),
     );
-    if (items.length === 0) this.row(c, input.id);
+    if (items.length === 0) await this.row(this.s.sql, c, input.id);
     return { runs: items.map(runOf), ...more };
+  }
+
+  /** keysetPage (keyset-page.ts) with async reads: the first page, or the rows after the decoded (number, id) position. */
+  private async page<R>(
+    binding: CursorBinding, input: { limit?: number; cursor?: string },
+    keyOf: (row: R) => [number, string],
+    first: (rows: number) => Promise<R[]>,
+    after: (at: number, id: string, rows: number) => Promise<R[]>,
+  ): Promise<Page<R>> {
+    const limit = pageLimit(input.limit);
+    let rows: R[];
+    if (input.cursor === undefined) {
+      rows = await first(limit + 1);
+    } else {
+      const [at, id] = this.s.cursors.decode(binding, input.cursor, KEY) as [number, string];
+      rows = await after(at, id, limit + 1);
+    }
+    return pageOf(rows, limit, (r) => this.s.cursors.encode(binding, keyOf(r)));
   }
 }

@@ -1,4 +1,4 @@
-import type { Database, Statement } from 'better-sqlite3';
+import type { Sql } from './sql.js';
 
 /**
  * The reads the turn check needs from the product store: a message's target
@@ -6,18 +6,18 @@ import type { Database, Statement } from 'better-sqlite3';
  * exists. Scoped by server like every other store read.
  */
 export interface TurnLookup {
-  message(serverId: string, id: string): { target: string; author: string } | null;
-  hasWritten(serverId: string, target: string, author: string): boolean;
-  taskExists(serverId: string, taskId: string): boolean;
+  message(serverId: string, id: string): Promise<{ target: string; author: string } | null>;
+  hasWritten(serverId: string, target: string, author: string): Promise<boolean>;
+  taskExists(serverId: string, taskId: string): Promise<boolean>;
 }
 
-export function createTurnLookup(db: Database): TurnLookup {
-  const msg: Statement = db.prepare('SELECT target, author FROM messages WHERE server_id = ? AND id = ?');
-  const wrote: Statement = db.prepare('SELECT 1 FROM messages WHERE server_id = ? AND target = ? AND author = ? LIMIT 1');
-  const task: Statement = db.prepare('SELECT 1 FROM tasks WHERE server_id = ? AND id = ?');
+export function createTurnLookup(sql: Sql): TurnLookup {
   return {
-    message: (serverId, id) => (msg.get(serverId, id) as { target: string; author: string } | undefined) ?? null,
-    hasWritten: (serverId, target, author) => wrote.get(serverId, target, author) !== undefined,
-    taskExists: (serverId, taskId) => task.get(serverId, taskId) !== undefined,
+    message: async (serverId, id) =>
+      (await sql.get<{ target: string; author: string }>('SELECT target, author FROM messages WHERE server_id = ? AND id = ?', [serverId, id])) ?? null,
+    hasWritten: async (serverId, target, author) =>
+      (await sql.get('SELECT 1 AS one FROM messages WHERE server_id = ? AND target = ? AND author = ? LIMIT 1', [serverId, target, author])) !== undefined,
+    taskExists: async (serverId, taskId) =>
+      (await sql.get('SELECT 1 AS one FROM tasks WHERE server_id = ? AND id = ?', [serverId, taskId])) !== undefined,
   };
 }
