@@ -52,3 +52,35 @@ export function createdAtQueries<R>(
   }
   return q;
 }
+
+/** `keysetPage` over the async Sql interface: the same decoding, limits and cursors, rows fetched by promise. */
+export async function keysetPageAsync<R>(
+  cursors: CursorCodec,
+  binding: CursorBinding,
+  input: { limit?: number; cursor?: string },
+  keyOf: (row: R) => [number, string],
+  first: (rows: number) => Promise<R[]>,
+  after: (at: number, id: string, rows: number) => Promise<R[]>,
+): Promise<Page<R>> {
+  const limit = pageLimit(input.limit);
+  let rows: R[];
+  if (input.cursor === undefined) {
+    rows = await first(limit + 1);
+  } else {
+    const [at, id] = cursors.decode(binding, input.cursor, KEY) as [number, string];
+    rows = await after(at, id, limit + 1);
+  }
+  return pageOf(rows, limit, (r) => cursors.encode(binding, keyOf(r)));
+}
+
+/**
+ * The SQL of a `created_at DESC, id DESC` listing (portable: `?` only), same
+ * parameters as createdAtQueries: the `where` values, then (continuation
+ * only) created_at twice and id, then the row count.
+ */
+export function createdAtSql(select: string, where: string): { first: string; after: string } {
+  return {
+    first: `${select} WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ?`,
+    after: `${select} WHERE ${where} AND (created_at < ? OR (created_at = ? AND id < ?)) ORDER BY created_at DESC, id DESC LIMIT ?`,
+  };
+}
