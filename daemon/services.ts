@@ -15,8 +15,8 @@ import { createTurnLookup } from './store/turn-lookup.js';
 import { MemoryIndexes } from './knowledge/memory.js';
 import { KnowledgeBase } from './knowledge/kb.js';
 import type { KnowledgeServices } from './knowledge/tools.js';
-import { ScheduleDelivery } from './store/schedule-delivery.js';
-import { Scheduler } from './schedule/scheduler.js';
+import { ScheduleDelivery, type DeliveryOutcome } from './store/schedule-delivery.js';
+import { Scheduler, type DueSource } from './schedule/scheduler.js';
 import { withMessageTriggers } from './schedule/message-triggers.js';
 import { ExtensionStore } from './extensions/store.js';
 import type { Inventory } from '../catalog/inventory.js';
@@ -93,11 +93,18 @@ export function openServices(opts: OpenServicesOptions): Services {
     kb: new KnowledgeBase({ home: opts.home, clock: opts.clock, log }),
     turns: createTurnLookup(db),
   };
-  const messages = withMessageTriggers(new MessageStore(db, opts.clock), embedded.workflows.triggers);
+  const triggers = embedded.workflows.triggers;
+  // TEMPORARY (branch h3): message-triggers.ts still calls a synchronous listener; run the async one in its own transaction.
+  const messages = withMessageTriggers(new MessageStore(db, opts.clock), {
+    onMessage: (serverId, target, id) => {
+      sql.tx((q) => triggers.onMessage(q, serverId, target, id)).catch((err: Error) => process.stderr.write(`message trigger failed: ${err.message}\n`));
+    },
+  });
   const diag = opts.diag ?? ((event: string, detail: Record<string, unknown>) => log(`${event} ${JSON.stringify(detail)}`));
-  const scheduler = new Scheduler(opts.clock, [new ScheduleDelivery(db, messages), embedded.workflows.triggers], diag);
+  const dueTriggers = syncDueSource(triggers, opts.clock, () => scheduler.wake(), diag);
+  const scheduler = new Scheduler(opts.clock, [new ScheduleDelivery(db, messages), dueTriggers], diag);
   embedded.schedules.onChange = () => scheduler.wake();
-  embedded.workflows.triggers.onChange = () => scheduler.wake();
+  triggers.onChange = () => dueTriggers.refresh();
   const secrets = new SecretSet();
   secrets.add(envSource());
   secrets.add(profileSource(() => ({ profile: profile.profile, revision: profile.revision })));
@@ -132,6 +139,53 @@ export function openServices(opts: OpenServicesOptions): Services {
       knowledge.kb.close();
       scheduler.stop();
       db.close();
+    },
+  };
+}
+
+/**
+ * TEMPORARY (branch h3, dropped when the scheduler takes async sources): a
+ * synchronous DueSource over the workflow triggers' async one. runDue starts
+ * the firing and returns nothing; the firing goes on until nothing is due at
+ * the clock's time, logs as the scheduler would, and wakes the scheduler with
+ * the next due time, which nextDueAt answers from memory (null while firing).
+ */
+function syncDueSource(
+  src: { runDue(now: number): Promise<DeliveryOutcome[]>; nextDueAt(): Promise<number | null> },
+  clock: Clock, wake: () => void, log: (event: string, detail: Record<string, unknown>) => void,
+): DueSource & { refresh(): void } {
+  let next: number | null = null;
+  let running = false;
+  /** A change arrived while firing: look again once the firing is done. */
+  let stale = false;
+  const settle = async (at: number | null) => {
+    for (;;) {
+      if (at !== null) for (const r of await src.runDue(at)) if (!r.delivered || r.late) log('schedule_run', { ...r });
+      next = await src.nextDueAt();
+      if (next === null || next > clock.now()) return;
+      at = clock.now();
+    }
+  };
+  const start = (at: number | null) => {
+    running = true;
+    stale = false;
+    settle(at)
+      .catch((err: Error) => log('schedule_failed', { error: err.message }))
+      .finally(() => {
+        running = false;
+        if (stale) start(null);
+        else wake();
+      });
+  };
+  return {
+    runDue(now) {
+      if (!running) start(now);
+      return [];
+    },
+    nextDueAt: () => (running ? null : next),
+    refresh() {
+      if (running) stale = true;
+      else start(null);
     },
   };
 }
