@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDb, type Db } from '../daemon/store/db.js';
-import { EmbeddedServer } from '../daemon/store/embedded.js';
+import { TeamServer } from '../daemon/store/team-server.js';
 import { SqliteSql } from '../daemon/store/sqlite-sql.js';
 import type { ServerApi } from '../daemon/store/server-api.js';
 import { median, type BenchResult } from './result.js';
@@ -32,7 +32,7 @@ async function open(dir: string, label: string, exclusive: boolean): Promise<Var
   const db = openDb(join(dir, `${label}.db`));
   if (exclusive) db.pragma('locking_mode = EXCLUSIVE');
   let t = Date.parse('2026-01-01T00:00:00Z');
-  const api = new EmbeddedServer(db, new SqliteSql(db, ":memory:"), () => (t += 1)).forCaller({ serverId: 'bench', agentId: 'a1' });
+  const api = (await TeamServer.open(new SqliteSql(db, ':memory:'), () => (t += 1))).forCaller({ serverId: 'bench', agentId: 'a1' });
   const ids: string[] = [];
   for (let i = 0; i < 200; i++) ids.push((await api.createTask({ title: `seed ${i}` })).task.id);
   return { label, db, api, ids };

@@ -2,8 +2,11 @@ import type { Clock } from '../lib/clock.js';
 import { homePaths } from '../lib/home.js';
 import { defaultCatalog, type Catalog } from '../catalog/catalog.js';
 import { openDb, type Db } from './store/db.js';
-import { EmbeddedServer } from './store/embedded.js';
+import { TeamServer, readCursorKey } from './store/team-server.js';
 import { SqliteSql } from './store/sqlite-sql.js';
+import type { SqlStore } from './store/sql.js';
+import { openPostgresStore } from './store/postgres/open.js';
+import type { StoreUrl } from '../lib/store-url.js';
 import type { IdempotencyLimits } from './store/idempotency.js';
 import type { ApprovalOperatorApi, Caller, ServerApi } from './store/server-api.js';
 import { ProfileStore, type ReloadResult } from './profile/profile-store.js';
@@ -16,8 +19,8 @@ import { MemoryIndexes } from './knowledge/memory.js';
 import { KnowledgeBase } from './knowledge/kb.js';
 import type { KnowledgeServices } from './knowledge/tools.js';
 import { ScheduleDelivery } from './store/schedule-delivery.js';
-import { Scheduler, type DueSource } from './schedule/scheduler.js';
-import { withMessageTriggers, type MessageListener } from './schedule/message-triggers.js';
+import { Scheduler } from './schedule/scheduler.js';
+import { withMessageTriggers } from './schedule/message-triggers.js';
 import { ExtensionStore } from './extensions/store.js';
 import type { Inventory } from '../catalog/inventory.js';
 import inventoryJson from '../catalog/agentteam-exec-action-inventory.json' with { type: 'json' };
@@ -37,8 +40,10 @@ export interface Services {
   readonly clock: Clock;
   readonly catalog: Catalog;
   readonly registry: Registry;
-  /** The shared database handle, for stores that live beside the built-in ones (messages). */
-  readonly db: Db;
+  /** The team store (SQLite or PostgreSQL) and what status says of it. */
+  readonly store: SqlStore;
+  /** The embedded SQLite connection, for `store backup`; null on a shared PostgreSQL store. */
+  readonly sqlite: Db | null;
   readonly cursors: CursorCodec;
   readonly profile: ProfileStore;
   /** The one gate every result leaves through (mask secrets by value, bound size). */
@@ -59,7 +64,8 @@ export interface Services {
   server(caller: Caller): ServerApi;
   /** Re-reads profile.json; an invalid file is logged and the previous profile kept. */
   reloadProfile(): ReloadResult;
-  close(): void;
+  /** Stops the scheduler (waiting for a delivery in progress), then closes the store. */
+  close(): Promise<void>;
 }
 
 export interface OpenServicesOptions {
@@ -74,39 +80,64 @@ export interface OpenServicesOptions {
   readonly diag?: (event: string, detail: Record<string, unknown>) => void;
   /** Which names a profile's denyTools may hold (client tools ever registered, fallback tools). */
   readonly denyable?: (name: string) => boolean;
+  /** A shared PostgreSQL team store; without it, the embedded SQLite file in the home. */
+  readonly store?: StoreUrl;
+  /** Test fault point: hold each scheduled delivery's transaction open this long before it commits. */
+  readonly holdDeliveryMs?: number;
+  /** Tests only: open the SQLite store of another home (a second "daemon" on one file). */
+  readonly sqlitePath?: string;
 }
 
-export function openServices(opts: OpenServicesOptions): Services {
+/**
+ * How often a daemon on a shared database looks for due schedules written by
+ * other daemons (its own changes wake it at once). A due message is sent at
+ * most this late by a daemon that did not create it, e.g. after its creator died.
+ */
+export const SHARED_STORE_POLL_MS = 1_000;
+
+export async function openServices(opts: OpenServicesOptions): Promise<Services> {
   const paths = homePaths(opts.home);
   const catalog = opts.catalog ?? defaultCatalog();
   // Registry first: a missing or duplicate handler must stop the daemon before it touches the store.
   const registry = builtinRegistry(catalog);
-  // Normal WAL locking: support tools, sqlite3 and `store backup` can read the store while the daemon runs.
-  const db = openDb(paths.store);
-  const now = () => opts.clock.now();
-  const sql = new SqliteSql(db, paths.store);
-  const embedded = new EmbeddedServer(db, sql, now, opts.idempotency);
   const log = opts.log ?? ((m: string) => process.stderr.write(`${m}\n`));
+  let db: Db | null = null;
+  let sql: SqlStore;
+  if (opts.store) {
+    sql = await openPostgresStore(opts.store, log);
+  } else {
+    // Normal WAL locking: support tools, sqlite3 and `store backup` can read the store while the daemon runs.
+    const path = opts.sqlitePath ?? paths.store;
+    db = openDb(path);
+    sql = new SqliteSql(db, path);
+  }
+  const now = () => opts.clock.now();
+  let embedded: TeamServer;
+  try {
+    embedded = new TeamServer(sql, now, await readCursorKey(sql), opts.idempotency);
+  } catch (err) {
+    await sql.close();
+    throw err;
+  }
   const profile = new ProfileStore(paths.profile, log, opts.denyable ? { denyable: opts.denyable } : {});
   const knowledge: KnowledgeServices = {
     memory: new MemoryIndexes({ home: opts.home, clock: opts.clock }),
     kb: new KnowledgeBase({ home: opts.home, clock: opts.clock, log }),
     turns: createTurnLookup(sql),
   };
-  // TEMPORARY adapter until workflow-triggers.ts is converted to the async MessageListener/DueSource (other helper):
-  // its synchronous reads and writes go straight to the same SQLite connection, inside the open transaction.
   const triggers = embedded.workflows.triggers;
-  const triggerListener: MessageListener = { onMessage: async (_q, serverId, target, id) => triggers.onMessage(serverId, target, id) };
-  // runDue under the async store's lock, so its own synchronous transactions never join another caller's open one.
-  const triggerSource: DueSource = { runDue: (now) => sql.tx(async () => triggers.runDue(now)), nextDueAt: async () => triggers.nextDueAt() };
-  const messages = withMessageTriggers(new MessageStore(sql, opts.clock), triggerListener, sql);
+  const messages = withMessageTriggers(new MessageStore(sql, opts.clock), triggers, sql);
   const diag = opts.diag ?? ((event: string, detail: Record<string, unknown>) => log(`${event} ${JSON.stringify(detail)}`));
-  const scheduler = new Scheduler(opts.clock, [new ScheduleDelivery(sql, messages), triggerSource], diag);
+  const delivery = new ScheduleDelivery(sql, messages, opts.holdDeliveryMs ? { holdMs: opts.holdDeliveryMs } : {});
+  // Other daemons write a shared database too: look for their schedules every second, not only when woken.
+  const scheduler = new Scheduler(opts.clock, [delivery, triggers], diag, ...(opts.store ? [{ maxSleepMs: SHARED_STORE_POLL_MS }] : []));
   embedded.schedules.onChange = () => scheduler.wake();
   embedded.workflows.triggers.onChange = () => scheduler.wake();
   const secrets = new SecretSet();
   secrets.add(envSource());
   secrets.add(profileSource(() => ({ profile: profile.profile, revision: profile.revision })));
+  const storePassword = opts.store?.password;
+  if (storePassword) secrets.add({ version: () => 0, entries: () => [['AGENTTEAM_STORE_PASSWORD', storePassword]] });
   const gate = new ResultGate(secrets, new SpillStore({ dir: paths.spill, clock: opts.clock }));
   // Spill files left by an earlier daemon age out from the start, not only after the next spill.
   gate.spill.prune();
@@ -117,7 +148,8 @@ export function openServices(opts: OpenServicesOptions): Services {
     clock: opts.clock,
     catalog,
     registry,
-    db,
+    store: sql,
+    sqlite: db,
     cursors: embedded.cursors,
     profile,
     knowledge,
@@ -131,13 +163,13 @@ export function openServices(opts: OpenServicesOptions): Services {
       knowledge.kb.reload();
       return profile.reload();
     },
-    close() {
+    async close() {
       if (closed) return;
       closed = true;
       knowledge.memory.close();
       knowledge.kb.close();
-      void scheduler.stop();
-      db.close();
+      await scheduler.stop();
+      await sql.close();
     },
   };
 }

@@ -14,7 +14,7 @@ const PROFILE = {
 };
 
 test('agent create/update/delete edit profile.json atomically, keep untouched fields and bump the revision', async (t) => {
-  const p = startInProc(t);
+  const p = await startInProc(t);
   const file = join(p.home, 'profile.json');
   writeFileSync(file, JSON.stringify(PROFILE));
   p.services.reloadProfile();
@@ -64,7 +64,7 @@ test('agent create/update/delete edit profile.json atomically, keep untouched fi
 });
 
 test('an invalid profile.json is never overwritten by an edit', async (t) => {
-  const p = startInProc(t);
+  const p = await startInProc(t);
   const file = join(p.home, 'profile.json');
   writeFileSync(file, '{"agents": [');
   const call = await p.runtime();
@@ -75,7 +75,7 @@ test('an invalid profile.json is never overwritten by an edit', async (t) => {
 });
 
 test('agent edits with an idempotencyKey apply once and replay their first result', async (t) => {
-  const p = startInProc(t);
+  const p = await startInProc(t);
   const call = await p.runtime();
   const first = await call('agent', 'create', { id: 'k1', idempotencyKey: 'add-k1' });
   const again = await call('agent', 'create', { id: 'k1', idempotencyKey: 'add-k1' });

@@ -34,7 +34,7 @@ test('real daemon: an agent asks, a person decides from the CLI with a note, the
 });
 
 test('an undecided request expires: get shows expired, deciding it is expired, another agent may decide in time', async (t) => {
-  const p = startInProc(t);
+  const p = await startInProc(t);
   const a1 = await p.runtime('s1', 'a1');
   const a2 = await p.runtime('s1', 'a2');
   const short = (await a1('approval', 'request', { title: 'short', expiresInSeconds: 60 })).json.data.approval;
@@ -56,7 +56,7 @@ test('an undecided request expires: get shows expired, deciding it is expired, a
 });
 
 test('approval list pages newest first and rejects bad, foreign and filter-mismatched cursors', async (t) => {
-  const p = startInProc(t);
+  const p = await startInProc(t);
   const call1 = await p.runtime('s1', 'a1');
   const other = await p.runtime('s2', 'a1');
   const ids: string[] = [];

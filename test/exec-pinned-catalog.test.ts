@@ -19,7 +19,7 @@ import { systemClock } from '../lib/clock.js';
 // pinned to at launch, even when the daemon has a handler for more.
 test('an action missing from the pinned catalog is not_found for that authorization', async (t) => {
   const home = mkdtempSync(join(tmpdir(), 'agentteam-pinned-'));
-  const services = openServices({ home, clock: systemClock });
+  const services = await openServices({ home, clock: systemClock });
   const inventory = inventoryJson as Inventory;
   const narrow = buildCatalog(
     BUILTIN_ACTIONS.filter((d) => !(d.domain === 'task' && d.action === 'list')),
@@ -35,7 +35,7 @@ test('an action missing from the pinned catalog is not_found for that authorizat
   });
   t.after(async () => {
     await store.shutdown();
-    services.close();
+    await services.close();
     rmSync(home, { recursive: true, force: true });
   });
   const app = buildApp({

@@ -82,11 +82,11 @@ test('openServices refuses to start when the catalog has an action without a han
   const bigger = buildCatalog([...BUILTIN_ACTIONS, extra], { version: 1, actions: [...(inventory as Inventory).actions, row] });
   const home = mkdtempSync(join(tmpdir(), 'agentteam-services-'));
   try {
-    assert.throws(() => openServices({ home, clock: systemClock, catalog: bigger }), /no handler registered for "task\/archive"/);
+    await assert.rejects(openServices({ home, clock: systemClock, catalog: bigger }), /no handler registered for "task\/archive"/);
     assert.equal(existsSync(join(home, 'store.db')), false);
-    const ok = openServices({ home, clock: systemClock });
+    const ok = await openServices({ home, clock: systemClock });
     assert.ok(ok.registry.get('task', 'create'));
-    ok.close();
+    await ok.close();
   } finally {
     rmSync(home, { recursive: true, force: true });
   }

@@ -13,6 +13,7 @@ import { registerExecActionRoute } from '../daemon/exec/route.js';
 import { openServices, type Services } from '../daemon/services.js';
 import { systemClock } from '../lib/clock.js';
 import { FakeClock } from './auth-clock.js';
+import { parseStoreUrl } from '../lib/store-url.js';
 
 /**
  * The daemon's real app (auth, Exec route, handlers, store) in process, with a
@@ -36,10 +37,22 @@ export interface Reply {
 
 export type Caller = (domain: string, action: string, input: unknown, headers?: Record<string, string>) => Promise<Reply>;
 
-export function startInProc(t: TestContext, opts: { catalog?: () => PinnedCatalog } = {}): InProc {
+export interface InProcOptions {
+  readonly catalog?: () => PinnedCatalog;
+  /** A PostgreSQL URL: the team store lives there instead of the home's SQLite file. */
+  readonly store?: string;
+  /** A second "daemon" on the SQLite store file of this one (its own home, connection, credentials and clock). */
+  readonly shareStoreOf?: InProc;
+}
+
+export async function startInProc(t: TestContext, opts: InProcOptions = {}): Promise<InProc> {
   const home = mkdtempSync(join(tmpdir(), 'agentteam-inproc-'));
   const clock = new FakeClock(Date.UTC(2026, 0, 5, 9, 0, 0));
-  const services = openServices({ home, clock, log: () => {} });
+  const services = await openServices({
+    home, clock, log: () => {},
+    ...(opts.store ? { store: parseStoreUrl(opts.store) } : {}),
+    ...(opts.shareStoreOf ? { sqlitePath: join(opts.shareStoreOf.home, 'store.db') } : {}),
+  });
   const store = new AuthorizationStore({
     clock: systemClock,
     signer: createJoseSigner(systemClock, 12 * 3600),
@@ -50,8 +63,7 @@ export function startInProc(t: TestContext, opts: { catalog?: () => PinnedCatalo
   });
   t.after(async () => {
     await store.shutdown();
-    await services.scheduler.stop();
-    services.close();
+    await services.close();
     rmSync(home, { recursive: true, force: true });
   });
   const app = buildApp({

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
 import { openDb } from '../daemon/store/db.js';
-import { EmbeddedServer } from '../daemon/store/embedded.js';
+import { TeamServer } from '../daemon/store/team-server.js';
 import { SqliteSql } from '../daemon/store/sqlite-sql.js';
 import { MessageStore } from '../daemon/store/messages.js';
 import { decodeStrictJson } from '../daemon/exec/strict-json.js';
@@ -133,8 +133,8 @@ const toolProp = (tool: string, field: string) =>
 async function inProcessFields(t: TestContext): Promise<{ fields: Field[]; close(): void }> {
   const db = openDb(':memory:');
   let clock = Date.parse('2026-01-01T00:00:00Z');
-  const sql = new SqliteSql(db, ":memory:");
-  const server = new EmbeddedServer(db, sql, () => ++clock);
+  const sql = new SqliteSql(db, ':memory:');
+  const server = await TeamServer.open(sql, () => ++clock);
   const api = server.forCaller({ serverId: 's1', agentId: 'a1' });
   // An agent cannot decide its own request; another agent of the server decides.
   const other = server.forCaller({ serverId: 's1', agentId: 'a2' });
@@ -282,7 +282,7 @@ async function inProcessFields(t: TestContext): Promise<{ fields: Field[]; close
   // Agent displayName and model are written to profile.json by the daemon's handlers (the Exec route in process); read back by agent get and from
   // the file. Not here: id (an agent id pattern), baseUrl (a URL), apiKeyEnv (an environment variable name) and runtime (an enum) are validated for meaning.
   // A refusal must leave the profile revision as it was.
-  const p = startInProc(t);
+  const p = await startInProc(t);
   const profileFile = gateJoin(p.home, 'profile.json');
   const agentCall = await p.runtime('s1', 'a1');
   const revisions = new Map<string, number>();

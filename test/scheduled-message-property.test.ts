@@ -11,7 +11,7 @@ const MIN = 60_000;
 // of the one late run of its window. Nothing is lost and nothing is doubled.
 test('property: runs account for every cron occurrence exactly once across random downtime', async (t) => {
   // One store for all cases (a fresh one each costs more than the case): each case has its own schedule and target.
-  const p = startInProc(t);
+  const p = await startInProc(t);
   const server = p.services.server({ serverId: 's1', agentId: 'a1' });
   let n = 0;
   await fc.assert(

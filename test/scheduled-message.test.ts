@@ -18,7 +18,7 @@ async function walkRuns(call: Caller, id: string, limit: number): Promise<string
 }
 
 test('a one-off schedule due in 2 s is delivered exactly once and lands in the target history', async (t) => {
-  const p = startInProc(t);
+  const p = await startInProc(t);
   await p.services.scheduler.start();
   const call = await p.runtime();
   const at = new Date(p.clock.now() + 2000).toISOString();
@@ -43,7 +43,7 @@ test('a one-off schedule due in 2 s is delivered exactly once and lands in the t
 });
 
 test('downtime across several cron occurrences gives one late run for the missed window, then the rule continues', async (t) => {
-  const p = startInProc(t);
+  const p = await startInProc(t);
   await p.services.scheduler.start();
   const call = await p.runtime();
   const c = await call('scheduled-message', 'create', { target: 'channel:ops', content: 'tick', cron: '* * * * *', timeZone: 'Europe/Berlin' });
@@ -66,7 +66,7 @@ test('downtime across several cron occurrences gives one late run for the missed
 });
 
 test('130 runs page without duplicates or gaps; runs cursors reject tampering, other schedules and other servers', async (t) => {
-  const p = startInProc(t);
+  const p = await startInProc(t);
   await p.services.scheduler.start();
   const call = await p.runtime();
   const other = await p.runtime('s2', 'a1');
@@ -88,7 +88,7 @@ test('130 runs page without duplicates or gaps; runs cursors reject tampering, o
 });
 
 test('list filters by status and target, pages newest first, and rejects bad cursors', async (t) => {
-  const p = startInProc(t);
+  const p = await startInProc(t);
   const call = await p.runtime();
   const other = await p.runtime('s2', 'a1');
   const ids: string[] = [];
@@ -114,7 +114,7 @@ test('list filters by status and target, pages newest first, and rejects bad cur
 });
 
 test('create refuses ambiguous or impossible timing, with the field named', async (t) => {
-  const p = startInProc(t);
+  const p = await startInProc(t);
   const call = await p.runtime();
   const future = new Date(p.clock.now() + 60_000).toISOString();
   const cases: [Record<string, unknown>, string][] = [
@@ -135,7 +135,7 @@ test('create refuses ambiguous or impossible timing, with the field named', asyn
 });
 
 test('a failed delivery is recorded as a failed run with its error; a cancelled schedule never delivers', async (t) => {
-  const p = startInProc(t);
+  const p = await startInProc(t);
   await p.services.scheduler.start();
   const call = await p.runtime();
   const at = new Date(p.clock.now() + 5000).toISOString();
@@ -217,7 +217,7 @@ test('scheduler: ticks never overlap, a wake during a tick re-arms after it, sto
 });
 
 test('concurrent reactions to one message all land (read-modify-write in one transaction)', async (t) => {
-  const p = startInProc(t);
+  const p = await startInProc(t);
   const m = await p.services.messages.send({ serverId: 's1', target: 'channel:r', author: 'human:ana', content: 'x' });
   const { LIMITS } = await import('../catalog/limits.js');
   await Promise.all(Array.from({ length: LIMITS.reactors }, (_, i) => p.services.messages.react({ serverId: 's1', messageId: m.id, emoji: '👍', author: `agent:a${i}` })));
@@ -229,14 +229,14 @@ test('holdMs keeps the delivery transaction open after the message is written; o
   const { ScheduleDelivery } = await import('../daemon/store/schedule-delivery.js');
   const { MessageStore } = await import('../daemon/store/messages.js');
   const { SqliteSql } = await import('../daemon/store/sqlite-sql.js');
-  const { EmbeddedServer } = await import('../daemon/store/embedded.js');
+  const { TeamServer } = await import('../daemon/store/team-server.js');
   const { openDb } = await import('../daemon/store/db.js');
   const { FakeClock } = await import('./auth-clock.js');
   const clock = new FakeClock(Date.UTC(2026, 0, 5, 9, 0, 0));
   const db = openDb(':memory:');
   const sql = new SqliteSql(db, ':memory:');
   try {
-    const server = new EmbeddedServer(db, sql, () => clock.now()).forCaller({ serverId: 's1', agentId: 'a1' });
+    const server = (await TeamServer.open(sql, () => clock.now())).forCaller({ serverId: 's1', agentId: 'a1' });
     const at = new Date(clock.now() + 1000).toISOString();
     const id = (await server.createSchedule({ target: 'channel:held', content: 'held', at })).scheduledMessage.id;
     const delivery = new ScheduleDelivery(sql, new MessageStore(sql, clock), { holdMs: 200 });

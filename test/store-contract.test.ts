@@ -71,8 +71,8 @@ const CASES: Case[] = [
       const listed = ok(await callB('task', 'list', { limit: 100 })).tasks;
       assert.deepEqual(listed.map((t: { title: string }) => t.title).sort(), [...AWKWARD].sort());
       const first = listed[0];
-      const upd = ok(await callB('task', 'update', { id: first.id, status: 'doing', expectedRevision: first.revision })).task;
-      assert.deepEqual([upd.status, upd.revision], ['doing', first.revision + 1]);
+      const upd = ok(await callB('task', 'update', { id: first.id, status: 'in_progress', expectedRevision: first.revision })).task;
+      assert.deepEqual([upd.status, upd.revision], ['in_progress', first.revision + 1]);
       assert.deepEqual(ok(await callA('task', 'get', { id: first.id })).task, upd);
     },
   },
@@ -135,7 +135,7 @@ const CASES: Case[] = [
         cursor = page.nextCursor;
         // The other daemon creates one task and updates one already paged (it moves to the front).
         ok(await callA('task', 'create', { title: `new ${writes}` }));
-        ok(await callA('task', 'update', { id: seen[writes]!, status: 'doing' }));
+        ok(await callA('task', 'update', { id: seen[writes]!, status: 'in_progress' }));
         writes++;
         advance(1);
       } while (cursor);
@@ -162,10 +162,10 @@ const CASES: Case[] = [
       const project = ok(await callA('project', 'create', { name: 'Apollo', description: 'moon\u0000shot' })).project;
       assert.deepEqual(ok(await callB('project', 'get', { id: project.id })).project, project);
       const task = ok(await callB('task', 'create', { title: 'in project', projectId: project.id })).task;
-      assert.equal(code(await callA('task', 'create', { title: 'x', projectId: 'proj_nope' })), 'not_found');
+      assert.equal(code(await callA('task', 'create', { title: 'x', projectId: 'project_nope000' })), 'not_found');
       const review = ok(await callA('review', 'add', { taskId: task.id, verdict: 'comment', body: 'looks 😀' })).review;
       assert.deepEqual(ok(await callB('review', 'list', { taskId: task.id })).reviews, [review]);
-      assert.equal(code(await callB('review', 'add', { taskId: 'task_nope', verdict: 'comment', body: 'x' })), 'not_found');
+      assert.equal(code(await callB('review', 'add', { taskId: 'task_nope000', verdict: 'comment', body: 'x' })), 'not_found');
     },
   },
   {

@@ -4,18 +4,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDb } from '../daemon/store/db.js';
-import { EmbeddedServer } from '../daemon/store/embedded.js';
+import { TeamServer } from '../daemon/store/team-server.js';
 import { SqliteSql } from '../daemon/store/sqlite-sql.js';
 import { ReadCache } from '../daemon/store/read-cache.js';
 import type { SqlStore } from '../daemon/store/sql.js';
 
-function tempStore(t: { after(fn: () => void): void }) {
+async function tempStore(t: { after(fn: () => void): void }) {
   const dir = mkdtempSync(join(tmpdir(), 'agentteam-cache-'));
   const path = join(dir, 'store.db');
   const db = openDb(path);
   let clock = Date.parse('2026-01-01T00:00:00Z');
-  const sql = new SqliteSql(db, ":memory:");
-  const server = new EmbeddedServer(db, sql, () => (clock += 1));
+  const sql = new SqliteSql(db, ':memory:');
+  const server = await TeamServer.open(sql, () => (clock += 1));
   const other = openDb(path); // another connection: a second process writing the same file
   t.after(() => {
     other.close();
@@ -26,7 +26,7 @@ function tempStore(t: { after(fn: () => void): void }) {
 }
 
 test('task get never serves a stale task: own writes, writes by another connection, writes to other tables', async (t) => {
-  const { db, other, server } = tempStore(t);
+  const { db, other, server } = await tempStore(t);
   const api = server.forCaller({ serverId: 's1', agentId: 'a1' });
   const { task } = await api.createTask({ title: 'x' });
   assert.deepEqual((await api.getTask({ id: task.id })).task, task);
@@ -50,7 +50,7 @@ test('task get never serves a stale task: own writes, writes by another connecti
 });
 
 test('nothing is cached while a transaction is open; a transaction that rolls back leaves no trace; cached values are frozen', async (t) => {
-  const { sql, server } = tempStore(t);
+  const { sql, server } = await tempStore(t);
   const api = server.forCaller({ serverId: 's1', agentId: 'a1' });
   const { task } = await api.createTask({ title: 'x' });
   assert.equal((await api.getTask({ id: task.id })).task.title, 'x'); // cached now
@@ -78,7 +78,7 @@ test('nothing is cached while a transaction is open; a transaction that rolls ba
 });
 
 test('ReadCache: a read that a write overtakes is not kept; no cache while the counter is null', async (t) => {
-  const { db, sql } = tempStore(t);
+  const { db, sql } = await tempStore(t);
   const cache = new ReadCache<{ v: number }>(sql, 8);
   assert.equal(cache.get('a'), undefined);
   db.prepare("INSERT INTO meta (key, value) VALUES ('probe1', 'x')").run(); // lands between the miss and the set
@@ -101,8 +101,8 @@ test('ReadCache: a read that a write overtakes is not kept; no cache while the c
   assert.equal(none.get('a'), undefined);
 });
 
-test('ReadCache: bounded, empties on any change, set without a preceding get is ignored', (t) => {
-  const { db, sql } = tempStore(t);
+test('ReadCache: bounded, empties on any change, set without a preceding get is ignored', async (t) => {
+  const { db, sql } = await tempStore(t);
   const cache = new ReadCache<{ v: number }>(sql, 2);
   assert.equal(cache.get('a'), undefined);
   cache.set('a', { v: 1 });

@@ -5,17 +5,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDb } from '../daemon/store/db.js';
 import { runMigrations, type Migration } from '../daemon/store/migrations.js';
-import { EmbeddedServer } from '../daemon/store/embedded.js';
+import { TeamServer } from '../daemon/store/team-server.js';
 import { SqliteSql } from '../daemon/store/sqlite-sql.js';
 import { ExecError } from '../daemon/errors.js';
 import { ID_PATTERN } from '../catalog/common.js';
 
-function tempStore(t: { after(fn: () => void): void }) {
+async function tempStore(t: { after(fn: () => void): void }) {
   const dir = mkdtempSync(join(tmpdir(), 'agentteam-store-'));
   const db = openDb(join(dir, 'store.db'));
   let clock = Date.parse('2026-01-01T00:00:00Z');
   const tick = () => (clock += 1);
-  const server = new EmbeddedServer(db, new SqliteSql(db, ":memory:"), tick);
+  const server = await TeamServer.open(new SqliteSql(db, ':memory:'), tick);
   t.after(() => {
     db.close();
     rmSync(dir, { recursive: true, force: true });
@@ -32,8 +32,8 @@ async function rejects(p: Promise<unknown>, code: string, path?: string): Promis
   });
 }
 
-test('pragmas: WAL, synchronous FULL, foreign keys; migrations recorded once', (t) => {
-  const { db, dir } = tempStore(t);
+test('pragmas: WAL, synchronous FULL, foreign keys; migrations recorded once', async (t) => {
+  const { db, dir } = await tempStore(t);
   assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
   assert.equal(db.pragma('synchronous', { simple: true }), 2);
   assert.equal(db.pragma('foreign_keys', { simple: true }), 1);
@@ -45,8 +45,8 @@ test('pragmas: WAL, synchronous FULL, foreign keys; migrations recorded once', (
   again.close();
 });
 
-test('a failing migration rolls back with its record; a duplicate id is refused', (t) => {
-  const { db } = tempStore(t);
+test('a failing migration rolls back with its record; a duplicate id is refused', async (t) => {
+  const { db } = await tempStore(t);
   const bad: Migration = { id: '900_bad', up: (d) => { d.exec('CREATE TABLE half (x INTEGER)'); throw new Error('boom'); } };
   assert.throws(() => runMigrations(db, [bad]), /boom/);
   assert.equal((db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'half'").get() as { n: number }).n, 0);
@@ -56,7 +56,7 @@ test('a failing migration rolls back with its record; a duplicate id is refused'
 });
 
 test('task create/get/update with revisions and conflicts', async (t) => {
-  const { server } = tempStore(t);
+  const { server } = await tempStore(t);
   const api = server.forCaller({ serverId: 's1', agentId: 'a1' });
   const { task } = await api.createTask({ title: 'x' });
   assert.match(task.id, new RegExp(ID_PATTERN));
@@ -76,7 +76,7 @@ test('task create/get/update with revisions and conflicts', async (t) => {
 });
 
 test('idempotency: replay, conflict, scope per agent and action', async (t) => {
-  const { server, db } = tempStore(t);
+  const { server, db } = await tempStore(t);
   const a1 = server.forCaller({ serverId: 's1', agentId: 'a1' });
   const first = await a1.createTask({ title: 'x', idempotencyKey: 'k1' });
   const again = await a1.createTask({ title: 'x', idempotencyKey: 'k1' });
@@ -92,7 +92,7 @@ test('idempotency: replay, conflict, scope per agent and action', async (t) => {
 });
 
 test('task list: keyset order, filters, tampered/foreign/mismatched cursors', async (t) => {
-  const { server } = tempStore(t);
+  const { server } = await tempStore(t);
   const api = server.forCaller({ serverId: 's1', agentId: 'a1' });
   for (let i = 0; i < 45; i++) await api.createTask({ title: `t${i}`, status: i % 3 === 0 ? 'done' : 'todo' });
   const seen: string[] = [];
@@ -123,7 +123,7 @@ test('task list: keyset order, filters, tampered/foreign/mismatched cursors', as
 });
 
 test('reviews: thread per task, newest first, author is the caller', async (t) => {
-  const { server } = tempStore(t);
+  const { server } = await tempStore(t);
   const api = server.forCaller({ serverId: 's1', agentId: 'rev' });
   const { task } = await api.createTask({ title: 'x' });
   for (let i = 0; i < 5; i++) await api.addReview({ taskId: task.id, verdict: 'comment', body: `r${i}` });

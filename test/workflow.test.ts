@@ -1,11 +1,19 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { WORKFLOW_OP_MATRIX } from '../catalog/workflow-ops.js';
 import { workflowPlan, workflowRun, workflowStep, workflowTrigger } from '../catalog/domains/workflow.js';
 import { LIMITS, jsonBytes } from '../catalog/limits.js';
+import { openDb } from '../daemon/store/db.js';
+import { TeamServer } from '../daemon/store/team-server.js';
+import { SqliteSql } from '../daemon/store/sqlite-sql.js';
 import { cursorCases, startInProc, type Caller } from './inproc-harness.js';
 
 const MIN = 60_000;
+/** Lets the scheduler's and message triggers' asynchronous work finish: on SQLite it is microtasks only, done within one turn of the event loop. */
+const settled = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Calls workflow ops and records which ones were exercised. */
 function recorder(call: Caller) {
@@ -29,7 +37,7 @@ test('the op enums of the descriptors are exactly the matrix', () => {
 });
 
 test('a plan is created, versioned, published, triggered; an agent completes the run step by step; every op of the matrix runs', async (t) => {
-  const p = startInProc(t);
+  const p = await startInProc(t);
   p.services.scheduler.start();
   const { wf, seen } = recorder(await p.runtime());
   const v = ok(await wf('plan', { op: 'validate', steps: [{ name: 'a' }, { name: 'A ' }] })).validation;
@@ -94,7 +102,7 @@ test('a plan is created, versioned, published, triggered; an agent completes the
 });
 
 test('a delegated child may read but not change: effect ops are refused by the matrix, read ops pass', async (t) => {
-  const p = startInProc(t);
+  const p = await startInProc(t);
   const call = await p.runtime('s1', 'a1', { primaryThreadId: 'main' });
   const child = { 'x-agentteam-thread-id': 'child-7' };
   const plan = ok(await call('workflow', 'plan', { op: 'create', name: 'P', steps: [{ name: 'x' }] }, { 'x-agentteam-thread-id': 'main' })).plan;
@@ -108,7 +116,7 @@ test('a delegated child may read but not change: effect ops are refused by the m
 });
 
 test('idempotency follows the matrix: effect ops replay their first result, read ops refuse a key', async (t) => {
-  const p = startInProc(t);
+  const p = await startInProc(t);
   const call = await p.runtime();
   const a = await call('workflow', 'plan', { op: 'create', name: 'P', steps: [{ name: 'x' }], idempotencyKey: 'k1' });
   const b = await call('workflow', 'plan', { op: 'create', name: 'P', steps: [{ name: 'x' }], idempotencyKey: 'k1' });
@@ -125,7 +133,7 @@ test('idempotency follows the matrix: effect ops replay their first result, read
 });
 
 test('plan size limits: the largest plan the schema allows is created and shown; one step or byte more is refused with no trace', async (t) => {
-  const p = startInProc(t);
+  const p = await startInProc(t);
   const call = await p.runtime();
   // Every string at its JSON-byte limit, written with 6-byte control characters and 4-byte emoji.
   const fill = (l: { chars: number; bytes: number }, i: number) => `${i}`.padEnd(Math.min(l.chars, Math.floor(l.bytes / 6)), '\u0001');
@@ -164,36 +172,42 @@ test('plan size limits: the largest plan the schema allows is created and shown;
 });
 
 test('schedule triggers start runs on time and once for a missed window; message triggers start a run per message', async (t) => {
-  const p = startInProc(t);
-  await p.services.scheduler.start();
+  const p = await startInProc(t);
+  p.services.scheduler.start();
   const call = await p.runtime();
   const planId = ok(await call('workflow', 'plan', { op: 'create', name: 'P', steps: [{ name: 'x' }] })).plan.id;
   ok(await call('workflow', 'plan', { op: 'publish', id: planId }));
   const sched = ok(await call('workflow', 'trigger', { op: 'create', planId, kind: 'schedule', cron: '* * * * *', timeZone: 'UTC' })).trigger;
   ok(await call('workflow', 'trigger', { op: 'create', planId, kind: 'message', target: 'channel:deploys' }));
-  await p.advance(2 * MIN);
+  await settled();
+  p.clock.advance(2 * MIN);
+  await settled();
   assert.equal(ok(await call('workflow', 'run', { op: 'list', planId })).runs.length, 2);
-  await p.services.scheduler.stop();
-  await p.advance(5 * MIN);
-  await p.services.scheduler.start();
+  p.services.scheduler.stop();
+  p.clock.advance(5 * MIN);
+  p.services.scheduler.start();
+  await settled();
   const runs = ok(await call('workflow', 'run', { op: 'list', planId })).runs;
   assert.equal(runs.length, 3);
   assert.equal(runs[0].startedBy, `trigger:${sched.id}`);
   const log = ok(await call('workflow', 'run', { op: 'logs', id: runs[0].id })).logs[0].detail;
   assert.match(log, /late, stands for 5 occurrence/);
   ok(await call('workflow', 'trigger', { op: 'disable', id: sched.id }));
-  await p.advance(3 * MIN);
+  await settled();
+  p.clock.advance(3 * MIN);
+  await settled();
   assert.equal(ok(await call('workflow', 'run', { op: 'list', planId })).runs.length, 3);
   await p.services.messages.send({ serverId: 's1', target: 'channel:deploys', author: 'human:ana', content: 'ship it' });
   await p.services.messages.send({ serverId: 's1', target: 'channel:other', author: 'human:ana', content: 'noise' });
   await p.services.messages.send({ serverId: 's2', target: 'channel:deploys', author: 'human:ana', content: 'other server' });
+  await settled();
   const after = ok(await call('workflow', 'run', { op: 'list', planId })).runs;
   assert.equal(after.length, 4);
   assert.match(after[0].startedBy, /^trigger:trig_/);
 });
 
 test('every workflow collection pages and rejects bad, foreign and filter-mismatched cursors', async (t) => {
-  const p = startInProc(t);
+  const p = await startInProc(t);
   const call = await p.runtime();
   const other = await p.runtime('s2', 'a1');
   const steps = Array.from({ length: 7 }, (_, i) => ({ name: `s${i}` }));
@@ -233,4 +247,40 @@ test('every workflow collection pages and rejects bad, foreign and filter-mismat
     assert.equal(new Set(ids).size, total);
     assert.deepEqual(await cursorCases(call, other, 'workflow', action, base, firstCursor!, mismatched), [], `${action} ${String(base.op)}`);
   }
+});
+
+test('a due schedule trigger fires once under concurrent runDue calls; a message trigger writes inside the sender\'s transaction', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'agentteam-wf-'));
+  const db = openDb(join(dir, 'store.db'));
+  const sql = new SqliteSql(db, join(dir, 'store.db'));
+  let now = Date.UTC(2026, 0, 5, 9, 0, 0);
+  const server = await TeamServer.open(sql, () => now);
+  t.after(() => {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const api = server.forCaller({ serverId: 's1', agentId: 'a1' });
+  const triggers = server.workflows.triggers;
+  const { plan } = await api.workflowPlan({ op: 'create', name: 'P', steps: [{ name: 'x' }] } as never);
+  await api.workflowPlan({ op: 'publish', id: plan!.id } as never);
+  const { trigger } = await api.workflowTrigger({ op: 'create', planId: plan!.id, kind: 'schedule', cron: '* * * * *', timeZone: 'UTC' } as never);
+  assert.equal(await triggers.nextDueAt(), now + MIN);
+  now += MIN;
+  // Both read the trigger as due; only the first transaction's claim moves its due time.
+  const [a, b] = await Promise.all([triggers.runDue(now), triggers.runDue(now)]);
+  assert.deepEqual([...a, ...b], [{ scheduleId: trigger!.id, delivered: true, late: false, missed: 1 }]);
+  assert.equal(await triggers.nextDueAt(), now + MIN);
+  assert.deepEqual(await triggers.runDue(now), []);
+  const runs = async () => ((await api.workflowRun({ op: 'list', planId: plan!.id } as never)).runs ?? []).length;
+  assert.equal(await runs(), 1);
+
+  await api.workflowTrigger({ op: 'create', planId: plan!.id, kind: 'message', target: 'channel:deploys' } as never);
+  await assert.rejects(sql.tx(async (q) => {
+    await triggers.onMessage(q, 's1', 'channel:deploys', 'msg_1');
+    assert.equal((await q.get<{ n: number }>('SELECT COUNT(*) AS n FROM wf_runs'))!.n, 2);
+    throw new Error('the sender fails');
+  }), /the sender fails/);
+  assert.equal(await runs(), 1);
+  await sql.tx((q) => triggers.onMessage(q, 's1', 'channel:deploys', 'msg_2'));
+  assert.equal(await runs(), 2);
 });

@@ -10,7 +10,7 @@ import type { Migration } from './migrations.js';
 import { runOf, scheduleOf, type RunRow, type ScheduleRow } from './schedule-rows.js';
 import type { Caller } from './server-api.js';
 import type { Sql, SqlValue } from './sql.js';
-import { pageLimit, pageOf, type CursorBinding, type Page } from '../exec/cursor.js';
+import { keysetPage } from './keyset-page.js';
 
 export const SCHEDULES_MIGRATION: Migration = {
   id: '003_scheduled_messages',
@@ -71,7 +71,6 @@ function firstDue(input: CreateIn, now: number): { at: number | null; due: numbe
   return { at: null, due };
 }
 
-const KEY = ['number', 'string'] as const;
 const SCHEDULE_COLUMNS = 'id, server_id, created_by, target, content, at, cron, time_zone, status, next_due_at, revision, created_at, updated_at';
 const RUN_COLUMNS = 'id, schedule_id, due_at, attempted_at, outcome, late, missed, message_id, error, created_at, COALESCE(attempted_at, created_at) AS eff';
 
@@ -137,8 +136,8 @@ export class ScheduleStore {
     if (input.status !== undefined) (where.push('status = ?'), args.push(input.status));
     if (input.target !== undefined) (where.push('target = ?'), args.push(input.target));
     const select = `SELECT ${SCHEDULE_COLUMNS} FROM scheduled_messages WHERE ${where.join(' AND ')}`;
-    const { items, ...more } = await this.page<ScheduleRow>(
-      { action: 'scheduled-message/list', scope: c.serverId, filter }, input,
+    const { items, ...more } = await keysetPage<ScheduleRow>(
+      this.s.cursors, { action: 'scheduled-message/list', scope: c.serverId, filter }, input,
       (r) => [r.created_at, r.id],
       (n) => this.s.sql.all<ScheduleRow>(`${select} ORDER BY created_at DESC, id DESC LIMIT ?`, [...args, n]),
       (at, id, n) => this.s.sql.all<ScheduleRow>(
@@ -151,8 +150,8 @@ export class ScheduleStore {
   async runs(c: Caller, input: InputOf<typeof scheduledMessageRuns>): Promise<OutputOf<typeof scheduledMessageRuns>> {
     // The cursor is checked first: a foreign cursor is a validation error even where the schedule is unknown.
     const select = `SELECT ${RUN_COLUMNS} FROM scheduled_runs WHERE schedule_id = ?`;
-    const { items, ...more } = await this.page<RunRow>(
-      { action: 'scheduled-message/runs', scope: c.serverId, filter: { id: input.id } }, input,
+    const { items, ...more } = await keysetPage<RunRow>(
+      this.s.cursors, { action: 'scheduled-message/runs', scope: c.serverId, filter: { id: input.id } }, input,
       (r) => [r.eff, r.id],
       (n) => this.s.sql.all<RunRow>(`${select} ORDER BY eff DESC, id DESC LIMIT ?`, [input.id, n]),
       (at, id, n) => this.s.sql.all<RunRow>(
@@ -162,23 +161,5 @@ export class ScheduleStore {
     );
     if (items.length === 0) await this.row(this.s.sql, c, input.id);
     return { runs: items.map(runOf), ...more };
-  }
-
-  /** keysetPage (keyset-page.ts) with async reads: the first page, or the rows after the decoded (number, id) position. */
-  private async page<R>(
-    binding: CursorBinding, input: { limit?: number; cursor?: string },
-    keyOf: (row: R) => [number, string],
-    first: (rows: number) => Promise<R[]>,
-    after: (at: number, id: string, rows: number) => Promise<R[]>,
-  ): Promise<Page<R>> {
-    const limit = pageLimit(input.limit);
-    let rows: R[];
-    if (input.cursor === undefined) {
-      rows = await first(limit + 1);
-    } else {
-      const [at, id] = this.s.cursors.decode(binding, input.cursor, KEY) as [number, string];
-      rows = await after(at, id, limit + 1);
-    }
-    return pageOf(rows, limit, (r) => this.s.cursors.encode(binding, keyOf(r)));
   }
 }

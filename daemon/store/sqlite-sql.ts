@@ -1,7 +1,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.js';
+import { ExecError } from '../errors.js';
 import { NestedStatementError, type RunResult, type Sql, type SqlStore, type SqlTx, type SqlValue, type TxOptions } from './sql.js';
+
+/** How long SQLite's own (synchronous) busy handler may spin before BEGIN gives up and waits asynchronously. */
+export const BUSY_SPIN_MS = 20;
+/** How long a transaction waits in all for another connection's write lock. */
+export const WRITE_LOCK_WAIT_MS = 5_000;
 
 /**
  * The embedded store's driver: better-sqlite3 under the async Sql interface.
@@ -26,6 +32,7 @@ export class SqliteSql implements SqlStore {
 
   constructor(readonly db: Db, location: string) {
     this.describe = { kind: 'sqlite' as const, location };
+    db.pragma(`busy_timeout = ${BUSY_SPIN_MS}`);
     this.totalChanges = db.prepare<[], number>('SELECT total_changes()').pluck(true);
     this.dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck(true);
   }
@@ -51,7 +58,7 @@ export class SqliteSql implements SqlStore {
     let release!: () => void;
     this.unlocked = new Promise<void>((r) => (release = r));
     try {
-      this.db.exec('BEGIN IMMEDIATE');
+      await this.begin();
       const q = this.handle();
       let result: T;
       try {
@@ -65,6 +72,29 @@ export class SqliteSql implements SqlStore {
     } finally {
       this.locked = false;
       release();
+    }
+  }
+
+  /**
+   * BEGIN IMMEDIATE, waiting for another connection's write lock (another
+   * process, `store backup`, sqlite3) without blocking the event loop:
+   * SQLite's own busy handler sleeps synchronously, so it is kept short
+   * (BUSY_SPIN_MS) and the rest of the wait is asynchronous, up to
+   * WRITE_LOCK_WAIT_MS, after which the caller gets `busy`.
+   */
+  private async begin(): Promise<void> {
+    const deadline = Date.now() + WRITE_LOCK_WAIT_MS;
+    for (let delay = 2; ; delay = Math.min(delay * 2, 50)) {
+      try {
+        this.db.exec('BEGIN IMMEDIATE');
+        return;
+      } catch (err) {
+        if ((err as { code?: string }).code !== 'SQLITE_BUSY') throw err;
+        if (Date.now() >= deadline) {
+          throw new ExecError('busy', 'the store is locked by another process', { hint: 'Retry shortly.' });
+        }
+        await new Promise((r) => setTimeout(r, delay));
+      }
     }
   }
 

@@ -2,6 +2,7 @@ import { effectiveRisk } from '../../catalog/workflow-ops.js';
 import { ExecError } from '../errors.js';
 import type { StoreContext } from './context.js';
 import type { Caller } from './server-api.js';
+import type { Sql } from './sql.js';
 
 /** Common fields every op may carry. */
 const ALWAYS = new Set(['op']);
@@ -25,14 +26,17 @@ export function checkOpFields(input: Record<string, unknown>, required: readonly
 
 /**
  * Runs one workflow op with the idempotency the matrix implies: side-effect
- * ops go through the idempotency record (one transaction with their
- * effect); read ops refuse an idempotencyKey, as there is nothing to replay.
+ * ops go through the idempotency record (one transaction with their effect,
+ * `apply` gets its handle); read ops refuse an idempotencyKey, as there is
+ * nothing to replay, and read through the store outside any transaction.
  */
-export function runOp<T>(s: StoreContext, c: Caller, action: string, input: Record<string, unknown> & { idempotencyKey?: string }, apply: () => T): T {
+export async function runOp<T>(
+  s: StoreContext, c: Caller, action: string, input: Record<string, unknown> & { idempotencyKey?: string }, apply: (q: Sql) => Promise<T>,
+): Promise<T> {
   const risk = effectiveRisk('workflow', action, 'side_effect', input);
   if (risk === 'read') {
     if (input.idempotencyKey !== undefined) throw invalid('/idempotencyKey', `op ${String(input.op)} only reads; idempotencyKey applies to side-effect ops`);
-    return apply();
+    return apply(s.sql);
   }
-  return s.legacyIdempotency.run(c, `workflow/${action}`, input, apply);
+  return s.idempotency.run(c, `workflow/${action}`, input, apply);
 }

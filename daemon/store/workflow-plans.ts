@@ -4,8 +4,9 @@ import type { workflowPlan } from '../../catalog/domains/workflow.js';
 import { ExecError } from '../errors.js';
 import type { StoreContext } from './context.js';
 import { newId } from './ids.js';
-import { createdAtQueries, keysetPage, type CreatedPageQueries } from './keyset-page.js';
+import { createdAtSql, keysetPage } from './keyset-page.js';
 import type { Caller } from './server-api.js';
+import type { Sql, SqlValue } from './sql.js';
 import { checkOpFields, runOp } from './workflow-ops.js';
 import { planOf, versionOf, type PlanRow, type StepDef, type VersionRow } from './workflow-rows.js';
 
@@ -43,62 +44,51 @@ function checkSteps(steps: In['steps']): StepDef[] {
   return steps!.map((s) => ({ name: s.name.trim(), description: s.description ?? '' }));
 }
 
+const BY_ID = 'SELECT * FROM wf_plans WHERE id = ? AND server_id = ?';
+const VERSION = 'SELECT * FROM wf_plan_versions WHERE plan_id = ? AND version = ?';
+const INSERT_PLAN = `INSERT INTO wf_plans (id, server_id, name, description, status, latest_version, published_version, revision, created_at, updated_at)
+  VALUES (?, ?, ?, ?, 'draft', 1, NULL, 1, ?, ?)`;
+const INSERT_VERSION = 'INSERT INTO wf_plan_versions (plan_id, version, steps, created_at) VALUES (?, ?, ?, ?)';
+const UPDATE = `UPDATE wf_plans SET name = ?, description = ?, status = ?, latest_version = ?, published_version = ?,
+  revision = revision + 1, updated_at = ? WHERE id = ?`;
+
 /** Versioned plans: every change of steps is a new version; runs start from the published one. */
 export class WorkflowPlans {
-  private readonly byId;
-  private readonly versionRow;
-  private readonly insertPlan;
-  private readonly insertVersion;
-  private readonly update;
-  private readonly lists = new Map<string, CreatedPageQueries<PlanRow>>();
-
-  constructor(private readonly s: StoreContext) {
-    this.byId = s.db.prepare<[string, string], PlanRow>('SELECT * FROM wf_plans WHERE id = ? AND server_id = ?');
-    this.versionRow = s.db.prepare<[string, number], VersionRow>('SELECT * FROM wf_plan_versions WHERE plan_id = ? AND version = ?');
-    this.insertPlan = s.db.prepare(
-      `INSERT INTO wf_plans (id, server_id, name, description, status, latest_version, published_version, revision, created_at, updated_at)
-       VALUES (?, ?, ?, ?, 'draft', 1, NULL, 1, ?, ?)`,
-    );
-    this.insertVersion = s.db.prepare('INSERT INTO wf_plan_versions (plan_id, version, steps, created_at) VALUES (?, ?, ?, ?)');
-    this.update = s.db.prepare(
-      `UPDATE wf_plans SET name = ?, description = ?, status = ?, latest_version = ?, published_version = ?,
-       revision = revision + 1, updated_at = ? WHERE id = ?`,
-    );
-  }
+  constructor(private readonly s: StoreContext) {}
 
   /** A plan of this server, or not_found. */
-  plan(serverId: string, id: string): PlanRow {
-    const row = this.byId.get(id, serverId);
+  async plan(q: Sql, serverId: string, id: string): Promise<PlanRow> {
+    const row = await q.get<PlanRow>(BY_ID, [id, serverId]);
     if (!row) throw new ExecError('not_found', `plan ${id} not found`, { hint: 'List plans with workflow plan {"op":"list"}.' });
     return row;
   }
 
-  version(planId: string, version: number): StepDef[] {
-    const row = this.versionRow.get(planId, version);
+  async version(q: Sql, planId: string, version: number): Promise<StepDef[]> {
+    const row = await q.get<VersionRow>(VERSION, [planId, version]);
     if (!row) throw new ExecError('not_found', `plan ${planId} has no version ${version}`);
     return JSON.parse(row.steps) as StepDef[];
   }
 
-  call(c: Caller, input: In): Out {
-    return runOp(this.s, c, 'plan', input as Record<string, unknown>, () => this.apply(c, input));
+  call(c: Caller, input: In): Promise<Out> {
+    return runOp(this.s, c, 'plan', input as Record<string, unknown>, (q) => this.apply(q, c, input));
   }
 
-  private apply(c: Caller, input: In): Out {
+  private async apply(q: Sql, c: Caller, input: In): Promise<Out> {
     const now = this.s.now();
     switch (input.op) {
       case 'list': {
         checkOpFields(input, [], ['status'], true);
-        return this.list(c, input);
+        return this.list(q, c, input);
       }
       case 'show': {
         checkOpFields(input, ['id'], []);
-        const plan = this.plan(c.serverId, input.id!);
-        return { plan: planOf(plan), version: versionOf(this.versionRow.get(plan.id, plan.latest_version)!) };
+        const plan = await this.plan(q, c.serverId, input.id!);
+        return { plan: planOf(plan), version: versionOf((await q.get<VersionRow>(VERSION, [plan.id, plan.latest_version]))!) };
       }
       case 'version': {
         checkOpFields(input, ['id', 'version'], []);
-        const plan = this.plan(c.serverId, input.id!);
-        const row = this.versionRow.get(plan.id, input.version!);
+        const plan = await this.plan(q, c.serverId, input.id!);
+        const row = await q.get<VersionRow>(VERSION, [plan.id, input.version!]);
         if (!row) throw new ExecError('not_found', `plan ${plan.id} has no version ${input.version}`, { hint: `Versions run from 1 to ${plan.latest_version}.` });
         return { version: versionOf(row) };
       }
@@ -111,57 +101,62 @@ export class WorkflowPlans {
         checkOpFields(input, ['name', 'steps'], ['description']);
         const steps = checkSteps(input.steps);
         const id = newId('plan');
-        this.insertPlan.run(id, c.serverId, input.name, input.description ?? '', now, now);
-        this.insertVersion.run(id, 1, JSON.stringify(steps), now);
-        return { plan: planOf(this.byId.get(id, c.serverId)!), version: versionOf(this.versionRow.get(id, 1)!) };
+        await q.run(INSERT_PLAN, [id, c.serverId, input.name!, input.description ?? '', now, now]);
+        await q.run(INSERT_VERSION, [id, 1, JSON.stringify(steps), now]);
+        return this.shown(q, c, id, 1);
       }
       case 'update': {
         checkOpFields(input, ['id'], ['name', 'description', 'steps']);
-        const p = this.live(c, input.id!);
+        const p = await this.live(q, c, input.id!);
         if (input.name === undefined && input.description === undefined && input.steps === undefined) {
           throw new ExecError('validation_failed', 'update needs name, description or steps', { details: [{ path: '', message: 'nothing to change' }] });
         }
         let latest = p.latest_version;
         if (input.steps !== undefined) {
           latest += 1;
-          this.insertVersion.run(p.id, latest, JSON.stringify(checkSteps(input.steps)), now);
+          await q.run(INSERT_VERSION, [p.id, latest, JSON.stringify(checkSteps(input.steps)), now]);
         }
-        this.update.run(input.name ?? p.name, input.description ?? p.description, p.status, latest, p.published_version, now, p.id);
-        return { plan: planOf(this.byId.get(p.id, c.serverId)!), version: versionOf(this.versionRow.get(p.id, latest)!) };
+        await q.run(UPDATE, [input.name ?? p.name, input.description ?? p.description, p.status, latest, p.published_version, now, p.id]);
+        return this.shown(q, c, p.id, latest);
       }
       case 'publish': {
         checkOpFields(input, ['id'], ['version']);
-        const p = this.live(c, input.id!);
+        const p = await this.live(q, c, input.id!);
         const v = input.version ?? p.latest_version;
-        this.version(p.id, v);
-        this.update.run(p.name, p.description, 'published', p.latest_version, v, now, p.id);
-        return { plan: planOf(this.byId.get(p.id, c.serverId)!) };
+        await this.version(q, p.id, v);
+        await q.run(UPDATE, [p.name, p.description, 'published', p.latest_version, v, now, p.id]);
+        return { plan: planOf((await q.get<PlanRow>(BY_ID, [p.id, c.serverId]))!) };
       }
       case 'archive': {
         checkOpFields(input, ['id'], []);
-        const p = this.live(c, input.id!);
-        this.update.run(p.name, p.description, 'archived', p.latest_version, p.published_version, now, p.id);
-        return { plan: planOf(this.byId.get(p.id, c.serverId)!) };
+        const p = await this.live(q, c, input.id!);
+        await q.run(UPDATE, [p.name, p.description, 'archived', p.latest_version, p.published_version, now, p.id]);
+        return { plan: planOf((await q.get<PlanRow>(BY_ID, [p.id, c.serverId]))!) };
       }
     }
   }
 
+  /** A plan and one of its versions, as written. */
+  private async shown(q: Sql, c: Caller, id: string, version: number): Promise<Out> {
+    const plan = (await q.get<PlanRow>(BY_ID, [id, c.serverId]))!;
+    return { plan: planOf(plan), version: versionOf((await q.get<VersionRow>(VERSION, [id, version]))!) };
+  }
+
   /** A plan that may still change: archived plans are final. */
-  private live(c: Caller, id: string): PlanRow {
-    const p = this.plan(c.serverId, id);
+  private async live(q: Sql, c: Caller, id: string): Promise<PlanRow> {
+    const p = await this.plan(q, c.serverId, id);
     if (p.status === 'archived') throw new ExecError('invalid_transition', `plan ${id} is archived`);
     return p;
   }
 
-  private list(c: Caller, input: In): Out {
-    const key = input.status === undefined ? 'all' : 'status';
-    const q = createdAtQueries<PlanRow>(this.s.db, this.lists, 'SELECT * FROM wf_plans', `server_id = ?${key === 'status' ? ' AND status = ?' : ''}`);
-    const args: unknown[] = key === 'status' ? [c.serverId, input.status] : [c.serverId];
-    const { items, ...more } = keysetPage<PlanRow>(
+  private async list(q: Sql, c: Caller, input: In): Promise<Out> {
+    const sql = createdAtSql('SELECT * FROM wf_plans', `server_id = ?${input.status === undefined ? '' : ' AND status = ?'}`);
+    const args: SqlValue[] = input.status === undefined ? [c.serverId] : [c.serverId, input.status];
+    const { items, ...more } = await keysetPage<PlanRow>(
       this.s.cursors, { action: 'workflow/plan.list', scope: c.serverId, filter: { status: input.status } }, input,
       (r) => [r.created_at, r.id],
-      (n) => q.first.all(...args, n),
-      (at, id, n) => q.after.all(...args, at, at, id, n),
+      (n) => q.all<PlanRow>(sql.first, [...args, n]),
+      (at, id, n) => q.all<PlanRow>(sql.after, [...args, at, at, id, n]),
     );
     return { plans: items.map(planOf), ...more };
   }

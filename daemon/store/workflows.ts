@@ -26,7 +26,7 @@ export class WorkflowStore {
     return {
       workflowPlan: async (i) => this.plans.call(c, i),
       workflowTrigger: async (i) => this.triggers.call(c, i),
-      workflowRun: async (i) => this.runs.call(c, i, (cc, id) => this.triggers.manualPlan(cc, id)),
+      workflowRun: async (i) => this.runs.call(c, i, (q, cc, id) => this.triggers.manualPlan(q, cc, id)),
       workflowStep: async (i) => this.steps.call(c, i),
     };
   }

@@ -1,7 +1,5 @@
-import type { Db } from './db.js';
 import type { Sql, SqlStore } from './sql.js';
 import { Idempotency, type IdempotencyLimits } from './idempotency.js';
-import { LegacyIdempotency } from './idempotency-legacy.js';
 import { CursorCodec } from '../exec/cursor.js';
 import type { Caller, ServerApi } from './server-api.js';
 import { TaskStore } from './tasks.js';
@@ -18,13 +16,16 @@ export async function readCursorKey(sql: Sql): Promise<Buffer> {
   return Buffer.from(key.value, 'base64url');
 }
 
-/** The embedded team server: SQLite-backed implementation of ServerApi. */
-export class EmbeddedServer {
+/**
+ * The team server: ServerApi over the store, whichever database holds it
+ * (the embedded SQLite file or a team's shared PostgreSQL). Every entity
+ * store reaches the database only through the async Sql interface.
+ */
+export class TeamServer {
   private readonly tasks: TaskStore;
   private readonly projects: ProjectStore;
   private readonly reviews: ReviewStore;
   private readonly idempotency: Idempotency;
-  private readonly legacyIdempotency: LegacyIdempotency;
   /** Scheduled messages; the scheduler subscribes to its onChange. */
   readonly schedules: ScheduleStore;
   /** Approvals; also the operator's side (people decide). */
@@ -34,13 +35,16 @@ export class EmbeddedServer {
   /** Also signs the daemon's own local collections (team, agent). */
   readonly cursors: CursorCodec;
 
-  constructor(db: Db, sql: SqlStore, now: () => number, idempotency: IdempotencyLimits = {}) {
-    const key = db.prepare<[], { value: string }>("SELECT value FROM meta WHERE key = 'cursor_key'").get();
-    if (!key) throw new Error('store has no cursor key; was migration 001_core applied?');
-    this.cursors = new CursorCodec(Buffer.from(key.value, 'base64url'));
+  /** Opens the team server on a migrated store (reads its cursor key). */
+  static async open(sql: SqlStore, now: () => number, idempotency: IdempotencyLimits = {}): Promise<TeamServer> {
+    return new TeamServer(sql, now, await readCursorKey(sql), idempotency);
+  }
+
+  /** `cursorKey`: readCursorKey(sql), read once at open. */
+  constructor(readonly sql: SqlStore, now: () => number, cursorKey: Buffer, idempotency: IdempotencyLimits = {}) {
+    this.cursors = new CursorCodec(cursorKey);
     this.idempotency = new Idempotency(sql, now, idempotency);
-    this.legacyIdempotency = new LegacyIdempotency(db, now, idempotency);
-    const ctx = { db, sql, now, idempotency: this.idempotency, legacyIdempotency: this.legacyIdempotency, cursors: this.cursors };
+    const ctx = { sql, now, idempotency: this.idempotency, cursors: this.cursors };
     this.tasks = new TaskStore(ctx);
     this.projects = new ProjectStore(ctx);
     this.reviews = new ReviewStore(ctx, this.tasks);
