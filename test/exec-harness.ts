@@ -41,14 +41,22 @@ export interface Daemon {
   close(): Promise<void>;
 }
 
-/** A daemon for a fresh temp home (or `home`); `close()` stops it and removes the home. */
-export async function startDaemon(home = mkdtempSync(join(tmpdir(), 'agentteam-exec-'))): Promise<Daemon> {
+/**
+ * A daemon for a fresh temp home (or `home`); `close()` stops it and removes
+ * the home. `extra` adds `daemon start` arguments and environment (a shared store).
+ */
+export async function startDaemon(
+  home = mkdtempSync(join(tmpdir(), 'agentteam-exec-')),
+  extra: { args?: string[]; env?: NodeJS.ProcessEnv } = {},
+): Promise<Daemon> {
   const d: Daemon = {
     home,
     url: '',
     pid: 0,
     async start() {
-      const { stdout } = await execFileP(process.execPath, [BIN, 'daemon', 'start'], { env: { ...process.env, AGENTTEAM_HOME: home }, timeout: 20_000 });
+      const { stdout } = await execFileP(process.execPath, [BIN, 'daemon', 'start', ...(extra.args ?? [])], {
+        env: { ...process.env, AGENTTEAM_HOME: home, ...extra.env }, timeout: 20_000,
+      });
       const info = JSON.parse(stdout.trim().split('\n').pop() ?? '') as { url: string; pid: number };
       d.url = info.url;
       d.pid = info.pid;
