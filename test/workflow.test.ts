@@ -12,8 +12,6 @@ import { SqliteSql } from '../daemon/store/sqlite-sql.js';
 import { cursorCases, startInProc, type Caller } from './inproc-harness.js';
 
 const MIN = 60_000;
-/** Lets the scheduler's and message triggers' asynchronous work finish: on SQLite it is microtasks only, done within one turn of the event loop. */
-const settled = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Calls workflow ops and records which ones were exercised. */
 function recorder(call: Caller) {
