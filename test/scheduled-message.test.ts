@@ -216,6 +216,40 @@ test('scheduler: ticks never overlap, a wake during a tick re-arms after it, sto
   assert.ok(asked > 0);
 });
 
+test('scheduler: a due time that stays past after an empty tick (held by another daemon) backs off instead of spinning', async () => {
+  const { Scheduler, STALL_BACKOFF_MS } = await import('../daemon/schedule/scheduler.js');
+  const { FakeClock } = await import('./auth-clock.js');
+  const clock = new FakeClock(Date.UTC(2026, 0, 5, 9, 0, 0));
+  const heldSince = clock.now() - 1;
+  let ticks = 0;
+  let held = true;
+  const source = {
+    async runDue() {
+      ticks++;
+      return held ? [] : [{ scheduleId: 's', delivered: true, late: false, missed: 1 }];
+    },
+    async nextDueAt() {
+      return held || ticks === 0 ? heldSince : null;
+    },
+  };
+  const s = new Scheduler(clock, [source], () => {}, { maxSleepMs: 1000 });
+  await s.start();
+  const waits: number[] = [];
+  for (let i = 0; i < 6; i++) {
+    const at = clock.nextAt()!;
+    waits.push(at - clock.now());
+    await clock.advanceAsync(at - clock.now(), () => s.idle());
+  }
+  assert.deepEqual(waits, [STALL_BACKOFF_MS, 2 * STALL_BACKOFF_MS, 4 * STALL_BACKOFF_MS, 8 * STALL_BACKOFF_MS, 16 * STALL_BACKOFF_MS, 1000]);
+  assert.equal(ticks, 7);
+  // Once the other daemon lets go, the next tick delivers and the backoff is over.
+  held = false;
+  await clock.advanceAsync(clock.nextAt()! - clock.now(), () => s.idle());
+  assert.equal(ticks, 8);
+  assert.equal(clock.nextAt(), clock.now() + 1000, 'back to polling');
+  await s.stop();
+});
+
 test('concurrent reactions to one message all land (read-modify-write in one transaction)', async (t) => {
   const p = await startInProc(t);
   const m = await p.services.messages.send({ serverId: 's1', target: 'channel:r', author: 'human:ana', content: 'x' });

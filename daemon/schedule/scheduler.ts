@@ -10,6 +10,13 @@ export interface DueSource {
 /** The longest the scheduler sleeps before looking again, so a jump of the wall clock is noticed. */
 export const MAX_SLEEP_MS = 60_000;
 
+/**
+ * The first wait after a tick that found its earliest due time already past
+ * but ran nothing (the row is held by another daemon's delivery, or
+ * delivery failed); it doubles with each such tick up to the longest sleep.
+ */
+export const STALL_BACKOFF_MS = 50;
+
 export interface SchedulerOptions {
   /**
    * The longest sleep (default MAX_SLEEP_MS). When given, the scheduler also
@@ -36,6 +43,10 @@ export interface SchedulerOptions {
 export class Scheduler {
   private timer: ClockTimer | null = null;
   private stopped = true;
+  /** Whether the last tick ran nothing (or failed). */
+  private emptyTick = false;
+  /** Re-arms in a row that found a due time already past right after an empty tick (see STALL_BACKOFF_MS). */
+  private stalled = 0;
   private readonly maxSleepMs: number;
   private readonly pollWhenIdle: boolean;
   /** The last tick asked for (ticks are chained, never concurrent). */
@@ -81,6 +92,7 @@ export class Scheduler {
 
   /** A schedule was created or cancelled: look again at the earliest due time. */
   wake(): void {
+    this.emptyTick = false;
     // A tick running its sources re-arms when they are done, reading due times after this change.
     if (!this.stopped && !this.delivering) void this.arm();
   }
@@ -101,7 +113,9 @@ export class Scheduler {
     try {
       for (const source of this.sources) ran = ran.concat(await source.runDue(this.clock.now()));
       for (const r of ran) if (!r.delivered || r.late) this.log('schedule_run', { ...r });
+      this.emptyTick = ran.length === 0;
     } catch (err) {
+      this.emptyTick = true;
       this.log('schedule_failed', { error: (err as Error).message });
     } finally {
       this.delivering = false;
@@ -136,6 +150,13 @@ export class Scheduler {
       // The database could not be read (a shared server away): look again later.
       this.log('schedule_failed', { error: (err as Error).message });
       wait = this.maxSleepMs;
+    }
+    // Due already, yet the last tick ran nothing: another daemon holds it (or delivery fails). Back off, do not spin.
+    if (wait === 0 && this.emptyTick) {
+      wait = Math.min(this.maxSleepMs, STALL_BACKOFF_MS * 2 ** Math.min(this.stalled, 10));
+      this.stalled++;
+    } else {
+      this.stalled = 0;
     }
     if (seq !== this.armSeq || this.stopped || wait === null) return;
     this.clearTimer();
