@@ -40,16 +40,20 @@ export class FakeClock implements Clock {
   /** Moves time forward by ms, running every timer that falls due (in due order). */
   advance(ms: number): void {
     const target = this.t + ms;
-    for (;;) {
-      this.timers = this.timers.filter((p) => !p.cancelled);
-      this.timers.sort((a, b) => a.at - b.at || a.seq - b.seq);
-      const next = this.timers[0];
-      if (!next || next.at > target) break;
-      this.timers.shift();
-      this.t = Math.max(this.t, next.at);
-      next.fn();
-    }
+    while (this.fireNext(target));
     this.t = target;
+  }
+
+  /** Runs the earliest live timer due by `target` (time moves to it); false when there is none. */
+  private fireNext(target: number): boolean {
+    this.timers = this.timers.filter((p) => !p.cancelled);
+    this.timers.sort((a, b) => a.at - b.at || a.seq - b.seq);
+    const next = this.timers[0];
+    if (!next || next.at > target) return false;
+    this.timers.shift();
+    this.t = Math.max(this.t, next.at);
+    next.fn();
+    return true;
   }
 
   /**
@@ -60,16 +64,7 @@ export class FakeClock implements Clock {
   async advanceAsync(ms: number, settle: () => Promise<void>): Promise<void> {
     const target = this.t + ms;
     await settle();
-    for (;;) {
-      this.timers = this.timers.filter((p) => !p.cancelled);
-      this.timers.sort((a, b) => a.at - b.at || a.seq - b.seq);
-      const next = this.timers[0];
-      if (!next || next.at > target) break;
-      this.timers.shift();
-      this.t = Math.max(this.t, next.at);
-      next.fn();
-      await settle();
-    }
+    while (this.fireNext(target)) await settle();
     this.t = target;
   }
 }
