@@ -42,6 +42,17 @@ test('serve --stdio calls: pending bound, delegated threads and scopes, stale an
     assert.notEqual(fps.client__work, toolFingerprint(tool), 'the defaulted timeout is part of the descriptor');
   });
 
+  await t.test('a scope is saved for any authorization id the daemon issues (base64url: it may begin with - or _); malformed ids are refused', async () => {
+    for (const id of ['-abcdefghijklmno', '_abcdefghijklmno', 'Zabcdefghijklm-_']) {
+      const res = await operatorCall(d, 'PUT', `/api/v1/client-tools/scopes/${id}/t1`, { task_id: 'task-1', tools: [] });
+      assert.equal(res.status, 200, `${id}: ${res.body}`);
+    }
+    for (const [id, thread] of [['short', 't1'], ['-abcdefghijklmnop', 't1'], ['abc.defghijklmnop', 't1'], ['-abcdefghijklmno', '-t1']]) {
+      const res = await operatorCall(d, 'PUT', `/api/v1/client-tools/scopes/${id}/${thread}`, { task_id: 'task-1', tools: [] });
+      assert.equal(res.status, 400, `${id}/${thread}: ${res.body}`);
+    }
+  });
+
   await t.test('a delegated thread without a saved scope, or with a stale fingerprint, is refused; the current fingerprint passes', async () => {
     const none = await callFrom(a1, 'client__work', {}, 't1');
     assert.equal(none.isError, true);

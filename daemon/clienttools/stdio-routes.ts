@@ -27,6 +27,8 @@ import type { ClientToolSpec, StdioReply } from './types.js';
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 const ID_RE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+/** Authorization ids are 12 random bytes in base64url (daemon/auth/store.ts): any of them may begin with `-` or `_`. */
+const AUTHORIZATION_ID_RE = /^[A-Za-z0-9_-]{16}$/;
 
 export interface StdioRouteDeps {
   readonly broker: ClientToolBroker;
@@ -101,7 +103,8 @@ export function registerStdioRoutes(app: Hono<any>, deps: StdioRouteDeps): void 
   app.put('/api/v1/client-tools/scopes/:authorizationId/:threadId', async (c) => {
     const authorization_id = c.req.param('authorizationId');
     const thread_id = c.req.param('threadId');
-    if (!ID_RE.test(authorization_id) || !ID_RE.test(thread_id)) throw new ExecError('invalid_request', `authorization and thread ids must match ${ID_RE.source}`);
+    if (!AUTHORIZATION_ID_RE.test(authorization_id)) throw new ExecError('invalid_request', `the authorization id must match ${AUTHORIZATION_ID_RE.source}`);
+    if (!ID_RE.test(thread_id)) throw new ExecError('invalid_request', `the thread id must match ${ID_RE.source}`);
     const { task_id, tools } = decodeScope(await readJsonBody(c, deps.clock));
     scopes.save({ authorization_id, thread_id, task_id, tools });
     return c.json({ ok: true, data: { authorization_id, thread_id, task_id, tools: [...tools].map(([name, fingerprint]) => ({ name, fingerprint })) } });
