@@ -107,7 +107,11 @@ test('two daemons on one database: tasks, revisions, one idempotency key, messag
 });
 
 test('status names the store kind and host; the password is in no status, log, command line, runtime environment or error', async (t) => {
-  const { url, a, b } = await pair(t);
+  const { url, a, b, ra } = await pair(t);
+  // The password is a secret of the result gate too: a result that quotes it shows its name instead.
+  const quoted = await call(ra, 'task', 'create', { title: `the password is ${PG_PASSWORD}` });
+  assertNoPassword(quoted.text, 'a result');
+  assert.match(ok(quoted).task.title, /\[AGENTTEAM_STORE_PASSWORD\]/);
   const status = await cli(a.home, ['daemon', 'status']);
   assert.equal(status.code, 0, status.stderr);
   const store = JSON.parse(status.stdout).store;
