@@ -1,4 +1,7 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import type { Clock } from '../lib/clock.js';
+import { readFileNoFollow, writeFileAtomicSync } from './lifecycle/no-follow.js';
 import { homePaths } from '../lib/home.js';
 import { defaultCatalog, type Catalog } from '../catalog/catalog.js';
 import { openDb, type Db } from './store/db.js';
@@ -114,7 +117,7 @@ export async function openServices(opts: OpenServicesOptions): Promise<Services>
   const now = () => opts.clock.now();
   let embedded: TeamServer;
   try {
-    embedded = new TeamServer(sql, now, await readCursorKey(sql), opts.idempotency);
+    embedded = new TeamServer(sql, now, await readCursorKey(sql), opts.idempotency, instanceId(opts.home));
   } catch (err) {
     await sql.close();
     throw err;
@@ -172,4 +175,22 @@ export async function openServices(opts: OpenServicesOptions): Promise<Services>
       await sql.close();
     },
   };
+}
+
+/**
+ * This home's stable name (`instance.id`, 0600, made once): it scopes the
+ * idempotency records of effects that only this daemon makes (profile
+ * edits), so another daemon sharing the store never replays them.
+ */
+function instanceId(home: string): string {
+  const path = join(home, 'instance.id');
+  try {
+    const id = readFileNoFollow(path).trim();
+    if (/^[A-Za-z0-9_-]{16,64}$/.test(id)) return id;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  const id = randomBytes(16).toString('base64url');
+  writeFileAtomicSync(path, `${id}\n`);
+  return id;
 }

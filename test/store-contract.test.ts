@@ -220,6 +220,19 @@ const CASES: Case[] = [
     },
   },
   {
+    name: 'a profile edit under one idempotency key is applied by each daemon to its own profile, and replayed only where it was made',
+    async run({ callA, b }) {
+      // The same server and agent on both daemons: the record's scope is the same, only the daemon differs.
+      const callB = await b.runtime('s1', 'a1');
+      const input = { id: 'reviewer', displayName: 'Reviewer', idempotencyKey: 'add-reviewer' };
+      const first = ok(await callA('agent', 'create', input));
+      assert.deepEqual(ok(await callA('agent', 'create', input)), first, 'replayed on the daemon that made it');
+      const onB = ok(await callB('agent', 'create', input));
+      assert.equal(onB.agent.id, 'reviewer');
+      assert.ok(ok(await callB('agent', 'list', {})).agents.some((x: { id: string }) => x.id === 'reviewer'), "B's own profile has it");
+    },
+  },
+  {
     name: 'workflows: a plan made on one daemon runs on the other; a step completes once',
     async run({ callA, callB }) {
       const plan = ok(await callA('workflow', 'plan', { op: 'create', name: 'Release', steps: [{ name: 'build' }, { name: 'ship' }] })).plan;

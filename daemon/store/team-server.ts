@@ -36,12 +36,20 @@ export class TeamServer {
   readonly cursors: CursorCodec;
 
   /** Opens the team server on a migrated store (reads its cursor key). */
-  static async open(sql: SqlStore, now: () => number, idempotency: IdempotencyLimits = {}): Promise<TeamServer> {
-    return new TeamServer(sql, now, await readCursorKey(sql), idempotency);
+  static async open(sql: SqlStore, now: () => number, idempotency: IdempotencyLimits = {}, localScope: string | null = null): Promise<TeamServer> {
+    return new TeamServer(sql, now, await readCursorKey(sql), idempotency, localScope);
   }
 
-  /** `cursorKey`: readCursorKey(sql), read once at open. */
-  constructor(readonly sql: SqlStore, now: () => number, cursorKey: Buffer, idempotency: IdempotencyLimits = {}) {
+  /**
+   * `cursorKey`: readCursorKey(sql), read once at open. `localScope` names
+   * this daemon on a shared store: the idempotency records of daemon-local
+   * effects (profile edits) are kept per daemon, since replaying one daemon's
+   * edit on another would answer "done" for a profile that was never changed.
+   */
+  constructor(
+    readonly sql: SqlStore, now: () => number, cursorKey: Buffer, idempotency: IdempotencyLimits = {},
+    private readonly localScope: string | null = null,
+  ) {
     this.cursors = new CursorCodec(cursorKey);
     this.idempotency = new Idempotency(sql, now, idempotency);
     const ctx = { sql, now, idempotency: this.idempotency, cursors: this.cursors };
@@ -83,7 +91,7 @@ export class TeamServer {
       // but a re-run after the first edit took effect would apply it again
       // (update: the same fields, one revision more; create/delete: reported
       // as already_exists/not_found although the first run succeeded).
-      idempotent: (action, input, apply) => idempotency.run(c, action, input, async () => apply()),
+      idempotent: (action, input, apply) => idempotency.run(c, this.localScope ? `${action}@${this.localScope}` : action, input, async () => apply()),
       ...workflows.forCaller(c),
     };
   }
