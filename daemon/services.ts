@@ -104,10 +104,11 @@ export async function openServices(opts: OpenServicesOptions): Promise<Services>
   // Registry first: a missing or duplicate handler must stop the daemon before it touches the store.
   const registry = builtinRegistry(catalog);
   const log = opts.log ?? ((m: string) => process.stderr.write(`${m}\n`));
+  const diag = opts.diag ?? ((event: string, detail: Record<string, unknown>) => log(`${event} ${JSON.stringify(detail)}`));
   let db: Db | null = null;
   let sql: SqlStore;
   if (opts.store) {
-    sql = await openPostgresStore(opts.store, log);
+    sql = await openPostgresStore(opts.store, (message) => diag('store', { message }));
   } else {
     // Normal WAL locking: support tools, sqlite3 and `store backup` can read the store while the daemon runs.
     const path = opts.sqlitePath ?? paths.store;
@@ -130,7 +131,6 @@ export async function openServices(opts: OpenServicesOptions): Promise<Services>
   };
   const triggers = embedded.workflows.triggers;
   const messages = withMessageTriggers(new MessageStore(sql, opts.clock), triggers, sql);
-  const diag = opts.diag ?? ((event: string, detail: Record<string, unknown>) => log(`${event} ${JSON.stringify(detail)}`));
   const delivery = new ScheduleDelivery(sql, messages, opts.holdDeliveryMs ? { holdMs: opts.holdDeliveryMs } : {});
   // Other daemons write a shared database too: look for their schedules every second, not only when woken.
   const scheduler = new Scheduler(opts.clock, [delivery, triggers], diag, ...(opts.store ? [{ maxSleepMs: SHARED_STORE_POLL_MS }] : []));
