@@ -1,3 +1,4 @@
+import { closeSync, readFileSync } from 'node:fs';
 import { resolveHome, homePaths } from '../lib/home.js';
 import { startDaemon } from './server.js';
 import { AlreadyRunningError } from './lifecycle/singleton.js';
@@ -17,8 +18,10 @@ async function main(argv: string[]): Promise<number> {
   process.umask(0o077);
   // A daemon started from inside a runtime must not carry that runtime's credential variables.
   for (const k of Object.keys(process.env)) if (/^agentteam_(exec|mcp)_/i.test(k)) delete process.env[k];
-  // The store URL carries the database password: read once, then gone from the environment every child inherits.
-  const storeRaw = process.env.AGENTTEAM_STORE_URL;
+  // The store URL carries the database password. `daemon start` sends it on fd 3 (so it is in neither
+  // this process's command line nor its environment); started some other way, the variable is read once
+  // and removed, so no child inherits it.
+  const storeRaw = argv.includes('--store-fd') ? readStoreFd(Number(argv[argv.indexOf('--store-fd') + 1])) : process.env.AGENTTEAM_STORE_URL;
   delete process.env.AGENTTEAM_STORE_URL;
   let store: StoreUrl | undefined;
   try {
@@ -71,6 +74,16 @@ async function main(argv: string[]): Promise<number> {
   ready = true;
   await daemon.stopped;
   return 0;
+}
+
+/** Reads the whole store URL from the pipe `daemon start` opened on `fd`, then closes it. */
+function readStoreFd(fd: number): string {
+  if (!Number.isInteger(fd) || fd < 3) throw new StoreUrlError('--store-fd needs a file descriptor number of 3 or more');
+  try {
+    return readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**

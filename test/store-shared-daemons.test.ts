@@ -120,6 +120,8 @@ test('status names the store kind and host; the password is in no status, log, c
   assertNoPassword(status.stdout, 'status');
   for (const d of [a, b]) {
     assertNoPassword(readFileSync(`/proc/${d.pid}/cmdline`, 'utf8'), 'the daemon command line');
+    // Agents run as the same user and could read the daemon's initial environment: it never held the URL.
+    assertNoPassword(readFileSync(`/proc/${d.pid}/environ`, 'utf8'), 'the daemon environment');
     const log = join(d.home, 'daemon.log');
     if (existsSync(log)) assertNoPassword(readFileSync(log, 'utf8'), 'daemon.log');
   }

@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess, type IOType } from 'node:child_process';
+import type { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { resolveHome } from '../../lib/home.js';
 import { readDaemonInfo } from '../daemon-client.js';
@@ -11,8 +12,10 @@ const DAEMON_MAIN = fileURLToPath(new URL('../../daemon/main.js', import.meta.ur
 
 /**
  * `agentteam daemon start [--listen HOST:PORT] [--foreground] [--allow-remote [--allow-host NAME]...] [--store URL]`.
- * The store URL reaches the daemon in its environment (AGENTTEAM_STORE_URL),
- * never on its command line, where any user of the machine could read it.
+ * The store URL (it carries the database password) reaches the daemon
+ * through a pipe on its fd 3, never on its command line (readable by every
+ * user of the machine) nor in its environment (readable in
+ * /proc/PID/environ by every process of the user, agents included).
  * Prints the daemon's one ready line. Detached by default: returns once the
  * line is relayed, leaving the daemon running in its own session.
  */
@@ -24,10 +27,11 @@ export async function main(opts: Record<string, unknown>, _args: string[]): Prom
     return 1;
   }
   const env = { ...process.env };
-  if (typeof opts.store === 'string') env.AGENTTEAM_STORE_URL = opts.store;
-  if (env.AGENTTEAM_STORE_URL !== undefined) {
+  const store = typeof opts.store === 'string' ? opts.store : env.AGENTTEAM_STORE_URL;
+  delete env.AGENTTEAM_STORE_URL;
+  if (store !== undefined && store !== '') {
     try {
-      parseStoreUrl(env.AGENTTEAM_STORE_URL);
+      parseStoreUrl(store);
     } catch (err) {
       if (!(err instanceof StoreUrlError)) throw err;
       process.stderr.write(`agentteam: ${err.message}\n`);
@@ -35,17 +39,32 @@ export async function main(opts: Record<string, unknown>, _args: string[]): Prom
     }
   }
   const argv = [DAEMON_MAIN];
+  const secret = store !== undefined && store !== '' ? store : null;
+  if (secret !== null) argv.push('--store-fd', '3');
   if (typeof opts.listen === 'string') argv.push('--listen', opts.listen);
   if (opts.allowRemote) argv.push('--allow-remote');
   for (const h of Array.isArray(opts.allowHost) ? (opts.allowHost as string[]) : []) argv.push('--allow-host', h);
-  if (opts.foreground) return foreground(argv, env);
+  if (opts.foreground) return foreground(argv, env, secret);
   argv.push('--detached');
-  return detached(argv, env);
+  return detached(argv, env, secret);
 }
 
 /** Foreground: the daemon shares our stdio; signals are passed on, its exit status is ours. */
-async function foreground(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const child = spawn(process.execPath, argv, { stdio: 'inherit', env });
+/** The daemon's stdio, plus fd 3 as a pipe carrying the store URL when there is one. */
+function withStoreFd(stdio: IOType[], secret: string | null): IOType[] {
+  return secret === null ? stdio : [...stdio, 'pipe'];
+}
+
+function sendStore(child: ChildProcess, secret: string | null): void {
+  if (secret === null) return;
+  const pipe = child.stdio[3] as Writable;
+  pipe.on('error', () => undefined); // the daemon exited before reading: its own error says why
+  pipe.end(secret);
+}
+
+async function foreground(argv: string[], env: NodeJS.ProcessEnv, secret: string | null): Promise<number> {
+  const child: ChildProcess = spawn(process.execPath, argv, { stdio: withStoreFd(['inherit', 'inherit', 'inherit'], secret), env });
+  sendStore(child, secret);
   const forward = (sig: NodeJS.Signals) => () => child.kill(sig);
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, forward(sig));
   return new Promise((resolve) => {
@@ -58,8 +77,9 @@ function signalNumber(sig: NodeJS.Signals): number {
   return table[sig] ?? 0;
 }
 
-async function detached(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  const child = spawn(process.execPath, argv, { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env });
+async function detached(argv: string[], env: NodeJS.ProcessEnv, secret: string | null): Promise<number> {
+  const child: ChildProcess = spawn(process.execPath, argv, { detached: true, stdio: withStoreFd(['ignore', 'pipe', 'pipe'], secret), env });
+  sendStore(child, secret);
   let out = '';
   let err = '';
   return new Promise((resolve) => {
@@ -68,8 +88,8 @@ async function detached(argv: string[], env: NodeJS.ProcessEnv): Promise<number>
       if (done) return;
       done = true;
       clearTimeout(timer);
-      child.stdout.destroy();
-      child.stderr.destroy();
+      child.stdout!.destroy();
+      child.stderr!.destroy();
       child.unref();
       resolve(code);
     };
@@ -78,7 +98,7 @@ async function detached(argv: string[], env: NodeJS.ProcessEnv): Promise<number>
       child.kill('SIGTERM');
       finish(1);
     }, READY_TIMEOUT_MS);
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
       out += chunk;
       const nl = out.indexOf('\n');
       if (nl >= 0) {
@@ -86,7 +106,7 @@ async function detached(argv: string[], env: NodeJS.ProcessEnv): Promise<number>
         finish(0);
       }
     });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
       err += chunk;
     });
     child.on('exit', (code) => {
