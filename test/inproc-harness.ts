@@ -14,6 +14,7 @@ import { openServices, type Services } from '../daemon/services.js';
 import { systemClock } from '../lib/clock.js';
 import { FakeClock } from './auth-clock.js';
 import { parseStoreUrl } from '../lib/store-url.js';
+import { freshDatabase } from './pg-harness.js';
 
 /**
  * The daemon's real app (auth, Exec route, handlers, store) in process, with a
@@ -48,9 +49,11 @@ export interface InProcOptions {
 export async function startInProc(t: TestContext, opts: InProcOptions = {}): Promise<InProc> {
   const home = mkdtempSync(join(tmpdir(), 'agentteam-inproc-'));
   const clock = new FakeClock(Date.UTC(2026, 0, 5, 9, 0, 0));
+  // AGENTTEAM_TEST_STORE=postgres runs every in-process suite on a fresh PostgreSQL database instead of SQLite.
+  const storeUrl = opts.store ?? (process.env.AGENTTEAM_TEST_STORE === 'postgres' && !opts.shareStoreOf ? await freshDatabase() : undefined);
   const services = await openServices({
     home, clock, log: () => {},
-    ...(opts.store ? { store: parseStoreUrl(opts.store) } : {}),
+    ...(storeUrl ? { store: parseStoreUrl(storeUrl) } : {}),
     ...(opts.shareStoreOf ? { sqlitePath: join(opts.shareStoreOf.home, 'store.db') } : {}),
   });
   const store = new AuthorizationStore({
