@@ -30,6 +30,10 @@ export interface Cluster {
   readonly port: number;
   /** A new empty database; returns its URL (password percent-encoded, as a user would write it). */
   createDatabase(): Promise<string>;
+  /** Shuts the server down (sessions ended), keeping its data: an outage. */
+  pause(): Promise<void>;
+  /** Starts it again on the same port and data. */
+  resume(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -188,9 +192,10 @@ export async function startCluster(opts: { durable?: boolean } = {}): Promise<Cl
     ], as);
     const port = await freePort();
     const fast = opts.durable ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'];
-    const server = await startServer(join(native, 'bin', 'postgres'), [
+    const serverArgs = [
       '-D', data, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200', ...fast,
-    ], as);
+    ];
+    let server = await startServer(join(native, 'bin', 'postgres'), serverArgs, as);
     // If this process ends without stop(), the server must not outlive it.
     const killOnExit = () => server.kill('SIGKILL');
     process.once('exit', killOnExit);
@@ -198,6 +203,13 @@ export async function startCluster(opts: { durable?: boolean } = {}): Promise<Cl
       process.off('exit', killOnExit);
       server.kill('SIGKILL');
     });
+    const shutdown = async () => {
+      const exited = new Promise<void>((r) => (server.exitCode !== null || server.signalCode !== null ? r() : server.once('exit', () => r())));
+      server.kill('SIGINT'); // fast shutdown: open sessions are ended, as when a server restarts
+      const late = setTimeout(() => server.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(late);
+    };
     const admin = new pg.Pool({ host: '127.0.0.1', port, user: USER, password: PG_PASSWORD, database: 'postgres', max: 2 });
     // An idle connection ended by the server's shutdown is expected, not an uncaught error.
     admin.on('error', () => undefined);
@@ -208,14 +220,14 @@ export async function startCluster(opts: { durable?: boolean } = {}): Promise<Cl
         await admin.query(`CREATE DATABASE ${name}`);
         return databaseUrl(port, name);
       },
+      pause: shutdown,
+      async resume() {
+        server = await startServer(join(native, 'bin', 'postgres'), serverArgs, as);
+      },
       async stop() {
         await admin.end().catch(() => undefined);
         process.off('exit', killOnExit);
-        const exited = new Promise<void>((r) => (server.exitCode !== null || server.signalCode !== null ? r() : server.once('exit', () => r())));
-        server.kill('SIGINT'); // fast shutdown
-        const late = setTimeout(() => server.kill('SIGKILL'), 10_000);
-        await exited;
-        clearTimeout(late);
+        await shutdown();
         rmSync(base, { recursive: true, force: true });
       },
     };

@@ -21,3 +21,9 @@ export async function freshDatabase(): Promise<string> {
   cluster ??= startCluster();
   return (await cluster).createDatabase();
 }
+
+/** The file's cluster, for tests that take the database away and bring it back. */
+export async function clusterOfFile(): Promise<Cluster> {
+  cluster ??= startCluster();
+  return cluster;
+}
