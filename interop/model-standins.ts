@@ -19,7 +19,17 @@ export interface StandIn {
 }
 
 const TOOL = 'mcp__agentteam__message_send';
-const MARKER = /interop-[a-z]+-\d+/;
+/**
+ * The message the test asks the runtime to send: the word after "Send " in
+ * the user's prompt. Anchored on "Send ", because the runtimes also put
+ * their working directory in the context (`/tmp/agentteam-interop-home-…`),
+ * whose random suffix can itself look like a marker.
+ */
+const MARKER = /\bSend (interop-[a-z]+-\d+)\b/g;
+
+function markerIn(haystack: string): string | undefined {
+  return [...haystack.matchAll(MARKER)].pop()?.[1];
+}
 
 function readBody(req: IncomingMessage): Promise<any> {
   return new Promise((resolve) => {
@@ -76,7 +86,7 @@ export function startAnthropicStandIn(): Promise<StandIn> {
     const messages: any[] = body?.messages ?? [];
     const hasTool = (body?.tools ?? []).some((t: any) => t?.name === TOOL);
     const toolResult = messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).find((c: any) => c?.type === 'tool_result');
-    const marker = MARKER.exec(text(messages))?.[0];
+    const marker = markerIn(text(messages));
     const id = `msg_${Date.now()}`;
     const usage = { input_tokens: 10, output_tokens: 5 };
     let block: any;
@@ -118,7 +128,7 @@ export function startOpenAIStandIn(): Promise<StandIn> {
     const space = tools.find((t) => t?.type === 'namespace' && t?.name === 'mcp__agentteam' && (t.tools ?? []).some((x: any) => x?.name === 'message_send'));
     const flat = tools.some((t) => (t?.name ?? t?.function?.name) === TOOL);
     const output = input.find((i) => i?.type === 'function_call_output');
-    const marker = MARKER.exec(text(input))?.[0];
+    const marker = markerIn(text(input));
     const id = `resp_${Date.now()}`;
     let item: any;
     if (marker && !output && (space || flat)) {
