@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { call, closeHttp, startDaemon, startRuntime, type Daemon, type Runtime } from '../test/exec-harness.js';
+import { call, cli, closeHttp, startDaemon, startRuntime, type Daemon, type Runtime } from '../test/exec-harness.js';
 import { startCluster } from '../test/pg-cluster.js';
 import type { BenchResult } from './result.js';
 import { meanLoad, runLoad, type LoadResult } from './procs.js';
@@ -40,6 +40,13 @@ async function seeded(t: Target): Promise<string> {
   return JSON.stringify({ id: r.json.data.task.id as string });
 }
 
+/** The store counters `daemon status` shows (transactions, retries, busy). */
+async function storeStats(d: Daemon): Promise<{ transactions: number; retries: number }> {
+  const r = await cli(d.home, ['daemon', 'status']);
+  if (r.code !== 0) throw new Error(`daemon status failed: ${r.stderr}`);
+  return (JSON.parse(r.stdout) as { store: { transactions: number; retries: number } }).store;
+}
+
 function checked(r: LoadResult, what: string): LoadResult {
   if (r.non2xx + r.errors > 0) throw new Error(`${what}: ${r.non2xx} non-2xx and ${r.errors} errors`);
   return r;
@@ -74,7 +81,8 @@ export async function run(): Promise<BenchResult[]> {
         { metric: `task ${action} p99, PostgreSQL`, value: mp.p99Ms, unit: 'ms' },
       );
     }
-    // Two daemons writing one database at once, against one alone (alternated).
+    // Two daemons writing one database at once, against one alone (alternated); their store counters say how often a write ran again.
+    const before = [await storeStats(pg1.daemon), await storeStats(pg2.daemon)];
     const one: LoadResult[] = [];
     const two: number[] = [];
     for (let i = 0; i < 2; i++) {
@@ -83,12 +91,16 @@ export async function run(): Promise<BenchResult[]> {
       both.forEach((r) => checked(r, 'two daemons create'));
       two.push(both[0].reqPerSec + both[1].reqPerSec);
     }
+    const after = [await storeStats(pg1.daemon), await storeStats(pg2.daemon)];
+    const committed = after.reduce((a, s, i) => a + s.transactions - before[i]!.transactions, 0);
+    const retried = after.reduce((a, s, i) => a + s.retries - before[i]!.retries, 0);
     const alone = meanLoad(one).reqPerSec;
     const together = two.reduce((a, b) => a + b, 0) / two.length;
     rows.push(
       { metric: 'task create req/s, one daemon on PostgreSQL', value: Math.round(alone), unit: 'req/s' },
       { metric: 'task create req/s, two daemons on one PostgreSQL database (sum)', value: Math.round(together), unit: 'req/s' },
       { metric: 'two daemons / one daemon, task create', value: together / Math.max(1, alone), unit: 'x' },
+      { metric: 'serialization retries per 1,000 committed writes (that phase, both daemons)', value: (1000 * retried) / Math.max(1, committed), unit: '' },
     );
     await Promise.all([lite, pg1, pg2].flatMap((t) => t.runtimes.map((r) => r.close())));
     return rows;

@@ -126,7 +126,7 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
       const tools = loadDeclared();
       return { ...services.reloadProfile(), tools };
     },
-    stats: () => ({ store: services.store.describe, clientTools: clientTools.broker.stats() }),
+    stats: () => ({ store: { ...services.store.describe, ...services.store.stats() }, clientTools: clientTools.broker.stats() }),
     close: async () => {
       clientTools.close();
       await services.close();

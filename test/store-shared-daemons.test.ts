@@ -116,7 +116,9 @@ test('status names the store kind and host; the password is in no status, log, c
   assert.equal(status.code, 0, status.stderr);
   const store = JSON.parse(status.stdout).store;
   const u = new URL(url);
-  assert.deepEqual(store, { kind: 'postgres', location: `127.0.0.1:${u.port}${u.pathname}` });
+  assert.deepEqual([store.kind, store.location], ['postgres', `127.0.0.1:${u.port}${u.pathname}`]);
+  assert.ok(store.transactions >= 1, 'counts committed transactions');
+  assert.deepEqual([typeof store.retries, store.busy], ['number', 0]);
   assertNoPassword(status.stdout, 'status');
   for (const d of [a, b]) {
     assertNoPassword(readFileSync(`/proc/${d.pid}/cmdline`, 'utf8'), 'the daemon command line');

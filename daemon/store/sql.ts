@@ -44,9 +44,20 @@ export interface TxOptions {
   readonly lockKey?: string;
 }
 
+export interface StoreStats {
+  /** Transactions committed since start. */
+  readonly transactions: number;
+  /** PostgreSQL: transactions run again after a serialization failure or deadlock. */
+  readonly retries: number;
+  /** Transactions that gave up (`busy`): SQLite waited 5 s for another process's lock, PostgreSQL ran out of retries. */
+  readonly busy: number;
+}
+
 export interface SqlStore extends Sql {
   /** What `daemon status` shows: the kind and where (never a password). */
   readonly describe: { readonly kind: 'sqlite' | 'postgres'; readonly location: string };
+  /** Counters for `daemon status`: transactions committed, and how often one had to wait or run again. */
+  stats(): StoreStats;
   tx<T>(fn: (q: SqlTx) => Promise<T>, opts?: TxOptions): Promise<T>;
   /**
    * A number that moves whenever anything is committed to the database, when

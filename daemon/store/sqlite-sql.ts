@@ -29,6 +29,7 @@ export class SqliteSql implements SqlStore {
   private locked = false;
   private unlocked: Promise<void> = Promise.resolve();
   private savepoints = 0;
+  private readonly counts = { transactions: 0, retries: 0, busy: 0 };
 
   constructor(readonly db: Db, location: string) {
     this.describe = { kind: 'sqlite' as const, location };
@@ -68,6 +69,7 @@ export class SqliteSql implements SqlStore {
         throw err;
       }
       this.db.exec('COMMIT');
+      this.counts.transactions++;
       return result;
     } finally {
       this.locked = false;
@@ -91,11 +93,16 @@ export class SqliteSql implements SqlStore {
       } catch (err) {
         if ((err as { code?: string }).code !== 'SQLITE_BUSY') throw err;
         if (Date.now() >= deadline) {
+          this.counts.busy++;
           throw new ExecError('busy', 'the store is locked by another process', { hint: 'Retry shortly.' });
         }
         await new Promise((r) => setTimeout(r, delay));
       }
     }
+  }
+
+  stats() {
+    return { ...this.counts };
   }
 
   changeCounter(): number | null {

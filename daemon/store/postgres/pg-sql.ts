@@ -49,6 +49,7 @@ export class PgSql implements SqlStore {
   private readonly texts = new Map<string, { name: string; text: string }>();
   private readonly inside = new AsyncLocalStorage<true>();
   private closed = false;
+  private readonly counts = { transactions: 0, retries: 0, busy: 0 };
 
   constructor(readonly url: StoreUrl, private readonly log: (message: string) => void = () => {}) {
     this.describe = { kind: 'postgres' as const, location: url.location };
@@ -91,14 +92,17 @@ export class PgSql implements SqlStore {
           await client.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
           const result = await this.inside.run(true, () => fn(this.handle(client)));
           await client.query('COMMIT');
+          this.counts.transactions++;
           return result;
         } catch (err) {
           await client.query('ROLLBACK').catch(() => (broken = true));
           if (RETRY.has((err as { code?: string }).code ?? '') && attempt < MAX_TX_ATTEMPTS) {
+            this.counts.retries++;
             await sleep(Math.min(50, 2 * attempt) * Math.random());
             continue;
           }
           if (RETRY.has((err as { code?: string }).code ?? '')) {
+            this.counts.busy++;
             throw new ExecError('busy', 'the team store stayed too contended to apply this change', { hint: 'Retry shortly.' });
           }
           throw this.translate(err);
@@ -112,6 +116,10 @@ export class PgSql implements SqlStore {
         client.release(broken ? true : undefined);
       }
     }
+  }
+
+  stats() {
+    return { ...this.counts };
   }
 
   changeCounter(): number | null {
