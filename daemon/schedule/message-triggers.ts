@@ -1,7 +1,6 @@
 import type { MessageApi, SendMessage } from '../store/messages.js';
 import type { MessageRecord } from '../../catalog/mcp-tools.js';
 import type { SqlStore, SqlTx } from '../store/sql.js';
-import { mustRetry } from '../store/schedule-delivery.js';
 
 /** What reacts to a stored message (workflow message triggers), inside the transaction that stores it. */
 export interface MessageListener {
@@ -23,14 +22,8 @@ export function withMessageTriggers(messages: MessageApi, listener: MessageListe
   /** Stores the message and runs the listener; returns the listener's failure instead of logging it. */
   const sendOn = async (input: SendMessage, q: SqlTx): Promise<{ record: MessageRecord; failed: boolean; error?: unknown }> => {
     const record = await messages.send(input, q);
-    try {
-      await q.savepoint((inner) => listener.onMessage(inner, input.serverId, record.target, record.id));
-    } catch (error) {
-      // A serialization failure dooms the whole transaction: the driver re-runs it.
-      if (mustRetry(error)) throw error;
-      return { record, failed: true, error };
-    }
-    return { record, failed: false };
+    const ran = await q.attempt((inner) => listener.onMessage(inner, input.serverId, record.target, record.id));
+    return ran.ok ? { record, failed: false } : { record, failed: true, error: ran.error };
   };
   return {
     async send(input, q) {

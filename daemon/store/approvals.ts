@@ -3,10 +3,10 @@ import type { approvalDecide, approvalGet, approvalList, approvalRequest } from 
 import { ExecError } from '../errors.js';
 import type { StoreContext } from './context.js';
 import { isoTime, newId } from './ids.js';
-import { createdAtSql, keysetPage } from './keyset-page.js';
+import { createdAtPage, type Condition } from './keyset-page.js';
 import type { Migration } from './migrations.js';
 import type { Caller } from './server-api.js';
-import type { Sql, SqlValue } from './sql.js';
+import type { Sql } from './sql.js';
 
 export const APPROVALS_MIGRATION: Migration = {
   id: '004_approvals',
@@ -55,10 +55,6 @@ const INSERT = `INSERT INTO approvals (id, server_id, requested_by, title, detai
 const SET_DECISION = `UPDATE approvals SET status = ?, decided_by = ?, note = ?, decided_at = ?, revision = revision + 1, updated_at = ?
   WHERE id = ? AND status = 'pending' AND expires_at > ?`;
 /** The listing queries per filter: parameters now (select), server id[, now, status]. */
-const LISTS = {
-  all: createdAtSql(`SELECT ${COLUMNS} FROM approvals`, 'server_id = ?'),
-  status: createdAtSql(`SELECT ${COLUMNS} FROM approvals`, `server_id = ? AND ${EFFECTIVE} = ?`),
-};
 
 /**
  * Approvals: an agent asks, a person (or another agent) decides once. Expiry
@@ -91,14 +87,11 @@ export class ApprovalStore {
 
   async list(c: Caller, input: InputOf<typeof approvalList>): Promise<OutputOf<typeof approvalList>> {
     const now = this.s.now();
-    const key = input.status === undefined ? 'all' : 'status';
-    const q = LISTS[key];
-    const args: SqlValue[] = key === 'status' ? [now, c.serverId, now, input.status!] : [now, c.serverId];
-    const { items, ...more } = await keysetPage<Row>(
-      this.s.cursors, { action: 'approval/list', scope: c.serverId, filter: { status: input.status } }, input,
-      (r) => [r.created_at, r.id],
-      (n) => this.s.sql.all<Row>(q.first, [...args, n]),
-      (at, id, n) => this.s.sql.all<Row>(q.after, [...args, at, at, id, n]),
+    const where: Condition[] = [['server_id = ?', c.serverId]];
+    if (input.status !== undefined) where.push([`${EFFECTIVE} = ?`, now, input.status]);
+    const { items, ...more } = await createdAtPage<Row>(
+      this.s.sql, this.s.cursors, { action: 'approval/list', scope: c.serverId, filter: { status: input.status } }, input,
+      `SELECT ${COLUMNS} FROM approvals`, where, [now],
     );
     return { approvals: items.map(approvalOf), ...more };
   }

@@ -1,4 +1,5 @@
 import { pageLimit, pageOf, type CursorBinding, type CursorCodec, type Page } from '../exec/cursor.js';
+import type { Sql, SqlValue } from './sql.js';
 
 const KEY = ['number', 'string'] as const;
 
@@ -26,21 +27,27 @@ export async function keysetPage<R>(
   return pageOf(rows, limit, (r) => cursors.encode(binding, keyOf(r)));
 }
 
-/** The two SQL texts of a `created_at DESC, id DESC` listing for one filter shape. */
-export interface CreatedPageSql {
-  readonly first: string;
-  readonly after: string;
-}
+/** A filter of a listing: an SQL condition and the values of its placeholders. */
+export type Condition = readonly [sql: string, ...args: SqlValue[]];
 
 /**
- * The first-page and continuation queries of a listing newest first (the
- * driver prepares each text once). `select` is `SELECT … FROM table`, `where`
- * the filter. Parameters: the `where` values, then (continuation only)
- * created_at twice and id, then the row count.
+ * One page of a listing newest first (`created_at DESC, id DESC`), the order
+ * of every collection but tasks and projects: `select` is `SELECT … FROM
+ * table` (with `selectArgs` for placeholders in its column list), `where` the
+ * conditions joined with AND. The driver prepares each resulting text once.
  */
-export function createdAtSql(select: string, where: string): CreatedPageSql {
-  return {
-    first: `${select} WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ?`,
-    after: `${select} WHERE ${where} AND (created_at < ? OR (created_at = ? AND id < ?)) ORDER BY created_at DESC, id DESC LIMIT ?`,
-  };
+export function createdAtPage<R extends { created_at: number; id: string }>(
+  q: Sql, cursors: CursorCodec, binding: CursorBinding, input: { limit?: number; cursor?: string },
+  select: string, where: readonly Condition[], selectArgs: readonly SqlValue[] = [],
+): Promise<Page<R>> {
+  const clause = where.map(([sql]) => sql).join(' AND ');
+  const args = [...selectArgs, ...where.flatMap(([, ...values]) => values)];
+  return keysetPage<R>(
+    cursors, binding, input, (r) => [r.created_at, r.id],
+    (n) => q.all<R>(`${select} WHERE ${clause} ORDER BY created_at DESC, id DESC LIMIT ?`, [...args, n]),
+    (at, id, n) => q.all<R>(
+      `${select} WHERE ${clause} AND (created_at < ? OR (created_at = ? AND id < ?)) ORDER BY created_at DESC, id DESC LIMIT ?`,
+      [...args, at, at, id, n],
+    ),
+  );
 }

@@ -26,16 +26,6 @@ export interface ScheduleDeliveryOptions {
   readonly holdMs?: number;
 }
 
-/**
- * PostgreSQL's serialization failure and deadlock: the transaction is doomed
- * and its driver re-runs it, so such an error must reach the driver instead
- * of being recorded as a failed delivery (or a failed trigger).
- */
-export function mustRetry(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return !(err instanceof ExecError) && (code === '40001' || code === '40P01');
-}
-
 type Due = { id: string; next_due_at: number };
 
 const COLUMNS = 'id, server_id, created_by, target, content, at, cron, time_zone, status, next_due_at, revision, created_at, updated_at';
@@ -136,14 +126,12 @@ export class ScheduleDelivery {
 
   /** Writes the message under a savepoint: a failed send leaves the run record and the advance in place. */
   private async deliver(q: SqlTx, row: ScheduleRow): Promise<string | { error: string }> {
-    try {
-      return await q.savepoint(async (sp) => (await this.messages.send({
-        serverId: row.server_id, target: row.target, author: row.created_by, content: row.content,
-      }, sp)).id);
-    } catch (err) {
-      if (mustRetry(err)) throw err;
-      // Cut to the bound the run schema states (an error message can quote input).
-      return { error: clipJson(err instanceof ExecError ? `${err.code}: ${err.message}` : 'internal: the message could not be stored', LIMITS.runError) };
-    }
+    const sent = await q.attempt(async (sp) => (await this.messages.send({
+      serverId: row.server_id, target: row.target, author: row.created_by, content: row.content,
+    }, sp)).id);
+    if (sent.ok) return sent.value;
+    const err = sent.error;
+    // Cut to the bound the run schema states (an error message can quote input).
+    return { error: clipJson(err instanceof ExecError ? `${err.code}: ${err.message}` : 'internal: the message could not be stored', LIMITS.runError) };
   }
 }

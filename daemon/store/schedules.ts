@@ -9,8 +9,8 @@ import { newId } from './ids.js';
 import type { Migration } from './migrations.js';
 import { runOf, scheduleOf, type RunRow, type ScheduleRow } from './schedule-rows.js';
 import type { Caller } from './server-api.js';
-import type { Sql, SqlValue } from './sql.js';
-import { keysetPage } from './keyset-page.js';
+import type { Sql } from './sql.js';
+import { createdAtPage, keysetPage, type Condition } from './keyset-page.js';
 
 export const SCHEDULES_MIGRATION: Migration = {
   id: '003_scheduled_messages',
@@ -131,18 +131,12 @@ export class ScheduleStore {
 
   async list(c: Caller, input: InputOf<typeof scheduledMessageList>): Promise<OutputOf<typeof scheduledMessageList>> {
     const filter = { status: input.status, target: input.target };
-    const where = ['server_id = ?'];
-    const args: SqlValue[] = [c.serverId];
-    if (input.status !== undefined) (where.push('status = ?'), args.push(input.status));
-    if (input.target !== undefined) (where.push('target = ?'), args.push(input.target));
-    const select = `SELECT ${SCHEDULE_COLUMNS} FROM scheduled_messages WHERE ${where.join(' AND ')}`;
-    const { items, ...more } = await keysetPage<ScheduleRow>(
-      this.s.cursors, { action: 'scheduled-message/list', scope: c.serverId, filter }, input,
-      (r) => [r.created_at, r.id],
-      (n) => this.s.sql.all<ScheduleRow>(`${select} ORDER BY created_at DESC, id DESC LIMIT ?`, [...args, n]),
-      (at, id, n) => this.s.sql.all<ScheduleRow>(
-        `${select} AND (created_at < ? OR (created_at = ? AND id < ?)) ORDER BY created_at DESC, id DESC LIMIT ?`, [...args, at, at, id, n],
-      ),
+    const where: Condition[] = [['server_id = ?', c.serverId]];
+    if (input.status !== undefined) where.push(['status = ?', input.status]);
+    if (input.target !== undefined) where.push(['target = ?', input.target]);
+    const { items, ...more } = await createdAtPage<ScheduleRow>(
+      this.s.sql, this.s.cursors, { action: 'scheduled-message/list', scope: c.serverId, filter }, input,
+      `SELECT ${SCHEDULE_COLUMNS} FROM scheduled_messages`, where,
     );
     return { scheduledMessages: items.map(scheduleOf), ...more };
   }

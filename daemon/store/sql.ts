@@ -33,6 +33,29 @@ export interface Sql {
 export interface SqlTx extends Sql {
   /** Runs `fn` under a savepoint: if it throws, only its own changes are undone, and the error is rethrown. */
   savepoint<T>(fn: (q: SqlTx) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` under a savepoint and reports its failure instead of throwing
+   * it, with its own changes undone, so the transaction goes on (a delivery
+   * records a failed send; a message is stored though its trigger failed).
+   * A failure that dooms the whole transaction (PostgreSQL: serialization
+   * failure or deadlock, which the driver answers by running it again) is
+   * thrown all the same.
+   */
+  attempt<T>(fn: (q: SqlTx) => Promise<T>): Promise<Attempt<T>>;
+}
+
+export type Attempt<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown };
+
+/** `attempt` over a driver's savepoint, given how the driver recognises a doomed transaction. */
+export async function attemptUnder<T>(
+  q: SqlTx, fn: (q: SqlTx) => Promise<T>, dooms: (err: unknown) => boolean,
+): Promise<Attempt<T>> {
+  try {
+    return { ok: true, value: await q.savepoint(fn) };
+  } catch (error) {
+    if (dooms(error)) throw error;
+    return { ok: false, error };
+  }
 }
 
 export interface TxOptions {

@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.js';
 import { ExecError } from '../errors.js';
-import { NestedStatementError, type RunResult, type Sql, type SqlStore, type SqlTx, type SqlValue, type TxOptions } from './sql.js';
+import { attemptUnder, NestedStatementError, type RunResult, type Sql, type SqlStore, type SqlTx, type SqlValue, type TxOptions } from './sql.js';
 
 /** How long SQLite's own (synchronous) busy handler may spin before BEGIN gives up and waits asynchronously. */
 export const BUSY_SPIN_MS = 20;
@@ -162,6 +162,8 @@ export class SqliteSql implements SqlStore {
           throw err;
         }
       },
+      // One writer at a time: nothing dooms a SQLite transaction but a failed COMMIT.
+      attempt: (fn) => attemptUnder(q, fn, () => false),
     };
     return q;
   }

@@ -4,9 +4,9 @@ import type { workflowPlan } from '../../catalog/domains/workflow.js';
 import { ExecError } from '../errors.js';
 import type { StoreContext } from './context.js';
 import { newId } from './ids.js';
-import { createdAtSql, keysetPage } from './keyset-page.js';
+import { createdAtPage } from './keyset-page.js';
 import type { Caller } from './server-api.js';
-import type { Sql, SqlValue } from './sql.js';
+import type { Sql } from './sql.js';
 import { checkOpFields, runOp } from './workflow-ops.js';
 import { planOf, versionOf, type PlanRow, type StepDef, type VersionRow } from './workflow-rows.js';
 
@@ -150,13 +150,9 @@ export class WorkflowPlans {
   }
 
   private async list(q: Sql, c: Caller, input: In): Promise<Out> {
-    const sql = createdAtSql('SELECT * FROM wf_plans', `server_id = ?${input.status === undefined ? '' : ' AND status = ?'}`);
-    const args: SqlValue[] = input.status === undefined ? [c.serverId] : [c.serverId, input.status];
-    const { items, ...more } = await keysetPage<PlanRow>(
-      this.s.cursors, { action: 'workflow/plan.list', scope: c.serverId, filter: { status: input.status } }, input,
-      (r) => [r.created_at, r.id],
-      (n) => q.all<PlanRow>(sql.first, [...args, n]),
-      (at, id, n) => q.all<PlanRow>(sql.after, [...args, at, at, id, n]),
+    const { items, ...more } = await createdAtPage<PlanRow>(
+      q, this.s.cursors, { action: 'workflow/plan.list', scope: c.serverId, filter: { status: input.status } }, input,
+      'SELECT * FROM wf_plans', [['server_id = ?', c.serverId], ...(input.status === undefined ? [] : [['status = ?', input.status] as const])],
     );
     return { plans: items.map(planOf), ...more };
   }

@@ -4,9 +4,9 @@ import type { workflowRun } from '../../catalog/domains/workflow.js';
 import { ExecError } from '../errors.js';
 import type { StoreContext } from './context.js';
 import { newId } from './ids.js';
-import { createdAtSql, keysetPage } from './keyset-page.js';
+import { createdAtPage, keysetPage, type Condition } from './keyset-page.js';
 import type { Caller } from './server-api.js';
-import type { Sql, SqlValue } from './sql.js';
+import type { Sql } from './sql.js';
 import { checkOpFields, runOp } from './workflow-ops.js';
 import type { WorkflowPlans } from './workflow-plans.js';
 import { logOf, runOf, stepOf, type LogRow, type PlanRow, type RunRow, type StepRow } from './workflow-rows.js';
@@ -118,16 +118,12 @@ export class WorkflowRuns {
   }
 
   private async list(q: Sql, c: Caller, input: In): Promise<Out> {
-    const where = ['server_id = ?'];
-    const args: SqlValue[] = [c.serverId];
-    if (input.planId !== undefined) (where.push('plan_id = ?'), args.push(input.planId));
-    if (input.status !== undefined) (where.push('status = ?'), args.push(input.status));
-    const sql = createdAtSql('SELECT * FROM wf_runs', where.join(' AND '));
-    const { items, ...more } = await keysetPage<RunRow>(
-      this.s.cursors, { action: 'workflow/run.list', scope: c.serverId, filter: { planId: input.planId, status: input.status } }, input,
-      (r) => [r.created_at, r.id],
-      (n) => q.all<RunRow>(sql.first, [...args, n]),
-      (at, id, n) => q.all<RunRow>(sql.after, [...args, at, at, id, n]),
+    const where: Condition[] = [['server_id = ?', c.serverId]];
+    if (input.planId !== undefined) where.push(['plan_id = ?', input.planId]);
+    if (input.status !== undefined) where.push(['status = ?', input.status]);
+    const { items, ...more } = await createdAtPage<RunRow>(
+      q, this.s.cursors, { action: 'workflow/run.list', scope: c.serverId, filter: { planId: input.planId, status: input.status } }, input,
+      'SELECT * FROM wf_runs', where,
     );
     return { runs: items.map(runOf), ...more };
   }

@@ -4,10 +4,10 @@ import { checkCronRule, countOccurrences, nextOccurrence } from '../../lib/cron.
 import { ExecError } from '../errors.js';
 import type { StoreContext } from './context.js';
 import { newId } from './ids.js';
-import { createdAtSql, keysetPage } from './keyset-page.js';
+import { createdAtPage } from './keyset-page.js';
 import { LATE_AFTER_MS, type DeliveryOutcome } from './schedule-delivery.js';
 import type { Caller } from './server-api.js';
-import type { Sql, SqlTx, SqlValue } from './sql.js';
+import type { Sql, SqlTx } from './sql.js';
 import { checkOpFields, runOp } from './workflow-ops.js';
 import type { WorkflowPlans } from './workflow-plans.js';
 import { boundedProblems } from './workflow-plans.js';
@@ -143,13 +143,9 @@ export class WorkflowTriggers {
   }
 
   private async list(q: Sql, c: Caller, input: In): Promise<Out> {
-    const sql = createdAtSql('SELECT * FROM wf_triggers', `server_id = ?${input.planId === undefined ? '' : ' AND plan_id = ?'}`);
-    const args: SqlValue[] = input.planId === undefined ? [c.serverId] : [c.serverId, input.planId];
-    const { items, ...more } = await keysetPage<TriggerRow>(
-      this.s.cursors, { action: 'workflow/trigger.list', scope: c.serverId, filter: { planId: input.planId } }, input,
-      (r) => [r.created_at, r.id],
-      (n) => q.all<TriggerRow>(sql.first, [...args, n]),
-      (at, id, n) => q.all<TriggerRow>(sql.after, [...args, at, at, id, n]),
+    const { items, ...more } = await createdAtPage<TriggerRow>(
+      q, this.s.cursors, { action: 'workflow/trigger.list', scope: c.serverId, filter: { planId: input.planId } }, input,
+      'SELECT * FROM wf_triggers', [['server_id = ?', c.serverId], ...(input.planId === undefined ? [] : [['plan_id = ?', input.planId] as const])],
     );
     return { triggers: items.map(triggerOf), ...more };
   }

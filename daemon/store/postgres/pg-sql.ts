@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import { ExecError } from '../../errors.js';
-import { NestedStatementError, type RunResult, type SqlStore, type SqlTx, type SqlValue, type TxOptions } from '../sql.js';
+import { attemptUnder, NestedStatementError, type RunResult, type SqlStore, type SqlTx, type SqlValue, type TxOptions } from '../sql.js';
 import { decodeText, encodeText } from './text.js';
 import { numberPlaceholders } from './placeholders.js';
 import type { StoreUrl } from '../../../lib/store-url.js';
@@ -30,6 +30,7 @@ const TYPES = {
 
 /** SQLSTATEs after which the whole transaction is run again: serialization failure, deadlock. */
 const RETRY = new Set(['40001', '40P01']);
+const retryable = (err: unknown) => RETRY.has((err as { code?: string }).code ?? '');
 
 /**
  * The shared team store's driver: node-postgres with a bounded pool. Every
@@ -96,12 +97,12 @@ export class PgSql implements SqlStore {
           return result;
         } catch (err) {
           await client.query('ROLLBACK').catch(() => (broken = true));
-          if (RETRY.has((err as { code?: string }).code ?? '') && attempt < MAX_TX_ATTEMPTS) {
+          if (retryable(err) && attempt < MAX_TX_ATTEMPTS) {
             this.counts.retries++;
             await sleep(Math.min(50, 2 * attempt) * Math.random());
             continue;
           }
-          if (RETRY.has((err as { code?: string }).code ?? '')) {
+          if (retryable(err)) {
             this.counts.busy++;
             throw new ExecError('busy', 'the team store stayed too contended to apply this change', { hint: 'Retry shortly.' });
           }
@@ -209,12 +210,13 @@ export class PgSql implements SqlStore {
           return r;
         } catch (err) {
           // A serialization failure dooms the whole transaction: let it reach tx() and be retried.
-          if (RETRY.has((err as { code?: string }).code ?? '')) throw err;
+          if (retryable(err)) throw err;
           await client.query(`ROLLBACK TO SAVEPOINT ${name}`);
           await client.query(`RELEASE SAVEPOINT ${name}`);
           throw err;
         }
       },
+      attempt: (fn) => attemptUnder(q, fn, retryable),
     };
     return q;
   }
