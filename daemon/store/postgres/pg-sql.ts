@@ -169,29 +169,28 @@ export class PgSql implements SqlStore {
     return p;
   }
 
-  private async query<R>(on: pg.Pool | pg.PoolClient, sql: string, params: readonly SqlValue[]): Promise<R[]> {
-    let res: pg.QueryResult;
+  /** One statement, prepared once per connection; outside a transaction its errors leave translated. */
+  private async send(on: pg.Pool | pg.PoolClient, sql: string, params: readonly SqlValue[]): Promise<pg.QueryResult> {
     try {
-      res = await on.query({ ...this.prepared(sql), values: params.map(bind) });
+      return await on.query({ ...this.prepared(sql), values: params.map(bind) });
     } catch (err) {
       throw this.inside.getStore() ? err : this.translate(err);
     }
-    for (const row of res.rows as Record<string, unknown>[]) {
+  }
+
+  private async query<R>(on: pg.Pool | pg.PoolClient, sql: string, params: readonly SqlValue[]): Promise<R[]> {
+    const rows = (await this.send(on, sql, params)).rows as Record<string, unknown>[];
+    for (const row of rows) {
       for (const k in row) {
         const v = row[k];
         if (typeof v === 'string') row[k] = decodeText(v);
       }
     }
-    return res.rows as R[];
+    return rows as R[];
   }
 
   private async exec(on: pg.Pool | pg.PoolClient, sql: string, params: readonly SqlValue[]): Promise<RunResult> {
-    try {
-      const res = await on.query({ ...this.prepared(sql), values: params.map(bind) });
-      return { changes: res.rowCount ?? 0 };
-    } catch (err) {
-      throw this.inside.getStore() ? err : this.translate(err);
-    }
+    return { changes: (await this.send(on, sql, params)).rowCount ?? 0 };
   }
 
   private handle(client: pg.PoolClient): SqlTx {
