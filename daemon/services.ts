@@ -8,7 +8,6 @@ import { openDb, type Db } from './store/db.js';
 import { TeamServer, readCursorKey } from './store/team-server.js';
 import { SqliteSql } from './store/sqlite-sql.js';
 import type { SqlStore } from './store/sql.js';
-import { openPostgresStore } from './store/postgres/open.js';
 import type { StoreUrl } from '../lib/store-url.js';
 import type { IdempotencyLimits } from './store/idempotency.js';
 import type { ApprovalOperatorApi, Caller, ServerApi } from './store/server-api.js';
@@ -108,6 +107,8 @@ export async function openServices(opts: OpenServicesOptions): Promise<Services>
   let db: Db | null = null;
   let sql: SqlStore;
   if (opts.store) {
+    // Loaded only for a shared store: node-postgres takes ~55 ms to load, which a daemon on SQLite need not pay at start.
+    const { openPostgresStore } = await import('./store/postgres/open.js');
     sql = await openPostgresStore(opts.store, (message) => diag('store', { message }));
   } else {
     // Normal WAL locking: support tools, sqlite3 and `store backup` can read the store while the daemon runs.
