@@ -18,8 +18,7 @@ after(async () => {
 
 /** A new empty database on this file's cluster; returns its URL. */
 export async function freshDatabase(): Promise<string> {
-  cluster ??= startCluster();
-  return (await cluster).createDatabase();
+  return (await clusterOfFile()).createDatabase();
 }
 
 /** The file's cluster, for tests that take the database away and bring it back. */
