@@ -93,6 +93,31 @@ test('client tools over time: timeouts, handoffs, revocation, provider loss, rec
     assert.equal(status.status, 200);
   });
 
+  await t.test('a 2026-07-28 tools/call whose request closes is cancelled the same way (timeout_s: 0 included); the slot comes back', async () => {
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': {},
+      'io.modelcontextprotocol/clientInfo': { name: 'close-test', version: '1.0.0' },
+    };
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 10, method: 'tools/call', params: { name: 'g_handoff', arguments: { text: 'walk away 2026' }, _meta: meta } });
+    const req = request(agent.mcpUrl, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${agent.token()}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body),
+        'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'g_handoff',
+      },
+    });
+    req.on('error', () => undefined);
+    req.end(body);
+    const f = await app.next<{ request_id: string }>((x) => x.type === 'client_tool.request' && (x.data.arguments as { text?: string })?.text === 'walk away 2026');
+    assert.equal((await app.call('GET', '/api/v1/status')).body.data.inFlight, 1, 'the parked call holds its slot while the caller waits');
+    req.destroy();
+    const cancelled = await app.next((x) => x.type === 'client_tool.cancelled' && x.data.request_id === f.data.request_id);
+    assert.equal(cancelled.data.reason, 'agent_stopped');
+    await waitUntil(async () => (await app.call('GET', '/api/v1/status')).body.data.inFlight === 0);
+    assert.equal((await app.claim(f.data.request_id)).body.error.code, 'unknown_request');
+  });
+
   await t.test('change notices are coalesced to at most one a second', async () => {
     const before = agent.changes.count;
     clock.advance(1000);

@@ -58,6 +58,17 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
     return JSON.stringify(result);
   }
 
+  /**
+   * The context of one tools/call, the same on every revision: the caller's
+   * binding, the authorization's revocation signal, the thread, and the
+   * request's own close signal (the caller went away: the app is told and the
+   * call's slot comes back, whatever the tool's timeout).
+   */
+  function callContext(c: Context, params: Record<string, unknown>): CallContext {
+    const { principal, signal } = opts.caller(c);
+    return { principal, signal, threadId: callThreadId(params, c.req.header(THREAD_HEADER)), gone: () => c.req.raw.signal };
+  }
+
   async function dispatch(c: Context, id: RpcId, method: string, params: Record<string, unknown>): Promise<string> {
     switch (method) {
       case 'initialize':
@@ -67,9 +78,7 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
       case 'tools/list':
         return resultFrame(id, opts.host.listResultJson(opts.caller(c).principal));
       case 'tools/call': {
-        const { principal, signal } = opts.caller(c);
-        const ctx: CallContext = { principal, signal, threadId: callThreadId(params, c.req.header(THREAD_HEADER)), gone: () => c.req.raw.signal };
-        const out = await opts.host.call(params.name, params.arguments, ctx);
+        const out = await opts.host.call(params.name, params.arguments, callContext(c, params));
         return out.ok ? resultFrame(id, out.resultJson) : errorFrame(id, out.code, out.message);
       }
       default:
@@ -116,9 +125,7 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
         return answer(resultFrame(id, json));
       }
       case 'tools/call': {
-        const { principal, signal } = opts.caller(c);
-        const ctx: CallContext = { principal, signal, threadId: callThreadId(params, c.req.header(THREAD_HEADER)) };
-        const out = await opts.host.call(params.name, params.arguments, ctx);
+        const out = await opts.host.call(params.name, params.arguments, callContext(c, params));
         return answer(out.ok ? resultFrame(id, withResultFields(out.resultJson, completeFields)) : errorFrame(id, out.code, out.message));
       }
       case 'subscriptions/listen': {
