@@ -124,7 +124,7 @@ test('kb_fetch chunks count JSON bytes: a document of control characters comes b
     let got = '';
     let cursor: string | undefined;
     for (let i = 0; i < 100; i++) {
-      const out = kb.fetch({ docId: 'doc.md', ...(cursor ? { cursor } : {}) });
+      const out = await kb.fetch({ docId: 'doc.md', ...(cursor ? { cursor } : {}) });
       assert.ok(jsonBytes(out.text) <= 8192, `${jsonBytes(out.text)} bytes`);
       got += out.text;
       if (!out.hasMore) break;

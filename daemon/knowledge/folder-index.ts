@@ -3,7 +3,7 @@ import type { Statement } from 'better-sqlite3';
 import type { Clock, ClockTimer } from '../../lib/clock.js';
 import { chunkText, titleOf } from './chunk.js';
 import { CHUNKS_PER_FILE, markBuilt, openIndexDb, type IndexDb } from './index-db.js';
-import { isIndexedName, isSafeDir, readSafe, safeStat, walkFiles, walkFilesAsync, type FileStat } from './walk.js';
+import { isIndexedName, isSafeDir, readSafe, safeStat, walkFilesAsync, type FileStat } from './walk.js';
 import { DirWatcher } from './dir-watcher.js';
 
 export interface FolderIndexOptions {
@@ -31,6 +31,10 @@ function chunkRange(id: number): [bigint, bigint] {
 const FLUSH_DELAY_MS = 150;
 /** Without a working watcher, a search rescans the folder when the last scan is older than this. */
 const POLL_STALE_MS = 1_000;
+/** Files read at once while indexing (each holds a descriptor until read). */
+const READ_CONCURRENCY = 16;
+
+type Read = { st: FileStat; text: string | null };
 
 /**
  * A full-text index of one folder, kept current while open: per-folder
@@ -60,6 +64,12 @@ export class FolderIndex {
   private lastScan = 0;
   private scanning = false;
   private readonly ready: Promise<void>;
+  /**
+   * Index changes run one at a time: a change reads its files (off the event
+   * loop) and then applies them in one transaction, so a later read of a
+   * file is never overwritten by an earlier one that finished after it.
+   */
+  private lock: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly opts: FolderIndexOptions) {
     this.root = opts.root;
@@ -103,14 +113,22 @@ export class FolderIndex {
   }
 
   /** Applies every pending change now (before a search answers). */
-  refresh(): void {
+  async refresh(): Promise<void> {
     if (this.state === 'closed') return;
     if (!this.watcher && this.opts.clock.now() - this.lastScan >= POLL_STALE_MS) {
       this.dirty.clear();
-      this.applyScan(walkFiles(this.root));
+      const startedAt = this.opts.clock.now();
+      const found = await walkFilesAsync(this.root);
+      await this.exclusive(() => this.applyScan(found, startedAt));
       return;
     }
-    this.flushDirty();
+    await this.flushDirty();
+  }
+
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.lock.then(fn, fn);
+    this.lock = run.catch(() => undefined);
+    return run;
   }
 
   /** Closes and deletes the database: the next index for this folder starts from nothing. */
@@ -141,7 +159,7 @@ export class FolderIndex {
         if (!this.flushTimer) {
           this.flushTimer = this.opts.clock.setTimeout(() => {
             this.flushTimer = null;
-            this.flushDirty();
+            this.flushDirty().catch((err: unknown) => this.opts.diag?.('index_flush_failed', { root: this.root, error: String(err) }));
           }, FLUSH_DELAY_MS);
         }
       },
@@ -171,41 +189,67 @@ export class FolderIndex {
     this.rescanTimer = t;
   }
 
-  private flushDirty(): void {
-    if (this.dirty.size === 0 || this.state === 'closed') return;
+  private flushDirty(): Promise<void> {
+    if (this.dirty.size === 0 || this.state === 'closed') return Promise.resolve();
     const paths = [...this.dirty];
     this.dirty.clear();
     if (paths.includes('') || paths.length > 2_000) {
       // Too much to apply path by path (or the watcher lost track): rescan the folder off the event loop.
       if (!this.scanning) void this.rescanInBatches().catch((err: unknown) => this.opts.diag?.('index_rescan_failed', { root: this.root, error: String(err) }));
-      return;
+      return Promise.resolve();
     }
-    this.db.transaction(() => {
-      for (const rel of paths) this.applyPath(rel);
-    })();
+    return this.exclusive(async () => {
+      // Each path a watcher named: a file, a folder that appeared, or something that went away.
+      const files: FileStat[] = [];
+      const gone: string[] = [];
+      for (const rel of paths) {
+        const st = isIndexedName(rel) ? safeStat(this.root, rel) : null;
+        if (st) files.push(st);
+        else if (isSafeDir(this.root, rel)) for (const f of await walkFilesAsync(`${this.root}/${rel}`)) files.push({ ...f, path: `${rel}/${f.path}` });
+        else gone.push(rel);
+      }
+      const reads = await this.readChanged(files);
+      if (this.isClosed()) return;
+      this.db.transaction(() => {
+        for (const rel of gone) this.removeGone(rel);
+        this.applyReads(reads);
+      })();
+    });
   }
 
-  /** One path a watcher named: a file, a folder that appeared, or something that went away. */
-  private applyPath(rel: string): void {
-    const st = isIndexedName(rel) ? safeStat(this.root, rel) : null;
-    if (st) return this.indexIfChanged(st);
-    if (isSafeDir(this.root, rel)) {
-      for (const f of walkFiles(`${this.root}/${rel}`)) this.indexIfChanged({ ...f, path: `${rel}/${f.path}` });
-      return;
-    }
+  /** A path that is no longer a file or folder: its row, and the rows of files that were under it. */
+  private removeGone(rel: string): void {
     this.removePath(rel);
     const under = this.db.prepare('SELECT id, path, mtime_ms, size FROM files WHERE substr(path, 1, ?) = ?').all(rel.length + 1, `${rel}/`) as Row[];
     for (const r of under) if (!safeStat(this.root, r.path)) this.remove(r.id);
   }
 
-  private indexIfChanged(st: FileStat): void {
+  private isUnchanged(st: FileStat): boolean {
     const row = this.byPath.get(st.path) as Row | undefined;
-    if (row && row.mtime_ms === st.mtimeMs && row.size === st.size) return;
-    this.indexFile(st, row);
+    return row !== undefined && row.mtime_ms === st.mtimeMs && row.size === st.size;
   }
 
-  private indexFile(st: FileStat, row: Row | undefined): void {
-    const text = readSafe(this.root, st.path);
+  /** Reads the files whose size or mtime differ from their rows, a few at a time, off the event loop. */
+  private async readChanged(files: FileStat[]): Promise<Read[]> {
+    const todo = files.filter((st) => !this.isUnchanged(st));
+    const out: Read[] = [];
+    for (let i = 0; i < todo.length && !this.isClosed(); i += READ_CONCURRENCY) {
+      const slice = todo.slice(i, i + READ_CONCURRENCY);
+      out.push(...(await Promise.all(slice.map(async (st) => ({ st, text: await readSafe(this.root, st.path, st) })))));
+    }
+    return out;
+  }
+
+  /** Inside a transaction: what readChanged read, each file re-checked against its row. */
+  private applyReads(reads: Read[]): void {
+    for (const { st, text } of reads) {
+      const row = this.byPath.get(st.path) as Row | undefined;
+      if (row && row.mtime_ms === st.mtimeMs && row.size === st.size) continue;
+      this.indexFile(st, row, text);
+    }
+  }
+
+  private indexFile(st: FileStat, row: Row | undefined, text: string | null): void {
     if (text === null) {
       if (row) this.remove(row.id);
       return;
@@ -248,12 +292,14 @@ export class FolderIndex {
     return { changed, gone, rows };
   }
 
-  private applyScan(found: FileStat[]): void {
-    this.lastScan = this.opts.clock.now();
-    const { changed, gone, rows } = this.diff(found);
+  private async applyScan(found: FileStat[], startedAt: number): Promise<void> {
+    const { changed, gone } = this.diff(found);
+    const reads = await this.readChanged(changed);
+    if (this.isClosed()) return;
+    this.lastScan = startedAt;
     this.db.transaction(() => {
-      for (const r of gone) this.remove(r.id);
-      for (const f of changed) this.indexFile(f, rows.get(f.path));
+      for (const r of gone) if (!safeStat(this.root, r.path)) this.remove(r.id);
+      this.applyReads(reads);
     })();
   }
 
@@ -276,18 +322,23 @@ export class FolderIndex {
       for (let i = 0; i < gone.length; i += batch) {
         if (this.isClosed()) return;
         // A row may have been re-created by a watcher flush meanwhile: drop it only if its file is still gone.
-        this.db.transaction(() => {
-          for (const r of gone.slice(i, i + batch)) if (!safeStat(this.root, r.path)) this.remove(r.id);
-        })();
+        await this.exclusive(async () => {
+          if (this.isClosed()) return;
+          this.db.transaction(() => {
+            for (const r of gone.slice(i, i + batch)) if (!safeStat(this.root, r.path)) this.remove(r.id);
+          })();
+        });
         await new Promise((r) => setImmediate(r));
       }
       for (let i = 0; i < changed.length; i += batch) {
         if (this.isClosed()) return;
         const slice = changed.slice(i, i + batch);
-        this.db.transaction(() => {
-          // Re-read each row: a watcher flush may have indexed the file meanwhile.
-          for (const f of slice) this.indexIfChanged(f);
-        })();
+        await this.exclusive(async () => {
+          const reads = await this.readChanged(slice);
+          if (this.isClosed()) return;
+          // Each row is re-read: a watcher flush may have indexed the file meanwhile.
+          this.db.transaction(() => this.applyReads(reads))();
+        });
         this.progress.done += slice.length;
         await new Promise((r) => setImmediate(r));
       }

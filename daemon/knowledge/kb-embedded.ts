@@ -47,7 +47,8 @@ export class EmbeddedKnowledge {
         next: { action: 'kb_search', input: { query: '<query>' } },
       });
     }
-    index.refresh();
+    await index.refresh();
+    if (index.state === 'closed') throw new ExecError('index_unavailable', 'the knowledge index closed while this search waited', { hint: 'Retry kb_search.' });
     const page = searchPage(index.db, {
       scope: 'kb', cursorPrefix: 'ks1', query: input.query, limit: input.limit ?? RETRIEVAL_LIMITS.defaultHits,
       cursor: input.cursor, snippetBytes: RETRIEVAL_LIMITS.snippetBytes,
@@ -60,8 +61,8 @@ export class EmbeddedKnowledge {
     return out;
   }
 
-  fetch(input: KbFetchInput): KbFetchOutput {
-    const text = isIndexedName(input.docId) ? readSafe(this.root, input.docId) : null;
+  async fetch(input: KbFetchInput): Promise<KbFetchOutput> {
+    const text = isIndexedName(input.docId) ? await readSafe(this.root, input.docId) : null;
     if (text === null) {
       throw new ExecError('not_found', `no knowledge document ${input.docId}`, { hint: 'Use a docId exactly as kb_search returned it.' });
     }

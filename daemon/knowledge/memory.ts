@@ -84,7 +84,9 @@ export class MemoryIndexes {
       throw unavailable(`your memory index is being built (${total > 0 ? `${done} of ${total} files so far` : 'listing the files'})`,
         `Retry memory_search in a few seconds; meanwhile search the files directly, e.g. grep -rn "<word>" ${folder}/`);
     }
-    index.refresh();
+    await index.refresh();
+    // Another agent's search may have closed this index (the least recently used goes) while it refreshed.
+    if (index.state === 'closed') throw unavailable('your memory index was closed while this search waited', 'Retry memory_search.');
     const page = searchPage(index.db, {
       scope: `memory\u0000${agentId}`, cursorPrefix: 'ms1', query: input.query, limit: input.limit ?? RETRIEVAL_LIMITS.defaultHits,
       cursor: input.cursor, snippetBytes: RETRIEVAL_LIMITS.snippetBytes,

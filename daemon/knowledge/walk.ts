@@ -1,5 +1,5 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, readdirSync, type Stats } from 'node:fs';
-import { lstat, readdir } from 'node:fs/promises';
+import { constants, lstatSync, type Stats } from 'node:fs';
+import { lstat, open, readdir, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LIMITS, jsonBytes } from '../../catalog/limits.js';
 
@@ -14,7 +14,22 @@ export interface FileStat {
   readonly path: string;
   readonly mtimeMs: number;
   readonly size: number;
+  /** Device and inode the walk saw: what is opened later must be this very file. */
+  readonly dev: number;
+  readonly ino: number;
 }
+
+function fileStat(path: string, st: Stats): FileStat {
+  return { path, mtimeMs: st.mtimeMs, size: st.size, dev: st.dev, ino: st.ino };
+}
+
+/**
+ * How every file under memory/ and kb/ is opened. O_NOFOLLOW: a link put at
+ * the last step is refused. O_NONBLOCK: a named pipe (or device) swapped in
+ * under a file's name opens at once instead of waiting for a writer; the
+ * fstat after the open then refuses it, since it is not a regular file.
+ */
+const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 export function isIndexedName(rel: string): boolean {
   return INDEXED.test(rel) && fitsLocator(rel) && !rel.split('/').some((part) => part.startsWith('.'));
@@ -28,51 +43,10 @@ function fitsLocator(rel: string): boolean {
 /**
  * Every indexed file under root, relative with "/" separators. Symbolic links
  * are never followed (neither files nor folders), hidden names are skipped,
- * so nothing outside root can be reached through the index.
- */
-export function walkFiles(root: string, onSkip?: (rel: string, why: string) => void): FileStat[] {
-  const out: FileStat[] = [];
-  const visit = (dir: string, rel: string, depth: number) => {
-    let entries;
-    try {
-      entries = readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      if (e.name.startsWith('.')) continue;
-      const childRel = rel ? `${rel}/${e.name}` : e.name;
-      const abs = join(dir, e.name);
-      if (e.isDirectory()) {
-        if (depth < MAX_DEPTH) visit(abs, childRel, depth + 1);
-      } else if (e.isFile() && INDEXED.test(e.name)) {
-        if (!fitsLocator(childRel)) {
-          onSkip?.(childRel, 'path_too_long');
-          continue;
-        }
-        let st: Stats;
-        try {
-          st = lstatSync(abs);
-        } catch {
-          continue;
-        }
-        if (!st.isFile()) continue;
-        if (st.size > MAX_FILE_BYTES) {
-          onSkip?.(childRel, 'too_large');
-          continue;
-        }
-        out.push({ path: childRel, mtimeMs: st.mtimeMs, size: st.size });
-      }
-    }
-  };
-  visit(root, '', 0);
-  return out;
-}
-
-/**
- * walkFiles without blocking the event loop: directory reads and stats run on
- * libuv's thread pool, one folder at a time (a 10,000-file folder costs
- * ~300 ms of CPU to walk, which must not stall the daemon's requests).
+ * so nothing outside root can be reached through the index. Directory reads
+ * and stats run on libuv's thread pool, one folder at a time (a 10,000-file
+ * folder costs ~300 ms of CPU to walk, which must not stall the daemon's
+ * requests).
  */
 export async function walkFilesAsync(root: string): Promise<FileStat[]> {
   const out: FileStat[] = [];
@@ -95,7 +69,7 @@ export async function walkFilesAsync(root: string): Promise<FileStat[]> {
       } else if (e.isFile() && INDEXED.test(e.name) && fitsLocator(childRel)) {
         files.push(
           lstat(abs).then(
-            (st) => (st.isFile() && st.size <= MAX_FILE_BYTES ? { path: childRel, mtimeMs: st.mtimeMs, size: st.size } : null),
+            (st) => (st.isFile() && st.size <= MAX_FILE_BYTES ? fileStat(childRel, st) : null),
             () => null,
           ),
         );
@@ -124,7 +98,7 @@ export function safeStat(root: string, rel: string): FileStat | null {
     }
     const last = i === parts.length - 1;
     if (last ? !st.isFile() : !st.isDirectory()) return null;
-    if (last) return st.size > MAX_FILE_BYTES ? null : { path: rel, mtimeMs: st.mtimeMs, size: st.size };
+    if (last) return st.size > MAX_FILE_BYTES ? null : fileStat(rel, st);
   }
   return null;
 }
@@ -144,29 +118,36 @@ export function isSafeDir(root: string, rel: string): boolean {
   return true;
 }
 
-/** Reads root/rel as UTF-8 without following a link at the last step (O_NOFOLLOW); null if it cannot. */
-export function readSafe(root: string, rel: string): string | null {
-  if (!safeStat(root, rel)) return null;
-  let fd: number;
+/**
+ * Reads root/rel as UTF-8, or null if it cannot be read safely. Never blocks
+ * the event loop: the open, stat and reads run on the thread pool, and the
+ * open cannot wait (OPEN_FLAGS). What was opened must be a regular file of at
+ * most MAX_FILE_BYTES with the device and inode `seen` names (what the walk
+ * or a fresh link-free lstat of every step saw), so a file swapped for a
+ * pipe, a link or another file between the check and the open is refused.
+ */
+export async function readSafe(root: string, rel: string, seen: Pick<FileStat, 'dev' | 'ino'> | null = safeStat(root, rel)): Promise<string | null> {
+  if (!seen) return null;
+  let fh: FileHandle;
   try {
-    fd = openSync(join(root, ...rel.split('/')), constants.O_RDONLY | constants.O_NOFOLLOW);
+    fh = await open(join(root, ...rel.split('/')), OPEN_FLAGS);
   } catch {
     return null;
   }
   try {
-    const st = fstatSync(fd);
-    if (!st.isFile() || st.size > MAX_FILE_BYTES) return null;
+    const st = await fh.stat();
+    if (!st.isFile() || st.size > MAX_FILE_BYTES || st.dev !== seen.dev || st.ino !== seen.ino) return null;
     const buf = Buffer.allocUnsafe(st.size);
     let off = 0;
     while (off < buf.length) {
-      const n = readSync(fd, buf, off, buf.length - off, off);
-      if (n === 0) break;
-      off += n;
+      const { bytesRead } = await fh.read(buf, off, buf.length - off, off);
+      if (bytesRead === 0) break;
+      off += bytesRead;
     }
     return buf.subarray(0, off).toString('utf8');
   } catch {
     return null;
   } finally {
-    closeSync(fd);
+    await fh.close().catch(() => undefined);
   }
 }
