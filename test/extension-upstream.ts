@@ -64,3 +64,55 @@ export async function closedPort(): Promise<number> {
   await new Promise<void>((r) => s.close(() => r()));
   return port;
 }
+
+/**
+ * An upstream that accepts every call, sends its headers and then one byte
+ * every `everyMs` forever: it never finishes an answer. `open` counts the
+ * connections it holds; `closed` resolves with the count each time one ends.
+ */
+export async function startTrickle(everyMs = 300): Promise<{ url: string; open(): number; accepted(): number; waitClosed(n: number, ms: number): Promise<boolean>; close(): Promise<void> }> {
+  let open = 0;
+  let accepted = 0;
+  let ended = 0;
+  const waiters: (() => void)[] = [];
+  const server: Server = createServer((req, res) => {
+    req.resume();
+    open++;
+    accepted++;
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write('{"watches":[');
+    const t = setInterval(() => res.write(' '), everyMs);
+    res.on('close', () => {
+      clearInterval(t);
+      open--;
+      ended++;
+      for (const w of waiters.splice(0)) w();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    open: () => open,
+    accepted: () => accepted,
+    async waitClosed(n, ms) {
+      const until = Date.now() + ms;
+      while (ended < n) {
+        const left = until - Date.now();
+        if (left <= 0) return false;
+        await new Promise<void>((r) => {
+          const timer = setTimeout(r, left);
+          waiters.push(() => {
+            clearTimeout(timer);
+            r();
+          });
+        });
+      }
+      return true;
+    },
+    close: () => new Promise((r) => {
+      server.close(() => r());
+      server.closeAllConnections();
+    }),
+  };
+}

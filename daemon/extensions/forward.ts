@@ -1,5 +1,7 @@
 import type { InputCheck } from '../../lib/input-validators.js';
+import type { Clock } from '../../lib/clock.js';
 import { ExecError } from '../errors.js';
+import { OutboundError, postBounded, type OutboundAnswer } from '../http/outbound.js';
 import type { PinnedExtension } from './catalog.js';
 
 /** How long an upstream has to answer, and how much it may send back. */
@@ -16,29 +18,28 @@ export const CATALOG_VERSION_HEADER = 'AgentTeam-Catalog-Version';
  * authorization (401/403: provider_unauthorized), the provider's API failed
  * (any other non-2xx, an oversized or non-JSON answer, or output that does
  * not match the declared schema: upstream_error), and no answer at all
- * (refused, reset, DNS, timeout: upstream_unreachable).
+ * (refused, reset, DNS, timeout: upstream_unreachable). The call has its
+ * own deadline and ends at once when the runtime is revoked (outbound.ts).
  */
-export async function forwardToUpstream(ext: PinnedExtension, action: string, input: unknown, signal: AbortSignal, checkOutput: InputCheck): Promise<unknown> {
-  const url = `${ext.upstream}/runtime/ext`;
-  const timeout = AbortSignal.timeout(UPSTREAM_TIMEOUT_MS);
-  let res: Response;
+export async function forwardToUpstream(ext: PinnedExtension, action: string, input: unknown, signal: AbortSignal, checkOutput: InputCheck, clock?: Clock): Promise<unknown> {
+  let res: OutboundAnswer;
   try {
-    res = await fetch(url, {
-      method: 'POST',
+    res = await postBounded({
+      url: `${ext.upstream}/runtime/ext`,
       headers: { 'content-type': 'application/json', [DIGEST_HEADER]: ext.digest, [CATALOG_VERSION_HEADER]: ext.catalogVersion },
       body: JSON.stringify({ extension: ext.name, action, input }),
-      signal: AbortSignal.any([signal, timeout]),
-      redirect: 'error',
+      timeoutMs: UPSTREAM_TIMEOUT_MS,
+      maxBytes: UPSTREAM_MAX_BYTES,
+      signal,
+      ...(clock ? { clock } : {}),
     });
-  } catch {
-    throw unreachable(ext, timeout.aborted);
-  }
-  let text: string;
-  try {
-    text = await readBounded(res);
   } catch (err) {
-    if (err instanceof ExecError) throw err;
-    throw unreachable(ext, timeout.aborted);
+    const reason = err instanceof OutboundError ? err.reason : 'unreachable';
+    if (reason === 'too_large') throw new ExecError('upstream_error', `the upstream answer is larger than ${UPSTREAM_MAX_BYTES / 1024} KiB`);
+    if (reason === 'cancelled') throw new ExecError('unavailable', 'the runtime authorization was revoked');
+    throw new ExecError('upstream_unreachable', reason === 'timeout'
+      ? `${ext.name} did not answer within ${UPSTREAM_TIMEOUT_MS / 1000} s`
+      : `${ext.name} could not be reached`);
   }
   if (res.status === 401 || res.status === 403) {
     throw new ExecError('provider_unauthorized', `${ext.name} refused the call: its provider authorization was rejected (HTTP ${res.status})`, {
@@ -50,35 +51,11 @@ export async function forwardToUpstream(ext: PinnedExtension, action: string, in
   }
   let data: unknown;
   try {
-    data = JSON.parse(text);
+    data = JSON.parse(res.body);
   } catch {
     throw new ExecError('upstream_error', `${ext.name} ${action} answered with something that is not JSON`);
   }
   const checked = checkOutput(data);
   if (!checked.ok) throw new ExecError('upstream_error', `${ext.name} ${action} answered with data that does not match its output schema`, { details: checked.details.slice(0, 10) });
   return data;
-}
-
-function unreachable(ext: PinnedExtension, timedOut: boolean): ExecError {
-  return new ExecError('upstream_unreachable', timedOut
-    ? `${ext.name} did not answer within ${UPSTREAM_TIMEOUT_MS / 1000} s`
-    : `${ext.name} could not be reached`);
-}
-
-async function readBounded(res: Response): Promise<string> {
-  const declared = Number(res.headers.get('content-length') ?? '0');
-  if (declared > UPSTREAM_MAX_BYTES) {
-    await res.body?.cancel();
-    throw new ExecError('upstream_error', `the upstream answer is larger than ${UPSTREAM_MAX_BYTES / 1024} KiB`);
-  }
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  if (res.body) {
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      total += chunk.byteLength;
-      if (total > UPSTREAM_MAX_BYTES) throw new ExecError('upstream_error', `the upstream answer is larger than ${UPSTREAM_MAX_BYTES / 1024} KiB`);
-      chunks.push(chunk);
-    }
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }

@@ -1,7 +1,9 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import { kbFetch, kbSearch, type KbFetchInput, type KbFetchOutput, type KbSearchInput, type KbSearchOutput } from '../../catalog/mcp-knowledge-tools.js';
 import { jsonBytesKeyword } from '../../lib/json-bytes-keyword.js';
+import type { Clock } from '../../lib/clock.js';
 import { ExecError } from '../errors.js';
+import { OutboundError, postBounded, type OutboundAnswer } from '../http/outbound.js';
 import type { Principal } from '../http/principal.js';
 import type { CheckedTurn } from './turn.js';
 
@@ -39,36 +41,20 @@ function stageOf(status: number, body: unknown): { stage: UpstreamStage; message
   return { stage: 'upstream', message };
 }
 
-async function readCapped(res: Response): Promise<string> {
-  const reader = res.body?.getReader();
-  if (!reader) return '';
-  const parts: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > MAX_RESPONSE_BYTES) {
-      await reader.cancel();
-      throw failure('upstream', `the answer is larger than ${MAX_RESPONSE_BYTES} bytes`);
-    }
-    parts.push(value);
-  }
-  return Buffer.concat(parts).toString('utf8');
-}
-
 /**
  * Forwards kb_search / kb_fetch to a configured knowledge service with the
  * checked turn (target key, target type, message id) in headers and body.
  * The turn fields say which conversation asked; they grant nothing, the
  * service decides what that conversation may read. Answers are validated
- * against the tools' output schemas before they reach the model.
+ * against the tools' output schemas before they reach the model. Each call
+ * has its own deadline and ends at once when the runtime is revoked
+ * (outbound.ts).
  */
 export class KnowledgeUpstream {
   private readonly checkSearch: ValidateFunction;
   private readonly checkFetch: ValidateFunction;
 
-  constructor(readonly config: UpstreamConfig) {
+  constructor(readonly config: UpstreamConfig, private readonly clock?: Clock) {
     // The byte keyword too: an upstream answer over a stated bound is refused, never passed on.
     const ajv = new Ajv({ allErrors: false, strict: false }).addKeyword(jsonBytesKeyword);
     this.checkSearch = ajv.compile(kbSearch.outputSchema as object);
@@ -86,11 +72,10 @@ export class KnowledgeUpstream {
   private async call(op: 'search' | 'fetch', p: Principal, turn: CheckedTurn, input: object, signal: AbortSignal, check: ValidateFunction): Promise<unknown> {
     const url = `${this.config.url.replace(/\/+$/, '')}/v1/knowledge/${op}`;
     const body = JSON.stringify({ ...input, turn: { targetKey: turn.targetKey, targetType: turn.targetType, messageId: turn.messageId } });
-    let res: Response;
-    let text: string;
+    let res: OutboundAnswer;
     try {
-      res = await fetch(url, {
-        method: 'POST',
+      res = await postBounded({
+        url,
         headers: {
           'content-type': 'application/json',
           accept: 'application/json',
@@ -101,16 +86,18 @@ export class KnowledgeUpstream {
           'agentteam-agent-id': p.agentId,
         },
         body,
-        redirect: 'error',
-        signal: AbortSignal.any([signal, AbortSignal.timeout(this.config.timeoutMs)]),
+        timeoutMs: this.config.timeoutMs,
+        maxBytes: MAX_RESPONSE_BYTES,
+        signal,
+        ...(this.clock ? { clock: this.clock } : {}),
       });
-      text = await readCapped(res);
     } catch (err) {
-      if (err instanceof ExecError) throw err;
-      if (signal.aborted) throw new ExecError('unavailable', 'the runtime authorization was revoked');
-      const name = (err as Error)?.name;
-      throw failure('upstream', name === 'TimeoutError' ? `no answer within ${this.config.timeoutMs} ms` : 'the knowledge service cannot be reached');
+      const reason = err instanceof OutboundError ? err.reason : 'unreachable';
+      if (reason === 'cancelled') throw new ExecError('unavailable', 'the runtime authorization was revoked');
+      if (reason === 'too_large') throw failure('upstream', `the answer is larger than ${MAX_RESPONSE_BYTES} bytes`);
+      throw failure('upstream', reason === 'timeout' ? `no answer within ${this.config.timeoutMs} ms` : 'the knowledge service cannot be reached');
     }
+    const text = res.body;
     let json: unknown = null;
     try {
       json = text === '' ? null : JSON.parse(text);

@@ -44,13 +44,13 @@ export class KnowledgeBase {
   constructor(private readonly opts: { home: string; clock: Clock; log: (m: string) => void; diag?: (e: string, d: Record<string, unknown>) => void }) {
     this.embedded = new EmbeddedKnowledge(opts);
     const cfg = readKbConfig(opts.home, opts.log);
-    this.upstream = cfg ? new KnowledgeUpstream(cfg) : null;
+    this.upstream = cfg ? new KnowledgeUpstream(cfg, this.opts.clock) : null;
   }
 
   /** Re-reads kb.json (daemon reload). */
   reload(): { upstream: boolean } {
     const cfg = readKbConfig(this.opts.home, this.opts.log);
-    this.upstream = cfg ? new KnowledgeUpstream(cfg) : null;
+    this.upstream = cfg ? new KnowledgeUpstream(cfg, this.opts.clock) : null;
     return { upstream: this.upstream !== null };
   }
 
