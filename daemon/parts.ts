@@ -17,6 +17,7 @@ import { registerApprovalOperatorRoutes } from './operator/approvals.js';
 import { registerExtensionOperatorRoutes } from './operator/extensions.js';
 import { pinCatalog, type PinnedCatalog } from './auth/pinned-catalog.js';
 import { isDenyable, openClientTools, rememberedClientTools } from './clienttools/part.js';
+import type { LongLivedStreams } from './http/stream-budget.js';
 import { registerStoreOperatorRoutes } from './operator/store-routes.js';
 import { homePaths } from '../lib/home.js';
 import { ToolActivity } from './tools/activity.js';
@@ -54,6 +55,8 @@ export interface DaemonPartsOptions {
   /** Test fault point: hold each scheduled delivery's transaction open this long before it commits. */
   holdDeliveryMs?: number | undefined;
   analysis?: AnalysisTokens;
+  /** The daemon-wide budget of long-lived streams (sized from the connection cap). */
+  streams?: LongLivedStreams;
 }
 
 export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonParts> {
@@ -75,6 +78,7 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
   const clientTools = openClientTools({
     home: opts.home, clock: opts.clock, registry: services.tools, profile: services.profile, remembered, gate: services.gate,
     log: (message) => opts.diag('client_tools', { message }),
+    ...(opts.streams ? { streams: opts.streams } : {}),
   });
   await services.registry.useGeneratedValidators();
   // Catch-up for what fell due while no daemon ran, then the timer.
@@ -107,7 +111,7 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
     gate: services.gate,
     registerRoutes: (app) => {
       registerExecActionRoute(app, services);
-      registerMcpRoutes(app, { ...services, hiddenFor: clientTools.hiddenFor, notifier: clientTools.notifier });
+      registerMcpRoutes(app, { ...services, hiddenFor: clientTools.hiddenFor, notifier: clientTools.notifier, ...(opts.streams ? { streams: opts.streams } : {}) });
       registerMessageOperatorRoutes(app, services);
       if (opts.analysis) registerTokenAnalysisRoutes(app, opts.analysis, MCP_TOOLS);
       registerApprovalOperatorRoutes(app, services.approvals);

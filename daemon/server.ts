@@ -22,6 +22,7 @@ import { openDaemonParts, type DaemonParts } from './parts.js';
 import type { IdempotencyLimits } from './store/idempotency.js';
 import type { StoreUrl } from '../lib/store-url.js';
 import { capConnections, connectionBudget, listenBacklog, serverTimeouts } from './http/connection-cap.js';
+import { LongLivedStreams, connectionReserve, streamCap } from './http/stream-budget.js';
 import { refuseHomeLinks } from './lifecycle/no-follow.js';
 import { fixedSource, tokenSource } from './results/sources.js';
 import { routeTable, type RouteEntry } from './results/route-table.js';
@@ -96,7 +97,13 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     if (swept > 0) diag('swept_stale_credentials', { count: swept });
     // One key signs runtime and token-analysis credentials; their scopes keep them apart.
     const key = opts.key ?? createSecretKey(randomBytes(32));
-    parts = await openDaemonParts({ home, clock, diag, idempotency: opts.idempotency, store: opts.store, holdDeliveryMs: opts.holdDeliveryMs, analysis: createAnalysisTokens(key, clock) });
+    let lastStreamShedLog = 0;
+    const streams = new LongLivedStreams(streamCap(budget.maxConnections), (e) => {
+      if (clock.now() - lastStreamShedLog < 1_000) return;
+      lastStreamShedLog = clock.now();
+      diag('streams_shed', { total: e.total, max: streams.max, kind: e.kind });
+    });
+    parts = await openDaemonParts({ home, clock, diag, idempotency: opts.idempotency, store: opts.store, holdDeliveryMs: opts.holdDeliveryMs, analysis: createAnalysisTokens(key, clock), streams });
     const defaultTtlMs = opts.defaultTtlMs ?? DEFAULT_TTL_MS;
     const deps: StoreDeps = {
       clock,
@@ -120,7 +127,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const reload = () => parts!.reload();
     const app = buildApp({
       store, operatorToken, diag, listenHost: host, port: () => boundPort, allowHosts, gate: parts.gate,
-      status: () => ({ pid: process.pid, url, startedAt: new Date(startedAt).toISOString(), uptimeMs: clock.now() - startedAt, stopping: stopping.p !== null, connections: { open: conns?.open() ?? 0, max: budget.maxConnections, shed: conns?.shed() ?? 0 }, memory: memory(), ...store.stats(), ...parts!.stats() }),
+      status: () => ({ pid: process.pid, url, startedAt: new Date(startedAt).toISOString(), uptimeMs: clock.now() - startedAt, stopping: stopping.p !== null, connections: { open: conns?.open() ?? 0, max: budget.maxConnections, shed: conns?.shed() ?? 0 }, streams: streams.stats(), memory: memory(), ...store.stats(), ...parts!.stats() }),
       stop: (reason) => void stop(reason),
       reload,
       urls: (s, a) => ({
@@ -137,7 +144,9 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       if (clock.now() - lastShedLog < 1_000) return;
       lastShedLog = clock.now();
       diag('connections_shed', { total: n, max: budget.maxConnections });
-    });
+    }, () => streams.shedOne());
+    const reserve = connectionReserve(budget.maxConnections);
+    streams.watchConnections(() => conns!.busy() >= budget.maxConnections - reserve);
     await new Promise<void>((resolve, reject) => {
       srv.once('error', reject);
       srv.listen({ host, port, backlog: listenBacklog(budget) }, () => {

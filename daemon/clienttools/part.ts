@@ -7,6 +7,7 @@ import type { HiddenTools } from '../mcp/tool-host.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { ListChangedNotifier } from '../mcp/notify.js';
 import { EventStreams, registerEventRoutes } from '../events/streams.js';
+import type { LongLivedStreams } from '../http/stream-budget.js';
 import { ClientToolBroker } from './broker.js';
 import type { ResultGate } from '../results/gate.js';
 import { FALLBACK_OWNER, checkGroupNames, fallbackTools, syncGroups, type ExposureDeps } from './exposure.js';
@@ -48,6 +49,8 @@ export function openClientTools(opts: {
   remembered: Set<string>;
   log: (m: string) => void;
   gate?: ResultGate;
+  /** The daemon-wide long-lived stream budget (GET notification and event streams count against it). */
+  streams?: LongLivedStreams;
 }): ClientToolsPart {
   const { registry, remembered } = opts;
   const statePath = clientToolsStatePath(opts.home);
@@ -64,7 +67,7 @@ export function openClientTools(opts: {
     return byAgent.get(principal.agentId);
   };
 
-  const notifier = new ListChangedNotifier(opts.clock);
+  const notifier = new ListChangedNotifier(opts.clock, opts.streams);
   registry.subscribe(() => notifier.changed());
 
   let broker!: ClientToolBroker;
@@ -73,7 +76,7 @@ export function openClientTools(opts: {
   const showFallbacks = () => {
     if (registry.ownedBy(FALLBACK_OWNER.key).length === 0) registry.replace(FALLBACK_OWNER, fallbackTools(deps));
   };
-  const streams = new EventStreams(opts.clock, () => broker);
+  const streams = new EventStreams(opts.clock, () => broker, opts.streams);
   broker = new ClientToolBroker(opts.clock, {
     publish: (event) => streams.publish(event),
     toolsChanged(groups) {

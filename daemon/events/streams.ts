@@ -3,6 +3,7 @@ import type { Clock } from '../../lib/clock.js';
 import { ExecError } from '../errors.js';
 import type { BrokerEvent, ClientToolBroker } from '../clienttools/broker.js';
 import { SSE_HEADERS, openSse, type SseSink } from './sse.js';
+import { socketOf, type LongLivedStreams } from '../http/stream-budget.js';
 
 /**
  * GET /api/v1/events: the operator event stream (SSE). Every stream is a
@@ -31,6 +32,7 @@ export class EventStreams {
   constructor(
     private readonly clock: Clock,
     private readonly broker: () => ClientToolBroker,
+    private readonly budget?: LongLivedStreams,
   ) {}
 
   get size(): number {
@@ -73,8 +75,11 @@ export class EventStreams {
       onClose: () => {
         this.streams.delete(clientId);
         this.broker().disconnect(clientId);
+        ticket?.release();
       },
     });
+    // Operator streams count against the daemon-wide budget but are shed only after every runtime stream.
+    const ticket = this.budget?.admit({ owner: clientId, operator: true, kind: 'events', socket: socketOf(c), shed: () => sink.close() });
     const s: Stream = { clientId, sink, seq: 0 };
     stream.s = s;
     this.streams.set(clientId, s);

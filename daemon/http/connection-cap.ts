@@ -71,9 +71,12 @@ export const serverTimeouts = {
  * header, or idle between keep-alive requests); only when every open
  * connection is serving a request is the new one refused. So a flood of idle
  * or half-header connections cannot lock out a client that sends a complete
- * request, and a runtime's long-lived lease stream is never evicted.
+ * request, and a runtime's long-lived lease stream is never evicted. When
+ * every connection is busy, `shedStream` may end one long-lived notification
+ * stream (daemon/http/stream-budget.ts) and name its socket, which is closed
+ * to make the room; only when it has none is the newcomer refused.
  */
-export function capConnections(srv: Server, max: number, onShed: (n: number) => void): { open(): number; shed(): number } {
+export function capConnections(srv: Server, max: number, onShed: (n: number) => void, shedStream?: () => Socket | null | undefined): { open(): number; busy(): number; shed(): number } {
   const busy = new Map<Socket, number>();
   let shed = 0;
   const drop = (s: Socket) => {
@@ -89,6 +92,12 @@ export function capConnections(srv: Server, max: number, onShed: (n: number) => 
           victim = s;
           break;
         }
+      }
+      // No idle one: a long-lived stream makes room (its socket, when known and still counted).
+      for (let tries = 0; !victim && shedStream && tries < 8; tries++) {
+        const s = shedStream();
+        if (s === undefined) break;
+        if (s && busy.has(s)) victim = s;
       }
       if (!victim) return drop(socket);
       busy.delete(victim);
@@ -107,5 +116,10 @@ export function capConnections(srv: Server, max: number, onShed: (n: number) => 
       if (m !== undefined) busy.set(socket, Math.max(0, m - 1));
     });
   });
-  return { open: () => busy.size, shed: () => shed };
+  const serving = () => {
+    let n = 0;
+    for (const v of busy.values()) if (v > 0) n++;
+    return n;
+  };
+  return { open: () => busy.size, busy: serving, shed: () => shed };
 }

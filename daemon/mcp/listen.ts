@@ -2,11 +2,17 @@ import type { Clock } from '../../lib/clock.js';
 import { openSse, SSE_HEADERS } from '../events/sse.js';
 import { StreamQuota } from './stream-quota.js';
 import type { ToolChangeFeed } from './notify.js';
+import type { Socket } from 'node:net';
+import type { LongLivedStreams } from '../http/stream-budget.js';
 import type { RpcId } from './jsonrpc.js';
 import { META_KEYS } from './modern.js';
 
-/** Streams open at once: per runtime authorization and per daemon. Past either, the request is refused as busy. */
-export const LISTEN_LIMITS = { perAuthorization: 4, perDaemon: 256, keepAliveMs: 15_000 } as const;
+/**
+ * Streams one runtime authorization may hold open at once (past it the
+ * request is refused as busy); the daemon-wide bound is the long-lived
+ * stream budget (daemon/http/stream-budget.ts), which sheds instead.
+ */
+export const LISTEN_LIMITS = { perAuthorization: 4, keepAliveMs: 15_000 } as const;
 
 export type ListenStart =
   | { ok: true; response: Response }
@@ -21,6 +27,8 @@ export interface ListenOptions {
   readonly authorizationId: string;
   readonly clock: Clock;
   readonly keepAliveMs?: number;
+  /** The connection the stream is served on (for the connection cap to shed it). */
+  readonly socket?: Socket | null;
 }
 
 /**
@@ -34,7 +42,9 @@ export interface ListenOptions {
  * completion result, so the client can tell a graceful end from a drop.
  */
 export class ListenStreams {
-  private readonly quota = new StreamQuota(LISTEN_LIMITS.perAuthorization, LISTEN_LIMITS.perDaemon);
+  private readonly quota = new StreamQuota(LISTEN_LIMITS.perAuthorization);
+
+  constructor(private readonly budget?: LongLivedStreams) {}
 
   get open(): number {
     return this.quota.open;
@@ -77,8 +87,11 @@ export class ListenStreams {
         unsubscribe();
         opts.signal.removeEventListener('abort', onAbort);
         release();
+        ticket?.release();
       },
     });
+    // Shed by the budget: ended like any server-side end, with the completion result first.
+    const ticket = this.budget?.admit({ owner: opts.authorizationId, kind: 'listen', socket: opts.socket ?? null, shed: onAbort });
     sink.write(ack);
     if (tools) unsubscribe = opts.feed.subscribe(() => void sink.write(changed));
     opts.signal.addEventListener('abort', onAbort, { once: true });

@@ -4,6 +4,7 @@ import type { Clock, ClockTimer } from '../../lib/clock.js';
 import type { RuntimeRequest } from '../http/principal.js';
 import { SSE_HEADERS, openSse, type SseSink } from '../events/sse.js';
 import { ExecError } from '../errors.js';
+import { socketOf, type LongLivedStreams } from '../http/stream-budget.js';
 
 /**
  * Change notices to agents. A 2025-revision client that opens GET on the MCP
@@ -36,7 +37,7 @@ export class ListChangedNotifier implements ToolChangeFeed {
   /** Notices actually sent (tests and diagnostics). */
   sent = 0;
 
-  constructor(private readonly clock: Clock) {}
+  constructor(private readonly clock: Clock, private readonly budget?: LongLivedStreams) {}
 
   get streams(): number {
     return this.sinks.size;
@@ -85,9 +86,11 @@ export class ListChangedNotifier implements ToolChangeFeed {
       onClose: () => {
         if (holder.sink) this.sinks.delete(holder.sink);
         release();
+        ticket?.release();
       },
     });
     holder.sink = sink;
+    const ticket = this.budget?.admit({ owner: principal.authorizationId, kind: 'mcp_get', socket: socketOf(c), shed: () => sink.close() });
     this.sinks.add(sink);
     sink.write(': agentteam tool notices\n\n');
     const stop = () => sink.close();

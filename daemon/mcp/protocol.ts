@@ -8,6 +8,7 @@ import type { Principal } from '../http/principal.js';
 import type { Clock } from '../../lib/clock.js';
 import type { ToolChangeFeed } from './notify.js';
 import { ListenStreams } from './listen.js';
+import { socketOf, type LongLivedStreams } from '../http/stream-budget.js';
 import { META_KEYS, MODERN_VERSION, checkModernRequest, isModernRequest, withResultFields } from './modern.js';
 
 /** The initialize-based revisions, newest first: an unknown requested revision is answered with the first one. */
@@ -32,6 +33,8 @@ export interface McpProtocolOptions {
   readonly openStream?: (c: Context) => Response;
   /** Builds the response of an answered request (the result gate: screens the frame once, as a string). */
   readonly respond?: (status: number, body: string) => Response;
+  /** The daemon-wide long-lived stream budget the listen streams count against. */
+  readonly streams?: LongLivedStreams;
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;
@@ -87,7 +90,7 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
   }
 
   // ---- 2026-07-28: stateless, everything read from the request's own _meta ----
-  const listens = new ListenStreams();
+  const listens = new ListenStreams(opts.streams);
   const serverMeta = `"_meta":${JSON.stringify({ [META_KEYS.serverInfo]: serverInfo })}`;
   const completeFields = `"resultType":"complete",${serverMeta}`;
   const cacheFields = `"resultType":"complete","ttlMs":${TOOLS_LIST_TTL_MS},"cacheScope":"private",${serverMeta}`;
@@ -130,7 +133,7 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
       }
       case 'subscriptions/listen': {
         const { principal, signal } = opts.caller(c);
-        const started = listens.start({ id, params, feed: opts.changes ?? neverChanges, signal, authorizationId: principal.authorizationId, clock: opts.clock });
+        const started = listens.start({ id, params, feed: opts.changes ?? neverChanges, signal, authorizationId: principal.authorizationId, clock: opts.clock, socket: socketOf(c) });
         return started.ok ? started.response : reply(started.status, errorFrame(id, started.code, started.message));
       }
       default:

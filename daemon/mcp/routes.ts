@@ -7,6 +7,7 @@ import { createToolHost, type HiddenTools } from './tool-host.js';
 import type { Principal } from '../http/principal.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { ListChangedNotifier } from './notify.js';
+import type { LongLivedStreams } from '../http/stream-budget.js';
 import { sharedBodyReader, sharedBoundary } from './boundary.js';
 import { messageToolHandlers } from './message-tools.js';
 import { renderServerInstructions } from '../drivers/guidance.js';
@@ -28,6 +29,8 @@ export interface McpServices extends MessageServices {
   readonly hiddenFor?: (principal: Principal) => HiddenTools | undefined;
   /** The tools/list_changed stream for GET on the endpoint. */
   readonly notifier?: ListChangedNotifier;
+  /** The daemon-wide long-lived stream budget (2026 listen streams count against it). */
+  readonly streams?: LongLivedStreams;
 }
 
 /**
@@ -47,6 +50,7 @@ export function registerMcpRoutes(app: Hono<any>, services: McpServices): void {
     clock: services.clock,
     ...(services.notifier ? { openStream: (c) => services.notifier!.open(c), changes: services.notifier } : {}),
     respond: (status, body) => services.gate.respondScreened(body, status),
+    ...(services.streams ? { streams: services.streams } : {}),
   });
   app.all(MCP_ROUTE, handle);
   app.all(MCP_LEGACY_ROUTE, handle);
