@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
 import { PLACEHOLDER } from '../../catalog/tool-declaration.js';
+import { outputBudget, type OutputBudget } from './output-budget.js';
+import { CALL_MARKER_VAR, killGroup, killMarked, newCallMarker } from './process-tree.js';
 
 /** More output than this is not kept: the command is killed and the call fails (it is never cut silently). */
 export const MAX_CAPTURE_BYTES = 64 * 1024 * 1024;
@@ -14,6 +16,8 @@ export interface CommandRun {
   readonly timeoutMs: number;
   readonly maxCaptureBytes?: number;
   readonly signal?: AbortSignal;
+  /** The daemon-wide budget of buffered output (default: the process's one). */
+  readonly budget?: OutputBudget;
 }
 
 export type CommandOutcome =
@@ -42,28 +46,27 @@ export function fillArgv(argv: readonly string[], args: Readonly<Record<string, 
   return out;
 }
 
-function killGroup(pid: number | undefined): void {
-  if (!pid) return;
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch {
-    // the group is gone already
-  }
-}
-
 /**
- * Runs one command without a shell, as the leader of its own process group,
- * the call's arguments as JSON on stdin. At the timeout (or cancellation, or
- * too much output) the whole group is killed; when the command exits, any
- * process it left behind in its group is killed too, so nothing outlives the call.
+ * Runs one command without a shell, as the leader of its own session and
+ * process group, the call's arguments as JSON on stdin. At the timeout (or
+ * cancellation, or too much output) the whole group is killed, and so is
+ * every process carrying the call's marker wherever it went (process-tree.ts);
+ * when the command exits, whatever it left behind is killed the same way.
+ * The call settles only after that sweep: nothing outlives the call. Output
+ * is held against the daemon-wide budget (output-budget.ts: past it the
+ * pipes stop being read, so the command waits) as well as the per-call
+ * limit; a failed call reports its stderr only.
  */
 export function runCommand(run: CommandRun): Promise<CommandOutcome> {
   return new Promise((done) => {
     const max = run.maxCaptureBytes ?? MAX_CAPTURE_BYTES;
+    const share = (run.budget ?? outputBudget).join();
+    const marker = newCallMarker();
     let child;
     try {
-      child = spawn(run.argv[0]!, run.argv.slice(1), { cwd: run.cwd, env: run.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+      child = spawn(run.argv[0]!, run.argv.slice(1), { cwd: run.cwd, env: { ...run.env, [CALL_MARKER_VAR]: marker }, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
     } catch (err) {
+      share.leave();
       return done({ kind: 'spawn_error', message: (err as Error).message });
     }
     const out: Buffer[] = [];
@@ -71,11 +74,18 @@ export function runCommand(run: CommandRun): Promise<CommandOutcome> {
     let bytes = 0;
     let ended: 'timeout' | 'too_large' | 'cancelled' | null = null;
     let exit: { code: number | null; signal: string | null } | null = null;
-    // A process that left the group (setsid) could hold the pipes open for ever:
+    // Sweeps for the call's processes run one after another, off the event loop.
+    let sweep: Promise<unknown> = Promise.resolve();
+    const sweepNow = () => (sweep = sweep.then(() => killMarked(marker)).catch(() => 0));
+    // A process that left the group and cleared its marker could hold the pipes open for ever:
     // once the command is over, its pipes get a short grace and are then closed.
     let grace: NodeJS.Timeout | undefined;
+    // Streams stopped for the budget: their pipes still hold output that will be read once there is room.
+    let waitingForRoom = 0;
     const closeSoon = () => {
       grace ??= setTimeout(() => {
+        grace = undefined;
+        if (waitingForRoom > 0 && !ended) return closeSoon();
         child.stdout.destroy();
         child.stderr.destroy();
       }, PIPE_GRACE_MS);
@@ -83,40 +93,63 @@ export function runCommand(run: CommandRun): Promise<CommandOutcome> {
     const stop = (why: 'timeout' | 'too_large' | 'cancelled') => {
       if (ended || exit) return;
       ended = why;
+      // Output no longer matters: drain whatever waits in the pipes so they can close.
+      child.stdout.resume();
+      child.stderr.resume();
       killGroup(child.pid);
+      void sweepNow();
       closeSoon();
     };
     const timer = setTimeout(() => stop('timeout'), run.timeoutMs);
     const onAbort = () => stop('cancelled');
     run.signal?.addEventListener('abort', onAbort, { once: true });
-    const take = (into: Buffer[]) => (c: Buffer) => {
+    const take = (stream: NodeJS.ReadableStream, into: Buffer[]) => (c: Buffer) => {
+      if (ended) return;
+      if (bytes + c.length > max) return stop('too_large');
       bytes += c.length;
-      if (bytes > max) return stop('too_large');
       into.push(c);
+      // The daemon-wide budget is full: stop reading, so the command blocks on its pipe until there is room.
+      if (!share.take(c.length)) {
+        stream.pause();
+        waitingForRoom++;
+        share.whenRoom(() => {
+          waitingForRoom--;
+          stream.resume();
+        });
+      }
     };
-    child.stdout.on('data', take(out));
-    child.stderr.on('data', take(err));
+    child.stdout.on('data', take(child.stdout, out));
+    child.stderr.on('data', take(child.stderr, err));
     child.stdin.on('error', () => undefined); // a command that does not read its stdin
     child.stdin.end(run.stdin);
     child.on('error', (e) => {
       clearTimeout(timer);
       run.signal?.removeEventListener('abort', onAbort);
+      share.leave();
       done({ kind: 'spawn_error', message: e.message });
     });
     child.on('exit', (code, signal) => {
       exit = { code, signal };
-      // Strays left in the group would hold the pipes open and outlive the call.
+      // Strays left in the group, or gone elsewhere, would hold the pipes open and outlive the call.
       killGroup(child.pid);
+      void sweepNow();
       closeSoon();
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       clearTimeout(grace);
       run.signal?.removeEventListener('abort', onAbort);
-      const stdout = Buffer.concat(out).toString('utf8');
+      // A call that failed needs only stderr (its tail is quoted): its stdout is not copied again.
+      const stdout = ended ? '' : Buffer.concat(out).toString('utf8');
       const stderr = Buffer.concat(err).toString('utf8');
-      if (ended) return done({ kind: ended, stdout, stderr });
-      done({ kind: 'exit', code: exit?.code ?? code, signal: exit?.signal ?? signal, stdout, stderr });
+      out.length = 0;
+      err.length = 0;
+      share.leave();
+      const outcome: CommandOutcome = ended
+        ? { kind: ended, stdout, stderr }
+        : { kind: 'exit', code: exit?.code ?? code, signal: exit?.signal ?? signal, stdout, stderr };
+      // One last sweep (a process may have forked while the pipes drained), then the answer.
+      void sweepNow().then(() => done(outcome));
     });
   });
 }
