@@ -8,6 +8,7 @@ import { connectAgent } from './client-tools-harness.js';
 import { alive, waitFor } from './daemon-harness.js';
 import { prepareHome } from './tools-harness.js';
 import { MAX_CAPTURE_BYTES } from '../daemon/tools/command.js';
+import { OutputBudget } from '../daemon/tools/output-budget.js';
 
 /**
  * Declared commands as a hostile or careless tool author writes them: one
@@ -89,4 +90,25 @@ test('32 concurrent maximal outputs: the daemon-wide output budget holds the dae
   // Nothing stays held: a call after the burst still gets its whole output through.
   const again = await agent.client.callTool({ name: 'max_out', arguments: {} }, undefined, { timeout: 120_000 });
   assert.equal(again.isError, false, text(again).slice(0, 300));
+});
+
+test('the output budget: past it only the oldest call reads on; the others resume when room comes back', () => {
+  const b = new OutputBudget(100);
+  const a = b.join();
+  const c = b.join();
+  assert.equal(a.take(80), true);
+  assert.equal(c.take(20), true, 'at the budget exactly');
+  assert.equal(c.take(1), false, 'one byte past it: the younger call stops reading');
+  assert.equal(a.take(50), true, 'the oldest always reads on');
+  let resumed = 0;
+  c.whenRoom(() => resumed++);
+  assert.equal(resumed, 0);
+  a.leave();
+  assert.equal(resumed, 1, 'room came back (and c is now the oldest)');
+  assert.equal(b.inUse, 21);
+  a.leave();
+  assert.equal(b.inUse, 21, 'leaving twice gives back nothing more');
+  c.leave();
+  assert.equal(b.inUse, 0);
+  assert.equal(b.peak, 151);
 });
