@@ -23,6 +23,11 @@ export async function main(opts: Record<string, unknown>, _args: string[]): Prom
     return 3;
   }
   const limit = typeof opts.limit === 'number' ? opts.limit : 100;
+  if (limit > 1000) {
+    process.stdout.write(`${JSON.stringify({ ok: false, error: { code: 'usage', message: '--limit must be at most 1000' } })}\n`);
+    process.stderr.write('agentteam daemon logs: --limit must be at most 1000\n');
+    return 2;
+  }
   const link = new DaemonLink(info.url, readOperatorToken(home));
   let last = 0;
   let caughtUp = false;
