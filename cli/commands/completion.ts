@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type { Command } from 'commander';
 import { loadHelpIndex } from '../../lib/generated.js';
 import { buildProgram } from '../program.js';
+import { usage } from './message-common.js';
 
 /** One node of the command tree: the words that may follow it and its options. */
 interface Node {
@@ -111,9 +112,7 @@ if (( $+functions[compdef] )); then compdef _agentteam agentteam; fi
 export async function main(_opts: Record<string, unknown>, args: string[]): Promise<number> {
   const shell = args[0];
   if (shell !== 'bash' && shell !== 'zsh') {
-    process.stdout.write(`${JSON.stringify({ ok: false, error: { code: 'usage', message: 'the shell must be bash or zsh' } })}\n`);
-    process.stderr.write('agentteam completion: the shell must be bash or zsh\n');
-    return 2;
+    return usage('completion', 'the shell must be bash or zsh');
   }
   const nodes = await commandTree();
   process.stdout.write(shell === 'bash' ? bash(nodes) : zsh(nodes));

@@ -1,6 +1,7 @@
 import { resolveHome } from '../../lib/home.js';
 import { readDaemonInfo, readOperatorToken } from '../daemon-client.js';
 import { DaemonLink, type LinkEvent } from '../serve/daemon-link.js';
+import { usage } from './message-common.js';
 
 interface Entry {
   readonly n: number;
@@ -24,9 +25,7 @@ export async function main(opts: Record<string, unknown>, _args: string[]): Prom
   }
   const limit = typeof opts.limit === 'number' ? opts.limit : 100;
   if (limit > 1000) {
-    process.stdout.write(`${JSON.stringify({ ok: false, error: { code: 'usage', message: '--limit must be at most 1000' } })}\n`);
-    process.stderr.write('agentteam daemon logs: --limit must be at most 1000\n');
-    return 2;
+    return usage('daemon logs', '--limit must be at most 1000');
   }
   const link = new DaemonLink(info.url, readOperatorToken(home));
   let last = 0;

@@ -60,9 +60,12 @@ export async function forwardToUpstream(ext: PinnedExtension, action: string, in
 }
 
 function unreachable(ext: PinnedExtension, timedOut: boolean): ExecError {
+  // The upstream is the installed definition's own URL (no credentials, query or fragment: catalog/extension.ts).
   return new ExecError('upstream_unreachable', timedOut
-    ? `${ext.name} did not answer within ${UPSTREAM_TIMEOUT_MS / 1000} s`
-    : `${ext.name} could not be reached`);
+    ? `${ext.name} did not answer within ${UPSTREAM_TIMEOUT_MS / 1000} s at ${ext.upstream}`
+    : `${ext.name} could not be reached at ${ext.upstream}`, {
+    hint: `Check that the ${ext.name} provider is running and listening at ${ext.upstream} (the "upstream" of its installed definition; see agentteam extension list). A changed address needs the definition reinstalled and a new runtime.`,
+  });
 }
 
 async function readBounded(res: Response): Promise<string> {
