@@ -62,17 +62,55 @@ function errorText(err: TestError | undefined): string {
 
 const indent = (text: string, by = '    ') => text.split('\n').map((l) => by + l).join('\n');
 
+interface FileState {
+  tests: number;
+  failed: number;
+  /** The file's own result, from its test:complete (sent when it finishes, which may be before its tests are reported). */
+  done?: { readonly passed: boolean; readonly ms: number; readonly error: TestError | undefined };
+  /** The runner reports files one after another: once another file's results come, this one's are all in. */
+  reported: boolean;
+  printed: boolean;
+}
+
 export default async function* report(source: AsyncIterable<TestEvent>): AsyncGenerator<string> {
   /** Per file: the names of the tests now open, by nesting level. */
   const open = new Map<string, string[]>();
-  const counts = new Map<string, { tests: number; failed: number }>();
+  const files = new Map<string, FileState>();
   const stderr = new Map<string, string[]>();
   const failures: Failure[] = [];
   const skipped: string[] = [];
   const closing: string[] = [];
+  let reporting: string | null = null;
+  const state = (file: string): FileState => {
+    let f = files.get(file);
+    if (!f) files.set(file, (f = { tests: 0, failed: 0, reported: false, printed: false }));
+    return f;
+  };
+  /** The file's line, once both its result and all of its tests' reports are in. */
+  const line = (file: string, force = false): string => {
+    const f = state(file);
+    if (f.printed || !f.done || (!f.reported && !force)) return '';
+    f.printed = true;
+    const seconds = (f.done.ms / 1000).toFixed(1);
+    if (f.done.passed) return `✔ ${sourceOf(file)} (${f.tests} tests, ${seconds} s)\n`;
+    // A file that failed outside any test (it did not load, or exited early) is one failure of its own.
+    if (f.failed === 0) {
+      const lines = stderr.get(file) ?? [];
+      failures.push({ where: `${sourceOf(file)} (the file itself)`, error: `${errorText(f.done.error)}${lines.length ? `\nlast stderr lines:\n${lines.join('\n')}` : ''}` });
+    }
+    stderr.delete(file);
+    return `✖ ${sourceOf(file)} (${f.tests === 0 ? 'did not run its tests' : `${f.failed || 'the file'} of ${f.tests} failed`}, ${seconds} s)\n`;
+  };
   for await (const event of source) {
     const d = event.data;
     const file = d.file ?? '';
+    if (file && ['test:start', 'test:pass', 'test:fail', 'test:plan'].includes(event.type) && reporting !== file) {
+      if (reporting !== null) {
+        state(reporting).reported = true;
+        yield line(reporting);
+      }
+      reporting = file;
+    }
     switch (event.type) {
       case 'test:start': {
         const stack = open.get(file) ?? [];
@@ -89,34 +127,21 @@ export default async function* report(source: AsyncIterable<TestEvent>): AsyncGe
       }
       case 'test:pass':
       case 'test:fail': {
-        if (d.name === d.file) break; // the file itself: reported on test:complete
-        const c = counts.get(file) ?? { tests: 0, failed: 0 };
+        if (d.name === d.file) break; // the file itself: see test:complete
+        const f = state(file);
         const path = [...(open.get(file) ?? []).slice(0, d.nesting), d.name].join(' › ');
         if (event.type === 'test:fail' && d.details?.error?.failureType !== 'subtestsFailed') {
-          c.failed++;
+          f.failed++;
           failures.push({ where: `${sourceOf(d.file)} › ${path}`, error: errorText(d.details?.error) });
         }
         if (d.skip !== undefined && d.skip !== false) skipped.push(`${sourceOf(d.file)} › ${path}${typeof d.skip === 'string' ? `: ${d.skip}` : ''}`);
-        c.tests++;
-        counts.set(file, c);
+        f.tests++;
         break;
       }
       case 'test:complete': {
         if (d.name !== d.file || d.nesting !== 0) break;
-        const c = counts.get(file) ?? { tests: 0, failed: 0 };
-        const seconds = ((d.details?.duration_ms ?? 0) / 1000).toFixed(1);
-        if (d.details?.passed) {
-          yield `✔ ${sourceOf(d.file)} (${c.tests} tests, ${seconds} s)\n`;
-        } else {
-          // A file that failed outside any test (it did not load, or exited early) is one failure of its own.
-          if (c.failed === 0) {
-            const lines = stderr.get(file) ?? [];
-            failures.push({ where: `${sourceOf(d.file)} (the file itself)`, error: `${errorText(d.details?.error)}${lines.length ? `\nlast stderr lines:\n${lines.join('\n')}` : ''}` });
-          }
-          yield `✖ ${sourceOf(d.file)} (${c.tests === 0 ? 'did not run its tests' : `${c.failed || 'the file'} of ${c.tests} failed`}, ${seconds} s)\n`;
-        }
-        stderr.delete(file);
-        open.delete(file);
+        state(file).done = { passed: d.details?.passed === true, ms: d.details?.duration_ms ?? 0, error: d.details?.error };
+        yield line(file);
         break;
       }
       case 'test:diagnostic':
@@ -127,6 +152,7 @@ export default async function* report(source: AsyncIterable<TestEvent>): AsyncGe
         break;
     }
   }
+  for (const file of files.keys()) yield line(file, true);
   if (skipped.length > 0) {
     yield `\nSkipped (${skipped.length}):\n`;
     for (const s of skipped) yield `  - ${s}\n`;

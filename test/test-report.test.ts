@@ -15,7 +15,7 @@ function runReport(dir: string, files: string[]): Promise<{ code: number | null;
   // Inside a test file the runner marks its children; a runner started here must be a top-level one.
   delete env.NODE_TEST_CONTEXT;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--test', `--test-reporter=${REPORTER}`, '--test-reporter-destination=stdout', ...files], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--test', '--test-concurrency=2', `--test-reporter=${REPORTER}`, '--test-reporter-destination=stdout', ...files], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
     child.on('error', reject);
@@ -57,10 +57,14 @@ test('a green run ends with the counts and names no failure', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'agentteam-report-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   writeFileSync(join(dir, 'ok.test.mjs'), `import { test } from 'node:test';\ntest('one', () => {});\ntest('two', () => {});\n`);
-  const { code, out } = await runReport(dir, ['ok.test.mjs']);
+  // ok.test.mjs finishes first but is reported after slow.test.mjs: each count must still be its own.
+  writeFileSync(join(dir, 'slow.test.mjs'), `import { test } from 'node:test';\ntest('waits', () => new Promise((r) => setTimeout(r, 800)));\n`);
+  const { code, out } = await runReport(dir, ['slow.test.mjs', 'ok.test.mjs']);
   assert.equal(code, 0);
+  assert.match(out, /^✔ ok\.test\.mjs \(2 tests, /m);
+  assert.match(out, /^✔ slow\.test\.mjs \(1 tests, /m);
   assert.doesNotMatch(out, /not ok|Failing tests/);
-  assert.match(out, /# pass 2\n# fail 0\n[\s\S]*# duration_ms [0-9.]+\n$/);
+  assert.match(out, /# pass 3\n# fail 0\n[\s\S]*# duration_ms [0-9.]+\n$/);
 });
 
 test('package.json runs the whole suite with this report on stdout and the full TAP in a file', () => {
