@@ -64,7 +64,8 @@ function table(nodes: readonly Node[]): string {
     '  for w in "$@"; do',
     '    cs="$(_agentteam_children "$p")"',
     '    found=""',
-    '    for c in $cs; do',
+    // A command substitution, not $cs: zsh does not split an unquoted parameter.
+    '    for c in $(_agentteam_children "$p"); do',
     '      if [ "$c" = "$w" ]; then found=1; break; fi',
     '    done',
     '    if [ -n "$found" ]; then p="${p:+$p }$w"',
