@@ -1,15 +1,17 @@
 import { readFileSync } from 'node:fs';
 import type { Command as CommandType } from 'commander';
 import type { ReadCommandSpec } from '../catalog/operator-reads.js';
-import { OPERATOR_READS_FILE } from '../lib/generated.js';
 import { DEFAULT_SERVER } from './defaults.js';
 
 type Commander = typeof import('commander');
 
+/** lib/generated.ts's OPERATOR_READS_FILE, as a URL: every command pays for this module, not for node:path and node:url. */
+const SPECS = new URL('../generated/operator-reads.json', import.meta.url);
+
 /** The read commands the build derived from the catalog (dist/generated/operator-reads.json); none before a build. */
 export function readCommandSpecs(): ReadCommandSpec[] {
   try {
-    return JSON.parse(readFileSync(OPERATOR_READS_FILE, 'utf8')) as ReadCommandSpec[];
+    return JSON.parse(readFileSync(SPECS, 'utf8')) as ReadCommandSpec[];
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw err;

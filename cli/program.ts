@@ -3,7 +3,6 @@ import { RUNTIME_KINDS } from '../catalog/runtimes.js';
 import { exitStatusOfFailure } from './failure.js';
 import { packageVersion } from './version.js';
 import { DEFAULT_SERVER, READ_COMMAND } from './defaults.js';
-import { boundErrorBody } from '../catalog/error-limits.js';
 import { commandPath, declareReadCommands } from './program-reads.js';
 
 /**
@@ -53,8 +52,9 @@ const USAGE_EXIT = 2;
  * JSON error envelope on stdout as a validation error, so scripts read every
  * refusal the same way. A group called without its subcommand counts too.
  */
-function usageError(err: { code: string; message: string }): number {
+async function usageError(err: { code: string; message: string }): Promise<number> {
   const message = err.code === 'commander.help' ? 'a subcommand is required (see --help)' : err.message.replace(/^error: /, '');
+  const { boundErrorBody } = await import('../catalog/error-limits.js');
   process.stdout.write(`${JSON.stringify({ ok: false, error: boundErrorBody({ code: 'usage', message }) })}\n`);
   return USAGE_EXIT;
 }
@@ -254,7 +254,7 @@ export async function run(argv: readonly string[]): Promise<void> {
       } catch (err) {
         // commander has already printed its message (stderr), or the help or version text.
         if (!(err instanceof commander.CommanderError)) throw err;
-        code = err.exitCode === 0 ? 0 : usageError(err);
+        code = err.exitCode === 0 ? 0 : await usageError(err);
       }
     }
   } catch (err) {
