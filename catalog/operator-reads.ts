@@ -21,6 +21,8 @@ export interface OperatorRead {
    * Without it: every input property.
    */
   readonly fields?: readonly string[];
+  /** With `fields`: those the op requires (the schema's `required` covers only `op`). */
+  readonly required?: readonly string[];
   /** For workflow ops: the catalog summary covers every op, so the command has its own. */
   readonly summary?: string;
 }
@@ -33,7 +35,7 @@ export const OPERATOR_READS: readonly OperatorRead[] = [
   { command: ['scheduled-message', 'get'], domain: 'scheduled-message', action: 'get' },
   { command: ['scheduled-message', 'runs'], domain: 'scheduled-message', action: 'runs' },
   { command: ['workflow', 'run', 'list'], domain: 'workflow', action: 'run', op: 'list', fields: ['planId', 'status', 'limit', 'cursor'], summary: 'List workflow runs, newest first.' },
-  { command: ['workflow', 'run', 'show'], domain: 'workflow', action: 'run', op: 'show', fields: ['id'], summary: 'Show one workflow run with its steps.' },
+  { command: ['workflow', 'run', 'show'], domain: 'workflow', action: 'run', op: 'show', fields: ['id'], required: ['id'], summary: 'Show one workflow run with its steps.' },
 ];
 
 /** The operator read for one call, or undefined: the action and op must be listed above. */
@@ -72,8 +74,8 @@ const SELECTORS = new Set(['idempotencyKey', 'requestId', 'op']);
 const kebab = (s: string): string => s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
 /** The command specs of every operator read, from the catalog's descriptors; throws if one does not fit. */
-export function readCommandSpecs(catalog: Catalog): ReadCommandSpec[] {
-  return OPERATOR_READS.map((r) => {
+export function readCommandSpecs(catalog: Catalog, reads: readonly OperatorRead[] = OPERATOR_READS): ReadCommandSpec[] {
+  return reads.map((r) => {
     const entry = catalog.get(r.domain, r.action);
     if (!entry) throw new Error(`operator read ${r.command.join(' ')}: no catalog action ${r.domain} ${r.action}`);
     const d = entry.descriptor;
@@ -83,7 +85,7 @@ export function readCommandSpecs(catalog: Catalog): ReadCommandSpec[] {
     const schema = d.input as { properties?: Record<string, Record<string, unknown>>; required?: readonly string[] };
     const props = schema.properties ?? {};
     const names = r.fields ?? Object.keys(props).filter((n) => !SELECTORS.has(n));
-    const required = new Set(r.fields ? r.fields.filter((n) => n === 'id') : (schema.required ?? []));
+    const required = new Set(r.fields ? (r.required ?? []) : (schema.required ?? []));
     const fields = names.map((name): ReadField => {
       const p = props[name];
       if (!p) throw new Error(`operator read ${r.command.join(' ')}: ${r.domain} ${r.action} has no input field ${name}`);
