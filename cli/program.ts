@@ -6,7 +6,8 @@ import { DEFAULT_SERVER, READ_COMMAND } from './defaults.js';
 import { commandPath, declareReadCommands } from './program-reads.js';
 
 /**
- * Every `agentteam` command is declared here; each one's code lives in
+ * Every `agentteam` command is declared here (the catalog's operator reads
+ * through cli/program-reads.ts); each one's code lives in
  * cli/commands/<name>.ts and is imported only when that command runs, so
  * `--help` and the other commands never load it. The installed binary
  * (cli/agentteam.ts) runs `exec` itself and loads this module only for the
