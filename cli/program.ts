@@ -2,9 +2,12 @@ import type { Command as CommandType } from 'commander';
 import { RUNTIME_KINDS } from '../catalog/runtimes.js';
 import { exitStatusOfFailure } from './failure.js';
 import { packageVersion } from './version.js';
+import { DEFAULT_SERVER, READ_COMMAND } from './defaults.js';
+import { commandPath, declareReadCommands } from './program-reads.js';
 
 /**
- * Every `agentteam` command is declared here; each one's code lives in
+ * Every `agentteam` command is declared here (the catalog's operator reads
+ * through cli/program-reads.ts); each one's code lives in
  * cli/commands/<name>.ts and is imported only when that command runs, so
  * `--help` and the other commands never load it. The installed binary
  * (cli/agentteam.ts) runs `exec` itself and loads this module only for the
@@ -38,9 +41,24 @@ export type CommandName =
   | 'tools-list'
   | 'tools-check'
   | 'tools-log'
-  | 'tools-answer';
+  | 'tools-answer'
+  | 'operator-read'
+  | 'daemon-logs'
+  | 'completion';
 
 const USAGE_EXIT = 2;
+
+/**
+ * A usage mistake commander caught: besides its message on stderr, the same
+ * JSON error envelope on stdout as a validation error, so scripts read every
+ * refusal the same way. A group called without its subcommand counts too.
+ */
+async function usageError(err: { code: string; message: string }): Promise<number> {
+  const message = err.code === 'commander.help' ? 'a subcommand is required (see --help)' : err.message.replace(/^error: /, '');
+  const { boundErrorBody } = await import('../catalog/error-limits.js');
+  process.stdout.write(`${JSON.stringify({ ok: false, error: boundErrorBody({ code: 'usage', message }) })}\n`);
+  return USAGE_EXIT;
+}
 
 type Commander = typeof import('commander');
 
@@ -94,12 +112,18 @@ export function buildProgram(commander: Commander, onCommand: (name: CommandName
   daemon.command('status').description('Print the running daemon as JSON.').action(bind('daemon-status'));
   daemon.command('stop').description('Stop the daemon, revoking every runtime authorization.').action(bind('daemon-stop'));
   daemon.command('reload').description('Reload the local profile.').action(bind('daemon-reload'));
+  daemon
+    .command('logs')
+    .description('Print the daemon\'s recent diagnostics, one JSON line each; with --follow, keep printing them and the operator events as they happen.')
+    .option('--follow', 'keep printing until interrupted or the daemon stops')
+    .option('--limit <n>', 'recent lines to print first (default 100, at most 1000)', positiveInt)
+    .action(bind('daemon-logs'));
 
   program
     .command('run')
     .description('Run a command as an agent runtime with a fresh Exec/MCP authorization.')
-    .usage('--server <id> --agent <id> [options] -- <command> [args...]')
-    .requiredOption('--server <id>', 'server id')
+    .usage('--agent <id> [--server <id>] [options] -- <command> [args...]')
+    .option('--server <id>', 'server id', DEFAULT_SERVER)
     .requiredOption('--agent <id>', 'agent id')
     .option('--session <id>', 'session id')
     .option('--run <id>', 'run id')
@@ -119,7 +143,7 @@ export function buildProgram(commander: Commander, onCommand: (name: CommandName
     .description('Post a message to a target.')
     .requiredOption('--target <target>', 'exact target')
     .requiredOption('--as <sender>', 'human:<handle>')
-    .option('--server <id>', 'server id (default: local)')
+    .option('--server <id>', `server id (default: ${DEFAULT_SERVER})`)
     .option('--reply-to <messageId>', 'id of the message this one answers')
     .argument('<text>', 'message text')
     .action(bind('message-post'));
@@ -129,7 +153,7 @@ export function buildProgram(commander: Commander, onCommand: (name: CommandName
     .requiredOption('--target <target>', 'exact target')
     .option('--limit <n>', 'page size', positiveInt)
     .option('--cursor <cursor>', 'nextCursor of the previous page')
-    .option('--server <id>', 'server id (default: local)')
+    .option('--server <id>', `server id (default: ${DEFAULT_SERVER})`)
     .action(bind('message-history'));
 
   program
@@ -183,7 +207,22 @@ export function buildProgram(commander: Commander, onCommand: (name: CommandName
   tools.command('log').description('What declared tools showed to people and asked them.').option('--limit <n>', 'entries', positiveInt).option('--json', 'print JSON').action(bind('tools-log'));
   tools.command('answer').description('Answer a question a tool asked; its next call gets it as `answered`.').argument('<askId>').argument('<text...>').action(bind('tools-answer'));
 
+  declareReadCommands(program, commander, (cmd) => onCommand('operator-read', cmd));
+
+  program
+    .command('completion')
+    .description('Print a shell completion script (bash or zsh); e.g. `source <(agentteam completion bash)`.')
+    .argument('<shell>', 'bash or zsh')
+    .action(bind('completion'));
+
+  markRequired(program);
   return program;
+}
+
+/** Help shows which options must be given: commander lists required options like the others. */
+function markRequired(cmd: CommandType): void {
+  for (const o of cmd.options) if (o.mandatory && !o.description.endsWith('(required)')) o.description = `${o.description} (required)`;
+  cmd.commands.forEach(markRequired);
 }
 
 async function dispatch(name: CommandName, opts: Record<string, unknown>, args: string[]): Promise<number> {
@@ -207,14 +246,16 @@ export async function run(argv: readonly string[]): Promise<void> {
     } else {
       const commander = await loadCommander();
       const program = buildProgram(commander, async (name, cmd) => {
-        code = name === 'exec' ? await dispatchExec(cmd.args) : await dispatch(name, cmd.opts(), cmd.args);
+        if (name === 'exec') code = await dispatchExec(cmd.args);
+        else if (name === 'operator-read') code = await dispatch(name, { ...cmd.opts(), [READ_COMMAND]: commandPath(cmd) }, cmd.args);
+        else code = await dispatch(name, cmd.opts(), cmd.args);
       });
       try {
         await program.parseAsync([...argv]);
       } catch (err) {
-        // commander has already printed its message, or the help or version text.
+        // commander has already printed its message (stderr), or the help or version text.
         if (!(err instanceof commander.CommanderError)) throw err;
-        code = err.exitCode === 0 ? 0 : USAGE_EXIT;
+        code = err.exitCode === 0 ? 0 : await usageError(err);
       }
     }
   } catch (err) {

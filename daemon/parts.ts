@@ -14,6 +14,7 @@ import { registerTokenAnalysisRoutes } from './analysis/routes.js';
 import type { AnalysisTokens } from './auth/analysis-token.js';
 import { MCP_TOOLS } from '../catalog/mcp-tools.js';
 import { registerApprovalOperatorRoutes } from './operator/approvals.js';
+import { registerOperatorReadRoutes } from './operator/reads.js';
 import { registerExtensionOperatorRoutes } from './operator/extensions.js';
 import { pinCatalog, type PinnedCatalog } from './auth/pinned-catalog.js';
 import { isDenyable, openClientTools, rememberedClientTools } from './clienttools/part.js';
@@ -25,6 +26,7 @@ import { DeclaredTools } from './tools/declarations.js';
 import { registerToolOperatorRoutes } from './tools/operator-routes.js';
 import { formatIssue, readDeclarationFiles } from '../lib/tool-files.js';
 import type { StoreUrl } from '../lib/store-url.js';
+import { registerLogRoutes, type LogTap } from './lifecycle/log-tap.js';
 
 /**
  * The parts of the daemon owned by other modules (services, Exec action
@@ -57,6 +59,8 @@ export interface DaemonPartsOptions {
   analysis?: AnalysisTokens;
   /** The daemon-wide budget of long-lived streams (sized from the connection cap). */
   streams?: LongLivedStreams;
+  /** The daemon's recent diagnostics, for `daemon logs` (GET /api/v1/logs and `daemon.log` events). */
+  logs?: LogTap;
 }
 
 export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonParts> {
@@ -86,6 +90,7 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
   // Declared tools: what they show and ask goes to the operator event stream through this one connection.
   const activity = new ToolActivity(opts.clock);
   activity.connect((type, event) => clientTools.streams.publish({ type, data: { ...event }, redacted: null, audience: null }));
+  opts.logs?.connect((e) => clientTools.streams.publish({ type: 'daemon.log', data: { n: e.n, line: services.gate.maskText(e.line) }, redacted: null, audience: null }));
   const declared = new DeclaredTools(toolsDir, services.tools, { gate: services.gate, activity, env: process.env, toolsDir });
   const loadDeclared = () => {
     const report = declared.load();
@@ -115,6 +120,8 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
       registerMessageOperatorRoutes(app, services);
       if (opts.analysis) registerTokenAnalysisRoutes(app, opts.analysis, MCP_TOOLS);
       registerApprovalOperatorRoutes(app, services.approvals);
+      registerOperatorReadRoutes(app, services);
+      if (opts.logs) registerLogRoutes(app, opts.logs);
       registerExtensionOperatorRoutes(app, services.extensions);
       clientTools.registerRoutes(app);
       registerStoreOperatorRoutes(app, services.sqlite, services.home, services.store.describe);

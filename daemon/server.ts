@@ -16,6 +16,7 @@ import type { DirRemover } from './auth/private-dir.js';
 import { acquireSingleton } from './lifecycle/singleton.js';
 import { ensureOperatorToken, removeDaemonInfo, sweepRuntimeDir, writeDaemonInfo } from './lifecycle/home-files.js';
 import { createDiag } from './lifecycle/diag.js';
+import { LogTap } from './lifecycle/log-tap.js';
 import { parseListen } from './lifecycle/listen.js';
 import { checkAllowHosts } from './http/host-origin.js';
 import { openDaemonParts, type DaemonParts } from './parts.js';
@@ -80,7 +81,12 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
   const paths = homePaths(home);
   refuseHomeLinks(home);
   const budget = connectionBudget(opts.descriptorLimit);
-  const diag = createDiag(clock, opts.log ?? ((line) => process.stderr.write(line + '\n')));
+  const sink = opts.log ?? ((line: string) => process.stderr.write(line + '\n'));
+  const logs = new LogTap();
+  const diag = createDiag(clock, (line) => {
+    logs.push(line);
+    sink(line);
+  });
   let stopRequested: ((reason: string) => void) | null = null;
   const pendingStop: string[] = [];
   const requestStop = (reason: string) => (stopRequested ? stopRequested(reason) : pendingStop.push(reason));
@@ -103,7 +109,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       lastStreamShedLog = clock.now();
       diag('streams_shed', { total: e.total, max: streams.max, kind: e.kind });
     });
-    parts = await openDaemonParts({ home, clock, diag, idempotency: opts.idempotency, store: opts.store, holdDeliveryMs: opts.holdDeliveryMs, analysis: createAnalysisTokens(key, clock), streams });
+    parts = await openDaemonParts({ home, clock, diag, idempotency: opts.idempotency, store: opts.store, holdDeliveryMs: opts.holdDeliveryMs, analysis: createAnalysisTokens(key, clock), streams, logs });
     const defaultTtlMs = opts.defaultTtlMs ?? DEFAULT_TTL_MS;
     const deps: StoreDeps = {
       clock,

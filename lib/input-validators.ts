@@ -51,6 +51,8 @@ export function detailsOf(errors: readonly (AjvErrorLike | undefined)[], total =
     } else if (e.keyword === 'additionalProperties' && typeof e.params.additionalProperty === 'string') {
       path = `${path}/${pointerToken(e.params.additionalProperty)}`;
       message = 'is not a known field';
+    } else if (e.keyword === 'enum' && Array.isArray(e.params.allowedValues)) {
+      message = enumMessage(e.params.allowedValues);
     }
     const key = `${path}\u0000${message}`;
     if (seen.has(key)) continue;
@@ -59,6 +61,16 @@ export function detailsOf(errors: readonly (AjvErrorLike | undefined)[], total =
   }
   const rest = Math.max(total, errors.length) - i;
   return rest > 0 ? { details: out, detailsOmitted: rest } : { details: out };
+}
+
+/** At most this many allowed values are named in an enum error; the rest are counted. */
+export const ENUM_VALUES_SHOWN = 20;
+
+/** `must be one of "a", "b" (and 3 more)`: the allowed values, bounded (the detail's byte limit cuts the rest). */
+function enumMessage(values: readonly unknown[]): string {
+  const shown = values.slice(0, ENUM_VALUES_SHOWN).map((v) => JSON.stringify(v)).join(', ');
+  const rest = values.length - ENUM_VALUES_SHOWN;
+  return `must be one of ${shown}${rest > 0 ? ` (and ${rest} more)` : ''}`;
 }
 
 export function toInputCheck(validate: ValidateFunction): InputCheck {

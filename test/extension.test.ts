@@ -52,8 +52,18 @@ test('an extension installed after a runtime started is not in its catalog; a ne
   assert.match(actionHelp.stdout, /agentteam exec github watch '\{"repo":"acme\/api"/);
   const schema = await cli(d.home, ['exec', 'github', 'watch', '--input-schema'], { env: after.env });
   assert.deepEqual(JSON.parse(schema.stdout).required, ['repo', 'number', 'target']);
-  const noRuntime = await cli(d.home, ['exec', 'github', '--help'], { env: { AGENTTEAM_EXEC_BASE_URL: '', AGENTTEAM_EXEC_TOKEN_FILE: '' } });
-  assert.equal(noRuntime.code, 2);
+  // An operator at a shell (no runtime): help comes from the running daemon's installed definitions.
+  const operator = { env: { AGENTTEAM_EXEC_BASE_URL: '', AGENTTEAM_EXEC_TOKEN_FILE: '' } };
+  const noRuntime = await cli(d.home, ['exec', 'github', '--help'], operator);
+  assert.equal(noRuntime.code, 0, noRuntime.stderr);
+  assert.equal(noRuntime.stdout, help.stdout);
+  const operatorIndex = await cli(d.home, ['exec', '--help'], operator);
+  assert.match(operatorIndex.stdout, /Extensions installed in the daemon[^\n]*\n  github  GitHub pull-request watches \(provider extension\)\. \(watch, unwatch, list\)\n$/);
+  assert.equal((await cli(d.home, ['exec', 'github', 'watch', '--help'], operator)).stdout, actionHelp.stdout);
+  // Calling it still needs a runtime.
+  const outside = await cli(d.home, ['exec', 'github', 'list', '{}'], operator);
+  assert.equal(outside.code, 3);
+  assert.match(outside.stderr, /inside a runtime/);
 
   const watched = await cli(d.home, ['exec', 'github', 'watch', JSON.stringify({ repo: 'acme/api', number: 42, target: 'channel:reviews' })], { env: after.env });
   assert.equal(watched.code, 0, watched.stderr + watched.stdout);
@@ -117,7 +127,12 @@ test('provider authorization, provider API and unreachable upstream failures are
     assert.deepEqual([r.json.error.code, r.status], [code, status], JSON.stringify(r.json));
   }
   const viaCli = await cli(d.home, ['exec', 'gitea', 'list', '{}'], { env: rt.env });
-  assert.deepEqual([viaCli.code, JSON.parse(viaCli.stdout).error.code], [1, 'upstream_unreachable']);
+  const unreachable = JSON.parse(viaCli.stdout).error;
+  assert.deepEqual([viaCli.code, unreachable.code], [1, 'upstream_unreachable']);
+  // The error names the upstream and what to check.
+  const closed = JSON.parse(readFileSync(gitea, 'utf8')).upstream as string;
+  assert.ok(unreachable.message.includes(closed), unreachable.message);
+  assert.match(unreachable.hint, /Check that the gitea provider is running and listening at http:\/\/127\.0\.0\.1:\d+/);
 });
 
 test('install refuses bad definitions with the field named, and never shadows a built-in domain', async (t) => {

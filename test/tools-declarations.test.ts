@@ -110,6 +110,8 @@ test('command tools, one daemon', async (t) => {
     const bad = await agent.client.callTool({ name: 'echo_args', arguments: { n: 'five' } });
     assert.equal(bad.isError, true);
     assert.match(text(bad), /validation_failed/);
+    // The same details as Exec: the missing field at its own path.
+    assert.match(text(bad), /"path":"\/text","message":"is required"/);
   });
 
   await t.test('a 5 MB output keeps head and tail within the limit; the spill file (0600) holds all of it and the note names it', async () => {

@@ -1,5 +1,5 @@
 import { resolveHome } from '../../lib/home.js';
-import { sendOperator } from './message-common.js';
+import { sendOperator, usage } from './message-common.js';
 
 /**
  * `agentteam approval decide ID approve|reject [--note T] [--as human:<handle>]`:
@@ -8,12 +8,10 @@ import { sendOperator } from './message-common.js';
 export async function main(opts: Record<string, unknown>, args: string[]): Promise<number> {
   const [id, decision] = args;
   if (!id || !/^appr_[0-9A-Za-z]{6,40}$/.test(id)) {
-    process.stderr.write('agentteam approval decide: ID must be an approval id (appr_...)\n');
-    return 2;
+    return usage('approval decide', 'ID must be an approval id (appr_...)');
   }
   if (decision !== 'approve' && decision !== 'reject') {
-    process.stderr.write('agentteam approval decide: the decision must be approve or reject\n');
-    return 2;
+    return usage('approval decide', 'the decision must be approve or reject');
   }
   const body: Record<string, unknown> = { decision };
   if (typeof opts.note === 'string') body.note = opts.note;

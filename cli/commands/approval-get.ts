@@ -1,12 +1,11 @@
 import { resolveHome } from '../../lib/home.js';
-import { sendOperator } from './message-common.js';
+import { sendOperator, usage } from './message-common.js';
 
 /** `agentteam approval get ID`: what was asked, by whom, and its status. */
 export async function main(_opts: Record<string, unknown>, args: string[]): Promise<number> {
   const [id] = args;
   if (!id || !/^appr_[0-9A-Za-z]{6,40}$/.test(id)) {
-    process.stderr.write('agentteam approval get: ID must be an approval id (appr_...)\n');
-    return 2;
+    return usage('approval get', 'ID must be an approval id (appr_...)');
   }
   return sendOperator(resolveHome(), 'GET', `/api/v1/approvals/${id}`, undefined, 'approval get');
 }

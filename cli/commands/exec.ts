@@ -43,15 +43,18 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
   return unknownName(domain, action);
 }
 
-/** Inside a runtime whose pinned catalog has extensions: their index lines, appended to `exec --help`. */
+/**
+ * Installed extensions, appended to `exec --help`: inside a runtime those of
+ * its pinned catalog; outside, those of the running daemon (none without one).
+ */
 async function extensionIndex(): Promise<string> {
-  if (!process.env.AGENTTEAM_EXEC_BASE_URL) return '';
-  const { remoteExtensionDomains } = await import('../exec/remote-catalog.js');
+  const { remoteExtensionDomains, catalogSource } = await import('../exec/remote-catalog.js');
   const domains = await remoteExtensionDomains(new Set((await loadHelpIndex()).domains.map((d) => d.domain)));
   if (domains.length === 0) return '';
   const width = Math.max(...domains.map((d) => d.domain.length));
   const lines = domains.map((d) => `  ${d.domain.padEnd(width)}  ${d.line} (${d.actions.map((a) => a.action).join(', ')})`);
-  return `\nExtensions installed for this runtime (agentteam exec <extension> --help):\n${lines.join('\n')}\n`;
+  const where = catalogSource() === 'runtime' ? 'for this runtime' : 'in the daemon (runtimes started from now on can call them)';
+  return `\nExtensions installed ${where} (agentteam exec <extension> --help):\n${lines.join('\n')}\n`;
 }
 
 /** Help for an extension domain or action, from the runtime's pinned catalog; undefined outside a runtime. */

@@ -24,3 +24,13 @@ export async function sendOperator(home: string, method: string, path: string, b
   }
   return ok ? 0 : 1;
 }
+
+/**
+ * A command line the command refuses (exit 2): the message on stderr for
+ * people and, like every refusal, the JSON error envelope on stdout.
+ */
+export function usage(label: string, message: string): number {
+  process.stdout.write(`${JSON.stringify({ ok: false, error: { code: 'usage', message } })}\n`);
+  process.stderr.write(`agentteam ${label}: ${message}\n`);
+  return 2;
+}

@@ -1,7 +1,8 @@
 import { AUTHOR_PATTERN, TARGET_PATTERN } from '../../catalog/mcp-tools.js';
 import { ENTITY_ID_RULE, isEntityId } from '../../catalog/ids.js';
 import { resolveHome } from '../../lib/home.js';
-import { sendOperator } from './message-common.js';
+import { sendOperator, usage } from './message-common.js';
+import { DEFAULT_SERVER } from '../defaults.js';
 
 /**
  * `agentteam message post --target T --as human:<handle> [--server S] [--reply-to ID] TEXT`
@@ -12,21 +13,17 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
   const as = opts.as;
   const text = args.join(' ');
   if (typeof target !== 'string' || !new RegExp(TARGET_PATTERN).test(target)) {
-    process.stderr.write('agentteam message post: --target must be channel:<name>, dm:<handle>, thread:<messageId> or task:<taskId>\n');
-    return 2;
+    return usage('message post', '--target must be channel:<name>, dm:<handle>, thread:<messageId> or task:<taskId>');
   }
   if (typeof as !== 'string' || !as.startsWith('human:') || !new RegExp(AUTHOR_PATTERN).test(as)) {
-    process.stderr.write('agentteam message post: --as must be human:<handle>\n');
-    return 2;
+    return usage('message post', '--as must be human:<handle>');
   }
   if (text.length === 0) {
-    process.stderr.write('agentteam message post: the message TEXT is missing\n');
-    return 2;
+    return usage('message post', 'the message TEXT is missing');
   }
   const serverId = serverOf(opts);
   if (!isEntityId(serverId)) {
-    process.stderr.write(`agentteam message post: --server must be ${ENTITY_ID_RULE}\n`);
-    return 2;
+    return usage('message post', `--server must be ${ENTITY_ID_RULE}`);
   }
   const body: Record<string, unknown> = { serverId, target, author: as, content: text };
   if (typeof opts.replyTo === 'string') body.replyTo = opts.replyTo;
@@ -34,5 +31,5 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
 }
 
 export function serverOf(opts: Record<string, unknown>): string {
-  return typeof opts.server === 'string' && opts.server.length > 0 ? opts.server : 'local';
+  return typeof opts.server === 'string' && opts.server.length > 0 ? opts.server : DEFAULT_SERVER;
 }

@@ -7,8 +7,10 @@ import { readCredentials } from './call.js';
 /**
  * Extension domains are not in the build's help files: they exist only in the
  * catalog the runtime's authorization pinned. For a name the build does not
- * know, the CLI asks `GET {base}/catalog` (one request, only inside a runtime)
- * and renders help and schemas from it with the same renderers.
+ * know, the CLI asks `GET {base}/catalog` (one request) and renders help and
+ * schemas from it with the same renderers. Outside a runtime (an operator at
+ * a shell) it asks the running daemon's `GET /api/v1/catalog` with the
+ * operator token instead: what a runtime started now would pin.
  */
 export async function remoteDomain(domain: string): Promise<DomainHelp | undefined> {
   const view = await fetchCatalog();
@@ -41,11 +43,33 @@ export function helpOf(a: CatalogViewAction): ActionHelp {
 
 let cached: Promise<CatalogView | undefined> | undefined;
 
+/** Whose catalog help shows: this runtime's pinned one, or (outside a runtime) the daemon's current one. */
+export function catalogSource(): 'runtime' | 'daemon' {
+  return process.env.AGENTTEAM_EXEC_BASE_URL ? 'runtime' : 'daemon';
+}
+
+/** The operator's view: the daemon of this home, if one runs and its operator token is readable. */
+async function operatorCatalogRequest(): Promise<{ url: string; token: string } | undefined> {
+  const [{ resolveHome }, { readDaemonInfo, readOperatorToken }] = await Promise.all([import('../../lib/home.js'), import('../daemon-client.js')]);
+  const home = resolveHome();
+  const info = readDaemonInfo(home);
+  if (!info) return undefined;
+  try {
+    return { url: `${info.url}/api/v1/catalog`, token: readOperatorToken(home) };
+  } catch {
+    return undefined;
+  }
+}
+
 function fetchCatalog(): Promise<CatalogView | undefined> {
   cached ??= (async () => {
-    const creds = readCredentials(process.env);
-    if (!creds.ok) return undefined;
-    const text = await get(`${creds.baseUrl}/catalog`, creds.token).catch(() => undefined);
+    let target: { url: string; token: string } | undefined;
+    if (catalogSource() === 'runtime') {
+      const creds = readCredentials(process.env);
+      target = creds.ok ? { url: `${creds.baseUrl}/catalog`, token: creds.token } : undefined;
+    } else target = await operatorCatalogRequest();
+    if (!target) return undefined;
+    const text = await get(target.url, target.token).catch(() => undefined);
     try {
       const env = text === undefined ? undefined : (JSON.parse(text) as { ok?: boolean; data?: CatalogView });
       return env?.ok === true ? env.data : undefined;

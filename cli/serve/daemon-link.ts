@@ -32,8 +32,12 @@ export class DaemonLink {
     private readonly token: string,
   ) {}
 
-  /** Opens the provider stream; resolves with the client id of its hello. `onEvent` sees every later frame; `onEnd` runs once when the stream ends without close(). */
-  open(onEvent: (e: LinkEvent) => void, onEnd: (why: string) => void): Promise<string> {
+  /**
+   * Opens the event stream: a provider's, or (`provider` false) an observer's that also carries the daemon's
+   * diagnostics (`daemon.log`); resolves with the client id of its hello.
+   * `onEvent` sees every later frame; `onEnd` runs once when the stream ends without close().
+   */
+  open(onEvent: (e: LinkEvent) => void, onEnd: (why: string) => void, provider = true): Promise<string> {
     return new Promise((resolve, reject) => {
       let hello = false;
       let ended = false;
@@ -43,7 +47,7 @@ export class DaemonLink {
         if (!hello) reject(new LinkError(why));
         else if (!this.closedByUs) onEnd(why);
       };
-      const req = request(new URL('/api/v1/events?client_tools=1', this.url), {
+      const req = request(new URL(provider ? '/api/v1/events?client_tools=1' : '/api/v1/events?client_tools=0&logs=1', this.url), {
         headers: { authorization: `Bearer ${this.token}`, accept: 'text/event-stream' },
       }, (res: IncomingMessage) => {
         if (res.statusCode !== 200) {

@@ -21,7 +21,7 @@ import { SettledIds, agentKeyOf, requestView, type Pending } from './requests.js
  */
 
 export interface BrokerEvent {
-  readonly type: 'client_tool.request' | 'client_tool.cancelled' | 'client_tools.changed' | 'tool.shown' | 'tool.asked' | 'tool.answered';
+  readonly type: 'client_tool.request' | 'client_tool.cancelled' | 'client_tools.changed' | 'tool.shown' | 'tool.asked' | 'tool.answered' | 'daemon.log';
   readonly data: Record<string, unknown>;
   /** What streams outside `audience` see instead (ids only); null when everyone sees `data`. */
   readonly redacted: Record<string, unknown> | null;

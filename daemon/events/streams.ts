@@ -12,7 +12,8 @@ import { socketOf, type LongLivedStreams } from '../http/stream-budget.js';
  * client tools; closing it withdraws what that client registered. Events
  * carrying call arguments go in full only to the streams in their audience;
  * the others get the same event reduced to ids, so every stream's seq stays
- * contiguous.
+ * contiguous. `?logs=1` adds the daemon's diagnostic lines (`daemon.log`
+ * events, for `agentteam daemon logs --follow`); other streams never see them.
  */
 
 export const FEATURES = ['client_tools'] as const;
@@ -23,6 +24,8 @@ export const MAX_STREAMS = 256;
 interface Stream {
   readonly clientId: string;
   readonly sink: SseSink;
+  /** Opened with `?logs=1`: also gets the daemon's diagnostics (`daemon.log`), which no other stream sees. */
+  readonly logs: boolean;
   seq: number;
 }
 
@@ -48,6 +51,7 @@ export class EventStreams {
     const full = JSON.stringify(event.data);
     const redacted = event.redacted === null ? full : JSON.stringify(event.redacted);
     for (const s of this.streams.values()) {
+      if (event.type === 'daemon.log' && !s.logs) continue;
       const sees = event.audience === null || event.audience.has(s.clientId);
       s.seq++;
       s.sink.write(`id: ${s.seq}\nevent: ${event.type}\ndata: {"seq":${s.seq},"type":${JSON.stringify(event.type)},"data":${sees ? full : redacted}}\n\n`);
@@ -60,6 +64,7 @@ export class EventStreams {
     if (q.client_tools !== undefined && q.client_tools !== '1' && q.client_tools !== '0') {
       throw new ExecError('invalid_request', 'client_tools must be 1 or 0');
     }
+    if (q.logs !== undefined && q.logs !== '1' && q.logs !== '0') throw new ExecError('invalid_request', 'logs must be 1 or 0');
     let heartbeatS = DEFAULT_HEARTBEAT_S;
     if (q.heartbeat_s !== undefined) {
       heartbeatS = /^\d{1,3}$/.test(q.heartbeat_s) ? Number(q.heartbeat_s) : NaN;
@@ -80,7 +85,7 @@ export class EventStreams {
     });
     // Operator streams count against the daemon-wide budget but are shed only after every runtime stream.
     const ticket = this.budget?.admit({ owner: clientId, operator: true, kind: 'events', socket: socketOf(c), shed: () => sink.close() });
-    const s: Stream = { clientId, sink, seq: 0 };
+    const s: Stream = { clientId, sink, logs: q.logs === '1', seq: 0 };
     stream.s = s;
     this.streams.set(clientId, s);
     sink.write('retry: 2000\n\n' + this.frame(s, 'hello', { client_id: clientId, features: FEATURES, provider, heartbeat_s: heartbeatS }));

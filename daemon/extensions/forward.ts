@@ -37,9 +37,7 @@ export async function forwardToUpstream(ext: PinnedExtension, action: string, in
     const reason = err instanceof OutboundError ? err.reason : 'unreachable';
     if (reason === 'too_large') throw new ExecError('upstream_error', `the upstream answer is larger than ${UPSTREAM_MAX_BYTES / 1024} KiB`);
     if (reason === 'cancelled') throw new ExecError('unavailable', 'the runtime authorization was revoked');
-    throw new ExecError('upstream_unreachable', reason === 'timeout'
-      ? `${ext.name} did not answer within ${UPSTREAM_TIMEOUT_MS / 1000} s`
-      : `${ext.name} could not be reached`);
+    throw unreachable(ext, reason === 'timeout');
   }
   if (res.status === 401 || res.status === 403) {
     throw new ExecError('provider_unauthorized', `${ext.name} refused the call: its provider authorization was rejected (HTTP ${res.status})`, {
@@ -58,4 +56,13 @@ export async function forwardToUpstream(ext: PinnedExtension, action: string, in
   const checked = checkOutput(data);
   if (!checked.ok) throw new ExecError('upstream_error', `${ext.name} ${action} answered with data that does not match its output schema`, { details: checked.details.slice(0, 10) });
   return data;
+}
+
+function unreachable(ext: PinnedExtension, timedOut: boolean): ExecError {
+  // The upstream is the installed definition's own URL (no credentials, query or fragment: catalog/extension.ts).
+  return new ExecError('upstream_unreachable', timedOut
+    ? `${ext.name} did not answer within ${UPSTREAM_TIMEOUT_MS / 1000} s at ${ext.upstream}`
+    : `${ext.name} could not be reached at ${ext.upstream}`, {
+    hint: `Check that the ${ext.name} provider is running and listening at ${ext.upstream} (the "upstream" of its installed definition; see agentteam extension list). A changed address needs the definition reinstalled and a new runtime.`,
+  });
 }

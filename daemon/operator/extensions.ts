@@ -2,6 +2,7 @@ import type { Context, Hono } from 'hono';
 import { readJsonBody } from '../http/json-body.js';
 import { ExecError, errorBody } from '../errors.js';
 import type { ExtensionStore } from '../extensions/store.js';
+import { pinCatalog } from '../auth/pinned-catalog.js';
 
 function fail(c: Context, err: unknown): Response {
   return c.json({ ok: false, error: errorBody(err) }, (err instanceof ExecError ? err.status : 500) as 400);
@@ -12,6 +13,9 @@ function fail(c: Context, err: unknown): Response {
  * `POST /api/v1/extensions {definition: "<file text>"}`, `GET /api/v1/extensions`,
  * `DELETE /api/v1/extensions/{name}`. The text is stored as sent, so its
  * digest is the digest of the file the operator installed.
+ * `GET /api/v1/catalog`: the catalog a runtime started now would pin
+ * (built-ins and installed extensions), the body of the runtime's own
+ * `GET {base}/catalog`, so operator help renders extensions the same way.
  */
 export function registerExtensionOperatorRoutes(app: Hono<any>, extensions: ExtensionStore): void {
   app.post('/api/v1/extensions', async (c) => {
@@ -25,6 +29,7 @@ export function registerExtensionOperatorRoutes(app: Hono<any>, extensions: Exte
     }
   });
   app.get('/api/v1/extensions', (c) => c.json({ ok: true, data: { extensions: extensions.list(), catalogVersion: extensions.current().catalogVersion } }));
+  app.get('/api/v1/catalog', (c) => c.body(pinCatalog(extensions.current()).body, 200, { 'content-type': 'application/json' }));
   app.delete('/api/v1/extensions/:name', (c) => {
     try {
       return c.json({ ok: true, data: extensions.remove(c.req.param('name')) });

@@ -8,6 +8,7 @@ import { fillArgv, runCommand, type CommandOutcome } from './command.js';
 import { resolveProgram } from '../../lib/tool-files.js';
 import { parseToolOutput } from './output.js';
 import type { CallContext, RegisteredTool, ToolOwner } from './registry.js';
+import { detailsOf } from '../../lib/input-validators.js';
 
 /** What shown text may hold before head and tail are kept and the rest spilled. */
 export const SHOWN_LIMIT_BYTES = 64 * 1024;
@@ -62,9 +63,8 @@ export function commandTool(decl: Declaration, transport: CommandTransport, file
       const args: Record<string, unknown> = { ...input };
       delete args[ANSWERED];
       if (!validate(args)) {
-        throw new ExecError('validation_failed', `arguments do not match the ${decl.name} input schema`, {
-          details: (validate.errors ?? []).slice(0, 20).map((e) => ({ path: e.instancePath, message: e.message ?? 'invalid' })),
-        });
+        // The same details as Exec and built-in MCP tools: the field's own path, enums with their allowed values, a count of the rest.
+        throw new ExecError('validation_failed', `arguments do not match the ${decl.name} input schema`, detailsOf(validate.errors ?? []));
       }
       const { serverId, agentId, workdir } = ctx.principal;
       const answered = activity.takeAnswer(serverId, agentId, decl.name);

@@ -3,6 +3,7 @@ import type { ReceiptPolicy } from '../../catalog/inventory.js';
 import { errorEnvelopeSchema } from '../../catalog/envelope.js';
 import { helpIndexOf, renderActionHelp, renderDomainHelp, renderExecIndex } from '../../catalog/help.js';
 import { standaloneSchema } from '../../catalog/schemas.js';
+import { readCommandSpecs } from '../../catalog/operator-reads.js';
 import { openApiDocument } from './openapi.js';
 import { renderLimits } from './limits.js';
 import { validatorModules } from './validators.js';
@@ -56,6 +57,8 @@ export function buildArtifacts(catalog: Catalog): Artifact[] {
     { path: 'dist/generated/help-index.json', content: `${JSON.stringify(helpIndexOf(catalog))}\n`, committed: false },
     { path: 'dist/generated/schemas/error-envelope.json', content: json(errorEnvelopeSchema), committed: false },
     { path: 'dist/generated/receipt-policies.json', content: `${JSON.stringify(receiptPolicies(catalog))}\n`, committed: false },
+    // The operator's read commands (`agentteam task list`, ...), built by cli/program.ts without loading the catalog.
+    { path: 'dist/generated/operator-reads.json', content: `${JSON.stringify(readCommandSpecs(catalog))}\n`, committed: false },
   ];
   // Help pages pre-rendered: printing one is a file read, no module to load.
   const index = helpIndexOf(catalog);

@@ -1,0 +1,87 @@
+import { resolveHome } from '../../lib/home.js';
+import { readDaemonInfo, readOperatorToken } from '../daemon-client.js';
+import { DaemonLink, type LinkEvent } from '../serve/daemon-link.js';
+import { usage } from './message-common.js';
+
+interface Entry {
+  readonly n: number;
+  readonly line: string;
+}
+
+/**
+ * `agentteam daemon logs [--limit N] [--follow]`: the daemon's recent
+ * diagnostic lines (GET /api/v1/logs), one JSON object a line on stdout.
+ * With --follow the operator event stream is opened first, so no line falls
+ * between the two: new diagnostics (`daemon.log` events, deduplicated by
+ * their number) and every other operator event (`{"event":TYPE,"data":...}`)
+ * follow until SIGINT/SIGTERM (exit 0) or the daemon goes away (exit 3).
+ */
+export async function main(opts: Record<string, unknown>, _args: string[]): Promise<number> {
+  const home = resolveHome();
+  const info = readDaemonInfo(home);
+  if (!info) {
+    process.stderr.write(`agentteam daemon logs: no daemon is running for ${home} (start one with \`agentteam daemon start\`)\n`);
+    return 3;
+  }
+  const limit = typeof opts.limit === 'number' ? opts.limit : 100;
+  if (limit > 1000) {
+    return usage('daemon logs', '--limit must be at most 1000');
+  }
+  const link = new DaemonLink(info.url, readOperatorToken(home));
+  let last = 0;
+  let caughtUp = false;
+  const early: LinkEvent[] = [];
+  const print = (e: LinkEvent) => {
+    if (e.type === 'heartbeat') return;
+    if (e.type === 'daemon.log') {
+      const n = Number(e.data.n);
+      if (n <= last) return;
+      last = n;
+      process.stdout.write(`${String(e.data.line)}\n`);
+    } else process.stdout.write(`${JSON.stringify({ event: e.type, data: e.data })}\n`);
+  };
+  let ended: (code: number) => void = () => undefined;
+  const done = new Promise<number>((resolve) => (ended = resolve));
+  if (opts.follow) {
+    try {
+      await link.open((e) => (caughtUp ? print(e) : early.push(e)), (why) => {
+        process.stderr.write(`agentteam daemon logs: ${why}\n`);
+        ended(3);
+      }, false);
+    } catch (err) {
+      process.stderr.write(`agentteam daemon logs: ${(err as Error).message}\n`);
+      link.close();
+      return 3;
+    }
+  }
+  let answer;
+  try {
+    answer = await link.call('GET', `/api/v1/logs?limit=${limit}`);
+  } catch (err) {
+    process.stderr.write(`agentteam daemon logs: ${(err as Error).message}\n`);
+    link.close();
+    return 3;
+  }
+  if (answer.body?.ok !== true) {
+    process.stdout.write(`${JSON.stringify(answer.body)}\n`);
+    process.stderr.write(`agentteam daemon logs: ${answer.body?.error?.message ?? `HTTP ${answer.status}`}\n`);
+    link.close();
+    return 1;
+  }
+  for (const e of (answer.body.data as { entries: Entry[] }).entries) {
+    process.stdout.write(`${e.line}\n`);
+    last = Math.max(last, e.n);
+  }
+  if (!opts.follow) {
+    link.close();
+    return 0;
+  }
+  caughtUp = true;
+  early.splice(0).forEach(print);
+  const stop = () => ended(0);
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  const code = await done;
+  link.close();
+  return code;
+}
