@@ -3,7 +3,7 @@ import type { Clock } from '../lib/clock.js';
 import type { Authorization } from './auth/authorization.js';
 import type { LaunchHook } from './operator/runtimes.js';
 import type { Diag } from './lifecycle/diag.js';
-import { prepareRuntimeDriver, refreshRuntimeDriver } from './drivers/index.js';
+import { prepareRuntimeDriver } from './drivers/index.js';
 import { openServices } from './services.js';
 import type { IdempotencyLimits } from './store/idempotency.js';
 import type { ResultGate } from './results/gate.js';
@@ -90,18 +90,13 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
     for (const p of report.problems) opts.diag('tool_declaration', { problem: formatIssue(p) });
     return { loaded: report.loaded, problems: report.problems };
   };
-  const mcpUrls = new WeakMap<Authorization, string>();
   const launchHook: LaunchHook = (auth, runtime, mcpUrl, env, runtimeVersion) => {
-    mcpUrls.set(auth, mcpUrl);
     const launch = prepareRuntimeDriver({ runtime, mcpUrl, tokenFile: auth.tokenFile, privateDir: auth.dir, env, runtimeVersion });
     return {
       env: launch.env, args: launch.args,
       ...(launch.argsFor ? { argsFor: launch.argsFor } : {}), ...(launch.shimDir ? { shimDir: launch.shimDir } : {}),
+      ...(launch.tokenEnv ? { tokenEnv: launch.tokenEnv } : {}),
     };
-  };
-  const onPublished = (auth: Authorization) => {
-    const mcpUrl = mcpUrls.get(auth);
-    if (mcpUrl) refreshRuntimeDriver({ runtime: auth.runtime, mcpUrl, tokenFile: auth.tokenFile, privateDir: auth.dir });
   };
   return {
     gate: services.gate,
@@ -119,7 +114,6 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
       loadDeclared();
     },
     launchHook,
-    onPublished,
     pinnedCatalog: () => pinCatalog(services.extensions.current()),
     // Declarations first: the profile's denyTools may name a tool declared since the last load.
     reload: async () => {

@@ -1,7 +1,8 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { basename, delimiter } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { basename, delimiter, join } from 'node:path';
 import { request, type ClientRequest, type IncomingMessage } from 'node:http';
-import { constants } from 'node:os';
+import { constants, homedir } from 'node:os';
 import { resolveHome } from '../../lib/home.js';
 import { ENTITY_ID_RULE, isEntityId } from '../../catalog/ids.js';
 import { operatorRequest, readDaemonInfo, readOperatorToken } from '../daemon-client.js';
@@ -17,6 +18,7 @@ interface Lease {
   args: string[];
   argsFor?: string;
   shimDir?: string;
+  tokenEnv?: string;
 }
 
 const REVOKE_WAIT_MS = 3_000;
@@ -57,7 +59,8 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
     turnTarget: str('turnTarget'), turnMessageId: str('turnMessage'),
     primaryThreadId: process.env.AGENTTEAM_PRIMARY_THREAD_ID ?? null,
     ...(typeof opts.ttl === 'number' ? { ttlSeconds: opts.ttl } : {}),
-    env: process.env.CODEX_HOME ? { CODEX_HOME: process.env.CODEX_HOME } : {},
+    // The user's Codex home as this process sees it: the driver reads (never writes) its config.
+    env: { CODEX_HOME: process.env.CODEX_HOME || join(homedir(), '.codex') },
     ...(opts.runtime === 'codex' ? { runtimeVersion: runtimeVersion(basename(cmd) === 'codex' ? cmd : 'codex') } : {}),
   };
   let opened: { req: ClientRequest; res: IncomingMessage; lease: Lease };
@@ -77,6 +80,15 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
   // them as its own; then a shim first on PATH adds them to the runtime the command starts.
   const direct = !lease.argsFor || basename(cmd) === lease.argsFor;
   if (!direct) env.PATH = [lease.shimDir, env.PATH].filter(Boolean).join(delimiter);
+  else if (lease.tokenEnv) {
+    try {
+      env[lease.tokenEnv] = readFileSync(lease.tokenFile, 'utf8').trim();
+    } catch (err) {
+      process.stderr.write(`agentteam: cannot read the runtime token: ${(err as Error).message}\n`);
+      req.destroy(); // the daemon revokes when the lease connection closes
+      return 1;
+    }
+  }
   const child = spawn(cmd, direct ? [...lease.args, ...cmdArgs] : cmdArgs, { stdio: 'inherit', env, ...(body.workdir ? { cwd: body.workdir } : {}) });
   // A terminal's Ctrl-C already reaches the child (same process group); forwarding it
   // again would look like a second Ctrl-C. Signals sent to `run` alone are passed on.

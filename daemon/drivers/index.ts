@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { MCP_TOOLS, type McpToolDescriptor } from '../../catalog/mcp-tools.js';
 import { prepareClaude } from './claude.js';
-import { prepareCodex, refreshCodex } from './codex.js';
+import { prepareCodex } from './codex.js';
 import { prepareOpencode } from './opencode.js';
 import { writePrivateFile } from './files.js';
 import { renderToolGuidance } from './guidance.js';
@@ -40,9 +40,4 @@ export function prepareRuntimeDriver(opts: PrepareDriverOptions): DriverLaunch {
       return { env: { AGENTTEAM_GUIDANCE_FILE: file }, args: [], files: { guidance: file } };
     }
   }
-}
-
-/** After a new token generation is published: rewrites the configs that hold a copy of the token (only Codex's). */
-export function refreshRuntimeDriver(opts: PrepareDriverOptions): void {
-  if (opts.runtime === 'codex') refreshCodex(opts.privateDir, opts.tokenFile);
 }
