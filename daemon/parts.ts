@@ -9,6 +9,8 @@ import type { IdempotencyLimits } from './store/idempotency.js';
 import type { ResultGate } from './results/gate.js';
 import { registerExecActionRoute } from './exec/route.js';
 import { registerMcpRoutes } from './mcp/routes.js';
+import { registerCodexAppServerRoute } from './operator/codex-app-server.js';
+import type { AuthorizationStore } from './auth/store.js';
 import { registerMessageOperatorRoutes } from './mcp/operator-routes.js';
 import { registerTokenAnalysisRoutes } from './analysis/routes.js';
 import type { AnalysisTokens } from './auth/analysis-token.js';
@@ -31,7 +33,7 @@ import type { StoreUrl } from '../lib/store-url.js';
  * them behind this one seam keeps server.ts about lifecycle only.
  */
 export interface DaemonParts {
-  registerRoutes(app: Hono<any>): void;
+  registerRoutes(app: Hono<any>, ctx: { auths: AuthorizationStore }): void;
   /** The result gate; the server adds the token and operator-token secret sources once the store exists. */
   readonly gate: ResultGate;
   readonly launchHook?: LaunchHook;
@@ -100,9 +102,10 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
   };
   return {
     gate: services.gate,
-    registerRoutes: (app) => {
+    registerRoutes: (app, ctx) => {
       registerExecActionRoute(app, services);
-      registerMcpRoutes(app, { ...services, hiddenFor: clientTools.hiddenFor, notifier: clientTools.notifier });
+      const host = registerMcpRoutes(app, { ...services, hiddenFor: clientTools.hiddenFor, notifier: clientTools.notifier });
+      registerCodexAppServerRoute(app, { auths: ctx.auths, host, gate: services.gate, diag: opts.diag });
       registerMessageOperatorRoutes(app, services);
       if (opts.analysis) registerTokenAnalysisRoutes(app, opts.analysis, MCP_TOOLS);
       registerApprovalOperatorRoutes(app, services.approvals);

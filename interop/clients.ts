@@ -53,7 +53,7 @@ function rotationLoop(cmd: string): string {
   ].join('\n');
 }
 
-interface Ran {
+export interface Ran {
   code: number | null;
   stdout: string;
   stderr: string;
@@ -77,7 +77,7 @@ interface RunOptions {
   inspect?: (home: string) => Promise<void> | void;
 }
 
-async function runUnder(ctx: CheckContext, o: RunOptions): Promise<Ran> {
+export async function runUnder(ctx: CheckContext, o: RunOptions): Promise<Ran> {
   const home = mkdtempSync(join(tmpdir(), 'agentteam-interop-home-'));
   o.setup?.(home);
   const inherited = { ...process.env };
@@ -120,7 +120,7 @@ async function runUnder(ctx: CheckContext, o: RunOptions): Promise<Ran> {
   return { code, stdout, stderr };
 }
 
-function tail(s: string, n = 1500): string {
+export function tail(s: string, n = 1500): string {
   return s.length > n ? `...${s.slice(-n)}` : s;
 }
 
@@ -143,7 +143,7 @@ function expectMarkers(got: string[], name: string, ran: Ran): void {
   }
 }
 
-async function versionOf(ctx: CheckContext, cmd: string): Promise<string> {
+export async function versionOf(ctx: CheckContext, cmd: string): Promise<string> {
   const ran = await runUnder(ctx, { runtime: 'generic', agent: 'version', ttl: 60, script: cmd, timeoutMs: 30_000 });
   return ran.stdout.trim().split('\n')[0] ?? '?';
 }

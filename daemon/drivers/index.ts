@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { MCP_TOOLS, type McpToolDescriptor } from '../../catalog/mcp-tools.js';
 import { prepareClaude } from './claude.js';
 import { prepareCodex } from './codex.js';
+import { prepareCodexAppServer } from './codex-app-server.js';
 import { prepareOpencode } from './opencode.js';
 import { writePrivateFile } from './files.js';
 import { renderToolGuidance } from './guidance.js';
@@ -32,6 +33,8 @@ export function prepareRuntimeDriver(opts: PrepareDriverOptions): DriverLaunch {
       return prepareClaude(input, guidance);
     case 'codex':
       return prepareCodex(input, guidance);
+    case 'codex-app-server':
+      return prepareCodexAppServer(input, guidance);
     case 'opencode':
       return prepareOpencode(input, guidance);
     case 'generic': {
