@@ -248,7 +248,6 @@ export async function checkCodex(ctx: CheckContext): Promise<CheckResult> {
       inspect: async (home) => {
         after = readFileSync(join(home, '.codex', 'config.toml'), 'utf8');
         transcripts = transcriptsIn(join(home, '.codex'));
-        if (process.env.INTEROP_KEEP && transcripts[0]) writeFileSync(process.env.INTEROP_KEEP, readFileSync(transcripts[0]));
         if (transcripts[0]) {
           const r = await ctx.daemon.cli(['token', 'analyze', '--runtime', 'codex', '--session', transcripts[0], '--json']);
           analyzed = r.code === 0 ? JSON.parse(r.stdout) : { failed: r };

@@ -148,4 +148,13 @@ test('codex-app-server driver: threads from the app server, the gate by thread r
     assert.match(claimed.body, /differs from the thread its driver attached/);
     assert.equal((await rawRequest(`${exec}/task/list`, 'POST', headers, '{}')).status, 200);
   });
+
+  await t.test('a user\'s own agentteam MCP server is a conflict here too', async () => {
+    const home = join(dir, 'conflicting');
+    await sh('mkdir', ['-p', home]);
+    writeFileSync(join(home, 'config.toml'), '[mcp_servers.agentteam]\nurl = "http://127.0.0.1:9/mcp"\n');
+    const r = await d.cli(['run', '--server', 'local', '--agent', 'fz', '--runtime', 'codex-app-server', '--prompt', 'x', '--', fake, 'app-server'], { env: { CODEX_HOME: home } });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /already_exists: .*config\.toml already declares an MCP server named "agentteam"/);
+  });
 });
