@@ -106,11 +106,12 @@ test('codex-app-server driver: threads from the app server, the gate by thread r
     assert.deepEqual(a.get('approval'), { decision: 'decline' });
     const log = readFileSync(join(d.home, 'daemon.log'), 'utf8').split('\n').filter((l) => l.includes('"codex_')).map((l) => JSON.parse(l) as Record<string, unknown>);
     const gate = log.filter((l) => l.event === 'codex_tool_gate').map((l) => [l.threadId, l.role, l.tool, l.decision]);
-    assert.deepEqual(gate.slice(0, 4), [
+    assert.deepEqual(gate.slice(0, 5), [
       ['thr-P', 'primary', 'message_send', 'allowed'],
       ['thr-C', 'child', 'message_send', 'refused'],
       ['thr-C', 'child', 'message_history_read', 'allowed'],
       ['thr-X', 'unknown', 'message_history_read', 'refused'],
+      ['thr-C', 'child', 'message_send', 'refused'],
     ]);
     assert.ok(log.some((l) => l.event === 'codex_thread' && l.threadId === 'thr-C' && l.parentThreadId === 'thr-P'));
     const history = await d.cli(['message', 'history', '--target', 'channel:fake']);

@@ -67,7 +67,9 @@ function toDynamicResponse(resultJson: string): { contentItems: { type: 'inputTe
   let refused = false;
   if (r.isError === true) {
     try {
-      refused = (JSON.parse(texts[0] ?? '') as { error?: { metadata?: { childThread?: boolean } } }).error?.metadata?.childThread === true;
+      // The gate's refusals: a child or unknown thread, or a thread claimed against the attached one.
+      const meta = (JSON.parse(texts[0] ?? '') as { error?: { metadata?: { childThread?: boolean; claimedThread?: string } } }).error?.metadata;
+      refused = meta?.childThread === true || typeof meta?.claimedThread === 'string';
     } catch {
       // a tool's own error text
     }
