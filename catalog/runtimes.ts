@@ -1,5 +1,9 @@
 /** The runtime kinds `agentteam run --runtime` and profile agents may name. Data only: the CLI imports it too. */
-export const RUNTIME_KINDS = ['claude', 'codex', 'opencode', 'generic'] as const;
+/**
+ * `codex-app-server`: the daemon drives `codex app-server` over its JSON-RPC
+ * protocol and offers agentteam's tools as that server's dynamic tools.
+ */
+export const RUNTIME_KINDS = ['claude', 'codex', 'codex-app-server', 'opencode', 'generic'] as const;
 
 export type RuntimeKind = (typeof RUNTIME_KINDS)[number];
 

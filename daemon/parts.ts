@@ -3,12 +3,14 @@ import type { Clock } from '../lib/clock.js';
 import type { Authorization } from './auth/authorization.js';
 import type { LaunchHook } from './operator/runtimes.js';
 import type { Diag } from './lifecycle/diag.js';
-import { prepareRuntimeDriver, refreshRuntimeDriver } from './drivers/index.js';
+import { prepareRuntimeDriver } from './drivers/index.js';
 import { openServices } from './services.js';
 import type { IdempotencyLimits } from './store/idempotency.js';
 import type { ResultGate } from './results/gate.js';
 import { registerExecActionRoute } from './exec/route.js';
 import { registerMcpRoutes } from './mcp/routes.js';
+import { registerCodexAppServerRoute } from './operator/codex-app-server.js';
+import type { AuthorizationStore } from './auth/store.js';
 import { registerMessageOperatorRoutes } from './mcp/operator-routes.js';
 import { registerTokenAnalysisRoutes } from './analysis/routes.js';
 import type { AnalysisTokens } from './auth/analysis-token.js';
@@ -34,7 +36,7 @@ import { registerLogRoutes, type LogTap } from './lifecycle/log-tap.js';
  * them behind this one seam keeps server.ts about lifecycle only.
  */
 export interface DaemonParts {
-  registerRoutes(app: Hono<any>): void;
+  registerRoutes(app: Hono<any>, ctx: { auths: AuthorizationStore }): void;
   /** The result gate; the server adds the token and operator-token secret sources once the store exists. */
   readonly gate: ResultGate;
   readonly launchHook?: LaunchHook;
@@ -99,24 +101,20 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
     for (const p of report.problems) opts.diag('tool_declaration', { problem: formatIssue(p) });
     return { loaded: report.loaded, problems: report.problems };
   };
-  const mcpUrls = new WeakMap<Authorization, string>();
   const launchHook: LaunchHook = (auth, runtime, mcpUrl, env, runtimeVersion) => {
-    mcpUrls.set(auth, mcpUrl);
     const launch = prepareRuntimeDriver({ runtime, mcpUrl, tokenFile: auth.tokenFile, privateDir: auth.dir, env, runtimeVersion });
     return {
       env: launch.env, args: launch.args,
       ...(launch.argsFor ? { argsFor: launch.argsFor } : {}), ...(launch.shimDir ? { shimDir: launch.shimDir } : {}),
+      ...(launch.tokenEnv ? { tokenEnv: launch.tokenEnv } : {}),
     };
-  };
-  const onPublished = (auth: Authorization) => {
-    const mcpUrl = mcpUrls.get(auth);
-    if (mcpUrl) refreshRuntimeDriver({ runtime: auth.runtime, mcpUrl, tokenFile: auth.tokenFile, privateDir: auth.dir });
   };
   return {
     gate: services.gate,
-    registerRoutes: (app) => {
+    registerRoutes: (app, ctx) => {
       registerExecActionRoute(app, services);
-      registerMcpRoutes(app, { ...services, hiddenFor: clientTools.hiddenFor, notifier: clientTools.notifier, ...(opts.streams ? { streams: opts.streams } : {}) });
+      const host = registerMcpRoutes(app, { ...services, hiddenFor: clientTools.hiddenFor, notifier: clientTools.notifier, ...(opts.streams ? { streams: opts.streams } : {}) });
+      registerCodexAppServerRoute(app, { auths: ctx.auths, host, gate: services.gate, diag: opts.diag });
       registerMessageOperatorRoutes(app, services);
       if (opts.analysis) registerTokenAnalysisRoutes(app, opts.analysis, MCP_TOOLS);
       registerApprovalOperatorRoutes(app, services.approvals);
@@ -130,7 +128,6 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
       loadDeclared();
     },
     launchHook,
-    onPublished,
     pinnedCatalog: () => pinCatalog(services.extensions.current()),
     // Declarations first: the profile's denyTools may name a tool declared since the last load.
     reload: async () => {

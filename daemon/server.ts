@@ -141,7 +141,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
         mcpUrl: `${url}/api/internal/mcp/servers/${encodeURIComponent(s)}/agents/${encodeURIComponent(a)}`,
       }),
       ...(parts.launchHook ? { launchHook: parts.launchHook } : {}),
-      extraRoutes: (a) => parts!.registerRoutes(a),
+      extraRoutes: (a) => parts!.registerRoutes(a, { auths: store }),
     });
     const srv = createAdaptorServer({ fetch: app.fetch, hostname: host, serverOptions: serverTimeouts }) as Server;
     server = srv;

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,15 +53,33 @@ function rotationLoop(cmd: string): string {
   ].join('\n');
 }
 
-interface Ran {
+export interface Ran {
   code: number | null;
   stdout: string;
   stderr: string;
 }
 
 /** `agentteam run ... -- sh -c script` in a fresh HOME, killed (whole group) after timeoutMs. */
-async function runUnder(ctx: CheckContext, o: { runtime: string; agent: string; ttl: number; script: string; env?: Record<string, string>; timeoutMs: number }): Promise<Ran> {
+interface RunOptions {
+  runtime: string;
+  agent: string;
+  ttl: number;
+  script: string;
+  env?: Record<string, string>;
+  timeoutMs: number;
+  /** Arguments of `run` before `--` (e.g. --prompt). */
+  runArgs?: string[];
+  /** The command after `--` (default: sh -c script). */
+  command?: string[];
+  /** Prepares the fresh HOME before the run (the user's own files). */
+  setup?: (home: string) => void;
+  /** Looks at the HOME after the run, before it is removed. */
+  inspect?: (home: string) => Promise<void> | void;
+}
+
+export async function runUnder(ctx: CheckContext, o: RunOptions): Promise<Ran> {
   const home = mkdtempSync(join(tmpdir(), 'agentteam-interop-home-'));
+  o.setup?.(home);
   const inherited = { ...process.env };
   for (const k of Object.keys(inherited)) if (/^(ANTHROPIC_|OPENAI_|CODEX_|OPENCODE_|CLAUDE_)/i.test(k) || /_proxy$/i.test(k)) delete inherited[k];
   const env = {
@@ -78,7 +96,7 @@ async function runUnder(ctx: CheckContext, o: { runtime: string; agent: string; 
     AGENTTEAM_HOME: ctx.daemon.home,
     ...o.env,
   };
-  const args = [BIN, 'run', '--server', 'local', '--agent', o.agent, '--runtime', o.runtime, '--ttl', String(o.ttl), '--', 'sh', '-c', o.script];
+  const args = [BIN, 'run', '--server', 'local', '--agent', o.agent, '--runtime', o.runtime, '--ttl', String(o.ttl), ...(o.runArgs ?? []), '--', ...(o.command ?? ['sh', '-c', o.script])];
   const child = spawn(process.execPath, args, { env, cwd: home, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -94,11 +112,15 @@ async function runUnder(ctx: CheckContext, o: { runtime: string; agent: string; 
   }, o.timeoutMs);
   const code = await new Promise<number | null>((r) => child.on('close', (c) => r(c)));
   clearTimeout(timer);
-  rmSync(home, { recursive: true, force: true });
+  try {
+    await o.inspect?.(home);
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
   return { code, stdout, stderr };
 }
 
-function tail(s: string, n = 1500): string {
+export function tail(s: string, n = 1500): string {
   return s.length > n ? `...${s.slice(-n)}` : s;
 }
 
@@ -121,7 +143,7 @@ function expectMarkers(got: string[], name: string, ran: Ran): void {
   }
 }
 
-async function versionOf(ctx: CheckContext, cmd: string): Promise<string> {
+export async function versionOf(ctx: CheckContext, cmd: string): Promise<string> {
   const ran = await runUnder(ctx, { runtime: 'generic', agent: 'version', ttl: 60, script: cmd, timeoutMs: 30_000 });
   return ran.stdout.trim().split('\n')[0] ?? '?';
 }
@@ -173,17 +195,84 @@ export async function checkClaude(ctx: CheckContext): Promise<CheckResult> {
   }
 }
 
+/** A user's own Codex home: a provider pointing at the stand-in, an approval setting, a model; nothing of agentteam's. */
+export function userCodexConfig(standInUrl: string, extra = ''): string {
+  return [
+    '# The interop user\'s own Codex configuration; agentteam must leave it as it is.',
+    'model_provider = "standin"',
+    'model = "gpt-5"',
+    'approval_policy = "never"',
+    'developer_instructions = "interop-user-instructions: answer briefly."',
+    extra,
+    '[model_providers.standin]',
+    'name = "standin"',
+    `base_url = "${standInUrl}/v1"`,
+    'wire_api = "responses"',
+    'env_key = "INTEROP_STANDIN_KEY"',
+    '',
+  ].join('\n');
+}
+
+/** The text of every developer/system item a Responses request carried, and its instructions. */
+export function instructionsOf(body: any): string {
+  const items: any[] = Array.isArray(body?.input) ? body.input : [];
+  const dev = items.filter((i) => i?.role === 'developer' || i?.role === 'system').map((i) => text(i.content));
+  return [text(body?.instructions ?? ''), ...dev].join('\n');
+}
+
+const text = (x: unknown): string => (typeof x === 'string' ? x : JSON.stringify(x ?? ''));
+
+/** Rollout transcripts under a Codex home's sessions/ folder. */
+function transcriptsIn(codexHome: string): string[] {
+  const dir = join(codexHome, 'sessions');
+  if (!existsSync(dir)) return [];
+  return (readdirSync(dir, { recursive: true }) as string[]).filter((f) => /rollout-.*\.jsonl$/.test(f)).map((f) => join(dir, f));
+}
+
 export async function checkCodex(ctx: CheckContext): Promise<CheckResult> {
   const m = await startOpenAIStandIn();
   try {
-    const provider = `model_providers.standin={ name = "standin", base_url = "${m.url}/v1", wire_api = "responses", env_key = "INTEROP_STANDIN_KEY" }`;
-    const cmd = `codex exec --skip-git-repo-check -c model_provider=standin -c '${provider}' -c 'mcp_servers.agentteam.default_tools_approval_mode="approve"' -m gpt-5 "Send interop-codex-$i" < /dev/null`;
-    const ran = await runUnder(ctx, { runtime: 'codex', agent: 'codex', ttl: 6, timeoutMs: 180_000, script: rotationLoop(cmd), env: { INTEROP_STANDIN_KEY: 'sk-interop-stand-in' } });
+    // No -c flag of our own: provider, model and approval policy come from the user's config.toml,
+    // agentteam's server, header helper, tool approval mode and guidance from the driver.
+    const cmd = 'codex exec --skip-git-repo-check "Send interop-codex-$i" < /dev/null';
+    const configText = userCodexConfig(m.url);
+    let after = '';
+    let transcripts: string[] = [];
+    let analyzed: any = null;
+    const ran = await runUnder(ctx, {
+      runtime: 'codex', agent: 'codex', ttl: 6, timeoutMs: 180_000, script: rotationLoop(cmd), env: { INTEROP_STANDIN_KEY: 'sk-interop-stand-in' },
+      setup: (home) => {
+        mkdirSync(join(home, '.codex'), { recursive: true });
+        writeFileSync(join(home, '.codex', 'config.toml'), configText);
+      },
+      inspect: async (home) => {
+        after = readFileSync(join(home, '.codex', 'config.toml'), 'utf8');
+        transcripts = transcriptsIn(join(home, '.codex'));
+        if (transcripts[0]) {
+          const r = await ctx.daemon.cli(['token', 'analyze', '--runtime', 'codex', '--session', transcripts[0], '--json']);
+          analyzed = r.code === 0 ? JSON.parse(r.stdout) : { failed: r };
+        }
+      },
+    });
     expectRounds(ran, 'codex');
     expectMarkers(sentThrough(m), 'codex', ran);
+    if (after !== configText) throw new Error(`the user's config.toml changed during the run:\n${after}`);
+    const requests = m.seen.filter((x) => x.path.endsWith('/responses'));
+    const guided = requests.filter((x) => {
+      const ins = instructionsOf(x.body);
+      return ins.includes('# AgentTeam tools') && ins.includes('mcp__agentteam__message_send') && ins.includes('interop-user-instructions');
+    });
+    if (requests.length === 0 || guided.length !== requests.length) {
+      throw new Error(`${guided.length} of ${requests.length} model requests carried the user's instructions and agentteam's guidance\n${tail(instructionsOf(requests[0]?.body), 800)}`);
+    }
+    if (transcripts.length < ROUNDS) throw new Error(`${transcripts.length} Codex transcripts in the user's sessions folder after the run, not ${ROUNDS}`);
+    const sent = analyzed?.session?.tools?.find?.((x: any) => x.name === 'message_send');
+    if (!sent || sent.calls < 1) throw new Error(`token analyze --session did not count message_send in ${transcripts[0]}: ${JSON.stringify(analyzed).slice(0, 600)}`);
     return {
       version: await versionOf(ctx, 'codex --version'),
-      detail: `agentteam run --runtime codex (http_headers_helper): codex exec ran mcp__agentteam__message_send ${ROUNDS} times, each on a new generation`,
+      detail: `agentteam run --runtime codex -- sh -c 'codex exec ...' (PATH shim, -c layer over the user's config.toml, which stayed byte-identical): ` +
+        `the user's provider served ${requests.length} requests, each with the user's instructions and agentteam's guidance; mcp__agentteam__message_send ran ${ROUNDS} times, ` +
+        `each on a new generation, with no flag for approval; ${transcripts.length} transcripts left in the user's sessions/, token analyze --session counted ${sent.calls} message_send call(s)`,
     };
   } finally {
     await m.close();

@@ -1,5 +1,6 @@
 import { startDaemon } from '../test/mcp-harness.js';
 import { checkClaude, checkCodex, checkConformance, checkInspector, checkMcpRemote, checkOpencode, checkPython, type CheckContext, type CheckResult } from './clients.js';
+import { checkCodexAppServer } from './codex-app-server.js';
 import { ensureNpm, ensurePython, NPM_CLIENTS, PYTHON_SDK, type Installed } from './install.js';
 
 /**
@@ -13,7 +14,7 @@ import { ensureNpm, ensurePython, NPM_CLIENTS, PYTHON_SDK, type Installed } from
 type Row = { client: string; status: 'PASS' | 'SKIP' | 'FAIL'; version: string; detail: string; seconds: number };
 
 const only = new Set(process.argv.slice(2));
-const wanted = (id: string) => only.size === 0 || only.has(id);
+const wanted = (id: string) => only.size === 0 || only.has(id) || (only.has('codex') && id === 'codex-app-server');
 
 interface Plan {
   id: string;
@@ -28,6 +29,8 @@ const PLANS: Plan[] = [
   { id: 'inspector', install: () => ensureNpm(npm('inspector')), pinned: npm('inspector').version, run: checkInspector },
   { id: 'claude', install: () => ensureNpm(npm('claude')), pinned: npm('claude').version, run: (ctx) => checkClaude(ctx) },
   { id: 'codex', install: () => ensureNpm(npm('codex')), pinned: npm('codex').version, run: (ctx) => checkCodex(ctx) },
+  // The same pinned Codex, driven by the daemon as an app server; `-- codex` runs both.
+  { id: 'codex-app-server', install: () => ensureNpm(npm('codex')), pinned: npm('codex').version, run: (ctx) => checkCodexAppServer(ctx) },
   { id: 'opencode', install: () => ensureNpm(npm('opencode')), pinned: npm('opencode').version, run: (ctx) => checkOpencode(ctx) },
   { id: 'mcp-remote', install: () => ensureNpm(npm('mcp-remote')), pinned: npm('mcp-remote').version, run: checkMcpRemote },
   { id: 'conformance', install: () => ensureNpm(npm('conformance')), pinned: npm('conformance').version, run: checkConformance },

@@ -143,56 +143,6 @@ test('drivers write configs each runtime reads, pointing at the MCP route', asyn
     assert.equal(after.id, 20);
     assert.ok(after.error, JSON.stringify(after));
   });
+  // Codex: test/codex-driver.test.ts.
 
-  const codexConfig = (home: string) => readFileSync(join(home, 'config.toml'), 'utf8');
-
-  await t.test('codex: private CODEX_HOME with http_headers_helper reading the current token', async () => {
-    const lease = await openLease(d, { serverId: 'local', agentId: 'x1', runtime: 'codex', env: {}, runtimeVersion: 'codex-cli 0.171.0' });
-    t.after(() => lease.close());
-    const home = lease.data.env.CODEX_HOME ?? '';
-    assert.equal(statSync(join(home, 'config.toml')).mode & 0o777, 0o600);
-    const text = codexConfig(home);
-    assert.match(text, /^\[mcp_servers\.agentteam\]$/m);
-    assert.match(text, /^# Codex reported "codex-cli 0\.171\.0": .*http_headers_helper/m);
-    assert.equal(JSON.parse(/^url = (".*")$/m.exec(text)?.[1] ?? 'null'), lease.mcpUrl);
-    assert.doesNotMatch(text, /Bearer|^http_headers =/m, 'no copy of the token in the config');
-    const helper = JSON.parse(/^http_headers_helper = (".*")$/m.exec(text)?.[1] ?? 'null') as string;
-    // Codex runs the helper as a program (no shell) and parses a JSON object from its stdout.
-    for (let i = 0; i < 3; i++) {
-      const headers = JSON.parse((await sh(helper, [])).stdout) as Record<string, string>;
-      assert.deepEqual(headers, { Authorization: `Bearer ${lease.token()}` });
-      const listed = await rpc(lease.mcpUrl, lease.token(), { jsonrpc: '2.0', id: 1, method: 'tools/list' });
-      assert.equal(listed.status, 200);
-      await operatorCall(d, 'POST', `/api/v1/runtimes/${lease.data.authorizationId}/rotate`);
-    }
-    assert.equal(codexConfig(home), text, 'rotation does not touch a helper config');
-    checkGuidance('codex', readFileSync(lease.data.env.AGENTTEAM_GUIDANCE_FILE ?? '', 'utf8'));
-  });
-
-  await t.test('codex older than the helper: a fixed header, rewritten when the token rotates, and said so', async () => {
-    const lease = await openLease(d, { serverId: 'local', agentId: 'x2', runtime: 'codex', env: {}, runtimeVersion: 'codex-cli 0.147.0' });
-    t.after(() => lease.close());
-    const home = lease.data.env.CODEX_HOME ?? '';
-    const auth = () => JSON.parse(/^http_headers = \{ "Authorization" = (".*") \}$/m.exec(codexConfig(home))?.[1] ?? 'null') as string;
-    assert.match(codexConfig(home), /^# Codex reported "codex-cli 0\.147\.0", older than 0\.148\.0, which has no http_headers_helper/m);
-    assert.doesNotMatch(codexConfig(home), /http_headers_helper =/);
-    const first = auth();
-    assert.equal(first, `Bearer ${lease.token()}`);
-    const rotated = await operatorCall(d, 'POST', `/api/v1/runtimes/${lease.data.authorizationId}/rotate`);
-    assert.equal(rotated.status, 200, rotated.body);
-    assert.equal(auth(), `Bearer ${lease.token()}`);
-    assert.notEqual(auth(), first);
-  });
-
-  await t.test('codex: `run` reads the version from the codex it starts', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'agentteam-old-codex-'));
-    t.after(() => rmSync(dir, { recursive: true, force: true }));
-    const codex = join(dir, 'codex');
-    writeFileSync(codex, `#!/bin/sh\n[ "$1" = --version ] && { echo 'codex-cli 0.99.0'; exit 0; }\ncat "$CODEX_HOME/config.toml"\n`, { mode: 0o755 });
-    const r = await sh(process.execPath, [BIN, 'run', '--server', 'local', '--agent', 'x3', '--runtime', 'codex', '--', codex], {
-      env: { ...process.env, AGENTTEAM_HOME: d.home }, timeout: 15_000,
-    });
-    assert.match(r.stdout, /^# Codex reported "codex-cli 0\.99\.0", older than/m);
-    assert.match(r.stdout, /^http_headers = /m);
-  });
 });

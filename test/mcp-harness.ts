@@ -114,6 +114,9 @@ export interface LeaseData {
   mcpUrl: string;
   env: Record<string, string>;
   args: string[];
+  argsFor?: string;
+  shimDir?: string;
+  tokenEnv?: string;
 }
 
 export async function openLease(d: Daemon, body: Record<string, unknown>): Promise<{ token(): string; mcpUrl: string; data: LeaseData; close(): void }> {

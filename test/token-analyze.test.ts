@@ -97,6 +97,14 @@ test('agentteam token analyze: surfaces, per-tool shares, session attribution, i
     assert.equal(s.otherTools.calls, 1);
   });
 
+  await t.test('--session on a rollout that names tools inside a namespace (Codex 0.171)', async () => {
+    const r = await d.cli(['token', 'analyze', '--runtime', 'codex', '--session', `${FIXTURES}codex-rollout-namespaced.jsonl`, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const s = (JSON.parse(r.stdout) as Report).session!;
+    assert.deepEqual(s.tools.map((x) => [x.name, x.calls]), [['message_send', 1]], 'mcp__agentteam + message_send is the agentteam tool');
+    assert.equal(s.otherTools.calls, 1, 'collaboration + spawn_agent is not');
+  });
+
   await t.test('the default output is a human table', async () => {
     const r = await d.cli(['token', 'analyze', '--session', `${FIXTURES}claude-session.jsonl`]);
     assert.equal(r.code, 0, r.stderr);

@@ -1,11 +1,13 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { basename, delimiter } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { basename, delimiter, join } from 'node:path';
 import { request, type ClientRequest, type IncomingMessage } from 'node:http';
-import { constants } from 'node:os';
+import { constants, homedir } from 'node:os';
 import { resolveHome } from '../../lib/home.js';
 import { ENTITY_ID_RULE, isEntityId } from '../../catalog/ids.js';
 import { operatorRequest, readDaemonInfo, readOperatorToken } from '../daemon-client.js';
 import { buildRuntimeEnv } from '../runtime-env.js';
+import { driveAppServer } from './run-app-server.js';
 
 interface Lease {
   authorizationId: string;
@@ -17,6 +19,7 @@ interface Lease {
   args: string[];
   argsFor?: string;
   shimDir?: string;
+  tokenEnv?: string;
 }
 
 const REVOKE_WAIT_MS = 3_000;
@@ -40,6 +43,11 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
       return 2;
     }
   }
+  const appServer = opts.runtime === 'codex-app-server';
+  if (appServer !== (typeof opts.prompt === 'string')) {
+    process.stderr.write(appServer ? 'agentteam: --runtime codex-app-server needs --prompt TEXT (the primary thread\'s first turn)\n' : 'agentteam: --prompt is only for --runtime codex-app-server\n');
+    return 2;
+  }
   if ((typeof opts.turnTarget === 'string') !== (typeof opts.turnMessage === 'string')) {
     process.stderr.write('agentteam: --turn-target and --turn-message go together\n');
     return 2;
@@ -57,8 +65,9 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
     turnTarget: str('turnTarget'), turnMessageId: str('turnMessage'),
     primaryThreadId: process.env.AGENTTEAM_PRIMARY_THREAD_ID ?? null,
     ...(typeof opts.ttl === 'number' ? { ttlSeconds: opts.ttl } : {}),
-    env: process.env.CODEX_HOME ? { CODEX_HOME: process.env.CODEX_HOME } : {},
-    ...(opts.runtime === 'codex' ? { runtimeVersion: runtimeVersion(basename(cmd) === 'codex' ? cmd : 'codex') } : {}),
+    // The user's Codex home as this process sees it: the driver reads (never writes) its config.
+    env: { CODEX_HOME: process.env.CODEX_HOME || join(homedir(), '.codex') },
+    ...(opts.runtime === 'codex' || appServer ? { runtimeVersion: runtimeVersion(basename(cmd) === 'codex' ? cmd : 'codex') } : {}),
   };
   let opened: { req: ClientRequest; res: IncomingMessage; lease: Lease };
   try {
@@ -73,10 +82,33 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
   res.on('error', () => undefined);
   req.on('error', () => undefined);
   const env = buildRuntimeEnv(process.env, lease, lease.env);
+  if (appServer) {
+    // The daemon starts `codex app-server` itself, with this environment, and drives it.
+    const plain: Record<string, string> = {};
+    for (const [k, v] of Object.entries(env)) if (v !== undefined) plain[k] = v;
+    const code = await driveAppServer(info.url, readOperatorToken(home), lease.authorizationId, {
+      command: [cmd, ...cmdArgs], env: plain, cwd: body.workdir ?? process.cwd(), prompt: opts.prompt as string,
+    });
+    await Promise.race([
+      operatorRequest(home, 'DELETE', `/api/v1/runtimes/${encodeURIComponent(lease.authorizationId)}`).catch(() => undefined),
+      new Promise((r) => setTimeout(r, REVOKE_WAIT_MS).unref()),
+    ]);
+    req.destroy();
+    return code;
+  }
   // Driver options follow the runtime's own executable. A wrapped command (`sh -c '...'`) would take
   // them as its own; then a shim first on PATH adds them to the runtime the command starts.
   const direct = !lease.argsFor || basename(cmd) === lease.argsFor;
   if (!direct) env.PATH = [lease.shimDir, env.PATH].filter(Boolean).join(delimiter);
+  else if (lease.tokenEnv) {
+    try {
+      env[lease.tokenEnv] = readFileSync(lease.tokenFile, 'utf8').trim();
+    } catch (err) {
+      process.stderr.write(`agentteam: cannot read the runtime token: ${(err as Error).message}\n`);
+      req.destroy(); // the daemon revokes when the lease connection closes
+      return 1;
+    }
+  }
   const child = spawn(cmd, direct ? [...lease.args, ...cmdArgs] : cmdArgs, { stdio: 'inherit', env, ...(body.workdir ? { cwd: body.workdir } : {}) });
   // A terminal's Ctrl-C already reaches the child (same process group); forwarding it
   // again would look like a second Ctrl-C. Signals sent to `run` alone are passed on.

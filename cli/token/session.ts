@@ -106,7 +106,11 @@ export function parseSession(text: string): ParsedSession {
       case 'function_call':
       case 'custom_tool_call':
         codex++;
-        if (id && typeof item.name === 'string') calls.set(id, { name: item.name, input: item.arguments ?? item.input });
+        // Current Codex records an MCP (or app-server dynamic) tool as a name inside its namespace (`mcp__agentteam` + `message_send`).
+        if (id && typeof item.name === 'string') {
+          const name = typeof item.namespace === 'string' && item.namespace.length > 0 ? `${item.namespace}__${item.name}` : item.name;
+          calls.set(id, { name, input: item.arguments ?? item.input });
+        }
         break;
       case 'local_shell_call':
         codex++;

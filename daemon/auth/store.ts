@@ -91,6 +91,7 @@ export class AuthorizationStore {
       runId: init.runId ?? null,
       workdir: init.workdir ?? null,
       primaryThreadId: init.primaryThreadId ?? null,
+      threadsByDriver: init.runtime === 'codex-app-server',
       turn: init.turn ? Object.freeze({ ...init.turn }) : null,
     });
     const auth = new Authorization(id, principal, this.deps.catalog(), ttlMs, dir, join(dir, TOKEN_FILE_NAME), processGeneration, init.runtime ?? 'generic');

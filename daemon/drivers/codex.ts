@@ -1,8 +1,8 @@
-import { existsSync, readFileSync, symlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { MCP_SERVER_NAME } from '../../catalog/mcp-tools.js';
-import { writeHeadersHelper, writePrivateFile } from './files.js';
+import { shQuote, writeHeadersHelper, writePrivateFile } from './files.js';
+import { layeredInstructions, readCodexUserConfig, tomlString } from './codex-user-config.js';
 import type { DriverInput, DriverLaunch } from './types.js';
 
 /**
@@ -13,6 +13,9 @@ import type { DriverInput, DriverLaunch } from './types.js';
  * 0.148.0 keeps it (see specs/mcp.md).
  */
 export const CODEX_HEADERS_HELPER_SINCE: readonly [number, number, number] = [0, 148, 0];
+
+/** The variable an older Codex reads the bearer from (`bearer_token_env_var`); set from the token file at each start. */
+export const CODEX_BEARER_ENV = 'AGENTTEAM_CODEX_BEARER';
 
 /** `codex-cli 0.171.0` -> [0, 171, 0]; null when no version can be read. */
 export function parseCodexVersion(text: string | null | undefined): [number, number, number] | null {
@@ -28,62 +31,88 @@ export function codexHasHeadersHelper(version: string | null | undefined): boole
   return true;
 }
 
-/** TOML basic string (JSON string escapes are a subset TOML accepts for these values). */
-function tomlString(s: string): string {
-  return JSON.stringify(s);
+/** The user's Codex home as the `run` process sees it. */
+export function userCodexHome(env: Readonly<Record<string, string | undefined>>): string {
+  return env.CODEX_HOME && env.CODEX_HOME.length > 0 ? env.CODEX_HOME : join(homedir(), '.codex');
 }
 
-function headerLine(tokenFile: string): string {
-  const token = readFileSync(tokenFile, 'utf8').trim();
-  return `http_headers = { "Authorization" = ${tomlString(`Bearer ${token}`)} }`;
-}
+/** `-c key=value` pairs, value in TOML, in the order Codex applies them. */
+export type CodexOverrides = readonly (readonly [string, string])[];
 
-function renderConfig(input: DriverInput, helper: string | null): string {
-  const seen = input.runtimeVersion ? `Codex reported "${input.runtimeVersion.replace(/[\r\n]/g, ' ')}"` : 'no Codex version could be read';
-  const since = CODEX_HEADERS_HELPER_SINCE.join('.');
-  return [
-    '# Written by agentteam for one runtime authorization; removed with it.',
-    helper
-      ? `# ${seen}: the Authorization header comes from http_headers_helper, which reads the current token file each time Codex connects.`
-      : `# ${seen}, older than ${since}, which has no http_headers_helper: the header below is a copy of the token, rewritten at each rotation; a running Codex keeps the one it read at start.`,
-    `[mcp_servers.${MCP_SERVER_NAME}]`,
-    `url = ${tomlString(input.mcpUrl)}`,
-    helper ? `http_headers_helper = ${tomlString(helper)}` : headerLine(input.tokenFile),
-    '',
-  ].join('\n');
+/** Flattens overrides into Codex command-line arguments. */
+export function overrideArgs(overrides: CodexOverrides): string[] {
+  return overrides.flatMap(([k, v]) => ['-c', `${k}=${v}`]);
 }
 
 /**
- * Codex: a private CODEX_HOME whose config.toml declares the agentteam
- * streamable-HTTP server. The header comes from a helper script that reads
- * the token file (never from the environment: `bearer_token_env_var` would
- * put the bearer there). Only a Codex too old for the helper gets a fixed
- * `http_headers` copy in this 0600 file, rewritten by `refreshCodex` when a
- * generation is published. The user's Codex login is linked in so the
- * private home still authenticates to the model provider.
+ * agentteam's entries for a `codex exec` / interactive Codex: the
+ * `agentteam` MCP server (URL and header helper), the approval mode for its
+ * tools (`approve`: `codex exec` runs with approval policy `never`, under
+ * which a tool that needs approval is refused) and the guidance as
+ * `developer_instructions` (the user's own top-level ones first).
  */
-export function prepareCodex(input: DriverInput, guidance: string): DriverLaunch {
-  const home = join(input.privateDir, 'codex');
-  const config = join(home, 'config.toml');
-  const helper = codexHasHeadersHelper(input.runtimeVersion) ? join(home, 'mcp-headers.sh') : null;
-  if (helper) writeHeadersHelper(helper, input.tokenFile);
-  writePrivateFile(config, renderConfig(input, helper));
-  const guidanceFile = join(home, 'agentteam-guidance.md');
-  writePrivateFile(guidanceFile, guidance);
-  const env = input.env ?? process.env;
-  const userHome = env.CODEX_HOME && env.CODEX_HOME.length > 0 ? env.CODEX_HOME : join(homedir(), '.codex');
-  const auth = join(userHome, 'auth.json');
-  if (existsSync(auth) && !existsSync(join(home, 'auth.json'))) symlinkSync(auth, join(home, 'auth.json'));
-  const files: Record<string, string> = { config, guidance: guidanceFile };
-  if (helper) files.helper = helper;
-  return { env: { CODEX_HOME: home, AGENTTEAM_GUIDANCE_FILE: guidanceFile }, args: [], files };
+export function codexExecOverrides(input: DriverInput, guidance: string, helper: string | null): CodexOverrides {
+  const user = readCodexUserConfig(userCodexHome(input.env ?? {}));
+  const server = `mcp_servers.${MCP_SERVER_NAME}`;
+  return [
+    [`${server}.url`, tomlString(input.mcpUrl)],
+    helper ? [`${server}.http_headers_helper`, tomlString(helper)] : [`${server}.bearer_token_env_var`, tomlString(CODEX_BEARER_ENV)],
+    [`${server}.default_tools_approval_mode`, tomlString('approve')],
+    ['developer_instructions', tomlString(layeredInstructions(user, guidance))],
+  ];
 }
 
-/** Rewrites a fixed header after a token rotation; a no-op for a config that uses the helper, or none. */
-export function refreshCodex(privateDir: string, tokenFile: string): void {
-  const config = join(privateDir, 'codex', 'config.toml');
-  if (!existsSync(config)) return;
-  const text = readFileSync(config, 'utf8');
-  if (!/^http_headers = /m.test(text)) return;
-  writePrivateFile(config, text.replace(/^http_headers = .*$/m, () => headerLine(tokenFile)));
+/**
+ * Codex: the user's own Codex (their CODEX_HOME or ~/.codex: config.toml,
+ * profiles, login, transcripts) with agentteam's entries layered on top as
+ * `-c` overrides, the highest layer Codex's loader has. Nothing of the
+ * user's is written or copied; CODEX_HOME is left alone, so sessions are
+ * recorded where the user's Codex keeps them and outlive the authorization.
+ *
+ * The header comes from a helper script that reads the token file at each
+ * connection. A Codex older than the helper reads the bearer from
+ * AGENTTEAM_CODEX_BEARER instead, which `run` (or the shim) sets from the
+ * token file when it starts Codex: a running old Codex keeps the token it
+ * started with.
+ */
+export function prepareCodex(input: DriverInput, guidance: string): DriverLaunch {
+  const dir = join(input.privateDir, 'codex');
+  const helper = codexHasHeadersHelper(input.runtimeVersion) ? join(dir, 'mcp-headers.sh') : null;
+  if (helper) writeHeadersHelper(helper, input.tokenFile);
+  const args = overrideArgs(codexExecOverrides(input, guidance, helper));
+  const guidanceFile = join(dir, 'guidance.md');
+  writePrivateFile(guidanceFile, guidance);
+  const shimDir = join(dir, 'bin');
+  const shim = join(shimDir, 'codex');
+  writePrivateFile(shim, renderCodexShim(shimDir, args, helper ? null : input.tokenFile), 0o700);
+  const files: Record<string, string> = { guidance: guidanceFile, shim };
+  if (helper) files.helper = helper;
+  return {
+    env: { AGENTTEAM_GUIDANCE_FILE: guidanceFile },
+    args,
+    argsFor: 'codex',
+    shimDir,
+    ...(helper ? {} : { tokenEnv: CODEX_BEARER_ENV }),
+    files,
+  };
+}
+
+/** The PATH shim for a wrapped command: drops its own directory from PATH, then runs the real codex with the overrides. */
+function renderCodexShim(shimDir: string, args: readonly string[], bearerFrom: string | null): string {
+  return [
+    '#!/bin/sh',
+    '# Written by agentteam: starts the real codex with agentteam\'s -c overrides on top of your own configuration.',
+    `shim_dir=${shQuote(shimDir)}`,
+    'set -f',
+    'rest=',
+    'IFS=:',
+    'for p in $PATH; do [ "$p" = "$shim_dir" ] || rest="${rest:+$rest:}$p"; done',
+    'unset IFS',
+    'set +f',
+    'PATH=$rest',
+    'export PATH',
+    ...(bearerFrom ? [`${CODEX_BEARER_ENV}=$(cat ${shQuote(bearerFrom)}) || exit 1`, `export ${CODEX_BEARER_ENV}`] : []),
+    `exec codex ${args.map(shQuote).join(' ')} "$@"`,
+    '',
+  ].join('\n');
 }

@@ -14,7 +14,7 @@ export function renderToolGuidance(runtime: RuntimeKind, inventory: readonly Mcp
   const lines = [
     '# AgentTeam tools',
     '',
-    '## Messages (MCP server "agentteam")',
+    runtime === 'codex-app-server' ? '## Messages (tools in the namespace "agentteam")' : '## Messages (MCP server "agentteam")',
     '',
     'Every message tool needs the exact target of the conversation, copied from the message you answer:',
     'channel:<name>, dm:<handle>, thread:<messageId> or task:<taskId>. Nothing is filled in for you.',

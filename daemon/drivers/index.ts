@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { MCP_TOOLS, type McpToolDescriptor } from '../../catalog/mcp-tools.js';
 import { prepareClaude } from './claude.js';
-import { prepareCodex, refreshCodex } from './codex.js';
+import { prepareCodex } from './codex.js';
+import { prepareCodexAppServer } from './codex-app-server.js';
 import { prepareOpencode } from './opencode.js';
 import { writePrivateFile } from './files.js';
 import { renderToolGuidance } from './guidance.js';
@@ -32,6 +33,8 @@ export function prepareRuntimeDriver(opts: PrepareDriverOptions): DriverLaunch {
       return prepareClaude(input, guidance);
     case 'codex':
       return prepareCodex(input, guidance);
+    case 'codex-app-server':
+      return prepareCodexAppServer(input, guidance);
     case 'opencode':
       return prepareOpencode(input, guidance);
     case 'generic': {
@@ -40,9 +43,4 @@ export function prepareRuntimeDriver(opts: PrepareDriverOptions): DriverLaunch {
       return { env: { AGENTTEAM_GUIDANCE_FILE: file }, args: [], files: { guidance: file } };
     }
   }
-}
-
-/** After a new token generation is published: rewrites the configs that hold a copy of the token (only Codex's). */
-export function refreshRuntimeDriver(opts: PrepareDriverOptions): void {
-  if (opts.runtime === 'codex') refreshCodex(opts.privateDir, opts.tokenFile);
 }

@@ -9,6 +9,9 @@ function prefixOf(runtime: RuntimeKind, server: string): string {
     case 'claude':
     case 'codex':
       return `mcp__${server}__`;
+    case 'codex-app-server':
+      // Dynamic tools in the namespace "agentteam" (Codex reserves `mcp__` namespaces for its MCP servers).
+      return `${server}__`;
     case 'opencode':
       return `mcp_${server}_`;
     case 'generic':

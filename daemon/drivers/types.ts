@@ -30,6 +30,11 @@ export interface DriverLaunch {
    */
   readonly argsFor?: string;
   readonly shimDir?: string;
+  /**
+   * A variable `run` sets to the current token when it starts the runtime
+   * directly (a Codex too old for a header helper reads its bearer there).
+   */
+  readonly tokenEnv?: string;
   /** Files written, for tests and diagnostics. */
   readonly files: Record<string, string>;
 }

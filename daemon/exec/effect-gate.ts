@@ -1,7 +1,7 @@
 import type { Risk } from '../../catalog/descriptor.js';
 import { ExecError } from '../errors.js';
 import type { Principal } from '../http/principal.js';
-import { checkChildGate, THREAD_HEADER } from '../mcp/child-gate.js';
+import { attachedThread, checkChildGate, THREAD_HEADER } from '../mcp/child-gate.js';
 
 export { THREAD_HEADER };
 
@@ -13,7 +13,10 @@ export { THREAD_HEADER };
  */
 export function execChildGate(principal: Principal, thread: string | undefined, risk: Risk, label: string): ExecError | null {
   try {
-    checkChildGate(label, { readOnlyHint: risk === 'read' }, thread !== undefined && thread.length > 0 ? thread : null, principal.primaryThreadId);
+    const claimed = thread !== undefined && thread.length > 0 ? thread : null;
+    // A runtime whose driver attaches threads (Codex app-server) has none attached on this route.
+    if (principal.threadsByDriver) attachedThread(claimed, null);
+    else checkChildGate(label, { readOnlyHint: risk === 'read' }, claimed, principal.primaryThreadId);
     return null;
   } catch (err) {
     if (err instanceof ExecError) return err;

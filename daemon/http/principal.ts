@@ -13,6 +13,12 @@ export interface Principal {
   readonly workdir: string | null;
   /** The runtime's primary thread, for the delegated-child effect gate (MCP). */
   readonly primaryThreadId: string | null;
+  /**
+   * True when the runtime's driver attaches the calling thread to each tool
+   * call itself (Codex app-server): a thread the call claims in a header or
+   * `_meta` is then refused instead of believed.
+   */
+  readonly threadsByDriver?: boolean;
   /** The human-initiated turn this runtime answers (`run --turn-target/--turn-message`), or null. */
   readonly turn: TurnBinding | null;
 }

@@ -3,7 +3,7 @@ import { MCP_TOOLS } from '../../catalog/mcp-tools.js';
 import type { Clock } from '../../lib/clock.js';
 import type { RuntimeRequest } from '../http/principal.js';
 import { createMcpProtocol } from './protocol.js';
-import { createToolHost, type HiddenTools } from './tool-host.js';
+import { createToolHost, type HiddenTools, type ToolHost } from './tool-host.js';
 import type { Principal } from '../http/principal.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { ListChangedNotifier } from './notify.js';
@@ -37,9 +37,10 @@ export interface McpServices extends MessageServices {
  * The agentteam MCP endpoint on its canonical route and the legacy alias:
  * one handler, one inventory. The runtime-auth middleware (mounted on both
  * paths by the app) has authenticated and bound the caller before this
- * handler is reached.
+ * handler is reached. Returns the tool host, for a driver that dispatches
+ * calls in-process (Codex app-server).
  */
-export function registerMcpRoutes(app: Hono<any>, services: McpServices): void {
+export function registerMcpRoutes(app: Hono<any>, services: McpServices): ToolHost {
   const host = createToolHost(services.tools, MCP_TOOLS, { ...messageToolHandlers(services.messages), ...knowledgeToolHandlers(services.knowledge) }, sharedBoundary(services.gate), services.hiddenFor);
   const handle = createMcpProtocol({
     host,
@@ -54,4 +55,5 @@ export function registerMcpRoutes(app: Hono<any>, services: McpServices): void {
   });
   app.all(MCP_ROUTE, handle);
   app.all(MCP_LEGACY_ROUTE, handle);
+  return host;
 }

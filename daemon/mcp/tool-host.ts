@@ -7,7 +7,7 @@ import type { Principal } from '../http/principal.js';
 import { ExecError, errorBody } from '../errors.js';
 import { cutJsonText } from '../../catalog/error-limits.js';
 import type { CallContext, RegisteredTool, ToolOwner, ToolRegistry } from '../tools/registry.js';
-import { checkChildGate } from './child-gate.js';
+import { attachedThread, threadGate, type ThreadRole } from './child-gate.js';
 import { errorResult } from './tool-result.js';
 
 export type { CallContext } from '../tools/registry.js';
@@ -37,6 +37,19 @@ export interface ToolHost {
   /** The serialized tools/list result: the registry's inventory at its current revision, less what the caller may not see. */
   listResultJson(principal: Principal): string;
   call(name: unknown, args: unknown, ctx: CallContext): Promise<CallOutcome>;
+}
+
+/**
+ * The calling thread's role for the gate. A driver that attaches threads
+ * gives it; a call that reaches the HTTP route of such a runtime carries no
+ * attached thread, so a thread it claims is refused (attachedThread) and an
+ * unclaimed call is the runtime process itself, like an Exec call. Else the
+ * claim is compared with the recorded primary thread.
+ */
+function roleOf(ctx: CallContext): ThreadRole {
+  if (ctx.threadRole !== undefined) return ctx.threadRole;
+  if (ctx.principal.threadsByDriver) return attachedThread(ctx.threadId, null) === null ? 'primary' : 'child';
+  return ctx.threadId === null || ctx.threadId === ctx.principal.primaryThreadId ? 'primary' : 'child';
 }
 
 export const BUILTIN_OWNER: ToolOwner = { key: 'builtin', label: "the daemon's built-in tools" };
@@ -130,7 +143,7 @@ export function createToolHost(
       const entry = hidden?.names.has(name) ? undefined : registry.get(name);
       try {
         // The gate runs before the unknown-tool check: a child gets the same answer for both.
-        checkChildGate(name, entry?.annotations, ctx.threadId, ctx.principal.primaryThreadId, entry?.childAccess?.(ctx));
+        threadGate(name, entry?.annotations, roleOf(ctx), entry?.childAccess?.(ctx));
       } catch (err) {
         return { ok: true, resultJson: errorResult(errorBody(err)) };
       }

@@ -15,6 +15,8 @@ export interface LaunchAdditions {
   /** The executable `args` belong to; `run` uses `shimDir` on PATH when it wraps another command. */
   readonly argsFor?: string;
   readonly shimDir?: string;
+  /** A variable `run` sets to the current token when it starts the runtime directly. */
+  readonly tokenEnv?: string;
 }
 
 export type LaunchHook = (
@@ -103,6 +105,7 @@ export function registerRuntimeLeaseRoutes(app: Hono<any>, ctx: OperatorContext)
         authorizationId: auth.id, privateDir: auth.dir, tokenFile: auth.tokenFile, execBaseUrl, mcpUrl,
         ttlSeconds: auth.ttlMs / 1000, env: additions.env, args: additions.args,
         ...(additions.argsFor ? { argsFor: additions.argsFor } : {}), ...(additions.shimDir ? { shimDir: additions.shimDir } : {}),
+        ...(additions.tokenEnv ? { tokenEnv: additions.tokenEnv } : {}),
       },
     }) + '\n';
     const conn = c.req.raw.signal;

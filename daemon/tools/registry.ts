@@ -1,3 +1,4 @@
+import type { ThreadRole } from '../mcp/child-gate.js';
 import type { ToolAnnotations } from '../../catalog/mcp-tools.js';
 import type { Principal } from '../http/principal.js';
 import { ExecError } from '../errors.js';
@@ -15,6 +16,12 @@ export interface CallContext {
   readonly principal: Principal;
   /** The thread the call identifies (child gate input), or null. */
   readonly threadId: string | null;
+  /**
+   * Set only by a driver that attached `threadId` itself and knows every
+   * thread of the run (Codex app-server); then the gate takes this role
+   * instead of comparing a claimed id with the primary thread.
+   */
+  readonly threadRole?: ThreadRole;
   /** Aborted when the caller's authorization is revoked or the daemon stops. */
   readonly signal: AbortSignal;
   /**

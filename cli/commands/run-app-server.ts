@@ -1,0 +1,89 @@
+import { request } from 'node:http';
+
+/**
+ * The `run` side of `--runtime codex-app-server`: the daemon spawns and
+ * drives `codex app-server` itself (it must see every tool call with
+ * Codex's own thread id); `run` hands it the command, the environment the
+ * runtime would have had, the working directory and the prompt, then prints
+ * the run as it streams back: agent messages on stdout (a child thread's
+ * prefixed with its id), threads and tool decisions on stderr.
+ * Resolves with the exit status: 0 when the primary turn completed.
+ */
+export function driveAppServer(
+  url: string, token: string, authorizationId: string,
+  body: { command: string[]; env: Record<string, string>; cwd: string; prompt: string },
+): Promise<number> {
+  const payload = Buffer.from(JSON.stringify(body));
+  return new Promise((resolve) => {
+    const req = request(new URL(`/api/v1/runtimes/${encodeURIComponent(authorizationId)}/codex-app-server`, url), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': String(payload.length) },
+    });
+    req.on('error', (err) => {
+      process.stderr.write(`agentteam: the app-server run was cut off: ${err.message}\n`);
+      resolve(1);
+    });
+    req.on('response', (res) => {
+      let buf = '';
+      let primary: string | null = null;
+      let status: number | null = null;
+      res.setEncoding('utf8');
+      if (res.statusCode !== 200) {
+        res.on('data', (c: string) => (buf += c));
+        res.on('end', () => {
+          let message = buf;
+          try {
+            const e = (JSON.parse(buf) as { error: { code: string; message: string } }).error;
+            message = `${e.code}: ${e.message}`;
+          } catch {
+            // the raw text
+          }
+          process.stderr.write(`agentteam: the daemon refused the app-server run: ${message}\n`);
+          resolve(1);
+        });
+        return;
+      }
+      const line = (text: string) => {
+        let e: Record<string, any>;
+        try {
+          e = JSON.parse(text) as Record<string, any>;
+        } catch {
+          return;
+        }
+        switch (e.event) {
+          case 'thread':
+            if (e.role === 'primary') primary = e.threadId;
+            process.stderr.write(`agentteam: ${e.role} thread ${e.threadId}${e.parentId ? ` (spawned by ${e.parentId})` : ''}\n`);
+            break;
+          case 'message':
+            process.stdout.write(e.threadId === primary ? `${e.text}\n` : `[${e.threadId}] ${e.text}\n`);
+            break;
+          case 'tool':
+            process.stderr.write(`agentteam: ${e.tool} from the ${e.role} thread ${e.threadId}: ${e.decision}${e.isError ? ' (error result)' : ''}\n`);
+            break;
+          case 'declined':
+            process.stderr.write(`agentteam: declined ${e.method} (nobody to ask in an app-server run)\n`);
+            break;
+          case 'warning':
+            process.stderr.write(`agentteam: codex: ${e.message}\n`);
+            break;
+          case 'done':
+            if (e.error) process.stderr.write(`agentteam: the app-server run ended ${e.status}: ${e.error}\n`);
+            status = e.status === 'completed' ? 0 : 1;
+            break;
+        }
+      };
+      res.on('data', (c: string) => {
+        buf += c;
+        let nl: number;
+        while ((nl = buf.indexOf('\n')) >= 0) {
+          line(buf.slice(0, nl));
+          buf = buf.slice(nl + 1);
+        }
+      });
+      res.on('end', () => resolve(status ?? 1));
+      res.on('error', () => resolve(status ?? 1));
+    });
+    req.end(payload);
+  });
+}

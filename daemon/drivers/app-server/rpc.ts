@@ -1,0 +1,103 @@
+import { createInterface } from 'node:readline';
+import type { Readable, Writable } from 'node:stream';
+
+/** One JSON-RPC message as `codex app-server` writes it: one JSON object per line, no `jsonrpc` member required. */
+export interface RpcMessage {
+  id?: number | string;
+  method?: string;
+  params?: any;
+  result?: any;
+  error?: { code: number; message: string; data?: unknown };
+}
+
+export class RpcError extends Error {
+  constructor(readonly method: string, readonly code: number, message: string) {
+    super(`${method}: ${message} (${code})`);
+  }
+}
+
+/** The longest line accepted from the app server (a thread/start result carries the whole thread). */
+const MAX_LINE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * A JSON-RPC peer over a child's stdio, the transport of `codex app-server`:
+ * our requests get increasing numeric ids and resolve with their result;
+ * the server's requests (`item/tool/call`, approvals) go to `onRequest`,
+ * whose value or thrown error is the answer; notifications go to `onNotify`.
+ * A line that is not JSON is reported and skipped.
+ */
+export class RpcPeer {
+  private nextId = 1;
+  private readonly pending = new Map<number, { method: string; resolve: (v: any) => void; reject: (e: Error) => void }>();
+  private closedWith: Error | null = null;
+
+  constructor(
+    private readonly input: Readable,
+    private readonly output: Writable,
+    private readonly handlers: {
+      onRequest: (method: string, params: any) => Promise<unknown>;
+      onNotify: (method: string, params: any) => void;
+      onBadLine: (why: string) => void;
+    },
+  ) {
+    const lines = createInterface({ input, crlfDelay: Infinity });
+    lines.on('line', (line) => this.receive(line));
+    lines.on('close', () => this.close(new Error('the app server closed its output')));
+  }
+
+  request<T = any>(method: string, params: unknown): Promise<T> {
+    if (this.closedWith) return Promise.reject(this.closedWith);
+    const id = this.nextId++;
+    return new Promise<T>((resolve, reject) => {
+      this.pending.set(id, { method, resolve, reject });
+      this.write({ id, method, params });
+    });
+  }
+
+  notify(method: string, params?: unknown): void {
+    this.write(params === undefined ? { method } : { method, params });
+  }
+
+  /** Fails every pending request; later requests fail at once. */
+  close(err: Error): void {
+    if (this.closedWith) return;
+    this.closedWith = err;
+    for (const p of this.pending.values()) p.reject(err);
+    this.pending.clear();
+  }
+
+  private write(msg: RpcMessage): void {
+    if (this.closedWith || this.output.destroyed) return;
+    this.output.write(`${JSON.stringify(msg)}\n`);
+  }
+
+  private receive(line: string): void {
+    if (line.trim() === '') return;
+    if (Buffer.byteLength(line) > MAX_LINE_BYTES) return this.handlers.onBadLine(`a line of ${Buffer.byteLength(line)} bytes, over ${MAX_LINE_BYTES}`);
+    let msg: RpcMessage;
+    try {
+      msg = JSON.parse(line) as RpcMessage;
+    } catch {
+      return this.handlers.onBadLine(`not JSON: ${line.slice(0, 200)}`);
+    }
+    if (msg === null || typeof msg !== 'object') return this.handlers.onBadLine('not a JSON object');
+    if (typeof msg.method === 'string' && msg.id !== undefined) {
+      const id = msg.id;
+      this.handlers.onRequest(msg.method, msg.params).then(
+        (result) => this.write({ id, result }),
+        (err: Error) => this.write({ id, error: { code: -32603, message: err.message } }),
+      );
+      return;
+    }
+    if (typeof msg.method === 'string') return this.handlers.onNotify(msg.method, msg.params);
+    if (typeof msg.id === 'number') {
+      const p = this.pending.get(msg.id);
+      if (!p) return this.handlers.onBadLine(`an answer to no pending request (id ${msg.id})`);
+      this.pending.delete(msg.id);
+      if (msg.error) p.reject(new RpcError(p.method, msg.error.code, msg.error.message));
+      else p.resolve(msg.result);
+      return;
+    }
+    this.handlers.onBadLine(`neither request, notification nor answer: ${line.slice(0, 200)}`);
+  }
+}
