@@ -8,6 +8,7 @@ import type { Principal } from '../http/principal.js';
 import type { Clock } from '../../lib/clock.js';
 import type { ToolChangeFeed } from './notify.js';
 import { ListenStreams } from './listen.js';
+import { auditMcp, type AuditTrail } from '../audit/hooks.js';
 import { META_KEYS, MODERN_VERSION, checkModernRequest, isModernRequest, withResultFields } from './modern.js';
 
 /** The initialize-based revisions, newest first: an unknown requested revision is answered with the first one. */
@@ -32,6 +33,8 @@ export interface McpProtocolOptions {
   readonly openStream?: (c: Context) => Response;
   /** Builds the response of an answered request (the result gate: screens the frame once, as a string). */
   readonly respond?: (status: number, body: string) => Response;
+  /** The audit trail: one record per tools/call (null or absent: off). */
+  readonly audit?: AuditTrail | null;
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;
@@ -69,7 +72,7 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
       case 'tools/call': {
         const { principal, signal } = opts.caller(c);
         const ctx: CallContext = { principal, signal, threadId: callThreadId(params, c.req.header(THREAD_HEADER)), gone: () => c.req.raw.signal };
-        const out = await opts.host.call(params.name, params.arguments, ctx);
+        const out = await auditMcp(opts.audit ?? null, c, params, ctx, (ctx) => opts.host.call(params.name, params.arguments, ctx));
         return out.ok ? resultFrame(id, out.resultJson) : errorFrame(id, out.code, out.message);
       }
       default:
@@ -118,7 +121,7 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
       case 'tools/call': {
         const { principal, signal } = opts.caller(c);
         const ctx: CallContext = { principal, signal, threadId: callThreadId(params, c.req.header(THREAD_HEADER)) };
-        const out = await opts.host.call(params.name, params.arguments, ctx);
+        const out = await auditMcp(opts.audit ?? null, c, params, ctx, (ctx) => opts.host.call(params.name, params.arguments, ctx));
         return answer(out.ok ? resultFrame(id, withResultFields(out.resultJson, completeFields)) : errorFrame(id, out.code, out.message));
       }
       case 'subscriptions/listen': {

@@ -13,6 +13,7 @@ import { renderServerInstructions } from '../drivers/guidance.js';
 import type { MessageServices } from './operator-routes.js';
 import { knowledgeToolHandlers, type KnowledgeServices } from '../knowledge/tools.js';
 import type { ResultGate } from '../results/gate.js';
+import type { AuditTrail } from '../audit/hooks.js';
 
 export const MCP_ROUTE = '/api/internal/mcp/servers/:serverId/agents/:agentId';
 export const MCP_LEGACY_ROUTE = '/mcp/agentteam/:serverId/:agentId';
@@ -28,6 +29,8 @@ export interface McpServices extends MessageServices {
   readonly hiddenFor?: (principal: Principal) => HiddenTools | undefined;
   /** The tools/list_changed stream for GET on the endpoint. */
   readonly notifier?: ListChangedNotifier;
+  /** One audit record per tools/call; null when the trail is off. */
+  readonly audit?: AuditTrail | null;
 }
 
 /**
@@ -47,6 +50,7 @@ export function registerMcpRoutes(app: Hono<any>, services: McpServices): void {
     clock: services.clock,
     ...(services.notifier ? { openStream: (c) => services.notifier!.open(c), changes: services.notifier } : {}),
     respond: (status, body) => services.gate.respondScreened(body, status),
+    audit: services.audit ?? null,
   });
   app.all(MCP_ROUTE, handle);
   app.all(MCP_LEGACY_ROUTE, handle);
