@@ -76,12 +76,19 @@ export async function auditExec(trail: AuditTrail | null, c: Context, run: (note
   const at = trail.clockNow;
   const started = performance.now();
   const res = await run(note);
+  // Refused before its body was read: the size the request announced.
+  note.requestBytes ??= announced(c);
   const outcome = note.outcome ?? (res.status === 200 ? 'ok' : res.status === 403 ? 'forbidden' : 'internal');
   const tool = `${c.req.param('domain') ?? ''}/${c.req.param('action') ?? ''}`;
   const thread = c.req.header(THREAD_HEADER);
   trail.finish(c, 'exec', tool, thread ? thread : null, traceIdOf(c.req.header('traceparent')), at, started, note,
     note.result === undefined ? 0 : Buffer.byteLength(note.result, 'utf8'), outcome);
   return res;
+}
+
+function announced(c: Context): number | undefined {
+  const length = Number(c.req.header('content-length') ?? NaN);
+  return Number.isSafeInteger(length) && length >= 0 ? length : undefined;
 }
 
 /** The parts of an MCP call outcome the audit reads. */
@@ -95,8 +102,7 @@ export async function auditMcp<O extends McpOutcome>(
   const at = trail.clockNow;
   const started = performance.now();
   const note: AuditNote = {};
-  const length = Number(c.req.header('content-length'));
-  note.requestBytes = Number.isSafeInteger(length) && length >= 0 ? length : Buffer.byteLength(JSON.stringify(params), 'utf8');
+  note.requestBytes = announced(c) ?? Buffer.byteLength(JSON.stringify(params), 'utf8');
   if (trail.recorder.settings.recordPayloads) note.input = params.arguments ?? {};
   const out = await run({ ...ctx, audit: note });
   const result = out.ok ? out.resultJson : out.message;
