@@ -1,0 +1,62 @@
+import { test } from 'node:test';
+import { strict as assert } from 'node:assert';
+import { call, cli, startDaemon, startRuntime, type Daemon } from './exec-harness.js';
+import { AUDIT_BATCH_ROWS } from '../daemon/audit/recorder.js';
+
+/**
+ * What the audit trail keeps across a stop: a clean stop writes every row
+ * still queued; kill -9 loses at most what was not yet committed, which is
+ * bounded by one batch (AUDIT_BATCH_ROWS) at this call rate.
+ */
+async function rows(d: Daemon): Promise<number> {
+  const r = await cli(d.home, ['audit', '--json', '--limit', '100']);
+  assert.equal(r.code, 0, r.stderr);
+  const page = JSON.parse(r.stdout);
+  let n = page.entries.length;
+  let cursor = page.nextCursor;
+  while (cursor) {
+    const next = JSON.parse((await cli(d.home, ['audit', '--json', '--limit', '100', '--cursor', cursor])).stdout);
+    n += next.entries.length;
+    cursor = next.nextCursor;
+  }
+  return n;
+}
+
+async function burst(d: Daemon, n: number): Promise<void> {
+  const rt = await startRuntime(d);
+  try {
+    for (let i = 0; i < n; i++) assert.equal((await call(rt, 'task', 'list', {})).status, 200);
+  } finally {
+    await rt.close();
+  }
+}
+
+test('a clean stop writes every queued audit row', async (t) => {
+  const d = await startDaemon();
+  t.after(() => d.close());
+  const rt = await startRuntime(d);
+  for (let i = 0; i < 40; i++) assert.equal((await call(rt, 'task', 'list', {})).status, 200);
+  // Straight away, well inside the 200 ms batch interval: the stop must write them.
+  await d.stop();
+  await rt.close();
+  await d.start();
+  assert.equal(await rows(d), 40);
+});
+
+test('kill -9 loses at most one batch of audit rows', async (t) => {
+  const d = await startDaemon();
+  t.after(() => d.close());
+  await burst(d, 30);
+  // These were written (the batch interval passed).
+  const until = Date.now() + 10_000;
+  while ((await rows(d)) < 30 && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
+  assert.equal(await rows(d), 30);
+  const rt = await startRuntime(d);
+  for (let i = 0; i < 50; i++) assert.equal((await call(rt, 'task', 'list', {})).status, 200);
+  d.kill9();
+  await rt.close();
+  await d.start();
+  const kept = await rows(d);
+  assert.ok(kept >= 30, `rows written before the crash survive (${kept})`);
+  assert.ok(80 - kept <= AUDIT_BATCH_ROWS, `lost ${80 - kept} rows, more than one batch`);
+});
