@@ -63,6 +63,8 @@ test('a call never waits for its audit row: rows are written after the response,
   assert.deepEqual([recorder.stats().queued, recorder.stats().written], [1, 0], 'queued when the response is out');
   await new Promise((res) => setTimeout(res, AUDIT_FLUSH_MS + 150));
   assert.deepEqual([recorder.stats().queued, recorder.stats().written], [0, 1], 'written by the timer');
+  // Its commit did not wait for fsync; the store's own setting is back for everything else.
+  assert.equal(p.services.sqlite!.pragma('synchronous', { simple: true }), 2);
   // A full batch is written without waiting for the timer.
   const row = (await p.services.auditLog.list({ limit: 1 })).items[0]!;
   const record = { ...row, at: p.clock.now(), durationUs: 1, args: null, result: null };

@@ -2,10 +2,15 @@ import type { Clock } from '../../lib/clock.js';
 import type { AuditRecord, AuditStore } from '../store/audit.js';
 import type { AuditSettings } from './settings.js';
 
-/** A batch is written when this many rows are waiting... */
-export const AUDIT_BATCH_ROWS = 256;
-/** ...or this long after its first row arrived, whichever comes first. */
+/**
+ * What is queued is written AUDIT_FLUSH_MS after the first row of a batch
+ * arrived, or as soon as AUDIT_BATCH_ROWS rows wait. Each write is one
+ * commit, and on the embedded store a commit waits for fsync (the store's
+ * durability setting), so the interval, not the count, sets the pace at
+ * ordinary rates: about five commits a second however busy the daemon is.
+ */
 export const AUDIT_FLUSH_MS = 200;
+export const AUDIT_BATCH_ROWS = 2_048;
 /** Rows kept waiting while the store refuses writes (a PostgreSQL outage); beyond it the oldest are dropped and counted. */
 export const AUDIT_QUEUE_MAX = 8_192;
 /** Retention runs at most this often (and after every maxRows/10 rows written). */

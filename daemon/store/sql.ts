@@ -65,6 +65,15 @@ export interface TxOptions {
    * records so concurrent duplicates wait and replay instead of retrying.
    */
   readonly lockKey?: string;
+  /**
+   * Commit without waiting for the disk (SQLite: `synchronous=NORMAL` for
+   * this commit, so the WAL is not fsynced; PostgreSQL: `synchronous_commit
+   * = off`). The transaction stays atomic and survives a crash of the daemon;
+   * a crash of the machine (or of the PostgreSQL server) may lose it. For
+   * records that may be lost in a crash anyway (the audit trail's batches),
+   * never for data a response has acknowledged.
+   */
+  readonly relaxedDurability?: boolean;
 }
 
 export interface StoreStats {

@@ -91,6 +91,7 @@ export class PgSql implements SqlStore {
         if (opts.lockKey !== undefined) await this.lockOn(client, 'pg_advisory_lock', opts.lockKey);
         try {
           await client.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
+          if (opts.relaxedDurability) await client.query('SET LOCAL synchronous_commit = off');
           const result = await this.inside.run(true, () => fn(this.handle(client)));
           await client.query('COMMIT');
           this.counts.transactions++;
