@@ -1,13 +1,11 @@
 import type { Clock } from '../../lib/clock.js';
-import type { AuditRecord, AuditStore } from '../store/audit.js';
+import { AuditAppendError, type AuditRecord, type AuditStore } from '../store/audit.js';
 import type { AuditSettings } from './settings.js';
 
 /**
  * What is queued is written AUDIT_FLUSH_MS after the first row of a batch
- * arrived, or as soon as AUDIT_BATCH_ROWS rows wait. Each write is one
- * commit, and on the embedded store a commit waits for fsync (the store's
- * durability setting), so the interval, not the count, sets the pace at
- * ordinary rates: about five commits a second however busy the daemon is.
+ * arrived, or as soon as AUDIT_BATCH_ROWS rows wait. The interval, not the count, sets the pace at ordinary
+ * rates: about five commits a second however busy the daemon is.
  */
 export const AUDIT_FLUSH_MS = 200;
 export const AUDIT_BATCH_ROWS = 2_048;
@@ -86,8 +84,11 @@ export class AuditRecorder {
         this.failing = false;
         await this.trimIfDue();
       } catch (err) {
-        // Kept for the next attempt, ahead of newer rows; the queue bound still holds.
-        this.queue.unshift(...batch);
+        // What was not written is kept for the next attempt, ahead of newer rows; the queue bound still holds.
+        const written = err instanceof AuditAppendError ? err.written : 0;
+        this.counts.written += written;
+        this.queue.unshift(...batch.slice(written));
+        const cause = err instanceof AuditAppendError ? err.cause : err;
         const over = this.queue.length - AUDIT_QUEUE_MAX;
         if (over > 0) {
           this.queue.splice(0, over);
@@ -95,7 +96,7 @@ export class AuditRecorder {
         }
         this.counts.failedWrites++;
         // Only the error's class and code: row contents never reach the log.
-        if (!this.failing) this.diag('audit_write_failed', { error: (err as { code?: string }).code ?? (err as Error)?.name ?? 'error', queued: this.queue.length });
+        if (!this.failing) this.diag('audit_write_failed', { error: (cause as { code?: string }).code ?? (cause as Error)?.name ?? 'error', queued: this.queue.length });
         this.failing = true;
       } finally {
         this.writing = null;

@@ -70,8 +70,21 @@ interface Row {
 
 const COLUMNS = 'at, server_id, agent_id, authorization_id, generation_id, runtime, thread_id, via, transport, tool, outcome, duration_us, request_bytes, result_bytes, trace_id, args, result';
 const WIDTH = 17;
-/** Rows per INSERT statement: 256 × 17 placeholders stays far below both drivers' parameter limits (32,766 and 65,535). */
-const ROWS_PER_STATEMENT = 256;
+/**
+ * The sizes of INSERT statements a batch is cut into, largest first: a few
+ * fixed shapes, so each is prepared once (a statement per batch size would
+ * prepare, and keep, a new one for almost every batch). 512 × 17
+ * placeholders stays far within both drivers' parameter limits.
+ */
+const STATEMENT_ROWS = [512, 128, 32, 8, 1] as const;
+
+/** A batch stopped part way: the first `written` rows are committed, the rest are not. */
+export class AuditAppendError extends Error {
+  override name = 'AuditAppendError';
+  constructor(readonly written: number, override readonly cause: unknown) {
+    super('an audit batch was written only in part');
+  }
+}
 
 const entryOf = (r: Row): AuditEntry => ({
   seq: r.seq, at: isoTime(r.at), serverId: r.server_id, agentId: r.agent_id, authorizationId: r.authorization_id,
@@ -104,18 +117,22 @@ export class AuditStore {
   constructor(private readonly sql: SqlStore, private readonly cursors: CursorCodec) {}
 
   /**
-   * Appends a batch in one transaction: all of it or none. The commit does
-   * not wait for the disk (relaxedDurability): on the embedded store that wait
-   * blocks the daemon's one thread, and a batch may be lost in a crash anyway.
+   * Appends a batch as a few multi-row statements, each committed on its own
+   * without waiting for the disk (runRelaxed): on the embedded store that
+   * wait blocks the daemon's one thread, and a batch may be lost in a crash
+   * anyway. Throws AuditAppendError saying how many rows made it.
    */
   async append(rows: readonly AuditRecord[]): Promise<void> {
-    if (rows.length === 0) return;
-    await this.sql.tx(async (q) => {
-      for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT) {
-        const chunk = rows.slice(i, i + ROWS_PER_STATEMENT);
-        await q.run(insertSql(chunk.length), chunk.flatMap(valuesOf));
+    let at = 0;
+    while (at < rows.length) {
+      const n = STATEMENT_ROWS.find((size) => size <= rows.length - at)!;
+      try {
+        await this.sql.runRelaxed(insertSql(n), rows.slice(at, at + n).flatMap(valuesOf));
+      } catch (err) {
+        throw new AuditAppendError(at, err);
       }
-    }, { relaxedDurability: true });
+      at += n;
+    }
   }
 
   /** One page newest first, filtered; the cursor binds the filters and the --since cutoff of page one. */
