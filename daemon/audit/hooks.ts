@@ -22,11 +22,13 @@ export class AuditTrail {
   constructor(
     readonly recorder: AuditRecorder,
     private readonly gate: ResultGate,
-    private readonly now: () => number,
+    /** The daemon's clock: a row's time. */
+    readonly now: () => number,
   ) {}
 
   /** `c` is an authenticated runtime request (the runtime-auth middleware ran). */
-  finish(c: Context, via: AuditVia, tool: string, threadId: string | null, traceId: string | null, at: number, started: number, note: AuditNote, resultBytes: number, outcome: string): void {
+  finish(c: Context, call: FinishedCall, note: AuditNote): void {
+    const { via, tool, threadId, traceId, at, started, resultBytes, outcome } = call;
     const { principal, runtime, generationId } = c.get('runtime') as RuntimeRequest;
     const { settings } = this.recorder;
     this.recorder.record({
@@ -38,10 +40,6 @@ export class AuditTrail {
       args: settings.recordPayloads && note.input !== undefined ? this.payload(note.input) : null,
       result: settings.recordPayloads && note.result !== undefined ? this.payload(note.result) : null,
     });
-  }
-
-  get clockNow(): number {
-    return this.now();
   }
 
   private name(s: string): string {
@@ -60,6 +58,19 @@ export class AuditTrail {
   }
 }
 
+/** What the hook knows of a call once it has finished. */
+interface FinishedCall {
+  readonly via: AuditVia;
+  readonly tool: string;
+  readonly threadId: string | null;
+  readonly traceId: string | null;
+  /** Start, on the daemon's clock (ms) and on the monotonic clock (performance.now()). */
+  readonly at: number;
+  readonly started: number;
+  readonly resultBytes: number;
+  readonly outcome: string;
+}
+
 /** The longest prefix of `s` within `n` UTF-8 bytes, on a character boundary. */
 export function cutBytes(s: string, n: number): string {
   if (s.length * 3 <= n || Buffer.byteLength(s, 'utf8') <= n) return s;
@@ -73,7 +84,7 @@ export function cutBytes(s: string, n: number): string {
 export async function auditExec(trail: AuditTrail | null, c: Context, run: (note: AuditNote) => Promise<Response>): Promise<Response> {
   const note: AuditNote = {};
   if (trail === null) return run(note);
-  const at = trail.clockNow;
+  const at = trail.now();
   const started = performance.now();
   const res = await run(note);
   // Refused before its body was read: the size the request announced.
@@ -81,8 +92,10 @@ export async function auditExec(trail: AuditTrail | null, c: Context, run: (note
   const outcome = note.outcome ?? (res.status === 200 ? 'ok' : res.status === 403 ? 'forbidden' : 'internal');
   const tool = `${c.req.param('domain') ?? ''}/${c.req.param('action') ?? ''}`;
   const thread = c.req.header(THREAD_HEADER);
-  trail.finish(c, 'exec', tool, thread ? thread : null, traceIdOf(c.req.header('traceparent')), at, started, note,
-    note.result === undefined ? 0 : Buffer.byteLength(note.result, 'utf8'), outcome);
+  trail.finish(c, {
+    via: 'exec', tool, threadId: thread ? thread : null, traceId: traceIdOf(c.req.header('traceparent')), at, started,
+    resultBytes: note.result === undefined ? 0 : Buffer.byteLength(note.result, 'utf8'), outcome,
+  }, note);
   return res;
 }
 
@@ -99,7 +112,7 @@ export async function auditMcp<O extends McpOutcome>(
   trail: AuditTrail | null, c: Context, params: Record<string, unknown>, ctx: CallContext, run: (ctx: CallContext) => Promise<O>,
 ): Promise<O> {
   if (trail === null) return run(ctx);
-  const at = trail.clockNow;
+  const at = trail.now();
   const started = performance.now();
   const note: AuditNote = {};
   note.requestBytes = announced(c) ?? Buffer.byteLength(JSON.stringify(params), 'utf8');
@@ -109,6 +122,9 @@ export async function auditMcp<O extends McpOutcome>(
   if (trail.recorder.settings.recordPayloads) note.result = result;
   const outcome = note.outcome ?? (out.ok ? 'ok' : 'invalid_request');
   const tool = typeof params.name === 'string' ? params.name : '(no name)';
-  trail.finish(c, 'mcp', tool, ctx.threadId, mcpTraceId(params, c.req.header('traceparent')), at, started, note, Buffer.byteLength(result, 'utf8'), outcome);
+  trail.finish(c, {
+    via: 'mcp', tool, threadId: ctx.threadId, traceId: mcpTraceId(params, c.req.header('traceparent')), at, started,
+    resultBytes: Buffer.byteLength(result, 'utf8'), outcome,
+  }, note);
   return out;
 }
