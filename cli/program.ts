@@ -44,7 +44,8 @@ export type CommandName =
   | 'tools-answer'
   | 'operator-read'
   | 'daemon-logs'
-  | 'completion';
+  | 'completion'
+  | 'audit';
 
 const USAGE_EXIT = 2;
 

@@ -29,6 +29,7 @@ import { registerToolOperatorRoutes } from './tools/operator-routes.js';
 import { formatIssue, readDeclarationFiles } from '../lib/tool-files.js';
 import type { StoreUrl } from '../lib/store-url.js';
 import { registerLogRoutes, type LogTap } from './lifecycle/log-tap.js';
+import { registerAuditOperatorRoutes } from './operator/audit-routes.js';
 
 /**
  * The parts of the daemon owned by other modules (services, Exec action
@@ -124,6 +125,7 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
       clientTools.registerRoutes(app);
       registerStoreOperatorRoutes(app, services.sqlite, services.home, services.store.describe);
       registerToolOperatorRoutes(app, { registry: services.tools, declared, activity });
+      registerAuditOperatorRoutes(app, services.auditLog, () => opts.clock.now());
       // After the built-ins are registered (registerMcpRoutes): declarations may not take their names.
       loadDeclared();
     },
@@ -134,7 +136,7 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
       const tools = loadDeclared();
       return { ...services.reloadProfile(), tools };
     },
-    stats: () => ({ store: { ...services.store.describe, ...services.store.stats() }, clientTools: clientTools.broker.stats() }),
+    stats: () => ({ store: { ...services.store.describe, ...services.store.stats() }, clientTools: clientTools.broker.stats(), audit: services.audit ? { enabled: true, recordPayloads: services.audit.recorder.settings.recordPayloads, ...services.audit.recorder.stats() } : { enabled: false } }),
     close: async () => {
       clientTools.close();
       await services.close();

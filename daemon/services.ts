@@ -31,6 +31,10 @@ import { SecretSet } from './results/secrets.js';
 import { SpillStore } from './results/spill.js';
 import { envSource, profileSource } from './results/sources.js';
 import { ToolRegistry } from './tools/registry.js';
+import { AuditStore } from './store/audit.js';
+import { AuditRecorder } from './audit/recorder.js';
+import { AuditTrail } from './audit/hooks.js';
+import { readAuditSettings, type AuditSettings } from './audit/settings.js';
 
 /**
  * Everything the daemon's routes use, opened once at start and closed at
@@ -62,6 +66,10 @@ export interface Services {
   readonly extensions: ExtensionStore;
   /** The one registry of what agents can call over MCP (built-in, declared, client tools). */
   readonly tools: ToolRegistry;
+  /** The audit trail the call sites record into; null when audit.json turns it off. */
+  readonly audit: AuditTrail | null;
+  /** The recorded trail, for the operator's reads (kept readable when recording is off). */
+  readonly auditLog: AuditStore;
   /** The team server as seen by one caller (server id + agent id). */
   server(caller: Caller): ServerApi;
   /** Re-reads profile.json; an invalid file is logged and the previous profile kept. */
@@ -88,6 +96,8 @@ export interface OpenServicesOptions {
   readonly holdDeliveryMs?: number;
   /** Tests only: open the SQLite store of another home (a second "daemon" on one file). */
   readonly sqlitePath?: string;
+  /** The audit trail's settings; default: $AGENTTEAM_HOME/audit.json (or the defaults without it). */
+  readonly audit?: AuditSettings;
 }
 
 /**
@@ -100,6 +110,8 @@ export const SHARED_STORE_POLL_MS = 1_000;
 export async function openServices(opts: OpenServicesOptions): Promise<Services> {
   const paths = homePaths(opts.home);
   const catalog = opts.catalog ?? defaultCatalog();
+  // A bad audit.json stops the start here, before the store is opened.
+  const auditSettings = opts.audit ?? readAuditSettings(opts.home);
   // Registry first: a missing or duplicate handler must stop the daemon before it touches the store.
   const registry = builtinRegistry(catalog);
   const log = opts.log ?? ((m: string) => process.stderr.write(`${m}\n`));
@@ -145,6 +157,9 @@ export async function openServices(opts: OpenServicesOptions): Promise<Services>
   const gate = new ResultGate(secrets, new SpillStore({ dir: paths.spill, clock: opts.clock }));
   // Spill files left by an earlier daemon age out from the start, not only after the next spill.
   gate.spill.prune();
+  const auditLog = new AuditStore(sql, embedded.cursors);
+  const recorder = auditSettings.enabled ? new AuditRecorder(auditLog, opts.clock, auditSettings, diag) : null;
+  const audit = recorder ? new AuditTrail(recorder, gate, now) : null;
   let closed = false;
   return {
     gate,
@@ -162,6 +177,8 @@ export async function openServices(opts: OpenServicesOptions): Promise<Services>
     approvals: embedded.approvals,
     extensions: new ExtensionStore(opts.home, inventoryJson as Inventory, (message) => diag('extension', { message })),
     tools: new ToolRegistry(),
+    audit,
+    auditLog,
     server: (caller) => embedded.forCaller(caller),
     reloadProfile: () => {
       knowledge.kb.reload();
@@ -173,6 +190,8 @@ export async function openServices(opts: OpenServicesOptions): Promise<Services>
       knowledge.memory.close();
       knowledge.kb.close();
       await scheduler.stop();
+      // Every queued audit row is written before the store closes (the in-flight requests have drained by now).
+      await recorder?.close();
       await sql.close();
     },
   };

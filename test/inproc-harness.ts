@@ -15,6 +15,7 @@ import { systemClock } from '../lib/clock.js';
 import { FakeClock } from './auth-clock.js';
 import { parseStoreUrl } from '../lib/store-url.js';
 import { freshDatabase } from './pg-harness.js';
+import type { AuditSettings } from '../daemon/audit/settings.js';
 
 /**
  * The daemon's real app (auth, Exec route, handlers, store) in process, with a
@@ -29,6 +30,8 @@ export interface InProc {
   /** Moves the fake clock, letting each scheduler tick it fires (and the re-arm after it) finish before time moves on. */
   advance(ms: number): Promise<void>;
   runtime(serverId?: string, agentId?: string, extra?: { primaryThreadId?: string }): Promise<Caller>;
+  /** The app (auth, Exec route) for requests the Caller does not shape. */
+  readonly app: { request(path: string, init: RequestInit): Response | Promise<Response> };
 }
 
 export interface Reply {
@@ -44,6 +47,8 @@ export interface InProcOptions {
   readonly store?: string;
   /** A second "daemon" on the SQLite store file of this one (its own home, connection, credentials and clock). */
   readonly shareStoreOf?: InProc;
+  /** The audit trail's settings (default: the defaults, on). */
+  readonly audit?: AuditSettings;
 }
 
 export async function startInProc(t: TestContext, opts: InProcOptions = {}): Promise<InProc> {
@@ -55,6 +60,7 @@ export async function startInProc(t: TestContext, opts: InProcOptions = {}): Pro
     home, clock, log: () => {},
     ...(storeUrl ? { store: parseStoreUrl(storeUrl) } : {}),
     ...(opts.shareStoreOf ? { sqlitePath: join(opts.shareStoreOf.home, 'store.db') } : {}),
+    ...(opts.audit ? { audit: opts.audit } : {}),
   });
   const store = new AuthorizationStore({
     clock: systemClock,
@@ -76,7 +82,7 @@ export async function startInProc(t: TestContext, opts: InProcOptions = {}): Pro
     extraRoutes: (a) => registerExecActionRoute(a, services),
   });
   return {
-    home, clock, services, store,
+    home, clock, services, store, app,
     advance: (ms) => clock.advanceAsync(ms, () => services.scheduler.idle()),
     async runtime(serverId = 's1', agentId = 'a1', extra = {}) {
       const auth = await store.create({ serverId, agentId, ttlMs: 3_600_000, ...extra });

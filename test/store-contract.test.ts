@@ -245,6 +245,27 @@ const CASES: Case[] = [
       assert.deepEqual(steps.map((s: { status: string }) => s.status), ['completed', 'ready']);
     },
   },
+  {
+    name: 'audit: both daemons record into one trail; pages and cursors hold across them; a summary counts both',
+    async run({ a, b, callA, callB }) {
+      for (let i = 0; i < 3; i++) ok(await callA('task', 'list', {}));
+      for (let i = 0; i < 4; i++) ok(await callB('task', 'list', {}));
+      assert.equal(code(await callB('task', 'get', { id: 'task_N0pe0000000000000000' })), 'not_found');
+      await a.services.audit!.recorder.flush();
+      await b.services.audit!.recorder.flush();
+      const first = await a.services.auditLog.list({ limit: 5 });
+      assert.equal(first.hasMore, true);
+      const rest = await b.services.auditLog.list({ limit: 5, cursor: first.nextCursor });
+      const rows = [...first.items, ...rest.items];
+      assert.equal(rows.length, 8);
+      assert.deepEqual(rows.map((r) => r.agentId).sort(), ['a1', 'a1', 'a1', 'a2', 'a2', 'a2', 'a2', 'a2']);
+      assert.equal(new Set(rows.map((r) => r.seq)).size, 8);
+      const failed = await b.services.auditLog.list({ outcome: 'not_found' });
+      assert.deepEqual(failed.items.map((r) => [r.agentId, r.tool]), [['a2', 'task/get']]);
+      const s = await a.services.auditLog.summary(0);
+      assert.deepEqual(s.byAgent.map((x) => [x.key, x.calls, x.errors]), [['a2', 5, 1], ['a1', 3, 0]]);
+    },
+  },
 ];
 
 for (const backend of BACKENDS) {

@@ -27,7 +27,7 @@ export interface StoreDeps {
   readonly diag?: (event: string, detail: Record<string, unknown>) => void;
 }
 
-export type AuthResult = { ok: true; auth: Authorization } | { ok: false; reason: RejectReason };
+export type AuthResult = { ok: true; auth: Authorization; generationId: string } | { ok: false; reason: RejectReason };
 
 export interface StoreStats {
   readonly active: number;
@@ -240,7 +240,7 @@ export class AuthorizationStore {
     const auth = this.auths.get(gen.authorizationId);
     if (!auth || !auth.live || !this.gens.has(gen.id)) return { ok: false, reason: 'revoked' };
     if (this.deps.clock.now() >= gen.expiresAtMs + CLOCK_TOLERANCE_S * 1000) return { ok: false, reason: 'expired' };
-    return { ok: true, auth };
+    return { ok: true, auth, generationId: gen.id };
   }
 
   /** Takes an in-flight slot, or refuses when the authorization (32) or daemon (1024) is full. */

@@ -8,6 +8,7 @@ import { DelegatedScopes } from './scopes.js';
 import type { ResultGate } from '../results/gate.js';
 import { FALLBACK_TOOL_NAMES, TOOL_NAME_RE, type ClientToolSpec } from './types.js';
 import { RESULT_BUDGET_BYTES } from '../../catalog/limits.js';
+import { noteClientGroup, noteFailure } from '../audit/note.js';
 
 /**
  * Client tools as the agents see them: one registry owner per group
@@ -54,10 +55,11 @@ function clientEntry(deps: ExposureDeps, group: string, spec: ClientToolSpec): R
     owner: groupOwner(group),
     childAccess: (ctx) => deps.scopes.allows(ctx, spec.name, fp) !== null,
     async call(args, ctx) {
+      noteClientGroup(ctx, group);
       let delegation = null;
       if (DelegatedScopes.delegated(ctx)) {
         delegation = deps.scopes.allows(ctx, spec.name, fp);
-        if (!delegation) return toolErrorFrame('forbidden', `${spec.name} is not in this delegated thread's saved scope with its current fingerprint`);
+        if (!delegation) return failed(ctx, 'forbidden', `${spec.name} is not in this delegated thread's saved scope with its current fingerprint`);
       }
       return clientResultFrame(await deps.broker().call(spec.name, args, ctx, delegation), ctx, deps.gate);
     },
@@ -84,6 +86,12 @@ export function syncGroups(deps: ExposureDeps, groups: ReadonlyMap<string, reado
     const same = current.length === tools.length && current.every((t, i) => { const s = specs.get(t); return s !== undefined && fingerprintOf(s) === fingerprintOf(tools[i]!); });
     if (!same) deps.registry.replace(groupOwner(group), tools.map((spec) => clientEntry(deps, group, spec)));
   }
+}
+
+/** A tool error the agent reads as "<code>: <message>", noted as the call's outcome. */
+function failed(ctx: CallContext, code: string, message: string): string {
+  noteFailure(ctx, code);
+  return toolErrorFrame(code, message);
 }
 
 const textFrame = (value: unknown) => JSON.stringify({ content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value, isError: false });
@@ -136,7 +144,7 @@ export function fallbackTools(deps: ExposureDeps): RegisteredTool[] {
       call(args, ctx) {
         const extra = Object.keys(args).filter((k) => k !== 'cursor');
         const after = args.cursor === undefined ? '' : decodeToolsCursor(args.cursor);
-        if (extra.length > 0 || after === null) return toolErrorFrame('validation_failed', 'app_tools takes {} or {"cursor": "<nextCursor of the previous page>"}');
+        if (extra.length > 0 || after === null) return failed(ctx, 'validation_failed', 'app_tools takes {} or {"cursor": "<nextCursor of the previous page>"}');
         const all = visible(ctx)
           .filter((o) => o.tool.name > after)
           .sort((a, b) => (a.tool.name < b.tool.name ? -1 : 1))
@@ -164,9 +172,11 @@ export function fallbackTools(deps: ExposureDeps): RegisteredTool[] {
         const inner = args.args ?? {};
         const extra = Object.keys(args).filter((k) => k !== 'tool' && k !== 'args');
         if (typeof tool !== 'string' || extra.length > 0 || inner === null || typeof inner !== 'object' || Array.isArray(inner)) {
-          return toolErrorFrame('validation_failed', 'app_call takes {"tool": "<name>", "args": {...}}');
+          return failed(ctx, 'validation_failed', 'app_call takes {"tool": "<name>", "args": {...}}');
         }
-        if (!visible(ctx).some((o) => o.tool.name === tool)) return toolErrorFrame('no_client', `no connected app offers tool "${tool}"`);
+        const offer = visible(ctx).find((o) => o.tool.name === tool);
+        if (!offer) return failed(ctx, 'no_client', `no connected app offers tool "${tool}"`);
+        noteClientGroup(ctx, offer.group);
         return clientResultFrame(await deps.broker().call(tool, inner as Record<string, unknown>, ctx), ctx, deps.gate);
       },
     },

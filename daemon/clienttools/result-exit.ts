@@ -1,6 +1,7 @@
 import type { CallContext } from '../tools/registry.js';
 import type { CallOutcome } from './types.js';
 import type { ResultGate } from '../results/gate.js';
+import { noteFailure } from '../audit/note.js';
 
 /** A client tool's text block beyond this many UTF-8 bytes keeps head and tail; the whole is spilled. */
 export const CLIENT_TEXT_LIMIT_BYTES = 64 * 1024;
@@ -13,7 +14,8 @@ export const CLIENT_TEXT_LIMIT_BYTES = 64 * 1024;
  * text blocks bounded (head + tail, the whole spilled). Failures become tool
  * errors "<code>: <message>".
  */
-export function clientResultFrame(outcome: CallOutcome, _ctx: CallContext, gate?: ResultGate): string {
+export function clientResultFrame(outcome: CallOutcome, ctx: CallContext, gate?: ResultGate): string {
+  if (!outcome.ok || outcome.isError === true) noteFailure(ctx, outcome.ok ? 'upstream_error' : outcome.code);
   if (outcome.ok) {
     const isError = outcome.isError === true;
     // The one gate: secrets masked in every string, long text blocks bounded (head + tail, the whole spilled).

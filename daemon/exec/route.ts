@@ -11,17 +11,24 @@ import { checkSelectors, headerSelector } from './selectors.js';
 import { effectiveRisk } from '../../catalog/workflow-ops.js';
 import { execChildGate, THREAD_HEADER } from './effect-gate.js';
 import { extensionActionOf } from '../extensions/catalog.js';
+import { auditExec } from '../audit/hooks.js';
+import type { AuditNote } from '../audit/note.js';
 
 export const EXEC_ACTION_PATH = '/api/internal/exec/servers/:serverId/agents/:agentId/:domain/:action';
 
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;
 
 /** An error envelope that leaves through the result gate here (masked once, not read back by its middleware). */
-function errorResponse(gate: ResultGate, err: ExecError, close = false): Response {
+function errorResponse(gate: ResultGate, err: ExecError, close = false, note?: AuditNote): Response {
   const headers: Record<string, string> = { ...JSON_HEADERS };
   // After 413/408 the rest of the body is unread; closing is cheaper than draining it.
   if (close) headers.connection = 'close';
-  return gate.respond(JSON.stringify({ ok: false, error: gate.error(err) }), err.status, headers);
+  const body = JSON.stringify({ ok: false, error: gate.error(err) });
+  if (note) {
+    note.outcome = err.code;
+    note.result = body;
+  }
+  return gate.respond(body, err.status, headers);
 }
 
 /**
@@ -34,47 +41,52 @@ function errorResponse(gate: ResultGate, err: ExecError, close = false): Respons
  * authorization never sees a success.
  */
 export function registerExecActionRoute(app: Hono<RuntimeEnv>, services: Services): void {
-  app.post(EXEC_ACTION_PATH, (c) => execAction(c, services));
+  app.post(EXEC_ACTION_PATH, (c) => auditExec(services.audit, c, (note) => execAction(c, services, note)));
   app.on(['GET', 'PUT', 'PATCH', 'DELETE'], EXEC_ACTION_PATH, () =>
     errorResponse(services.gate, new ExecError('method_not_allowed', 'actions are called with POST')),
   );
 }
 
-async function execAction(c: Context<RuntimeEnv>, services: Services): Promise<Response> {
+async function execAction(c: Context<RuntimeEnv>, services: Services, note: AuditNote): Promise<Response> {
+  const fail = (err: ExecError, close = false) => errorResponse(services.gate, err, close, note);
   const { principal, signal, catalog } = c.get('runtime');
   const domain = c.req.param('domain') ?? '';
   const name = c.req.param('action') ?? '';
   // An action outside the authorization's pinned catalog does not exist for it.
-  const action = catalog.get(domain, name) ? (services.registry.get(domain, name) ?? extensionActionOf(catalog, domain, name)) : undefined;
+  const builtin = catalog.get(domain, name) ? services.registry.get(domain, name) : undefined;
+  const action = builtin ?? (catalog.get(domain, name) ? extensionActionOf(catalog, domain, name) : undefined);
+  if (action && !builtin) note.transport = 'extension';
   if (!action) {
-    return errorResponse(services.gate, new ExecError('not_found', 'no such action', { hint: 'See agentteam exec --help for the domains and actions.' }));
+    return fail(new ExecError('not_found', 'no such action', { hint: 'See agentteam exec --help for the domains and actions.' }));
   }
   // Selector headers are checked before a byte of the body is read.
   const fromHeaders = headerSelector((name) => c.req.header(name), action.entry.descriptor.risk);
-  if (fromHeaders instanceof ExecError) return errorResponse(services.gate, fromHeaders, true);
+  if (fromHeaders instanceof ExecError) return fail(fromHeaders, true);
   let input: unknown;
   try {
     // On @hono/node-server the Node request is in c.env; elsewhere (app.request in tests) use the web body.
     const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
     const opts = { clock: services.clock, signal };
     const bytes = incoming ? await readNodeBody(incoming, opts) : await readBody(c.req.raw, opts);
+    note.requestBytes = bytes.length;
     input = decodeStrictJson(bytes);
+    note.input = input;
   } catch (err) {
     if (err instanceof RevokedError || signal.aborted) return forbidden();
-    if (err instanceof ExecError) return errorResponse(services.gate, err, err.code === 'body_too_large' || err.code === 'read_timeout');
+    if (err instanceof ExecError) return fail(err, err.code === 'body_too_large' || err.code === 'read_timeout');
     // The client broke the stream (reset, aborted upload): its fault, so a 4xx.
-    return errorResponse(services.gate, new ExecError('invalid_request', 'the body could not be read'), true);
+    return fail(new ExecError('invalid_request', 'the body could not be read'), true);
   }
   const checked = action.check(input);
   if (!checked.ok) {
-    return errorResponse(services.gate, new ExecError('validation_failed', 'the input does not match the action schema', { details: checked.details, detailsOmitted: checked.detailsOmitted }));
+    return fail(new ExecError('validation_failed', 'the input does not match the action schema', { details: checked.details, detailsOmitted: checked.detailsOmitted }));
   }
   const selectors = checkSelectors(input, fromHeaders);
-  if (selectors) return errorResponse(services.gate, selectors);
+  if (selectors) return fail(selectors);
   // Workflow ops read or change data by the catalog's matrix; the gate and the boundary use that risk.
   const risk = effectiveRisk(domain, name, action.entry.descriptor.risk, input);
   const gated = execChildGate(principal, c.req.header(THREAD_HEADER), risk, `${domain} ${name}`);
-  if (gated) return errorResponse(services.gate, gated);
+  if (gated) return fail(gated);
   if (signal.aborted) return forbidden();
   let data: unknown;
   try {
@@ -87,18 +99,19 @@ async function execAction(c: Context<RuntimeEnv>, services: Services): Promise<R
     });
   } catch (err) {
     if (signal.aborted) return forbidden();
-    return errorResponse(services.gate, err instanceof ExecError ? err : internal(err));
+    return fail(err instanceof ExecError ? err : internal(err, services.gate));
   }
   if (signal.aborted) return forbidden();
   const policy = risk === action.entry.inventory.risk ? action.entry.inventory : { ...action.entry.inventory, risk };
   // The result gate: secrets masked by value, then the 64 KiB boundary.
   const out = services.gate.json(policy, input, data);
-  if (!out.ok) return errorResponse(services.gate, out.error);
+  if (!out.ok) return fail(out.error);
+  note.result = out.body;
   return services.gate.respond(out.body, 200, JSON_HEADERS);
 }
 
-function internal(err: unknown): ExecError {
-  // The cause stays in the daemon's log; the runtime sees the closed `internal` code only.
-  process.stderr.write(`exec handler failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+function internal(err: unknown, gate: ResultGate): ExecError {
+  // The cause stays in the daemon's log (masked: a message may quote the input); the runtime sees the closed `internal` code only.
+  process.stderr.write(`exec handler failed: ${gate.maskText(err instanceof Error ? (err.stack ?? err.message) : String(err))}\n`);
   return new ExecError('internal', 'internal error');
 }

@@ -36,6 +36,9 @@ export interface RuntimeRequest {
   readonly catalog: Catalog;
   /** Aborted when the authorization is revoked or the daemon shuts down. */
   readonly signal: AbortSignal;
+  /** The runtime kind the authorization was launched for, and the token generation that authenticated this request (audit). */
+  readonly runtime?: string;
+  readonly generationId?: string;
 }
 
 export type RuntimeEnv = { Variables: { runtime: RuntimeRequest } };

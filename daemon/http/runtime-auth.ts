@@ -69,7 +69,7 @@ export function runtimeAuth(store: AuthorizationStore, diag: Diag): MiddlewareHa
     try {
       // A revocation between authentication and admission has already reported its drain done.
       if (auth.signal.aborted) return forbidden();
-      c.set('runtime', { principal, signal: auth.signal, catalog: auth.catalog.catalog });
+      c.set('runtime', { principal, signal: auth.signal, catalog: auth.catalog.catalog, runtime: auth.runtime, generationId: res.generationId });
       await next();
       // Whatever the handler produced, nothing but the 403 leaves once the runtime is revoked.
       if (auth.signal.aborted) c.res = forbidden();

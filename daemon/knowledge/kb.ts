@@ -54,6 +54,11 @@ export class KnowledgeBase {
     return { upstream: this.upstream !== null };
   }
 
+  /** Whether calls go to the configured upstream (else the embedded folder index answers). */
+  get remote(): boolean {
+    return this.upstream !== null;
+  }
+
   search(p: Principal, turn: CheckedTurn, input: KbSearchInput, signal: AbortSignal): Promise<KbSearchOutput> {
     return this.upstream ? this.upstream.search(p, turn, input, signal) : this.embedded.search(input);
   }

@@ -4,6 +4,8 @@ import type { TurnLookup } from '../store/turn-lookup.js';
 import type { KnowledgeBase } from './kb.js';
 import type { MemoryIndexes } from './memory.js';
 import { checkTurn } from './turn.js';
+import { noteTransport } from '../audit/note.js';
+import type { CallContext } from '../tools/registry.js';
 
 export interface KnowledgeServices {
   readonly memory: MemoryIndexes;
@@ -18,9 +20,15 @@ export interface KnowledgeServices {
  * source is asked.
  */
 export function knowledgeToolHandlers(s: KnowledgeServices): Record<string, ToolHandler> {
+  // The turn checked, the call goes to the configured upstream (not the embedded folder): the audit row says so.
+  const turn = async (ctx: CallContext) => {
+    const checked = await checkTurn(s.turns, ctx.principal);
+    if (s.kb.remote) noteTransport(ctx, 'kb_upstream');
+    return checked;
+  };
   return {
     memory_search: (args, ctx) => s.memory.search(ctx.principal.agentId, args as MemorySearchInput),
-    kb_search: async (args, ctx) => s.kb.search(ctx.principal, await checkTurn(s.turns, ctx.principal), args as KbSearchInput, ctx.signal),
-    kb_fetch: async (args, ctx) => s.kb.fetch(ctx.principal, await checkTurn(s.turns, ctx.principal), args as KbFetchInput, ctx.signal),
+    kb_search: async (args, ctx) => s.kb.search(ctx.principal, await turn(ctx), args as KbSearchInput, ctx.signal),
+    kb_fetch: async (args, ctx) => s.kb.fetch(ctx.principal, await turn(ctx), args as KbFetchInput, ctx.signal),
   };
 }

@@ -9,6 +9,7 @@ import type { Clock } from '../../lib/clock.js';
 import type { ToolChangeFeed } from './notify.js';
 import { ListenStreams } from './listen.js';
 import { socketOf, type LongLivedStreams } from '../http/stream-budget.js';
+import { auditMcp, type AuditTrail } from '../audit/hooks.js';
 import { META_KEYS, MODERN_VERSION, checkModernRequest, isModernRequest, withResultFields } from './modern.js';
 
 /** The initialize-based revisions, newest first: an unknown requested revision is answered with the first one. */
@@ -35,6 +36,8 @@ export interface McpProtocolOptions {
   readonly respond?: (status: number, body: string) => Response;
   /** The daemon-wide long-lived stream budget the listen streams count against. */
   readonly streams?: LongLivedStreams;
+  /** The audit trail: one record per tools/call (null or absent: off). */
+  readonly audit?: AuditTrail | null;
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;
@@ -81,7 +84,7 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
       case 'tools/list':
         return resultFrame(id, opts.host.listResultJson(opts.caller(c).principal));
       case 'tools/call': {
-        const out = await opts.host.call(params.name, params.arguments, callContext(c, params));
+        const out = await auditMcp(opts.audit ?? null, c, params, callContext(c, params), (ctx) => opts.host.call(params.name, params.arguments, ctx));
         return out.ok ? resultFrame(id, out.resultJson) : errorFrame(id, out.code, out.message);
       }
       default:
@@ -128,7 +131,7 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
         return answer(resultFrame(id, json));
       }
       case 'tools/call': {
-        const out = await opts.host.call(params.name, params.arguments, callContext(c, params));
+        const out = await auditMcp(opts.audit ?? null, c, params, callContext(c, params), (ctx) => opts.host.call(params.name, params.arguments, ctx));
         return answer(out.ok ? resultFrame(id, withResultFields(out.resultJson, completeFields)) : errorFrame(id, out.code, out.message));
       }
       case 'subscriptions/listen': {

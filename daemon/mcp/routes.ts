@@ -14,6 +14,7 @@ import { renderServerInstructions } from '../drivers/guidance.js';
 import type { MessageServices } from './operator-routes.js';
 import { knowledgeToolHandlers, type KnowledgeServices } from '../knowledge/tools.js';
 import type { ResultGate } from '../results/gate.js';
+import type { AuditTrail } from '../audit/hooks.js';
 
 export const MCP_ROUTE = '/api/internal/mcp/servers/:serverId/agents/:agentId';
 export const MCP_LEGACY_ROUTE = '/mcp/agentteam/:serverId/:agentId';
@@ -31,6 +32,8 @@ export interface McpServices extends MessageServices {
   readonly notifier?: ListChangedNotifier;
   /** The daemon-wide long-lived stream budget (2026 listen streams count against it). */
   readonly streams?: LongLivedStreams;
+  /** One audit record per tools/call; null when the trail is off. */
+  readonly audit?: AuditTrail | null;
 }
 
 /**
@@ -52,6 +55,7 @@ export function registerMcpRoutes(app: Hono<any>, services: McpServices): ToolHo
     ...(services.notifier ? { openStream: (c) => services.notifier!.open(c), changes: services.notifier } : {}),
     respond: (status, body) => services.gate.respondScreened(body, status),
     ...(services.streams ? { streams: services.streams } : {}),
+    audit: services.audit ?? null,
   });
   app.all(MCP_ROUTE, handle);
   app.all(MCP_LEGACY_ROUTE, handle);

@@ -9,6 +9,7 @@ import { cutJsonText } from '../../catalog/error-limits.js';
 import type { CallContext, RegisteredTool, ToolOwner, ToolRegistry } from '../tools/registry.js';
 import { attachedThread, threadGate, type ThreadRole } from './child-gate.js';
 import { errorResult } from './tool-result.js';
+import { noteFailure } from '../audit/note.js';
 
 export type { CallContext } from '../tools/registry.js';
 
@@ -136,6 +137,7 @@ export function createToolHost(
     async call(name, args, ctx) {
       if (typeof name !== 'string') return { ok: false, code: -32602, message: 'params.name must be a string' };
       if (args !== undefined && (args === null || typeof args !== 'object' || Array.isArray(args))) {
+        noteFailure(ctx, 'validation_failed');
         return { ok: false, code: -32602, message: 'params.arguments must be an object' };
       }
       // A denied tool is unknown to that agent: same answer as a name that does not exist.
@@ -145,13 +147,18 @@ export function createToolHost(
         // The gate runs before the unknown-tool check: a child gets the same answer for both.
         threadGate(name, entry?.annotations, roleOf(ctx), entry?.childAccess?.(ctx));
       } catch (err) {
+        noteFailure(ctx, err);
         return { ok: true, resultJson: errorResult(errorBody(err)) };
       }
-      if (!entry) return { ok: false, code: -32602, message: `Unknown tool: ${cutJsonText(name, 256)}` };
+      if (!entry) {
+        noteFailure(ctx, 'not_found');
+        return { ok: false, code: -32602, message: `Unknown tool: ${cutJsonText(name, 256)}` };
+      }
       const input = (args ?? {}) as Record<string, unknown>;
       try {
         return { ok: true, resultJson: await entry.call(input, ctx) };
       } catch (err) {
+        noteFailure(ctx, err);
         return { ok: true, resultJson: errorResult(errorBody(err)) };
       }
     },

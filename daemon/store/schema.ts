@@ -5,6 +5,7 @@ import { IDEMPOTENCY_AGE_MIGRATION } from './idempotency.js';
 import { SCHEDULES_MIGRATION } from './schedules.js';
 import { APPROVALS_MIGRATION } from './approvals.js';
 import { WORKFLOW_MIGRATION } from './workflow-schema.js';
+import { AUDIT_MIGRATION } from './audit.js';
 
 /**
  * The store's schema history, oldest first. Append new entries at the end
@@ -50,4 +51,5 @@ export const MIGRATIONS: Migration[] = [
   APPROVALS_MIGRATION,
   WORKFLOW_MIGRATION,
   IDEMPOTENCY_AGE_MIGRATION,
+  AUDIT_MIGRATION,
 ];

@@ -65,6 +65,15 @@ export interface TxOptions {
    * records so concurrent duplicates wait and replay instead of retrying.
    */
   readonly lockKey?: string;
+  /**
+   * Commit without waiting for the disk (SQLite: `synchronous=NORMAL` for
+   * this commit, so the WAL is not fsynced; PostgreSQL: `synchronous_commit
+   * = off`). The transaction stays atomic and survives a crash of the daemon;
+   * a crash of the machine (or of the PostgreSQL server) may lose it. For
+   * records that may be lost in a crash anyway (the audit trail's batches),
+   * never for data a response has acknowledged.
+   */
+  readonly relaxedDurability?: boolean;
 }
 
 export interface StoreStats {
@@ -82,6 +91,14 @@ export interface SqlStore extends Sql {
   /** Counters for `daemon status`: transactions committed, and how often one had to wait or run again. */
   stats(): StoreStats;
   tx<T>(fn: (q: SqlTx) => Promise<T>, opts?: TxOptions): Promise<T>;
+  /**
+   * One statement committed on its own with relaxedDurability (see
+   * TxOptions). On SQLite it runs without yielding once the connection is
+   * free, so no other caller meets the store locked while it runs (a
+   * transaction that awaits between statements makes concurrent reads wait
+   * and skip the read caches).
+   */
+  runRelaxed(sql: string, params?: readonly SqlValue[]): Promise<RunResult>;
   /**
    * A number that moves whenever anything is committed to the database, when
    * the driver can tell cheaply and synchronously (SQLite); null when it

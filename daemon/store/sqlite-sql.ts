@@ -53,11 +53,24 @@ export class SqliteSql implements SqlStore {
     return { changes: this.statement(sql).run(...params).changes };
   }
 
-  async tx<T>(fn: (q: SqlTx) => Promise<T>, _opts: TxOptions = {}): Promise<T> {
+  async runRelaxed(sql: string, params: readonly SqlValue[] = []): Promise<RunResult> {
+    while (this.locked) await this.waitUnlocked();
+    const stmt = this.statement(sql);
+    this.db.pragma('synchronous = NORMAL');
+    try {
+      return { changes: stmt.run(...params).changes };
+    } finally {
+      this.db.pragma('synchronous = FULL');
+    }
+  }
+
+  async tx<T>(fn: (q: SqlTx) => Promise<T>, opts: TxOptions = {}): Promise<T> {
     while (this.locked) await this.waitUnlocked();
     this.locked = true;
     let release!: () => void;
     this.unlocked = new Promise<void>((r) => (release = r));
+    // The connection is ours until the lock is released: the setting covers this commit only.
+    if (opts.relaxedDurability) this.db.pragma('synchronous = NORMAL');
     try {
       await this.begin();
       const q = this.handle();
@@ -72,6 +85,7 @@ export class SqliteSql implements SqlStore {
       this.counts.transactions++;
       return result;
     } finally {
+      if (opts.relaxedDurability) this.db.pragma('synchronous = FULL');
       this.locked = false;
       release();
     }

@@ -9,6 +9,7 @@ import { resolveProgram } from '../../lib/tool-files.js';
 import { parseToolOutput } from './output.js';
 import type { CallContext, RegisteredTool, ToolOwner } from './registry.js';
 import { detailsOf } from '../../lib/input-validators.js';
+import { noteTransport } from '../audit/note.js';
 
 /** What shown text may hold before head and tail are kept and the rest spilled. */
 export const SHOWN_LIMIT_BYTES = 64 * 1024;
@@ -60,6 +61,7 @@ export function commandTool(decl: Declaration, transport: CommandTransport, file
     annotations: decl.annotations,
     owner,
     async call(input: Record<string, unknown>, ctx: CallContext): Promise<string> {
+      noteTransport(ctx, 'declared');
       const args: Record<string, unknown> = { ...input };
       delete args[ANSWERED];
       if (!validate(args)) {

@@ -2,6 +2,7 @@ import type { ThreadRole } from '../mcp/child-gate.js';
 import type { ToolAnnotations } from '../../catalog/mcp-tools.js';
 import type { Principal } from '../http/principal.js';
 import { ExecError } from '../errors.js';
+import type { AuditNote } from '../audit/note.js';
 
 /**
  * The one registry of what agents can call over MCP, whatever reaches it:
@@ -29,6 +30,8 @@ export interface CallContext {
    * read only by calls that park (client tools), so quick calls do not pay for it.
    */
   readonly gone?: () => AbortSignal;
+  /** The call's audit note (daemon/audit/note.ts): where it was sent on, how a tool error ended. Absent when the trail is off. */
+  readonly audit?: AuditNote;
 }
 
 export interface ToolOwner {

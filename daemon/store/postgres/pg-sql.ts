@@ -77,6 +77,10 @@ export class PgSql implements SqlStore {
     return (await this.all<R>(sql, params))[0];
   }
 
+  runRelaxed(sql: string, params: readonly SqlValue[] = []): Promise<RunResult> {
+    return this.tx((q) => q.run(sql, params), { relaxedDurability: true });
+  }
+
   async run(sql: string, params: readonly SqlValue[] = []): Promise<RunResult> {
     this.refuseNested();
     return this.exec(this.pool, sql, params);
@@ -91,6 +95,7 @@ export class PgSql implements SqlStore {
         if (opts.lockKey !== undefined) await this.lockOn(client, 'pg_advisory_lock', opts.lockKey);
         try {
           await client.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
+          if (opts.relaxedDurability) await client.query('SET LOCAL synchronous_commit = off');
           const result = await this.inside.run(true, () => fn(this.handle(client)));
           await client.query('COMMIT');
           this.counts.transactions++;

@@ -1,0 +1,50 @@
+import type { AuditTransport } from '../../catalog/audit.js';
+import { ERROR_TABLE, type ErrorCode } from '../../catalog/errors.js';
+import { ExecError } from '../errors.js';
+
+/**
+ * What the layers a call passes through add to its audit record while it
+ * runs: where it was sent on (a declared command, an app, the kb upstream)
+ * and how it ended when the frame alone does not say (a tool error result).
+ * The hook that opened the record (daemon/audit/hooks.ts) reads it once the
+ * call has finished. Absent when the audit trail is off.
+ */
+export interface AuditNote {
+  transport?: AuditTransport;
+  outcome?: string;
+  /** Exec: the body's size as read; MCP fills it from the arguments. */
+  requestBytes?: number;
+  /** The input as decoded (only read when payload recording is on). */
+  input?: unknown;
+  /** The serialized result or error body as sent. */
+  result?: string;
+}
+
+interface Noted {
+  readonly audit?: AuditNote;
+}
+
+/** The closed code of any thrown value (`internal` for what is not an ExecError). */
+export function outcomeOf(err: unknown): ErrorCode {
+  return err instanceof ExecError ? err.code : 'internal';
+}
+
+/** A code from outside the daemon (an app's own) kept only when it is in the closed set. */
+export function closedCode(code: string): ErrorCode {
+  return Object.hasOwn(ERROR_TABLE, code) ? (code as ErrorCode) : 'upstream_error';
+}
+
+/** The call failed with `err` (or a closed code). */
+export function noteFailure(ctx: Noted, err: unknown): void {
+  if (ctx.audit) ctx.audit.outcome = typeof err === 'string' ? closedCode(err) : outcomeOf(err);
+}
+
+/** The call was carried on by `transport`. */
+export function noteTransport(ctx: Noted, transport: AuditTransport): void {
+  if (ctx.audit) ctx.audit.transport = transport;
+}
+
+/** A client tool call of `group`: relayed to an app over stdio (`stdio.<client>` groups) or HTTP/SSE. */
+export function noteClientGroup(ctx: Noted, group: string): void {
+  noteTransport(ctx, group.startsWith('stdio.') ? 'client_stdio' : 'client_http');
+}

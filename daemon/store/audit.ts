@@ -1,0 +1,206 @@
+import type { AuditEntry, AuditSummaryRow, AuditTransport, AuditVia } from '../../catalog/audit.js';
+import { pageLimit, pageOf, type CursorCodec, type Page } from '../exec/cursor.js';
+import { isoTime } from './ids.js';
+import type { Migration } from './migrations.js';
+import type { Sql, SqlStore, SqlValue } from './sql.js';
+
+/**
+ * The audit trail's table: one row per agent call, appended in batches by
+ * the recorder (daemon/audit/) and trimmed by count and age. `seq` is the
+ * write order; listings go newest first by it and --follow continues after
+ * it. Durations are kept in microseconds (the schema holds integers only).
+ * One secondary index only (time, for --since and age retention): every
+ * index is paid on each of thousands of inserts a second, while filtered
+ * reads walk newest first by seq and stop at their page.
+ */
+export const AUDIT_MIGRATION: Migration = {
+  id: '007_audit',
+  up(db) {
+    db.exec(`
+    CREATE TABLE audit (
+      seq INTEGER PRIMARY KEY AUTOINCREMENT,
+      at INTEGER NOT NULL, server_id TEXT NOT NULL, agent_id TEXT NOT NULL,
+      authorization_id TEXT NOT NULL, generation_id TEXT NOT NULL, runtime TEXT NOT NULL, thread_id TEXT,
+      via TEXT NOT NULL, transport TEXT NOT NULL, tool TEXT NOT NULL, outcome TEXT NOT NULL,
+      duration_us INTEGER NOT NULL, request_bytes INTEGER NOT NULL, result_bytes INTEGER NOT NULL,
+      trace_id TEXT, args TEXT, result TEXT
+    ) STRICT;
+    CREATE INDEX audit_by_at ON audit (at);
+    `);
+  },
+};
+
+/** One call as the recorder hands it to the store. */
+export interface AuditRecord {
+  readonly at: number;
+  readonly serverId: string;
+  readonly agentId: string;
+  readonly authorizationId: string;
+  readonly generationId: string;
+  readonly runtime: string;
+  readonly threadId: string | null;
+  readonly via: AuditVia;
+  readonly transport: AuditTransport;
+  readonly tool: string;
+  readonly outcome: string;
+  readonly durationUs: number;
+  readonly requestBytes: number;
+  readonly resultBytes: number;
+  readonly traceId: string | null;
+  readonly args: string | null;
+  readonly result: string | null;
+}
+
+export interface AuditQuery {
+  readonly serverId?: string | undefined;
+  readonly agentId?: string | undefined;
+  readonly tool?: string | undefined;
+  readonly outcome?: string | undefined;
+  /** The `--since` text as given (bound into the cursor) and the cutoff it means now. */
+  readonly since?: { readonly text: string; readonly at: number } | undefined;
+  readonly limit?: number | undefined;
+  readonly cursor?: string | undefined;
+}
+
+interface Row {
+  seq: number; at: number; server_id: string; agent_id: string; authorization_id: string; generation_id: string;
+  runtime: string; thread_id: string | null; via: AuditVia; transport: AuditTransport; tool: string; outcome: string;
+  duration_us: number; request_bytes: number; result_bytes: number; trace_id: string | null; args: string | null; result: string | null;
+}
+
+const COLUMNS = 'at, server_id, agent_id, authorization_id, generation_id, runtime, thread_id, via, transport, tool, outcome, duration_us, request_bytes, result_bytes, trace_id, args, result';
+const WIDTH = 17;
+/**
+ * The sizes of INSERT statements a batch is cut into, largest first: a few
+ * fixed shapes, so each is prepared once (a statement per batch size would
+ * prepare, and keep, a new one for almost every batch). 512 × 17
+ * placeholders stays far within both drivers' parameter limits.
+ */
+const STATEMENT_ROWS = [512, 128, 32, 8, 1] as const;
+
+/** A batch stopped part way: the first `written` rows are committed, the rest are not. */
+export class AuditAppendError extends Error {
+  override name = 'AuditAppendError';
+  constructor(readonly written: number, override readonly cause: unknown) {
+    super('an audit batch was written only in part');
+  }
+}
+
+const entryOf = (r: Row): AuditEntry => ({
+  seq: r.seq, at: isoTime(r.at), serverId: r.server_id, agentId: r.agent_id, authorizationId: r.authorization_id,
+  generationId: r.generation_id, runtime: r.runtime, threadId: r.thread_id, via: r.via, transport: r.transport,
+  tool: r.tool, outcome: r.outcome, durationMs: r.duration_us / 1000, requestBytes: r.request_bytes, resultBytes: r.result_bytes,
+  traceId: r.trace_id, ...(r.args !== null ? { args: r.args } : {}), ...(r.result !== null ? { result: r.result } : {}),
+});
+
+const valuesOf = (r: AuditRecord): SqlValue[] => [
+  r.at, r.serverId, r.agentId, r.authorizationId, r.generationId, r.runtime, r.threadId, r.via, r.transport, r.tool,
+  r.outcome, Math.round(r.durationUs), r.requestBytes, r.resultBytes, r.traceId, r.args, r.result,
+];
+
+const insertSql = (n: number) => `INSERT INTO audit (${COLUMNS}) VALUES ${Array.from({ length: n }, () => `(${new Array(WIDTH).fill('?').join(', ')})`).join(', ')}`;
+
+/** Nearest-rank percentiles over a window, per key, in portable SQL (window functions exist in SQLite ≥ 3.25 and PostgreSQL). */
+const summarySql = (key: 'tool' | 'agent_id', where: string) => `
+  SELECT k, COUNT(*) AS calls, SUM(CASE WHEN outcome = 'ok' THEN 0 ELSE 1 END) AS errors,
+    MIN(CASE WHEN rn * 100 >= n * 50 THEN duration_us END) AS p50,
+    MIN(CASE WHEN rn * 100 >= n * 95 THEN duration_us END) AS p95
+  FROM (SELECT ${key} AS k, outcome, duration_us,
+      ROW_NUMBER() OVER (PARTITION BY ${key} ORDER BY duration_us) AS rn, COUNT(*) OVER (PARTITION BY ${key}) AS n
+    FROM audit WHERE ${where}) ranked
+  GROUP BY k ORDER BY calls DESC, k ASC LIMIT ?`;
+
+/** At most this many lines per summary table (tools and agents are few; a bound all the same). */
+export const SUMMARY_MAX_KEYS = 200;
+
+export class AuditStore {
+  constructor(private readonly sql: SqlStore, private readonly cursors: CursorCodec) {}
+
+  /**
+   * Appends a batch as a few multi-row statements, each committed on its own
+   * without waiting for the disk (runRelaxed): on the embedded store that
+   * wait blocks the daemon's one thread, and a batch may be lost in a crash
+   * anyway. Throws AuditAppendError saying how many rows made it.
+   */
+  async append(rows: readonly AuditRecord[]): Promise<void> {
+    let at = 0;
+    while (at < rows.length) {
+      const n = STATEMENT_ROWS.find((size) => size <= rows.length - at)!;
+      try {
+        await this.sql.runRelaxed(insertSql(n), rows.slice(at, at + n).flatMap(valuesOf));
+      } catch (err) {
+        throw new AuditAppendError(at, err);
+      }
+      at += n;
+    }
+  }
+
+  /** One page newest first, filtered; the cursor binds the filters and the --since cutoff of page one. */
+  async list(query: AuditQuery): Promise<Page<AuditEntry>> {
+    const filter = { server: query.serverId ?? null, agent: query.agentId ?? null, tool: query.tool ?? null, outcome: query.outcome ?? null, since: query.since?.text ?? null };
+    const binding = { action: 'audit/list', scope: 'operator', filter };
+    const limit = pageLimit(query.limit);
+    let cutoff = query.since?.at ?? 0;
+    let before: number | null = null;
+    if (query.cursor !== undefined) {
+      const [seq, at] = this.cursors.decode(binding, query.cursor, ['number', 'number']) as [number, number];
+      before = seq;
+      cutoff = at;
+    }
+    const [where, args] = conditions(query, cutoff);
+    if (before !== null) {
+      where.push('seq < ?');
+      args.push(before);
+    }
+    const rows = await this.sql.all<Row>(`SELECT seq, ${COLUMNS} FROM audit WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`, [...args, limit + 1]);
+    const page = pageOf(rows, limit, (r) => this.cursors.encode(binding, [r.seq, cutoff]));
+    return { ...page, items: page.items.map(entryOf) };
+  }
+
+  /** Rows written after `seq`, oldest first (for --follow), with the same filters. */
+  async after(query: AuditQuery, seq: number): Promise<AuditEntry[]> {
+    const [where, args] = conditions(query, query.since?.at ?? 0);
+    where.push('seq > ?');
+    const rows = await this.sql.all<Row>(`SELECT seq, ${COLUMNS} FROM audit WHERE ${where.join(' AND ')} ORDER BY seq ASC LIMIT ?`, [...args, seq, pageLimit(query.limit)]);
+    return rows.map(entryOf);
+  }
+
+  /** The highest seq written so far (0 when empty): where a --follow without history starts. */
+  async lastSeq(): Promise<number> {
+    const r = await this.sql.get<{ seq: number | null }>('SELECT MAX(seq) AS seq FROM audit');
+    return r?.seq ?? 0;
+  }
+
+  /** Calls, failures and p50/p95 duration per tool and per agent since `since` (ms). */
+  async summary(since: number, filter: Pick<AuditQuery, 'serverId' | 'agentId' | 'tool'> = {}): Promise<{ byTool: AuditSummaryRow[]; byAgent: AuditSummaryRow[] }> {
+    const [where, args] = conditions(filter, since);
+    const run = async (key: 'tool' | 'agent_id') => {
+      const rows = await this.sql.all<{ k: string; calls: number; errors: number; p50: number; p95: number }>(summarySql(key, where.join(' AND ')), [...args, SUMMARY_MAX_KEYS]);
+      return rows.map((r) => ({ key: r.k, calls: Number(r.calls), errors: Number(r.errors), p50Ms: Number(r.p50) / 1000, p95Ms: Number(r.p95) / 1000 }));
+    };
+    return { byTool: await run('tool'), byAgent: await run('agent_id') };
+  }
+
+  /** Keeps at most `maxRows` rows, none older than `oldest` (ms); returns how many went. */
+  async trim(maxRows: number, oldest: number, q: Sql = this.sql): Promise<number> {
+    let removed = (await q.run('DELETE FROM audit WHERE at < ?', [oldest])).changes;
+    const edge = await q.get<{ seq: number }>('SELECT seq FROM audit ORDER BY seq DESC LIMIT 1 OFFSET ?', [maxRows]);
+    if (edge) removed += (await q.run('DELETE FROM audit WHERE seq <= ?', [edge.seq])).changes;
+    return removed;
+  }
+}
+
+function conditions(query: Pick<AuditQuery, 'serverId' | 'agentId' | 'tool' | 'outcome'>, cutoff: number): [string[], SqlValue[]] {
+  const where = ['at >= ?'];
+  const args: SqlValue[] = [cutoff];
+  const add = (column: string, v: string | undefined) => {
+    if (v === undefined) return;
+    where.push(`${column} = ?`);
+    args.push(v);
+  };
+  add('server_id', query.serverId);
+  add('agent_id', query.agentId);
+  add('tool', query.tool);
+  add('outcome', query.outcome);
+  return [where, args];
+}
