@@ -15,7 +15,7 @@ import { DEFAULT_TTL_MS } from './auth/limits.js';
 import type { DirRemover } from './auth/private-dir.js';
 import { acquireSingleton } from './lifecycle/singleton.js';
 import { ensureOperatorToken, removeDaemonInfo, sweepRuntimeDir, writeDaemonInfo } from './lifecycle/home-files.js';
-import { createDiag } from './lifecycle/diag.js';
+import { createDiag, type Diag } from './lifecycle/diag.js';
 import { parseListen } from './lifecycle/listen.js';
 import { checkAllowHosts } from './http/host-origin.js';
 import { openDaemonParts, type DaemonParts } from './parts.js';
@@ -23,7 +23,7 @@ import type { IdempotencyLimits } from './store/idempotency.js';
 import type { StoreUrl } from '../lib/store-url.js';
 import { capConnections, connectionBudget, listenBacklog, serverTimeouts } from './http/connection-cap.js';
 import { refuseHomeLinks } from './lifecycle/no-follow.js';
-import { fixedSource, tokenSource } from './results/sources.js';
+import { daemonSecrets, fixedSource, tokenSource } from './results/sources.js';
 import { routeTable, type RouteEntry } from './results/route-table.js';
 
 export interface DaemonOptions {
@@ -60,6 +60,8 @@ export interface RunningDaemon {
   reload(): Promise<unknown>;
   /** The route table (method, path) in registration order, for tests that walk every route. */
   readonly routes: readonly RouteEntry[];
+  /** The daemon's diagnostics (masked, rate-limited), for what its entry point reports. */
+  readonly diag: Diag;
 }
 
 const DRAIN_MS = 3_000;
@@ -79,7 +81,9 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
   const paths = homePaths(home);
   refuseHomeLinks(home);
   const budget = connectionBudget(opts.descriptorLimit);
-  const diag = createDiag(clock, opts.log ?? ((line) => process.stderr.write(line + '\n')));
+  // The values the result gate masks, known before the first log line: the log's writer masks with them too.
+  const secrets = daemonSecrets();
+  const diag = createDiag(clock, secrets, opts.log ?? ((line) => process.stderr.write(line + '\n')));
   let stopRequested: ((reason: string) => void) | null = null;
   const pendingStop: string[] = [];
   const requestStop = (reason: string) => (stopRequested ? stopRequested(reason) : pendingStop.push(reason));
@@ -96,7 +100,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     if (swept > 0) diag('swept_stale_credentials', { count: swept });
     // One key signs runtime and token-analysis credentials; their scopes keep them apart.
     const key = opts.key ?? createSecretKey(randomBytes(32));
-    parts = await openDaemonParts({ home, clock, diag, idempotency: opts.idempotency, store: opts.store, holdDeliveryMs: opts.holdDeliveryMs, analysis: createAnalysisTokens(key, clock) });
+    parts = await openDaemonParts({ home, clock, diag, secrets, idempotency: opts.idempotency, store: opts.store, holdDeliveryMs: opts.holdDeliveryMs, analysis: createAnalysisTokens(key, clock) });
     const defaultTtlMs = opts.defaultTtlMs ?? DEFAULT_TTL_MS;
     const deps: StoreDeps = {
       clock,
@@ -193,7 +197,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       throw new Error('lost daemon ownership while starting');
     }
     writeDaemonInfo(home, { url, pid: process.pid, startedAt });
-    return { url, pid: process.pid, store, stop, stopped, reload, routes: routeTable(app.routes) };
+    return { url, pid: process.pid, store, stop, stopped, reload, routes: routeTable(app.routes), diag };
   } catch (err) {
     if (server && !stopRequested) server.close();
     if (!stopRequested) {

@@ -47,7 +47,7 @@ export function openClientTools(opts: {
   profile: ProfileStore;
   remembered: Set<string>;
   log: (m: string) => void;
-  gate?: ResultGate;
+  gate: ResultGate;
 }): ClientToolsPart {
   const { registry, remembered } = opts;
   const statePath = clientToolsStatePath(opts.home);
@@ -69,7 +69,7 @@ export function openClientTools(opts: {
 
   let broker!: ClientToolBroker;
   const scopes = new DelegatedScopes();
-  const deps: ExposureDeps = { registry, broker: () => broker, hidden: (p) => hiddenFor(p)?.names, scopes, ...(opts.gate ? { gate: opts.gate } : {}) };
+  const deps: ExposureDeps = { registry, broker: () => broker, hidden: (p) => hiddenFor(p)?.names, scopes, gate: opts.gate };
   const showFallbacks = () => {
     if (registry.ownedBy(FALLBACK_OWNER.key).length === 0) registry.replace(FALLBACK_OWNER, fallbackTools(deps));
   };

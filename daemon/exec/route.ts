@@ -21,7 +21,7 @@ function errorResponse(gate: ResultGate, err: ExecError, close = false): Respons
   const headers: Record<string, string> = { ...JSON_HEADERS };
   // After 413/408 the rest of the body is unread; closing is cheaper than draining it.
   if (close) headers.connection = 'close';
-  return gate.respond(JSON.stringify({ ok: false, error: gate.error(err) }), err.status, headers);
+  return gate.respond(gate.errorEnvelope(err), err.status, headers);
 }
 
 /**
@@ -87,7 +87,7 @@ async function execAction(c: Context<RuntimeEnv>, services: Services): Promise<R
     });
   } catch (err) {
     if (signal.aborted) return forbidden();
-    return errorResponse(services.gate, err instanceof ExecError ? err : internal(err));
+    return errorResponse(services.gate, err instanceof ExecError ? err : internal(err, services.diag));
   }
   if (signal.aborted) return forbidden();
   const policy = risk === action.entry.inventory.risk ? action.entry.inventory : { ...action.entry.inventory, risk };
@@ -97,8 +97,8 @@ async function execAction(c: Context<RuntimeEnv>, services: Services): Promise<R
   return services.gate.respond(out.body, 200, JSON_HEADERS);
 }
 
-function internal(err: unknown): ExecError {
+function internal(err: unknown, diag: Services['diag']): ExecError {
   // The cause stays in the daemon's log; the runtime sees the closed `internal` code only.
-  process.stderr.write(`exec handler failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  diag('exec_handler_failed', { error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
   return new ExecError('internal', 'internal error');
 }

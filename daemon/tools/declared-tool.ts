@@ -28,7 +28,8 @@ function textFrame(text: string): string {
 
 function failure(name: string, outcome: CommandOutcome, t: CommandTransport, gate: ResultGate): ExecError {
   if (outcome.kind === 'spawn_error') return new ExecError('upstream_error', `${name} could not start: ${gate.maskText(outcome.message)}`);
-  const tail = gate.maskText(Buffer.from(outcome.stderr, 'utf8').subarray(-STDERR_QUOTE_BYTES).toString('utf8').trim());
+  // Masked whole, then cut: a credential near the cut (curl -v printing Authorization:) is masked before the tail is taken.
+  const tail = gate.quoteTail(outcome.stderr, STDERR_QUOTE_BYTES).trim();
   const said = tail ? `; stderr ends: ${tail}` : '';
   switch (outcome.kind) {
     case 'timeout':
