@@ -73,7 +73,7 @@ export function openClientTools(opts: {
   const showFallbacks = () => {
     if (registry.ownedBy(FALLBACK_OWNER.key).length === 0) registry.replace(FALLBACK_OWNER, fallbackTools(deps));
   };
-  const streams = new EventStreams(opts.clock, () => broker);
+  const streams = new EventStreams(opts.clock, () => broker, opts.gate);
   broker = new ClientToolBroker(opts.clock, {
     publish: (event) => streams.publish(event),
     toolsChanged(groups) {

@@ -28,6 +28,10 @@ export interface Matcher {
   readonly size: number;
   /** The distinct labels values are replaced with (`[NAME]`). */
   readonly labels: readonly string[];
+  /** The length (UTF-16 units) of the longest masked form: a piece cut from a stream holds back this much less one. */
+  readonly longest: number;
+  /** Where each occurrence starts and ends in `s` (UTF-16 indexes), left to right. */
+  spans(s: string): [number, number][];
   /** Whether any secret (raw, or as it appears inside a JSON string) occurs in `s`. */
   test(s: string): boolean;
   /** `s` with every occurrence replaced by `[NAME]`. */
@@ -36,7 +40,7 @@ export interface Matcher {
   replaceKeepingLines(s: string): string;
 }
 
-const EMPTY: Matcher = { size: 0, labels: [], test: () => false, replace: (s) => s, replaceKeepingLines: (s) => s };
+const EMPTY: Matcher = { size: 0, labels: [], longest: 0, spans: () => [], test: () => false, replace: (s) => s, replaceKeepingLines: (s) => s };
 
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** Names become `[NAME]` inside JSON strings and text: keep them to characters that need no escaping. */
@@ -60,6 +64,8 @@ export function buildMatcher(pairs: Iterable<readonly [string, string]>): Matche
   return {
     size: names.size,
     labels: [...new Set(names.values())],
+    longest: literals[0]!.length,
+    spans: (s) => [...s.matchAll(all)].map((m) => [m.index, m.index + m[0].length]),
     test: (s) => probe.test(s),
     replace: (s) => (probe.test(s) ? s.replace(all, (m) => names.get(m) ?? '[SECRET]') : s),
     replaceKeepingLines: (s) => (probe.test(s) ? s.replace(all, (m) => (names.get(m) ?? '[SECRET]') + '\n'.repeat(m.split('\n').length - 1)) : s),
