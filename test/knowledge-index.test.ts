@@ -84,14 +84,14 @@ test('no query text can break the FTS5 expression: a page or validation_failed, 
   fc.assert(
     fc.property(fc.string({ maxLength: 60 }), (q) => {
       try {
-        searchPage(index.db, { scope: 's', cursorPrefix: 'x', query: q, limit: 5, snippetBytes: 320, labels: [] });
+        searchPage(index.db, { scope: 's', cursorPrefix: 'x', query: q, limit: 5, snippetBytes: 320, gate: gateWith() });
       } catch (err) {
         assert.ok(err instanceof ExecError && err.code === 'validation_failed', `query ${JSON.stringify(q)}: ${String(err)}`);
       }
     }),
     { numRuns: 500 },
   );
-  const hits = searchPage(index.db, { scope: 's', cursorPrefix: 'x', query: 'NEAR OR', limit: 5, snippetBytes: 320, labels: [] }).hits;
+  const hits = searchPage(index.db, { scope: 's', cursorPrefix: 'x', query: 'NEAR OR', limit: 5, snippetBytes: 320, gate: gateWith() }).hits;
   assert.equal(hits.length, 1, 'operator words are searched as words');
 });
 

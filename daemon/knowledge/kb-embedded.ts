@@ -61,7 +61,7 @@ export class EmbeddedKnowledge {
     index.refresh();
     const page = searchPage(index.db, {
       scope: 'kb', cursorPrefix: 'ks1', query: input.query, limit: input.limit ?? RETRIEVAL_LIMITS.defaultHits,
-      cursor: input.cursor, snippetBytes: RETRIEVAL_LIMITS.snippetBytes, labels: this.opts.gate.labels(),
+      cursor: input.cursor, snippetBytes: RETRIEVAL_LIMITS.snippetBytes, gate: this.opts.gate,
     });
     const out: KbSearchOutput = {
       hits: page.hits.map((h) => ({ docId: h.path, title: h.title, snippet: h.snippet, score: h.score, lineStart: h.lineStart, lineEnd: h.lineEnd })),

@@ -7,7 +7,7 @@ import { FolderIndex, type IndexMasking } from './folder-index.js';
 import type { ResultGate } from '../results/gate.js';
 
 /** What search needs of the result gate. */
-export type SearchMasking = IndexMasking & Pick<ResultGate, 'labels'>;
+export type SearchMasking = IndexMasking & Pick<ResultGate, 'labels' | 'maskText'>;
 import { searchPage } from './text-search.js';
 
 /** Open agent indexes (each holds a watcher and a database handle); the least recently used closes first. */
@@ -95,7 +95,7 @@ export class MemoryIndexes {
     index.refresh();
     const page = searchPage(index.db, {
       scope: `memory\u0000${agentId}`, cursorPrefix: 'ms1', query: input.query, limit: input.limit ?? RETRIEVAL_LIMITS.defaultHits,
-      cursor: input.cursor, snippetBytes: RETRIEVAL_LIMITS.snippetBytes, labels: this.opts.gate.labels(),
+      cursor: input.cursor, snippetBytes: RETRIEVAL_LIMITS.snippetBytes, gate: this.opts.gate,
     });
     const out: MemorySearchOutput = {
       hits: page.hits.map((h) => ({ path: h.path, lineStart: h.lineStart, lineEnd: h.lineEnd, line: h.line, snippet: h.snippet, score: h.score })),

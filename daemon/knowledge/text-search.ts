@@ -5,6 +5,7 @@ import { ExecError } from '../errors.js';
 import type { IndexDb } from './index-db.js';
 import { toMatchExpression } from './fts-query.js';
 import { cutOutsideLabel, type Masked } from '../results/masked.js';
+import type { ResultGate } from '../results/gate.js';
 
 export interface RawHit {
   readonly path: string;
@@ -137,12 +138,12 @@ function prepared(db: IndexDb) {
  * keyset cursor over (score, rowid) bound to scope + query. Snippets are at
  * most snippetBytes UTF-8 bytes; whole passages never leave this function.
  * The indexed text is masked (daemon/knowledge/folder-index.ts), so the
- * highlight markers and the clip are applied to masked text; `labels` (the
- * gate's) keep a marker from landing inside a `[NAME]`.
+ * highlight markers and the clip are applied to masked text; the gate's
+ * labels keep a marker from landing inside a `[NAME]`.
  */
 export function searchPage(
   db: IndexDb,
-  opts: { scope: string; cursorPrefix: string; query: string; limit: number; cursor?: string | undefined; snippetBytes: number; labels: readonly string[] },
+  opts: { scope: string; cursorPrefix: string; query: string; limit: number; cursor?: string | undefined; snippetBytes: number; gate: Pick<ResultGate, 'maskText' | 'labels'> },
 ): HitPage {
   const match = toMatchExpression(opts.query);
   const q = digest(opts.scope, opts.query);
@@ -165,8 +166,9 @@ export function searchPage(
     const before = at < 0 ? '' : d.hl.slice(0, at);
     const line = d.ls + (before.match(/\n/g)?.length ?? 0);
     // Passages were masked before they were indexed (FolderIndex): the markers go on masked text.
-    const marked = highlightWholeNames(d.snip.replace(/\s+/g, ' ').replaceAll(OPEN, '').replaceAll(CLOSE, '').trim(), opts.labels);
-    const snippet = clipBytes(marked as Masked, opts.snippetBytes);
+    const marked = highlightWholeNames(d.snip.replace(/\s+/g, ' ').replaceAll(OPEN, '').replaceAll(CLOSE, '').trim(), opts.gate.labels());
+    // Through the gate once more before the clip (a value configured since the passage was indexed is masked too).
+    const snippet = clipBytes(opts.gate.maskText(marked), opts.snippetBytes);
     hits.push({ path: d.path, title: d.title, lineStart: d.ls, lineEnd: d.le, line, snippet, score: Math.round(-row.s * 10_000) / 10_000 });
   }
   const last = page[page.length - 1];
