@@ -159,6 +159,7 @@ export function searchPage(
   const hasMore = rows.length > opts.limit;
   const page = hasMore ? rows.slice(0, opts.limit) : rows;
   const hits: RawHit[] = [];
+  const labels = page.length > 0 ? opts.gate.labels() : [];
   for (const row of page) {
     const d = s.detail.get(match, BigInt(row.r)) as { path: string; title: string; ls: number; le: number; snip: string; hl: string } | undefined;
     if (!d) continue;
@@ -166,7 +167,7 @@ export function searchPage(
     const before = at < 0 ? '' : d.hl.slice(0, at);
     const line = d.ls + (before.match(/\n/g)?.length ?? 0);
     // Passages were masked before they were indexed (FolderIndex): the markers go on masked text.
-    const marked = highlightWholeNames(d.snip.replace(/\s+/g, ' ').replaceAll(OPEN, '').replaceAll(CLOSE, '').trim(), opts.gate.labels());
+    const marked = highlightWholeNames(d.snip.replace(/\s+/g, ' ').replaceAll(OPEN, '').replaceAll(CLOSE, '').trim(), labels);
     // Through the gate once more before the clip (a value configured since the passage was indexed is masked too).
     const snippet = clipBytes(opts.gate.maskText(marked), opts.snippetBytes);
     hits.push({ path: d.path, title: d.title, lineStart: d.ls, lineEnd: d.le, line, snippet, score: Math.round(-row.s * 10_000) / 10_000 });
