@@ -109,7 +109,7 @@ test('property: notes — memory_search snippets never show 8+ bytes of a secret
         rmSync(home, { recursive: true, force: true });
       }
     }),
-    { numRuns: BATCHES.runs, endOnFailure: true },
+    { numRuns: BATCHES.runs, endOnFailure: true, includeErrorInReport: true },
   );
 });
 
@@ -149,7 +149,7 @@ test('property: kb documents — kb_search snippets and kb_fetch pages (alone an
         rmSync(home, { recursive: true, force: true });
       }
     }),
-    { numRuns: BATCHES.runs, endOnFailure: true },
+    { numRuns: BATCHES.runs, endOnFailure: true, includeErrorInReport: true },
   );
 });
 
@@ -198,7 +198,7 @@ test('property: declared tools — said, shown, ask and the quoted stderr tail n
       checkSpills(spill, secrets);
       rmSync(spill, { recursive: true, force: true });
     }),
-    { numRuns: BATCHES.runs * 2, endOnFailure: true },
+    { numRuns: BATCHES.runs * 2, endOnFailure: true, includeErrorInReport: true },
   );
 });
 
@@ -230,7 +230,7 @@ test('property: client tools — an app\'s content, structured result and error 
       checkSpills(spill, cases.map((c) => c.o.secret));
       rmSync(spill, { recursive: true, force: true });
     }),
-    { numRuns: BATCHES.runs, endOnFailure: true },
+    { numRuns: BATCHES.runs, endOnFailure: true, includeErrorInReport: true },
   );
 });
 
@@ -249,11 +249,13 @@ async function plannedUpstream(t: import('node:test').TestContext): Promise<{ ur
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, plan: (status, body) => (next = { status, body }) };
 }
 
-test('property: extension and knowledge upstreams — answers and error bodies reach the agent masked (2,000 answers)', async (t) => {
+test('property: extension and knowledge upstreams — answers and error bodies reach the agent masked (2,000 for each upstream)', async (t) => {
   const up = await plannedUpstream(t);
   const ext = { name: 'demo', upstream: up.url, digest: 'd', catalogVersion: '1' } as unknown as PinnedExtension;
   const policy: BoundaryPolicy = { domain: 'demo', action: 'get', risk: 'read', result: { hint: 'smaller', next: { action: 'demo get', input: {} } }, receipt: null as never };
-  const caseArb = fc.record({ o: outputArb, status: fc.constantFrom(200, 200, 400, 404, 422, 500, 503), which: fc.constantFrom('extension', 'kb_search', 'kb_fetch') });
+  const status = fc.constantFrom(200, 200, 400, 404, 422, 500, 503);
+  // Every case goes to each upstream: 2,000 answers or error bodies for each.
+  const caseArb = fc.record({ o: outputArb, statuses: fc.tuple(status, status, status) });
   const spill = tempDir(t, 'agentteam-prop-upstream-');
   await fc.assert(
     fc.asyncProperty(fc.array(caseArb, { minLength: BATCHES.size, maxLength: BATCHES.size }), async (cases) => {
@@ -261,7 +263,8 @@ test('property: extension and knowledge upstreams — answers and error bodies r
       const kb = new KnowledgeUpstream({ url: up.url, timeoutMs: 5000 }, gate);
       const turn = { targetKey: 'general', targetType: 'channel', messageId: 'msg_1' } as never;
       const principal = { serverId: 's', agentId: 'a' } as never;
-      for (const c of cases) {
+      for (const [n, which] of (['extension', 'kb_search', 'kb_fetch'] as const).entries()) for (const base of cases) {
+        const c = { ...base, which, status: base.statuses[n]! };
         const text = outputText(c.o);
         let frame: string;
         if (c.which === 'extension') {
@@ -272,9 +275,11 @@ test('property: extension and knowledge upstreams — answers and error bodies r
             frame = out.ok ? out.body : JSON.stringify(gate.error(out.error));
           } else frame = JSON.stringify(gate.error(got.error));
         } else {
+          // The upstream sends each secret whole (one that cuts a secret itself sends a piece no one can recognize).
+          const short = outputText({ ...c.o, size: Math.min(c.o.size, 100) });
           const answer = c.which === 'kb_search'
-            ? { hits: [{ docId: 'd1', title: text.slice(0, 100), snippet: text.slice(0, 300), score: 1 }], hasMore: false }
-            : { docId: 'd1', title: 't', text: text.slice(0, 8000), lineStart: 1, lineEnd: 1, hasMore: false };
+            ? { hits: [{ docId: 'd1', title: 'Upstream doc', snippet: short, score: 1 }], hasMore: false }
+            : { docId: 'd1', title: 'Upstream doc', text: outputText({ ...c.o, size: Math.min(c.o.size, 6000) }), lineStart: 1, lineEnd: 1, hasMore: false };
           // Error messages are quoted clipped: the secret is placed where a cut before masking would split it.
           up.plan(c.status, c.status === 200 ? JSON.stringify(answer) : JSON.stringify({ error: { message: `${'m'.repeat(c.o.seed % 320)}${c.o.secret}${text}` } }));
           const call: Promise<unknown> = c.which === 'kb_search' ? kb.search(principal, turn, { query: 'q', limit: 5 }, new AbortController().signal) : kb.fetch(principal, turn, { docId: 'd1' }, new AbortController().signal);
@@ -284,7 +289,7 @@ test('property: extension and knowledge upstreams — answers and error bodies r
         assertNoLeak(c.o.secret, frame, `${c.which} upstream (HTTP ${c.status})`);
       }
     }),
-    { numRuns: BATCHES.runs, endOnFailure: true },
+    { numRuns: BATCHES.runs, endOnFailure: true, includeErrorInReport: true },
   );
 });
 
@@ -305,6 +310,6 @@ test('property: the log — every diagnostic line is masked by the log\'s writer
       });
       assert.equal(lines.length, cases.length);
     }),
-    { numRuns: BATCHES.runs, endOnFailure: true },
+    { numRuns: BATCHES.runs, endOnFailure: true, includeErrorInReport: true },
   );
 });
