@@ -62,6 +62,8 @@ export interface RunningDaemon {
   readonly routes: readonly RouteEntry[];
   /** The daemon's diagnostics (masked, rate-limited), for what its entry point reports. */
   readonly diag: Diag;
+  /** How many responses have passed the result gate (tests check every request adds one). */
+  readonly gatedResponses: () => number;
 }
 
 const DRAIN_MS = 3_000;
@@ -197,7 +199,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       throw new Error('lost daemon ownership while starting');
     }
     writeDaemonInfo(home, { url, pid: process.pid, startedAt });
-    return { url, pid: process.pid, store, stop, stopped, reload, routes: routeTable(app.routes), diag };
+    return { url, pid: process.pid, store, stop, stopped, reload, routes: routeTable(app.routes), diag, gatedResponses: () => parts!.gate.responses };
   } catch (err) {
     if (server && !stopRequested) server.close();
     if (!stopRequested) {

@@ -28,8 +28,14 @@ const UNMASKABLE = 'a result held a secret that could not be masked without chan
  */
 export class ResultGate {
   private readonly produced = new WeakSet<Response>();
+  private seen = 0;
 
   constructor(readonly secrets: SecretSet, readonly spill: SpillStore) {}
+
+  /** How many HTTP responses have left through the middleware (a test checks that every request adds one). */
+  get responses(): number {
+    return this.seen;
+  }
 
   /** Changes whenever the set of masked values changes (for caches of gated output). */
   get generation(): number {
@@ -195,6 +201,7 @@ export class ResultGate {
     const gate = this;
     const screen: MiddlewareHandler = async (c, next) => {
       await next();
+      gate.seen++;
       const res = c.res;
       if (gate.produced.has(res) || res.body === null) return;
       if (gate.secrets.matcher().size === 0) return;
