@@ -68,7 +68,7 @@ async function main(argv: string[]): Promise<number> {
   process.on('SIGTERM', onSignal('SIGTERM'));
   process.on('SIGINT', onSignal('SIGINT'));
   process.on('SIGHUP', () => {
-    daemon.reload().catch((err: unknown) => log(JSON.stringify({ event: 'reload_failed', error: String(err) })));
+    daemon.reload().catch((err: unknown) => daemon.diag('reload_failed', { error: String(err) }));
   });
   process.stdout.write(JSON.stringify({ url: daemon.url, pid: daemon.pid }) + '\n');
   ready = true;

@@ -7,6 +7,7 @@ import { prepareRuntimeDriver } from './drivers/index.js';
 import { openServices } from './services.js';
 import type { IdempotencyLimits } from './store/idempotency.js';
 import type { ResultGate } from './results/gate.js';
+import type { SecretSet } from './results/secrets.js';
 import { registerExecActionRoute } from './exec/route.js';
 import { registerMcpRoutes } from './mcp/routes.js';
 import { registerCodexAppServerRoute } from './operator/codex-app-server.js';
@@ -54,6 +55,8 @@ export interface DaemonPartsOptions {
   home: string;
   clock: Clock;
   diag: Diag;
+  /** What the result gate masks (the daemon's log masks with the same set). */
+  secrets: SecretSet;
   idempotency?: IdempotencyLimits | undefined;
   /** A shared PostgreSQL team store (default: the embedded SQLite file). */
   store?: StoreUrl | undefined;
@@ -75,6 +78,7 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
   const services = await openServices({
     home: opts.home,
     clock: opts.clock,
+    secrets: opts.secrets,
     log: (message) => opts.diag('profile', { message }),
     diag: opts.diag,
     denyable: (name) => clientDenyable(name) || declaredNames.has(name),

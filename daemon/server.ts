@@ -15,7 +15,7 @@ import { DEFAULT_TTL_MS } from './auth/limits.js';
 import type { DirRemover } from './auth/private-dir.js';
 import { acquireSingleton } from './lifecycle/singleton.js';
 import { ensureOperatorToken, removeDaemonInfo, sweepRuntimeDir, writeDaemonInfo } from './lifecycle/home-files.js';
-import { createDiag } from './lifecycle/diag.js';
+import { createDiag, type Diag } from './lifecycle/diag.js';
 import { LogTap } from './lifecycle/log-tap.js';
 import { parseListen } from './lifecycle/listen.js';
 import { checkAllowHosts } from './http/host-origin.js';
@@ -25,7 +25,7 @@ import type { StoreUrl } from '../lib/store-url.js';
 import { capConnections, connectionBudget, listenBacklog, serverTimeouts } from './http/connection-cap.js';
 import { LongLivedStreams, connectionReserve, streamCap } from './http/stream-budget.js';
 import { refuseHomeLinks } from './lifecycle/no-follow.js';
-import { fixedSource, tokenSource } from './results/sources.js';
+import { daemonSecrets, fixedSource, tokenSource } from './results/sources.js';
 import { routeTable, type RouteEntry } from './results/route-table.js';
 
 export interface DaemonOptions {
@@ -62,6 +62,10 @@ export interface RunningDaemon {
   reload(): Promise<unknown>;
   /** The route table (method, path) in registration order, for tests that walk every route. */
   readonly routes: readonly RouteEntry[];
+  /** The daemon's diagnostics (masked, rate-limited), for what its entry point reports. */
+  readonly diag: Diag;
+  /** How many responses have passed the result gate (tests check every request adds one). */
+  readonly gatedResponses: () => number;
 }
 
 const DRAIN_MS = 3_000;
@@ -83,7 +87,9 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
   const budget = connectionBudget(opts.descriptorLimit);
   const sink = opts.log ?? ((line: string) => process.stderr.write(line + '\n'));
   const logs = new LogTap();
-  const diag = createDiag(clock, (line) => {
+  // The values the result gate masks, known before the first log line: the log's writer masks with them too.
+  const secrets = daemonSecrets();
+  const diag = createDiag(clock, secrets, (line) => {
     logs.push(line);
     sink(line);
   });
@@ -109,7 +115,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       lastStreamShedLog = clock.now();
       diag('streams_shed', { total: e.total, max: streams.max, kind: e.kind });
     });
-    parts = await openDaemonParts({ home, clock, diag, idempotency: opts.idempotency, store: opts.store, holdDeliveryMs: opts.holdDeliveryMs, analysis: createAnalysisTokens(key, clock), streams, logs });
+    parts = await openDaemonParts({ home, clock, diag, idempotency: opts.idempotency, store: opts.store, holdDeliveryMs: opts.holdDeliveryMs, secrets, analysis: createAnalysisTokens(key, clock), streams, logs });
     const defaultTtlMs = opts.defaultTtlMs ?? DEFAULT_TTL_MS;
     const deps: StoreDeps = {
       clock,
@@ -208,7 +214,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       throw new Error('lost daemon ownership while starting');
     }
     writeDaemonInfo(home, { url, pid: process.pid, startedAt });
-    return { url, pid: process.pid, store, stop, stopped, reload, routes: routeTable(app.routes) };
+    return { url, pid: process.pid, store, stop, stopped, reload, routes: routeTable(app.routes), diag, gatedResponses: () => parts!.gate.responses };
   } catch (err) {
     if (server && !stopRequested) server.close();
     if (!stopRequested) {

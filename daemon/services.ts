@@ -27,9 +27,10 @@ import { ExtensionStore } from './extensions/store.js';
 import type { Inventory } from '../catalog/inventory.js';
 import inventoryJson from '../catalog/agentteam-exec-action-inventory.json' with { type: 'json' };
 import { ResultGate } from './results/gate.js';
-import { SecretSet } from './results/secrets.js';
+import type { SecretSet } from './results/secrets.js';
 import { SpillStore } from './results/spill.js';
-import { envSource, profileSource } from './results/sources.js';
+import { profileSource } from './results/sources.js';
+import { maskedWriter } from './results/log.js';
 import { ToolRegistry } from './tools/registry.js';
 import { AuditStore } from './store/audit.js';
 import { AuditRecorder } from './audit/recorder.js';
@@ -54,6 +55,8 @@ export interface Services {
   readonly profile: ProfileStore;
   /** The one gate every result leaves through (mask secrets by value, bound size). */
   readonly gate: ResultGate;
+  /** Diagnostics of the daemon (to its log, masked by the log's writer). */
+  readonly diag: (event: string, detail: Record<string, unknown>) => void;
   /** Messages (MCP message tools and the operator message routes). */
   readonly messages: MessageApi;
   /** Memory and knowledge retrieval (indexes in $AGENTTEAM_HOME/index/, apart from the store). */
@@ -81,6 +84,8 @@ export interface Services {
 export interface OpenServicesOptions {
   readonly home: string;
   readonly clock: Clock;
+  /** What the result gate masks (made by the daemon before its log: daemonSecrets()); profile and store values are added here. */
+  readonly secrets: SecretSet;
   readonly catalog?: Catalog;
   /** Where operator-facing problems (an invalid profile) are reported. */
   readonly log?: (message: string) => void;
@@ -114,7 +119,9 @@ export async function openServices(opts: OpenServicesOptions): Promise<Services>
   const auditSettings = opts.audit ?? readAuditSettings(opts.home);
   // Registry first: a missing or duplicate handler must stop the daemon before it touches the store.
   const registry = builtinRegistry(catalog);
-  const log = opts.log ?? ((m: string) => process.stderr.write(`${m}\n`));
+  const secrets = opts.secrets;
+  // Whatever the caller's sink, lines are masked on the way to it (the log's writer).
+  const log = maskedWriter(secrets, opts.log ?? ((m: string) => process.stderr.write(`${m}\n`)));
   const diag = opts.diag ?? ((event: string, detail: Record<string, unknown>) => log(`${event} ${JSON.stringify(detail)}`));
   let db: Db | null = null;
   let sql: SqlStore;
@@ -137,20 +144,6 @@ export async function openServices(opts: OpenServicesOptions): Promise<Services>
     throw err;
   }
   const profile = new ProfileStore(paths.profile, log, opts.denyable ? { denyable: opts.denyable } : {});
-  const knowledge: KnowledgeServices = {
-    memory: new MemoryIndexes({ home: opts.home, clock: opts.clock }),
-    kb: new KnowledgeBase({ home: opts.home, clock: opts.clock, log }),
-    turns: createTurnLookup(sql),
-  };
-  const triggers = embedded.workflows.triggers;
-  const messages = withMessageTriggers(new MessageStore(sql, opts.clock), triggers, sql);
-  const delivery = new ScheduleDelivery(sql, messages, opts.holdDeliveryMs ? { holdMs: opts.holdDeliveryMs } : {});
-  // Other daemons write a shared database too: look for their schedules every second, not only when woken.
-  const scheduler = new Scheduler(opts.clock, [delivery, triggers], diag, ...(opts.store ? [{ maxSleepMs: SHARED_STORE_POLL_MS }] : []));
-  embedded.schedules.onChange = () => scheduler.wake();
-  embedded.workflows.triggers.onChange = () => scheduler.wake();
-  const secrets = new SecretSet();
-  secrets.add(envSource());
   secrets.add(profileSource(() => ({ profile: profile.profile, revision: profile.revision })));
   const storePassword = opts.store?.password;
   if (storePassword) secrets.add({ version: () => 0, entries: () => [['AGENTTEAM_STORE_PASSWORD', storePassword]] });
@@ -160,9 +153,22 @@ export async function openServices(opts: OpenServicesOptions): Promise<Services>
   const auditLog = new AuditStore(sql, embedded.cursors);
   const recorder = auditSettings.enabled ? new AuditRecorder(auditLog, opts.clock, auditSettings, diag) : null;
   const audit = recorder ? new AuditTrail(recorder, gate, now) : null;
+  const knowledge: KnowledgeServices = {
+    memory: new MemoryIndexes({ home: opts.home, clock: opts.clock, gate, diag }),
+    kb: new KnowledgeBase({ home: opts.home, clock: opts.clock, log, gate, diag }),
+    turns: createTurnLookup(sql),
+  };
+  const triggers = embedded.workflows.triggers;
+  const messages = withMessageTriggers(new MessageStore(sql, opts.clock), triggers, sql, (message) => diag('message_trigger_failed', { message }));
+  const delivery = new ScheduleDelivery(sql, messages, opts.holdDeliveryMs ? { holdMs: opts.holdDeliveryMs } : {});
+  // Other daemons write a shared database too: look for their schedules every second, not only when woken.
+  const scheduler = new Scheduler(opts.clock, [delivery, triggers], diag, ...(opts.store ? [{ maxSleepMs: SHARED_STORE_POLL_MS }] : []));
+  embedded.schedules.onChange = () => scheduler.wake();
+  embedded.workflows.triggers.onChange = () => scheduler.wake();
   let closed = false;
   return {
     gate,
+    diag,
     home: opts.home,
     clock: opts.clock,
     catalog,

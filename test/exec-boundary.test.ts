@@ -2,7 +2,17 @@ import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import { defaultCatalog } from '../catalog/catalog.js';
 import { CURSOR_MAX_CHARS } from '../catalog/limits.js';
-import { boundResult, RESULT_BUDGET_BYTES } from '../daemon/exec/result-boundary.js';
+import { RESULT_BUDGET_BYTES } from '../daemon/exec/result-boundary.js';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { systemClock } from '../lib/clock.js';
+import { ResultGate } from '../daemon/results/gate.js';
+import { SecretSet } from '../daemon/results/secrets.js';
+import { SpillStore } from '../daemon/results/spill.js';
+
+// Bounding is only done by the result gate (masking first); with no secrets it is the size boundary alone.
+const gate = new ResultGate(new SecretSet(), new SpillStore({ dir: join(tmpdir(), 'agentteam-test-spill'), clock: systemClock }));
+const boundResult: ResultGate['json'] = (...a) => gate.json(...a);
 
 const row = (domain: string, action: string) => defaultCatalog().get(domain, action)!.inventory;
 const task = (description: string) => ({

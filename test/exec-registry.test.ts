@@ -73,6 +73,7 @@ test('openServices refuses to start when the catalog has an action without a han
   const { tmpdir } = await import('node:os');
   const { join } = await import('node:path');
   const { openServices } = await import('../daemon/services.js');
+  const { daemonSecrets } = await import('../daemon/results/sources.js');
   const { systemClock } = await import('../lib/clock.js');
   const extra = defineAction({
     domain: 'task', action: 'archive', summary: 's', help: 'h', example: {}, risk: 'read',
@@ -82,9 +83,9 @@ test('openServices refuses to start when the catalog has an action without a han
   const bigger = buildCatalog([...BUILTIN_ACTIONS, extra], { version: 1, actions: [...(inventory as Inventory).actions, row] });
   const home = mkdtempSync(join(tmpdir(), 'agentteam-services-'));
   try {
-    await assert.rejects(openServices({ home, clock: systemClock, catalog: bigger }), /no handler registered for "task\/archive"/);
+    await assert.rejects(openServices({ home, clock: systemClock, catalog: bigger, secrets: daemonSecrets() }), /no handler registered for "task\/archive"/);
     assert.equal(existsSync(join(home, 'store.db')), false);
-    const ok = await openServices({ home, clock: systemClock });
+    const ok = await openServices({ home, clock: systemClock, secrets: daemonSecrets() });
     assert.ok(ok.registry.get('task', 'create'));
     await ok.close();
   } finally {

@@ -10,6 +10,7 @@ import { removeDir } from '../daemon/auth/private-dir.js';
 import { pinCatalog, type PinnedCatalog } from '../daemon/auth/pinned-catalog.js';
 import { buildApp } from '../daemon/app.js';
 import { registerExecActionRoute } from '../daemon/exec/route.js';
+import { daemonSecrets } from '../daemon/results/sources.js';
 import { openServices, type Services } from '../daemon/services.js';
 import { systemClock } from '../lib/clock.js';
 import { FakeClock } from './auth-clock.js';
@@ -57,7 +58,7 @@ export async function startInProc(t: TestContext, opts: InProcOptions = {}): Pro
   // AGENTTEAM_TEST_STORE=postgres runs every in-process suite on a fresh PostgreSQL database instead of SQLite.
   const storeUrl = opts.store ?? (process.env.AGENTTEAM_TEST_STORE === 'postgres' && !opts.shareStoreOf ? await freshDatabase() : undefined);
   const services = await openServices({
-    home, clock, log: () => {},
+    home, clock, log: () => {}, secrets: daemonSecrets(),
     ...(storeUrl ? { store: parseStoreUrl(storeUrl) } : {}),
     ...(opts.shareStoreOf ? { sqlitePath: join(opts.shareStoreOf.home, 'store.db') } : {}),
     ...(opts.audit ? { audit: opts.audit } : {}),

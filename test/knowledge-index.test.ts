@@ -7,6 +7,8 @@ import fc from 'fast-check';
 import { systemClock } from '../lib/clock.js';
 import { ExecError } from '../daemon/errors.js';
 import { chunkText } from '../daemon/knowledge/chunk.js';
+import type { Masked } from '../daemon/results/masked.js';
+import { gateWith } from './gate-harness.js';
 import { FolderIndex } from '../daemon/knowledge/folder-index.js';
 import { MemoryIndexes } from '../daemon/knowledge/memory.js';
 import { clipBytes, searchPage } from '../daemon/knowledge/text-search.js';
@@ -22,7 +24,7 @@ test('a first build that is still running answers index_unavailable with progres
   const folder = join(home, 'memory', 'a1');
   mkdirSync(folder, { recursive: true });
   for (let i = 0; i < 600; i++) writeFileSync(join(folder, `n${i}.md`), `# n${i}\nword${i} here\n`);
-  const memory = new MemoryIndexes({ home, clock: systemClock, buildWaitMs: 0 });
+  const memory = new MemoryIndexes({ home, clock: systemClock, buildWaitMs: 0, gate: gateWith() });
   t.after(() => memory.close());
   await assert.rejects(memory.search('a1', { query: 'word5', limit: 10 }), (err: unknown) => {
     assert.ok(err instanceof ExecError);
@@ -47,7 +49,7 @@ test('chunks cover every non-blank line once, with exact line ranges', () => {
   fc.assert(
     fc.property(fc.array(fc.oneof(fc.constant(''), fc.constant('# Head'), fc.string({ maxLength: 200 }).map((s) => s.replace(/[\r\n]/g, ' '))), { maxLength: 120 }), (lines) => {
       const text = lines.join('\n');
-      const chunks = chunkText(text);
+      const chunks = chunkText(text as Masked);
       const all = text.split('\n');
       let next = 1;
       for (const c of chunks) {
@@ -64,7 +66,7 @@ test('chunks cover every non-blank line once, with exact line ranges', () => {
 test('clipBytes keeps at most the byte budget and never splits a character', () => {
   fc.assert(
     fc.property(fc.string({ unit: 'grapheme', maxLength: 400 }), fc.integer({ min: 4, max: 400 }), (s, max) => {
-      const out = clipBytes(s, max);
+      const out = clipBytes(s as Masked, max);
       assert.ok(Buffer.byteLength(out) <= max);
       assert.equal(Buffer.from(out).toString('utf8'), out, 'valid UTF-8');
       if (Buffer.byteLength(s) <= max) assert.equal(out, s);
@@ -76,20 +78,20 @@ test('no query text can break the FTS5 expression: a page or validation_failed, 
   const dir = tempDir(t);
   mkdirSync(join(dir, 'root'));
   writeFileSync(join(dir, 'root', 'a.md'), '# A\nalpha beta "gamma" NEAR OR AND NOT delta*\n');
-  const index = new FolderIndex({ root: join(dir, 'root'), dbPath: join(dir, 'i.db'), clock: systemClock });
+  const index = new FolderIndex({ root: join(dir, 'root'), dbPath: join(dir, 'i.db'), clock: systemClock, gate: gateWith() });
   t.after(() => index.close());
   assert.ok(await index.whenReady(5000));
   fc.assert(
     fc.property(fc.string({ maxLength: 60 }), (q) => {
       try {
-        searchPage(index.db, { scope: 's', cursorPrefix: 'x', query: q, limit: 5, snippetBytes: 320 });
+        searchPage(index.db, { scope: 's', cursorPrefix: 'x', query: q, limit: 5, snippetBytes: 320, gate: gateWith() });
       } catch (err) {
         assert.ok(err instanceof ExecError && err.code === 'validation_failed', `query ${JSON.stringify(q)}: ${String(err)}`);
       }
     }),
     { numRuns: 500 },
   );
-  const hits = searchPage(index.db, { scope: 's', cursorPrefix: 'x', query: 'NEAR OR', limit: 5, snippetBytes: 320 }).hits;
+  const hits = searchPage(index.db, { scope: 's', cursorPrefix: 'x', query: 'NEAR OR', limit: 5, snippetBytes: 320, gate: gateWith() }).hits;
   assert.equal(hits.length, 1, 'operator words are searched as words');
 });
 
@@ -98,7 +100,7 @@ test('a memory folder removed or replaced while its index is open is noticed at 
   const folder = join(home, 'memory', 'a2');
   mkdirSync(folder, { recursive: true });
   writeFileSync(join(folder, 'one.md'), '# one\nfirstword\n');
-  const memory = new MemoryIndexes({ home, clock: systemClock, buildWaitMs: 5000 });
+  const memory = new MemoryIndexes({ home, clock: systemClock, buildWaitMs: 5000, gate: gateWith() });
   t.after(() => memory.close());
   assert.equal((await memory.search('a2', { query: 'firstword', limit: 10 })).hits.length, 1);
   rmSync(folder, { recursive: true });

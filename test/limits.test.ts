@@ -120,7 +120,8 @@ test('kb_fetch chunks count JSON bytes: a document of control characters comes b
     mkdirSync(pjoin(home, 'kb'));
     const text = `# Title\n${'\u0001'.repeat(5000)}\n${'x\u0002"'.repeat(3000)}${'\u{1F600}'.repeat(3000)}`;
     write(pjoin(home, 'kb', 'doc.md'), text);
-    const kb = new EmbeddedKnowledge({ home, clock: systemClock });
+    const { gateWith } = await import('./gate-harness.js');
+    const kb = new EmbeddedKnowledge({ home, clock: systemClock, gate: gateWith() });
     let got = '';
     let cursor: string | undefined;
     for (let i = 0; i < 100; i++) {

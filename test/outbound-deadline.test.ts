@@ -10,6 +10,7 @@ import { startTrickle } from './extension-upstream.js';
 import { forwardToUpstream, UPSTREAM_TIMEOUT_MS } from '../daemon/extensions/forward.js';
 import { KnowledgeUpstream } from '../daemon/knowledge/kb-upstream.js';
 import { ExecError } from '../daemon/errors.js';
+import { gateWith } from './gate-harness.js';
 import type { Principal } from '../daemon/http/principal.js';
 
 test.after(() => closeHttp());
@@ -58,7 +59,7 @@ test('outbound calls under collection pressure: the deadline and the revocation 
   const ext = { ...EXT, upstream: up.url };
   const revokeExt = new AbortController();
   const revokeKb = new AbortController();
-  const kb = new KnowledgeUpstream({ url: up.url, timeoutMs: 800 });
+  const kb = new KnowledgeUpstream({ url: up.url, timeoutMs: 800 }, gateWith());
   const results = Promise.all([
     settles(forwardToUpstream(ext, 'list', {}, new AbortController().signal, () => ({ ok: true }))),
     settles(forwardToUpstream(ext, 'list', {}, revokeExt.signal, () => ({ ok: true }))),

@@ -9,6 +9,7 @@ import { SecretSet, buildMatcher, MIN_SECRET_BYTES } from '../daemon/results/sec
 import { SpillStore } from '../daemon/results/spill.js';
 import { fixedSource } from '../daemon/results/sources.js';
 import type { BoundaryPolicy } from '../daemon/exec/result-boundary.js';
+import type { Masked } from '../daemon/results/masked.js';
 
 const POLICY: BoundaryPolicy = {
   domain: 'task', action: 'get', risk: 'read',
@@ -82,11 +83,11 @@ test('spill files are pruned by age and by total size, never the one just writte
   const old = join(dir, 'old.txt');
   writeFileSync(old, 'x');
   utimesSync(old, new Date(now - 120_000) , new Date(now - 120_000));
-  const a = store.write('a'.repeat(1000));
+  const a = store.write('a'.repeat(1000) as Masked);
   assert.ok(!readdirSync(dir).includes('old.txt'));
   now += 1000;
-  const b = store.write('b'.repeat(1000));
-  const c = store.write('c'.repeat(1500));
+  const b = store.write('b'.repeat(1000) as Masked);
+  const c = store.write('c'.repeat(1500) as Masked);
   const left = readdirSync(dir);
   assert.ok(left.includes(`${c.id}.txt`));
   assert.ok(!left.includes(`${a.id}.txt`), 'oldest removed over the total');

@@ -71,8 +71,10 @@ test('every route in the route table is behind the result gate and never returns
     const headers: Record<string, string> = { authorization: `Bearer ${runtime ? lease.token() : op}`, accept: 'application/json, text/event-stream' };
     const methods = r.method === 'ALL' ? ['GET', 'POST'] : [r.method];
     for (const m of methods) {
+      const passed = daemon.gatedResponses();
       const got = await send(url, m, headers, m === 'GET' ? undefined : JSON.stringify(planted));
       assert.ok(!got.body.includes(SECRET), `${m} ${r.path} (${got.status}) returned the secret: ${got.body.slice(0, 300)}`);
+      assert.ok(daemon.gatedResponses() > passed, `${m} ${r.path} (${got.status}) answered without passing the result gate`);
       walked++;
     }
   }

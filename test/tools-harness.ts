@@ -28,6 +28,8 @@ export interface HomeOptions {
   readonly start?: boolean;
   /** Copy examples/tools/ into tools/ before the daemon starts. */
   readonly examples?: boolean;
+  /** Anything else to write into the home before the daemon starts. */
+  readonly setup?: (home: string) => void;
 }
 
 export async function prepareHome(t: TestContext, opts: HomeOptions = {}): Promise<Home> {
@@ -39,6 +41,7 @@ export async function prepareHome(t: TestContext, opts: HomeOptions = {}): Promi
     for (const [name, v] of Object.entries(opts.tools)) writeFileSync(join(h.home, 'tools', name), typeof v === 'string' ? v : JSON.stringify(v, null, 2));
   }
   if (opts.examples) installExamples(h.home);
+  opts.setup?.(h.home);
   let url = '';
   let pid = 0;
   if (opts.start !== false) ({ url, pid } = await startDaemonCli(env, h.track));

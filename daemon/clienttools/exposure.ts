@@ -26,7 +26,7 @@ export interface ExposureDeps {
   readonly hidden: (principal: Principal) => ReadonlySet<string> | undefined;
   readonly scopes: DelegatedScopes;
   /** The result gate every client tool answer passes (masking, bounding). */
-  readonly gate?: ResultGate;
+  readonly gate: ResultGate;
 }
 
 /** The effective descriptor a fingerprint covers: what the app registered, its timeout made explicit. */

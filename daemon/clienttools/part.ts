@@ -48,7 +48,7 @@ export function openClientTools(opts: {
   profile: ProfileStore;
   remembered: Set<string>;
   log: (m: string) => void;
-  gate?: ResultGate;
+  gate: ResultGate;
   /** The daemon-wide long-lived stream budget (GET notification and event streams count against it). */
   streams?: LongLivedStreams;
 }): ClientToolsPart {
@@ -72,11 +72,11 @@ export function openClientTools(opts: {
 
   let broker!: ClientToolBroker;
   const scopes = new DelegatedScopes();
-  const deps: ExposureDeps = { registry, broker: () => broker, hidden: (p) => hiddenFor(p)?.names, scopes, ...(opts.gate ? { gate: opts.gate } : {}) };
+  const deps: ExposureDeps = { registry, broker: () => broker, hidden: (p) => hiddenFor(p)?.names, scopes, gate: opts.gate };
   const showFallbacks = () => {
     if (registry.ownedBy(FALLBACK_OWNER.key).length === 0) registry.replace(FALLBACK_OWNER, fallbackTools(deps));
   };
-  const streams = new EventStreams(opts.clock, () => broker, opts.streams);
+  const streams = new EventStreams(opts.clock, () => broker, opts.gate, opts.streams);
   broker = new ClientToolBroker(opts.clock, {
     publish: (event) => streams.publish(event),
     toolsChanged(groups) {

@@ -14,22 +14,22 @@ export const CLIENT_TEXT_LIMIT_BYTES = 64 * 1024;
  * text blocks bounded (head + tail, the whole spilled). Failures become tool
  * errors "<code>: <message>".
  */
-export function clientResultFrame(outcome: CallOutcome, ctx: CallContext, gate?: ResultGate): string {
+export function clientResultFrame(outcome: CallOutcome, ctx: CallContext, gate: ResultGate): string {
   if (!outcome.ok || outcome.isError === true) noteFailure(ctx, outcome.ok ? 'upstream_error' : outcome.code);
   if (outcome.ok) {
     const isError = outcome.isError === true;
     // The one gate: secrets masked in every string, long text blocks bounded (head + tail, the whole spilled).
-    const blocks = gate ? gate.content(outcome.content, CLIENT_TEXT_LIMIT_BYTES) : outcome.content;
+    const blocks = gate.content(outcome.content, CLIENT_TEXT_LIMIT_BYTES);
     if (!outcome.structured) return `{"content":${JSON.stringify(blocks)},"isError":${isError}}`;
     // A stdio app's structured JSON may be any value; MCP's structuredContent
     // must be an object, so anything else reaches the agent as a second text block.
-    const v = gate ? gate.maskJson(outcome.structured.value) : outcome.structured.value;
+    const v = gate.maskJson(outcome.structured.value);
     const json = JSON.stringify(v);
     const content = [...blocks, { type: 'text', text: json }];
     const asObject = v !== null && typeof v === 'object' && !Array.isArray(v);
     return JSON.stringify({ content, ...(asObject ? { structuredContent: v } : {}), isError });
   }
-  return toolErrorFrame(outcome.code, gate ? gate.maskText(outcome.message) : outcome.message);
+  return toolErrorFrame(outcome.code, gate.maskText(outcome.message));
 }
 
 export function toolErrorFrame(code: string, message: string): string {

@@ -4,6 +4,7 @@ import { ExecError } from '../errors.js';
 import type { BrokerEvent, ClientToolBroker } from '../clienttools/broker.js';
 import { SSE_HEADERS, openSse, type SseSink } from './sse.js';
 import { socketOf, type LongLivedStreams } from '../http/stream-budget.js';
+import type { ResultGate } from '../results/gate.js';
 
 /**
  * GET /api/v1/events: the operator event stream (SSE). Every stream is a
@@ -35,8 +36,19 @@ export class EventStreams {
   constructor(
     private readonly clock: Clock,
     private readonly broker: () => ClientToolBroker,
+    /** The result gate: every event is masked (each string, keys included) before any stream gets it. */
+    private readonly gate: ResultGate,
     private readonly budget?: LongLivedStreams,
   ) {}
+
+  /** An event's data as sent: masked; one that cannot be masked intact is replaced by a note saying so. */
+  private masked(data: Record<string, unknown>): string {
+    try {
+      return JSON.stringify(this.gate.maskJson(data));
+    } catch {
+      return JSON.stringify({ unmaskable: 'this event held a secret that could not be masked without changing its structure; it was not sent' });
+    }
+  }
 
   get size(): number {
     return this.streams.size;
@@ -48,8 +60,8 @@ export class EventStreams {
   }
 
   publish(event: BrokerEvent): void {
-    const full = JSON.stringify(event.data);
-    const redacted = event.redacted === null ? full : JSON.stringify(event.redacted);
+    const full = this.masked(event.data);
+    const redacted = event.redacted === null ? full : this.masked(event.redacted);
     for (const s of this.streams.values()) {
       if (event.type === 'daemon.log' && !s.logs) continue;
       const sees = event.audience === null || event.audience.has(s.clientId);

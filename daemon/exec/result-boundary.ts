@@ -3,6 +3,7 @@ import { ExecError } from '../errors.js';
 import { mutationReceipt } from './receipt.js';
 import { continuationOf } from '../results/continuation.js';
 import { RESULT_BUDGET_BYTES } from '../../catalog/limits.js';
+import type { Masked } from '../results/masked.js';
 
 export { RESULT_BUDGET_BYTES };
 
@@ -10,7 +11,7 @@ export { RESULT_BUDGET_BYTES };
 export type BoundaryPolicy = Pick<InventoryRow, 'domain' | 'action' | 'risk' | 'result' | 'receipt'>;
 
 export type BoundaryOutcome =
-  | { readonly ok: true; readonly body: string }
+  | { readonly ok: true; readonly body: Masked }
   | { readonly ok: false; readonly error: ExecError };
 
 export interface BoundaryOptions {
@@ -22,30 +23,15 @@ export interface BoundaryOptions {
 }
 
 /**
- * The one gate every result passes: a complete envelope within budget is
- * returned byte for byte as serialized here; anything else becomes an error
- * and is never truncated. Transport-neutral: the caller decides how to send
- * `body` or `error`.
+ * The size half of the result gate, for a result the gate has masked,
+ * serialized and framed: a complete envelope within budget is returned byte
+ * for byte; anything else becomes an error and is never truncated. Only the
+ * gate calls this (daemon/results/gate.ts `json`): `body` is `Masked`, and
+ * `data` is the masked copy the body was made from, so the continuation
+ * advice measures masked candidates. `body` undefined means serialization
+ * failed. `opts` are those the body was made with.
  */
-export function boundResult(policy: BoundaryPolicy, input: unknown, data: unknown, opts: BoundaryOptions = {}): BoundaryOutcome {
-  const wrap = opts.wrap ?? ((d: unknown) => ({ ok: true, data: d }));
-  let body: string | undefined;
-  try {
-    body = data === undefined ? undefined : JSON.stringify(wrap(data));
-    if (body !== undefined && opts.frame) body = opts.frame(body);
-  } catch {
-    body = undefined;
-  }
-  return boundSerialized(policy, input, data, body, opts);
-}
-
-/**
- * The size half of the boundary for a result already serialized and framed
- * (the result gate serializes once to look for secrets, then bounds the same
- * string). `body` undefined means serialization failed. `opts` are those the
- * body was made with, so candidate pages for `next` are measured the same way.
- */
-export function boundSerialized(policy: BoundaryPolicy, input: unknown, data: unknown, body: string | undefined, opts: BoundaryOptions = {}): BoundaryOutcome {
+export function boundSerialized(policy: BoundaryPolicy, input: unknown, data: unknown, body: Masked | undefined, opts: BoundaryOptions = {}): BoundaryOutcome {
   const budget = opts.budgetBytes ?? RESULT_BUDGET_BYTES;
   const wrap = opts.wrap ?? ((d: unknown) => ({ ok: true, data: d }));
   const fits = (sent: string) => sent.length <= budget / 3 || Buffer.byteLength(sent, 'utf8') <= budget;

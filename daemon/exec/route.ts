@@ -23,7 +23,7 @@ function errorResponse(gate: ResultGate, err: ExecError, close = false, note?: A
   const headers: Record<string, string> = { ...JSON_HEADERS };
   // After 413/408 the rest of the body is unread; closing is cheaper than draining it.
   if (close) headers.connection = 'close';
-  const body = JSON.stringify({ ok: false, error: gate.error(err) });
+  const body = gate.errorEnvelope(err);
   if (note) {
     note.outcome = err.code;
     note.result = body;
@@ -99,7 +99,7 @@ async function execAction(c: Context<RuntimeEnv>, services: Services, note: Audi
     });
   } catch (err) {
     if (signal.aborted) return forbidden();
-    return fail(err instanceof ExecError ? err : internal(err, services.gate));
+    return fail(err instanceof ExecError ? err : internal(err, services.diag));
   }
   if (signal.aborted) return forbidden();
   const policy = risk === action.entry.inventory.risk ? action.entry.inventory : { ...action.entry.inventory, risk };
@@ -110,8 +110,8 @@ async function execAction(c: Context<RuntimeEnv>, services: Services, note: Audi
   return services.gate.respond(out.body, 200, JSON_HEADERS);
 }
 
-function internal(err: unknown, gate: ResultGate): ExecError {
-  // The cause stays in the daemon's log (masked: a message may quote the input); the runtime sees the closed `internal` code only.
-  process.stderr.write(`exec handler failed: ${gate.maskText(err instanceof Error ? (err.stack ?? err.message) : String(err))}\n`);
+function internal(err: unknown, diag: Services['diag']): ExecError {
+  // The cause stays in the daemon's log; the runtime sees the closed `internal` code only.
+  diag('exec_handler_failed', { error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
   return new ExecError('internal', 'internal error');
 }

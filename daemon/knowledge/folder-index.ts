@@ -5,11 +5,17 @@ import { chunkText, titleOf } from './chunk.js';
 import { CHUNKS_PER_FILE, markBuilt, openIndexDb, type IndexDb } from './index-db.js';
 import { isIndexedName, isSafeDir, readSafe, safeStat, walkFilesAsync, type FileStat } from './walk.js';
 import { DirWatcher } from './dir-watcher.js';
+import type { ResultGate } from '../results/gate.js';
+
+/** What an index needs of the result gate: documents masked before they are chunked, and when that masking changed. */
+export type IndexMasking = Pick<ResultGate, 'document' | 'fingerprint'>;
 
 export interface FolderIndexOptions {
   readonly root: string;
   readonly dbPath: string;
   readonly clock: Clock;
+  /** The result gate: every document is masked before it is chunked and indexed. */
+  readonly gate: IndexMasking;
   /** Full rescan period, the safety net under the watcher (default 60 s; 10 s without a watcher). */
   readonly rescanMs?: number;
   /** Files indexed per event-loop turn while building (default 256). */
@@ -70,10 +76,13 @@ export class FolderIndex {
    * file is never overwritten by an earlier one that finished after it.
    */
   private lock: Promise<unknown> = Promise.resolve();
+  /** The gate's fingerprint the passages were masked under. */
+  private readonly maskedWith: string;
 
   constructor(private readonly opts: FolderIndexOptions) {
     this.root = opts.root;
-    const { db, fresh } = openIndexDb(opts.dbPath);
+    this.maskedWith = opts.gate.fingerprint();
+    const { db, fresh } = openIndexDb(opts.dbPath, this.maskedWith);
     this.db = db;
     this.byPath = db.prepare('SELECT id, path, mtime_ms, size FROM files WHERE path = ?');
     this.insertFile = db.prepare('INSERT INTO files (path, mtime_ms, size, title) VALUES (?, ?, ?, ?)');
@@ -100,6 +109,14 @@ export class FolderIndex {
       opts.diag?.('index_build_failed', { root: this.root, error: String(err) });
     });
     this.scheduleRescan();
+  }
+
+  /**
+   * The set of masked values changed since this index was built (a reload added a credential):
+   * its passages may hold a value now masked, so the owner destroys it and builds a new one.
+   */
+  get stale(): boolean {
+    return this.opts.gate.fingerprint() !== this.maskedWith;
   }
 
   /** Resolves true once the first build is complete, false if that takes longer than ms. */
@@ -249,11 +266,14 @@ export class FolderIndex {
     }
   }
 
-  private indexFile(st: FileStat, row: Row | undefined, text: string | null): void {
-    if (text === null) {
+  private indexFile(st: FileStat, row: Row | undefined, raw: string | null): void {
+    if (raw === null) {
       if (row) this.remove(row.id);
       return;
     }
+    // Mask first: titles, passage boundaries and the indexed words all come from masked text, so
+    // neither a snippet nor a (prefix) query can reveal a secret.
+    const text = this.opts.gate.document(raw);
     let id: number;
     const title = titleOf(text, st.path);
     if (row) {

@@ -14,7 +14,7 @@ const SCHEMA_VERSION = '1';
  */
 export const CHUNKS_PER_FILE = 65_536;
 
-function create(db: IndexDb): void {
+function create(db: IndexDb, mask: string): void {
   db.exec(`
     CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     CREATE TABLE IF NOT EXISTS files (
@@ -30,14 +30,16 @@ function create(db: IndexDb): void {
     );
   `);
   db.prepare(`INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)`).run(SCHEMA_VERSION);
+  db.prepare(`INSERT OR REPLACE INTO meta (key, value) VALUES ('mask', ?)`).run(mask);
 }
 
 /**
  * Opens (or creates) the index at path. A file that is not a usable index of
- * this schema is deleted and created anew; `fresh` says the caller must build
- * it from scratch.
+ * this schema, or whose text was masked with another set of secret values
+ * (`mask`, the gate's fingerprint), is deleted and created anew; `fresh` says
+ * the caller must build it from scratch.
  */
-export function openIndexDb(path: string): { db: IndexDb; fresh: boolean } {
+export function openIndexDb(path: string, mask: string): { db: IndexDb; fresh: boolean } {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   for (let attempt = 0; attempt < 2; attempt++) {
     let db: IndexDb | null = null;
@@ -50,7 +52,9 @@ export function openIndexDb(path: string): { db: IndexDb; fresh: boolean } {
       const version = hasMeta ? (db.prepare(`SELECT value FROM meta WHERE key = 'schema'`).get() as { value: string } | undefined)?.value : undefined;
       const complete = hasMeta && (db.prepare(`SELECT value FROM meta WHERE key = 'built'`).get() as { value: string } | undefined)?.value === '1';
       if (hasMeta && version !== SCHEMA_VERSION) throw new Error('schema mismatch');
-      create(db);
+      const masked = hasMeta ? (db.prepare(`SELECT value FROM meta WHERE key = 'mask'`).get() as { value: string } | undefined)?.value : mask;
+      if (masked !== mask) throw new Error('masked with other secrets');
+      create(db, mask);
       return { db, fresh: !complete };
     } catch {
       db?.close();

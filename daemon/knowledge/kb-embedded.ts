@@ -8,6 +8,12 @@ import { titleOf } from './chunk.js';
 import { FolderIndex } from './folder-index.js';
 import { searchPage } from './text-search.js';
 import { isIndexedName, isSafeDir, readSafe } from './walk.js';
+import { cutOutsideLabel } from '../results/masked.js';
+import type { ResultGate } from '../results/gate.js';
+import type { SearchMasking } from './memory.js';
+
+/** What the embedded knowledge base needs of the result gate. */
+export type KbMasking = SearchMasking & Pick<ResultGate, 'document'>;
 
 const BUILD_WAIT_MS = 1_500;
 
@@ -21,14 +27,19 @@ export class EmbeddedKnowledge {
   private index: FolderIndex | null = null;
   readonly root: string;
 
-  constructor(private readonly opts: { home: string; clock: Clock; diag?: (e: string, d: Record<string, unknown>) => void }) {
+  constructor(private readonly opts: { home: string; clock: Clock; gate: KbMasking; diag?: (e: string, d: Record<string, unknown>) => void }) {
     this.root = join(opts.home, 'kb');
   }
 
   private open(): FolderIndex {
+    // An index masked under another set of secret values (a reload added one) is rebuilt.
+    if (this.index?.stale || this.index?.failed) {
+      this.index.destroy();
+      this.index = null;
+    }
     if (this.index) return this.index;
     this.index = new FolderIndex({
-      root: this.root, dbPath: join(this.opts.home, 'index', 'kb.db'), clock: this.opts.clock,
+      root: this.root, dbPath: join(this.opts.home, 'index', 'kb.db'), clock: this.opts.clock, gate: this.opts.gate,
       ...(this.opts.diag ? { diag: this.opts.diag } : {}),
     });
     return this.index;
@@ -51,7 +62,7 @@ export class EmbeddedKnowledge {
     if (index.state === 'closed') throw new ExecError('index_unavailable', 'the knowledge index closed while this search waited', { hint: 'Retry kb_search.' });
     const page = searchPage(index.db, {
       scope: 'kb', cursorPrefix: 'ks1', query: input.query, limit: input.limit ?? RETRIEVAL_LIMITS.defaultHits,
-      cursor: input.cursor, snippetBytes: RETRIEVAL_LIMITS.snippetBytes,
+      cursor: input.cursor, snippetBytes: RETRIEVAL_LIMITS.snippetBytes, gate: this.opts.gate,
     });
     const out: KbSearchOutput = {
       hits: page.hits.map((h) => ({ docId: h.path, title: h.title, snippet: h.snippet, score: h.score, lineStart: h.lineStart, lineEnd: h.lineEnd })),
@@ -61,11 +72,18 @@ export class EmbeddedKnowledge {
     return out;
   }
 
+  /**
+   * One page of a document. The whole document is masked first and paged as
+   * masked text (offsets, version and line numbers are the masked text's;
+   * masking keeps line breaks), so a page boundary can never split a secret
+   * and a page never ends inside a `[NAME]`.
+   */
   async fetch(input: KbFetchInput): Promise<KbFetchOutput> {
-    const text = isIndexedName(input.docId) ? await readSafe(this.root, input.docId) : null;
-    if (text === null) {
+    const raw = isIndexedName(input.docId) ? await readSafe(this.root, input.docId) : null;
+    if (raw === null) {
       throw new ExecError('not_found', `no knowledge document ${input.docId}`, { hint: 'Use a docId exactly as kb_search returned it.' });
     }
+    const text = this.opts.gate.document(raw);
     const version = createHash('sha256').update(input.docId).update('\u0000').update(text).digest('base64url').slice(0, 12);
     const from = input.cursor === undefined ? { o: 0, l: 1 } : decodeFetchCursor(input.cursor, version);
     const bytes = Buffer.from(text);
@@ -81,7 +99,13 @@ export class EmbeddedKnowledge {
     if (end < bytes.length) {
       const nl = bytes.lastIndexOf(0x0a, end - 1);
       if (nl >= from.o) end = nl + 1;
-      else while (end > from.o && (bytes[end]! & 0xc0) === 0x80) end--;
+      else {
+        while (end > from.o && (bytes[end]! & 0xc0) === 0x80) end--;
+        // A line longer than a page is cut inside it: never inside a [NAME].
+        const at = bytes.subarray(0, end).toString('utf8').length;
+        const safe = cutOutsideLabel(text, at, 'start');
+        if (safe < at && Buffer.byteLength(text.slice(0, safe), 'utf8') > from.o) end = Buffer.byteLength(text.slice(0, safe), 'utf8');
+      }
     }
     const chunk = bytes.subarray(from.o, end).toString('utf8');
     const newlines = chunk.match(/\n/g)?.length ?? 0;

@@ -6,6 +6,7 @@ import { ExecError } from '../errors.js';
 import { OutboundError, postBounded, type OutboundAnswer } from '../http/outbound.js';
 import type { Principal } from '../http/principal.js';
 import type { CheckedTurn } from './turn.js';
+import type { ResultGate } from '../results/gate.js';
 
 /** Where a forwarded knowledge call failed; kept in error.metadata.stage. */
 export type UpstreamStage = 'route_missing' | 'validation' | 'scope_resolution' | 'upstream';
@@ -30,10 +31,13 @@ function failure(stage: UpstreamStage, message: string): ExecError {
   return new ExecError('upstream_error', `knowledge upstream failed at stage ${stage}: ${message}`, { hint: HINTS[stage], metadata: { stage } });
 }
 
+/** How much of an upstream's own error message is quoted (clipped after masking, by the gate). */
+const QUOTED_MESSAGE = { chars: 300, bytes: 1200 } as const;
+
 /** The stage of an error answer: the body's own `error.stage` when it names one, else from the HTTP status. */
-function stageOf(status: number, body: unknown): { stage: UpstreamStage; message: string } {
+function stageOf(status: number, body: unknown, gate: Pick<ResultGate, 'clip'>): { stage: UpstreamStage; message: string } {
   const e = (body as { error?: { stage?: unknown; message?: unknown } } | null)?.error;
-  const message = typeof e?.message === 'string' ? e.message.slice(0, 300) : `HTTP ${status}`;
+  const message = typeof e?.message === 'string' ? gate.clip(e.message, QUOTED_MESSAGE) : `HTTP ${status}`;
   if (e && typeof e.stage === 'string' && (STAGES as readonly string[]).includes(e.stage)) return { stage: e.stage as UpstreamStage, message };
   if (status === 404 || status === 405 || status === 501) return { stage: 'route_missing', message };
   if (status === 400 || status === 422) return { stage: 'validation', message };
@@ -54,7 +58,7 @@ export class KnowledgeUpstream {
   private readonly checkSearch: ValidateFunction;
   private readonly checkFetch: ValidateFunction;
 
-  constructor(readonly config: UpstreamConfig, private readonly clock?: Clock) {
+  constructor(readonly config: UpstreamConfig, private readonly gate: Pick<ResultGate, 'clip'>, private readonly clock?: Clock) {
     // The byte keyword too: an upstream answer over a stated bound is refused, never passed on.
     const ajv = new Ajv({ allErrors: false, strict: false }).addKeyword(jsonBytesKeyword);
     this.checkSearch = ajv.compile(kbSearch.outputSchema as object);
@@ -105,7 +109,7 @@ export class KnowledgeUpstream {
       json = null;
     }
     if (res.status < 200 || res.status > 299) {
-      const { stage, message } = stageOf(res.status, json);
+      const { stage, message } = stageOf(res.status, json, this.gate);
       throw failure(stage, message);
     }
     if (json === null || !check(json)) throw failure('upstream', `the ${op} answer does not match the kb_${op} output schema`);

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import type { KbFetchInput, KbFetchOutput, KbSearchInput, KbSearchOutput } from '../../catalog/mcp-knowledge-tools.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Principal } from '../http/principal.js';
-import { EmbeddedKnowledge } from './kb-embedded.js';
+import { EmbeddedKnowledge, type KbMasking } from './kb-embedded.js';
+import type { ResultGate } from '../results/gate.js';
 import { KnowledgeUpstream, type UpstreamConfig } from './kb-upstream.js';
 import type { CheckedTurn } from './turn.js';
 
@@ -41,16 +42,16 @@ export class KnowledgeBase {
   private upstream: KnowledgeUpstream | null;
   private readonly embedded: EmbeddedKnowledge;
 
-  constructor(private readonly opts: { home: string; clock: Clock; log: (m: string) => void; diag?: (e: string, d: Record<string, unknown>) => void }) {
+  constructor(private readonly opts: { home: string; clock: Clock; log: (m: string) => void; gate: KbMasking & Pick<ResultGate, 'clip'>; diag?: (e: string, d: Record<string, unknown>) => void }) {
     this.embedded = new EmbeddedKnowledge(opts);
     const cfg = readKbConfig(opts.home, opts.log);
-    this.upstream = cfg ? new KnowledgeUpstream(cfg, this.opts.clock) : null;
+    this.upstream = cfg ? new KnowledgeUpstream(cfg, opts.gate, this.opts.clock) : null;
   }
 
   /** Re-reads kb.json (daemon reload). */
   reload(): { upstream: boolean } {
     const cfg = readKbConfig(this.opts.home, this.opts.log);
-    this.upstream = cfg ? new KnowledgeUpstream(cfg, this.opts.clock) : null;
+    this.upstream = cfg ? new KnowledgeUpstream(cfg, this.opts.gate, this.opts.clock) : null;
     return { upstream: this.upstream !== null };
   }
 

@@ -3,7 +3,11 @@ import { join } from 'node:path';
 import { RETRIEVAL_LIMITS, type MemorySearchInput, type MemorySearchOutput } from '../../catalog/mcp-knowledge-tools.js';
 import type { Clock } from '../../lib/clock.js';
 import { ExecError } from '../errors.js';
-import { FolderIndex } from './folder-index.js';
+import { FolderIndex, type IndexMasking } from './folder-index.js';
+import type { ResultGate } from '../results/gate.js';
+
+/** What search needs of the result gate. */
+export type SearchMasking = IndexMasking & Pick<ResultGate, 'labels' | 'maskText'>;
 import { searchPage } from './text-search.js';
 
 /** Open agent indexes (each holds a watcher and a database handle); the least recently used closes first. */
@@ -14,6 +18,8 @@ const BUILD_WAIT_MS = 1_500;
 export interface MemoryOptions {
   readonly home: string;
   readonly clock: Clock;
+  /** The result gate: notes are masked before they are indexed, snippets marked on masked text. */
+  readonly gate: SearchMasking;
   readonly diag?: (event: string, detail: Record<string, unknown>) => void;
   readonly buildWaitMs?: number;
 }
@@ -46,7 +52,8 @@ export class MemoryIndexes {
     const known = this.open.get(agentId);
     // A failed first build is retried with a fresh index; a folder that was removed or
     // replaced since the index opened (its watchers watch the old one) starts over too.
-    if (known && (known.index.failed || known.ino !== ino)) {
+    // So is an index masked under another set of secret values (a reload added one).
+    if (known && (known.index.failed || known.index.stale || known.ino !== ino)) {
       known.index.destroy();
       this.open.delete(agentId);
     } else if (known) {
@@ -67,6 +74,7 @@ export class MemoryIndexes {
       root: folder,
       dbPath: join(this.opts.home, 'index', 'memory', `${encodeURIComponent(agentId).replace(/\./g, '%2E')}.db`),
       clock: this.opts.clock,
+      gate: this.opts.gate,
       ...(this.opts.diag ? { diag: this.opts.diag } : {}),
     });
     this.open.set(agentId, { index, ino });
@@ -89,7 +97,7 @@ export class MemoryIndexes {
     if (index.state === 'closed') throw unavailable('your memory index was closed while this search waited', 'Retry memory_search.');
     const page = searchPage(index.db, {
       scope: `memory\u0000${agentId}`, cursorPrefix: 'ms1', query: input.query, limit: input.limit ?? RETRIEVAL_LIMITS.defaultHits,
-      cursor: input.cursor, snippetBytes: RETRIEVAL_LIMITS.snippetBytes,
+      cursor: input.cursor, snippetBytes: RETRIEVAL_LIMITS.snippetBytes, gate: this.opts.gate,
     });
     const out: MemorySearchOutput = {
       hits: page.hits.map((h) => ({ path: h.path, lineStart: h.lineStart, lineEnd: h.lineEnd, line: h.line, snippet: h.snippet, score: h.score })),

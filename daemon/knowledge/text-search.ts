@@ -4,6 +4,8 @@ import { clipJson } from '../../catalog/limits.js';
 import { ExecError } from '../errors.js';
 import type { IndexDb } from './index-db.js';
 import { toMatchExpression } from './fts-query.js';
+import { cutOutsideLabel, type Masked } from '../results/masked.js';
+import type { ResultGate } from '../results/gate.js';
 
 export interface RawHit {
   readonly path: string;
@@ -67,10 +69,46 @@ function decode(prefix: string, cursor: string, q: string): CursorBody {
   return body;
 }
 
-/** Cuts text to at most max UTF-8 bytes at a character boundary, marking the cut with an ellipsis. */
-export function clipBytes(text: string, max: number): string {
+/** Cuts masked text to at most max UTF-8 bytes at a character boundary and outside any `[NAME]`, marking the cut with an ellipsis. */
+export function clipBytes(text: Masked, max: number): string {
   // Counted as JSON spells it (escapes included), which is never less than the UTF-8 bytes.
-  return clipJson(text, { chars: max, bytes: max });
+  const clipped = clipJson(text, { chars: max, bytes: max });
+  if (clipped === text) return text;
+  const kept = clipped.slice(0, -1);
+  if (!text.startsWith(kept)) return clipped;
+  return `${text.slice(0, cutOutsideLabel(text, kept.length, 'start'))}…`;
+}
+
+const TOKEN_RUN = /([\p{L}\p{N}]+)/u;
+const wholeNames = new WeakMap<readonly string[], RegExp | null>();
+
+/**
+ * One pattern matching each label as it comes out of FTS5's snippet(): the
+ * label's words may each be wrapped in the highlight brackets (FTS5 splits
+ * `GITHUB_TOKEN` into two words), which would put a marker inside the name.
+ */
+function namePattern(labels: readonly string[]): RegExp | null {
+  let re = wholeNames.get(labels);
+  if (re !== undefined) return re;
+  const alternatives = labels.map((label) => {
+    const parts = label.slice(1, -1).split(TOKEN_RUN).filter((p) => p !== '');
+    return `\\[${parts.map((p) => (TOKEN_RUN.test(p) ? `\\[?${escapeRe(p)}\\]?` : escapeRe(p))).join('')}\\]`;
+  });
+  re = alternatives.length === 0 ? null : new RegExp(alternatives.join('|'), 'g');
+  wholeNames.set(labels, re);
+  return re;
+}
+
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** A snippet of masked text whose highlights touch a `[NAME]`: the name is highlighted whole, never split by a marker. */
+export function highlightWholeNames(snippet: string, labels: readonly string[]): string {
+  const re = namePattern(labels);
+  if (!re || !snippet.includes('[')) return snippet;
+  return snippet.replace(re, (m) => {
+    const name = m.replace(/[[\]]/g, '');
+    return m.length === name.length + 2 ? m : `[[${name}]]`;
+  });
 }
 
 const statements = new WeakMap<IndexDb, { page: Statement; next: Statement; detail: Statement }>();
@@ -99,10 +137,13 @@ function prepared(db: IndexDb) {
  * One page of passages matching query, best first (BM25, then rowid), with a
  * keyset cursor over (score, rowid) bound to scope + query. Snippets are at
  * most snippetBytes UTF-8 bytes; whole passages never leave this function.
+ * The indexed text is masked (daemon/knowledge/folder-index.ts), so the
+ * highlight markers and the clip are applied to masked text; the gate's
+ * labels keep a marker from landing inside a `[NAME]`.
  */
 export function searchPage(
   db: IndexDb,
-  opts: { scope: string; cursorPrefix: string; query: string; limit: number; cursor?: string | undefined; snippetBytes: number },
+  opts: { scope: string; cursorPrefix: string; query: string; limit: number; cursor?: string | undefined; snippetBytes: number; gate: Pick<ResultGate, 'maskText' | 'labels'> },
 ): HitPage {
   const match = toMatchExpression(opts.query);
   const q = digest(opts.scope, opts.query);
@@ -118,13 +159,17 @@ export function searchPage(
   const hasMore = rows.length > opts.limit;
   const page = hasMore ? rows.slice(0, opts.limit) : rows;
   const hits: RawHit[] = [];
+  const labels = page.length > 0 ? opts.gate.labels() : [];
   for (const row of page) {
     const d = s.detail.get(match, BigInt(row.r)) as { path: string; title: string; ls: number; le: number; snip: string; hl: string } | undefined;
     if (!d) continue;
     const at = d.hl.indexOf(OPEN);
     const before = at < 0 ? '' : d.hl.slice(0, at);
     const line = d.ls + (before.match(/\n/g)?.length ?? 0);
-    const snippet = clipBytes(d.snip.replace(/\s+/g, ' ').replaceAll(OPEN, '').replaceAll(CLOSE, '').trim(), opts.snippetBytes);
+    // Passages were masked before they were indexed (FolderIndex): the markers go on masked text.
+    const marked = highlightWholeNames(d.snip.replace(/\s+/g, ' ').replaceAll(OPEN, '').replaceAll(CLOSE, '').trim(), labels);
+    // Through the gate once more before the clip (a value configured since the passage was indexed is masked too).
+    const snippet = clipBytes(opts.gate.maskText(marked), opts.snippetBytes);
     hits.push({ path: d.path, title: d.title, lineStart: d.ls, lineEnd: d.le, line, snippet, score: Math.round(-row.s * 10_000) / 10_000 });
   }
   const last = page[page.length - 1];

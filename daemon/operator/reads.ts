@@ -22,7 +22,7 @@ const JSON_HEADERS = { 'content-type': 'application/json' } as const;
  * agent; only reads are reachable, so no agent id is recorded anywhere.
  */
 export function registerOperatorReadRoutes(app: Hono<any>, services: Services): void {
-  const fail = (err: ExecError) => services.gate.respond(JSON.stringify({ ok: false, error: services.gate.error(err) }), err.status, JSON_HEADERS);
+  const fail = (err: ExecError) => services.gate.respond(services.gate.errorEnvelope(err), err.status, JSON_HEADERS);
   app.post(OPERATOR_READ_PATH, async (c) => {
     const serverId = c.req.param('serverId') ?? '';
     const domain = c.req.param('domain') ?? '';

@@ -1,11 +1,13 @@
 import type { MiddlewareHandler } from 'hono';
 import type { ErrorBody } from '../../catalog/envelope.js';
 import { ExecError, errorBody } from '../errors.js';
-import { boundSerialized, RESULT_BUDGET_BYTES, type BoundaryOptions, type BoundaryOutcome, type BoundaryPolicy } from '../exec/result-boundary.js';
+import { clipJson } from '../../catalog/limits.js';
+import { boundSerialized, type BoundaryOptions, type BoundaryOutcome, type BoundaryPolicy } from '../exec/result-boundary.js';
 import { MaskError, maskValue } from './mask.js';
+import { cutOutsideLabel, type Masked } from './masked.js';
 import type { Matcher, SecretSet } from './secrets.js';
 import type { SpillStore } from './spill.js';
-import { boundText, type BoundedText } from './text.js';
+import { boundText, tailOf, type BoundedText } from './text.js';
 import { lineMasker } from './stream.js';
 
 const UNMASKABLE = 'a result held a secret that could not be masked without changing its structure; it was not sent';
@@ -17,11 +19,23 @@ const UNMASKABLE = 'a result held a secret that could not be masked without chan
  * and tail and spills the whole. `middleware()` screens every HTTP response
  * on its way out, so a route that forgets the typed helpers still cannot
  * leak; responses made by `respond()` were masked already and pass as is.
+ *
+ * Mask first, always: every operation here that cuts, quotes, clips or pages
+ * text masks the whole of it before choosing where to cut, so a cut can
+ * never split a secret into pieces the matcher no longer recognizes.
+ * Producers hand raw text or JSON in and get `Masked` text out; nothing
+ * outside daemon/results/ can make a `Masked` value.
  */
 export class ResultGate {
   private readonly produced = new WeakSet<Response>();
+  private seen = 0;
 
   constructor(readonly secrets: SecretSet, readonly spill: SpillStore) {}
+
+  /** How many HTTP responses have left through the middleware (a test checks that every request adds one). */
+  get responses(): number {
+    return this.seen;
+  }
 
   /** Changes whenever the set of masked values changes (for caches of gated output). */
   get generation(): number {
@@ -52,12 +66,46 @@ export class ResultGate {
     }
     // The complete frame as sent (MCP: text copy and structuredContent) is what the budget measures.
     if (body !== undefined && opts.frame) body = opts.frame(body);
-    return boundSerialized(policy, input, data, body, opts);
+    return boundSerialized(policy, input, data, body as Masked | undefined, opts);
   }
 
   /** Tool text (a command's output, a client tool's text): masked, then head + tail within `limitBytes`, the whole spilled. */
   text(text: string, limitBytes: number): BoundedText {
     return boundText(this.maskText(text), limitBytes, this.spill);
+  }
+
+  /** The last `bytes` UTF-8 bytes of text, cut after masking and never inside a `[NAME]` (a failing command's stderr). */
+  quoteTail(text: string, bytes: number): Masked {
+    return tailOf(this.maskText(text), bytes);
+  }
+
+  /** Text clipped to a JSON-spelled size with an ellipsis (a quoted error message), cut after masking and outside any `[NAME]`. */
+  clip(text: string, l: { chars: number; bytes: number }): Masked {
+    const masked = this.maskText(text);
+    const clipped = clipJson(masked, l);
+    if (clipped === masked) return masked;
+    const kept = clipped.slice(0, -1);
+    if (!masked.startsWith(kept)) return clipped as Masked;
+    return `${masked.slice(0, cutOutsideLabel(masked, kept.length, 'start'))}…` as Masked;
+  }
+
+  /**
+   * A whole document masked before anything is chunked, paged or indexed
+   * from it: each secret becomes its `[NAME]` followed by the line breaks it
+   * held, so line numbers counted on the masked text are the file's own.
+   */
+  document(text: string): Masked {
+    return this.secrets.matcher().replaceKeepingLines(text) as Masked;
+  }
+
+  /** The `[NAME]` labels masking writes now (for producers that mark masked text: a marker never lands inside one). */
+  labels(): readonly string[] {
+    return this.secrets.matcher().labels;
+  }
+
+  /** Changes when a value that masked text kept on disk may hold changes (issued tokens excluded). */
+  fingerprint(): string {
+    return this.secrets.fingerprint();
   }
 
   /**
@@ -69,12 +117,13 @@ export class ResultGate {
     return masked.map((b) => {
       const block = b as { type?: unknown; text?: unknown };
       if (block === null || typeof block !== 'object' || block.type !== 'text' || typeof block.text !== 'string') return b;
-      return { ...block, text: boundText(block.text, textLimitBytes, this.spill).text };
+      // Every string of `masked` went through the matcher above.
+      return { ...block, text: boundText(block.text as Masked, textLimitBytes, this.spill).text };
     });
   }
 
-  maskText(text: string): string {
-    return this.secrets.matcher().replace(text);
+  maskText(text: string): Masked {
+    return this.secrets.matcher().replace(text) as Masked;
   }
 
   /** Any JSON value (events, operator data): masked copy; throws ExecError when it cannot be masked intact. */
@@ -99,8 +148,13 @@ export class ResultGate {
     }
   }
 
+  /** The `{ok: false, error}` envelope of any thrown value, masked. */
+  errorEnvelope(err: unknown): Masked {
+    return JSON.stringify({ ok: false, error: this.error(err) }) as Masked;
+  }
+
   /** A response whose body already passed the gate. */
-  respond(body: string, status: number, headers: Record<string, string> = { 'content-type': 'application/json' }): Response {
+  respond(body: Masked, status: number, headers: Record<string, string> = { 'content-type': 'application/json' }): Response {
     const res = new Response(body, { status, headers });
     this.produced.add(res);
     return res;
@@ -113,22 +167,22 @@ export class ResultGate {
   }
 
   /** Screens a serialized body (JSON or text) that did not pass the typed helpers. */
-  screenBody(text: string, contentType: string): { status?: number; body: string } {
+  screenBody(text: string, contentType: string): { status?: number; body: Masked } {
     const m = this.secrets.matcher();
-    if (!m.test(text)) return { body: text };
-    if (!/json/i.test(contentType)) return { body: m.replace(text) };
+    if (!m.test(text)) return { body: text as Masked };
+    if (!/json/i.test(contentType)) return { body: m.replace(text) as Masked };
     let doc: unknown;
     try {
       doc = JSON.parse(text);
     } catch {
-      return { body: m.replace(text) };
+      return { body: m.replace(text) as Masked };
     }
     return this.screenDoc(doc, m);
   }
 
-  private screenDoc(doc: unknown, m: Matcher): { status?: number; body: string } {
+  private screenDoc(doc: unknown, m: Matcher): { status?: number; body: Masked } {
     try {
-      const body = JSON.stringify(maskValue(doc, m));
+      const body = JSON.stringify(maskValue(doc, m)) as Masked;
       if (!m.test(body)) return { body };
     } catch (err) {
       if (!(err instanceof MaskError)) throw err;
@@ -137,9 +191,9 @@ export class ResultGate {
     if (rpc) {
       const id = (doc as { id?: unknown }).id;
       const safeId = typeof id === 'number' ? id : null;
-      return { body: JSON.stringify({ jsonrpc: '2.0', id: safeId, error: { code: -32603, message: UNMASKABLE } }) };
+      return { body: JSON.stringify({ jsonrpc: '2.0', id: safeId, error: { code: -32603, message: UNMASKABLE } }) as Masked };
     }
-    return { status: 500, body: JSON.stringify({ ok: false, error: { code: 'internal', message: UNMASKABLE } }) };
+    return { status: 500, body: JSON.stringify({ ok: false, error: { code: 'internal', message: UNMASKABLE } }) as Masked };
   }
 
   /** Hono middleware for every route: mounted first, so it sees each response last. */
@@ -147,6 +201,7 @@ export class ResultGate {
     const gate = this;
     const screen: MiddlewareHandler = async (c, next) => {
       await next();
+      gate.seen++;
       const res = c.res;
       if (gate.produced.has(res) || res.body === null) return;
       if (gate.secrets.matcher().size === 0) return;

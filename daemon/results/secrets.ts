@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * The secret values the result gate masks, by value: whatever they look
  * like, wherever they occur. Values come from sources that each report a
@@ -12,6 +14,11 @@ export const MIN_SECRET_BYTES = 8;
 export interface SecretSource {
   /** Changes whenever `entries()` would return something different. */
   version(): number;
+  /**
+   * Values that exist only from the moment they are issued (runtime tokens): no file written
+   * before then can hold one, so indexes need not be rebuilt when they come and go.
+   */
+  readonly issued?: boolean;
   /** [name, value] pairs; the name is what replaces the value: `[NAME]`. */
   entries(): Iterable<readonly [string, string]>;
 }
@@ -19,13 +26,21 @@ export interface SecretSource {
 export interface Matcher {
   /** How many distinct values are masked. */
   readonly size: number;
+  /** The distinct labels values are replaced with (`[NAME]`). */
+  readonly labels: readonly string[];
+  /** The length (UTF-16 units) of the longest masked form: a piece cut from a stream holds back this much less one. */
+  readonly longest: number;
+  /** Where each occurrence starts and ends in `s` (UTF-16 indexes), left to right. */
+  spans(s: string): [number, number][];
   /** Whether any secret (raw, or as it appears inside a JSON string) occurs in `s`. */
   test(s: string): boolean;
   /** `s` with every occurrence replaced by `[NAME]`. */
   replace(s: string): string;
+  /** Like `replace`, but each occurrence keeps its line breaks after the name, so line numbers stay true. */
+  replaceKeepingLines(s: string): string;
 }
 
-const EMPTY: Matcher = { size: 0, test: () => false, replace: (s) => s };
+const EMPTY: Matcher = { size: 0, labels: [], longest: 0, spans: () => [], test: () => false, replace: (s) => s, replaceKeepingLines: (s) => s };
 
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** Names become `[NAME]` inside JSON strings and text: keep them to characters that need no escaping. */
@@ -48,8 +63,12 @@ export function buildMatcher(pairs: Iterable<readonly [string, string]>): Matche
   const all = new RegExp(source, 'g');
   return {
     size: names.size,
+    labels: [...new Set(names.values())],
+    longest: literals[0]!.length,
+    spans: (s) => [...s.matchAll(all)].map((m) => [m.index, m.index + m[0].length]),
     test: (s) => probe.test(s),
     replace: (s) => (probe.test(s) ? s.replace(all, (m) => names.get(m) ?? '[SECRET]') : s),
+    replaceKeepingLines: (s) => (probe.test(s) ? s.replace(all, (m) => (names.get(m) ?? '[SECRET]') + '\n'.repeat(m.split('\n').length - 1)) : s),
   };
 }
 
@@ -59,6 +78,7 @@ export class SecretSet {
   private versions: number[] = [];
   private current: Matcher = EMPTY;
   private gen = 0;
+  private fp: string | undefined;
 
   add(source: SecretSource): void {
     this.sources.push(source);
@@ -71,6 +91,22 @@ export class SecretSet {
     return this.gen;
   }
 
+  /**
+   * A digest of the values that do not come from issued tokens: text masked and kept (the
+   * knowledge indexes) is rebuilt when this changes (a reload that adds a credential).
+   */
+  fingerprint(): string {
+    this.matcher();
+    if (this.fp === undefined) {
+      const h = createHash('sha256');
+      const values = new Set<string>();
+      for (const s of this.sources) if (!s.issued) for (const [, v] of s.entries()) if (typeof v === 'string' && Buffer.byteLength(v, 'utf8') >= MIN_SECRET_BYTES) values.add(v);
+      for (const v of [...values].sort()) h.update(v).update('\u0000');
+      this.fp = h.digest('base64url').slice(0, 22);
+    }
+    return this.fp;
+  }
+
   matcher(): Matcher {
     const n = this.sources.length;
     let same = this.versions.length === n;
@@ -80,6 +116,7 @@ export class SecretSet {
     const pairs: (readonly [string, string])[] = [];
     for (const s of this.sources) for (const p of s.entries()) pairs.push(p);
     this.current = buildMatcher(pairs);
+    this.fp = undefined;
     this.gen++;
     return this.current;
   }

@@ -1,5 +1,5 @@
 import type { Profile } from '../profile/types.js';
-import type { SecretSource } from './secrets.js';
+import { SecretSet, type SecretSource } from './secrets.js';
 
 /**
  * Names of environment variables whose values are credentials. Matched by
@@ -54,9 +54,17 @@ export function fixedSource(name: string, value: string): SecretSource {
 /** Each runtime's live token generations (current and the previous one until it expires). */
 export function tokenSource(store: { readonly tokensVersion: number; liveTokens(): Iterable<string> }): SecretSource {
   return {
+    issued: true,
     version: () => store.tokensVersion,
     entries: function* () {
       for (const t of store.liveTokens()) yield ['AGENTTEAM_EXEC_TOKEN', t] as const;
     },
   };
+}
+
+/** The daemon's set of masked values, starting with its own credential variables (made before the log, which masks with it). */
+export function daemonSecrets(env: NodeJS.ProcessEnv = process.env): SecretSet {
+  const secrets = new SecretSet();
+  secrets.add(envSource(env));
+  return secrets;
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Clock } from '../../lib/clock.js';
+import type { Masked } from './masked.js';
 
 /** Spill files older than this are removed. */
 export const SPILL_MAX_AGE_MS = 24 * 60 * 60 * 1000;
@@ -33,7 +34,8 @@ export class SpillStore {
     return this.opts.dir;
   }
 
-  write(text: string): { id: string; path: string; bytes: number } {
+  /** Only masked text is ever written (the gate masks before it bounds). */
+  write(text: Masked): { id: string; path: string; bytes: number } {
     mkdirSync(this.opts.dir, { recursive: true, mode: 0o700 });
     const id = `${this.opts.clock.now().toString(36)}-${randomBytes(8).toString('hex')}`;
     const path = join(this.opts.dir, `${id}.txt`);

@@ -4,6 +4,17 @@ import type { Matcher } from './secrets.js';
 const MAX_LINE_CHARS = 1 << 20;
 
 /**
+ * Where a piece of an over-long line may end: never inside an occurrence,
+ * and far enough from the end that an occurrence still arriving cannot
+ * start before it (the last `longest - 1` characters wait for more input).
+ */
+function pieceEnd(pending: string, m: Matcher): number {
+  let end = Math.max(0, pending.length - Math.max(0, m.longest - 1));
+  for (const [s, e] of m.spans(pending)) if (s < end && e > end) end = s;
+  return end;
+}
+
+/**
  * Masks a line-oriented stream (NDJSON, SSE) line by line, so a secret split
  * across chunks is still seen whole. The matcher is asked per line: tokens
  * rotate while a stream stays open.
@@ -17,8 +28,9 @@ export function lineMasker(matcher: () => Matcher): TransformStream<Uint8Array, 
       pending += decoder.decode(chunk, { stream: true });
       const cut = pending.lastIndexOf('\n');
       if (cut < 0 && pending.length < MAX_LINE_CHARS) return;
-      const end = cut < 0 ? pending.length : cut + 1;
-      controller.enqueue(encoder.encode(matcher().replace(pending.slice(0, end))));
+      const m = matcher();
+      const end = cut < 0 ? pieceEnd(pending, m) : cut + 1;
+      controller.enqueue(encoder.encode(m.replace(pending.slice(0, end))));
       pending = pending.slice(end);
     },
     flush(controller) {

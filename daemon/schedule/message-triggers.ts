@@ -7,9 +7,6 @@ export interface MessageListener {
   onMessage(q: SqlTx, serverId: string, target: string, messageId: string): Promise<void>;
 }
 
-function logFailure(err: unknown): void {
-  process.stderr.write(`message trigger failed: ${(err as Error).message}\n`);
-}
 
 /**
  * The message API every sender uses (MCP tools, operator routes, scheduled
@@ -18,7 +15,8 @@ function logFailure(err: unknown): void {
  * The listener runs under a savepoint, so a listener failure is contained
  * (logged, its own changes undone): the message is stored either way.
  */
-export function withMessageTriggers(messages: MessageApi, listener: MessageListener, sql: SqlStore): MessageApi {
+export function withMessageTriggers(messages: MessageApi, listener: MessageListener, sql: SqlStore, log: (message: string) => void): MessageApi {
+  const logFailure = (err: unknown) => log(String((err as Error)?.message ?? err));
   /** Stores the message and runs the listener; returns the listener's failure instead of logging it. */
   const sendOn = async (input: SendMessage, q: SqlTx): Promise<{ record: MessageRecord; failed: boolean; error?: unknown }> => {
     const record = await messages.send(input, q);

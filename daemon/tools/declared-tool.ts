@@ -30,7 +30,8 @@ function textFrame(text: string): string {
 
 function failure(name: string, outcome: CommandOutcome, t: CommandTransport, gate: ResultGate): ExecError {
   if (outcome.kind === 'spawn_error') return new ExecError('upstream_error', `${name} could not start: ${gate.maskText(outcome.message)}`);
-  const tail = gate.maskText(Buffer.from(outcome.stderr, 'utf8').subarray(-STDERR_QUOTE_BYTES).toString('utf8').trim());
+  // Masked whole, then cut: a credential near the cut (curl -v printing Authorization:) is masked before the tail is taken.
+  const tail = gate.quoteTail(outcome.stderr, STDERR_QUOTE_BYTES).trim();
   const said = tail ? `; stderr ends: ${tail}` : '';
   switch (outcome.kind) {
     case 'timeout':
@@ -45,6 +46,32 @@ function failure(name: string, outcome: CommandOutcome, t: CommandTransport, gat
 }
 
 /**
+ * What a finished command becomes. Everything quoted from it goes through
+ * the result gate, which masks the whole text before it is cut: a failure
+ * quotes the tail of stderr; said is the tool result (head + tail, the whole
+ * spilled); shown and ask go to the operator event stream.
+ */
+export function commandAnswer(
+  name: string,
+  outcome: CommandOutcome,
+  transport: CommandTransport,
+  who: { readonly serverId: string; readonly agentId: string },
+  deps: Pick<DeclaredDeps, 'gate' | 'activity'>,
+): string {
+  const { gate, activity } = deps;
+  if (outcome.kind !== 'exit' || outcome.code === null || !transport.exitCodes.includes(outcome.code)) throw failure(name, outcome, transport, gate);
+  const out = parseToolOutput(outcome.stdout);
+  if (out.shown !== undefined) activity.shown(who.serverId, who.agentId, name, gate.text(out.shown, SHOWN_LIMIT_BYTES).text);
+  let said = out.said;
+  if (out.ask !== undefined) {
+    const question = gate.text(out.ask, SHOWN_LIMIT_BYTES).text;
+    activity.ask(who.serverId, who.agentId, name, question);
+    said += `${said ? '\n' : ''}[The person was asked: ${question} Call ${name} again once they have answered; the answer arrives as "${ANSWERED}".]`;
+  }
+  return textFrame(gate.text(said, transport.outputBytes).text);
+}
+
+/**
  * A `command` declaration as a registry entry. One call: validate against
  * `needs`, merge the person's waiting answer as `answered` (never one the
  * caller sent), run the argv without a shell, split said/shown/ask, and pass
@@ -52,7 +79,7 @@ function failure(name: string, outcome: CommandOutcome, t: CommandTransport, gat
  */
 export function commandTool(decl: Declaration, transport: CommandTransport, file: string, validate: ValidateFunction, owner: ToolOwner, deps: DeclaredDeps): RegisteredTool {
   const baseDir = dirname(file);
-  const { gate, activity } = deps;
+  const { activity } = deps;
   return {
     name: decl.name,
     ...(decl.title !== undefined ? { title: decl.title } : {}),
@@ -81,16 +108,7 @@ export function commandTool(decl: Declaration, transport: CommandTransport, file
         cwd, env, stdin: JSON.stringify(args), timeoutMs: transport.timeoutMs, signal: ctx.signal,
       });
       if (ctx.signal.aborted) throw new ExecError('forbidden', 'the authorization was revoked');
-      if (outcome.kind !== 'exit' || outcome.code === null || !transport.exitCodes.includes(outcome.code)) throw failure(decl.name, outcome, transport, gate);
-      const out = parseToolOutput(outcome.stdout);
-      if (out.shown !== undefined) activity.shown(serverId, agentId, decl.name, gate.text(out.shown, SHOWN_LIMIT_BYTES).text);
-      let said = out.said;
-      if (out.ask !== undefined) {
-        const question = gate.text(out.ask, SHOWN_LIMIT_BYTES).text;
-        activity.ask(serverId, agentId, decl.name, question);
-        said += `${said ? '\n' : ''}[The person was asked: ${question} Call ${decl.name} again once they have answered; the answer arrives as "${ANSWERED}".]`;
-      }
-      return textFrame(gate.text(said, transport.outputBytes).text);
+      return commandAnswer(decl.name, outcome, transport, { serverId, agentId }, deps);
     },
   };
 }
