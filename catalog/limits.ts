@@ -39,6 +39,12 @@ export const LIMITS = {
   reactionEmoji: 8,
   /** Reactors of one emoji on one message. */
   reactors: 5,
+  /**
+   * Distinct emoji one reactor may put on one message: fewer than
+   * `reactionEmoji`, so that no single agent can take every slot of a
+   * message and lock everyone else out of reacting to it.
+   */
+  reactionEmojiPerReactor: 3,
   /** Agent ids (profile), which become message and review authors. */
   agentId: { chars: ENTITY_ID_MAX, bytes: ENTITY_ID_MAX },
   query: { chars: 200, bytes: 1024 },
