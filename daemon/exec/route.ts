@@ -7,7 +7,7 @@ import type { Services } from '../services.js';
 import type { IncomingMessage } from 'node:http';
 import { readBody, readNodeBody, RevokedError } from './body.js';
 import { decodeStrictJson } from './strict-json.js';
-import { checkSelectors, headerSelector } from './selectors.js';
+import { checkSelectors, headerOnlyRefused, headerSelector } from './selectors.js';
 import { effectiveRisk } from '../../catalog/workflow-ops.js';
 import { execChildGate, THREAD_HEADER } from './effect-gate.js';
 import { extensionActionOf } from '../extensions/catalog.js';
@@ -69,8 +69,11 @@ async function execAction(c: Context<RuntimeEnv>, services: Services): Promise<R
   if (!checked.ok) {
     return errorResponse(services.gate, new ExecError('validation_failed', 'the input does not match the action schema', { details: checked.details, detailsOmitted: checked.detailsOmitted }));
   }
-  const selectors = checkSelectors(input, fromHeaders);
-  if (selectors) return errorResponse(services.gate, selectors);
+  const selected = checkSelectors(input, fromHeaders, (name) => c.req.header(name));
+  if (selected instanceof ExecError) return errorResponse(services.gate, selected);
+  // A selector taken from a header alone joined the body: the action's schema must take it too.
+  if (selected !== input && !action.check(selected).ok) return errorResponse(services.gate, headerOnlyRefused());
+  input = selected;
   // Workflow ops read or change data by the catalog's matrix; the gate and the boundary use that risk.
   const risk = effectiveRisk(domain, name, action.entry.descriptor.risk, input);
   const gated = execChildGate(principal, c.req.header(THREAD_HEADER), risk, `${domain} ${name}`);
