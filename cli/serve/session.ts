@@ -163,7 +163,7 @@ export class StdioSession {
       if (res.status !== 200 || !res.body?.ok) {
         const code = res.body?.error?.code;
         const message = res.body?.error?.message ?? `HTTP ${res.status}`;
-        throw new RpcFailure(code === 'invalid_tool' || code === 'name_conflict' || code === 'too_many_tools' ? 'invalid_params' : 'unavailable', `the daemon refused the registration (${code ?? 'error'}): ${message}`);
+        throw new RpcFailure(code === 'invalid_tool' || code === 'name_conflict' || code === 'too_many_tools' || code === 'inventory_too_large' ? 'invalid_params' : 'unavailable', `the daemon refused the registration (${code ?? 'error'}): ${message}`);
       }
     } catch (err) {
       link?.close();
