@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDaemon as startInProcess } from '../daemon/server.js';
 import { REMEMBERED } from '../daemon/clienttools/remembered.js';
-import type { Daemon } from './mcp-harness.js';
+import { openLease, rpc, type Daemon } from './mcp-harness.js';
 import { connectApp, echoTool } from './client-tools-harness.js';
 
 const statePath = (home: string) => join(home, 'state', 'client-tools.json');
@@ -35,18 +35,32 @@ test('client tools: 600 registrations of fresh names keep the remembered names b
   const app = await connectApp(d);
   t.after(() => app.close());
 
+  // An agent calls a tool while the app registers: its call must not wait behind the registrations' bookkeeping.
+  const lease = await openLease(d, { serverId: 'local', agentId: 'a2' });
+  t.after(() => lease.close());
+  const agentCall = async () => {
+    const started = performance.now();
+    const r = await rpc(lease.mcpUrl, lease.token(), { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'message_history_read', arguments: { target: 'channel:general' } } });
+    assert.equal(r.status, 200);
+    return performance.now() - started;
+  };
   const took: number[] = [];
+  const calls: number[] = [];
   for (let round = 0; round < 600; round++) {
     const tools = Array.from({ length: 64 }, (_, i) => echoTool(longName(round, i)));
     const started = performance.now();
-    const r = await app.register('churn', tools);
+    const [r, call] = await Promise.all([app.register('churn', tools), round % 4 === 0 ? agentCall() : Promise.resolve(-1)]);
     took.push(performance.now() - started);
+    if (call >= 0) calls.push(call);
     assert.equal(r.status, 200, JSON.stringify(r.body));
   }
   const early = median(took.slice(20, 120));
   const late = median(took.slice(-100));
   // Before the bound the file grew to 2.6 MB and was rewritten on each registration: the late ones took several times as long.
   assert.ok(late < early * 2 + 10, `median registration: ${early.toFixed(1)} ms early, ${late.toFixed(1)} ms late`);
+  const callEarly = median(calls.slice(5, 30));
+  const callLate = median(calls.slice(-25));
+  assert.ok(callLate < callEarly * 2 + 10, `median agent call beside a registration: ${callEarly.toFixed(1)} ms early, ${callLate.toFixed(1)} ms late`);
 
   app.close();
   await stop();
