@@ -3,11 +3,15 @@ import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { startDaemon, startRuntime, type Runtime } from '../test/mcp-harness.js';
 import type { BenchResult } from './result.js';
+import { startMix, type Mix } from './soak-mix.js';
 
 /**
  * Soak: a real daemon on loopback under mixed Exec and MCP traffic for a
  * long time (30 min by default; `npm run bench -- soak --minutes 2`), with a
- * runtime opened and closed every few seconds on the side. The daemon's RSS
+ * runtime opened and closed every few seconds on the side. The MCP traffic
+ * includes a client tool served by an app in its own process, a declared
+ * command tool, memory_search, and an app re-registering fresh tool names
+ * every 5 s (soak-mix.ts). The daemon's RSS
  * is sampled throughout (and its heap, through operator status). After the
  * warm-up (the first fifth, at least 30 s) the RSS must not grow by more
  * than 10%: no sample of the last two thirds may exceed the highest of the
@@ -81,21 +85,29 @@ function post(url: string, token: string, body: unknown, fresh: boolean): Promis
 interface Counters {
   exec: number;
   mcp: number;
+  mixed: Record<'client' | 'declared' | 'memory', number>;
   errors: number;
   lastError: string;
   leases: number;
+  registrations?: number;
 }
 
 /** One worker: a fixed rotation of Exec reads and writes and MCP message calls. */
-async function worker(rt: Runtime, id: number, until: number, c: Counters): Promise<void> {
+async function worker(rt: Runtime, id: number, until: number, c: Counters, mix: Mix): Promise<void> {
   const base = rt.env.AGENTTEAM_EXEC_BASE_URL!;
   let taskId = '';
   for (let i = 0; Date.now() < until; i++) {
     const token = rt.token();
     const fresh = i % 10 === 0; // some calls on a new connection, as the CLI makes them
-    const step = i % 8;
+    const step = i % 12;
     let r: { status: number; json: any };
-    if (step === 0 || !taskId) {
+    if (step >= 8) {
+      // 8: client tool, 9: declared tool, 10: memory search, 11: client tool again
+      const m = mix.calls[step === 11 ? 0 : step - 8]!;
+      r = await post(rt.mcpUrl, token, { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: m.tool, arguments: m.args(i) } }, fresh);
+      c.mcp++;
+      c.mixed[m.kind]++;
+    } else if (step === 0 || !taskId) {
       r = await post(`${base}/task/create`, token, { title: `soak ${id}-${i}`, description: 'x'.repeat(200) }, fresh);
       if (r.status === 200) taskId = r.json.data.task.id;
       c.exec++;
@@ -129,10 +141,12 @@ export async function run(argv: readonly string[] = process.argv.slice(2)): Prom
   const warmMs = Math.max(30_000, totalMs / 5);
   const sampleMs = Math.max(2_000, Math.min(30_000, totalMs / 60));
   const daemon = await startDaemon();
-  const c: Counters = { exec: 0, mcp: 0, errors: 0, lastError: '', leases: 0 };
+  const c: Counters = { exec: 0, mcp: 0, mixed: { client: 0, declared: 0, memory: 0 }, errors: 0, lastError: '', leases: 0 };
+  let mix: Mix | null = null;
   const samples: { t: number; kb: number }[] = [];
   const heap: number[] = [];
   try {
+    mix = await startMix(daemon, ['soak-a', 'soak-b']);
     const runtimes = [await startRuntime(daemon, { server: 'local', agent: 'soak-a' }), await startRuntime(daemon, { server: 'local', agent: 'soak-b' })];
     const t0 = Date.now();
     const until = t0 + totalMs;
@@ -141,7 +155,7 @@ export async function run(argv: readonly string[] = process.argv.slice(2)): Prom
       samples.push(s);
       void heapMb(daemon.url, daemon.home).then((h) => {
         heap.push(h.heap);
-        process.stderr.write(`soak: ${(s.t / 1000).toFixed(0)} s  rss ${(s.kb / 1024).toFixed(1)} MB  heap ${h.heap.toFixed(1)} MB  external ${h.external.toFixed(1)} MB  exec ${c.exec}  mcp ${c.mcp}  errors ${c.errors}  leases ${c.leases}\n`);
+        process.stderr.write(`soak: ${(s.t / 1000).toFixed(0)} s  rss ${(s.kb / 1024).toFixed(1)} MB  heap ${h.heap.toFixed(1)} MB  external ${h.external.toFixed(1)} MB  exec ${c.exec}  mcp ${c.mcp} (client ${c.mixed.client}, declared ${c.mixed.declared}, memory ${c.mixed.memory})  errors ${c.errors}  leases ${c.leases}\n`);
       }, () => undefined);
     }, sampleMs);
     // Lease churn: a runtime opened and closed every 5 s (credential files, renewal timers, drivers).
@@ -154,13 +168,17 @@ export async function run(argv: readonly string[] = process.argv.slice(2)): Prom
         await new Promise((r) => setTimeout(r, 5_000));
       }
     })();
-    await Promise.all([...Array.from({ length: WORKERS }, (_, i) => worker(runtimes[i % 2]!, i, until, c)), churn]);
+    const m = mix;
+    await Promise.all([...Array.from({ length: WORKERS }, (_, i) => worker(runtimes[i % 2]!, i, until, c, m)), churn]);
     clearInterval(sampler);
     samples.push({ t: Date.now() - t0, kb: rssKb(daemon.pid) });
     await Promise.all(runtimes.map((r) => r.close()));
   } finally {
     keepAlive.destroy();
+    const registrations = mix?.registrations() ?? 0;
+    await mix?.stop();
     await daemon.close();
+    c.registrations = registrations;
   }
   // RSS is a sawtooth (V8 grows its heap, a major GC gives pages back), so single samples mislead.
   // The level is the highest sample of the first third after warm-up; growth is how far any later
@@ -181,6 +199,10 @@ export async function run(argv: readonly string[] = process.argv.slice(2)): Prom
     { metric: 'Exec calls', value: c.exec, unit: 'calls' },
     { metric: 'MCP calls', value: c.mcp, unit: 'calls' },
     { metric: 'calls per second', value: Math.round((c.exec + c.mcp) / seconds), unit: 'req/s' },
+    { metric: 'of the MCP calls: client tool (app in its own process)', value: c.mixed.client, unit: 'calls' },
+    { metric: 'of the MCP calls: declared command tool', value: c.mixed.declared, unit: 'calls' },
+    { metric: 'of the MCP calls: memory_search', value: c.mixed.memory, unit: 'calls' },
+    { metric: 'registrations of 8 fresh client tool names', value: c.registrations ?? 0, unit: 'registrations' },
     { metric: 'runtimes opened and closed', value: c.leases, unit: 'leases' },
     { metric: 'failed calls', value: c.errors, unit: 'calls', target: '0', pass: c.errors === 0 },
     ...points.map((s) => ({ metric: `daemon RSS at ${Math.round(s.t / 1000)} s`, value: Math.round(s.kb / 102.4) / 10, unit: 'MB' })),

@@ -43,6 +43,7 @@ export const ERROR_TABLE = {
   no_client: { http: 503, jsonrpc: -32039, exit: 1, summary: 'No connected app serves the tool any more.' },
   timeout: { http: 504, jsonrpc: -32040, exit: 1, summary: "The app did not answer within the tool's timeout_s, or a declared command ran past its timeoutMs (its process group was killed)." },
   cancelled: { http: 409, jsonrpc: -32041, exit: 1, summary: 'The call was cancelled (the agent stopped or the tool was withdrawn).' },
+  inventory_too_large: { http: 413, jsonrpc: -32050, exit: 1, summary: "The registration would make an agent's tools/list larger than the inventory budget (128 KiB); the message names the budget and the size it would reach." },
   // Client tools over stdio (`agentteam serve --stdio`).
   invalid_params: { http: 400, jsonrpc: -32602, exit: 2, summary: 'The JSON-RPC params are malformed or break a stdio limit; a pending call stays pending.' },
   unsupported_method: { http: 400, jsonrpc: -32601, exit: 2, summary: 'The method does not exist, or needs a capability that initialize did not negotiate.' },

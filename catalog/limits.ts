@@ -20,6 +20,18 @@ export const JSON_BYTES_KEYWORD = 'x-maxJsonBytes';
 export const RESULT_BUDGET_BYTES = 64 * 1024;
 
 /**
+ * The most one agent's tools/list result (`{"tools":[...]}`, compact JSON)
+ * may hold, whatever registers tools: built-ins, declared tools and client
+ * tools together. A runtime puts the whole inventory into its model's
+ * context on every turn; 128 KiB is about 33k tokens (o200k, at the 4 bytes
+ * a token of the built-in definitions), a sixth of a
+ * 200k-token context, and holds the built-ins (about 10 KiB) with three
+ * maximal stdio children (32 KiB each) beside them. 64 maximal client tools
+ * (654 KiB) would fill a context before the first message.
+ */
+export const INVENTORY_BUDGET_BYTES = 128 * 1024;
+
+/**
  * The longest keyset cursor the daemon issues or accepts (Exec collections).
  * The team list cursor carries three profile names (displayName, handle,
  * teamId) at up to 256 JSON bytes each, which base64url makes about 1.3 KB.
@@ -39,6 +51,12 @@ export const LIMITS = {
   reactionEmoji: 8,
   /** Reactors of one emoji on one message. */
   reactors: 5,
+  /**
+   * Distinct emoji one reactor may put on one message: fewer than
+   * `reactionEmoji`, so that no single agent can take every slot of a
+   * message and lock everyone else out of reacting to it.
+   */
+  reactionEmojiPerReactor: 3,
   /** Agent ids (profile), which become message and review authors. */
   agentId: { chars: ENTITY_ID_MAX, bytes: ENTITY_ID_MAX },
   query: { chars: 200, bytes: 1024 },

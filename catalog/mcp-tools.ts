@@ -80,7 +80,7 @@ export const messageSchema = {
     reactions: {
       type: 'array',
       maxItems: LIMITS.reactionEmoji,
-      description: `At most ${LIMITS.reactionEmoji} distinct emoji per message and ${LIMITS.reactors} reactors per emoji.`,
+      description: `At most ${LIMITS.reactionEmoji} distinct emoji per message, ${LIMITS.reactors} reactors per emoji and ${LIMITS.reactionEmojiPerReactor} emoji per reactor.`,
       items: {
         type: 'object',
         additionalProperties: false,
@@ -157,7 +157,7 @@ export const messageHistoryRead = defineTool({
 export const messageReact = defineTool({
   name: 'message_react',
   title: 'React to a message',
-  description: 'Adds one emoji reaction from you to a message. Reacting twice with the same emoji changes nothing.',
+  description: `Adds one emoji reaction from you to a message. Reacting twice with the same emoji changes nothing. You may add at most ${LIMITS.reactionEmojiPerReactor} distinct emoji to one message.`,
   inputSchema: {
     type: 'object',
     additionalProperties: false,

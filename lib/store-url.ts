@@ -21,6 +21,15 @@ export class StoreUrlError extends Error {
   override name = 'StoreUrlError';
 }
 
+/** Percent-decodes one part of the URL; a malformed escape (`%zz`, a lone `%`) is a StoreUrlError that never quotes the part. */
+function decodePart(part: string, what: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    throw new StoreUrlError(`the store URL's ${what} has a malformed percent-escape; write a literal % as %25`);
+  }
+}
+
 /** Parses `postgres://[user[:password]@]host[:port]/database[?params]`; errors never quote the password. */
 export function parseStoreUrl(raw: string): StoreUrl {
   let u: URL;
@@ -32,11 +41,11 @@ export function parseStoreUrl(raw: string): StoreUrl {
   if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:') {
     throw new StoreUrlError(`the store URL must start with postgres:// or postgresql:// (got ${u.protocol}//)`);
   }
-  const database = decodeURIComponent(u.pathname.replace(/^\//, ''));
+  const database = decodePart(u.pathname.replace(/^\//, ''), 'database name');
   if (!u.hostname) throw new StoreUrlError('the store URL names no host; expected postgres://USER:PASSWORD@HOST:PORT/DATABASE');
   if (!database || database.includes('/')) throw new StoreUrlError('the store URL names no database; expected postgres://USER:PASSWORD@HOST:PORT/DATABASE');
   const rawPassword = u.password;
-  const password = rawPassword ? decodeURIComponent(rawPassword) : null;
+  const password = rawPassword ? decodePart(rawPassword, 'password') : null;
   const queryPassword = u.searchParams.get('password');
   const port = u.port || '5432';
   const location = `${u.hostname}:${port}/${database}`;

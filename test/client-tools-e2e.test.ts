@@ -130,7 +130,10 @@ test('client tools end to end: an app registers, the agent is told, lists, calls
     assertContiguous(app.frames);
     assertContiguous(watcher.frames);
     assert.equal(app.frames.length, watcher.frames.length, 'redaction keeps the two streams in step');
-    const state = JSON.parse(readFileSync(join(d.home, 'state', 'client-tools.json'), 'utf8')) as { names: string[] };
+    // The file is written off the request path: it follows the registration shortly after.
+    const readState = () => JSON.parse(readFileSync(join(d.home, 'state', 'client-tools.json'), 'utf8')) as { names: string[] };
+    await waitUntil(() => { try { return readState().names.length === 2; } catch { return false; } });
+    const state = readState();
     const status = await app.call('GET', '/api/v1/status');
     assert.deepEqual(status.body.data.clientTools, { clients: 2, groups: 1, tools: 2, pending: 0 });
     assert.deepEqual(state.names, ['editor_echo', 'editor_screenshot']);

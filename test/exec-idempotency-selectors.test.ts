@@ -77,7 +77,7 @@ test('idempotency selectors through a real daemon (HTTP) and the built CLI', asy
       [{ title: 'h', idempotencyKey: 'body-1' }, { [KEY_HEADER]: 'head-1' }],
       [{ title: 'h', requestId: 'body-1' }, { [RID_HEADER]: 'head-1' }],
       [{ title: 'h', idempotencyKey: 'body-1' }, { [KEY_HEADER]: 'body-1', [RID_HEADER]: 'head-1' }],
-      [{ title: 'h' }, { [KEY_HEADER]: 'head-only' }],
+      [{ title: 'h' }, { [KEY_HEADER]: 'head-1', [RID_HEADER]: 'head-2' }],
     ];
     for (const [body, headers] of cases) {
       const r = await create(rt, body, headers);
@@ -88,6 +88,23 @@ test('idempotency selectors through a real daemon (HTTP) and the built CLI', asy
     const ok = await create(rt, { title: 'agreed', idempotencyKey: 'agreed-1' }, { [KEY_HEADER]: 'agreed-1', [RID_HEADER]: 'agreed-1' });
     assert.equal(ok.status, 200);
     assert.equal(await taskCount(rt), before + 1);
+  });
+
+  await t.test('an Idempotency-Key header without a body selector is the selector: replayed, and a different body conflicts', async () => {
+    const before = await taskCount(rt);
+    const first = await create(rt, { title: 'header only' }, { [KEY_HEADER]: 'head-only-1' });
+    assert.equal(first.status, 200, first.text);
+    const again = await create(rt, { title: 'header only' }, { [KEY_HEADER]: 'head-only-1' });
+    assert.equal(again.text, first.text, 'the same header replays the first result');
+    const inBody = await create(rt, { title: 'header only', idempotencyKey: 'head-only-1' });
+    assert.equal(inBody.text, first.text, 'the header named the same record as the body field');
+    const other = await create(rt, { title: 'another title' }, { [KEY_HEADER]: 'head-only-1' });
+    assert.equal(other.status, 409);
+    assert.equal(other.json.error.code, 'idempotency_conflict');
+    const rid = await create(rt, { title: 'rid header only' }, { [RID_HEADER]: 'head-only-2' });
+    assert.equal(rid.status, 200, rid.text);
+    assert.equal((await create(rt, { title: 'rid header only' }, { [RID_HEADER]: 'head-only-2' })).text, rid.text);
+    assert.equal(await taskCount(rt), before + 2);
   });
 
   await t.test('malformed and oversized selectors are rejected: 128 bytes pass, 129 do not (body and header)', async () => {

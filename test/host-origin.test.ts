@@ -44,9 +44,10 @@ function assertRefused(family: string, r: Reply, what: string): void {
 
 test('Host and Origin: one check for Exec, MCP and operator routes, before credentials', async (t) => {
   const { port, families } = await daemonWithLease(t);
-  const goodHosts = [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`, `127.0.0.2:${port}`, `127.255.255.254:${port}`, `[::1]:${port}`];
+  // A loopback name without its port is loopback all the same (issue: it was refused although the names are accepted).
+  const goodHosts = [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`, `127.0.0.2:${port}`, `127.255.255.254:${port}`, `[::1]:${port}`, '127.0.0.1', 'localhost', '[::1]', '127.0.0.9'];
   const badHosts = [
-    `evil.example:${port}`, '127.0.0.1', 'localhost', `127.0.0.1:${port + 1}`, `localhost.:${port}`, `127.0.0.256:${port}`,
+    `evil.example:${port}`, 'evil.example', 'localhost.', '128.0.0.1', '[::2]', `127.0.0.1:${port + 1}`, `localhost.:${port}`, `127.0.0.256:${port}`,
     `128.0.0.1:${port}`, `0.0.0.0:${port}`, `[::2]:${port}`, `localhost.evil.example:${port}`, `127.0.0.1.nip.io:${port}`,
   ];
   const goodOrigins = [`http://127.0.0.1:${port}`, `http://localhost:${port}`, `http://[::1]:${port}`, `http://127.9.9.9:${port}`];

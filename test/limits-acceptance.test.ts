@@ -142,7 +142,10 @@ describe('MCP tools at their limits', { concurrency: true }, () => {
     it(`every MCP tool at its limits, ${flavor} characters: the largest message with every reaction slot taken, read and paged past`, async (t) => {
       const d = await startDaemon();
       t.after(() => d.close());
-      const agents = Array.from({ length: LIMITS.reactors + 1 }, (_, i) => `r${i}.${'x'.repeat(LIMITS.agentId.chars - 3 - String(i).length)}`);
+      // Each reactor may add a few emoji only, so filling every slot takes reactors per emoji × blocks of emoji, plus one more.
+      const blocks = Math.ceil(LIMITS.reactionEmoji / LIMITS.reactionEmojiPerReactor);
+      const agents = Array.from({ length: LIMITS.reactors * blocks + 1 }, (_, i) => `r${i}.${'x'.repeat(LIMITS.agentId.chars - 3 - String(i).length)}`);
+      const reactor = (e: number, a: number) => a + LIMITS.reactors * Math.floor(e / LIMITS.reactionEmojiPerReactor);
       const leases = await Promise.all(agents.map((agentId) => openLease(d as unknown as McpDaemon, { serverId: 's1', agentId })));
       t.after(() => leases.forEach((l) => l.close()));
       let id = 0;
@@ -167,13 +170,13 @@ describe('MCP tools at their limits', { concurrency: true }, () => {
       const emoji = (e: number) => expensive(LIMITS.emoji, unit === FLAVORS.separator ? FLAVORS.control : unit, `:${e}`);
       let last;
       for (let e = 0; e < LIMITS.reactionEmoji; e++) {
-        for (let a = 0; a < LIMITS.reactors; a++) last = await okTool(leases[a]!, 'message_react', { messageId: sent.id, emoji: emoji(e) });
+        for (let a = 0; a < LIMITS.reactors; a++) last = await okTool(leases[reactor(e, a)]!, 'message_react', { messageId: sent.id, emoji: emoji(e) });
       }
       assert.equal(last.message.reactions.length, LIMITS.reactionEmoji);
       assert.ok(last.message.reactions.every((r: { authors: string[] }) => r.authors.length === LIMITS.reactors));
       // One more emoji, or one more reactor, is refused with its path, and changes nothing.
-      const moreEmoji = await tool(leases[0]!, 'message_react', { messageId: sent.id, emoji: emoji(99) });
-      const moreReactor = await tool(leases[LIMITS.reactors]!, 'message_react', { messageId: sent.id, emoji: emoji(0) });
+      const moreEmoji = await tool(leases[agents.length - 1]!, 'message_react', { messageId: sent.id, emoji: emoji(99) });
+      const moreReactor = await tool(leases[agents.length - 1]!, 'message_react', { messageId: sent.id, emoji: emoji(0) });
       for (const r of [moreEmoji, moreReactor]) {
         assert.equal(r.frame.isError, true);
         const env = JSON.parse(r.frame.content[0]!.text);

@@ -185,6 +185,33 @@ test('MCP 2026-07-28 beside 2025-11-25 on the same endpoints', async (t) => {
     assert.equal(ok.status, 200, ok.body);
   });
 
+  await t.test('Mcp-Method / Mcp-Name that contradict a 2025-shaped body are refused (HeaderMismatch) and nothing runs', async () => {
+    const send = (id: number, headers: Record<string, string>) => rpc(url, rt.token(), {
+      jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'message_send', arguments: { target: 'channel:hdr', content: `sent ${id}` } },
+    }, { 'mcp-protocol-version': '2025-11-25', ...headers });
+    const refused: [string, Record<string, string>][] = [
+      ['Mcp-Method differs', { 'mcp-method': 'tools/list' }],
+      ['Mcp-Name differs', { 'mcp-method': 'tools/call', 'mcp-name': 'message_history_read' }],
+      ['Mcp-Name alone differs', { 'mcp-name': 'message_history_read' }],
+      ['Mcp-Name malformed', { 'mcp-name': '=?base64?@@@?=' }],
+    ];
+    let id = 40;
+    for (const [label, headers] of refused) {
+      const r = await send(++id, headers);
+      assert.equal(r.status, 400, `${label}: ${r.body}`);
+      assert.equal(parsed(r).error?.code, -32020, label);
+    }
+    const read = async () => {
+      const r = await rpc(url, rt.token(), { jsonrpc: '2.0', id: 60, method: 'tools/call', params: { name: 'message_history_read', arguments: { target: 'channel:hdr' } } });
+      return (parsed(r).result as { structuredContent: { messages: unknown[] } }).structuredContent.messages.length;
+    };
+    assert.equal(await read(), 0, 'no refused call ran');
+    // Agreeing headers, or none, are served as before.
+    assert.equal((await send(++id, { 'mcp-method': 'tools/call', 'mcp-name': 'message_send' })).status, 200);
+    assert.equal((await send(++id, {})).status, 200);
+    assert.equal(await read(), 2);
+  });
+
   await t.test('an unknown method is 404 with -32601; credentials are still required', async () => {
     const r = await modern(url, rt.token(), 13, 'prompts/list');
     assert.equal(r.status, 404);

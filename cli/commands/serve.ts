@@ -63,7 +63,13 @@ export async function main(opts: Record<string, unknown>, _args: string[]): Prom
     },
   );
   process.stdin.on('data', (chunk: Buffer) => reader.push(chunk));
-  process.stdin.on('end', () => void chain.then(() => end(status)));
+  // stdin closed: frames already read are answered first, within the flush bound (a daemon that
+  // does not answer cannot keep the child alive; ending closes whatever link is still opening).
+  process.stdin.on('end', () => {
+    const t = setTimeout(() => end(status), FLUSH_MS);
+    t.unref();
+    void chain.then(() => (clearTimeout(t), end(status)));
+  });
   process.stdin.on('error', () => end(1, 'stdin failed'));
   out.on('error', () => end(1, 'stdout closed'));
 

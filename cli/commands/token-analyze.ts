@@ -4,7 +4,8 @@ import { resolveHome } from '../../lib/home.js';
 import { isRuntimeKind } from '../../catalog/runtimes.js';
 import { NoDaemonError, operatorRequest, readDaemonInfo } from '../daemon-client.js';
 import { buildReport, renderReport, type SurfaceInput } from '../token/report.js';
-import { parseSession } from '../token/session.js';
+import { countInPieces } from '../token/pieces.js';
+import { parseSession, SessionError, type ParsedSession } from '../token/session.js';
 
 const SURFACE_PATH = '/api/internal/token-analysis/surface';
 const TOKENIZER = 'o200k_base (gpt-tokenizer)';
@@ -41,13 +42,21 @@ export async function main(opts: Record<string, unknown>): Promise<number> {
     process.stderr.write(`agentteam: unknown runtime "${runtime}"\n`);
     return 2;
   }
-  let sessionText: string | null = null;
+  let parsed: ParsedSession | null = null;
   const file = typeof opts.session === 'string' ? opts.session : null;
   if (file !== null) {
+    let sessionText: string;
     try {
       sessionText = readFileSync(file, 'utf8');
     } catch (err) {
       process.stderr.write(`agentteam: cannot read the session file ${file}: ${(err as Error).message}\n`);
+      return 2;
+    }
+    try {
+      parsed = parseSession(sessionText);
+    } catch (err) {
+      if (!(err instanceof SessionError)) throw err;
+      process.stderr.write(`agentteam: the session file ${file}: ${err.message}\n`);
       return 2;
     }
   }
@@ -70,8 +79,10 @@ export async function main(opts: Record<string, unknown>): Promise<number> {
   }
   const { countTokens } = await import('gpt-tokenizer/encoding/o200k_base');
   // Transcripts may quote special-token text; it is counted as the plain text it is.
-  const count = (text: string) => countTokens(text, { disallowedSpecial: new Set() });
-  const report = buildReport(data, count, TOKENIZER, file !== null && sessionText !== null ? { file, parsed: parseSession(sessionText) } : undefined);
+  // Bounded pieces keep the count linear in the text's length (pieces.ts).
+  const none = new Set<string>();
+  const count = (text: string) => countInPieces(text, (piece) => countTokens(piece, { disallowedSpecial: none }));
+  const report = buildReport(data, count, TOKENIZER, file !== null && parsed !== null ? { file, parsed } : undefined);
   process.stdout.write(opts.json === true ? `${JSON.stringify(report)}\n` : renderReport(report));
   return 0;
 }

@@ -26,6 +26,8 @@ export class DaemonLink {
   private stream: ClientRequest | null = null;
   private closedByUs = false;
   clientId = '';
+  /** The secret of this stream's hello: sent with every call, it proves the calls come from this session. */
+  private clientKey = '';
 
   constructor(
     private readonly url: string,
@@ -73,6 +75,7 @@ export class DaemonLink {
             if (frame.type === 'hello' && !hello) {
               hello = true;
               this.clientId = String(frame.data?.client_id ?? '');
+              this.clientKey = String(frame.data?.client_key ?? '');
               resolve(this.clientId);
             } else if (hello && typeof frame.type === 'string') {
               onEvent({ type: frame.type, data: frame.data ?? {} });
@@ -98,6 +101,7 @@ export class DaemonLink {
         agent: this.agent,
         headers: {
           authorization: `Bearer ${this.token}`,
+          ...(this.clientKey ? { 'agentteam-client-key': this.clientKey } : {}),
           ...(payload ? { 'content-type': 'application/json', 'content-length': String(payload.length) } : {}),
         },
       }, (res) => {

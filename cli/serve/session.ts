@@ -55,6 +55,10 @@ export class StdioSession {
   private phase: 'new' | 'initializing' | 'ready' = 'new';
   private negotiated = false;
   private link: DaemonLink | null = null;
+  /** The link an initialize in progress is opening (closed with the session, whatever the moment). */
+  private opening: DaemonLink | null = null;
+  /** After close() nothing more is answered or sent, and no link stays open. */
+  private closed = false;
   private readonly ids = new Set<RpcId>();
   /** call_id -> call, while the app owes an answer. */
   private readonly calls = new Map<string, Call>();
@@ -69,10 +73,17 @@ export class StdioSession {
 
   /** One input line (LF already cut off, within the input bound). */
   async frame(bytes: Uint8Array): Promise<void> {
+    if (this.closed) return;
     const decoded = decodeFrame(bytes, STDIO_WIRE.jsonDepth);
     if (!decoded.ok && decoded.problem.kind === 'duplicate_key') {
-      // A repeated field (a descriptor's, say) makes the params invalid; the request itself is readable.
-      const msg = JSON.parse(Buffer.from(bytes).toString('utf8')) as unknown;
+      // A repeated field (a descriptor's, say) makes the params invalid when the request itself is readable;
+      // a repeated key in a frame that is not JSON at all is the parse error it is.
+      let msg: unknown;
+      try {
+        msg = JSON.parse(Buffer.from(bytes).toString('utf8'));
+      } catch (err) {
+        return this.send(errorFrame(null, 'invalid_json', `the frame is not one JSON value (${(err as Error).message.slice(0, 120)})`));
+      }
       const id = isObj(msg) && (typeof msg.id === 'string' || (typeof msg.id === 'number' && Number.isSafeInteger(msg.id))) ? msg.id : null;
       if (id === null) return this.send(errorFrame(null, 'invalid_request', decoded.problem.message));
       if (this.admit(id)) this.send(errorFrame(id, 'invalid_params', decoded.problem.message));
@@ -118,6 +129,7 @@ export class StdioSession {
   }
 
   private send(frame: unknown): void {
+    if (this.closed) return;
     const r = this.deps.out(frame);
     if (r === 'overflow') this.deps.fatal('the app does not read stdout; more than 512 KiB is queued');
     // Responses are small (the initialize answer is bounded by the registry limit); never too large.
@@ -156,20 +168,29 @@ export class StdioSession {
     // The whole registry is valid: now the effects (connect, register).
     this.phase = 'initializing';
     let link: DaemonLink | null = null;
+    // The session may close at any await below (an oversized frame, stdin ending): then nothing is kept.
+    const stillOpen = () => {
+      if (this.closed) throw new RpcFailure('unavailable', 'the session closed during initialize');
+    };
     try {
       link = this.deps.connect();
+      this.opening = link;
       await link.open((e) => this.event(e), (why) => this.lost(why));
+      stillOpen();
       const res = await link.call('POST', '/api/v1/client-tools/stdio', { client_id: link.clientId, ...(this.deps.serverId ? { server_id: this.deps.serverId } : {}), tools: checked.tools });
       if (res.status !== 200 || !res.body?.ok) {
         const code = res.body?.error?.code;
         const message = res.body?.error?.message ?? `HTTP ${res.status}`;
-        throw new RpcFailure(code === 'invalid_tool' || code === 'name_conflict' || code === 'too_many_tools' ? 'invalid_params' : 'unavailable', `the daemon refused the registration (${code ?? 'error'}): ${message}`);
+        throw new RpcFailure(code === 'invalid_tool' || code === 'name_conflict' || code === 'too_many_tools' || code === 'inventory_too_large' ? 'invalid_params' : 'unavailable', `the daemon refused the registration (${code ?? 'error'}): ${message}`);
       }
+      stillOpen();
     } catch (err) {
       link?.close();
       this.phase = 'new';
       if (err instanceof RpcFailure) throw err;
       throw new RpcFailure('unavailable', (err as Error).message);
+    } finally {
+      this.opening = null;
     }
     this.link = link;
     this.negotiated = true;
@@ -185,6 +206,7 @@ export class StdioSession {
 
   /** A frame from the daemon's event stream. */
   private event(e: LinkEvent): void {
+    if (this.closed) return;
     if (e.type === 'client_tool.request') {
       const d = e.data;
       const call = d.call as (Identity & { timeout_ms: number }) | undefined;
@@ -267,8 +289,15 @@ export class StdioSession {
     throw new RpcFailure('unavailable', `the daemon did not accept the result: ${res.body?.error?.message ?? `HTTP ${res.status}`}`);
   }
 
-  /** stdin closed or the child stops: the tools are withdrawn with the stream. */
+  /**
+   * stdin closed, an oversized frame, or the child stops, at any moment
+   * (initialize included): nothing more is answered, the event stream closes
+   * (the daemon withdraws the tools with it), and a link still being opened
+   * is closed too, so the process can end.
+   */
   close(): void {
+    this.closed = true;
     this.link?.close();
+    this.opening?.close();
   }
 }

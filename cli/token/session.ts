@@ -74,6 +74,35 @@ function textOf(content: unknown): string {
   return content === undefined || content === null ? '' : String(content);
 }
 
+/**
+ * How deeply one transcript line may nest (objects and arrays together).
+ * Real transcripts stay near ten levels; a line nested thousands deep would
+ * exhaust the stack of the parser or of the walk over its content.
+ */
+export const MAX_LINE_DEPTH = 128;
+
+/** A transcript this command will not read; its message is one line. */
+export class SessionError extends Error {
+  override name = 'SessionError';
+}
+
+/** True when `line`, read as JSON, nests deeper than `max`: one pass, strings skipped, nothing allocated. */
+export function nestsDeeperThan(line: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
+}
+
 export function parseSession(text: string): ParsedSession {
   const calls = new Map<string, { name: string; input: unknown }>();
   const outputs: { id: string; text: string }[] = [];
@@ -82,9 +111,14 @@ export function parseSession(text: string): ParsedSession {
   let codex = 0;
   let lines = 0;
   let badLines = 0;
+  let lineNo = 0;
   for (const raw of text.split('\n')) {
+    lineNo++;
     if (raw.trim() === '') continue;
     lines++;
+    if (nestsDeeperThan(raw, MAX_LINE_DEPTH)) {
+      throw new SessionError(`line ${lineNo} nests deeper than ${MAX_LINE_DEPTH} levels of JSON; this is not a transcript token analyze reads`);
+    }
     const obj = safeJson(raw) as Json | null;
     if (!obj || typeof obj !== 'object') {
       badLines++;

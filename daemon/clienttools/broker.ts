@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../../lib/clock.js';
 import { ExecError } from '../errors.js';
 import type { CallContext } from '../tools/registry.js';
@@ -40,6 +40,26 @@ interface Client {
   readonly id: string;
   readonly provider: boolean;
   readonly groups: Set<string>;
+  /**
+   * A secret only the stream's own reader learns (its hello frame). A client
+   * id is no secret (a stdio group is named after it, messages name
+   * claimants), so a stdio child proves with this key that it is the
+   * session that opened the stream; from its registration on, nothing may
+   * act as that client without it.
+   */
+  readonly key: string;
+  /** Registered a stdio group: every call acting as this client must carry `key`. */
+  bound: boolean;
+}
+
+/** The client-key header a stdio child sends with each call acting as itself. */
+export const CLIENT_KEY_HEADER = 'AgentTeam-Client-Key';
+
+function sameKey(a: string, b: string | undefined): boolean {
+  if (b === undefined) return false;
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 interface Group {
@@ -78,8 +98,13 @@ export class ClientToolBroker {
   /** A new connected client (one event stream); `provider` streams may register tools and serve calls. */
   connect(provider: boolean): string {
     const id = `c_${randomBytes(9).toString('base64url')}`;
-    this.clients.set(id, { id, provider, groups: new Set() });
+    this.clients.set(id, { id, provider, groups: new Set(), key: randomBytes(18).toString('base64url'), bound: false });
     return id;
+  }
+
+  /** The key of a connected client, for its own hello frame only. */
+  keyOf(clientId: string): string | undefined {
+    return this.clients.get(clientId)?.key;
   }
 
   /** The client's stream closed: withdraw what it registered, fail what it claimed, at once. */
@@ -106,9 +131,12 @@ export class ClientToolBroker {
     if (changed) this.changed();
   }
 
-  private provider(clientId: string): Client {
+  /** The connected provider `clientId`; a stdio client only with its key (else it is as unknown as one not connected). */
+  private provider(clientId: string, key?: string): Client {
     const c = this.clients.get(clientId);
-    if (!c) throw new ExecError('unknown_client', `client ${JSON.stringify(clientId)} is not connected; open GET /api/v1/events?client_tools=1 and use the client_id of its hello`);
+    if (!c || (c.bound && !sameKey(c.key, key))) {
+      throw new ExecError('unknown_client', `client ${JSON.stringify(clientId)} is not connected; open GET /api/v1/events?client_tools=1 and use the client_id of its hello`);
+    }
     if (!c.provider) throw new ExecError('unknown_client', `client ${clientId} did not open its event stream with client_tools=1`);
     return c;
   }
@@ -157,8 +185,10 @@ export class ClientToolBroker {
    * `stdio.<client id>`, checked against the daemon-wide tool limit and
    * every other name, withdrawn when the child's stream closes.
    */
-  registerStdio(clientId: string, tools: readonly ClientToolSpec[], conflict: (group: string, tools: readonly ClientToolSpec[]) => void, serverId: string | null = null): { group: string; revision: number; tools: string[] } {
-    const client = this.provider(clientId);
+  registerStdio(clientId: string, key: string | undefined, tools: readonly ClientToolSpec[], conflict: (group: string, tools: readonly ClientToolSpec[]) => void, serverId: string | null = null): { group: string; revision: number; tools: string[] } {
+    const client = this.provider(clientId, key);
+    // Only the session that opened the stream registers as it (the key of its hello).
+    if (!sameKey(client.key, key)) throw new ExecError('unknown_client', `client ${JSON.stringify(clientId)} is not connected; send the ${CLIENT_KEY_HEADER} of its hello`);
     if (client.groups.size > 0) throw new ExecError('invalid_request', 'a stdio child registers once, at initialize; restart it to change its tools');
     const name = `stdio.${clientId}`;
     const others = [...this.groups.values()].reduce((n, g) => n + g.tools.length, 0);
@@ -166,6 +196,7 @@ export class ClientToolBroker {
       throw new ExecError('too_many_tools', `the daemon holds at most ${LIMITS.toolsPerDaemon} client tools; ${others} are registered by other apps and this child has ${tools.length}`);
     }
     conflict(name, tools);
+    client.bound = true;
     if (tools.length > 0) {
       this.groups.set(name, { name, stdio: true, serverId, tools, providers: new Set([clientId]), owners: new Map() });
       client.groups.add(name);
@@ -270,22 +301,22 @@ export class ClientToolBroker {
   }
 
   /** Requests a client may serve (all unsettled ones, or only the unclaimed with `onlyUnclaimed`). */
-  list(clientId: string, onlyUnclaimed: boolean): RequestView[] {
-    this.provider(clientId);
+  list(clientId: string, onlyUnclaimed: boolean, key?: string): RequestView[] {
+    this.provider(clientId, key);
     return [...this.pending.values()]
       .filter((p) => (!onlyUnclaimed || p.claimant === null) && this.audienceOf(p).has(clientId))
       .map((p) => requestView(p));
   }
 
-  /** Without a client: every unsettled request, reduced to what a non-provider stream may see plus its place. */
+  /** Without a client: every unsettled request, reduced to what a non-provider stream may see plus its place (a stdio child's calls are its own). */
   listIds(onlyUnclaimed: boolean): { request_id: string; group: string; tool: string; state: 'pending' | 'claimed' }[] {
     return [...this.pending.values()]
-      .filter((p) => !onlyUnclaimed || p.claimant === null)
+      .filter((p) => p.call === undefined && (!onlyUnclaimed || p.claimant === null))
       .map((p) => ({ request_id: p.id, group: p.group, tool: p.tool.name, state: p.claimant === null ? 'pending' : 'claimed' }));
   }
 
-  claim(requestId: string, clientId: string): RequestView {
-    this.provider(clientId);
+  claim(requestId: string, clientId: string, key?: string): RequestView {
+    this.provider(clientId, key);
     const p = this.pending.get(requestId);
     if (!p) throw new ExecError('unknown_request', `no pending request ${JSON.stringify(requestId)} (unknown or already settled)`);
     const g = this.groups.get(p.group);
@@ -308,8 +339,8 @@ export class ClientToolBroker {
     throw new ExecError('unknown_request', `no pending request ${JSON.stringify(requestId)} (unknown or already settled)`);
   }
 
-  result(requestId: string, body: ResultBody): { request_id: string; settled: true } {
-    this.provider(body.client_id);
+  result(requestId: string, body: ResultBody, key?: string): { request_id: string; settled: true } {
+    this.provider(body.client_id, key);
     const p = this.answerable(requestId);
     if (p.claimant !== body.client_id) {
       throw new ExecError('not_claimant', p.claimant === null ? `claim request ${requestId} before answering it` : `request ${requestId} was claimed by another client`);
@@ -320,8 +351,8 @@ export class ClientToolBroker {
   }
 
   /** A stdio child's answer (status, text, optional structured JSON) to a call of its group. */
-  reply(requestId: string, body: StdioReply): { request_id: string; settled: true } {
-    this.provider(body.client_id);
+  reply(requestId: string, body: StdioReply, key?: string): { request_id: string; settled: true } {
+    this.provider(body.client_id, key);
     const p = this.answerable(requestId);
     if (p.call === undefined) throw new ExecError('invalid_request', `request ${requestId} is not a call of a stdio child; answer it with /result`);
     if (p.claimant !== body.client_id) throw new ExecError('not_claimant', `request ${requestId} belongs to another client`);

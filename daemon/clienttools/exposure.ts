@@ -1,5 +1,5 @@
 import type { Principal } from '../http/principal.js';
-import type { CallContext, RegisteredTool, ToolOwner, ToolRegistry } from '../tools/registry.js';
+import type { CallContext, ListedTool, RegisteredTool, ToolOwner, ToolRegistry } from '../tools/registry.js';
 import { ExecError } from '../errors.js';
 import type { ClientToolBroker } from './broker.js';
 import { toolFingerprint } from '../../catalog/tool-fingerprint.js';
@@ -68,12 +68,22 @@ function clientEntry(deps: ExposureDeps, group: string, spec: ClientToolSpec): R
   return entry;
 }
 
-/** Throws name_conflict (naming both parties) when a group's names collide with anything else in the registry. */
+/**
+ * Before the broker changes anything: throws name_conflict (naming both
+ * parties) when a group's names collide with anything else in the registry,
+ * and inventory_too_large when the group (with the fallback tools its first
+ * registration brings) would push tools/list past the budget.
+ */
 export function checkGroupNames(registry: ToolRegistry, group: string, tools: readonly ClientToolSpec[]): void {
   const owner = groupOwner(group);
   const c = registry.conflictOf(owner.key, tools);
   if (c?.holder) throw new ExecError('name_conflict', `tool name "${c.name}" of ${owner.label} is already taken by ${c.holder.label}`);
+  const fallbacks = tools.length > 0 && registry.ownedBy(FALLBACK_OWNER.key).length === 0 ? FALLBACK_LISTING : [];
+  registry.checkBudget(owner, tools.map(listedOf), fallbacks);
 }
+
+/** How a client tool appears in tools/list (what clientEntry registers). */
+const listedOf = (spec: ClientToolSpec): ListedTool => ({ name: spec.name, description: spec.description, inputSchema: spec.input_schema, annotations: {} });
 
 /** Mirrors the broker's groups into the registry: removed groups go, changed groups are replaced as a whole. */
 export function syncGroups(deps: ExposureDeps, groups: ReadonlyMap<string, readonly ClientToolSpec[]>): void {
@@ -124,6 +134,36 @@ function decodeToolsCursor(c: unknown): string | null {
   return TOOL_NAME_RE.test(name) && encodeToolsCursor(name) === c ? name : null;
 }
 
+/** What tools/list shows of the fallback tools (their entries below spread these). */
+const FALLBACK_LISTING: readonly ListedTool[] = [
+  {
+    name: FALLBACK_TOOL_NAMES[0],
+    title: 'List app tools',
+    description: 'Lists the tools that connected apps offer right now, by name: name, group, description and input schema. Call one with app_call. A page holds as many tools as fit the result budget; while hasMore is true, call again with nextCursor.',
+    inputSchema: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { cursor: { type: 'string', minLength: 1, maxLength: 128, 'x-maxJsonBytes': 128, description: 'nextCursor of the previous page.' } },
+    },
+    annotations: { title: 'List app tools', readOnlyHint: true, openWorldHint: false },
+  },
+  {
+    name: FALLBACK_TOOL_NAMES[1],
+    title: 'Call an app tool',
+    description: 'Calls one tool a connected app offers (see app_tools) with its arguments: {"tool": "<name>", "args": {...}}. Returns what the app returns.',
+    inputSchema: {
+      type: 'object',
+      required: ['tool'],
+      additionalProperties: false,
+      properties: {
+        tool: { type: 'string', minLength: 1, maxLength: 64, description: 'The tool name, as app_tools lists it.' },
+        args: { type: 'object', description: 'The arguments, matching the input_schema app_tools shows.' },
+      },
+    },
+    annotations: { title: 'Call an app tool', readOnlyHint: false, destructiveHint: true, openWorldHint: true },
+  },
+];
+
 export function fallbackTools(deps: ExposureDeps): RegisteredTool[] {
   const visible = (ctx: CallContext) => {
     const hidden = deps.hidden(ctx.principal);
@@ -131,15 +171,7 @@ export function fallbackTools(deps: ExposureDeps): RegisteredTool[] {
   };
   return [
     {
-      name: FALLBACK_TOOL_NAMES[0],
-      title: 'List app tools',
-      description: 'Lists the tools that connected apps offer right now, by name: name, group, description and input schema. Call one with app_call. A page holds as many tools as fit the result budget; while hasMore is true, call again with nextCursor.',
-      inputSchema: {
-        type: 'object',
-        additionalProperties: false,
-        properties: { cursor: { type: 'string', minLength: 1, maxLength: 128, 'x-maxJsonBytes': 128, description: 'nextCursor of the previous page.' } },
-      },
-      annotations: { title: 'List app tools', readOnlyHint: true, openWorldHint: false },
+      ...FALLBACK_LISTING[0]!,
       owner: FALLBACK_OWNER,
       call(args, ctx) {
         const extra = Object.keys(args).filter((k) => k !== 'cursor');
@@ -153,19 +185,7 @@ export function fallbackTools(deps: ExposureDeps): RegisteredTool[] {
       },
     },
     {
-      name: FALLBACK_TOOL_NAMES[1],
-      title: 'Call an app tool',
-      description: 'Calls one tool a connected app offers (see app_tools) with its arguments: {"tool": "<name>", "args": {...}}. Returns what the app returns.',
-      inputSchema: {
-        type: 'object',
-        required: ['tool'],
-        additionalProperties: false,
-        properties: {
-          tool: { type: 'string', minLength: 1, maxLength: 64, description: 'The tool name, as app_tools lists it.' },
-          args: { type: 'object', description: 'The arguments, matching the input_schema app_tools shows.' },
-        },
-      },
-      annotations: { title: 'Call an app tool', readOnlyHint: false, destructiveHint: true, openWorldHint: true },
+      ...FALLBACK_LISTING[1]!,
       owner: FALLBACK_OWNER,
       async call(args, ctx) {
         const tool = args.tool;

@@ -14,7 +14,8 @@ import { FALLBACK_OWNER, checkGroupNames, fallbackTools, syncGroups, type Exposu
 import { registerClientToolRoutes } from './routes.js';
 import { DelegatedScopes } from './scopes.js';
 import { registerStdioRoutes } from './stdio-routes.js';
-import { clientToolsStatePath, readClientToolsState, writeClientToolsState } from './state-file.js';
+import { clientToolsStatePath, readClientToolsState } from './state-file.js';
+import { RememberedNames } from './remembered.js';
 import { FALLBACK_TOOL_NAMES, type ClientToolSpec } from './types.js';
 
 /**
@@ -33,11 +34,12 @@ export interface ClientToolsPart {
 }
 
 /** Read before the profile is parsed, so denyTools entries naming remembered tools are valid at boot. */
-export function rememberedClientTools(home: string, log: (m: string) => void): Set<string> {
-  return readClientToolsState(clientToolsStatePath(home), log);
+export function rememberedClientTools(home: string, log: (m: string) => void): RememberedNames {
+  const path = clientToolsStatePath(home);
+  return new RememberedNames(readClientToolsState(path, log), path, log);
 }
 
-export function isDenyable(remembered: ReadonlySet<string>): (name: string) => boolean {
+export function isDenyable(remembered: { has(name: string): boolean }): (name: string) => boolean {
   return (name) => remembered.has(name) || (FALLBACK_TOOL_NAMES as readonly string[]).includes(name);
 }
 
@@ -46,14 +48,15 @@ export function openClientTools(opts: {
   clock: Clock;
   registry: ToolRegistry;
   profile: ProfileStore;
-  remembered: Set<string>;
+  remembered: RememberedNames;
   log: (m: string) => void;
   gate: ResultGate;
   /** The daemon-wide long-lived stream budget (GET notification and event streams count against it). */
   streams?: LongLivedStreams;
 }): ClientToolsPart {
   const { registry, remembered } = opts;
-  const statePath = clientToolsStatePath(opts.home);
+  // A name the profile denies stays remembered, so the profile stays valid at the next boot.
+  remembered.pinned = () => new Set(opts.profile.profile.agents.flatMap((a) => a.denyTools));
 
   // denyTools per agent, rebuilt when the profile object changes (every reload).
   let hiddenOf = new WeakMap<Profile, Map<string, HiddenTools | undefined>>();
@@ -83,15 +86,7 @@ export function openClientTools(opts: {
       syncGroups(deps, groups);
       const names = [...groups.values()].flat().map((t) => t.name);
       if (names.length > 0) showFallbacks();
-      const fresh = names.filter((n) => !remembered.has(n));
-      if (fresh.length > 0) {
-        for (const n of fresh) remembered.add(n);
-        try {
-          writeClientToolsState(statePath, remembered);
-        } catch (err) {
-          opts.log(`client tools: cannot write ${statePath}: ${(err as Error).message}`);
-        }
-      }
+      remembered.remember(names);
     },
   });
   // An app registered with this home before: the fallback tools are listed from boot on.
@@ -112,6 +107,7 @@ export function openClientTools(opts: {
       broker.shutdown();
       streams.closeAll();
       notifier.closeAll();
+      remembered.close();
     },
   };
 }

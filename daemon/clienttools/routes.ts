@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
 import type { Clock } from '../../lib/clock.js';
 import { readJsonBody } from '../http/json-body.js';
-import type { ClientToolBroker } from './broker.js';
+import { CLIENT_KEY_HEADER, type ClientToolBroker } from './broker.js';
 import { clientIdOf, decodeRegister, decodeResult } from './validate.js';
 import type { ClientToolSpec } from './types.js';
 
@@ -33,14 +33,14 @@ export function registerClientToolRoutes(app: Hono<any>, deps: ClientToolRouteDe
     // Without client_id: ids only (no arguments, no agent), as a stream that is not the provider sees them.
     if (q.client_id === undefined) return c.json({ ok: true, data: { requests: broker.listIds(q.pending === '1') } });
     const clientId = clientIdOf({ client_id: q.client_id });
-    return c.json({ ok: true, data: { requests: broker.list(clientId, q.pending === '1') } });
+    return c.json({ ok: true, data: { requests: broker.list(clientId, q.pending === '1', c.req.header(CLIENT_KEY_HEADER)) } });
   });
   app.post('/api/v1/client-tools/requests/:id/claim', async (c) => {
     const clientId = clientIdOf(await readJsonBody(c, clock));
-    return c.json({ ok: true, data: broker.claim(c.req.param('id'), clientId) });
+    return c.json({ ok: true, data: broker.claim(c.req.param('id'), clientId, c.req.header(CLIENT_KEY_HEADER)) });
   });
   app.post('/api/v1/client-tools/requests/:id/result', async (c) => {
     const body = decodeResult(await readJsonBody(c, clock, RESULT_BODY_LIMIT_BYTES));
-    return c.json({ ok: true, data: broker.result(c.req.param('id'), body) });
+    return c.json({ ok: true, data: broker.result(c.req.param('id'), body, c.req.header(CLIENT_KEY_HEADER)) });
   });
 }

@@ -4,7 +4,7 @@ import { STDIO_LIMITS, resultBytes, validateStdioTools } from '../../catalog/std
 import { FINGERPRINT_RE } from '../../catalog/tool-fingerprint.js';
 import { ExecError } from '../errors.js';
 import { readJsonBody } from '../http/json-body.js';
-import type { ClientToolBroker } from './broker.js';
+import { CLIENT_KEY_HEADER, type ClientToolBroker } from './broker.js';
 import { fingerprintOf } from './exposure.js';
 import { SCOPE_LIMITS, type DelegatedScopes } from './scopes.js';
 import { clientIdOf } from './validate.js';
@@ -87,11 +87,11 @@ export function registerStdioRoutes(app: Hono<any>, deps: StdioRouteDeps): void 
   const { broker, scopes } = deps;
   app.post('/api/v1/client-tools/stdio', async (c) => {
     const body = decodeStdioRegistration(await readJsonBody(c, deps.clock));
-    return c.json({ ok: true, data: broker.registerStdio(body.client_id, body.tools, deps.checkNames, body.server_id) });
+    return c.json({ ok: true, data: broker.registerStdio(body.client_id, c.req.header(CLIENT_KEY_HEADER), body.tools, deps.checkNames, body.server_id) });
   });
   app.post('/api/v1/client-tools/requests/:id/reply', async (c) => {
     const body = decodeStdioReply(await readJsonBody(c, deps.clock));
-    return c.json({ ok: true, data: broker.reply(c.req.param('id'), body) });
+    return c.json({ ok: true, data: broker.reply(c.req.param('id'), body, c.req.header(CLIENT_KEY_HEADER)) });
   });
   app.get('/api/v1/client-tools', (c) => {
     const tools = broker.offered().map(({ group, tool }) => ({

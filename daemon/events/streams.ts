@@ -100,7 +100,7 @@ export class EventStreams {
     const s: Stream = { clientId, sink, logs: q.logs === '1', seq: 0 };
     stream.s = s;
     this.streams.set(clientId, s);
-    sink.write('retry: 2000\n\n' + this.frame(s, 'hello', { client_id: clientId, features: FEATURES, provider, heartbeat_s: heartbeatS }));
+    sink.write('retry: 2000\n\n' + this.frame(s, 'hello', { client_id: clientId, ...(provider ? { client_key: this.broker().keyOf(clientId) } : {}), features: FEATURES, provider, heartbeat_s: heartbeatS }));
     const conn = c.req.raw.signal;
     if (conn.aborted) sink.close();
     else conn.addEventListener('abort', () => sink.close(), { once: true });

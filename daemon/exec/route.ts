@@ -7,7 +7,7 @@ import type { Services } from '../services.js';
 import type { IncomingMessage } from 'node:http';
 import { readBody, readNodeBody, RevokedError } from './body.js';
 import { decodeStrictJson } from './strict-json.js';
-import { checkSelectors, headerSelector } from './selectors.js';
+import { checkSelectors, headerOnlyRefused, headerSelector } from './selectors.js';
 import { effectiveRisk } from '../../catalog/workflow-ops.js';
 import { execChildGate, THREAD_HEADER } from './effect-gate.js';
 import { extensionActionOf } from '../extensions/catalog.js';
@@ -81,8 +81,11 @@ async function execAction(c: Context<RuntimeEnv>, services: Services, note: Audi
   if (!checked.ok) {
     return fail(new ExecError('validation_failed', 'the input does not match the action schema', { details: checked.details, detailsOmitted: checked.detailsOmitted }));
   }
-  const selectors = checkSelectors(input, fromHeaders);
-  if (selectors) return fail(selectors);
+  const selected = checkSelectors(input, fromHeaders, (name) => c.req.header(name));
+  if (selected instanceof ExecError) return fail(selected);
+  // A selector taken from a header alone joined the body: the action's schema must take it too.
+  if (selected !== input && !action.check(selected).ok) return fail(headerOnlyRefused());
+  input = selected;
   // Workflow ops read or change data by the catalog's matrix; the gate and the boundary use that risk.
   const risk = effectiveRisk(domain, name, action.entry.descriptor.risk, input);
   const gated = execChildGate(principal, c.req.header(THREAD_HEADER), risk, `${domain} ${name}`);

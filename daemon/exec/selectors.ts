@@ -32,22 +32,31 @@ export function headerSelector(header: HeaderOf, risk: Risk): string | undefined
 /**
  * After schema validation, before dispatch: the body's idempotencyKey and
  * requestId must not conflict, and a selector in the headers must be the
- * one in the body (a header alone would leave the handler without the key
- * the caller believes it sent).
+ * one in the body. A header alone is the selector: it is put in the body
+ * (as `idempotencyKey`, or `requestId` when only X-Request-ID came), so the
+ * handler sees the key the caller sent. Returns the input to dispatch, or
+ * the error to send.
  */
-export function checkSelectors(input: unknown, fromHeaders: string | undefined): ExecError | undefined {
+export function checkSelectors(input: unknown, fromHeaders: string | undefined, header: HeaderOf): unknown | ExecError {
   const body = bodySelector(input);
   if (!body.ok) return new ExecError('validation_failed', 'conflicting idempotency selectors', { details: [body.detail] });
-  if (fromHeaders === undefined) return undefined;
+  if (fromHeaders === undefined) return input;
   if (body.value === undefined) {
-    return new ExecError('invalid_request', `the request carries an ${IDEMPOTENCY_KEY_HEADER}/${REQUEST_ID_HEADER} header but its body has no idempotencyKey or requestId`, {
-      hint: 'Put the same selector in the body; the headers only repeat it.',
-    });
+    if (input === null || typeof input !== 'object' || Array.isArray(input)) return headerOnlyRefused();
+    const field = header(IDEMPOTENCY_KEY_HEADER) !== undefined ? 'idempotencyKey' : 'requestId';
+    return { ...(input as Record<string, unknown>), [field]: fromHeaders };
   }
   if (body.value !== fromHeaders) {
     return new ExecError('invalid_request', `the ${IDEMPOTENCY_KEY_HEADER}/${REQUEST_ID_HEADER} header differs from the body's selector`, {
       hint: 'Send the same selector in the body and the headers.',
     });
   }
-  return undefined;
+  return input;
+}
+
+/** The action's input has no selector field for a header-only selector to go to. */
+export function headerOnlyRefused(): ExecError {
+  return new ExecError('invalid_request', `the request carries an ${IDEMPOTENCY_KEY_HEADER}/${REQUEST_ID_HEADER} header but this action's input takes no idempotencyKey or requestId`, {
+    hint: 'Send the request without the selector headers.',
+  });
 }

@@ -50,6 +50,11 @@ function splitHostPort(value: string): { name: string; port: number } | null {
   return m ? { name: m[1]!.toLowerCase(), port: Number(m[2]) } : null;
 }
 
+/** localhost, 127.0.0.0/8 or [::1]: names that reach only this machine. */
+function isLoopbackName(n: string): boolean {
+  return n === 'localhost' || n === '[::1]' || LOOPBACK_V4.test(n);
+}
+
 export function hostOriginGuard(opts: HostOriginOptions): MiddlewareHandler {
   const names = new Set(['localhost', '[::1]', ...(opts.allowHosts ?? []).map(hostForm)]);
   const listen = hostForm(opts.listenHost);
@@ -63,7 +68,8 @@ export function hostOriginGuard(opts: HostOriginOptions): MiddlewareHandler {
     if (value === undefined) return false;
     if (accepted.has(value)) return true;
     const hp = splitHostPort(value);
-    const ok = hp !== null && hp.port === opts.port() && allowedName(hp.name);
+    // A loopback name without a port: some HTTP clients leave the port out, and no page elsewhere can send it.
+    const ok = hp === null ? isLoopbackName(value.toLowerCase()) : hp.port === opts.port() && allowedName(hp.name);
     if (ok && accepted.size < ACCEPTED_CACHE_MAX) accepted.add(value);
     return ok;
   }

@@ -113,20 +113,37 @@ export function checkModernRequest(
   const headerVersion = header('mcp-protocol-version');
   if (headerVersion === undefined) return mismatch('the MCP-Protocol-Version header is required');
   if (headerVersion !== version) return mismatch(`MCP-Protocol-Version header value '${clip(headerVersion)}' does not match the _meta protocol version '${version}'`);
+  const agreement = checkHeaderAgreement(method, params, header, true);
+  if (agreement) return agreement;
+  return { ok: true, meta: { protocolVersion: version, clientCapabilities: caps, clientInfo: meta?.[META_KEYS.clientInfo] } };
+}
+
+/**
+ * Mcp-Method and (tools/call) Mcp-Name against the body. A modern request
+ * must send them (`required`); any other request that sends them anyway is
+ * held to them too, so a proxy routing by header and the daemon acting on
+ * the body can never disagree about what ran. Null when they agree.
+ */
+export function checkHeaderAgreement(
+  method: string,
+  params: Record<string, unknown>,
+  header: (name: string) => string | undefined,
+  required: boolean,
+): (ModernCheck & { ok: false }) | null {
   const headerMethod = header('mcp-method');
-  if (headerMethod === undefined) return mismatch('the Mcp-Method header is required');
-  if (headerMethod !== method) return mismatch(`Mcp-Method header value '${clip(headerMethod)}' does not match body value '${clip(method)}'`);
+  if (headerMethod === undefined && required) return mismatch('the Mcp-Method header is required');
+  if (headerMethod !== undefined && headerMethod !== method) return mismatch(`Mcp-Method header value '${clip(headerMethod)}' does not match body value '${clip(method)}'`);
   if (method === 'tools/call') {
     const rawName = header('mcp-name');
-    if (rawName === undefined) return mismatch('the Mcp-Name header is required for tools/call');
+    if (rawName === undefined) return required ? mismatch('the Mcp-Name header is required for tools/call') : null;
     const name = decodeHeaderValue(rawName);
     if (name === null) return mismatch('the Mcp-Name header value is malformed');
     if (name !== params.name) return mismatch(`Mcp-Name header value '${clip(name)}' does not match body value '${clip(String(params.name))}'`);
   }
-  return { ok: true, meta: { protocolVersion: version, clientCapabilities: caps, clientInfo: meta?.[META_KEYS.clientInfo] } };
+  return null;
 }
 
-function mismatch(what: string): ModernCheck {
+function mismatch(what: string): ModernCheck & { ok: false } {
   return { ok: false, status: 400, code: MODERN_ERRORS.headerMismatch, message: `Header mismatch: ${what}` };
 }
 

@@ -10,7 +10,7 @@ import type { ToolChangeFeed } from './notify.js';
 import { ListenStreams } from './listen.js';
 import { socketOf, type LongLivedStreams } from '../http/stream-budget.js';
 import { auditMcp, type AuditTrail } from '../audit/hooks.js';
-import { META_KEYS, MODERN_VERSION, checkModernRequest, isModernRequest, withResultFields } from './modern.js';
+import { META_KEYS, MODERN_VERSION, checkHeaderAgreement, checkModernRequest, isModernRequest, withResultFields } from './modern.js';
 
 /** The initialize-based revisions, newest first: an unknown requested revision is answered with the first one. */
 export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'] as const;
@@ -190,6 +190,11 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
     }
     if (version !== undefined && version !== MODERN_VERSION && !supported.has(version)) {
       return reply(400, errorFrame(null, RPC.invalidRequest, `Bad Request: unsupported MCP-Protocol-Version ${version}; supported: ${ALL_PROTOCOL_VERSIONS.join(', ')}`));
+    }
+    // Mcp-Method / Mcp-Name, when sent, must match the body on every revision.
+    if (msg.kind === 'request') {
+      const agreement = checkHeaderAgreement(msg.method, msg.params, (n) => c.req.header(n), false);
+      if (agreement) return reply(agreement.status, errorFrame(msg.id, agreement.code, agreement.message));
     }
     switch (msg.kind) {
       case 'invalid':

@@ -216,9 +216,21 @@ export class MessageStore implements MessageApi {
       const reactions = JSON.parse(row.reactions) as Reaction[];
       let entry = reactions.find((r) => r.emoji === input.emoji);
       if (entry?.authors.includes(input.author)) return toRecord(row);
+      // Per reactor first: one agent may not take every slot of a message.
+      const mine = reactions.filter((r) => r.authors.includes(input.author)).map((r) => r.emoji);
+      if (mine.length >= LIMITS.reactionEmojiPerReactor) {
+        throw reactionLimit(
+          `you already reacted to message ${input.messageId} with ${mine.length} distinct emoji (${mine.join(' ')}), the most one reactor may add`,
+          'Reply with a message instead.',
+        );
+      }
       // Bounded so that one message, reactions and all, always fits a page of one.
       if (!entry && reactions.length >= LIMITS.reactionEmoji) {
-        throw reactionLimit(`message ${input.messageId} already has ${LIMITS.reactionEmoji} distinct emoji`, 'React with one of the emoji already on the message.');
+        const open = reactions.filter((r) => r.authors.length < LIMITS.reactors).map((r) => r.emoji);
+        throw reactionLimit(
+          `message ${input.messageId} already has ${LIMITS.reactionEmoji} distinct emoji`,
+          open.length > 0 ? `React with one of the emoji already on the message that has room: ${open.join(' ')}.` : `Every emoji on the message has ${LIMITS.reactors} reactors; reply with a message instead.`,
+        );
       }
       if (entry && entry.authors.length >= LIMITS.reactors) {
         throw reactionLimit(`message ${input.messageId} already has ${LIMITS.reactors} reactors of ${input.emoji}`, 'Reply with a message instead.');

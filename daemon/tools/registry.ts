@@ -3,6 +3,7 @@ import type { ToolAnnotations } from '../../catalog/mcp-tools.js';
 import type { Principal } from '../http/principal.js';
 import { ExecError } from '../errors.js';
 import type { AuditNote } from '../audit/note.js';
+import { INVENTORY_BUDGET_BYTES } from '../../catalog/limits.js';
 
 /**
  * The one registry of what agents can call over MCP, whatever reaches it:
@@ -75,6 +76,31 @@ export class NameConflictError extends ExecError {
 
 export type RegistryListener = (revision: number) => void;
 
+/** What tools/list shows of one entry. */
+export type ListedTool = Pick<RegisteredTool, 'name' | 'title' | 'description' | 'inputSchema' | 'outputSchema' | 'annotations'>;
+
+function listEntry(t: ListedTool): Record<string, unknown> {
+  return {
+    name: t.name,
+    ...(t.title !== undefined ? { title: t.title } : {}),
+    description: t.description,
+    inputSchema: t.inputSchema,
+    ...(t.outputSchema !== undefined ? { outputSchema: t.outputSchema } : {}),
+    annotations: t.annotations,
+  };
+}
+
+const listedBytes = new WeakMap<ListedTool, number>();
+/** Compact JSON bytes of one entry in tools/list (cached per entry object). */
+function bytesOf(t: ListedTool): number {
+  let n = listedBytes.get(t);
+  if (n === undefined) listedBytes.set(t, (n = Buffer.byteLength(JSON.stringify(listEntry(t)))));
+  return n;
+}
+
+/** `{"tools":[` and `]}` around the entries, which are joined by commas. */
+const LIST_WRAPPER_BYTES = Buffer.byteLength('{"tools":[]}');
+
 const NAME_RE = /^[A-Za-z0-9_-]{1,64}$/;
 
 export class ToolRegistry {
@@ -86,6 +112,36 @@ export class ToolRegistry {
   /** tools/list result JSON per deny-set key, valid for `cachedAt` only. */
   private listCache = new Map<string, string>();
   private cachedAt = -1;
+
+  /** `budget`: the most bytes any agent's tools/list may reach (INVENTORY_BUDGET_BYTES). */
+  constructor(readonly budget: number = INVENTORY_BUDGET_BYTES) {}
+
+  /**
+   * The bytes of the unfiltered tools/list (the largest any agent sees, since
+   * denyTools only hides) if `ownerKey`'s entries were `tools` and `extra`
+   * were added beside them.
+   */
+  listBytesWith(ownerKey: string, tools: readonly ListedTool[], extra: readonly ListedTool[] = []): number {
+    let bytes = LIST_WRAPPER_BYTES;
+    let n = 0;
+    for (const t of this.ordered) if (t.owner.key !== ownerKey) (bytes += bytesOf(t)), n++;
+    for (const t of [...tools, ...extra]) (bytes += bytesOf(t)), n++;
+    return bytes + Math.max(0, n - 1);
+  }
+
+  /**
+   * Throws inventory_too_large when `owner` registering `tools` (and `extra`
+   * appearing with them) would push tools/list past the budget. A change
+   * that does not grow the list is always allowed.
+   */
+  checkBudget(owner: ToolOwner, tools: readonly ListedTool[], extra: readonly ListedTool[] = []): void {
+    const after = this.listBytesWith(owner.key, tools, extra);
+    if (after <= this.budget || after <= this.listBytesWith(owner.key, this.ownedBy(owner.key))) return;
+    const own = tools.reduce((n, t) => n + bytesOf(t), 0);
+    throw new ExecError('inventory_too_large', `registering ${owner.label} would make every agent's tools/list ${after} bytes; the inventory budget is ${this.budget} bytes (${Math.round(this.budget / 1024)} KiB) per agent, and these tools take ${own}`, {
+      hint: 'Register fewer tools, or shorter descriptions and input schemas.',
+    });
+  }
 
   /** Bumps on every change of the inventory. */
   get revision(): number {
@@ -140,6 +196,7 @@ export class ToolRegistry {
       if (conflict.holder === null) throw new ExecError('invalid_request', `tool name "${conflict.name}" is listed twice by ${owner.label}`);
       throw new NameConflictError(conflict.name, conflict.holder, owner);
     }
+    this.checkBudget(owner, tools);
     const before = this.byOwner.get(owner.key) ?? [];
     if (before.length === 0 && tools.length === 0) return;
     for (const t of before) this.byName.delete(t.name);
@@ -182,14 +239,7 @@ export class ToolRegistry {
     if (json === undefined) {
       const tools = this.ordered
         .filter((t) => !(key !== '' && hidden!.has(t.name)))
-        .map((t) => ({
-          name: t.name,
-          ...(t.title !== undefined ? { title: t.title } : {}),
-          description: t.description,
-          inputSchema: t.inputSchema,
-          ...(t.outputSchema !== undefined ? { outputSchema: t.outputSchema } : {}),
-          annotations: t.annotations,
-        }));
+        .map(listEntry);
       json = JSON.stringify({ tools });
       // Hidden sets come from the profile, so there are few of them; bound the cache anyway.
       if (this.listCache.size < 256) this.listCache.set(key, json);

@@ -74,7 +74,7 @@ export function renderLimits(catalog: Catalog): string {
     '',
     '## Collections inside one entity',
     '',
-    `- message reactions: at most ${LIMITS.reactionEmoji} distinct emoji, ${LIMITS.reactors} reactors per emoji`,
+    `- message reactions: at most ${LIMITS.reactionEmoji} distinct emoji, ${LIMITS.reactors} reactors per emoji, ${LIMITS.reactionEmojiPerReactor} distinct emoji per reactor (so that one agent cannot take every slot of a message)`,
     `- team members: at most ${LIMITS.teamMembers} (profile)`,
     `- agent header names: at most ${LIMITS.agentHeaders}; teams of one agent: at most ${LIMITS.agentTeams} (profile)`,
     '',
