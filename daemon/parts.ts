@@ -4,6 +4,7 @@ import type { Authorization } from './auth/authorization.js';
 import type { LaunchHook } from './operator/runtimes.js';
 import type { Diag } from './lifecycle/diag.js';
 import { prepareRuntimeDriver, refreshRuntimeDriver } from './drivers/index.js';
+import { selectAgentteamBinary } from './drivers/binary.js';
 import { openServices } from './services.js';
 import type { IdempotencyLimits } from './store/idempotency.js';
 import type { ResultGate } from './results/gate.js';
@@ -57,6 +58,8 @@ export interface DaemonPartsOptions {
 }
 
 export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonParts> {
+  // Before anything is opened: a build without the CLI bundle cannot give runtimes their `agentteam`.
+  const agentteam = selectAgentteamBinary();
   const remembered = rememberedClientTools(opts.home, (message) => opts.diag('client_tools', { message }));
   // denyTools may name declared tools too: their names are read before the profile is parsed.
   const toolsDir = homePaths(opts.home).tools;
@@ -93,10 +96,11 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
   const mcpUrls = new WeakMap<Authorization, string>();
   const launchHook: LaunchHook = (auth, runtime, mcpUrl, env, runtimeVersion) => {
     mcpUrls.set(auth, mcpUrl);
-    const launch = prepareRuntimeDriver({ runtime, mcpUrl, tokenFile: auth.tokenFile, privateDir: auth.dir, env, runtimeVersion });
+    const launch = prepareRuntimeDriver({ runtime, mcpUrl, tokenFile: auth.tokenFile, privateDir: auth.dir, env, runtimeVersion, agentteam });
     return {
       env: launch.env, args: launch.args,
       ...(launch.argsFor ? { argsFor: launch.argsFor } : {}), ...(launch.shimDir ? { shimDir: launch.shimDir } : {}),
+      ...(launch.binDir ? { binDir: launch.binDir } : {}),
     };
   };
   const onPublished = (auth: Authorization) => {

@@ -17,6 +17,7 @@ interface Lease {
   args: string[];
   argsFor?: string;
   shimDir?: string;
+  binDir?: string;
 }
 
 const REVOKE_WAIT_MS = 3_000;
@@ -75,8 +76,9 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
   const env = buildRuntimeEnv(process.env, lease, lease.env);
   // Driver options follow the runtime's own executable. A wrapped command (`sh -c '...'`) would take
   // them as its own; then a shim first on PATH adds them to the runtime the command starts.
+  // The daemon's own `agentteam` comes first on PATH, whatever the runtime's PATH held.
   const direct = !lease.argsFor || basename(cmd) === lease.argsFor;
-  if (!direct) env.PATH = [lease.shimDir, env.PATH].filter(Boolean).join(delimiter);
+  env.PATH = [direct ? undefined : lease.shimDir, lease.binDir, env.PATH].filter(Boolean).join(delimiter);
   const child = spawn(cmd, direct ? [...lease.args, ...cmdArgs] : cmdArgs, { stdio: 'inherit', env, ...(body.workdir ? { cwd: body.workdir } : {}) });
   // A terminal's Ctrl-C already reaches the child (same process group); forwarding it
   // again would look like a second Ctrl-C. Signals sent to `run` alone are passed on.

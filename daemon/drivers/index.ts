@@ -6,6 +6,7 @@ import { prepareOpencode } from './opencode.js';
 import { writePrivateFile } from './files.js';
 import { renderToolGuidance } from './guidance.js';
 import type { RuntimeKind } from './names.js';
+import { binDirOf, writeAgentteamLauncher, type AgentteamBinary } from './binary.js';
 import type { DriverInput, DriverLaunch } from './types.js';
 
 export interface PrepareDriverOptions {
@@ -16,6 +17,8 @@ export interface PrepareDriverOptions {
   inventory?: readonly McpToolDescriptor[];
   env?: Readonly<Record<string, string | undefined>>;
   runtimeVersion?: string | null;
+  /** The canonical agentteam command (selectAgentteamBinary at daemon start). */
+  agentteam: AgentteamBinary;
 }
 
 /**
@@ -26,7 +29,14 @@ export interface PrepareDriverOptions {
  */
 export function prepareRuntimeDriver(opts: PrepareDriverOptions): DriverLaunch {
   const input: DriverInput = { ...opts, inventory: opts.inventory ?? MCP_TOOLS };
-  const guidance = renderToolGuidance(input.runtime, input.inventory);
+  // Every runtime, whatever its driver, gets `agentteam` first on its PATH and named in its guidance.
+  const launcher = writeAgentteamLauncher(input.privateDir, opts.agentteam);
+  const guidance = renderToolGuidance(input.runtime, input.inventory, launcher);
+  const launch = prepareFor(input, guidance);
+  return { ...launch, binDir: binDirOf(input.privateDir), files: { ...launch.files, agentteam: launcher } };
+}
+
+function prepareFor(input: DriverInput, guidance: string): DriverLaunch {
   switch (input.runtime) {
     case 'claude':
       return prepareClaude(input, guidance);
@@ -43,6 +53,6 @@ export function prepareRuntimeDriver(opts: PrepareDriverOptions): DriverLaunch {
 }
 
 /** After a new token generation is published: rewrites the configs that hold a copy of the token (only Codex's). */
-export function refreshRuntimeDriver(opts: PrepareDriverOptions): void {
+export function refreshRuntimeDriver(opts: Omit<PrepareDriverOptions, 'agentteam'>): void {
   if (opts.runtime === 'codex') refreshCodex(opts.privateDir, opts.tokenFile);
 }

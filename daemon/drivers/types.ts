@@ -30,6 +30,8 @@ export interface DriverLaunch {
    */
   readonly argsFor?: string;
   readonly shimDir?: string;
+  /** The runtime's private bin directory holding the `agentteam` launcher; `run` puts it first on PATH. */
+  readonly binDir?: string;
   /** Files written, for tests and diagnostics. */
   readonly files: Record<string, string>;
 }

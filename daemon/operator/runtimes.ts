@@ -15,6 +15,8 @@ export interface LaunchAdditions {
   /** The executable `args` belong to; `run` uses `shimDir` on PATH when it wraps another command. */
   readonly argsFor?: string;
   readonly shimDir?: string;
+  /** The private directory with the `agentteam` launcher; `run` puts it first on PATH. */
+  readonly binDir?: string;
 }
 
 export type LaunchHook = (
@@ -103,6 +105,7 @@ export function registerRuntimeLeaseRoutes(app: Hono<any>, ctx: OperatorContext)
         authorizationId: auth.id, privateDir: auth.dir, tokenFile: auth.tokenFile, execBaseUrl, mcpUrl,
         ttlSeconds: auth.ttlMs / 1000, env: additions.env, args: additions.args,
         ...(additions.argsFor ? { argsFor: additions.argsFor } : {}), ...(additions.shimDir ? { shimDir: additions.shimDir } : {}),
+        ...(additions.binDir ? { binDir: additions.binDir } : {}),
       },
     }) + '\n';
     const conn = c.req.raw.signal;
