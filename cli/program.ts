@@ -93,7 +93,11 @@ export function buildProgram(commander: Commander, onCommand: (name: CommandName
     .action(bind('daemon-start'));
   daemon.command('status').description('Print the running daemon as JSON.').action(bind('daemon-status'));
   daemon.command('stop').description('Stop the daemon, revoking every runtime authorization.').action(bind('daemon-stop'));
-  daemon.command('reload').description('Reload the local profile.').action(bind('daemon-reload'));
+  daemon
+    .command('reload')
+    .description('Re-read profile.json (agents, teams, denyTools), kb.json (team knowledge) and tools/*.json (declared tools); same as SIGHUP.')
+    .addHelpText('after', '\nThe tools/ folder is also watched: a declaration added, changed or removed there takes effect within about a second without a reload.\nPrints what was loaded and any problems as JSON.')
+    .action(bind('daemon-reload'));
 
   program
     .command('run')

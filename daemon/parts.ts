@@ -23,6 +23,7 @@ import { homePaths } from '../lib/home.js';
 import { ToolActivity } from './tools/activity.js';
 import { DeclaredTools } from './tools/declarations.js';
 import { registerToolOperatorRoutes } from './tools/operator-routes.js';
+import { ToolsDirWatch } from './tools/watch.js';
 import { formatIssue, readDeclarationFiles } from '../lib/tool-files.js';
 import type { StoreUrl } from '../lib/store-url.js';
 
@@ -93,6 +94,11 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
     for (const p of report.problems) opts.diag('tool_declaration', { problem: formatIssue(p) });
     return { loaded: report.loaded, problems: report.problems };
   };
+  // Taken before the first load, so a change made while it runs is seen as one.
+  const watchTools = new ToolsDirWatch(toolsDir, opts.clock, () => {
+    const { loaded, problems } = loadDeclared();
+    opts.diag('tools_reloaded', { trigger: 'watch', loaded: loaded.length, problems: problems.length });
+  }, (message) => opts.diag('tools_watch', { message }));
   const mcpUrls = new WeakMap<Authorization, string>();
   const launchHook: LaunchHook = (auth, runtime, mcpUrl, env, runtimeVersion) => {
     mcpUrls.set(auth, mcpUrl);
@@ -121,6 +127,7 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
       registerToolOperatorRoutes(app, { registry: services.tools, declared, activity });
       // After the built-ins are registered (registerMcpRoutes): declarations may not take their names.
       loadDeclared();
+      watchTools.start();
     },
     launchHook,
     onPublished,
@@ -132,6 +139,7 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
     },
     stats: () => ({ store: { ...services.store.describe, ...services.store.stats() }, clientTools: clientTools.broker.stats() }),
     close: async () => {
+      watchTools.close();
       clientTools.close();
       await services.close();
     },
