@@ -112,6 +112,7 @@ export function buildProgram(commander: Commander, onCommand: (name: CommandName
     .addOption(new Option('--runtime <name>', 'runtime driver').choices(RUNTIME_KINDS))
     .option('--turn-target <target>', 'target of the human-initiated turn this runtime answers (for kb_search/kb_fetch)')
     .option('--turn-message <messageId>', 'id of the human message that started the turn')
+    .option('--restart-wait <seconds>', 'when the daemon goes away: how long to wait for it to come back before stopping the command (default 30)', positiveInt)
     .argument('<command...>', 'the command and its arguments (after --)')
     // Everything after the command belongs to the child, options included.
     .passThroughOptions()

@@ -83,6 +83,7 @@ export function ensureHome(env: NodeJS.ProcessEnv = process.env): string {
 
 export const homePaths = (home: string) => ({
   daemonJson: join(home, 'daemon.json'),
+  lastPort: join(home, 'daemon.port'),
   operatorToken: join(home, 'operator.token'),
   lock: join(home, 'daemon'),
   runtimeDir: join(home, 'runtime'),
