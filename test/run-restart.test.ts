@@ -3,7 +3,9 @@ import { strict as assert } from 'node:assert';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { ChildProcess } from 'node:child_process';
+import { basename, dirname, join } from 'node:path';
 import { alive, cli, cliSpawn, httpGet, startDaemonCli, tempHome, waitFor } from './daemon-harness.js';
+import { openLease, operatorCall, startDaemon } from './mcp-harness.js';
 
 /**
  * A daemon that restarts under a live `agentteam run`: the runtime gets a
@@ -136,4 +138,24 @@ test('run: a runtime replaced by a new lease for its session is not re-leased (t
   assert.equal(await old.exit, 143);
   process.kill(replacement.child.pid, 'SIGTERM');
   assert.equal(await replacement.exit, 143);
+});
+
+test('lease route: resumeDir must be a runtime directory name that nobody holds', async (t) => {
+  const d = await startDaemon();
+  t.after(() => d.close());
+  const held = await openLease(d, { serverId: 's1', agentId: 'a1' });
+  t.after(() => held.close());
+  const name = basename(dirname(held.data.tokenFile));
+  for (const bad of ['../x', 'ABCDEF0123456789ABCDEF0123456789', 'a'.repeat(33), '']) {
+    const r = await operatorCall(d, 'POST', '/api/v1/runtimes', { serverId: 's1', agentId: 'a1', resumeDir: bad });
+    assert.equal(r.status, 400, bad);
+    assert.equal(JSON.parse(r.body).error.code, 'invalid_request');
+  }
+  const taken = await operatorCall(d, 'POST', '/api/v1/runtimes', { serverId: 's1', agentId: 'a2', resumeDir: name });
+  assert.equal(taken.status, 409);
+  assert.equal(JSON.parse(taken.body).error.code, 'already_exists');
+  assert.equal(held.token().length > 0, true, 'the holder keeps its token file');
+  const fresh = await openLease(d, { serverId: 's1', agentId: 'a3', resumeDir: 'f'.repeat(32) });
+  t.after(() => fresh.close());
+  assert.equal(fresh.data.tokenFile, join(d.home, 'runtime', 'f'.repeat(32), 'token'));
 });
