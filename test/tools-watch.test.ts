@@ -82,9 +82,20 @@ test('tools/ is watched: new, changed, bad and removed declarations take effect 
     await effect('folder made again', (m) => m.has('back'));
   });
 
+  await t.test('a folder moved away and replaced by a new one: the new one is watched', async () => {
+    renameSync(dir, `${dir}.old`);
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'fresh.json'), JSON.stringify(decl('fresh', 'in the new folder')));
+    await effect('folder replaced', (m) => m.has('fresh') && !m.has('back'));
+    writeFileSync(join(`${dir}.old`, 'stale.json'), JSON.stringify(decl('stale', 'in the moved folder')));
+    writeFileSync(join(dir, 'later.json'), JSON.stringify(decl('later', 'written after the swap')));
+    await effect('file in the new folder', (m) => m.has('later'));
+    assert.equal((await tools()).has('stale'), false, 'the moved folder is not read');
+  });
+
   await t.test('an event that changes no declaration (a chmod, a file that is not *.json) sends no notice', async () => {
     const notices = agent.changes.count;
-    chmodSync(join(dir, 'back.json'), 0o600);
+    chmodSync(join(dir, 'fresh.json'), 0o600);
     writeFileSync(join(dir, 'notes.txt'), 'not a declaration');
     await new Promise((r) => setTimeout(r, 1_500));
     assert.equal(agent.changes.count, notices);

@@ -1,28 +1,33 @@
 import { readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { Clock, ClockTimer } from '../../lib/clock.js';
 import { MAX_DECLARATIONS } from '../../lib/tool-files.js';
 
 /** Quiet time after the last event before the declarations are read again (an editor's save is several events). */
 export const SETTLE_MS = 250;
-/** When the kernel will not watch (inotify limits), the folder is looked at this often instead. */
+/** While the folder is missing, or the kernel will not watch it (inotify limits), it is looked at this often. */
 export const POLL_MS = 1_000;
 
 /**
  * Watches `$AGENTTEAM_HOME/tools/` so a new, changed or removed declaration
- * takes effect without `daemon reload`. Two non-recursive watches: the tools
- * folder itself (which may come and go) and its parent, the home, for the
- * folder's own creation or removal. Events are only a hint: after they settle,
- * a signature of the folder (each *.json file's name, size, mtime and inode)
- * is compared with the last one, and `onChange` runs only when it differs,
- * so a touch that changes nothing sends no change notice. Where watching
- * fails, the signature is polled every second instead.
+ * takes effect without `daemon reload`. While the folder exists, one
+ * non-recursive `fs.watch` on it (not on the home, whose store and log
+ * files change all the time); while it does not, or where the kernel will
+ * not watch it (inotify limits), the folder is looked at every second.
+ * Events are only a hint: after they settle, a signature of the folder
+ * (each *.json file's name, size, mtime and inode) is compared with the last
+ * one, and `onChange` runs only when it differs, so an event that leaves the
+ * declarations as they were (a chmod, a file that is not *.json) sends no
+ * change notice.
  */
 export class ToolsDirWatch {
   private dirWatch: FSWatcher | null = null;
-  private homeWatch: FSWatcher | null = null;
+  /** Inode of the watched folder: a watch follows its folder, so a new folder at the path needs a new watch. */
+  private watchedIno = -1;
   private settle: ClockTimer | null = null;
   private poll: ClockTimer | null = null;
+  /** Set when watching failed for a reason other than the folder's absence: poll for good. */
+  private watchBroken = false;
   private last: string;
   private closed = false;
 
@@ -36,45 +41,42 @@ export class ToolsDirWatch {
   }
 
   start(): void {
-    try {
-      this.homeWatch = watch(dirname(this.dir), { persistent: false }, (_event, name) => {
-        if (name === null || name.toString() === basename(this.dir)) this.kick();
-      });
-      this.homeWatch.on('error', (err) => this.fallBack(err));
-    } catch (err) {
-      this.fallBack(err);
-      return;
-    }
-    this.attach();
+    if (!this.attach()) this.startPolling();
   }
 
-  /** (Re)watches the tools folder if it exists now; its absence is not an error. */
-  private attach(): void {
-    if (this.closed || this.poll) return;
-    this.dirWatch?.close();
-    this.dirWatch = null;
+  /** Watches the folder if it exists and watching works; true when it does. */
+  private attach(): boolean {
+    if (this.closed || this.watchBroken) return false;
+    if (this.dirWatch) return true;
     try {
-      this.dirWatch = watch(this.dir, { persistent: false }, () => this.kick());
-      this.dirWatch.on('error', () => {
-        this.dirWatch?.close();
-        this.dirWatch = null;
+      const ino = statSync(this.dir).ino;
+      const w = watch(this.dir, { persistent: false }, () => this.kick());
+      this.watchedIno = ino;
+      // The folder was removed (or the watch died): look again, which falls back to polling.
+      w.on('error', () => {
+        w.close();
+        if (this.dirWatch === w) this.dirWatch = null;
         this.kick();
       });
+      this.dirWatch = w;
+      return true;
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' && (err as NodeJS.ErrnoException).code !== 'ENOTDIR') this.fallBack(err);
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') {
+        this.watchBroken = true;
+        this.onError(`cannot watch ${this.dir} (${(err as Error).message}); checking it every ${POLL_MS} ms instead`);
+      }
+      return false;
     }
   }
 
-  private fallBack(err: unknown): void {
+  private startPolling(): void {
     if (this.closed || this.poll) return;
-    this.onError(`cannot watch ${this.dir} (${(err as Error)?.message ?? String(err)}); checking it every ${POLL_MS} ms instead`);
-    this.dirWatch?.close();
-    this.homeWatch?.close();
-    this.dirWatch = this.homeWatch = null;
     const tick = () => {
+      this.poll = null;
       if (this.closed) return;
       this.check();
-      this.poll = this.clock.setTimeout(tick, POLL_MS);
+      if (!this.attach()) this.poll = this.clock.setTimeout(tick, POLL_MS);
     };
     this.poll = this.clock.setTimeout(tick, POLL_MS);
   }
@@ -84,8 +86,13 @@ export class ToolsDirWatch {
     if (this.settle) this.clock.clearTimeout(this.settle);
     this.settle = this.clock.setTimeout(() => {
       this.settle = null;
-      this.attach();
       this.check();
+      // A watch on a folder that was removed (or moved away and replaced) sees nothing more: start over.
+      if (this.dirWatch && statSync(this.dir, { throwIfNoEntry: false })?.ino !== this.watchedIno) {
+        this.dirWatch.close();
+        this.dirWatch = null;
+      }
+      if (!this.attach()) this.startPolling();
     }, SETTLE_MS);
   }
 
@@ -105,7 +112,7 @@ export class ToolsDirWatch {
     if (this.settle) this.clock.clearTimeout(this.settle);
     if (this.poll) this.clock.clearTimeout(this.poll);
     this.dirWatch?.close();
-    this.homeWatch?.close();
+    this.dirWatch = null;
   }
 }
 
