@@ -16,8 +16,8 @@ export class HomeError extends Error {
   }
 }
 
-/** Deepest path a home may have; a longer one is refused rather than walked. */
-const MAX_HOME_DEPTH = 64;
+/** Most missing directories made for a home; a deeper one is refused rather than walked. */
+export const MAX_HOME_DEPTH = 64;
 
 function reasonOf(err: unknown, path: string): string {
   const e = err as NodeJS.ErrnoException;
@@ -50,7 +50,8 @@ function makeDirs(home: string): void {
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code !== 'ENOENT') throw new HomeError(home, reasonOf(err, p));
-      if (dirname(p) === p || missing.length >= MAX_HOME_DEPTH) throw new HomeError(home, reasonOf(err, p));
+      if (dirname(p) === p) throw new HomeError(home, reasonOf(err, p));
+      if (missing.length >= MAX_HOME_DEPTH) throw new HomeError(home, `more than ${MAX_HOME_DEPTH} of its directories are missing`);
       missing.push(p);
       continue;
     }
