@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import type { Clock } from '../lib/clock.js';
+import { systemClock, type Clock } from '../lib/clock.js';
 import type { Authorization } from './auth/authorization.js';
 import type { LaunchHook } from './operator/runtimes.js';
 import type { Diag } from './lifecycle/diag.js';
@@ -95,7 +95,9 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
     return { loaded: report.loaded, problems: report.problems };
   };
   // Taken before the first load, so a change made while it runs is seen as one.
-  const watchTools = new ToolsDirWatch(toolsDir, opts.clock, () => {
+  // Real time, not the injected clock: that clock drives token lifetimes and schedules (tests advance
+  // it timer by timer), while how often a folder is looked at is plumbing that must not add timers to it.
+  const watchTools = new ToolsDirWatch(toolsDir, systemClock, () => {
     const { loaded, problems } = loadDeclared();
     opts.diag('tools_reloaded', { trigger: 'watch', loaded: loaded.length, problems: problems.length });
   }, (message) => opts.diag('tools_watch', { message }));

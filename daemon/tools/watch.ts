@@ -76,15 +76,15 @@ export class ToolsDirWatch {
       this.poll = null;
       if (this.closed) return;
       this.check();
-      if (!this.attach()) this.poll = this.clock.setTimeout(tick, POLL_MS);
+      if (!this.attach()) this.poll = this.timer(tick, POLL_MS);
     };
-    this.poll = this.clock.setTimeout(tick, POLL_MS);
+    this.poll = this.timer(tick, POLL_MS);
   }
 
   private kick(): void {
     if (this.closed) return;
     if (this.settle) this.clock.clearTimeout(this.settle);
-    this.settle = this.clock.setTimeout(() => {
+    this.settle = this.timer(() => {
       this.settle = null;
       this.check();
       // A watch on a folder that was removed (or moved away and replaced) sees nothing more: start over.
@@ -105,6 +105,13 @@ export class ToolsDirWatch {
     } catch (err) {
       this.onError(`reloading ${this.dir} failed: ${(err as Error)?.message ?? String(err)}`);
     }
+  }
+
+  /** A timer that never keeps the process alive by itself. */
+  private timer(fn: () => void, ms: number): ClockTimer {
+    const t = this.clock.setTimeout(fn, ms);
+    t.unref?.();
+    return t;
   }
 
   close(): void {
