@@ -62,7 +62,7 @@ async function refused(home: string, reason: RegExp, extra: string[] = [], as: S
   assert.equal(lines.length, 1, r.stderr);
   assert.ok(lines[0]!.startsWith(`agentteam: cannot use ${home} as AGENTTEAM_HOME: `), lines[0]);
   assert.match(lines[0]!, reason);
-  // The daemon checks the home before loading its server: about 0.4 s for the CLI and the daemon
+  // The daemon checks the home before loading its server: about 0.15 s for the CLI and the daemon
   // together on a quiet machine. Two node processes start on the way, so the bound is a second plus
   // three times what one costs now; a spinning daemon never answers at all.
   assert.ok(ms < 1_000 + 3 * baseline, `refused after ${ms} ms (one CLI start: ${baseline} ms)`);
