@@ -112,7 +112,11 @@ export function buildProgram(commander: Commander, onCommand: (name: CommandName
     .action(bind('daemon-start'));
   daemon.command('status').description('Print the running daemon as JSON.').action(bind('daemon-status'));
   daemon.command('stop').description('Stop the daemon, revoking every runtime authorization.').action(bind('daemon-stop'));
-  daemon.command('reload').description('Reload the local profile.').action(bind('daemon-reload'));
+  daemon
+    .command('reload')
+    .description('Re-read profile.json (agents, teams, denyTools), kb.json (team knowledge) and tools/*.json (declared tools); same as SIGHUP.')
+    .addHelpText('after', '\nThe tools/ folder is also watched: a declaration added, changed or removed there takes effect within about a second without a reload.\nPrints what was loaded and any problems as JSON.')
+    .action(bind('daemon-reload'));
   daemon
     .command('logs')
     .description('Print the daemon\'s recent diagnostics, one JSON line each; with --follow, keep printing them and the operator events as they happen.')
@@ -134,6 +138,7 @@ export function buildProgram(commander: Commander, onCommand: (name: CommandName
     .option('--turn-target <target>', 'target of the human-initiated turn this runtime answers (for kb_search/kb_fetch)')
     .option('--turn-message <messageId>', 'id of the human message that started the turn')
     .option('--prompt <text>', 'with --runtime codex-app-server: the first turn of the primary thread')
+    .option('--restart-wait <seconds>', 'when the daemon goes away: how long to wait for it to come back before stopping the command (default 30)', positiveInt)
     .argument('<command...>', 'the command and its arguments (after --)')
     // Everything after the command belongs to the child, options included.
     .passThroughOptions()

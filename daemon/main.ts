@@ -1,6 +1,5 @@
 import { closeSync, readFileSync } from 'node:fs';
-import { resolveHome, homePaths } from '../lib/home.js';
-import { startDaemon } from './server.js';
+import { ensureHome, homePaths, HomeError } from '../lib/home.js';
 import { AlreadyRunningError } from './lifecycle/singleton.js';
 import { ListenError } from './lifecycle/listen.js';
 import { appendFileNoFollow } from './lifecycle/no-follow.js';
@@ -36,7 +35,16 @@ async function main(argv: string[]): Promise<number> {
   const listen = listenAt >= 0 ? argv[listenAt + 1] : undefined;
   const detached = flag('--detached');
   const allowHosts = argv.flatMap((a, i) => (argv[i - 1] === '--allow-host' ? [a] : []));
-  const home = resolveHome();
+  // The home first, before the server's modules load: an unusable one is refused at once, in one line.
+  let home: string;
+  try {
+    home = ensureHome();
+  } catch (err) {
+    if (!(err instanceof HomeError)) throw err;
+    process.stderr.write(`agentteam: ${err.message}\n`);
+    return 2;
+  }
+  const { startDaemon } = await import('./server.js');
   let ready = false;
   // After detaching, writes to the closed pipes must not crash the daemon.
   process.stdout.on('error', () => undefined);
@@ -57,6 +65,10 @@ async function main(argv: string[]): Promise<number> {
     if (err instanceof AlreadyRunningError) {
       process.stderr.write(`agentteam: daemon already running for ${home}${err.pid ? ` (pid ${err.pid})` : ' (another daemon is starting)'}\n`);
       return 1;
+    }
+    if (err instanceof HomeError) {
+      process.stderr.write(`agentteam: ${err.message}\n`);
+      return 2;
     }
     if (err instanceof ListenError) {
       process.stderr.write(`agentteam: ${err.message}\n`);

@@ -1,9 +1,10 @@
 import type { Hono } from 'hono';
-import type { Clock } from '../lib/clock.js';
+import { systemClock, type Clock } from '../lib/clock.js';
 import type { Authorization } from './auth/authorization.js';
 import type { LaunchHook } from './operator/runtimes.js';
 import type { Diag } from './lifecycle/diag.js';
 import { prepareRuntimeDriver } from './drivers/index.js';
+import { selectAgentteamBinary } from './drivers/binary.js';
 import { openServices } from './services.js';
 import type { IdempotencyLimits } from './store/idempotency.js';
 import type { ResultGate } from './results/gate.js';
@@ -27,6 +28,7 @@ import { homePaths } from '../lib/home.js';
 import { ToolActivity } from './tools/activity.js';
 import { DeclaredTools } from './tools/declarations.js';
 import { registerToolOperatorRoutes } from './tools/operator-routes.js';
+import { ToolsDirWatch } from './tools/watch.js';
 import { formatIssue, readDeclarationFiles } from '../lib/tool-files.js';
 import type { StoreUrl } from '../lib/store-url.js';
 import { registerLogRoutes, type LogTap } from './lifecycle/log-tap.js';
@@ -70,6 +72,8 @@ export interface DaemonPartsOptions {
 }
 
 export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonParts> {
+  // Before anything is opened: a build without the CLI bundle cannot give runtimes their `agentteam`.
+  const agentteam = selectAgentteamBinary();
   const remembered = rememberedClientTools(opts.home, (message) => opts.diag('client_tools', { message }));
   // denyTools may name declared tools too: their names are read before the profile is parsed.
   const toolsDir = homePaths(opts.home).tools;
@@ -106,12 +110,20 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
     for (const p of report.problems) opts.diag('tool_declaration', { problem: formatIssue(p) });
     return { loaded: report.loaded, problems: report.problems };
   };
+  // Taken before the first load, so a change made while it runs is seen as one.
+  // Real time, not the injected clock: that clock drives token lifetimes and schedules (tests advance
+  // it timer by timer), while how often a folder is looked at is plumbing that must not add timers to it.
+  const watchTools = new ToolsDirWatch(toolsDir, systemClock, () => {
+    const { loaded, problems } = loadDeclared();
+    opts.diag('tools_reloaded', { trigger: 'watch', loaded: loaded.length, problems: problems.length });
+  }, (message) => opts.diag('tools_watch', { message }));
   const launchHook: LaunchHook = (auth, runtime, mcpUrl, env, runtimeVersion) => {
-    const launch = prepareRuntimeDriver({ runtime, mcpUrl, tokenFile: auth.tokenFile, privateDir: auth.dir, env, runtimeVersion });
+    const launch = prepareRuntimeDriver({ runtime, mcpUrl, tokenFile: auth.tokenFile, privateDir: auth.dir, env, runtimeVersion, agentteam });
     return {
       env: launch.env, args: launch.args,
       ...(launch.argsFor ? { argsFor: launch.argsFor } : {}), ...(launch.shimDir ? { shimDir: launch.shimDir } : {}),
       ...(launch.tokenEnv ? { tokenEnv: launch.tokenEnv } : {}),
+      ...(launch.binDir ? { binDir: launch.binDir } : {}),
     };
   };
   return {
@@ -132,6 +144,7 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
       registerAuditOperatorRoutes(app, services.auditLog, () => opts.clock.now());
       // After the built-ins are registered (registerMcpRoutes): declarations may not take their names.
       loadDeclared();
+      watchTools.start();
     },
     launchHook,
     pinnedCatalog: () => pinCatalog(services.extensions.current()),
@@ -142,6 +155,7 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
     },
     stats: () => ({ store: { ...services.store.describe, ...services.store.stats() }, clientTools: clientTools.broker.stats(), audit: services.audit ? { enabled: true, recordPayloads: services.audit.recorder.settings.recordPayloads, ...services.audit.recorder.stats() } : { enabled: false } }),
     close: async () => {
+      watchTools.close();
       clientTools.close();
       await services.close();
     },

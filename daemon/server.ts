@@ -14,7 +14,7 @@ import { pinCatalog } from './auth/pinned-catalog.js';
 import { DEFAULT_TTL_MS } from './auth/limits.js';
 import type { DirRemover } from './auth/private-dir.js';
 import { acquireSingleton } from './lifecycle/singleton.js';
-import { ensureOperatorToken, removeDaemonInfo, sweepRuntimeDir, writeDaemonInfo } from './lifecycle/home-files.js';
+import { ensureOperatorToken, readLastPort, removeDaemonInfo, sweepRuntimeDir, writeDaemonInfo, writeLastPort } from './lifecycle/home-files.js';
 import { createDiag, type Diag } from './lifecycle/diag.js';
 import { LogTap } from './lifecycle/log-tap.js';
 import { parseListen } from './lifecycle/listen.js';
@@ -159,13 +159,23 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     }, () => streams.shedOne());
     const reserve = connectionReserve(budget.maxConnections);
     streams.watchConnections(() => conns!.busy() >= budget.maxConnections - reserve);
-    await new Promise<void>((resolve, reject) => {
+    const listenOn = (p: number) => new Promise<void>((resolve, reject) => {
       srv.once('error', reject);
-      srv.listen({ host, port, backlog: listenBacklog(budget) }, () => {
+      srv.listen({ host, port: p, backlog: listenBacklog(budget) }, () => {
         srv.off('error', reject);
         resolve();
       });
     });
+    // An ephemeral port is first asked for at the last one this home used: runtimes that outlived
+    // the previous daemon know its URL and can only be re-leased at the same address.
+    const lastPort = port === 0 ? readLastPort(home, host) : null;
+    if (lastPort === null) await listenOn(port);
+    else {
+      await listenOn(lastPort).catch((err: NodeJS.ErrnoException) => {
+        diag('last_port_taken', { port: lastPort, error: err.code ?? err.message });
+        return listenOn(0);
+      });
+    }
     // accept() failing (EMFILE) is reported here; it must never become an uncaught exception.
     srv.on('error', (err) => diag('server_error', { error: (err as NodeJS.ErrnoException).code ?? err.message }));
     diag('connection_budget', { ...budget });
@@ -173,6 +183,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     boundPort = addr.port;
     const shownHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
     url = `http://${shownHost}:${addr.port}`;
+    if (port === 0) writeLastPort(home, host, addr.port);
 
     let resolveStopped!: () => void;
     const stopped = new Promise<void>((r) => (resolveStopped = r));

@@ -128,12 +128,14 @@ export async function openLease(d: Daemon, body: Record<string, unknown>): Promi
       headers: { authorization: `Bearer ${opToken}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
     }, (res) => {
       let buf = '';
+      let parsed = false;
       res.on('data', (c: Buffer) => {
+        if (parsed) return; // later lines (the revocation notice) are not the lease
         buf += c.toString();
         const i = buf.indexOf('\n');
-        if (i < 0 || buf === '') return;
+        if (i < 0) return;
+        parsed = true;
         const first = JSON.parse(buf.slice(0, i)) as { ok: boolean; data: LeaseData };
-        buf = '\u0000'; // parsed once
         if (!first.ok) return reject(new Error(JSON.stringify(first)));
         resolve({ token: () => readFileSync(first.data.tokenFile, 'utf8').trim(), mcpUrl: first.data.mcpUrl, data: first.data, close: () => req.destroy() });
       });

@@ -61,8 +61,12 @@ test('the store is readable (and writable) by other processes while the daemon s
   for (let i = 1; i < counts.length; i++) assert.ok(counts[i]! >= counts[i - 1]!, `counts grow: ${counts}`);
   assert.ok(counts.at(-1)! > 0, `writes seen from outside: ${counts}`);
   assert.equal(await otherProcess(store, 'select count(*) from tasks'), created);
-  for (const s of shell) assert.match(s, /^\d+$/);
   t.diagnostic(`counts from a second process: ${counts.join(', ')}; sqlite3 shell: ${shell.join(', ') || 'not installed'}; created ${created}`);
+  await t.test('the sqlite3 shell read the same file meanwhile', (st) => {
+    if (shell.length === 0) return st.skip('sqlite3 is not installed: only the better-sqlite3 reader above was checked');
+    assert.equal(shell.length, counts.length);
+    for (const s of shell) assert.match(s, /^\d+$/);
+  });
 
   // A write from elsewhere is seen by the daemon's next read (its read cache keys on data_version).
   const { task } = (await call(rt, 'task', 'create', { title: 'before' })).json.data as { task: { id: string } };

@@ -14,19 +14,24 @@ import { prepareHome, watchEvents } from './tools-harness.js';
  * operator event stream and in `agentteam tools log`; the person's answer
  * reaches the next call as `answered`.
  */
-const hasRg = (() => {
+
+/** Whether an optional program outside Node and package.json is installed (rg and git are not always). */
+function installed(program: string): boolean {
   try {
-    execFileSync('rg', ['--version'], { stdio: 'ignore' });
+    execFileSync(program, ['--version'], { stdio: 'ignore' });
     return true;
   } catch {
     return false;
   }
-})();
+}
+const hasRg = installed('rg');
+const hasGit = installed('git');
 
-function gitRepo(t: import('node:test').TestContext): string {
+/** The agent's working directory: a git repository on branch feature/result-gate where git is installed. */
+function workdir(t: import('node:test').TestContext): string {
   const dir = mkdtempSync(join(tmpdir(), 'agentteam-repo-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  execFileSync('git', ['init', '-q', '-b', 'feature/result-gate', dir]);
+  if (hasGit) execFileSync('git', ['init', '-q', '-b', 'feature/result-gate', dir]);
   writeFileSync(join(dir, 'notes.txt'), 'first line\nthe needle_42 is here\nlast line\n');
   return dir;
 }
@@ -34,31 +39,38 @@ function gitRepo(t: import('node:test').TestContext): string {
 const text = (r: any) => (r.content as { type: string; text: string }[]).map((c) => c.text).join('');
 
 test('the example declarations load, list and run through the MCP SDK client; shown and asks reach the person', async (t) => {
-  const repo = gitRepo(t);
+  const repo = workdir(t);
   const h = await prepareHome(t, { examples: true });
   const events = await watchEvents(h, ['tool.shown', 'tool.asked', 'tool.answered']);
   t.after(() => events.close());
   const agent = await connectAgent(h as never, 'a1', { workdir: repo });
   t.after(() => agent.close());
 
+  // A declaration whose program is missing is reported as a problem (exit 1) and left out; the others still load.
   const listed = await h.cli(['tools', 'list']);
-  // Without rg its declaration is reported as a problem (exit 1) and left out; the other two still load.
-  assert.equal(listed.code, hasRg ? 0 : 1, listed.stderr);
+  assert.equal(listed.code, hasRg && hasGit ? 0 : 1, listed.stderr);
   if (!hasRg) assert.match(listed.stderr, /search-code\.json#\/transport\/argv\/0: program "rg" is not an executable file/);
-  for (const name of hasRg ? ['branch', 'search_code', 'name_branch'] : ['branch', 'name_branch']) assert.match(listed.stdout, new RegExp(`^${name}\\s+declared\\s+command\\s+read-only`, 'm'));
+  if (!hasGit) assert.match(listed.stderr, /branch\.json#\/transport\/argv\/0: program "git" is not an executable file/);
+  const loaded = [...(hasGit ? ['branch'] : []), ...(hasRg ? ['search_code'] : []), 'name_branch'];
+  for (const name of loaded) assert.match(listed.stdout, new RegExp(`^${name}\\s+declared\\s+command\\s+read-only`, 'm'));
   assert.match(listed.stdout, /^message_send\s+builtin/m);
 
   const { tools } = await agent.client.listTools();
   const byName = new Map(tools.map((x) => [x.name, x]));
-  assert.equal(byName.get('branch')?.annotations?.readOnlyHint, true);
-  assert.equal(byName.get('search_code')?.annotations?.title, hasRg ? 'Search code (ripgrep)' : undefined);
+  assert.deepEqual(['branch', 'search_code', 'name_branch'].filter((n) => byName.has(n)), loaded);
   assert.deepEqual(byName.get('name_branch')?.inputSchema.required, ['topic']);
 
-  const branch = await agent.client.callTool({ name: 'branch', arguments: {} });
-  assert.equal(branch.isError, false);
-  assert.equal(text(branch), 'feature/result-gate\n');
+  await t.test('branch: the git branch of the working directory', async (st) => {
+    if (!hasGit) return st.skip('git is not installed: the branch example is refused at load (checked above) and not run');
+    assert.equal(byName.get('branch')?.annotations?.readOnlyHint, true);
+    const branch = await agent.client.callTool({ name: 'branch', arguments: {} });
+    assert.equal(branch.isError, false);
+    assert.equal(text(branch), 'feature/result-gate\n');
+  });
 
-  if (hasRg) {
+  await t.test('search_code: ripgrep over the working directory', async (st) => {
+    if (!hasRg) return st.skip('rg is not installed: the search_code example is refused at load (checked above) and not run');
+    assert.equal(byName.get('search_code')?.annotations?.title, 'Search code (ripgrep)');
     const found = await agent.client.callTool({ name: 'search_code', arguments: { pattern: 'needle_4[0-9]' } });
     assert.equal(found.isError, false, text(found));
     assert.match(text(found), /notes\.txt:2:the needle_42 is here/);
@@ -66,7 +78,7 @@ test('the example declarations load, list and run through the MCP SDK client; sh
     assert.equal(none.isError, false, 'rg exit 1 (no match) is declared a success');
     const escape = await agent.client.callTool({ name: 'search_code', arguments: { pattern: 'x', path: '../etc' } });
     assert.equal(escape.isError, true);
-  } else t.diagnostic('rg is not installed: the search_code example was loaded and listed but not run');
+  });
 
   const asked = await agent.client.callTool({ name: 'name_branch', arguments: { topic: 'Result gate' } });
   assert.equal(asked.isError, false);

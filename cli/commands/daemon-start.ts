@@ -6,6 +6,8 @@ import { readDaemonInfo } from '../daemon-client.js';
 import { parseStoreUrl, StoreUrlError } from '../../lib/store-url.js';
 
 const READY_TIMEOUT_MS = 20_000;
+/** How long a daemon that is being abandoned gets to exit after SIGTERM, then after SIGKILL. */
+const KILL_GRACE_MS = 2_000;
 
 /** The daemon entry is spawned, never imported: the CLI stays free of daemon code. */
 const DAEMON_MAIN = fileURLToPath(new URL('../../daemon/main.js', import.meta.url));
@@ -82,26 +84,52 @@ async function detached(argv: string[], env: NodeJS.ProcessEnv, secret: string |
   sendStore(child, secret);
   let out = '';
   let err = '';
+  let exited = child.exitCode !== null || child.signalCode !== null;
+  const gone = new Promise<void>((r) => child.once('exit', () => {
+    exited = true;
+    r();
+  }));
   return new Promise((resolve) => {
     let done = false;
     const finish = (code: number) => {
       if (done) return;
       done = true;
       clearTimeout(timer);
+      for (const [sig, fn] of handlers) process.off(sig, fn);
       child.stdout!.destroy();
       child.stderr!.destroy();
       child.unref();
       resolve(code);
     };
-    const timer = setTimeout(() => {
-      process.stderr.write('agentteam: the daemon did not become ready in time\n');
-      child.kill('SIGTERM');
-      finish(1);
-    }, READY_TIMEOUT_MS);
+    /**
+     * A daemon that is not ready is not left behind: SIGTERM, and SIGKILL if
+     * it has not exited after a grace period (it may be stuck), before we return.
+     */
+    const abandon = async (line: string, code: number) => {
+      if (done) return;
+      process.stderr.write(line + '\n');
+      if (!exited) {
+        child.kill('SIGTERM');
+        const grace = new Promise((r) => setTimeout(r, KILL_GRACE_MS).unref());
+        await Promise.race([gone, grace]);
+        if (!exited) {
+          child.kill('SIGKILL');
+          await Promise.race([gone, new Promise((r) => setTimeout(r, KILL_GRACE_MS).unref())]);
+        }
+      }
+      finish(code);
+    };
+    const timer = setTimeout(() => void abandon('agentteam: the daemon did not become ready in time; stopped it', 1), READY_TIMEOUT_MS);
+    // Interrupted while waiting for the ready line: the daemon, in its own session, would not hear it.
+    const handlers = (['SIGINT', 'SIGTERM', 'SIGHUP'] as const).map((sig) => {
+      const fn = () => void abandon(`agentteam: interrupted (${sig}) before the daemon was ready; stopped it`, 128 + signalNumber(sig));
+      process.on(sig, fn);
+      return [sig, fn] as const;
+    });
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
       out += chunk;
       const nl = out.indexOf('\n');
-      if (nl >= 0) {
+      if (nl >= 0 && !done) {
         process.stdout.write(out.slice(0, nl + 1));
         finish(0);
       }
@@ -113,6 +141,7 @@ async function detached(argv: string[], env: NodeJS.ProcessEnv, secret: string |
       if (done) return;
       // Give the pipes a moment to deliver the daemon's last words.
       setImmediate(() => {
+        if (done) return;
         const line = err.trim().split('\n').pop() || `agentteam: the daemon exited with status ${code}`;
         process.stderr.write(line + '\n');
         finish(code && code !== 0 ? code : 1);

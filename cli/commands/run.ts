@@ -1,26 +1,14 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { basename, delimiter, join } from 'node:path';
-import { request, type ClientRequest, type IncomingMessage } from 'node:http';
 import { constants, homedir } from 'node:os';
 import { resolveHome } from '../../lib/home.js';
 import { ENTITY_ID_RULE, isEntityId } from '../../catalog/ids.js';
 import { operatorRequest, readDaemonInfo, readOperatorToken } from '../daemon-client.js';
 import { buildRuntimeEnv } from '../runtime-env.js';
 import { driveAppServer } from './run-app-server.js';
-
-interface Lease {
-  authorizationId: string;
-  privateDir: string;
-  tokenFile: string;
-  execBaseUrl: string;
-  mcpUrl: string;
-  env: Record<string, string>;
-  args: string[];
-  argsFor?: string;
-  shimDir?: string;
-  tokenEnv?: string;
-}
+import { openLease, type OpenLease } from '../lease.js';
+import { DEFAULT_RESTART_WAIT_S, followDaemon, stopRuntime } from '../run-follow.js';
 
 const REVOKE_WAIT_MS = 3_000;
 
@@ -28,7 +16,9 @@ const REVOKE_WAIT_MS = 3_000;
  * `agentteam run --server S --agent A [...] -- CMD [ARGS...]`: opens a
  * runtime lease (a connection the daemon watches for our death), starts CMD
  * with the injected environment and our stdio, revokes when CMD exits and
- * exits with CMD's status (128+n for a signal).
+ * exits with CMD's status (128+n for a signal). When the daemon restarts, the
+ * runtime gets a fresh authorization from the new one (run-follow.ts), or is
+ * stopped with a one-line reason and exit status 3.
  */
 export async function main(opts: Record<string, unknown>, args: string[]): Promise<number> {
   const [cmd, ...cmdArgs] = args;
@@ -69,19 +59,20 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
     env: { CODEX_HOME: process.env.CODEX_HOME || join(homedir(), '.codex') },
     ...(opts.runtime === 'codex' || appServer ? { runtimeVersion: runtimeVersion(basename(cmd) === 'codex' ? cmd : 'codex') } : {}),
   };
-  let opened: { req: ClientRequest; res: IncomingMessage; lease: Lease };
+  let current: OpenLease;
   try {
-    opened = await openLease(info.url, readOperatorToken(home), body);
+    current = await openLease(info.url, readOperatorToken(home), body);
   } catch (err) {
     process.stderr.write(`agentteam: ${(err as Error).message}\n`);
     return (err as { exit?: number }).exit ?? 1;
   }
-  const { req, res, lease } = opened;
-  res.resume(); // the stream only ends when the daemon revokes; keep draining it
-  // A daemon that dies leaves the runtime running with a dead credential; that is not our crash.
-  res.on('error', () => undefined);
-  req.on('error', () => undefined);
+  const { lease } = current;
   const env = buildRuntimeEnv(process.env, lease, lease.env);
+  // Driver options follow the runtime's own executable. A wrapped command (`sh -c '...'`) would take
+  // them as its own; then a shim first on PATH adds them to the runtime the command starts.
+  // The daemon's own `agentteam` comes first on PATH, whatever the runtime's PATH held.
+  const direct = !lease.argsFor || basename(cmd) === lease.argsFor;
+  env.PATH = [direct ? undefined : lease.shimDir, lease.binDir, env.PATH].filter(Boolean).join(delimiter);
   if (appServer) {
     // The daemon starts `codex app-server` itself, with this environment, and drives it.
     const plain: Record<string, string> = {};
@@ -93,19 +84,15 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
       operatorRequest(home, 'DELETE', `/api/v1/runtimes/${encodeURIComponent(lease.authorizationId)}`).catch(() => undefined),
       new Promise((r) => setTimeout(r, REVOKE_WAIT_MS).unref()),
     ]);
-    req.destroy();
+    current.req.destroy();
     return code;
   }
-  // Driver options follow the runtime's own executable. A wrapped command (`sh -c '...'`) would take
-  // them as its own; then a shim first on PATH adds them to the runtime the command starts.
-  const direct = !lease.argsFor || basename(cmd) === lease.argsFor;
-  if (!direct) env.PATH = [lease.shimDir, env.PATH].filter(Boolean).join(delimiter);
-  else if (lease.tokenEnv) {
+  if (direct && lease.tokenEnv) {
     try {
       env[lease.tokenEnv] = readFileSync(lease.tokenFile, 'utf8').trim();
     } catch (err) {
       process.stderr.write(`agentteam: cannot read the runtime token: ${(err as Error).message}\n`);
-      req.destroy(); // the daemon revokes when the lease connection closes
+      current.req.destroy(); // the daemon revokes when the lease connection closes
       return 1;
     }
   }
@@ -116,57 +103,33 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
     if (sig !== 'SIGINT' || !process.stdin.isTTY) child.kill(sig);
   };
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, forward(sig));
-  const code = await new Promise<number>((resolve) => {
+  let exited = false;
+  let stopReason: string | null = null;
+  const code = new Promise<number>((resolve) => {
     child.on('error', (err) => {
       process.stderr.write(`agentteam: cannot start ${cmd}: ${err.message}\n`);
       resolve(127);
     });
     child.on('exit', (c, signal) => resolve(c ?? 128 + (signal ? constants.signals[signal] : 0)));
   });
+  void code.then(() => (exited = true));
+  const waitMs = (typeof opts.restartWait === 'number' ? opts.restartWait : DEFAULT_RESTART_WAIT_S) * 1000;
+  void followDaemon({
+    home, pid: info.pid, body, first: current, waitMs, exited: () => exited,
+    renewed: (next) => {
+      current = next;
+    },
+  }).then((reason) => {
+    if (reason !== null && !exited) stopReason = stopRuntime(child, reason);
+  });
+  const status = await code;
   // Revoke explicitly (waits for the directory to go), then drop the lease connection.
   await Promise.race([
-    operatorRequest(home, 'DELETE', `/api/v1/runtimes/${encodeURIComponent(lease.authorizationId)}`).catch(() => undefined),
+    operatorRequest(home, 'DELETE', `/api/v1/runtimes/${encodeURIComponent(current.lease.authorizationId)}`).catch(() => undefined),
     new Promise((r) => setTimeout(r, REVOKE_WAIT_MS).unref()),
   ]);
-  req.destroy();
-  return code;
-}
-
-function openLease(url: string, token: string, body: object): Promise<{ req: ClientRequest; res: IncomingMessage; lease: Lease }> {
-  const payload = Buffer.from(JSON.stringify(body));
-  return new Promise((resolve, reject) => {
-    const req = request(new URL('/api/v1/runtimes', url), {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': String(payload.length) },
-    });
-    req.on('error', (err) => reject(Object.assign(new Error(`cannot reach the daemon: ${err.message}`), { exit: 3 })));
-    req.on('response', (res) => {
-      let buf = '';
-      res.setEncoding('utf8');
-      const onData = (chunk: string) => {
-        buf += chunk;
-        const nl = buf.indexOf('\n');
-        if (res.statusCode === 200 && nl >= 0) {
-          res.off('data', onData);
-          const parsed = JSON.parse(buf.slice(0, nl)) as { data: Lease };
-          resolve({ req, res, lease: parsed.data });
-        }
-      };
-      res.on('data', onData);
-      res.on('end', () => {
-        if (res.statusCode === 200) return reject(new Error('the daemon closed the runtime lease before it was ready'));
-        let message = buf;
-        try {
-          const e = (JSON.parse(buf) as { error: { code: string; message: string } }).error;
-          message = `${e.code}: ${e.message}`;
-        } catch {
-          // keep the raw text
-        }
-        reject(Object.assign(new Error(`the daemon refused the runtime: ${message}`), { exit: 1 }));
-      });
-    });
-    req.end(payload);
-  });
+  current.req.destroy();
+  return stopReason === null ? status : 3;
 }
 
 /** The runtime's `--version` line, or null when it cannot be run (the daemon then assumes a current build). */

@@ -38,6 +38,12 @@ export interface AuthorizationInit {
    * session is found and replaced all the same.
    */
   readonly replaces?: string;
+  /**
+   * The name of the private directory under runtime/ (32 hex characters) when
+   * `run` re-leases for a runtime that outlived the daemon before: the new
+   * token file then has the path the runtime already knows. Default: random.
+   */
+  readonly dirName?: string;
 }
 
 /** The logical runtime authorization: immutable binding plus mutable lifecycle state. */

@@ -10,7 +10,7 @@ import { renderKnowledgeGuidance } from './guidance-knowledge.js';
  * differ; the Exec part is the catalog's mixed index (the same text as
  * `agentteam exec --help`).
  */
-export function renderToolGuidance(runtime: RuntimeKind, inventory: readonly McpToolDescriptor[]): string {
+export function renderToolGuidance(runtime: RuntimeKind, inventory: readonly McpToolDescriptor[], agentteamPath?: string): string {
   const lines = [
     '# AgentTeam tools',
     '',
@@ -43,6 +43,9 @@ export function renderToolGuidance(runtime: RuntimeKind, inventory: readonly Mcp
     'Tasks, projects, reviews, teams, agents, scheduled messages, approvals and workflows are actions of the `agentteam exec` command (run it with your shell tool);',
     'provider extensions installed for this runtime (e.g. `github`) are further domains, listed at the end of `agentteam exec --help`:',
     '',
+    ...(agentteamPath
+      ? [`\`agentteam\` is first on your PATH; where a shell does not find it, call it by its absolute path: \`${agentteamPath.replace(/[\r\n`]/g, '')}\`.`, '']
+      : []),
     '```text',
     renderExecIndex(helpIndexOf(defaultCatalog())).trimEnd(),
     '```',

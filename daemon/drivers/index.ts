@@ -7,6 +7,7 @@ import { prepareOpencode } from './opencode.js';
 import { writePrivateFile } from './files.js';
 import { renderToolGuidance } from './guidance.js';
 import type { RuntimeKind } from './names.js';
+import { binDirOf, writeAgentteamLauncher, type AgentteamBinary } from './binary.js';
 import type { DriverInput, DriverLaunch } from './types.js';
 
 export interface PrepareDriverOptions {
@@ -17,6 +18,8 @@ export interface PrepareDriverOptions {
   inventory?: readonly McpToolDescriptor[];
   env?: Readonly<Record<string, string | undefined>>;
   runtimeVersion?: string | null;
+  /** The canonical agentteam command (selectAgentteamBinary at daemon start). */
+  agentteam: AgentteamBinary;
 }
 
 /**
@@ -27,7 +30,14 @@ export interface PrepareDriverOptions {
  */
 export function prepareRuntimeDriver(opts: PrepareDriverOptions): DriverLaunch {
   const input: DriverInput = { ...opts, inventory: opts.inventory ?? MCP_TOOLS };
-  const guidance = renderToolGuidance(input.runtime, input.inventory);
+  // Every runtime, whatever its driver, gets `agentteam` first on its PATH and named in its guidance.
+  const launcher = writeAgentteamLauncher(input.privateDir, opts.agentteam);
+  const guidance = renderToolGuidance(input.runtime, input.inventory, launcher);
+  const launch = prepareFor(input, guidance);
+  return { ...launch, binDir: binDirOf(input.privateDir), files: { ...launch.files, agentteam: launcher } };
+}
+
+function prepareFor(input: DriverInput, guidance: string): DriverLaunch {
   switch (input.runtime) {
     case 'claude':
       return prepareClaude(input, guidance);

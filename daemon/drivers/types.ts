@@ -35,6 +35,8 @@ export interface DriverLaunch {
    * directly (a Codex too old for a header helper reads its bearer there).
    */
   readonly tokenEnv?: string;
+  /** The runtime's private bin directory holding the `agentteam` launcher; `run` puts it first on PATH. */
+  readonly binDir?: string;
   /** Files written, for tests and diagnostics. */
   readonly files: Record<string, string>;
 }

@@ -72,3 +72,22 @@ export function sweepRuntimeDir(runtimeDir: string): number {
   }
   return n;
 }
+
+/**
+ * The port the last daemon of this home listened on, when it chose an
+ * ephemeral one for `host`. A restarted daemon tries it first, so runtimes
+ * that outlived the old one (their environment names its URL) can be
+ * re-leased at the same address. Null when none is recorded or it is unreadable.
+ */
+export function readLastPort(home: string, host: string): number | null {
+  try {
+    const v = JSON.parse(readFileNoFollow(homePaths(home).lastPort)) as { host?: unknown; port?: unknown };
+    return v.host === host && Number.isInteger(v.port) && (v.port as number) > 0 && (v.port as number) < 65536 ? (v.port as number) : null;
+  } catch {
+    return null;
+  }
+}
+
+export function writeLastPort(home: string, host: string, port: number): void {
+  writeFileAtomicSync(homePaths(home).lastPort, JSON.stringify({ host, port }) + '\n');
+}

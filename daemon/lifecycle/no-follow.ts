@@ -94,7 +94,7 @@ export function writeFileAtomicSync(path: string, text: string): void {
 
 /** Every fixed name the daemon writes, opens or deletes in its home (store side files included). */
 export const HOME_ENTRIES: readonly string[] = [
-  'daemon.json', 'daemon.owner', 'daemon.lock', 'operator.token', 'daemon.log', 'runtime', 'instance.id',
+  'daemon.json', 'daemon.port', 'daemon.owner', 'daemon.lock', 'operator.token', 'daemon.log', 'runtime', 'instance.id',
   'store.db', 'store.db-wal', 'store.db-shm', 'store.db-journal',
 ];
 

@@ -17,6 +17,8 @@ export interface LaunchAdditions {
   readonly shimDir?: string;
   /** A variable `run` sets to the current token when it starts the runtime directly. */
   readonly tokenEnv?: string;
+  /** The private directory with the `agentteam` launcher; `run` puts it first on PATH. */
+  readonly binDir?: string;
 }
 
 export type LaunchHook = (
@@ -38,9 +40,18 @@ interface LeaseRequest {
   env?: Record<string, string>;
   /** The runtime's `--version` output as `run` read it (Codex), for choosing what its config may use. */
   runtimeVersion?: string | null;
+  /** Re-lease after a daemon restart: the private directory name the runtime's token file path has. */
+  resumeDir?: string;
 }
 
 const PID_POLL_MS = 500;
+
+/** The reason store.revoke gave (`shutdown`, `replaced`, `exit`, ...), carried by the abort. */
+function revokeReason(signal: AbortSignal): string {
+  const r = signal.reason as ExecError | undefined;
+  const v = r instanceof ExecError ? r.extra.metadata?.reason : undefined;
+  return typeof v === 'string' ? v : 'revoked';
+}
 
 async function readLease(c: Context): Promise<LeaseRequest> {
   const body = await readJsonBody(c);
@@ -54,6 +65,7 @@ async function readLease(c: Context): Promise<LeaseRequest> {
   if (b.runtimeVersion !== undefined && b.runtimeVersion !== null && (typeof b.runtimeVersion !== 'string' || b.runtimeVersion.length > 200)) {
     throw new ExecError('invalid_request', 'runtimeVersion must be a string of at most 200 characters');
   }
+  if (b.resumeDir !== undefined && typeof b.resumeDir !== 'string') throw new ExecError('invalid_request', 'resumeDir must be a string');
   if (b.runtime !== undefined && !isRuntimeKind(b.runtime)) throw new ExecError('invalid_request', `unknown runtime "${b.runtime}"`);
   // Reported back by workspace get, so bounded by the id grammar like serverId and agentId.
   for (const k of ['sessionId', 'runId'] as const) {
@@ -87,6 +99,7 @@ export function registerRuntimeLeaseRoutes(app: Hono<any>, ctx: OperatorContext)
       workdir: req.workdir ?? null, primaryThreadId: req.primaryThreadId ?? null, runtime: req.runtime ?? 'generic',
       turn: req.turnTarget && req.turnMessageId ? { target: req.turnTarget, messageId: req.turnMessageId } : null,
       ...(req.ttlSeconds !== undefined ? { ttlMs: req.ttlSeconds * 1000 } : {}),
+      ...(req.resumeDir !== undefined ? { dirName: req.resumeDir } : {}),
     });
     const revoke = (reason: string) => void store.revoke(auth.id, reason);
     const { execBaseUrl, mcpUrl } = ctx.urls(req.serverId, req.agentId);
@@ -106,6 +119,7 @@ export function registerRuntimeLeaseRoutes(app: Hono<any>, ctx: OperatorContext)
         ttlSeconds: auth.ttlMs / 1000, env: additions.env, args: additions.args,
         ...(additions.argsFor ? { argsFor: additions.argsFor } : {}), ...(additions.shimDir ? { shimDir: additions.shimDir } : {}),
         ...(additions.tokenEnv ? { tokenEnv: additions.tokenEnv } : {}),
+        ...(additions.binDir ? { binDir: additions.binDir } : {}),
       },
     }) + '\n';
     const conn = c.req.raw.signal;
@@ -124,6 +138,8 @@ export function registerRuntimeLeaseRoutes(app: Hono<any>, ctx: OperatorContext)
         auth.signal.addEventListener('abort', () => {
           if (poll) clearInterval(poll);
           try {
+            // The last line says why, so `run` can tell a daemon shutdown (wait for the next daemon) from the rest.
+            controller.enqueue(new TextEncoder().encode(JSON.stringify({ event: 'revoked', reason: revokeReason(auth.signal) }) + '\n'));
             controller.close();
           } catch {
             // already closed
