@@ -55,7 +55,8 @@ export function registerOperatorReadRoutes(app: Hono<any>, services: Services): 
       });
     } catch (err) {
       if (err instanceof ExecError) return fail(err);
-      process.stderr.write(`operator read failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      // The cause stays in the daemon's log (masked by its writer); the person sees the closed `internal` code only.
+      services.diag('operator_read_failed', { error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
       return fail(new ExecError('internal', 'internal error'));
     }
     const out = services.gate.json({ ...action.entry.inventory, risk: 'read' }, input, data);
