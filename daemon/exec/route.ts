@@ -11,6 +11,7 @@ import { checkSelectors, headerSelector } from './selectors.js';
 import { effectiveRisk } from '../../catalog/workflow-ops.js';
 import { execChildGate, THREAD_HEADER } from './effect-gate.js';
 import { extensionActionOf } from '../extensions/catalog.js';
+import { noteOutcome, observeExec } from '../telemetry/observe.js';
 
 export const EXEC_ACTION_PATH = '/api/internal/exec/servers/:serverId/agents/:agentId/:domain/:action';
 
@@ -21,7 +22,7 @@ function errorResponse(gate: ResultGate, err: ExecError, close = false): Respons
   const headers: Record<string, string> = { ...JSON_HEADERS };
   // After 413/408 the rest of the body is unread; closing is cheaper than draining it.
   if (close) headers.connection = 'close';
-  return gate.respond(JSON.stringify({ ok: false, error: gate.error(err) }), err.status, headers);
+  return noteOutcome(gate.respond(JSON.stringify({ ok: false, error: gate.error(err) }), err.status, headers), err.code);
 }
 
 /**
@@ -34,7 +35,7 @@ function errorResponse(gate: ResultGate, err: ExecError, close = false): Respons
  * authorization never sees a success.
  */
 export function registerExecActionRoute(app: Hono<RuntimeEnv>, services: Services): void {
-  app.post(EXEC_ACTION_PATH, (c) => execAction(c, services));
+  app.post(EXEC_ACTION_PATH, (c) => observeExec(c, () => execAction(c, services)));
   app.on(['GET', 'PUT', 'PATCH', 'DELETE'], EXEC_ACTION_PATH, () =>
     errorResponse(services.gate, new ExecError('method_not_allowed', 'actions are called with POST')),
   );

@@ -1,6 +1,7 @@
 import type { InputCheck } from '../../lib/input-validators.js';
 import { ExecError } from '../errors.js';
 import type { PinnedExtension } from './catalog.js';
+import { inSpan, withTraceHeaders } from '../telemetry/tracing.js';
 
 /** How long an upstream has to answer, and how much it may send back. */
 export const UPSTREAM_TIMEOUT_MS = 10_000;
@@ -23,13 +24,14 @@ export async function forwardToUpstream(ext: PinnedExtension, action: string, in
   const timeout = AbortSignal.timeout(UPSTREAM_TIMEOUT_MS);
   let res: Response;
   try {
-    res = await fetch(url, {
+    // A client span, its traceparent sent along so the provider's own spans join the agent's trace.
+    res = await inSpan(`POST ${ext.name}`, { 'agentteam.extension': ext.name, 'agentteam.exec.action': action, 'http.request.method': 'POST' }, () => fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', [DIGEST_HEADER]: ext.digest, [CATALOG_VERSION_HEADER]: ext.catalogVersion },
+      headers: withTraceHeaders({ 'content-type': 'application/json', [DIGEST_HEADER]: ext.digest, [CATALOG_VERSION_HEADER]: ext.catalogVersion }),
       body: JSON.stringify({ extension: ext.name, action, input }),
       signal: AbortSignal.any([signal, timeout]),
       redirect: 'error',
-    });
+    }), 'client');
   } catch {
     throw unreachable(ext, timeout.aborted);
   }

@@ -4,6 +4,7 @@ import { jsonBytesKeyword } from '../../lib/json-bytes-keyword.js';
 import { ExecError } from '../errors.js';
 import type { Principal } from '../http/principal.js';
 import type { CheckedTurn } from './turn.js';
+import { inSpan, withTraceHeaders } from '../telemetry/tracing.js';
 
 /** Where a forwarded knowledge call failed; kept in error.metadata.stage. */
 export type UpstreamStage = 'route_missing' | 'validation' | 'scope_resolution' | 'upstream';
@@ -89,9 +90,9 @@ export class KnowledgeUpstream {
     let res: Response;
     let text: string;
     try {
-      res = await fetch(url, {
+      res = await inSpan(`POST kb ${op}`, { 'http.request.method': 'POST', 'agentteam.kb.operation': op }, () => fetch(url, {
         method: 'POST',
-        headers: {
+        headers: withTraceHeaders({
           'content-type': 'application/json',
           accept: 'application/json',
           'agentteam-target-key': turn.targetKey,
@@ -99,11 +100,11 @@ export class KnowledgeUpstream {
           'agentteam-message-id': turn.messageId,
           'agentteam-server-id': p.serverId,
           'agentteam-agent-id': p.agentId,
-        },
+        }),
         body,
         redirect: 'error',
         signal: AbortSignal.any([signal, AbortSignal.timeout(this.config.timeoutMs)]),
-      });
+      }), 'client');
       text = await readCapped(res);
     } catch (err) {
       if (err instanceof ExecError) throw err;

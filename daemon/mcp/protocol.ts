@@ -8,6 +8,7 @@ import type { Principal } from '../http/principal.js';
 import type { Clock } from '../../lib/clock.js';
 import type { ToolChangeFeed } from './notify.js';
 import { ListenStreams } from './listen.js';
+import { noteToolCall, observeMcp } from '../telemetry/observe.js';
 import { META_KEYS, MODERN_VERSION, checkModernRequest, isModernRequest, withResultFields } from './modern.js';
 
 /** The initialize-based revisions, newest first: an unknown requested revision is answered with the first one. */
@@ -70,6 +71,7 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
         const { principal, signal } = opts.caller(c);
         const ctx: CallContext = { principal, signal, threadId: callThreadId(params, c.req.header(THREAD_HEADER)), gone: () => c.req.raw.signal };
         const out = await opts.host.call(params.name, params.arguments, ctx);
+        noteToolCall(c, out);
         return out.ok ? resultFrame(id, out.resultJson) : errorFrame(id, out.code, out.message);
       }
       default:
@@ -119,6 +121,7 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
         const { principal, signal } = opts.caller(c);
         const ctx: CallContext = { principal, signal, threadId: callThreadId(params, c.req.header(THREAD_HEADER)) };
         const out = await opts.host.call(params.name, params.arguments, ctx);
+        noteToolCall(c, out);
         return answer(out.ok ? resultFrame(id, withResultFields(out.resultJson, completeFields)) : errorFrame(id, out.code, out.message));
       }
       case 'subscriptions/listen': {
@@ -170,7 +173,7 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
     const version = c.req.header('mcp-protocol-version');
     if (msg.kind === 'request' && isModernRequest(msg.method, msg.params, version)) {
       try {
-        return await modern(c, msg.id, msg.method, msg.params);
+        return await observeMcp(c, msg.id, msg.method, msg.params, () => modern(c, msg.id, msg.method, msg.params));
       } catch {
         return reply(200, errorFrame(msg.id, RPC.internalError, 'Internal error'));
       }
@@ -186,7 +189,7 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
         return reply(202, null);
       case 'request':
         try {
-          const frame = await dispatch(c, msg.id, msg.method, msg.params);
+          const frame = await observeMcp(c, msg.id, msg.method, msg.params, () => dispatch(c, msg.id, msg.method, msg.params));
           return answer(frame);
         } catch {
           return reply(200, errorFrame(msg.id, RPC.internalError, 'Internal error'));

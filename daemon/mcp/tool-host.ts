@@ -25,7 +25,8 @@ export type ResultBounder = ((tool: McpToolDescriptor, input: Record<string, unk
   readonly generation?: () => number;
 };
 
-export type CallOutcome = { ok: true; resultJson: string } | { ok: false; code: number; message: string };
+/** `tool` names the registered tool that answered, `error` the code of a tool error result (for telemetry). */
+export type CallOutcome = { ok: true; resultJson: string; tool?: string; error?: string } | { ok: false; code: number; message: string };
 
 /** Tools one agent may neither see nor call (its profile's denyTools); `key` identifies the set for caching. */
 export interface HiddenTools {
@@ -132,14 +133,16 @@ export function createToolHost(
         // The gate runs before the unknown-tool check: a child gets the same answer for both.
         checkChildGate(name, entry?.annotations, ctx.threadId, ctx.principal.primaryThreadId, entry?.childAccess?.(ctx));
       } catch (err) {
-        return { ok: true, resultJson: errorResult(errorBody(err)) };
+        const body = errorBody(err);
+        return { ok: true, resultJson: errorResult(body), error: body.code, ...(entry ? { tool: name } : {}) };
       }
       if (!entry) return { ok: false, code: -32602, message: `Unknown tool: ${cutJsonText(name, 256)}` };
       const input = (args ?? {}) as Record<string, unknown>;
       try {
-        return { ok: true, resultJson: await entry.call(input, ctx) };
+        return { ok: true, resultJson: await entry.call(input, ctx), tool: name };
       } catch (err) {
-        return { ok: true, resultJson: errorResult(errorBody(err)) };
+        const body = errorBody(err);
+        return { ok: true, resultJson: errorResult(body), tool: name, error: body.code };
       }
     },
   };

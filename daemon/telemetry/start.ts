@@ -1,0 +1,31 @@
+import { readOtelConfig } from './config.js';
+import { setTracing } from './tracing.js';
+
+export interface Telemetry {
+  /** Flushes and stops the exporters (bounded: a dead collector does not hold up the stop). */
+  shutdown(): Promise<void>;
+}
+
+const FLUSH_MS = 3_000;
+
+/**
+ * Starts OTLP export when the OTEL_* variables ask for it: only then is the
+ * SDK imported. Returns null when nothing is exported (the usual case).
+ */
+export async function startTelemetry(env: NodeJS.ProcessEnv, log: (event: string, fields: Record<string, unknown>) => void): Promise<Telemetry | null> {
+  const config = readOtelConfig(env);
+  for (const problem of config.problems) log('telemetry', { problem });
+  if (!config.traces && !config.metrics) return null;
+  const { startSdk } = await import('./sdk.js');
+  const started = startSdk(env, config);
+  setTracing(started.tracing);
+  log('telemetry', { traces: config.traces, metrics: config.metrics });
+  return {
+    async shutdown() {
+      setTracing(null);
+      let t: NodeJS.Timeout | undefined;
+      await Promise.race([started.shutdown(), new Promise((r) => (t = setTimeout(r, FLUSH_MS)))]);
+      clearTimeout(t);
+    },
+  };
+}
