@@ -87,7 +87,8 @@ function finishExec(started: number, domain: string, action: string, outcome: st
 const MCP_METHODS = new Set(['initialize', 'ping', 'tools/list', 'tools/call', 'server/discover', 'subscriptions/listen']);
 const VERSION_SHAPE = /^\d{4}-\d{2}-\d{2}$/;
 const seenVersions = new Set<string>();
-const SHORT_ID = /^[\x21-\x7e]{1,36}$/;
+// Client-chosen string ids are recorded only when too short to be a credential (the SDKs' ids are numbers).
+const SHORT_ID = /^[A-Za-z0-9_.:-]{1,24}$/;
 
 /** The request's MCP revision when it has the shape of one; at most 16 distinct values are ever labelled. */
 function protocolVersion(c: Context, method: string, params: Record<string, unknown>): string | undefined {
@@ -126,7 +127,6 @@ export async function observeMcp<T>(c: Context, id: string | number, method: str
   if (t) {
     const rt = c.get('runtime') as RuntimeRequest;
     const attrs: SpanAttrs = { 'mcp.method.name': m, 'network.transport': 'tcp', 'network.protocol.name': 'http', ...runtimeAttrs(rt) };
-    // Ids a caller chose are recorded only when short: a credential never fits in 36 characters.
     const rid = String(id);
     if (typeof id === 'number' || SHORT_ID.test(rid)) attrs['jsonrpc.request.id'] = rid;
     if (version !== undefined) attrs['mcp.protocol.version'] = version;
