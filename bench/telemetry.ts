@@ -16,7 +16,8 @@ import { meanLoad, openBenchLeases, runLoad, startLineServer, type LoadResult } 
  *   folder of that build; see bench/README.md for how to make it);
  * - `unset`: this build with no OTEL_* variable (the usual case);
  * - `traced`: this build exporting every span (parent-based always-on
- *   sampling) and the metrics over OTLP/HTTP to a loopback sink.
+ *   sampling) and the metrics over OTLP/HTTP (protobuf, the default;
+ *   BENCH_OTLP_PROTOCOL=http/json for JSON) to a loopback sink.
  * Workloads: Exec `task get` and MCP tools/call message_history_read.
  */
 export const name = 'telemetry';
@@ -96,7 +97,7 @@ export async function run(): Promise<BenchResult[]> {
     const targets: Target[] = [];
     if (beforeDist) targets.push(await start('before', beforeDist, {}));
     targets.push(await start('unset', HERE_DIST, {}));
-    targets.push(await start('traced', HERE_DIST, { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_METRIC_EXPORT_INTERVAL: '5000' }));
+    targets.push(await start('traced', HERE_DIST, { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_METRIC_EXPORT_INTERVAL: '5000', ...(process.env.BENCH_OTLP_PROTOCOL ? { OTEL_EXPORTER_OTLP_PROTOCOL: process.env.BENCH_OTLP_PROTOCOL } : {}) }));
     for (const t of targets) {
       await execLoad(t, 1);
       await mcpLoad(t, 1);

@@ -2,9 +2,10 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
- * A loopback OTLP/HTTP collector for tests: accepts the JSON encoding on
+ * A loopback OTLP/HTTP collector for tests: decodes the JSON encoding on
  * /v1/traces and /v1/metrics (what @opentelemetry/exporter-*-otlp-http
- * send) and keeps every span and metric data point it decoded.
+ * send) and keeps every span and metric data point; protobuf bodies are
+ * accepted and kept as received (headers and bytes), not decoded.
  */
 
 export interface OtlpAttr { key: string; value: { stringValue?: string; intValue?: string | number; boolValue?: boolean; doubleValue?: number } }
@@ -61,7 +62,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       bodies.push(text);
       headers.push(req.headers);
       if (!(req.headers['content-type'] ?? '').startsWith('application/json')) {
-        res.writeHead(415).end();
+        res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
         return;
       }
       const body = JSON.parse(text) as Record<string, any>;

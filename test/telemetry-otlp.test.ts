@@ -296,3 +296,20 @@ test('secrets planted in arguments, ids, names, results and errors appear in no 
     assert.ok(!scraped.body.includes(value), `the ${what} secret is in /metrics`);
   }
 });
+
+test('without OTEL_EXPORTER_OTLP_PROTOCOL the daemon exports http/protobuf, the specification default', async (t) => {
+  const saved = process.env.OTEL_EXPORTER_OTLP_PROTOCOL;
+  delete process.env.OTEL_EXPORTER_OTLP_PROTOCOL;
+  let other: Daemon;
+  try {
+    other = await startDaemon();
+  } finally {
+    process.env.OTEL_EXPORTER_OTLP_PROTOCOL = saved;
+  }
+  t.after(() => other.close());
+  const lease = await openLease(other, { serverId: 's1', agentId: 'a1' });
+  t.after(() => lease.close());
+  const seen = receiver.headers.length;
+  await rpc(lease.mcpUrl, lease.token(), { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }, { 'mcp-protocol-version': '2025-06-18' });
+  await receiver.waitFor(() => (receiver.headers.slice(seen).some((h) => h['content-type'] === 'application/x-protobuf') ? true : undefined));
+});

@@ -60,19 +60,28 @@ test('observed sources are read at collection and removed with their daemon; a f
   assert.deepEqual(r.snapshot(), []);
 });
 
-test('OTEL_* reading: off without an endpoint, per-signal endpoints and exporters, SDK disabled, unsupported values reported', () => {
-  assert.deepEqual(readOtelConfig({}), { traces: false, metrics: false, problems: [] });
-  assert.deepEqual(readOtelConfig({ OTEL_SERVICE_NAME: 'x', OTEL_TRACES_SAMPLER: 'always_on' }), { traces: false, metrics: false, problems: [] });
-  assert.deepEqual(readOtelConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' }), { traces: true, metrics: true, problems: [] });
-  assert.deepEqual(readOtelConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: ' ' }).traces, false);
-  assert.deepEqual(readOtelConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://h/v1/traces' }), { traces: true, metrics: false, problems: [] });
-  assert.deepEqual(readOtelConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://h', OTEL_METRICS_EXPORTER: 'none' }), { traces: true, metrics: false, problems: [] });
-  assert.deepEqual(readOtelConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://h', OTEL_SDK_DISABLED: 'TRUE' }), { traces: false, metrics: false, problems: [] });
-  const zipkin = readOtelConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://h', OTEL_TRACES_EXPORTER: 'zipkin' });
+test('OTEL_* reading: off without an endpoint, per-signal endpoints and exporters, SDK disabled, encodings, unsupported values reported', () => {
+  const read = (env: NodeJS.ProcessEnv) => {
+    const c = readOtelConfig(env);
+    return { traces: c.traces, metrics: c.metrics, problems: c.problems };
+  };
+  assert.deepEqual(read({}), { traces: false, metrics: false, problems: [] });
+  assert.deepEqual(read({ OTEL_SERVICE_NAME: 'x', OTEL_TRACES_SAMPLER: 'always_on' }), { traces: false, metrics: false, problems: [] });
+  assert.deepEqual(read({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' }), { traces: true, metrics: true, problems: [] });
+  assert.equal(read({ OTEL_EXPORTER_OTLP_ENDPOINT: ' ' }).traces, false);
+  assert.deepEqual(read({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://h/v1/traces' }), { traces: true, metrics: false, problems: [] });
+  assert.deepEqual(read({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://h', OTEL_METRICS_EXPORTER: 'none' }), { traces: true, metrics: false, problems: [] });
+  assert.deepEqual(read({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://h', OTEL_SDK_DISABLED: 'TRUE' }), { traces: false, metrics: false, problems: [] });
+  const zipkin = read({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://h', OTEL_TRACES_EXPORTER: 'zipkin' });
   assert.equal(zipkin.traces, false);
   assert.match(zipkin.problems[0]!, /OTEL_TRACES_EXPORTER=zipkin is not supported/);
+  // http/protobuf is the default; http/json on request, per signal too; gRPC is reported and sent as protobuf.
+  assert.deepEqual(readOtelConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://h' }).encoding, { traces: 'protobuf', metrics: 'protobuf' });
+  assert.deepEqual(readOtelConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://h', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }).encoding, { traces: 'json', metrics: 'json' });
+  assert.deepEqual(readOtelConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://h', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: 'http/protobuf' }).encoding, { traces: 'json', metrics: 'protobuf' });
   const grpc = readOtelConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://h', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' });
   assert.equal(grpc.traces, true);
+  assert.deepEqual(grpc.encoding, { traces: 'protobuf', metrics: 'protobuf' });
   assert.equal(grpc.problems.length, 2, 'one line per signal');
-  assert.deepEqual(readOtelConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://h', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }).problems, []);
+  assert.deepEqual(read({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://h', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' }).problems, []);
 });

@@ -4,10 +4,9 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import {
   AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, TracerProvider, type Sampler,
 } from '@opentelemetry/sdk-trace';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { OTLPMetricExporter } from '@opentelemetry/exporter-metrics-otlp-http';
 import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import type { Carrier, SpanAttrs, SpanHandle, Tracing } from './tracing.js';
+import type { OtelConfig } from './config.js';
 import { daemonResource, recorderProducer } from './otel-metrics.js';
 
 /**
@@ -63,11 +62,21 @@ export interface Started {
   shutdown(): Promise<void>;
 }
 
-export function startSdk(env: NodeJS.ProcessEnv, signals: { traces: boolean; metrics: boolean }): Started {
+/** The OTLP/HTTP exporters for the configured encoding; only the one in use is loaded. */
+async function exporters(config: OtelConfig) {
+  const [traces, metrics] = await Promise.all([
+    !config.traces ? undefined : config.encoding.traces === 'json' ? import('@opentelemetry/exporter-trace-otlp-http') : import('@opentelemetry/exporter-trace-otlp-proto'),
+    !config.metrics ? undefined : config.encoding.metrics === 'json' ? import('@opentelemetry/exporter-metrics-otlp-http') : import('@opentelemetry/exporter-metrics-otlp-proto'),
+  ]);
+  return { traces: traces && (() => new traces.OTLPTraceExporter()), metrics: metrics && (() => new metrics.OTLPMetricExporter()) };
+}
+
+export async function startSdk(env: NodeJS.ProcessEnv, signals: OtelConfig): Promise<Started> {
+  const made = await exporters(signals);
   const resource = daemonResource();
   const stops: (() => Promise<void>)[] = [];
   let tracing: Tracing | null = null;
-  if (signals.traces) {
+  if (made.traces) {
     const contextManager = new AsyncLocalStorageContextManager().enable();
     context.setGlobalContextManager(contextManager);
     const propagator = new W3CTraceContextPropagator();
@@ -75,7 +84,7 @@ export function startSdk(env: NodeJS.ProcessEnv, signals: { traces: boolean; met
       resource,
       sampler: samplerFrom(env),
       spanProcessors: [new BatchSpanProcessor({
-        exporter: new OTLPTraceExporter(),
+        exporter: made.traces(),
         scheduledDelayMillis: num(env, 'OTEL_BSP_SCHEDULE_DELAY', 5000),
         maxQueueSize: num(env, 'OTEL_BSP_MAX_QUEUE_SIZE', 2048),
         maxExportBatchSize: num(env, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 512),
@@ -113,12 +122,12 @@ export function startSdk(env: NodeJS.ProcessEnv, signals: { traces: boolean; met
       contextManager.disable();
     });
   }
-  if (signals.metrics) {
+  if (made.metrics) {
     const interval = num(env, 'OTEL_METRIC_EXPORT_INTERVAL', 60000);
     const meters = new MeterProvider({
       resource,
       readers: [new PeriodicExportingMetricReader({
-        exporter: new OTLPMetricExporter(),
+        exporter: made.metrics(),
         exportIntervalMillis: interval,
         exportTimeoutMillis: Math.min(interval, num(env, 'OTEL_METRIC_EXPORT_TIMEOUT', 30000)),
         metricProducers: [recorderProducer(resource)],

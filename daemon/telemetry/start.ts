@@ -17,9 +17,9 @@ export async function startTelemetry(env: NodeJS.ProcessEnv, log: (event: string
   for (const problem of config.problems) log('telemetry', { problem });
   if (!config.traces && !config.metrics) return null;
   const { startSdk } = await import('./sdk.js');
-  const started = startSdk(env, config);
+  const started = await startSdk(env, config);
   setTracing(started.tracing);
-  log('telemetry', { traces: config.traces, metrics: config.metrics });
+  log('telemetry', { traces: config.traces, metrics: config.metrics, encoding: config.encoding });
   return {
     async shutdown() {
       setTracing(null);
