@@ -16,8 +16,16 @@ export async function startTelemetry(env: NodeJS.ProcessEnv, log: (event: string
   const config = readOtelConfig(env);
   for (const problem of config.problems) log('telemetry', { problem });
   if (!config.traces && !config.metrics) return null;
-  const { startSdk } = await import('./sdk.js');
-  const started = await startSdk(env, config);
+  let started: Awaited<ReturnType<typeof import('./sdk.js').startSdk>>;
+  try {
+    const { startSdk } = await import('./sdk.js');
+    started = await startSdk(env, config);
+  } catch (err) {
+    // A malformed endpoint must not keep the daemon from starting. The message is not logged: an
+    // endpoint URL may carry credentials.
+    log('telemetry', { problem: `the OTLP exporter could not be set up (${(err as Error)?.name ?? 'error'}); nothing is exported` });
+    return null;
+  }
   setTracing(started.tracing);
   log('telemetry', { traces: config.traces, metrics: config.metrics, encoding: config.encoding });
   return {
