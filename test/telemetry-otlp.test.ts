@@ -1,11 +1,13 @@
 import { test, before, after } from 'node:test';
 import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
-import { writeFileSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { writeFileSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { ROOT } from './cli-harness.js';
-import { startDaemon, openLease, rpc, rawRequest, BIN, type Daemon } from './mcp-harness.js';
+import { startDaemon, startRuntime, openLease, rpc, rawRequest, BIN, type Daemon } from './mcp-harness.js';
 import { connectApp, connectAgent, echoTool, waitUntil } from './client-tools-harness.js';
 import { lookupTool, spawnServe } from './serve-stdio-harness.js';
 import { startUpstream } from './extension-upstream.js';
@@ -312,4 +314,34 @@ test('without OTEL_EXPORTER_OTLP_PROTOCOL the daemon exports http/protobuf, the 
   const seen = receiver.headers.length;
   await rpc(lease.mcpUrl, lease.token(), { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }, { 'mcp-protocol-version': '2025-06-18' });
   await receiver.waitFor(() => (receiver.headers.slice(seen).some((h) => h['content-type'] === 'application/x-protobuf') ? true : undefined));
+});
+
+test('kb_search carries the trace context to the knowledge upstream', async (t) => {
+  const seen: Record<string, string | string[] | undefined>[] = [];
+  const upstream = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      seen.push(req.headers);
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ hits: [], hasMore: false }));
+    });
+  });
+  await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
+  t.after(() => new Promise<void>((r) => upstream.close(() => r())));
+  writeFileSync(join(d.home, 'kb.json'), JSON.stringify({ upstream: { url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`, timeoutMs: 2000 } }));
+  t.after(() => rmSync(join(d.home, 'kb.json'), { force: true }));
+  assert.equal((await d.cli(['daemon', 'reload'])).code, 0);
+  const posted = await d.cli(['message', 'post', '--target', 'channel:kb', '--as', 'human:ada', 'How do we deploy?']);
+  assert.equal(posted.code, 0, posted.stderr);
+  const messageId = (JSON.parse(posted.stdout) as { data: { message: { id: string } } }).data.message.id;
+  const rt = await startRuntime(d, { server: 'local', agent: 'k1', runArgs: ['--turn-target', 'channel:kb', '--turn-message', messageId] });
+  t.after(() => rt.close());
+  const caller = callerContext();
+  const res = await rpc(rt.mcpUrl, rt.token(), { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'kb_search', arguments: { query: 'deploy' }, _meta: { traceparent: caller.traceparent } } }, { 'mcp-protocol-version': '2025-06-18' });
+  assert.equal(JSON.parse(res.body).result.isError, false, res.body);
+  const [, traceId, parentId] = String(seen.at(-1)?.traceparent ?? '').split('-');
+  assert.equal(traceId, caller.traceId);
+  const server = await receiver.waitFor(() => inTrace(caller.traceId).find((s) => s.kind === SPAN_KIND.SERVER));
+  const client = await receiver.waitFor(() => childrenOf(server).find((s) => s.kind === SPAN_KIND.CLIENT));
+  assert.equal(client.name, 'POST kb search');
+  assert.equal(parentId, client.spanId);
 });
