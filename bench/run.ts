@@ -15,7 +15,7 @@ import type { BenchResult } from './result.js';
 
 const MODULES: readonly string[] = ['cli-start', 'mcp-throughput', 'exec-throughput', 'auth-throughput', 'validation-flood', 'host-origin', 'validate-bytes', 'memory-search', 'client-tools-relay', 'client-tools-stdio', 'results-mask', 'store-postgres'];
 /** Run only when named: `npm run bench -- soak --minutes 2`. */
-const ON_REQUEST: readonly string[] = ['soak', 'store-locking', 'audit-overhead', 'results-gate'];
+const ON_REQUEST: readonly string[] = ['soak', 'store-locking', 'audit-overhead', 'results-gate', 'telemetry'];
 /** Flags that take a value (the value is not a module name). */
 const VALUE_FLAGS: readonly string[] = ['--minutes'];
 

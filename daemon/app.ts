@@ -10,6 +10,8 @@ import type { Diag } from './lifecycle/diag.js';
 import { hostOriginGuard } from './http/host-origin.js';
 import { ERROR_TABLE } from '../catalog/errors.js';
 import type { ResultGate } from './results/gate.js';
+import { operatorSpans } from './telemetry/observe.js';
+import { registerMetricsRoute } from './telemetry/metrics-route.js';
 
 export const EXEC_BASE = '/api/internal/exec/servers/:serverId/agents/:agentId';
 export const MCP_PATH = '/api/internal/mcp/servers/:serverId/agents/:agentId';
@@ -68,8 +70,11 @@ export function buildApp(ctx: AppContext): Hono<RuntimeEnv> {
       return refuse(c.req.path, message);
     },
   }));
-  app.use('/api/v1/*', operatorAuth(ctx.operatorToken));
+  app.use('/api/v1/*', operatorSpans());
+  const operator = operatorAuth(ctx.operatorToken);
+  app.use('/api/v1/*', operator);
   registerOperatorRoutes(app, ctx);
+  registerMetricsRoute(app, operator);
 
   const auth = runtimeAuth(ctx.store, ctx.diag);
   app.use(`${EXEC_BASE}/*`, auth);

@@ -4,6 +4,7 @@ import { AlreadyRunningError } from './lifecycle/singleton.js';
 import { ListenError } from './lifecycle/listen.js';
 import { appendFileNoFollow } from './lifecycle/no-follow.js';
 import { parseStoreUrl, StoreUrlError, type StoreUrl } from '../lib/store-url.js';
+import { startTelemetry } from './telemetry/start.js';
 
 /**
  * The daemon process entry (spawned by `agentteam daemon start`, never
@@ -58,6 +59,8 @@ async function main(argv: string[]): Promise<number> {
       }
     } else process.stderr.write(line + '\n');
   };
+  // OTLP export only when the OTEL_* variables name an endpoint; the SDK is not even loaded otherwise.
+  const telemetry = await startTelemetry(process.env, (event, fields) => log(JSON.stringify({ event, ...fields })));
   let daemon;
   try {
     daemon = await startDaemon({ home, ...(listen ? { listen } : {}), ...(store ? { store } : {}), ...holdDelivery(), allowRemote: flag('--allow-remote'), allowHosts, log });
@@ -85,6 +88,7 @@ async function main(argv: string[]): Promise<number> {
   process.stdout.write(JSON.stringify({ url: daemon.url, pid: daemon.pid }) + '\n');
   ready = true;
   await daemon.stopped;
+  await telemetry?.shutdown();
   return 0;
 }
 

@@ -27,6 +27,7 @@ import { LongLivedStreams, connectionReserve, streamCap } from './http/stream-bu
 import { refuseHomeLinks } from './lifecycle/no-follow.js';
 import { daemonSecrets, fixedSource, tokenSource } from './results/sources.js';
 import { routeTable, type RouteEntry } from './results/route-table.js';
+import { observeDaemon, type DaemonGauges } from './telemetry/instruments.js';
 
 export interface DaemonOptions {
   readonly home: string;
@@ -179,6 +180,10 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     // accept() failing (EMFILE) is reported here; it must never become an uncaught exception.
     srv.on('error', (err) => diag('server_error', { error: (err as NodeJS.ErrnoException).code ?? err.message }));
     diag('connection_budget', { ...budget });
+    const unobserve = observeDaemon(() => {
+      const s = parts!.stats() as { store: DaemonGauges['store']; clientTools: DaemonGauges['clientTools'] };
+      return { runtimes: store.stats(), connections: { open: conns?.open() ?? 0, shed: conns?.shed() ?? 0 }, store: s.store, clientTools: s.clientTools };
+    });
     const addr = srv.address() as AddressInfo;
     boundPort = addr.port;
     const shownHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
@@ -202,6 +207,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       stopping.p ??= (async () => {
         diag('stopping', { reason });
         clearInterval(ownerCheck);
+        unobserve();
         await withTimeout(store.shutdown(), SHUTDOWN_REVOKE_MS);
         const drainUntil = Date.now() + DRAIN_MS;
         while (store.stats().inFlight > 0 && Date.now() < drainUntil) await new Promise((r) => setTimeout(r, 20));

@@ -22,7 +22,7 @@ const sh = promisify(execFile);
 const FAKE = `
 const { createInterface } = require('node:readline');
 const { writeFileSync } = require('node:fs');
-const out = { argv: process.argv.slice(2), tokenFile: process.env.AGENTTEAM_EXEC_TOKEN_FILE || null, mine: process.env.FAKE_MINE || null, answers: [] };
+const out = { argv: process.argv.slice(2), tokenFile: process.env.AGENTTEAM_EXEC_TOKEN_FILE || null, mine: process.env.FAKE_MINE || null, agentteam: (process.env.PATH || '').split(':').map((d) => d + '/agentteam').find((f) => require('node:fs').existsSync(f)) || null, answers: [] };
 let next = 1000; const waiting = new Map(); let threadStart = null;
 const send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
 const ask = (method, params) => new Promise((r) => { const id = next++; waiting.set(id, r); send({ id, method, params }); });
@@ -76,13 +76,15 @@ test('codex-app-server driver: threads from the app server, the gate by thread r
     assert.match(r.stderr, /primary thread thr-P/);
     assert.match(r.stderr, /child thread thr-C \(spawned by thr-P\)/);
     const out = JSON.parse(readFileSync(outFile, 'utf8')) as {
-      argv: string[]; tokenFile: string | null; mine: string | null; answers: [string, Answer][];
+      argv: string[]; tokenFile: string | null; mine: string | null; agentteam: string | null; answers: [string, Answer][];
       threadStart: { developerInstructions: string; dynamicTools: { type: string; name: string; tools: { name: string }[] }[]; cwd: string };
       turnStart: { threadId: string; input: { type: string; text: string }[] };
     };
     assert.deepEqual(out.argv, ['-c', 'features.multi_agent_v2_dynamic_tools=true', 'app-server', '--listen', 'stdio://']);
     assert.ok(out.tokenFile, 'the app server gets the runtime environment');
     assert.equal(out.mine, 'kept', 'and the user\'s own');
+    // The daemon's own agentteam comes first on the app server's PATH, as for every driver.
+    assert.match(out.agentteam ?? '', /\/runtime\/[0-9a-f]{32}\/bin\/agentteam$/);
     assert.match(out.threadStart.developerInstructions, /^Mine first\.\n\n# AgentTeam tools/);
     assert.match(out.threadStart.developerInstructions, /`agentteam__message_send`/);
     assert.deepEqual(out.threadStart.dynamicTools.map((x) => [x.type, x.name]), [['namespace', 'agentteam']]);

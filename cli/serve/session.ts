@@ -216,7 +216,9 @@ export class StdioSession {
         session_id: call.session_id, run_id: call.run_id, call_id: call.call_id, task_id: call.task_id, subagent_id: call.subagent_id,
         name: d.tool, arguments: d.arguments, timeout_ms: call.timeout_ms,
       };
-      const r = this.deps.out({ jsonrpc: '2.0', method: 'client.tool.call', params: { instance_id: this.instanceId, data } });
+      // The daemon's trace context, when it traces: the app's own spans join the agent's trace.
+      const meta = traceMetaOf(d._meta);
+      const r = this.deps.out({ jsonrpc: '2.0', method: 'client.tool.call', params: { instance_id: this.instanceId, data, ...(meta ? { _meta: meta } : {}) } });
       if (r === 'too_large') {
         // Fails here, never sent: the agent reads client_tool_payload_limit.
         void this.link?.call('POST', `/api/v1/client-tools/requests/${encodeURIComponent(requestId)}/result`, {
@@ -300,4 +302,12 @@ export class StdioSession {
     this.link?.close();
     this.opening?.close();
   }
+}
+
+/** `traceparent` (and `tracestate`) from a request's _meta, only when they are strings of the W3C sizes. */
+function traceMetaOf(meta: unknown): { traceparent: string; tracestate?: string } | undefined {
+  if (meta === null || typeof meta !== 'object') return undefined;
+  const { traceparent, tracestate } = meta as Record<string, unknown>;
+  if (typeof traceparent !== 'string' || !/^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/.test(traceparent)) return undefined;
+  return typeof tracestate === 'string' && tracestate.length <= 512 ? { traceparent, tracestate } : { traceparent };
 }

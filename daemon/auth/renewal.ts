@@ -1,6 +1,7 @@
 import type { Clock } from '../../lib/clock.js';
 import type { Authorization, Generation } from './authorization.js';
 import { backoff, rotationDelay, RENEW_RETRY_BASE_MS, RENEW_RETRY_CAP_MS } from './limits.js';
+import { countRotation } from '../telemetry/instruments.js';
 
 type Diag = (event: string, detail: Record<string, unknown>) => void;
 
@@ -46,6 +47,7 @@ export class Renewal {
       (gen) => {
         if (this.inProgress.get(auth) === p) this.inProgress.delete(auth);
         auth.renewFailures = 0;
+        countRotation(forced);
         if (auth.live) this.schedule(auth);
         return gen;
       },

@@ -6,6 +6,7 @@ import { admitStdioCall, replyOutcome } from './stdio-calls.js';
 import { LIMITS, type CallOutcome, type CancelReason, type ClientToolSpec, type Delegation, type RegisterBody, type RequestView, type ResultBody, type StdioReply } from './types.js';
 import { STDIO_CANCEL_REASON, type StdioCancelReason } from './types.js';
 import { SettledIds, agentKeyOf, requestView, type Pending } from './requests.js';
+import { inSpan, traceMeta } from '../telemetry/tracing.js';
 
 /**
  * The client-tools broker: connected clients, groups of tools, the registry
@@ -257,7 +258,8 @@ export class ClientToolBroker {
       if (!admitted.ok) return Promise.resolve(admitted.outcome);
       call = admitted.call;
     }
-    return new Promise<CallOutcome>((resolve) => {
+    // A producer span for the wait on the app; its context travels in the request as _meta.
+    return inSpan(`client_tool ${name}`, { 'gen_ai.tool.name': name, 'agentteam.client_tools.group': found.group }, () => new Promise<CallOutcome>((resolve) => {
       const id = `req_${randomBytes(12).toString('base64url')}`;
       const onAbort = () => {
         const p = this.pending.get(id);
@@ -269,7 +271,7 @@ export class ClientToolBroker {
       ctx.signal.addEventListener('abort', onAbort, { once: true });
       gone?.addEventListener('abort', onAbort, { once: true });
       const p: Pending = {
-        id, group: found.group, tool: found.tool, args, ctx, agentKey: agentKeyOf(ctx), createdAt: this.clock.now(), call,
+        id, group: found.group, tool: found.tool, args, ctx, agentKey: agentKeyOf(ctx), createdAt: this.clock.now(), call, meta: traceMeta(),
         // A stdio child is the only one who can serve its group: the call is its own from the start.
         claimant: group.stdio ? [...group.providers][0]! : null,
         timer: null, settle: resolve, unlisten: () => {
@@ -289,7 +291,7 @@ export class ClientToolBroker {
       }
       const view = requestView(p);
       this.hooks.publish({ type: 'client_tool.request', data: view as unknown as Record<string, unknown>, redacted: { request_id: id }, audience: this.audienceOf(p) });
-    });
+    }), 'producer');
   }
 
   /** Who may see a request in full: its group's owner for that agent, else every provider of the group. */

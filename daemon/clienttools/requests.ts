@@ -14,6 +14,8 @@ export interface Pending {
   readonly createdAt: number;
   /** Calls of a stdio group: the identity the app copies into its result, and the exact deadline. */
   readonly call: (StdioCallIdentity & { readonly timeout_ms: number }) | undefined;
+  /** The W3C trace context of the agent's call, when tracing is on: handed to the app as `_meta`. */
+  readonly meta?: { readonly traceparent: string; readonly tracestate?: string } | undefined;
   claimant: string | null;
   timer: ClockTimer | null;
   readonly settle: (outcome: CallOutcome) => void;
@@ -36,6 +38,7 @@ export function requestView(p: Pending): RequestView {
     state: p.claimant === null ? 'pending' : 'claimed',
     claimed_by: p.claimant,
     ...(p.call ? { call: p.call } : {}),
+    ...(p.meta ? { _meta: p.meta } : {}),
   };
 }
 

@@ -105,6 +105,8 @@ export interface RequestView {
   readonly claimed_by: string | null;
   /** Requests of stdio groups only: the identity and exact deadline of the call. */
   readonly call?: StdioCallIdentity & { readonly timeout_ms: number };
+  /** The agent's trace context (`traceparent`, `tracestate`) when the daemon traces: the app's spans can join it. */
+  readonly _meta?: { readonly traceparent: string; readonly tracestate?: string };
 }
 
 /** How a call ended, for the agent. */

@@ -13,6 +13,7 @@ import { execChildGate, THREAD_HEADER } from './effect-gate.js';
 import { extensionActionOf } from '../extensions/catalog.js';
 import { auditExec } from '../audit/hooks.js';
 import type { AuditNote } from '../audit/note.js';
+import { noteOutcome, observeExec } from '../telemetry/observe.js';
 
 export const EXEC_ACTION_PATH = '/api/internal/exec/servers/:serverId/agents/:agentId/:domain/:action';
 
@@ -28,7 +29,7 @@ function errorResponse(gate: ResultGate, err: ExecError, close = false, note?: A
     note.outcome = err.code;
     note.result = body;
   }
-  return gate.respond(body, err.status, headers);
+  return noteOutcome(gate.respond(body, err.status, headers), err.code);
 }
 
 /**
@@ -41,7 +42,7 @@ function errorResponse(gate: ResultGate, err: ExecError, close = false, note?: A
  * authorization never sees a success.
  */
 export function registerExecActionRoute(app: Hono<RuntimeEnv>, services: Services): void {
-  app.post(EXEC_ACTION_PATH, (c) => auditExec(services.audit, c, (note) => execAction(c, services, note)));
+  app.post(EXEC_ACTION_PATH, (c) => observeExec(c, () => auditExec(services.audit, c, (note) => execAction(c, services, note))));
   app.on(['GET', 'PUT', 'PATCH', 'DELETE'], EXEC_ACTION_PATH, () =>
     errorResponse(services.gate, new ExecError('method_not_allowed', 'actions are called with POST')),
   );

@@ -3,6 +3,7 @@ import type { Clock } from '../../lib/clock.js';
 import { ExecError } from '../errors.js';
 import { OutboundError, postBounded, type OutboundAnswer } from '../http/outbound.js';
 import type { PinnedExtension } from './catalog.js';
+import { inSpan, withTraceHeaders } from '../telemetry/tracing.js';
 
 /** How long an upstream has to answer, and how much it may send back. */
 export const UPSTREAM_TIMEOUT_MS = 10_000;
@@ -24,15 +25,16 @@ export const CATALOG_VERSION_HEADER = 'AgentTeam-Catalog-Version';
 export async function forwardToUpstream(ext: PinnedExtension, action: string, input: unknown, signal: AbortSignal, checkOutput: InputCheck, clock?: Clock): Promise<unknown> {
   let res: OutboundAnswer;
   try {
-    res = await postBounded({
+    // A client span, its traceparent sent along so the provider's own spans join the agent's trace.
+    res = await inSpan(`POST ${ext.name}`, { 'agentteam.extension': ext.name, 'agentteam.exec.action': action, 'http.request.method': 'POST' }, () => postBounded({
       url: `${ext.upstream}/runtime/ext`,
-      headers: { 'content-type': 'application/json', [DIGEST_HEADER]: ext.digest, [CATALOG_VERSION_HEADER]: ext.catalogVersion },
+      headers: withTraceHeaders({ 'content-type': 'application/json', [DIGEST_HEADER]: ext.digest, [CATALOG_VERSION_HEADER]: ext.catalogVersion }),
       body: JSON.stringify({ extension: ext.name, action, input }),
       timeoutMs: UPSTREAM_TIMEOUT_MS,
       maxBytes: UPSTREAM_MAX_BYTES,
       signal,
       ...(clock ? { clock } : {}),
-    });
+    }), 'client');
   } catch (err) {
     const reason = err instanceof OutboundError ? err.reason : 'unreachable';
     if (reason === 'too_large') throw new ExecError('upstream_error', `the upstream answer is larger than ${UPSTREAM_MAX_BYTES / 1024} KiB`);

@@ -7,6 +7,7 @@ import { OutboundError, postBounded, type OutboundAnswer } from '../http/outboun
 import type { Principal } from '../http/principal.js';
 import type { CheckedTurn } from './turn.js';
 import type { ResultGate } from '../results/gate.js';
+import { inSpan, withTraceHeaders } from '../telemetry/tracing.js';
 
 /** Where a forwarded knowledge call failed; kept in error.metadata.stage. */
 export type UpstreamStage = 'route_missing' | 'validation' | 'scope_resolution' | 'upstream';
@@ -78,9 +79,9 @@ export class KnowledgeUpstream {
     const body = JSON.stringify({ ...input, turn: { targetKey: turn.targetKey, targetType: turn.targetType, messageId: turn.messageId } });
     let res: OutboundAnswer;
     try {
-      res = await postBounded({
+      res = await inSpan(`POST kb ${op}`, { 'http.request.method': 'POST', 'agentteam.kb.operation': op }, () => postBounded({
         url,
-        headers: {
+        headers: withTraceHeaders({
           'content-type': 'application/json',
           accept: 'application/json',
           'agentteam-target-key': turn.targetKey,
@@ -88,13 +89,13 @@ export class KnowledgeUpstream {
           'agentteam-message-id': turn.messageId,
           'agentteam-server-id': p.serverId,
           'agentteam-agent-id': p.agentId,
-        },
+        }),
         body,
         timeoutMs: this.config.timeoutMs,
         maxBytes: MAX_RESPONSE_BYTES,
         signal,
         ...(this.clock ? { clock: this.clock } : {}),
-      });
+      }), 'client');
     } catch (err) {
       const reason = err instanceof OutboundError ? err.reason : 'unreachable';
       if (reason === 'cancelled') throw new ExecError('unavailable', 'the runtime authorization was revoked');

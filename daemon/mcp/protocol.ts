@@ -11,6 +11,7 @@ import { ListenStreams } from './listen.js';
 import { socketOf, type LongLivedStreams } from '../http/stream-budget.js';
 import { auditMcp, type AuditTrail } from '../audit/hooks.js';
 import { META_KEYS, MODERN_VERSION, checkHeaderAgreement, checkModernRequest, isModernRequest, withResultFields } from './modern.js';
+import { noteToolCall, observeMcp } from '../telemetry/observe.js';
 
 /** The initialize-based revisions, newest first: an unknown requested revision is answered with the first one. */
 export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'] as const;
@@ -85,6 +86,7 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
         return resultFrame(id, opts.host.listResultJson(opts.caller(c).principal));
       case 'tools/call': {
         const out = await auditMcp(opts.audit ?? null, c, params, callContext(c, params), (ctx) => opts.host.call(params.name, params.arguments, ctx));
+        noteToolCall(c, out);
         return out.ok ? resultFrame(id, out.resultJson) : errorFrame(id, out.code, out.message);
       }
       default:
@@ -132,6 +134,7 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
       }
       case 'tools/call': {
         const out = await auditMcp(opts.audit ?? null, c, params, callContext(c, params), (ctx) => opts.host.call(params.name, params.arguments, ctx));
+        noteToolCall(c, out);
         return answer(out.ok ? resultFrame(id, withResultFields(out.resultJson, completeFields)) : errorFrame(id, out.code, out.message));
       }
       case 'subscriptions/listen': {
@@ -183,7 +186,7 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
     const version = c.req.header('mcp-protocol-version');
     if (msg.kind === 'request' && isModernRequest(msg.method, msg.params, version)) {
       try {
-        return await modern(c, msg.id, msg.method, msg.params);
+        return await observeMcp(c, msg.id, msg.method, msg.params, () => modern(c, msg.id, msg.method, msg.params));
       } catch {
         return reply(200, errorFrame(msg.id, RPC.internalError, 'Internal error'));
       }
@@ -204,7 +207,7 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
         return reply(202, null);
       case 'request':
         try {
-          const frame = await dispatch(c, msg.id, msg.method, msg.params);
+          const frame = await observeMcp(c, msg.id, msg.method, msg.params, () => dispatch(c, msg.id, msg.method, msg.params));
           return answer(frame);
         } catch {
           return reply(200, errorFrame(msg.id, RPC.internalError, 'Internal error'));

@@ -26,7 +26,8 @@ export type ResultBounder = ((tool: McpToolDescriptor, input: Record<string, unk
   readonly generation?: () => number;
 };
 
-export type CallOutcome = { ok: true; resultJson: string } | { ok: false; code: number; message: string };
+/** `tool` names the registered tool that answered, `error` the code of a tool error result (for telemetry). */
+export type CallOutcome = { ok: true; resultJson: string; tool?: string; error?: string } | { ok: false; code: number; message: string };
 
 /** Tools one agent may neither see nor call (its profile's denyTools); `key` identifies the set for caching. */
 export interface HiddenTools {
@@ -148,7 +149,8 @@ export function createToolHost(
         threadGate(name, entry?.annotations, roleOf(ctx), entry?.childAccess?.(ctx));
       } catch (err) {
         noteFailure(ctx, err);
-        return { ok: true, resultJson: errorResult(errorBody(err)) };
+        const body = errorBody(err);
+        return { ok: true, resultJson: errorResult(body), error: body.code, ...(entry ? { tool: name } : {}) };
       }
       if (!entry) {
         noteFailure(ctx, 'not_found');
@@ -156,10 +158,11 @@ export function createToolHost(
       }
       const input = (args ?? {}) as Record<string, unknown>;
       try {
-        return { ok: true, resultJson: await entry.call(input, ctx) };
+        return { ok: true, resultJson: await entry.call(input, ctx), tool: name };
       } catch (err) {
         noteFailure(ctx, err);
-        return { ok: true, resultJson: errorResult(errorBody(err)) };
+        const body = errorBody(err);
+        return { ok: true, resultJson: errorResult(body), tool: name, error: body.code };
       }
     },
   };

@@ -9,6 +9,7 @@ import type { Matcher, SecretSet } from './secrets.js';
 import type { SpillStore } from './spill.js';
 import { boundText, tailOf, type BoundedText } from './text.js';
 import { lineMasker } from './stream.js';
+import { inSpan } from '../telemetry/tracing.js';
 
 const UNMASKABLE = 'a result held a secret that could not be masked without changing its structure; it was not sent';
 
@@ -44,6 +45,10 @@ export class ResultGate {
 
   /** Product JSON: serialize once, mask (every string, keys included) if a secret occurs, then bound. */
   json(policy: BoundaryPolicy, input: unknown, data: unknown, opts: BoundaryOptions = {}): BoundaryOutcome {
+    return inSpan('result_gate', {}, () => this.gateJson(policy, input, data, opts));
+  }
+
+  private gateJson(policy: BoundaryPolicy, input: unknown, data: unknown, opts: BoundaryOptions): BoundaryOutcome {
     const wrap = opts.wrap ?? ((d: unknown) => ({ ok: true, data: d }));
     const serialize = (d: unknown) => {
       try {

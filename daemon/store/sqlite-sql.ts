@@ -3,6 +3,9 @@ import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.js';
 import { ExecError } from '../errors.js';
 import { attemptUnder, NestedStatementError, type RunResult, type Sql, type SqlStore, type SqlTx, type SqlValue, type TxOptions } from './sql.js';
+import { inSpan } from '../telemetry/tracing.js';
+
+const SQLITE_SPAN = { 'db.system.name': 'sqlite' };
 
 /** How long SQLite's own (synchronous) busy handler may spin before BEGIN gives up and waits asynchronously. */
 export const BUSY_SPIN_MS = 20;
@@ -64,7 +67,11 @@ export class SqliteSql implements SqlStore {
     }
   }
 
-  async tx<T>(fn: (q: SqlTx) => Promise<T>, opts: TxOptions = {}): Promise<T> {
+  tx<T>(fn: (q: SqlTx) => Promise<T>, opts: TxOptions = {}): Promise<T> {
+    return inSpan('store.tx', SQLITE_SPAN, () => this.runTx(fn, opts));
+  }
+
+  private async runTx<T>(fn: (q: SqlTx) => Promise<T>, opts: TxOptions): Promise<T> {
     while (this.locked) await this.waitUnlocked();
     this.locked = true;
     let release!: () => void;

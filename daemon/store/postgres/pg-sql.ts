@@ -5,6 +5,9 @@ import { attemptUnder, NestedStatementError, type RunResult, type SqlStore, type
 import { decodeText, encodeText } from './text.js';
 import { numberPlaceholders } from './placeholders.js';
 import type { StoreUrl } from '../../../lib/store-url.js';
+import { inSpan } from '../../telemetry/tracing.js';
+
+const PG_SPAN = { 'db.system.name': 'postgresql' };
 
 /**
  * Connections one daemon keeps to a shared database. Requests hold a
@@ -86,7 +89,11 @@ export class PgSql implements SqlStore {
     return this.exec(this.pool, sql, params);
   }
 
-  async tx<T>(fn: (q: SqlTx) => Promise<T>, opts: TxOptions = {}): Promise<T> {
+  tx<T>(fn: (q: SqlTx) => Promise<T>, opts: TxOptions = {}): Promise<T> {
+    return inSpan('store.tx', PG_SPAN, () => this.runTx(fn, opts));
+  }
+
+  private async runTx<T>(fn: (q: SqlTx) => Promise<T>, opts: TxOptions): Promise<T> {
     this.refuseNested();
     for (let attempt = 1; ; attempt++) {
       const client = await this.connect();

@@ -1,0 +1,145 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { rpc, type Daemon } from '../test/mcp-harness.js';
+import type { BenchResult } from './result.js';
+import { meanLoad, openBenchLeases, runLoad, startLineServer, type LoadResult } from './procs.js';
+
+/**
+ * What telemetry costs on the request path, in one run, three daemons side
+ * by side under the same load (autocannon in its own process, 50
+ * connections, rounds interleaved so machine load hits all alike):
+ * - `before`: the build this work started from (BENCH_BEFORE_DIST, the dist
+ *   folder of that build; see bench/README.md for how to make it);
+ * - `unset`: this build with no OTEL_* variable (the usual case);
+ * - `traced`: this build exporting every span (parent-based always-on
+ *   sampling) and the metrics over OTLP/HTTP (protobuf, the default;
+ *   BENCH_OTLP_PROTOCOL=http/json for JSON) to a loopback sink.
+ * Workloads: Exec `task get` and MCP tools/call message_history_read.
+ */
+export const name = 'telemetry';
+
+const run$ = promisify(execFile);
+const HERE_DIST = fileURLToPath(new URL('../', import.meta.url));
+const SINK = fileURLToPath(new URL('./otlp-sink.js', import.meta.url));
+const CONNECTIONS = 50;
+const DURATION = Number(process.env.BENCH_DURATION ?? 9);
+const ROUNDS = 6;
+const JSON_HEADERS = { 'content-type': 'application/json' };
+const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
+const MCP_CALL = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'message_history_read', arguments: { target: 'channel:bench', limit: 20 } } });
+
+interface Target {
+  readonly label: string;
+  readonly daemon: Daemon;
+  readonly exec: { url: string; body: string; tokens: string[] };
+  readonly mcp: { url: string; tokens: string[] };
+}
+
+/** `daemon start` of the build in `dist`, with no OTEL_* variable but those in `env`. */
+async function startBuild(dist: string, env: Record<string, string>): Promise<Daemon> {
+  const home = mkdtempSync(join(tmpdir(), 'agentteam-bench-otel-'));
+  const base: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('OTEL_')) base[k] = v;
+  const full = { ...base, ...env, AGENTTEAM_HOME: home };
+  const bin = resolve(dist, 'cli/bin.js');
+  const { stdout } = await run$(process.execPath, [bin, 'daemon', 'start'], { env: full, timeout: 20_000 });
+  const info = JSON.parse(stdout.trim().split('\n').pop() ?? '') as { url: string; pid: number };
+  const cli: Daemon['cli'] = async (args) => {
+    const r = await run$(process.execPath, [bin, ...args], { env: full, timeout: 20_000 });
+    return { code: 0, stdout: r.stdout, stderr: r.stderr };
+  };
+  return {
+    home, url: info.url, pid: info.pid, cli,
+    async close() {
+      await cli(['daemon', 'stop']).catch(() => undefined);
+      try {
+        process.kill(info.pid, 'SIGKILL');
+      } catch {
+        // stopped
+      }
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
+
+async function prepare(label: string, daemon: Daemon, leases: { close(): void }[]): Promise<Target> {
+  // Two leases each: one authorization holds at most 32 requests in flight, the load keeps 50.
+  const { tokens, url } = await openBenchLeases(daemon, 2, leases);
+  const execBase = url.replace('/api/internal/mcp/', '/api/internal/exec/');
+  const created = await fetch(`${execBase}/task/create`, { method: 'POST', headers: { ...JSON_HEADERS, authorization: `Bearer ${tokens[0]}` }, body: JSON.stringify({ title: 'bench' }) });
+  const task = ((await created.json()) as { data: { task: { id: string } } }).data.task.id;
+  for (let i = 0; i < 20; i++) {
+    const sent = await rpc(url, tokens[0]!, { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'message_send', arguments: { target: 'channel:bench', content: `message ${i}` } } });
+    if (sent.status !== 200) throw new Error(`${label}: message_send failed: ${sent.body.slice(0, 200)}`);
+  }
+  return { label, daemon, exec: { url: `${execBase}/task/get`, body: JSON.stringify({ id: task }), tokens }, mcp: { url, tokens } };
+}
+
+const execLoad = (t: Target, sec: number) => runLoad({ url: t.exec.url, body: t.exec.body, headers: JSON_HEADERS, tokens: t.exec.tokens, connections: CONNECTIONS, durationSec: sec });
+const mcpLoad = (t: Target, sec: number) => runLoad({ url: t.mcp.url, body: MCP_CALL, headers: MCP_HEADERS, tokens: t.mcp.tokens, connections: CONNECTIONS, durationSec: sec });
+
+export async function run(): Promise<BenchResult[]> {
+  const beforeDist = process.env.BENCH_BEFORE_DIST;
+  if (beforeDist !== undefined && !existsSync(resolve(beforeDist, 'cli/bin.js'))) throw new Error(`BENCH_BEFORE_DIST=${beforeDist} holds no cli/bin.js`);
+  const sink = await startLineServer(SINK, 'OTLP sink');
+  const leases: { close(): void }[] = [];
+  const daemons: Daemon[] = [];
+  try {
+    const start = async (label: string, dist: string, env: Record<string, string>) => {
+      const d = await startBuild(dist, env);
+      daemons.push(d);
+      return prepare(label, d, leases);
+    };
+    const targets: Target[] = [];
+    if (beforeDist) targets.push(await start('before', beforeDist, {}));
+    targets.push(await start('unset', HERE_DIST, {}));
+    targets.push(await start('traced', HERE_DIST, { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_METRIC_EXPORT_INTERVAL: '5000', ...(process.env.BENCH_OTLP_PROTOCOL ? { OTEL_EXPORTER_OTLP_PROTOCOL: process.env.BENCH_OTLP_PROTOCOL } : {}) }));
+    for (const t of targets) {
+      await execLoad(t, 1);
+      await mcpLoad(t, 1);
+    }
+    const runs = new Map<string, { exec: LoadResult[]; mcp: LoadResult[] }>(targets.map((t) => [t.label, { exec: [], mcp: [] }]));
+    const slice = DURATION / ROUNDS;
+    for (let i = 0; i < ROUNDS; i++) {
+      // Each round in a rotated order, so no configuration always runs first.
+      const order = targets.map((_, k) => targets[(k + i) % targets.length]!);
+      for (const t of order) runs.get(t.label)!.exec.push(await execLoad(t, slice));
+      for (const t of order) runs.get(t.label)!.mcp.push(await mcpLoad(t, slice));
+    }
+    const rows: BenchResult[] = [];
+    const mean = new Map([...runs].map(([label, r]) => [label, { exec: meanLoad(r.exec), mcp: meanLoad(r.mcp) }]));
+    for (const [label, m] of mean) {
+      for (const [kind, r] of [['Exec task get', m.exec], ['MCP tools/call message_history_read', m.mcp]] as const) {
+        if (r.non2xx + r.errors > 0) throw new Error(`${label} ${kind}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+        rows.push({ metric: `[${label}] ${kind} req/s (${CONNECTIONS} conns)`, value: Math.round(r.reqPerSec), unit: 'req/s' });
+        rows.push({ metric: `[${label}] ${kind} p99`, value: r.p99Ms, unit: 'ms' });
+      }
+    }
+    const unset = mean.get('unset')!;
+    const traced = mean.get('traced')!;
+    const before = mean.get('before');
+    for (const kind of ['exec', 'mcp'] as const) {
+      const what = kind === 'exec' ? 'Exec' : 'MCP';
+      if (before) {
+        const r = unset[kind].reqPerSec / before[kind].reqPerSec;
+        rows.push({ metric: `${what}: telemetry unset / before`, value: r, unit: 'x', target: '>= 0.97x', pass: r >= 0.97 });
+      }
+      const base = before ?? unset;
+      const r = traced[kind].reqPerSec / base[kind].reqPerSec;
+      rows.push({ metric: `${what}: traced to loopback / ${before ? 'before' : 'unset'}`, value: r, unit: 'x', target: '>= 0.8x', pass: r >= 0.8 });
+    }
+    return rows;
+  } finally {
+    for (const l of leases) l.close();
+    await Promise.all(daemons.map((d) => d.close()));
+    sink.proc.kill('SIGTERM');
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  for (const r of await run()) process.stdout.write(`${r.metric}: ${Number.isInteger(r.value) ? r.value : r.value.toFixed(2)} ${r.unit}${r.target ? ` (target ${r.target}: ${r.pass ? 'ok' : 'MISSED'})` : ''}\n`);
+}
