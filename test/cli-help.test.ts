@@ -59,7 +59,8 @@ test('exec --help is the mixed index: one line per domain and the inline lifecyc
 test('without --help, exec and exec <domain> print their help on stderr and exit 2', async () => {
   const [bare, domain] = await Promise.all([runCli(['exec']), runCli(['exec', 'review'])]);
   assert.equal(bare.code, 2);
-  assert.equal(bare.stdout, '');
+  // A usage error: the envelope on stdout, as for every refusal.
+  assert.equal(JSON.parse(bare.stdout).error.code, 'usage');
   assert.equal(bare.stderr, renderExecIndex(index));
   assert.equal(domain.code, 2);
   assert.equal(domain.stderr, renderDomainHelp(index.domains.find((d) => d.domain === 'review')!));
@@ -121,13 +122,13 @@ test('an unknown domain or action exits 2 naming the closest valid names', async
   ]);
   for (const r of [path, help, schema]) {
     assert.equal(r.code, 2);
-    assert.equal(r.stdout, '');
+    assert.equal(JSON.parse(r.stdout).error.code, 'usage');
   }
   assert.match(path.stderr, /unknown domain "\.\.\/generated"/);
   assert.match(help.stderr, /did you mean "project"\?/);
   assert.match(schema.stderr, /did you mean "list"\?/);
   assert.equal(domain.code, 2);
-  assert.equal(domain.stdout, '');
+  assert.match(JSON.parse(domain.stdout).error.message, /unknown domain "tsak"; did you mean "task"\?/);
   assert.match(domain.stderr, /unknown domain "tsak"; did you mean "task"\?/);
   assert.equal(action.code, 2);
   assert.match(action.stderr, /unknown action "udpate"; did you mean "update"\?/);
@@ -149,4 +150,6 @@ test('usage errors exit 2: unknown option, too many arguments, unknown command, 
     assert.notEqual(r.stderr, '');
   }
   assert.match(results[3]!.stderr, /Did you mean exec\?/);
+  // Exec's own grammar and commander's alike: the same error envelope on stdout as a validation error.
+  for (const r of results.slice(0, 5)) assert.equal(JSON.parse(r.stdout).error.code, 'usage', r.stdout);
 });

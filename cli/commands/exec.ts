@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { ERROR_TABLE } from '../../catalog/errors.js';
 import { helpFile, loadHelpIndex, NAME_PATTERN, schemaFile } from '../../lib/generated.js';
-import { printMessage, writeOut } from '../exec/output.js';
+import { printError, printMessage, writeOut } from '../exec/output.js';
 
 /**
  * `agentteam exec [<domain> [<action> [JSON | -]]]` with --help,
@@ -26,7 +26,10 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
     // Without --help, `agentteam exec [<domain>]` is incomplete: the page goes to stderr as a usage error.
     let page = readIfExists(helpFile(domain, action)) ?? (domain !== undefined ? await extensionHelp(domain, action) : undefined);
     if (page !== undefined && domain === undefined && opts.help) page += await extensionIndex();
-    return (opts.help ? print(1, page, 0) : print(2, page, ERROR_TABLE.usage.exit)) ?? unknownName(domain, action);
+    if (opts.help) return print(1, page, 0) ?? unknownName(domain, action);
+    if (page === undefined) return unknownName(domain, action);
+    print(2, page, ERROR_TABLE.usage.exit);
+    return printError({ code: 'usage', message: domain === undefined ? 'exec needs a domain and an action' : `exec ${domain} needs an action`, hint: 'The list of what there is was printed on stderr.' });
   }
   if (opts.inputSchema && opts.outputSchema) return usage('give either --input-schema or --output-schema, not both');
   if (opts.inputSchema || opts.outputSchema) {
@@ -113,7 +116,7 @@ function brokenBuild(what: string): never {
 }
 
 function usage(message: string, see = 'agentteam exec --help'): number {
-  // A usage error is a message only: nothing on stdout, the exit status of the table's `usage` row.
+  // Like every refusal, a usage error is the error envelope on stdout (for the agent's tool output) and a message on stderr.
   printMessage(`${message}\nSee \`${see}\`.`);
-  return ERROR_TABLE.usage.exit;
+  return printError({ code: 'usage', message, hint: `See \`${see}\`.` });
 }

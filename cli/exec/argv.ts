@@ -50,6 +50,8 @@ export async function runExec(tokens: readonly string[]): Promise<number> {
   const parsed = parseExecArgv(tokens);
   if (!parsed.ok) {
     process.stderr.write(`agentteam exec: ${parsed.message}\nSee \`agentteam exec --help\`.\n`);
+    // The same envelope as every other refusal, on stdout (written here: the error table is not loaded on this path).
+    process.stdout.write(`${JSON.stringify({ ok: false, error: { code: 'usage', message: parsed.message, hint: 'See `agentteam exec --help`.' } })}\n`);
     return USAGE_EXIT;
   }
   return execMain(parsed.opts, parsed.args);

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { MCP_SERVER_NAME } from '../../catalog/mcp-tools.js';
-import { shQuote, writeHeadersHelper, writePrivateFile } from './files.js';
+import { renderPathShim, shQuote, writeHeadersHelper, writePrivateFile } from './files.js';
 import type { DriverInput, DriverLaunch } from './types.js';
 
 /**
@@ -37,19 +37,7 @@ export function prepareClaude(input: DriverInput, guidance: string): DriverLaunc
 
 /** The PATH shim: drops its own directory from PATH, then runs the real claude with the options. */
 function renderShim(shimDir: string, config: string, guidanceFile: string): string {
-  return [
-    '#!/bin/sh',
-    '# Written by agentteam: starts the real claude with the agentteam MCP configuration.',
-    `shim_dir=${shQuote(shimDir)}`,
-    'set -f',
-    'rest=',
-    'IFS=:',
-    'for p in $PATH; do [ "$p" = "$shim_dir" ] || rest="${rest:+$rest:}$p"; done',
-    'unset IFS',
-    'set +f',
-    'PATH=$rest',
-    'export PATH',
+  return renderPathShim(shimDir, 'starts the real claude with the agentteam MCP configuration.', [
     `exec claude --mcp-config ${shQuote(config)} --append-system-prompt "$(cat ${shQuote(guidanceFile)})" "$@"`,
-    '',
-  ].join('\n');
+  ]);
 }

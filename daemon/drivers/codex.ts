@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { MCP_SERVER_NAME } from '../../catalog/mcp-tools.js';
-import { shQuote, writeHeadersHelper, writePrivateFile } from './files.js';
+import { renderPathShim, shQuote, writeHeadersHelper, writePrivateFile } from './files.js';
 import { layeredInstructions, readCodexUserConfig, tomlString } from './codex-user-config.js';
 import type { DriverInput, DriverLaunch } from './types.js';
 
@@ -99,20 +99,8 @@ export function prepareCodex(input: DriverInput, guidance: string): DriverLaunch
 
 /** The PATH shim for a wrapped command: drops its own directory from PATH, then runs the real codex with the overrides. */
 function renderCodexShim(shimDir: string, args: readonly string[], bearerFrom: string | null): string {
-  return [
-    '#!/bin/sh',
-    '# Written by agentteam: starts the real codex with agentteam\'s -c overrides on top of your own configuration.',
-    `shim_dir=${shQuote(shimDir)}`,
-    'set -f',
-    'rest=',
-    'IFS=:',
-    'for p in $PATH; do [ "$p" = "$shim_dir" ] || rest="${rest:+$rest:}$p"; done',
-    'unset IFS',
-    'set +f',
-    'PATH=$rest',
-    'export PATH',
+  return renderPathShim(shimDir, 'starts the real codex with agentteam\'s -c overrides on top of your own configuration.', [
     ...(bearerFrom ? [`${CODEX_BEARER_ENV}=$(cat ${shQuote(bearerFrom)}) || exit 1`, `export ${CODEX_BEARER_ENV}`] : []),
     `exec codex ${args.map(shQuote).join(' ')} "$@"`,
-    '',
-  ].join('\n');
+  ]);
 }

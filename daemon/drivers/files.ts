@@ -36,3 +36,26 @@ export function writeHeadersHelper(path: string, tokenFile: string): void {
     0o700,
   );
 }
+
+/**
+ * A PATH shim for a wrapped command (`sh -c '... claude ...'`): drops its own
+ * directory from PATH (so the real program is found, and a nested agentteam
+ * run does not wrap twice), then runs the `tail` lines, the last an `exec`.
+ */
+export function renderPathShim(shimDir: string, purpose: string, tail: readonly string[]): string {
+  return [
+    '#!/bin/sh',
+    `# Written by agentteam: ${purpose}`,
+    `shim_dir=${shQuote(shimDir)}`,
+    'set -f',
+    'rest=',
+    'IFS=:',
+    'for p in $PATH; do [ "$p" = "$shim_dir" ] || rest="${rest:+$rest:}$p"; done',
+    'unset IFS',
+    'set +f',
+    'PATH=$rest',
+    'export PATH',
+    ...tail,
+    '',
+  ].join('\n');
+}

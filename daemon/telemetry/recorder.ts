@@ -44,6 +44,22 @@ function keyOf(attrs: Attrs): string {
   return k;
 }
 
+/** The series of `attrs`, made on first use; past MAX_SERIES distinct sets, the one overflow series. */
+function seriesOf<S>(series: Map<string, S>, attrs: Attrs, make: (attrs: Attrs) => S): S {
+  let key = keyOf(attrs);
+  let s = series.get(key);
+  if (s !== undefined) return s;
+  if (series.size >= MAX_SERIES) {
+    key = keyOf(OVERFLOW);
+    attrs = OVERFLOW;
+    s = series.get(key);
+    if (s !== undefined) return s;
+  }
+  s = make({ ...attrs });
+  series.set(key, s);
+  return s;
+}
+
 interface HistSeries { attrs: Attrs; counts: number[]; sum: number; count: number; min: number; max: number }
 
 export class Histogram {
@@ -52,19 +68,7 @@ export class Histogram {
   constructor(readonly info: InstrumentInfo, readonly boundaries: readonly number[] = DURATION_BUCKETS) {}
 
   record(value: number, attrs: Attrs): void {
-    let key = keyOf(attrs);
-    let s = this.series.get(key);
-    if (s === undefined) {
-      if (this.series.size >= MAX_SERIES) {
-        key = keyOf(OVERFLOW);
-        attrs = OVERFLOW;
-        s = this.series.get(key);
-      }
-      if (s === undefined) {
-        s = { attrs: { ...attrs }, counts: new Array<number>(this.boundaries.length + 1).fill(0), sum: 0, count: 0, min: Infinity, max: -Infinity };
-        this.series.set(key, s);
-      }
-    }
+    const s = seriesOf(this.series, attrs, (a) => ({ attrs: a, counts: new Array<number>(this.boundaries.length + 1).fill(0), sum: 0, count: 0, min: Infinity, max: -Infinity }));
     let i = 0;
     while (i < this.boundaries.length && value > this.boundaries[i]!) i++;
     s.counts[i]!++;
@@ -86,19 +90,7 @@ export class Counter {
   constructor(readonly info: InstrumentInfo) {}
 
   add(n: number, attrs: Attrs): void {
-    let key = keyOf(attrs);
-    let s = this.series.get(key);
-    if (s === undefined) {
-      if (this.series.size >= MAX_SERIES) {
-        key = keyOf(OVERFLOW);
-        attrs = OVERFLOW;
-        s = this.series.get(key);
-      }
-      if (s === undefined) {
-        s = { attrs: { ...attrs }, value: 0 };
-        this.series.set(key, s);
-      }
-    }
+    const s = seriesOf(this.series, attrs, (a) => ({ attrs: a, value: 0 }));
     s.value += n;
   }
 
