@@ -45,7 +45,8 @@ export type CommandName =
   | 'operator-read'
   | 'daemon-logs'
   | 'completion'
-  | 'audit';
+  | 'audit'
+  | 'console';
 
 const USAGE_EXIT = 2;
 
@@ -191,6 +192,12 @@ export function buildProgram(commander: Commander, onCommand: (name: CommandName
     .option('--force', 'overwrite FILE if it exists')
     .argument('<file>', 'where to write the copy')
     .action(bind('store-backup'));
+
+  program
+    .command('console')
+    .description('Print a one-time sign-in link to the operator console (valid 60 s, usable once).')
+    .option('--open', 'also open the link in the default browser (xdg-open or open)')
+    .action(bind('console'));
 
   program
     .command('serve')

@@ -10,6 +10,10 @@ import type { Diag } from './lifecycle/diag.js';
 import { hostOriginGuard } from './http/host-origin.js';
 import { ERROR_TABLE } from '../catalog/errors.js';
 import type { ResultGate } from './results/gate.js';
+import { systemClock, type Clock } from '../lib/clock.js';
+import { ConsoleSessions } from './console/sessions.js';
+import { operatorClient } from './console/operator-client.js';
+import { registerConsoleRoutes } from './console/routes.js';
 
 export const EXEC_BASE = '/api/internal/exec/servers/:serverId/agents/:agentId';
 export const MCP_PATH = '/api/internal/mcp/servers/:serverId/agents/:agentId';
@@ -27,7 +31,11 @@ export interface AppContext extends OperatorContext {
   readonly gate: ResultGate;
   /** Registers routes owned by other parts (Exec action route, MCP, message operator routes). */
   readonly extraRoutes?: (app: Hono<RuntimeEnv>) => void;
+  readonly clock?: Clock;
 }
+
+/** The server the CLI's commands use when none is given (cli/defaults.ts DEFAULT_SERVER; the daemon never imports CLI code). */
+const DEFAULT_SERVER = 'local';
 
 const MCP_PREFIXES = ['/api/internal/mcp/', '/mcp/'];
 
@@ -82,5 +90,10 @@ export function buildApp(ctx: AppContext): Hono<RuntimeEnv> {
     return c.body(pinned.body, 200, { 'content-type': 'application/json' });
   });
   ctx.extraRoutes?.(app);
+  // The operator console (/console/): its pages read the operator routes above, in process.
+  const clock = ctx.clock ?? systemClock;
+  registerConsoleRoutes(app, {
+    sessions: new ConsoleSessions(clock), operator: operatorClient((r) => app.fetch(r), ctx.operatorToken, ctx.port), clock, defaultServer: DEFAULT_SERVER,
+  });
   return app;
 }
