@@ -216,6 +216,21 @@ export function buildProgram(commander: Commander, onCommand: (name: CommandName
   tools.command('log').description('What declared tools showed to people and asked them.').option('--limit <n>', 'entries', positiveInt).option('--json', 'print JSON').action(bind('tools-log'));
   tools.command('answer').description('Answer a question a tool asked; its next call gets it as `answered`.').argument('<askId>').argument('<text...>').action(bind('tools-answer'));
 
+  program
+    .command('audit')
+    .description('What agents called: one record per call, newest first (needs a running daemon).')
+    .option('--agent <id>', 'only this agent')
+    .option('--tool <name>', 'only this tool (MCP) or domain/action (Exec)')
+    .option('--outcome <code>', 'only calls that ended so: ok or an error code')
+    .option('--server <id>', 'only this server')
+    .option('--since <age>', 'only calls of the last 90s, 15m, 1h, 7d ...')
+    .option('--limit <n>', 'page size (1 to 100, default 20)', positiveInt)
+    .option('--cursor <cursor>', 'the next page (printed on stderr after a page)')
+    .option('--follow', 'print the newest page, then each new call as it is recorded')
+    .option('--json', 'print JSON (with --follow: one object per line)')
+    .option('--summary', 'calls, errors and p50/p95 duration per tool and per agent (default window: 1d)')
+    .action(bind('audit'));
+
   declareReadCommands(program, commander, (cmd) => onCommand('operator-read', cmd));
 
   program

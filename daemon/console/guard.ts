@@ -12,7 +12,8 @@ export function consoleHeaders(): MiddlewareHandler {
     c.res.headers.set('content-security-policy', CSP);
     c.res.headers.set('x-frame-options', 'DENY');
     c.res.headers.set('x-content-type-options', 'nosniff');
-    c.res.headers.set('referrer-policy', 'no-referrer');
+    // same-origin, not no-referrer: with no-referrer Chromium sends `Origin: null` on form posts, which the Origin check refuses.
+    c.res.headers.set('referrer-policy', 'same-origin');
     c.res.headers.set('cross-origin-opener-policy', 'same-origin');
     if (!c.res.headers.has('cache-control')) c.res.headers.set('cache-control', 'no-store');
   };

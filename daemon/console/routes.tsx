@@ -43,8 +43,8 @@ export function registerConsoleRoutes(app: Hono<any>, d: ConsoleDeps): void {
 
   app.use('/console/*', consoleHeaders());
   app.use('/console', consoleHeaders());
-  app.get('/console', (c) => c.redirect('/console/', 303));
-  app.use('/console/*', sessionGuard(d.sessions, (p) => OPEN.has(p)));
+  app.use('/console/*', sessionGuard(d.sessions, (p) => OPEN.has(p) || p === '/console'));
+  app.get('/console', async (c, next) => (c.req.path === '/console' ? c.redirect('/console/', 303) : next()));
   app.get('/console/assets/console.js', (c) => c.body(CLIENT_JS, 200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' }));
   app.get('/console/assets/console.css', (c) => c.body(CSS, 200, { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'no-cache' }));
 

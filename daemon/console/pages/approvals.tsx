@@ -24,7 +24,7 @@ export function ApprovalsBody(props: { pending: readonly ApprovalRow[]; decided:
         <section class="card" data-approval={a.id} aria-label={a.title}>
           <strong>{a.title}</strong> <span class="mute">from {a.requestedBy} on {a.serverId}, expires {a.expiresAt}</span>
           <pre>{a.detail}</pre>
-          <form class="inline" method="post" action={`/console/approvals/${a.serverId}/${a.id}/decide`}>
+          <form class="inline" method="post" action={`/console/approvals/${encodeURIComponent(a.id)}/decide`}>
             <Csrf token={props.csrf} />
             <label>Reason <input name="note" size={40} maxlength={2000} /></label>
             <button type="submit" name="decision" value="approve">Approve</button>
