@@ -7,6 +7,13 @@ import type { Page } from 'playwright-core';
 import { call, cli, closeHttp, post, startDaemon, startRuntime, type Daemon } from './exec-harness.js';
 import { findChromium, launchBrowser } from './browser-harness.js';
 import { readOperatorToken } from '../cli/daemon-client.js';
+import { prepareHome } from './tools-harness.js';
+import { connectAgent } from './client-tools-harness.js';
+
+const SKIP = CHROMIUM_SKIP();
+function CHROMIUM_SKIP(): string | false {
+  return findChromium() ? false : 'no Chromium found (install Debian\'s chromium package or set AGENTTEAM_CHROMIUM)';
+}
 
 /**
  * The operator console in a real headless Chromium against a real daemon:
@@ -30,8 +37,8 @@ function raw(url: string, method: string, headers: Record<string, string>, body 
   });
 }
 
-async function signInUrl(d: Daemon): Promise<string> {
-  const r = await cli(d.home, ['console']);
+async function signInUrl(d: Daemon | { cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> }): Promise<string> {
+  const r = 'cli' in d ? await d.cli(['console']) : await cli(d.home, ['console']);
   assert.equal(r.code, 0, r.stderr);
   const url = r.stdout.trim();
   assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/console\/login\?code=[A-Za-z0-9_-]{43}$/);
@@ -44,7 +51,7 @@ async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
 }
 
-test('console in Chromium: one-time sign-in, live runtimes, activity and approvals, and its security properties', { skip: CHROMIUM ? false : 'no Chromium found (install Debian\'s chromium package or set AGENTTEAM_CHROMIUM)', timeout: 180_000 }, async (t) => {
+test('console in Chromium: one-time sign-in, live runtimes, activity and approvals, and its security properties', { skip: SKIP, timeout: 180_000 }, async (t) => {
   const d = await startDaemon();
   t.after(() => d.close());
   const operatorToken = readOperatorToken(d.home);
@@ -185,4 +192,33 @@ test('console in Chromium: one-time sign-in, live runtimes, activity and approva
     const frame = await raw(`${d.url}/console/`, 'GET', { host: new URL(d.url).host, cookie });
     assert.equal(frame.headers['x-frame-options'], 'DENY');
   });
+});
+
+const text = (r: unknown) => ((r as { content: { type: string; text: string }[] }).content ?? []).map((c) => c.text).join('');
+
+test('console in Chromium: declared tools with a problem (file and pointer), a question answered from the page', { skip: SKIP, timeout: 120_000 }, async (t) => {
+  const h = await prepareHome(t, { examples: true, tools: { 'broken.json': { name: 'broken', description: 'x', transport: { type: 'command', argv: ['/nonexistent/prog'] } } } });
+  const b = await launchBrowser(t, CHROMIUM!);
+  const page = await b.newPage();
+  await page.goto(await signInUrl(h));
+  await page.waitForURL(`${h.url}/console/`);
+  await page.goto(`${h.url}/console/tools`);
+  const problem = page.locator('tr[data-problem]', { hasText: 'broken.json' });
+  await problem.waitFor();
+  assert.match(await problem.textContent() ?? '', /broken\.json\/needsa command tool needs "needs"/);
+  const agent = await connectAgent(h as never, 'a1');
+  t.after(() => agent.close());
+  const asked = await agent.client.callTool({ name: 'name_branch', arguments: { topic: 'Console' } });
+  assert.match(text(asked), /^Asked the person/);
+  const card = page.locator('section[data-ask]');
+  await card.waitFor({ timeout: 5_000 });
+  await card.getByLabel('Answer').fill('feat/console');
+  await shot(page, 'declared-tools');
+  await card.getByRole('button', { name: 'Send answer' }).click();
+  await page.waitForURL(`${h.url}/console/tools`);
+  await page.locator('section[data-ask]').waitFor({ state: 'detached', timeout: 5_000 });
+  const again = await agent.client.callTool({ name: 'name_branch', arguments: { topic: 'Console' } });
+  assert.equal(text(again), 'Use the branch name: feat/console');
+  await page.locator('td pre', { hasText: 'Branch name agreed: feat/console' }).waitFor({ timeout: 5_000 });
+  assert.deepEqual(b.cspViolations, []);
 });

@@ -6,6 +6,7 @@ export const PAGES = [
   { path: 'runtimes', id: 'runtimes', title: 'Runtimes' },
   { path: 'activity', id: 'activity', title: 'Activity' },
   { path: 'approvals', id: 'approvals', title: 'Approvals' },
+  { path: 'tools', id: 'tools', title: 'Declared tools' },
 ] as const;
 
 export type PageId = (typeof PAGES)[number]['id'];

@@ -13,6 +13,7 @@ import { ActivityBody, ActivityDetail, filterQuery, type ActivityFilter } from '
 import { ApprovalsBody, type ApprovalRow } from './pages/approvals.js';
 import { OverviewBody } from './pages/overview.js';
 import { RuntimesBody } from './pages/runtimes.js';
+import { DeclaredBody, type DeclaredData } from './pages/declared.js';
 import type { RuntimeView } from '../operator/runtime-list.js';
 
 export interface ConsoleDeps {
@@ -108,11 +109,18 @@ export function registerConsoleRoutes(app: Hono<any>, d: ConsoleDeps): void {
     return <OverviewBody status={status} minutes={minutesOf(minutes, d.clock.now())} slowest={slowest} since={hour.since} hourCalls={calls} hourErrors={errors} />;
   };
 
+  const declared = async (c: Context<Env>) => {
+    const { declarations } = await op.get<Pick<DeclaredData, 'declarations'>>('/api/v1/tools');
+    const log = await op.get<Omit<DeclaredData, 'declarations'>>('/api/v1/tools/log?limit=500');
+    return <DeclaredBody data={{ declarations, ...log }} csrf={c.get('session').csrf} />;
+  };
+
   const live: Record<string, { title: string; page: PageId; body: Body }> = {
     overview: { title: 'Overview', page: 'overview', body: overview },
     runtimes: { title: 'Runtimes', page: 'runtimes', body: runtimes },
     activity: { title: 'Activity', page: 'activity', body: activity },
     approvals: { title: 'Approvals', page: 'approvals', body: approvals },
+    tools: { title: 'Declared tools', page: 'tools', body: declared },
   };
   for (const [id, p] of Object.entries(live)) {
     app.get(id === 'overview' ? '/console/' : `/console/${id}`, async (c) => {
@@ -150,6 +158,11 @@ export function registerConsoleRoutes(app: Hono<any>, d: ConsoleDeps): void {
     const note = typeof form.note === 'string' && form.note.trim() !== '' ? form.note : undefined;
     const decision = form.decision === 'approve' ? 'approve' : form.decision === 'reject' ? 'reject' : String(form.decision ?? '');
     return act(c, '/console/approvals', () => op.post(`/api/v1/approvals/${encodeURIComponent(c.req.param('id'))}/decide`, { decision, ...(note ? { note } : {}), decidedBy: 'human:operator' }));
+  });
+  app.post('/console/tools/asks/:id/answer', async (c) => {
+    const form = await c.req.parseBody();
+    const answer = typeof form.answer === 'string' ? form.answer : '';
+    return act(c, '/console/tools', () => op.post(`/api/v1/tools/asks/${encodeURIComponent(c.req.param('id'))}/answer`, { answer }));
   });
 }
 
