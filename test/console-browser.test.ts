@@ -9,7 +9,7 @@ import { findChromium, launchBrowser } from './browser-harness.js';
 import { readOperatorToken } from '../cli/daemon-client.js';
 import { prepareHome } from './tools-harness.js';
 import Database from 'better-sqlite3';
-import { connectAgent } from './client-tools-harness.js';
+import { connectAgent, connectApp, echoTool } from './client-tools-harness.js';
 
 const SKIP = CHROMIUM_SKIP();
 function CHROMIUM_SKIP(): string | false {
@@ -197,7 +197,7 @@ test('console in Chromium: one-time sign-in, live runtimes, activity and approva
 
 const text = (r: unknown) => ((r as { content: { type: string; text: string }[] }).content ?? []).map((c) => c.text).join('');
 
-test('console in Chromium: declared tools with a problem (file and pointer), a question answered from the page', { skip: SKIP, timeout: 120_000 }, async (t) => {
+test('console in Chromium: declared tools with a problem (file and pointer), a question answered from the page, client tools live', { skip: SKIP, timeout: 120_000 }, async (t) => {
   const h = await prepareHome(t, { examples: true, tools: { 'broken.json': { name: 'broken', description: 'x', transport: { type: 'command', argv: ['/nonexistent/prog'] } } } });
   const b = await launchBrowser(t, CHROMIUM!);
   const page = await b.newPage();
@@ -221,6 +221,19 @@ test('console in Chromium: declared tools with a problem (file and pointer), a q
   const again = await agent.client.callTool({ name: 'name_branch', arguments: { topic: 'Console' } });
   assert.equal(text(again), 'Use the branch name: feat/console');
   await page.locator('td pre', { hasText: 'Branch name agreed: feat/console' }).waitFor({ timeout: 5_000 });
+
+  // Client tools: an app connects and lends a tool while the page is open; the counts are daemon status's.
+  await page.goto(`${h.url}/console/client-tools`);
+  const app = await connectApp(h as never);
+  t.after(() => app.close());
+  assert.equal((await app.register('editor', [echoTool('editor_echo')])).status, 200);
+  await page.locator('tr[data-tool="editor_echo"]').waitFor({ timeout: 5_000 });
+  const status = JSON.parse((await h.cli(['daemon', 'status'])).stdout).clientTools;
+  for (const [label, key] of [['Connected apps', 'clients'], ['Groups', 'groups'], ['Tools', 'tools']] as const) {
+    await page.locator(`[data-stat="${label}"] b`, { hasText: String(status[key]) }).waitFor({ timeout: 5_000 });
+  }
+  assert.equal(status.tools, 1);
+  await shot(page, 'client-tools');
   assert.deepEqual(b.cspViolations, []);
 });
 

@@ -6,6 +6,7 @@ export const PAGES = [
   { path: 'runtimes', id: 'runtimes', title: 'Runtimes' },
   { path: 'activity', id: 'activity', title: 'Activity' },
   { path: 'approvals', id: 'approvals', title: 'Approvals' },
+  { path: 'client-tools', id: 'client-tools', title: 'Client tools' },
   { path: 'tools', id: 'tools', title: 'Declared tools' },
 ] as const;
 

@@ -14,6 +14,7 @@ import { ApprovalsBody, type ApprovalRow } from './pages/approvals.js';
 import { OverviewBody } from './pages/overview.js';
 import { RuntimesBody } from './pages/runtimes.js';
 import { DeclaredBody, type DeclaredData } from './pages/declared.js';
+import { ClientToolsBody, type ClientToolsData } from './pages/client-tools.js';
 import type { RuntimeView } from '../operator/runtime-list.js';
 
 export interface ConsoleDeps {
@@ -115,11 +116,19 @@ export function registerConsoleRoutes(app: Hono<any>, d: ConsoleDeps): void {
     return <DeclaredBody data={{ declarations, ...log }} csrf={c.get('session').csrf} />;
   };
 
+  const clientTools = async () => {
+    const status = await op.get<{ clientTools: ClientToolsData['counts'] }>('/api/v1/status');
+    const offered = await op.get<Pick<ClientToolsData, 'revision' | 'tools'>>('/api/v1/client-tools');
+    const { requests } = await op.get<Pick<ClientToolsData, 'requests'>>('/api/v1/client-tools/requests');
+    return <ClientToolsBody data={{ counts: status.clientTools, ...offered, requests }} />;
+  };
+
   const live: Record<string, { title: string; page: PageId; body: Body }> = {
     overview: { title: 'Overview', page: 'overview', body: overview },
     runtimes: { title: 'Runtimes', page: 'runtimes', body: runtimes },
     activity: { title: 'Activity', page: 'activity', body: activity },
     approvals: { title: 'Approvals', page: 'approvals', body: approvals },
+    'client-tools': { title: 'Client tools', page: 'client-tools', body: clientTools },
     tools: { title: 'Declared tools', page: 'tools', body: declared },
   };
   for (const [id, p] of Object.entries(live)) {
