@@ -148,6 +148,9 @@ test('console in Chromium: one-time sign-in, live runtimes, activity and approva
     assert.equal(await page.locator('[data-stat="Calls, last hour"] b').textContent(), String(calls));
     assert.ok(calls >= 2, `calls ${calls}`);
     await shot(page, 'overview');
+    await page.goto(`${d.url}/console/context-cost`);
+    await page.locator('section[data-runtime="claude"] tr[data-surface="mcp_inventory"]').waitFor();
+    await shot(page, 'context-cost');
   });
 
   await t.test('security: no cookie, cross-origin POST, POST without CSRF token are refused', async () => {

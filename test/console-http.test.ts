@@ -81,7 +81,7 @@ test('console over HTTP: one-time code, cookie, refusals, headers, no operator t
   assert.equal((await raw(`${d.url}/console/login`, 'POST', { ...host, ...FORM }, `code=${c2}`)).status, 403, 'no Origin');
   assert.equal((await raw(`${d.url}/console/login`, 'POST', { ...host, ...FORM, origin }, `code=${c2}`)).status, 303);
 
-  for (const path of ['/console/', '/console/runtimes', '/console/activity', '/console/approvals', '/console/tools', '/console/activity/1', '/console/login', '/console/assets/console.js', '/console/assets/console.css', '/console/nope']) {
+  for (const path of ['/console/', '/console/runtimes', '/console/activity', '/console/approvals', '/console/tools', '/console/client-tools', '/console/context-cost', '/console/activity/1', '/console/login', '/console/assets/console.js', '/console/assets/console.css', '/console/nope']) {
     const signedIn = await get(path, cookie);
     assert.match(String(signedIn.headers['content-security-policy']), /^default-src 'none'; script-src 'self'; style-src 'self';/, path);
     assert.equal(signedIn.headers['x-frame-options'], 'DENY', path);
@@ -107,6 +107,20 @@ test('console over HTTP: one-time code, cookie, refusals, headers, no operator t
   const evil = await raw(`${d.url}/console/logout`, 'POST', { ...host, ...FORM, origin: 'http://evil.example', cookie }, '');
   assert.equal(evil.status, 403);
   assert.equal((await get('/console/', cookie)).status, 200, 'still signed in');
+
+  // Context cost: every surface of every runtime kind has the bytes and tokens `token analyze --json` reports.
+  const cost = (await get('/console/context-cost', cookie)).body;
+  for (const kind of ['claude', 'codex', 'codex-app-server', 'opencode', 'generic']) {
+    const r = await cli(d.home, ['token', 'analyze', '--runtime', kind, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const report = JSON.parse(r.stdout) as { surfaces: { name: string; bytes: number; tokens: number }[] };
+    const section = new RegExp(`<section data-runtime="${kind}"[^]*?</section>`).exec(cost)?.[0] ?? '';
+    assert.ok(section, kind);
+    for (const s of report.surfaces) {
+      const row = new RegExp(`<tr data-surface="${s.name}"><td class="mono">${s.name}</td><td class="num">(\\d+)</td><td class="num">(\\d+)</td>`).exec(section);
+      assert.deepEqual([Number(row?.[1]), Number(row?.[2])], [s.bytes, s.tokens], `${kind} ${s.name}`);
+    }
+  }
 
   for (const b of bodies) assert.ok(!b.includes(token), 'the operator token is in no console response');
 

@@ -8,6 +8,7 @@ export const PAGES = [
   { path: 'approvals', id: 'approvals', title: 'Approvals' },
   { path: 'client-tools', id: 'client-tools', title: 'Client tools' },
   { path: 'tools', id: 'tools', title: 'Declared tools' },
+  { path: 'context-cost', id: 'context-cost', title: 'Context cost' },
 ] as const;
 
 export type PageId = (typeof PAGES)[number]['id'];

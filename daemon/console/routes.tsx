@@ -15,6 +15,11 @@ import { OverviewBody } from './pages/overview.js';
 import { RuntimesBody } from './pages/runtimes.js';
 import { DeclaredBody, type DeclaredData } from './pages/declared.js';
 import { ClientToolsBody, type ClientToolsData } from './pages/client-tools.js';
+import { ContextCostBody } from './pages/context-cost.js';
+import { RUNTIME_KINDS } from '../../catalog/runtimes.js';
+import { ANALYSIS_ROUTE } from '../analysis/routes.js';
+// The pure report builder `agentteam token analyze` uses, so the page's numbers are the command's (it imports nothing else).
+import { buildReport, type Report, type SurfaceInput } from '../../cli/token/report.js';
 import type { RuntimeView } from '../operator/runtime-list.js';
 
 export interface ConsoleDeps {
@@ -25,6 +30,8 @@ export interface ConsoleDeps {
   readonly defaultServer: string;
 }
 
+/** As `agentteam token analyze` names it. */
+const TOKENIZER = 'o200k_base (gpt-tokenizer)';
 const OPEN = new Set(['/console/login', '/console/assets/console.js', '/console/assets/console.css']);
 type Env = { Variables: { session: ConsoleSession } };
 const render = async (el: unknown): Promise<string> => String(await (el as { toString(): string | Promise<string> }).toString());
@@ -123,21 +130,37 @@ export function registerConsoleRoutes(app: Hono<any>, d: ConsoleDeps): void {
     return <ClientToolsBody data={{ counts: status.clientTools, ...offered, requests }} />;
   };
 
-  const live: Record<string, { title: string; page: PageId; body: Body }> = {
+  // Context cost: the same surface texts, tokenizer and report builder as `token analyze`; the tokenizer tables load on first use.
+  const contextCost = async () => {
+    const { countTokens } = await import('gpt-tokenizer/encoding/o200k_base');
+    const count = (text: string) => countTokens(text, { disallowedSpecial: new Set() });
+    const reports: Report[] = [];
+    for (const kind of RUNTIME_KINDS) {
+      const { token } = await op.post<{ token: string }>('/api/v1/token-analysis/credentials', undefined);
+      const surface = await op.getAs<SurfaceInput>(`${ANALYSIS_ROUTE}?runtime=${kind}`, token);
+      reports.push(buildReport(surface, count, TOKENIZER));
+    }
+    return <ContextCostBody reports={reports} />;
+  };
+
+  const live: Record<string, { title: string; page: PageId; body: Body; still?: true }> = {
     overview: { title: 'Overview', page: 'overview', body: overview },
     runtimes: { title: 'Runtimes', page: 'runtimes', body: runtimes },
     activity: { title: 'Activity', page: 'activity', body: activity },
     approvals: { title: 'Approvals', page: 'approvals', body: approvals },
     'client-tools': { title: 'Client tools', page: 'client-tools', body: clientTools },
     tools: { title: 'Declared tools', page: 'tools', body: declared },
+    // Not live: the surface changes only on reload, and counting it for five runtimes every round would be waste.
+    'context-cost': { title: 'Context cost', page: 'context-cost', body: contextCost, still: true },
   };
   for (const [id, p] of Object.entries(live)) {
     app.get(id === 'overview' ? '/console/' : `/console/${id}`, async (c) => {
       const q = new URL(c.req.url).search;
       // An older page of Activity stays as it is; the newest page and every other page update live.
-      const liveUrl = c.req.query('cursor') ? undefined : `/console/live/${id}${q}`;
+      const liveUrl = c.req.query('cursor') || p.still ? undefined : `/console/live/${id}${q}`;
       return page(c, <Layout page={p.page} title={p.title} live={liveUrl}>{await p.body(c as Context<Env>)}</Layout>);
     });
+    if (p.still) continue;
     app.get(`/console/live/${id}`, (c) => {
       const sid = getCookie(c, COOKIE);
       return liveBody(c, d.clock, async () => render(await p.body(c as Context<Env>)), () => d.sessions.lookup(sid) !== null);
