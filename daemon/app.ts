@@ -11,9 +11,8 @@ import { hostOriginGuard } from './http/host-origin.js';
 import { ERROR_TABLE } from '../catalog/errors.js';
 import type { ResultGate } from './results/gate.js';
 import { systemClock, type Clock } from '../lib/clock.js';
-import { ConsoleSessions } from './console/sessions.js';
 import { operatorClient } from './console/operator-client.js';
-import { registerConsoleRoutes } from './console/routes.js';
+import { mountConsole } from './console/mount.js';
 
 export const EXEC_BASE = '/api/internal/exec/servers/:serverId/agents/:agentId';
 export const MCP_PATH = '/api/internal/mcp/servers/:serverId/agents/:agentId';
@@ -92,8 +91,6 @@ export function buildApp(ctx: AppContext): Hono<RuntimeEnv> {
   ctx.extraRoutes?.(app);
   // The operator console (/console/): its pages read the operator routes above, in process.
   const clock = ctx.clock ?? systemClock;
-  registerConsoleRoutes(app, {
-    sessions: new ConsoleSessions(clock), operator: operatorClient((r) => app.fetch(r), ctx.operatorToken, ctx.port), clock, defaultServer: DEFAULT_SERVER,
-  });
+  mountConsole(app, { operator: operatorClient((r) => app.fetch(r), ctx.operatorToken, ctx.port), clock, defaultServer: DEFAULT_SERVER });
   return app;
 }

@@ -153,6 +153,29 @@ test('console in Chromium: one-time sign-in, live runtimes, activity and approva
     await shot(page, 'context-cost');
   });
 
+  await t.test('readable in a narrow window, light and dark after the system setting, usable by keyboard', async () => {
+    const narrow = await b.newPage();
+    await narrow.setViewportSize({ width: 400, height: 800 });
+    for (const path of ['', 'runtimes', 'activity', 'approvals', 'client-tools', 'tools', 'context-cost']) {
+      await narrow.goto(`${d.url}/console/${path}`);
+      const overflow = Number(await narrow.evaluate('document.documentElement.scrollWidth - window.innerWidth'));
+      assert.ok(overflow <= 0, `/console/${path} is ${overflow}px wider than a 400px window`);
+    }
+    await narrow.emulateMedia({ colorScheme: 'dark' });
+    assert.equal(await narrow.evaluate('getComputedStyle(document.body).backgroundColor'), 'rgb(13, 17, 23)');
+    await narrow.emulateMedia({ colorScheme: 'light' });
+    assert.equal(await narrow.evaluate('getComputedStyle(document.body).backgroundColor'), 'rgb(255, 255, 255)');
+    await narrow.goto(`${d.url}/console/`);
+    await narrow.keyboard.press('Tab');
+    assert.equal(await narrow.evaluate('document.activeElement.textContent'), 'Overview');
+    await narrow.keyboard.press('Tab');
+    assert.equal(await narrow.evaluate('document.activeElement.textContent'), 'Runtimes');
+    await narrow.keyboard.press('Enter');
+    await narrow.waitForURL(`${d.url}/console/runtimes`);
+    assert.equal(await narrow.getAttribute('nav a[aria-current="page"]', 'href'), '/console/runtimes');
+    await narrow.close();
+  });
+
   await t.test('security: no cookie, cross-origin POST, POST without CSRF token are refused', async () => {
     const host = { host: new URL(d.url).host };
     for (const path of ['/console/', '/console/runtimes', '/console/activity', '/console/approvals', '/console/live/runtimes']) {

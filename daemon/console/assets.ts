@@ -53,7 +53,7 @@ table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: .3rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { color: var(--mute); font-weight: 600; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
-code, .mono { font-family: ui-monospace, monospace; font-size: 12.5px; }
+code, .mono { font-family: ui-monospace, monospace; font-size: 12.5px; overflow-wrap: anywhere; }
 .bad { color: var(--bad); } .ok { color: var(--ok); } .mute { color: var(--mute); }
 button { font: inherit; padding: .25rem .7rem; border: 1px solid var(--line); border-radius: 4px; background: var(--card); color: var(--fg); cursor: pointer; }
 button.danger { color: var(--bad); }

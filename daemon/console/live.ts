@@ -5,8 +5,11 @@ import { openSse, SSE_HEADERS } from '../events/sse.js';
 /** How often a live page body is re-rendered; a change is on the page within this plus one round trip. */
 export const LIVE_POLL_MS = 300;
 const HEARTBEAT_MS = 15_000;
-const MAX_LIVE = 16;
-let open = 0;
+/** At most this many live pages per daemon at once; one more gets 503. */
+export const MAX_LIVE = 16;
+
+/** The count of open live streams of one daemon. */
+export interface LiveCount { open: number }
 
 /** One SSE frame carrying an HTML fragment (every line of it a data: line). */
 export function fragmentFrame(html: string): string {
@@ -19,15 +22,15 @@ export function fragmentFrame(html: string): string {
  * HTML differs from the last one sent. The stream ends when the browser
  * leaves, the session ends (checked each round) or the daemon stops.
  */
-export function liveBody(c: Context, clock: Clock, render: () => Promise<string>, stillSignedIn: () => boolean): Response {
-  if (open >= MAX_LIVE) return c.text('too many live console pages', 503);
-  open++;
+export function liveBody(c: Context, clock: Clock, count: LiveCount, render: () => Promise<string>, stillSignedIn: () => boolean): Response {
+  if (count.open >= MAX_LIVE) return c.text('too many live console pages', 503);
+  count.open++;
   let last = '';
   let timer: ReturnType<Clock['setTimeout']> | null = null;
   const { body, sink } = openSse({
     clock, heartbeatMs: HEARTBEAT_MS, heartbeat: () => ': keep-alive\n\n',
     onClose: () => {
-      open--;
+      count.open--;
       if (timer) clock.clearTimeout(timer);
     },
   });

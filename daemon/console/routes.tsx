@@ -43,12 +43,7 @@ type Body = (c: Context<Env>) => Promise<JSX.Element>;
 
 export function registerConsoleRoutes(app: Hono<any>, d: ConsoleDeps): void {
   const op = d.operator;
-
-  // The CLI's half of sign-in: the operator token buys a one-time code (under /api/v1, so the bearer check applies).
-  app.post('/api/v1/console/codes', (c) => {
-    const { code, expiresAtMs } = d.sessions.issueCode();
-    return c.json({ ok: true, data: { path: `/console/login?code=${encodeURIComponent(code)}`, expiresAt: new Date(expiresAtMs).toISOString() } });
-  });
+  const liveCount = { open: 0 };
 
   app.use('/console/*', consoleHeaders());
   app.use('/console', consoleHeaders());
@@ -163,7 +158,7 @@ export function registerConsoleRoutes(app: Hono<any>, d: ConsoleDeps): void {
     if (p.still) continue;
     app.get(`/console/live/${id}`, (c) => {
       const sid = getCookie(c, COOKIE);
-      return liveBody(c, d.clock, async () => render(await p.body(c as Context<Env>)), () => d.sessions.lookup(sid) !== null);
+      return liveBody(c, d.clock, liveCount, async () => render(await p.body(c as Context<Env>)), () => d.sessions.lookup(sid) !== null);
     });
   }
 
