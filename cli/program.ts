@@ -45,7 +45,8 @@ export type CommandName =
   | 'operator-read'
   | 'daemon-logs'
   | 'completion'
-  | 'audit';
+  | 'audit'
+  | 'console';
 
 const USAGE_EXIT = 2;
 
@@ -198,6 +199,12 @@ export function buildProgram(commander: Commander, onCommand: (name: CommandName
     .action(bind('store-backup'));
 
   program
+    .command('console')
+    .description('Print a one-time sign-in link to the operator console (valid 60 s, usable once).')
+    .option('--open', 'also open the link in the default browser (xdg-open or open)')
+    .action(bind('console'));
+
+  program
     .command('serve')
     .description('Serve an app that spawned this process: its tools for agents, over stdin/stdout (JSON-RPC, one frame per line).')
     .option('--stdio', 'the transport (required): JSON-RPC 2.0 frames on stdin/stdout')
@@ -214,14 +221,6 @@ export function buildProgram(commander: Commander, onCommand: (name: CommandName
   tools.command('log').description('What declared tools showed to people and asked them.').option('--limit <n>', 'entries', positiveInt).option('--json', 'print JSON').action(bind('tools-log'));
   tools.command('answer').description('Answer a question a tool asked; its next call gets it as `answered`.').argument('<askId>').argument('<text...>').action(bind('tools-answer'));
 
-  declareReadCommands(program, commander, (cmd) => onCommand('operator-read', cmd));
-
-  program
-    .command('completion')
-    .description('Print a shell completion script (bash or zsh); e.g. `source <(agentteam completion bash)`.')
-    .argument('<shell>', 'bash or zsh')
-    .action(bind('completion'));
-
   program
     .command('audit')
     .description('What agents called: one record per call, newest first (needs a running daemon).')
@@ -236,6 +235,14 @@ export function buildProgram(commander: Commander, onCommand: (name: CommandName
     .option('--json', 'print JSON (with --follow: one object per line)')
     .option('--summary', 'calls, errors and p50/p95 duration per tool and per agent (default window: 1d)')
     .action(bind('audit'));
+
+  declareReadCommands(program, commander, (cmd) => onCommand('operator-read', cmd));
+
+  program
+    .command('completion')
+    .description('Print a shell completion script (bash or zsh); e.g. `source <(agentteam completion bash)`.')
+    .argument('<shell>', 'bash or zsh')
+    .action(bind('completion'));
 
   markRequired(program);
   return program;

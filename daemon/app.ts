@@ -12,6 +12,9 @@ import { ERROR_TABLE } from '../catalog/errors.js';
 import type { ResultGate } from './results/gate.js';
 import { operatorSpans } from './telemetry/observe.js';
 import { registerMetricsRoute } from './telemetry/metrics-route.js';
+import { systemClock, type Clock } from '../lib/clock.js';
+import { operatorClient } from './console/operator-client.js';
+import { mountConsole } from './console/mount.js';
 
 export const EXEC_BASE = '/api/internal/exec/servers/:serverId/agents/:agentId';
 export const MCP_PATH = '/api/internal/mcp/servers/:serverId/agents/:agentId';
@@ -29,7 +32,11 @@ export interface AppContext extends OperatorContext {
   readonly gate: ResultGate;
   /** Registers routes owned by other parts (Exec action route, MCP, message operator routes). */
   readonly extraRoutes?: (app: Hono<RuntimeEnv>) => void;
+  readonly clock?: Clock;
 }
+
+/** The server the CLI's commands use when none is given (cli/defaults.ts DEFAULT_SERVER; the daemon never imports CLI code). */
+const DEFAULT_SERVER = 'local';
 
 const MCP_PREFIXES = ['/api/internal/mcp/', '/mcp/'];
 
@@ -87,5 +94,8 @@ export function buildApp(ctx: AppContext): Hono<RuntimeEnv> {
     return c.body(pinned.body, 200, { 'content-type': 'application/json' });
   });
   ctx.extraRoutes?.(app);
+  // The operator console (/console/): its pages read the operator routes above, in process.
+  const clock = ctx.clock ?? systemClock;
+  mountConsole(app, { operator: operatorClient((r) => app.fetch(r), ctx.operatorToken, ctx.port), clock, defaultServer: DEFAULT_SERVER });
   return app;
 }

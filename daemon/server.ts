@@ -139,7 +139,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const stopping: { p: Promise<void> | null } = { p: null };
     const reload = () => parts!.reload();
     const app = buildApp({
-      store, operatorToken, diag, listenHost: host, port: () => boundPort, allowHosts, gate: parts.gate,
+      store, operatorToken, diag, clock, listenHost: host, port: () => boundPort, allowHosts, gate: parts.gate,
       status: () => ({ pid: process.pid, url, startedAt: new Date(startedAt).toISOString(), uptimeMs: clock.now() - startedAt, stopping: stopping.p !== null, connections: { open: conns?.open() ?? 0, max: budget.maxConnections, shed: conns?.shed() ?? 0 }, streams: streams.stats(), memory: memory(), ...store.stats(), ...parts!.stats() }),
       stop: (reason) => void stop(reason),
       reload,

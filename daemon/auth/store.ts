@@ -68,6 +68,11 @@ export class AuthorizationStore {
     return this.auths.get(id);
   }
 
+  /** Every authorization still holding a lease (launching, active, cleanup retry), oldest first. */
+  leases(): Authorization[] {
+    return [...this.auths.values()].filter((a) => a.isLease);
+  }
+
   /** Creates, publishes and activates a new authorization, or fails with nothing left behind. */
   async create(init: AuthorizationInit): Promise<Authorization> {
     if (this.closed) throw new ExecError('unavailable', 'the daemon is shutting down');

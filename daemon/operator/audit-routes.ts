@@ -53,7 +53,8 @@ function queryOf(c: Context, now: number, allowed: ReadonlySet<string>): AuditQu
  * `GET /api/v1/audit` one page newest first (filters agent, tool, outcome,
  * server, since; keyset cursor), or with `after=<seq>` the rows written
  * since, oldest first (what `agentteam audit --follow` polls);
- * `GET /api/v1/audit/summary` calls, errors and p50/p95 per tool and agent.
+ * `GET /api/v1/audit/summary` calls, errors and p50/p95 per tool and agent;
+ * `GET /api/v1/audit/minutes` calls and errors per minute (the console's chart).
  */
 export function registerAuditOperatorRoutes(app: Hono<any>, log: AuditStore, now: () => number): void {
   app.get('/api/v1/audit', async (c) => {
@@ -76,6 +77,16 @@ export function registerAuditOperatorRoutes(app: Hono<any>, log: AuditStore, now
       const query = queryOf(c, t, new Set(['agent', 'tool', 'server', 'since']));
       const since = query.since?.at ?? t - SUMMARY_DEFAULT_MS;
       return c.json({ ok: true, data: { since: new Date(since).toISOString(), ...(await log.summary(since, query)) } });
+    } catch (err) {
+      return fail(c, err);
+    }
+  });
+  app.get('/api/v1/audit/minutes', async (c) => {
+    try {
+      const t = now();
+      const query = queryOf(c, t, new Set(['agent', 'tool', 'server', 'since']));
+      const since = query.since?.at ?? t - 3_600_000;
+      return c.json({ ok: true, data: { since: new Date(since).toISOString(), minutes: await log.perMinute(since, query) } });
     } catch (err) {
       return fail(c, err);
     }

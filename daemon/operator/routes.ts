@@ -1,6 +1,7 @@
 import type { Hono } from 'hono';
 import type { AuthorizationStore } from '../auth/store.js';
 import { registerRuntimeLeaseRoutes, type LaunchHook } from './runtimes.js';
+import { registerRuntimeListRoute } from './runtime-list.js';
 
 /** What the operator routes need from the running daemon. */
 export interface OperatorContext {
@@ -21,5 +22,6 @@ export function registerOperatorRoutes(app: Hono<any>, ctx: OperatorContext): vo
     return c.json({ ok: true, data: { stopping: true } }, 202);
   });
   app.post('/api/v1/reload', async (c) => c.json({ ok: true, data: (await ctx.reload()) ?? { reloaded: true } }));
+  registerRuntimeListRoute(app, ctx.store);
   registerRuntimeLeaseRoutes(app, ctx);
 }

@@ -113,6 +113,9 @@ const summarySql = (key: 'tool' | 'agent_id', where: string) => `
 /** At most this many lines per summary table (tools and agents are few; a bound all the same). */
 export const SUMMARY_MAX_KEYS = 200;
 
+/** Calls and errors per minute since `since` (at most a day of minutes), oldest first; minutes without calls are absent. */
+export const MINUTES_MAX = 1440;
+
 export class AuditStore {
   constructor(private readonly sql: SqlStore, private readonly cursors: CursorCodec) {}
 
@@ -172,6 +175,15 @@ export class AuditStore {
   }
 
   /** Calls, failures and p50/p95 duration per tool and per agent since `since` (ms). */
+  async perMinute(since: number, filter: Pick<AuditQuery, 'serverId' | 'agentId' | 'tool'> = {}): Promise<{ minute: string; calls: number; errors: number }[]> {
+    const [where, args] = conditions(filter, since);
+    const rows = await this.sql.all<{ m: number; calls: number; errors: number }>(
+      `SELECT (at - at % 60000) AS m, COUNT(*) AS calls, SUM(CASE WHEN outcome = 'ok' THEN 0 ELSE 1 END) AS errors FROM audit WHERE ${where.join(' AND ')} GROUP BY m ORDER BY m LIMIT ?`,
+      [...args, MINUTES_MAX],
+    );
+    return rows.map((r) => ({ minute: new Date(Number(r.m)).toISOString(), calls: Number(r.calls), errors: Number(r.errors) }));
+  }
+
   async summary(since: number, filter: Pick<AuditQuery, 'serverId' | 'agentId' | 'tool'> = {}): Promise<{ byTool: AuditSummaryRow[]; byAgent: AuditSummaryRow[] }> {
     const [where, args] = conditions(filter, since);
     const run = async (key: 'tool' | 'agent_id') => {

@@ -1,0 +1,36 @@
+import { Hono } from 'hono';
+import type { Clock } from '../../lib/clock.js';
+import type { OperatorClient } from './operator-client.js';
+import { ConsoleSessions } from './sessions.js';
+
+export interface MountOptions {
+  readonly clock: Clock;
+  readonly operator: OperatorClient;
+  readonly defaultServer: string;
+}
+
+/**
+ * Puts the console on the daemon's app. Only the sign-in code route and a
+ * forwarder are registered at start: the pages (JSX rendering, assets) are
+ * imported on the first /console request, so a daemon nobody opens the
+ * console on never loads them, and start-up opens no more module files at
+ * once than before (a daemon started under a 128-descriptor limit must
+ * still come up).
+ */
+export function mountConsole(app: Hono<any>, opts: MountOptions): void {
+  const sessions = new ConsoleSessions(opts.clock);
+  // The CLI's half of sign-in: the operator token buys a one-time code (under /api/v1, so the bearer check applies).
+  app.post('/api/v1/console/codes', (c) => {
+    const { code, expiresAtMs } = sessions.issueCode();
+    return c.json({ ok: true, data: { path: `/console/login?code=${encodeURIComponent(code)}`, expiresAt: new Date(expiresAtMs).toISOString() } });
+  });
+  let pages: Promise<Hono> | null = null;
+  const load = () => (pages ??= import('./routes.js').then((m) => {
+    const sub = new Hono();
+    m.registerConsoleRoutes(sub, { sessions, ...opts });
+    return sub;
+  }));
+  const forward = async (c: { req: { raw: Request } }) => (await load()).fetch(c.req.raw);
+  app.all('/console', forward);
+  app.all('/console/*', forward);
+}

@@ -1,0 +1,313 @@
+import { test } from 'node:test';
+import { strict as assert } from 'node:assert';
+import { request } from 'node:http';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { call, cli, closeHttp, post, startDaemon, startRuntime, type Daemon } from './exec-harness.js';
+import { findChromium, launchBrowser } from './browser-harness.js';
+import { readOperatorToken } from '../cli/daemon-client.js';
+import { prepareHome } from './tools-harness.js';
+import Database from 'better-sqlite3';
+import { connectAgent, connectApp, echoTool } from './client-tools-harness.js';
+
+const SKIP = CHROMIUM_SKIP();
+function CHROMIUM_SKIP(): string | false {
+  return findChromium() ? false : 'no Chromium found (install Debian\'s chromium package or set AGENTTEAM_CHROMIUM)';
+}
+
+/**
+ * The operator console in a real headless Chromium against a real daemon:
+ * sign-in with a one-time code, live Runtimes/Activity/Approvals, and the
+ * security properties (cookie, CSRF, Origin, CSP, the operator token never
+ * reaching the browser). Skipped where no Chromium is installed.
+ */
+const CHROMIUM = findChromium();
+const SHOTS = process.env.AGENTTEAM_SCREENSHOTS;
+test.after(() => closeHttp());
+
+interface Raw { status: number; headers: Record<string, string | string[] | undefined>; body: string }
+function raw(url: string, method: string, headers: Record<string, string>, body = ''): Promise<Raw> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (c: string) => (text += c)).on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function signInUrl(d: Daemon | { cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> }): Promise<string> {
+  const r = 'cli' in d ? await d.cli(['console']) : await cli(d.home, ['console']);
+  assert.equal(r.code, 0, r.stderr);
+  const url = r.stdout.trim();
+  assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/console\/login\?code=[A-Za-z0-9_-]{43}$/);
+  return url;
+}
+
+async function shot(page: Page, name: string): Promise<void> {
+  if (!SHOTS) return;
+  mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
+}
+
+test('console in Chromium: one-time sign-in, live runtimes, activity and approvals, and its security properties', { skip: SKIP, timeout: 180_000 }, async (t) => {
+  const d = await startDaemon();
+  t.after(() => d.close());
+  const operatorToken = readOperatorToken(d.home);
+  const b = await launchBrowser(t, CHROMIUM!);
+  const page = await b.newPage();
+  const seen: { url: string; csp: string | null; body: string | null; type: string }[] = [];
+  b.context.on('response', async (res) => {
+    const type = res.headers()['content-type'] ?? '';
+    const body = type.includes('event-stream') ? null : await res.text().catch(() => null);
+    seen.push({ url: res.url(), csp: res.headers()['content-security-policy'] ?? null, body, type });
+  });
+  page.on('dialog', (dlg) => void dlg.accept());
+  let cookie = '';
+
+  await t.test('signs in with the one-time code; the cookie is HttpOnly, SameSite=Strict, path /console', async () => {
+    const url = await signInUrl(d);
+    await page.goto(url);
+    await page.waitForURL(`${d.url}/console/`);
+    assert.equal(await page.textContent('h1'), 'Overview');
+    const cookies = await b.context.cookies(d.url + '/console/');
+    assert.equal(cookies.length, 1);
+    const c = cookies[0]!;
+    assert.deepEqual([c.httpOnly, c.sameSite, c.path], [true, 'Strict', '/console']);
+    assert.ok(c.expires > Date.now() / 1000 + 3600, 'the session has its own expiry');
+    cookie = `${c.name}=${c.value}`;
+    // a second use of the same code is refused
+    const again = await b.newPage();
+    const res = await again.goto(url);
+    assert.equal(res?.status(), 200);
+    await again.waitForSelector('text=Sign-in refused');
+    await again.close();
+  });
+
+  await t.test('a runtime started by the test appears on Runtimes and disappears when revoked from the page', async () => {
+    await page.goto(`${d.url}/console/runtimes`);
+    const rt = await startRuntime(d, 's1', 'console-agent');
+    t.after(() => rt.close());
+    const row = page.locator('tr', { hasText: 'console-agent' });
+    await row.waitFor({ timeout: 5_000 });
+    assert.match(await row.textContent() ?? '', /s1.*console-agent.*generic/);
+    await shot(page, 'runtimes');
+    const token = rt.token();
+    await row.getByRole('button', { name: /Revoke/ }).click();
+    await row.waitFor({ state: 'detached', timeout: 5_000 });
+    const after = await raw(`${d.url}/api/v1/runtimes`, 'GET', { authorization: `Bearer ${operatorToken}` });
+    assert.deepEqual(JSON.parse(after.body).data.runtimes.filter((r: { agentId: string }) => r.agentId === 'console-agent'), []);
+    const refused = await post(`${rt.base}/task/list`, token, '{}');
+    assert.equal(refused.status, 403, refused.text);
+    assert.equal(refused.json.error.code, 'forbidden', 'the revoked runtime has lost access');
+  });
+
+  await t.test('a call made by the test appears on Activity within 1 s without reload', async () => {
+    const rt = await startRuntime(d, 's1', 'worker');
+    t.after(() => rt.close());
+    await page.goto(`${d.url}/console/activity`);
+    await page.locator('html[data-live="open"]').waitFor({ state: 'attached' });
+    const loads: number[] = [];
+    page.on('load', () => loads.push(Date.now()));
+    const t0 = Date.now();
+    const r = await call(rt, 'task', 'create', { title: 'seen live' });
+    assert.equal(r.status, 200, r.text);
+    await page.locator('tr', { hasText: 'worker' }).filter({ hasText: 'task/create' }).first().waitFor({ timeout: 1_000 });
+    const ms = Date.now() - t0;
+    assert.ok(ms < 1_000, `appeared after ${ms} ms`);
+    assert.deepEqual(loads, [], 'no reload');
+    await shot(page, 'activity');
+    await page.locator('tr', { hasText: 'worker' }).first().getByRole('link').click();
+    await page.waitForSelector('h1:has-text("task/create")');
+    assert.match(await page.textContent('dl.detail') ?? '', /Trace id/);
+  });
+
+  await t.test("an agent's approval request decided from the page; the agent sees the decision", async () => {
+    const rt = await startRuntime(d, 'local', 'asker');
+    t.after(() => rt.close());
+    await page.goto(`${d.url}/console/approvals`);
+    const asked = await call(rt, 'approval', 'request', { title: 'Deploy to production', detail: 'Release 1.2' });
+    assert.equal(asked.status, 200, asked.text);
+    const id = asked.json.data.approval.id as string;
+    const card = page.locator(`section[data-approval="${id}"]`);
+    await card.waitFor({ timeout: 5_000 });
+    await card.getByLabel('Reason').fill('Go ahead after 5pm');
+    await shot(page, 'approvals');
+    await card.getByRole('button', { name: 'Approve' }).click();
+    await page.locator(`tr[data-approval="${id}"]`).waitFor({ timeout: 5_000 }).catch(async (err) => assert.fail(`${err}\n${await page.content()}`));
+    const got = (await call(rt, 'approval', 'get', { id })).json.data.approval;
+    assert.deepEqual([got.status, got.note, got.decidedBy], ['approved', 'Go ahead after 5pm', 'human:operator']);
+  });
+
+  await t.test('overview shows the same numbers as the CLI', async () => {
+    await page.goto(`${d.url}/console/`);
+    const summary = JSON.parse((await raw(`${d.url}/api/v1/audit/summary?since=1h`, 'GET', { authorization: `Bearer ${operatorToken}` })).body).data;
+    const calls = summary.byTool.reduce((n: number, r: { calls: number }) => n + r.calls, 0);
+    assert.equal(await page.locator('[data-stat="Calls, last hour"] b').textContent(), String(calls));
+    assert.ok(calls >= 2, `calls ${calls}`);
+    await shot(page, 'overview');
+    await page.goto(`${d.url}/console/context-cost`);
+    await page.locator('section[data-runtime="claude"] tr[data-surface="mcp_inventory"]').waitFor();
+    await shot(page, 'context-cost');
+  });
+
+  await t.test('readable in a narrow window, light and dark after the system setting, usable by keyboard', async () => {
+    const narrow = await b.newPage();
+    await narrow.setViewportSize({ width: 400, height: 800 });
+    for (const path of ['', 'runtimes', 'activity', 'approvals', 'client-tools', 'tools', 'context-cost']) {
+      await narrow.goto(`${d.url}/console/${path}`);
+      const overflow = Number(await narrow.evaluate('document.documentElement.scrollWidth - window.innerWidth'));
+      assert.ok(overflow <= 0, `/console/${path} is ${overflow}px wider than a 400px window`);
+    }
+    await narrow.emulateMedia({ colorScheme: 'dark' });
+    assert.equal(await narrow.evaluate('getComputedStyle(document.body).backgroundColor'), 'rgb(13, 17, 23)');
+    await narrow.emulateMedia({ colorScheme: 'light' });
+    assert.equal(await narrow.evaluate('getComputedStyle(document.body).backgroundColor'), 'rgb(255, 255, 255)');
+    await narrow.goto(`${d.url}/console/`);
+    await narrow.keyboard.press('Tab');
+    assert.equal(await narrow.evaluate('document.activeElement.textContent'), 'Overview');
+    await narrow.keyboard.press('Tab');
+    assert.equal(await narrow.evaluate('document.activeElement.textContent'), 'Runtimes');
+    await narrow.keyboard.press('Enter');
+    await narrow.waitForURL(`${d.url}/console/runtimes`);
+    assert.equal(await narrow.getAttribute('nav a[aria-current="page"]', 'href'), '/console/runtimes');
+    await narrow.close();
+  });
+
+  await t.test('security: no cookie, cross-origin POST, POST without CSRF token are refused', async () => {
+    const host = { host: new URL(d.url).host };
+    for (const path of ['/console/', '/console/runtimes', '/console/activity', '/console/approvals', '/console/live/runtimes']) {
+      const r = await raw(`${d.url}${path}`, 'GET', host);
+      assert.equal(r.status, 401, path);
+      assert.ok(r.headers['content-security-policy'], `CSP on ${path}`);
+    }
+    const wrongCookie = await raw(`${d.url}/console/runtimes`, 'GET', { ...host, cookie: 'agentteam_console=forged' });
+    assert.equal(wrongCookie.status, 401);
+    const rt = await startRuntime(d, 's1', 'victim');
+    t.after(() => rt.close());
+    const id = JSON.parse((await raw(`${d.url}/api/v1/runtimes`, 'GET', { authorization: `Bearer ${operatorToken}` })).body).data.runtimes.find((r: { agentId: string }) => r.agentId === 'victim').authorizationId;
+    const csrf = /name="csrf" value="([^"]+)"/.exec((await raw(`${d.url}/console/runtimes`, 'GET', { ...host, cookie })).body)?.[1];
+    assert.ok(csrf);
+    const form = { ...host, cookie, 'content-type': 'application/x-www-form-urlencoded' };
+    const path = `${d.url}/console/runtimes/${id}/revoke`;
+    assert.equal((await raw(path, 'POST', { ...form, origin: 'http://evil.example' }, `csrf=${csrf}`)).status, 403, 'cross-origin');
+    assert.equal((await raw(path, 'POST', form, `csrf=${csrf}`)).status, 403, 'no Origin');
+    assert.equal((await raw(path, 'POST', { ...form, origin: d.url }, '')).status, 403, 'no CSRF token');
+    assert.equal((await raw(path, 'POST', { ...form, origin: d.url }, 'csrf=wrong')).status, 403, 'wrong CSRF token');
+    assert.equal((await raw(path, 'POST', { ...host, 'content-type': 'application/x-www-form-urlencoded', origin: d.url }, `csrf=${csrf}`)).status, 401, 'no cookie');
+    const still = JSON.parse((await raw(`${d.url}/api/v1/runtimes`, 'GET', { authorization: `Bearer ${operatorToken}` })).body).data.runtimes;
+    assert.ok(still.some((r: { authorizationId: string }) => r.authorizationId === id), 'nothing was revoked');
+    assert.equal((await raw(path, 'POST', { ...form, origin: d.url }, `csrf=${csrf}`)).status, 303, 'the same request from the page works');
+    // the sign-in itself wants an Origin
+    const code = new URL(await signInUrl(d)).searchParams.get('code')!;
+    assert.equal((await raw(`${d.url}/console/login`, 'POST', { ...host, 'content-type': 'application/x-www-form-urlencoded' }, `code=${code}`)).status, 403);
+  });
+
+  await t.test('CSP on every page, no CSP violation, the operator token in no body, URL or cookie', async () => {
+    const docs = seen.filter((s) => new URL(s.url).pathname.startsWith('/console'));
+    assert.ok(docs.length >= 8);
+    for (const s of docs) assert.match(s.csp ?? '', /script-src 'self'/, s.url);
+    for (const s of docs) assert.doesNotMatch(s.csp ?? '', /unsafe-inline|unsafe-eval/);
+    assert.deepEqual(b.cspViolations, []);
+    for (const s of seen) {
+      assert.ok(!s.url.includes(operatorToken), s.url);
+      assert.ok(!(s.body ?? '').includes(operatorToken), s.url);
+    }
+    for (const c of await b.context.cookies()) assert.ok(!c.value.includes(operatorToken));
+    const frame = await raw(`${d.url}/console/`, 'GET', { host: new URL(d.url).host, cookie });
+    assert.equal(frame.headers['x-frame-options'], 'DENY');
+  });
+});
+
+const text = (r: unknown) => ((r as { content: { type: string; text: string }[] }).content ?? []).map((c) => c.text).join('');
+
+test('console in Chromium: declared tools with a problem (file and pointer), a question answered from the page, client tools live', { skip: SKIP, timeout: 120_000 }, async (t) => {
+  const h = await prepareHome(t, { examples: true, tools: { 'broken.json': { name: 'broken', description: 'x', transport: { type: 'command', argv: ['/nonexistent/prog'] } } } });
+  const b = await launchBrowser(t, CHROMIUM!);
+  const page = await b.newPage();
+  await page.goto(await signInUrl(h));
+  await page.waitForURL(`${h.url}/console/`);
+  await page.goto(`${h.url}/console/tools`);
+  const problem = page.locator('tr[data-problem]', { hasText: 'broken.json' });
+  await problem.waitFor();
+  assert.match(await problem.textContent() ?? '', /broken\.json\/needsa command tool needs "needs"/);
+  const agent = await connectAgent(h as never, 'a1');
+  t.after(() => agent.close());
+  const asked = await agent.client.callTool({ name: 'name_branch', arguments: { topic: 'Console' } });
+  assert.match(text(asked), /^Asked the person/);
+  const card = page.locator('section[data-ask]');
+  await card.waitFor({ timeout: 5_000 });
+  await card.getByLabel('Answer').fill('feat/console');
+  await shot(page, 'declared-tools');
+  await card.getByRole('button', { name: 'Send answer' }).click();
+  await page.waitForURL(`${h.url}/console/tools`);
+  await page.locator('section[data-ask]').waitFor({ state: 'detached', timeout: 5_000 });
+  const again = await agent.client.callTool({ name: 'name_branch', arguments: { topic: 'Console' } });
+  assert.equal(text(again), 'Use the branch name: feat/console');
+  await page.locator('td pre', { hasText: 'Branch name agreed: feat/console' }).waitFor({ timeout: 5_000 });
+
+  // Client tools: an app connects and lends a tool while the page is open; the counts are daemon status's.
+  await page.goto(`${h.url}/console/client-tools`);
+  const app = await connectApp(h as never);
+  t.after(() => app.close());
+  assert.equal((await app.register('editor', [echoTool('editor_echo')])).status, 200);
+  await page.locator('tr[data-tool="editor_echo"]').waitFor({ timeout: 5_000 });
+  const status = JSON.parse((await h.cli(['daemon', 'status'])).stdout).clientTools;
+  for (const [label, key] of [['Connected apps', 'clients'], ['Groups', 'groups'], ['Tools', 'tools']] as const) {
+    await page.locator(`[data-stat="${label}"] b`, { hasText: String(status[key]) }).waitFor({ timeout: 5_000 });
+  }
+  assert.equal(status.tools, 1);
+  await shot(page, 'client-tools');
+  assert.deepEqual(b.cspViolations, []);
+});
+
+test('console in Chromium: first render of every page with 10,000 audit rows in the store', { skip: SKIP, timeout: 180_000 }, async (t) => {
+  const d = await startDaemon();
+  t.after(() => d.close());
+  await d.stop();
+  const db = new Database(join(d.home, 'store.db'));
+  const now = Date.now();
+  const insert = db.prepare(`INSERT INTO audit (at, server_id, agent_id, authorization_id, generation_id, runtime, thread_id, via, transport, tool, outcome, duration_us, request_bytes, result_bytes, trace_id, args, result)
+    VALUES (?, 's1', ?, 'auth0', 'gen0', 'generic', NULL, 'exec', 'exec', ?, ?, ?, 20, 200, NULL, NULL, NULL)`);
+  const tools = ['task/create', 'task/list', 'message/post', 'approval/request', 'kb/search'];
+  db.transaction(() => {
+    for (let i = 0; i < 10_000; i++) insert.run(now - 3_000_000 + i * 300, `agent-${i % 7}`, tools[i % tools.length], i % 20 === 0 ? 'not_found' : 'ok', 1000 + ((i * 7919) % 50_000));
+  })();
+  db.close();
+  await d.start();
+  const b = await launchBrowser(t, CHROMIUM!);
+  const page = await b.newPage();
+  await page.goto(await signInUrl(d));
+  await page.waitForURL(`${d.url}/console/`);
+  const results: Record<string, number> = {};
+  for (const path of ['', 'runtimes', 'activity', 'approvals', 'tools']) {
+    const runs: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      await page.goto(`${d.url}/console/${path}`);
+      const fcp = Number(await page.evaluate(`new Promise((r) => { const f = () => { const e = performance.getEntriesByName('first-contentful-paint')[0]; e ? r(e.startTime) : setTimeout(f, 10); }; f(); })`));
+      runs.push(fcp);
+    }
+    runs.sort((x, y) => x - y);
+    results[path || 'overview'] = Math.round(runs[1]!);
+  }
+  t.diagnostic(`first contentful paint, median of 3, ms: ${JSON.stringify(results)} (load ${(await import('node:os')).loadavg()[0]!.toFixed(2)})`);
+  // The overview counts all 10,000 from the audit summary, as `agentteam audit --summary --since 1h` does.
+  await page.goto(`${d.url}/console/`);
+  assert.equal(await page.locator('[data-stat="Calls, last hour"] b').textContent(), '10000');
+  assert.equal(await page.locator('[data-stat="Error rate, last hour"] b').textContent(), '5.0 %');
+  await page.goto(`${d.url}/console/activity?agent=agent-3`);
+  assert.equal(await page.locator('tbody tr').count(), 50);
+  await page.getByRole('link', { name: /Older calls/ }).click();
+  assert.equal(await page.locator('tbody tr').count(), 50);
+  assert.equal(new Set(await page.locator('tbody tr td:nth-child(2)').allTextContents()).size, 1);
+  if (SHOTS) {
+    for (const path of ['', 'activity']) {
+      await page.goto(`${d.url}/console/${path}`);
+      await shot(page, `${path || 'overview'}-10k`);
+    }
+  }
+  // 200 ms is the target on a quiet machine; the assertion leaves room for a loaded CI host.
+  for (const [p, ms] of Object.entries(results)) assert.ok(ms < 1_000, `${p}: first render ${ms} ms`);
+});
