@@ -259,6 +259,9 @@ test('console in Chromium: declared tools with a problem (file and pointer), a q
     await page.locator(`[data-stat="${label}"] b`, { hasText: String(status[key]) }).waitFor({ timeout: 5_000 });
   }
   assert.equal(status.tools, 1);
+  // Each connected app is a row: as many as daemon status counts, the app's own with its group.
+  assert.equal(await page.locator('tr[data-client]').count(), status.clients);
+  await page.locator('tr[data-client]', { hasText: 'editor' }).waitFor({ timeout: 5_000 });
   await shot(page, 'client-tools');
   assert.deepEqual(b.cspViolations, []);
 });

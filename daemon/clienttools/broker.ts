@@ -384,6 +384,11 @@ export class ClientToolBroker {
     for (const p of [...this.pending.values()]) this.finish(p, { ok: false, code: 'cancelled', message: 'the daemon is stopping' }, 'shutdown');
   }
 
+  /** The connected clients as an operator sees them: what each is and the groups it holds, never its key. */
+  connected(): { clientId: string; provider: boolean; groups: string[] }[] {
+    return [...this.clients.values()].map((c) => ({ clientId: c.id, provider: c.provider, groups: [...c.groups].sort() }));
+  }
+
   stats(): { clients: number; groups: number; tools: number; pending: number } {
     return { clients: this.clients.size, groups: this.groups.size, tools: this.offered().length, pending: this.pending.size };
   }

@@ -28,6 +28,8 @@ export function registerClientToolRoutes(app: Hono<any>, deps: ClientToolRouteDe
     const body = decodeRegister(await readJsonBody(c, clock));
     return c.json({ ok: true, data: broker.register(body, deps.checkNames) });
   });
+  // Operator token only (as every /api/v1 route): the connected apps and their groups, for the console.
+  app.get('/api/v1/client-tools/clients', (c) => c.json({ ok: true, data: { clients: broker.connected() } }));
   app.get('/api/v1/client-tools/requests', (c) => {
     const q = c.req.query();
     // Without client_id: ids only (no arguments, no agent), as a stream that is not the provider sees them.

@@ -122,7 +122,8 @@ export function registerConsoleRoutes(app: Hono<any>, d: ConsoleDeps): void {
     const status = await op.get<{ clientTools: ClientToolsData['counts'] }>('/api/v1/status');
     const offered = await op.get<Pick<ClientToolsData, 'revision' | 'tools'>>('/api/v1/client-tools');
     const { requests } = await op.get<Pick<ClientToolsData, 'requests'>>('/api/v1/client-tools/requests');
-    return <ClientToolsBody data={{ counts: status.clientTools, ...offered, requests }} />;
+    const { clients } = await op.get<Pick<ClientToolsData, 'clients'>>('/api/v1/client-tools/clients');
+    return <ClientToolsBody data={{ counts: status.clientTools, ...offered, requests, clients }} />;
   };
 
   // Context cost: the same surface texts, tokenizer and report builder as `token analyze`; the tokenizer tables load on first use.

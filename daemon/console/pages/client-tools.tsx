@@ -3,11 +3,12 @@ export interface ClientToolsData {
   readonly revision: number;
   readonly tools: readonly { name: string; group: string; fingerprint: string; timeout_ms?: number; timeout_s?: number }[];
   readonly requests: readonly { request_id: string; group: string; tool: string; state: 'pending' | 'claimed' }[];
+  readonly clients: readonly { clientId: string; provider: boolean; groups: readonly string[] }[];
 }
 
-/** Client tools: apps lending tools (counts as `daemon status` gives them), their groups and tools, calls waiting or claimed. */
+/** Client tools: the connected apps (counts as `daemon status` gives them) and their groups, the tools, calls waiting or claimed. */
 export function ClientToolsBody(props: { data: ClientToolsData }) {
-  const { counts, tools, requests, revision } = props.data;
+  const { counts, tools, requests, revision, clients } = props.data;
   const groups = new Map<string, string[]>();
   for (const t of tools) groups.set(t.group, [...(groups.get(t.group) ?? []), t.name]);
   const cards: [string, number][] = [['Connected apps', counts.clients], ['Groups', counts.groups], ['Tools', counts.tools], ['Calls waiting or claimed', counts.pending]];
@@ -15,6 +16,14 @@ export function ClientToolsBody(props: { data: ClientToolsData }) {
     <>
       <h1>Client tools</h1>
       <div class="cards">{cards.map(([k, v]) => <div class="card" data-stat={k}><span class="mute">{k}</span><b>{v}</b></div>)}</div>
+      <h2>Connected apps <span class="mute">({clients.length})</span></h2>
+      {clients.length === 0 ? <p class="mute">No app is connected.</p> : (
+        <div class="scroll"><table>
+          <thead><tr><th>Client</th><th>Kind</th><th>Groups</th></tr></thead>
+          <tbody>{clients.map((a) => <tr data-client={a.clientId}><td class="mono">{a.clientId}</td><td>{a.provider ? 'provider' : 'listener'}</td>
+            <td>{a.groups.length === 0 ? <span class="mute">none</span> : a.groups.join(', ')}</td></tr>)}</tbody>
+        </table></div>
+      )}
       <h2>Groups and tools <span class="mute">(revision {revision})</span></h2>
       {tools.length === 0 ? <p class="mute">No app lends tools right now.</p> : (
         <div class="scroll"><table>
