@@ -141,6 +141,16 @@ test('console in Chromium: one-time sign-in, live runtimes, activity and approva
     assert.deepEqual([got.status, got.note, got.decidedBy], ['approved', 'Go ahead after 5pm', 'human:operator']);
   });
 
+  await t.test('a request on another server stays on the page after its agent is gone', async () => {
+    const rt = await startRuntime(d, 'far', 'leaver');
+    const asked = await call(rt, 'approval', 'request', { title: 'Rotate the keys' });
+    assert.equal(asked.status, 200, asked.text);
+    const id = asked.json.data.approval.id as string;
+    await rt.close();
+    await page.goto(`${d.url}/console/approvals`);
+    await page.locator(`section[data-approval="${id}"]`, { hasText: 'Rotate the keys' }).waitFor({ timeout: 5_000 });
+  });
+
   await t.test('overview shows the same numbers as the CLI', async () => {
     await page.goto(`${d.url}/console/`);
     const summary = JSON.parse((await raw(`${d.url}/api/v1/audit/summary?since=1h`, 'GET', { authorization: `Bearer ${operatorToken}` })).body).data;

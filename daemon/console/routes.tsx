@@ -92,7 +92,9 @@ export function registerConsoleRoutes(app: Hono<any>, d: ConsoleDeps): void {
   };
 
   const approvals = async (c: Context<Env>) => {
-    const servers = new Set([d.defaultServer, ...(await op.get<{ runtimes: RuntimeView[] }>('/api/v1/runtimes')).runtimes.map((r) => r.serverId)]);
+    // Every server that holds a request (an agent may have asked and gone), the default one, and those with a runtime now.
+    const held = (await op.get<{ servers: string[] }>('/api/v1/approvals/servers')).servers;
+    const servers = new Set([d.defaultServer, ...held, ...(await op.get<{ runtimes: RuntimeView[] }>('/api/v1/runtimes')).runtimes.map((r) => r.serverId)]);
     const pending: ApprovalRow[] = [], decided: ApprovalRow[] = [];
     for (const s of servers) {
       const read = (input: object) => op.post<{ approvals: Omit<ApprovalRow, 'serverId'>[] }>(`/api/v1/servers/${encodeURIComponent(s)}/reads/approval/list`, input);

@@ -5,6 +5,8 @@ import { ExecError, errorBody } from '../errors.js';
 import type { ApprovalOperatorApi } from '../store/server-api.js';
 
 const ID = /^appr_[0-9A-Za-z]{6,40}$/;
+/** How many servers `GET /api/v1/approvals/servers` names at most. */
+const APPROVAL_SERVERS_LIMIT = 100;
 const PERSON = /^human:[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 function fail(c: Context, err: unknown): Response {
@@ -18,9 +20,18 @@ function invalid(path: string, message: string): ExecError {
 /**
  * The people's side of approvals, under /api/v1 (operator token checked by
  * the app first): `GET /api/v1/approvals/{id}` and
- * `POST /api/v1/approvals/{id}/decide {decision, note?, decidedBy?}`.
+ * `POST /api/v1/approvals/{id}/decide {decision, note?, decidedBy?}`, and
+ * `GET /api/v1/approvals/servers` (the servers that hold requests, at most 100).
  */
 export function registerApprovalOperatorRoutes(app: Hono<any>, approvals: ApprovalOperatorApi): void {
+  // Before `:id`: the servers that hold approval requests (a person decides across servers; the console lists them all).
+  app.get('/api/v1/approvals/servers', async (c) => {
+    try {
+      return c.json({ ok: true, data: { servers: await approvals.serversAsOperator(APPROVAL_SERVERS_LIMIT) } });
+    } catch (err) {
+      return fail(c, err);
+    }
+  });
   app.get('/api/v1/approvals/:id', async (c) => {
     try {
       const id = c.req.param('id');

@@ -117,6 +117,11 @@ export class ApprovalStore {
     return { approval: approvalOf(await this.row(this.s.sql, null, id)) };
   }
 
+  async serversAsOperator(limit: number): Promise<string[]> {
+    const rows = await this.s.sql.all<{ server_id: string }>('SELECT DISTINCT server_id FROM approvals ORDER BY server_id LIMIT ?', [limit]);
+    return rows.map((r) => r.server_id);
+  }
+
   private async apply(q: Sql, row: Row, decision: Decision, note: string | null, by: string): Promise<Out> {
     if (row.status === 'expired') {
       throw new ExecError('expired', `approval ${row.id} expired at ${isoTime(row.expires_at)} without a decision`, {

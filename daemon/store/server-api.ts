@@ -55,6 +55,8 @@ export interface ServerApi {
 export interface ApprovalOperatorApi {
   decideAsOperator(id: string, decision: 'approve' | 'reject', note: string | null, decidedBy: string): Promise<OutputOf<typeof approvalGet>>;
   getAsOperator(id: string): Promise<OutputOf<typeof approvalGet>>;
+  /** The servers that hold approval requests (at most `limit`), for a person's view across servers. */
+  serversAsOperator(limit: number): Promise<string[]>;
 }
 
 /** Who is calling the server API. */
