@@ -12,6 +12,7 @@ import { gateWith } from './gate-harness.js';
 import { FolderIndex } from '../daemon/knowledge/folder-index.js';
 import { MemoryIndexes } from '../daemon/knowledge/memory.js';
 import { clipBytes, searchPage } from '../daemon/knowledge/text-search.js';
+import { jsonBytes } from '../catalog/limits.js';
 
 function tempDir(t: { after(fn: () => void): void }): string {
   const dir = mkdtempSync(join(tmpdir(), 'agentteam-index-'));
@@ -64,14 +65,23 @@ test('chunks cover every non-blank line once, with exact line ranges', () => {
 });
 
 test('clipBytes keeps at most the byte budget and never splits a character', () => {
+  // The budget is bytes as JSON spells the text (a snippet travels in JSON): `"` and a backslash cost two, a control character six.
+  // Text that fits is kept whole; what fits in UTF-8 but not in JSON is cut (seeds 1 and -655202177 found such text).
   fc.assert(
     fc.property(fc.string({ unit: 'grapheme', maxLength: 400 }), fc.integer({ min: 4, max: 400 }), (s, max) => {
       const out = clipBytes(s as Masked, max);
+      assert.ok(jsonBytes(out) <= max);
       assert.ok(Buffer.byteLength(out) <= max);
       assert.equal(Buffer.from(out).toString('utf8'), out, 'valid UTF-8');
-      if (Buffer.byteLength(s) <= max) assert.equal(out, s);
+      if (jsonBytes(s) <= max) assert.equal(out, s);
     }),
   );
+  for (const seed of [1, -655202177]) {
+    fc.assert(fc.property(fc.string({ unit: 'grapheme', maxLength: 400 }), fc.integer({ min: 4, max: 400 }), (s, max) => {
+      const out = clipBytes(s as Masked, max);
+      return jsonBytes(out) <= max && (jsonBytes(s) > max || out === s);
+    }), { seed, numRuns: 2_000 });
+  }
 });
 
 test('no query text can break the FTS5 expression: a page or validation_failed, never a SQLite error', async (t) => {
