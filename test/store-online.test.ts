@@ -81,7 +81,11 @@ test('store backup: online through the daemon, refuses to overwrite without --fo
   const rt = await startRuntime(d);
   const out = mkdtempSync(join(tmpdir(), 'agentteam-backup-'));
   const restoredHome = mkdtempSync(join(tmpdir(), 'agentteam-restored-'));
+  // One hook, in order: the restored daemon (if it started) stops before its home is removed.
+  let restored: { rt2?: { close(): Promise<void> }; d2?: { close(): Promise<void> } } = {};
   t.after(async () => {
+    await restored.rt2?.close();
+    await restored.d2?.close();
     await rt.close();
     await d.close();
     closeHttp();
@@ -128,9 +132,9 @@ test('store backup: online through the daemon, refuses to overwrite without --fo
   // Restore: a daemon on a home holding the copy serves the same tasks.
   copyFileSync(file, join(restoredHome, 'store.db'));
   const d2 = await startDaemon(restoredHome);
-  t.after(() => d2.close());
+  restored = { d2 };
   const rt2 = await startRuntime(d2);
-  t.after(() => rt2.close());
+  restored = { d2, rt2 };
   const titles = new Set<string>();
   let cursor: string | undefined;
   do {
