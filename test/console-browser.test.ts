@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
-import { request } from 'node:http';
+import { rawRequest } from './mcp-harness.js';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -26,17 +26,7 @@ const CHROMIUM = findChromium();
 const SHOTS = process.env.AGENTTEAM_SCREENSHOTS;
 test.after(() => closeHttp());
 
-interface Raw { status: number; headers: Record<string, string | string[] | undefined>; body: string }
-function raw(url: string, method: string, headers: Record<string, string>, body = ''): Promise<Raw> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (c: string) => (text += c)).on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const raw = (url: string, method: string, headers: Record<string, string>, body = '') => rawRequest(url, method, headers, body);
 
 async function signInUrl(d: Daemon | { cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> }): Promise<string> {
   const r = 'cli' in d ? await d.cli(['console']) : await cli(d.home, ['console']);

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import { request } from 'node:http';
+import { rawRequest } from './mcp-harness.js';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,17 +16,7 @@ import { readOperatorToken } from '../cli/daemon-client.js';
  */
 test.after(() => closeHttp());
 
-interface Raw { status: number; headers: Record<string, string | string[] | undefined>; body: string }
-function raw(url: string, method: string, headers: Record<string, string>, body = ''): Promise<Raw> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (c: string) => (text += c)).on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const raw = (url: string, method: string, headers: Record<string, string>, body = '') => rawRequest(url, method, headers, body);
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 

@@ -1,15 +1,11 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
-import { execFile, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { request, type ClientRequest } from 'node:http';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { BIN, openLease, rpc, type Daemon } from './mcp-harness.js';
+import { openLease, rpc, startDaemon } from './mcp-harness.js';
 import { LongLivedStreams, streamCap } from '../daemon/http/stream-budget.js';
-
-const run = promisify(execFile);
 
 /**
  * Long-lived streams (MCP GET notification streams, 2026 listen streams,
@@ -19,35 +15,6 @@ const run = promisify(execFile);
  * operator's included. These tests start the daemon under a 256-descriptor
  * limit (192 connections, 96 streams) and open far more streams than fit.
  */
-
-/** A daemon started under `ulimit -n <limit>` (the detached daemon inherits it). */
-async function startLimitedDaemon(limit: number): Promise<Daemon> {
-  const home = mkdtempSync(join(tmpdir(), 'agentteam-streams-'));
-  const env = { ...process.env, AGENTTEAM_HOME: home };
-  const { stdout } = await run('bash', ['-c', `ulimit -n ${limit} && exec "$0" "$@"`, process.execPath, BIN, 'daemon', 'start'], { env, timeout: 20_000 });
-  const info = JSON.parse(stdout.trim().split('\n').pop() ?? '') as { url: string; pid: number };
-  const cli: Daemon['cli'] = async (args) => {
-    try {
-      const r = await run(process.execPath, [BIN, ...args], { env, timeout: 15_000 });
-      return { code: 0, stdout: r.stdout, stderr: r.stderr };
-    } catch (err) {
-      const e = err as { code?: number; stdout?: string; stderr?: string };
-      return { code: typeof e.code === 'number' ? e.code : 1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
-    }
-  };
-  return {
-    home, url: info.url, pid: info.pid, cli,
-    async close() {
-      await cli(['daemon', 'stop']);
-      try {
-        process.kill(info.pid, 'SIGKILL');
-      } catch {
-        // gone
-      }
-      rmSync(home, { recursive: true, force: true });
-    },
-  };
-}
 
 interface OpenStream {
   /** Resolves with the status once the response head arrives (0 when the connection failed). */
@@ -128,7 +95,7 @@ test('the stream budget sheds the oldest stream of the runtime holding the most,
 
 test('150 runtimes each opening their maximum streams under ulimit -n 256: the operator and a new runtime are still served', { timeout: 240_000 }, async (t) => {
   if (spawnSync('bash', ['-c', 'ulimit -n 256']).status !== 0) return t.skip('cannot lower the descriptor limit here (bash ulimit)');
-  const d = await startLimitedDaemon(256);
+  const d = await startDaemon({ descriptorLimit: 256 });
   const leases: { close(): void }[] = [];
   const streams: OpenStream[] = [];
   t.after(async () => {

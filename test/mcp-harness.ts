@@ -24,10 +24,13 @@ export interface Daemon {
   close(): Promise<void>;
 }
 
-export async function startDaemon(): Promise<Daemon> {
+export async function startDaemon(opts: { descriptorLimit?: number } = {}): Promise<Daemon> {
   const home = mkdtempSync(join(tmpdir(), 'agentteam-mcp-'));
   const env = { ...process.env, AGENTTEAM_HOME: home };
-  const { stdout } = await run(process.execPath, [BIN, 'daemon', 'start'], { env, timeout: 15_000 });
+  // Under `ulimit -n N` when asked: the detached daemon inherits the limit.
+  const { stdout } = opts.descriptorLimit === undefined
+    ? await run(process.execPath, [BIN, 'daemon', 'start'], { env, timeout: 15_000 })
+    : await run('bash', ['-c', `ulimit -n ${opts.descriptorLimit} && exec "$0" "$@"`, process.execPath, BIN, 'daemon', 'start'], { env, timeout: 20_000 });
   const info = JSON.parse(stdout.trim().split('\n').pop() ?? '') as { url: string; pid: number };
   const cli: Daemon['cli'] = async (args, o = {}) => {
     try {
