@@ -12,7 +12,7 @@ import type { StoreUrl } from '../lib/store-url.js';
 import type { IdempotencyLimits } from './store/idempotency.js';
 import type { ApprovalOperatorApi, Caller, ServerApi } from './store/server-api.js';
 import { ProfileStore, type ReloadResult } from './profile/profile-store.js';
-import type { CursorCodec } from './exec/cursor.js';
+import type { CursorCodec } from './store/cursor.js';
 import type { Registry } from './exec/registry.js';
 import { builtinRegistry } from './handlers/index.js';
 import { MessageStore, type MessageApi } from './store/messages.js';

@@ -60,7 +60,7 @@ function addKey(frame: ObjectFrame, key: string): boolean {
 
 /**
  * The structure check shared by every strict JSON reader (request bodies in
- * daemon/exec/strict-json.ts, stdio frames here): walks brackets and strings
+ * daemon/http/strict-json.ts, stdio frames here): walks brackets and strings
  * only, for what JSON.parse silently allows (repeated keys) and for depth.
  * It never needs to be a full parser: any text it lets through still has to
  * pass JSON.parse. `noun` names the text in messages ("body", "frame").

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
-import { attachedThread, checkChildGate, threadGate, type ThreadRole } from '../daemon/mcp/child-gate.js';
+import { attachedThread, checkChildGate, threadGate, type ThreadRole } from '../daemon/http/child-gate.js';
 import { ExecError } from '../daemon/errors.js';
 import type { ToolAnnotations } from '../catalog/mcp-tools.js';
 import { ThreadBook } from '../daemon/drivers/app-server/threads.js';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import { defaultCatalog } from '../catalog/catalog.js';
 import { CURSOR_MAX_CHARS } from '../catalog/limits.js';
-import { RESULT_BUDGET_BYTES } from '../daemon/exec/result-boundary.js';
+import { RESULT_BUDGET_BYTES } from '../daemon/results/boundary.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { systemClock } from '../lib/clock.js';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
-import { decodeStrictJson, MAX_JSON_DEPTH } from '../daemon/exec/strict-json.js';
+import { decodeStrictJson, MAX_JSON_DEPTH } from '../daemon/http/strict-json.js';
 import { ExecError } from '../daemon/errors.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);

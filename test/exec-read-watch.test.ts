@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
-import { ReadWatch, type WatchedRead } from '../daemon/exec/read-watch.js';
+import { ReadWatch, type WatchedRead } from '../daemon/http/read-watch.js';
 import { FakeClock } from './auth-clock.js';
 
 /** A read registered at the clock's current time; `stopped` records why and when it was stopped. */

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import { Ajv } from 'ajv';
 import { MCP_TOOLS } from '../catalog/mcp-tools.js';
-import { RESULT_BUDGET_BYTES } from '../daemon/exec/result-boundary.js';
+import { RESULT_BUDGET_BYTES } from '../daemon/results/boundary.js';
 import { rpc, startDaemon, startRuntime } from './mcp-harness.js';
 import { sharedBoundary } from '../daemon/mcp/boundary.js';
 import { ResultGate } from '../daemon/results/gate.js';

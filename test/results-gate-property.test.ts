@@ -23,7 +23,7 @@ import { createDiag } from '../daemon/lifecycle/diag.js';
 import { SecretSet } from '../daemon/results/secrets.js';
 import { fixedSource } from '../daemon/results/sources.js';
 import type { ResultGate } from '../daemon/results/gate.js';
-import type { BoundaryPolicy } from '../daemon/exec/result-boundary.js';
+import type { BoundaryPolicy } from '../daemon/results/boundary.js';
 import { gateWith } from './gate-harness.js';
 import { BATCHES, WORDS, assertNoLeak, plantedArb, secretArb, type Planted } from './gate-property-harness.js';
 

@@ -35,7 +35,7 @@ test('no optional gate anywhere in the daemon', () => {
 });
 
 test('nothing exported bounds, clips or spills without masking: each takes Masked text', () => {
-  const boundary = readFileSync(join(DAEMON, 'exec/result-boundary.ts'), 'utf8');
+  const boundary = readFileSync(join(DAEMON, 'results/boundary.ts'), 'utf8');
   assert.doesNotMatch(boundary, /export function boundResult/);
   assert.match(boundary, /export function boundSerialized\([^)]*body: Masked \| undefined/);
   assert.match(readFileSync(join(DAEMON, 'results/text.ts'), 'utf8'), /export function boundText\(text: Masked,/);

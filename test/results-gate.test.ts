@@ -8,7 +8,7 @@ import { ResultGate } from '../daemon/results/gate.js';
 import { SecretSet, buildMatcher, MIN_SECRET_BYTES } from '../daemon/results/secrets.js';
 import { SpillStore } from '../daemon/results/spill.js';
 import { fixedSource } from '../daemon/results/sources.js';
-import type { BoundaryPolicy } from '../daemon/exec/result-boundary.js';
+import type { BoundaryPolicy } from '../daemon/results/boundary.js';
 import type { Masked } from '../daemon/results/masked.js';
 
 const POLICY: BoundaryPolicy = {

@@ -5,7 +5,7 @@ import { openDb } from '../daemon/store/db.js';
 import { TeamServer } from '../daemon/store/team-server.js';
 import { SqliteSql } from '../daemon/store/sqlite-sql.js';
 import { MessageStore } from '../daemon/store/messages.js';
-import { decodeStrictJson } from '../daemon/exec/strict-json.js';
+import { decodeStrictJson } from '../daemon/http/strict-json.js';
 import { loadInputValidator, type InputCheck } from '../lib/input-validators.js';
 import { createToolHost, type ToolHost } from '../daemon/mcp/tool-host.js';
 import { messageToolHandlers } from '../daemon/mcp/message-tools.js';

@@ -6,7 +6,7 @@ import type { CallContext } from '../tools/registry.js';
 import type { AuditRecorder } from './recorder.js';
 import type { AuditNote } from './note.js';
 import { mcpTraceId, traceIdOf } from './trace.js';
-import { THREAD_HEADER } from '../mcp/child-gate.js';
+import { THREAD_HEADER } from '../http/child-gate.js';
 
 /** Caller-chosen strings kept in a row (tool names from the path or params, thread ids) are cut to this many UTF-8 bytes. */
 const NAME_BYTES = 128;

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { Clock } from '../../lib/clock.js';
-import { openSse, SSE_HEADERS } from '../events/sse.js';
+import { openSse, SSE_HEADERS } from '../http/sse.js';
 
 /** How often a live page body is re-rendered; a change is on the page within this plus one round trip. */
 export const LIVE_POLL_MS = 300;

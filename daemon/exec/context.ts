@@ -1,7 +1,7 @@
 import type { Principal } from '../http/principal.js';
 import type { ServerApi } from '../store/server-api.js';
 import type { ProfileStore } from '../profile/profile-store.js';
-import type { CursorCodec } from './cursor.js';
+import type { CursorCodec } from '../store/cursor.js';
 
 /** Everything a handler may touch. Handlers never see the HTTP request or the database. */
 export interface HandlerContext {

@@ -2,7 +2,7 @@ import type { InputOf, OutputOf } from '../../catalog/descriptor.js';
 import { agentGet, agentList } from '../../catalog/domains/agent.js';
 import { ExecError } from '../errors.js';
 import type { HandlerContext } from '../exec/context.js';
-import { pageLimit, pageOf } from '../exec/cursor.js';
+import { pageLimit, pageOf } from '../store/cursor.js';
 import type { Registry } from '../exec/registry.js';
 import { projectAgent } from '../profile/projection.js';
 

@@ -1,6 +1,6 @@
 import { teamGet, teamList } from '../../catalog/domains/team.js';
 import { ExecError } from '../errors.js';
-import { pageLimit, pageOf } from '../exec/cursor.js';
+import { pageLimit, pageOf } from '../store/cursor.js';
 import type { Registry } from '../exec/registry.js';
 import type { TeamConfig } from '../profile/types.js';
 

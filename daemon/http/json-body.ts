@@ -1,8 +1,8 @@
 import type { Context } from 'hono';
 import type { IncomingMessage } from 'node:http';
 import { systemClock, type Clock } from '../../lib/clock.js';
-import { BODY_LIMIT_BYTES, readBody, readNodeBody } from '../exec/body.js';
-import { decodeStrictJson } from '../exec/strict-json.js';
+import { BODY_LIMIT_BYTES, readBody, readNodeBody } from './body.js';
+import { decodeStrictJson } from './strict-json.js';
 
 /** Operator requests have no runtime authorization to revoke: one signal that never aborts. */
 const NEVER = new AbortController().signal;

@@ -1,11 +1,11 @@
 import type { Context } from 'hono';
 import type { McpToolDescriptor } from '../../catalog/mcp-tools.js';
 import type { Clock } from '../../lib/clock.js';
-import type { BoundaryPolicy } from '../exec/result-boundary.js';
+import type { BoundaryPolicy } from '../results/boundary.js';
 import type { ResultGate } from '../results/gate.js';
 import type { ResultBounder } from './tool-host.js';
 import type { IncomingMessage } from 'node:http';
-import { readBody, readNodeBody, RevokedError } from '../exec/body.js';
+import { readBody, readNodeBody, RevokedError } from '../http/body.js';
 import { ExecError } from '../errors.js';
 import { successResult } from './tool-result.js';
 import type { RuntimeRequest } from '../http/principal.js';

@@ -1,7 +1,7 @@
 import type { Clock } from '../../lib/clock.js';
-import { openSse, SSE_HEADERS } from '../events/sse.js';
-import { StreamQuota } from './stream-quota.js';
-import type { ToolChangeFeed } from './notify.js';
+import { openSse, SSE_HEADERS } from '../http/sse.js';
+import { StreamQuota } from '../http/stream-quota.js';
+import type { ToolChangeFeed } from '../tools/notify.js';
 import type { Socket } from 'node:net';
 import type { LongLivedStreams } from '../http/stream-budget.js';
 import type { RpcId } from './jsonrpc.js';

@@ -6,7 +6,7 @@ import { createMcpProtocol } from './protocol.js';
 import { createToolHost, type HiddenTools, type ToolHost } from './tool-host.js';
 import type { Principal } from '../http/principal.js';
 import type { ToolRegistry } from '../tools/registry.js';
-import type { ListChangedNotifier } from './notify.js';
+import type { ListChangedNotifier } from '../tools/notify.js';
 import type { LongLivedStreams } from '../http/stream-budget.js';
 import { sharedBodyReader, sharedBoundary } from './boundary.js';
 import { messageToolHandlers } from './message-tools.js';

@@ -7,7 +7,7 @@ import type { Principal } from '../http/principal.js';
 import { ExecError, errorBody } from '../errors.js';
 import { cutJsonText } from '../../catalog/error-limits.js';
 import type { CallContext, RegisteredTool, ToolOwner, ToolRegistry } from '../tools/registry.js';
-import { attachedThread, threadGate, type ThreadRole } from './child-gate.js';
+import { attachedThread, threadGate, type ThreadRole } from '../http/child-gate.js';
 import { errorResult } from './tool-result.js';
 import { noteFailure } from '../audit/note.js';
 

@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { ErrorBody } from '../../catalog/envelope.js';
 import { ExecError, errorBody } from '../errors.js';
 import { clipJson } from '../../catalog/limits.js';
-import { boundSerialized, type BoundaryOptions, type BoundaryOutcome, type BoundaryPolicy } from '../exec/result-boundary.js';
+import { boundSerialized, type BoundaryOptions, type BoundaryOutcome, type BoundaryPolicy } from './boundary.js';
 import { MaskError, maskValue } from './mask.js';
 import { cutOutsideLabel, type Masked } from './masked.js';
 import type { Matcher, SecretSet } from './secrets.js';
@@ -16,7 +16,7 @@ const UNMASKABLE = 'a result held a secret that could not be masked without chan
 /**
  * The one gate every result leaves the daemon through: secrets are masked by
  * value first, then the size is bounded. Product JSON keeps the 64 KiB
- * never-truncate rule (daemon/exec/result-boundary.ts); tool text keeps head
+ * never-truncate rule (daemon/results/boundary.ts); tool text keeps head
  * and tail and spills the whole. `middleware()` screens every HTTP response
  * on its way out, so a route that forgets the typed helpers still cannot
  * leak; responses made by `respond()` were masked already and pass as is.

@@ -1,5 +1,5 @@
 import type { AuditEntry, AuditSummaryRow, AuditTransport, AuditVia } from '../../catalog/audit.js';
-import { pageLimit, pageOf, type CursorCodec, type Page } from '../exec/cursor.js';
+import { pageLimit, pageOf, type CursorCodec, type Page } from './cursor.js';
 import { isoTime } from './ids.js';
 import type { Migration } from './migrations.js';
 import type { Sql, SqlStore, SqlValue } from './sql.js';

@@ -1,5 +1,5 @@
 import type { Idempotency } from './idempotency.js';
-import type { CursorCodec } from '../exec/cursor.js';
+import type { CursorCodec } from './cursor.js';
 import type { SqlStore } from './sql.js';
 
 /** What every entity store of the team server shares. */

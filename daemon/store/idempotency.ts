@@ -2,7 +2,7 @@ import type { Sql, SqlStore, SqlTx } from './sql.js';
 import type { Caller } from './server-api.js';
 import type { Migration } from './migrations.js';
 import { ExecError } from '../errors.js';
-import { canonicalJson, sha256Base64url } from '../exec/canonical-json.js';
+import { canonicalJson, sha256Base64url } from './canonical-json.js';
 
 /** How long a record replays its first result. After that the key is free again. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;

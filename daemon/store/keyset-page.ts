@@ -1,4 +1,4 @@
-import { pageLimit, pageOf, type CursorBinding, type CursorCodec, type Page } from '../exec/cursor.js';
+import { pageLimit, pageOf, type CursorBinding, type CursorCodec, type Page } from './cursor.js';
 import type { Sql, SqlValue } from './sql.js';
 
 const KEY = ['number', 'string'] as const;

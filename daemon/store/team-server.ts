@@ -1,6 +1,6 @@
 import type { Sql, SqlStore } from './sql.js';
 import { Idempotency, type IdempotencyLimits } from './idempotency.js';
-import { CursorCodec } from '../exec/cursor.js';
+import { CursorCodec } from './cursor.js';
 import type { Caller, ServerApi } from './server-api.js';
 import { TaskStore } from './tasks.js';
 import { ProjectStore } from './projects.js';

@@ -1,4 +1,4 @@
-import type { CursorBinding, CursorCodec, Page } from '../exec/cursor.js';
+import type { CursorBinding, CursorCodec, Page } from './cursor.js';
 import { keysetPage } from './keyset-page.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { ThreadRole } from '../mcp/child-gate.js';
+import type { ThreadRole } from '../http/child-gate.js';
 import type { ToolAnnotations } from '../../catalog/mcp-tools.js';
 import type { Principal } from '../http/principal.js';
 import { ExecError } from '../errors.js';

@@ -4,7 +4,7 @@ import type { Diag } from '../../lifecycle/diag.js';
 import type { ToolHost } from '../../mcp/tool-host.js';
 import type { ResultGate } from '../../results/gate.js';
 import { ExecError, errorBody } from '../../errors.js';
-import { attachedThread, THREAD_META_KEY } from '../../mcp/child-gate.js';
+import { attachedThread, THREAD_META_KEY } from '../../http/child-gate.js';
 import { errorResult } from '../../mcp/tool-result.js';
 import { MCP_SERVER_NAME } from '../../../catalog/mcp-tools.js';
 import { RpcPeer } from './rpc.js';

@@ -1,4 +1,4 @@
-import type { ThreadRole } from '../../mcp/child-gate.js';
+import type { ThreadRole } from '../../http/child-gate.js';
 
 export interface LearnedThread {
   readonly threadId: string;

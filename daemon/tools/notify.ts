@@ -1,8 +1,8 @@
-import { StreamQuota } from './stream-quota.js';
+import { StreamQuota } from '../http/stream-quota.js';
 import type { Context } from 'hono';
 import type { Clock, ClockTimer } from '../../lib/clock.js';
 import type { RuntimeRequest } from '../http/principal.js';
-import { SSE_HEADERS, openSse, type SseSink } from '../events/sse.js';
+import { SSE_HEADERS, openSse, type SseSink } from '../http/sse.js';
 import { ExecError } from '../errors.js';
 import { socketOf, type LongLivedStreams } from '../http/stream-budget.js';
 
