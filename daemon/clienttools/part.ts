@@ -3,7 +3,7 @@ import type { Clock } from '../../lib/clock.js';
 import type { Principal } from '../http/principal.js';
 import type { ProfileStore } from '../profile/profile-store.js';
 import type { Profile } from '../profile/types.js';
-import type { HiddenTools } from '../mcp/tool-host.js';
+import type { HiddenTools } from '../tools/contracts.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { ListChangedNotifier } from '../tools/notify.js';
 import { EventStreams, registerEventRoutes } from './event-streams.js';

@@ -1,5 +1,5 @@
 import type { KbFetchInput, KbSearchInput, MemorySearchInput } from '../../catalog/mcp-knowledge-tools.js';
-import type { ToolHandler } from '../mcp/tool-host.js';
+import type { ToolHandler } from '../tools/contracts.js';
 import type { TurnLookup } from '../store/turn-lookup.js';
 import type { KnowledgeBase } from './kb.js';
 import type { MemoryIndexes } from './memory.js';

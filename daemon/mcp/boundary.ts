@@ -3,7 +3,7 @@ import type { McpToolDescriptor } from '../../catalog/mcp-tools.js';
 import type { Clock } from '../../lib/clock.js';
 import type { BoundaryPolicy } from '../results/boundary.js';
 import type { ResultGate } from '../results/gate.js';
-import type { ResultBounder } from './tool-host.js';
+import type { ResultBounder } from '../tools/contracts.js';
 import type { IncomingMessage } from 'node:http';
 import { readBody, readNodeBody, RevokedError } from '../http/body.js';
 import { ExecError } from '../errors.js';

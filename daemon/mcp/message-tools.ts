@@ -1,6 +1,6 @@
 import type { MessageHistoryInput, MessageReactInput, MessageSendInput } from '../../catalog/mcp-tools.js';
 import type { MessageApi } from '../store/messages.js';
-import type { ToolHandler } from './tool-host.js';
+import type { ToolHandler } from '../tools/contracts.js';
 
 /**
  * Handlers of the message tools. Arguments arrive validated against the

@@ -6,40 +6,11 @@ import { jsonBytesKeyword } from '../../lib/json-bytes-keyword.js';
 import type { Principal } from '../http/principal.js';
 import { ExecError, errorBody } from '../errors.js';
 import { cutJsonText } from '../../catalog/error-limits.js';
-import type { CallContext, RegisteredTool, ToolOwner, ToolRegistry } from '../tools/registry.js';
+import type { CallContext, RegisteredTool, ToolRegistry } from '../tools/registry.js';
+import { BUILTIN_OWNER, type HiddenTools, type ResultBounder, type ToolHandler, type ToolHost } from '../tools/contracts.js';
 import { attachedThread, threadGate, type ThreadRole } from '../http/child-gate.js';
 import { errorResult } from './tool-result.js';
 import { noteFailure } from '../audit/note.js';
-
-export type { CallContext } from '../tools/registry.js';
-
-export type ToolHandler = (args: Record<string, unknown>, ctx: CallContext) => unknown;
-
-/**
- * Bounds one success result. Returns the complete serialized CallToolResult
- * to publish (the frame the budget measured) or throws an ExecError
- * (result_budget_exceeded...). The daemon plugs in the shared result
- * boundary here so Exec and MCP share one budget.
- */
-export type ResultBounder = ((tool: McpToolDescriptor, input: Record<string, unknown>, data: unknown) => string) & {
-  /** Changes when the bounder would now produce different bytes for the same data (the masked secret set changed). */
-  readonly generation?: () => number;
-};
-
-/** `tool` names the registered tool that answered, `error` the code of a tool error result (for telemetry). */
-export type CallOutcome = { ok: true; resultJson: string; tool?: string; error?: string } | { ok: false; code: number; message: string };
-
-/** Tools one agent may neither see nor call (its profile's denyTools); `key` identifies the set for caching. */
-export interface HiddenTools {
-  readonly names: ReadonlySet<string>;
-  readonly key: string;
-}
-
-export interface ToolHost {
-  /** The serialized tools/list result: the registry's inventory at its current revision, less what the caller may not see. */
-  listResultJson(principal: Principal): string;
-  call(name: unknown, args: unknown, ctx: CallContext): Promise<CallOutcome>;
-}
 
 /**
  * The calling thread's role for the gate. A driver that attaches threads
@@ -53,8 +24,6 @@ function roleOf(ctx: CallContext): ThreadRole {
   if (ctx.principal.threadsByDriver) return attachedThread(ctx.threadId, null) === null ? 'primary' : 'child';
   return ctx.threadId === null || ctx.threadId === ctx.principal.primaryThreadId ? 'primary' : 'child';
 }
-
-export const BUILTIN_OWNER: ToolOwner = { key: 'builtin', label: "the daemon's built-in tools" };
 
 interface Entry {
   readonly tool: McpToolDescriptor;

@@ -4,7 +4,7 @@ import type { AuthorizationStore } from '../auth/store.js';
 import { readJsonBody } from '../http/json-body.js';
 import { ExecError } from '../errors.js';
 import type { Diag } from '../lifecycle/diag.js';
-import type { ToolHost } from '../mcp/tool-host.js';
+import type { ToolHost } from '../tools/contracts.js';
 import type { ResultGate } from '../results/gate.js';
 import { APP_SERVER_OVERRIDES, appServerInstructionsFile } from '../drivers/codex-app-server.js';
 import { overrideArgs } from '../drivers/codex.js';

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import { readDeclarationFiles, resolveProgram, type DeclarationIssue } from '../../lib/tool-files.js';
 import type { RegisteredTool, ToolOwner, ToolRegistry } from './registry.js';
-import { BUILTIN_OWNER } from '../mcp/tool-host.js';
+import { BUILTIN_OWNER } from './contracts.js';
 import { builtinTool, commandTool, type DeclaredDeps } from './declared-tool.js';
 
 export interface LoadedDeclaration {

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Authorization } from '../../auth/authorization.js';
 import type { Diag } from '../../lifecycle/diag.js';
-import type { ToolHost } from '../../mcp/tool-host.js';
+import type { ToolHost } from '../../tools/contracts.js';
 import type { ResultGate } from '../../results/gate.js';
 import { ExecError, errorBody } from '../../errors.js';
 import { attachedThread, THREAD_META_KEY } from '../../http/child-gate.js';
