@@ -15,10 +15,8 @@ import { registerMetricsRoute } from './telemetry/metrics-route.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import { operatorClient } from './console/operator-client.js';
 import { mountConsole } from './console/mount.js';
+import { EXEC_CATALOG_PATH, MCP_PREFIXES, OPERATOR_SCOPE, RUNTIME_AUTH_PATHS } from './http/paths.js';
 
-export const EXEC_BASE = '/api/internal/exec/servers/:serverId/agents/:agentId';
-export const MCP_PATH = '/api/internal/mcp/servers/:serverId/agents/:agentId';
-export const MCP_LEGACY_PATH = '/mcp/agentteam/:serverId/:agentId';
 
 export interface AppContext extends OperatorContext {
   readonly store: AuthorizationStore;
@@ -37,8 +35,6 @@ export interface AppContext extends OperatorContext {
 
 /** The server the CLI's commands use when none is given (cli/defaults.ts DEFAULT_SERVER; the daemon never imports CLI code). */
 const DEFAULT_SERVER = 'local';
-
-const MCP_PREFIXES = ['/api/internal/mcp/', '/mcp/'];
 
 /** A refusal in the shape of the route family: a JSON-RPC frame for MCP, the envelope elsewhere. */
 function refuse(path: string, message: string): Response {
@@ -77,18 +73,16 @@ export function buildApp(ctx: AppContext): Hono<RuntimeEnv> {
       return refuse(c.req.path, message);
     },
   }));
-  app.use('/api/v1/*', operatorSpans());
+  app.use(OPERATOR_SCOPE, operatorSpans());
   const operator = operatorAuth(ctx.operatorToken);
-  app.use('/api/v1/*', operator);
+  app.use(OPERATOR_SCOPE, operator);
   registerOperatorRoutes(app, ctx);
   registerMetricsRoute(app, operator);
 
   const auth = runtimeAuth(ctx.store, ctx.diag);
-  app.use(`${EXEC_BASE}/*`, auth);
-  app.use(MCP_PATH, auth);
-  app.use(MCP_LEGACY_PATH, auth);
+  for (const path of RUNTIME_AUTH_PATHS) app.use(path, auth);
 
-  app.get(`${EXEC_BASE}/catalog`, (c) => {
+  app.get(EXEC_CATALOG_PATH, (c) => {
     const pinned = ctx.store.get(c.get('runtime').principal.authorizationId)?.catalog;
     if (!pinned) throw new ExecError('unavailable', 'the runtime authorization was revoked');
     return c.body(pinned.body, 200, { 'content-type': 'application/json' });

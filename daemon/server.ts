@@ -19,6 +19,7 @@ import { createDiag, type Diag } from './lifecycle/diag.js';
 import { LogTap } from './lifecycle/log-tap.js';
 import { parseListen } from './lifecycle/listen.js';
 import { checkAllowHosts } from './http/host-origin.js';
+import { runtimeUrls } from './http/paths.js';
 import { openDaemonParts, type DaemonParts } from './parts.js';
 import type { IdempotencyLimits } from './store/idempotency.js';
 import type { StoreUrl } from '../lib/store-url.js';
@@ -143,10 +144,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       status: () => ({ pid: process.pid, url, startedAt: new Date(startedAt).toISOString(), uptimeMs: clock.now() - startedAt, stopping: stopping.p !== null, connections: { open: conns?.open() ?? 0, max: budget.maxConnections, shed: conns?.shed() ?? 0 }, streams: streams.stats(), memory: memory(), ...store.stats(), ...parts!.stats() }),
       stop: (reason) => void stop(reason),
       reload,
-      urls: (s, a) => ({
-        execBaseUrl: `${url}/api/internal/exec/servers/${encodeURIComponent(s)}/agents/${encodeURIComponent(a)}`,
-        mcpUrl: `${url}/api/internal/mcp/servers/${encodeURIComponent(s)}/agents/${encodeURIComponent(a)}`,
-      }),
+      urls: (s, a) => runtimeUrls(url, s, a),
       ...(parts.launchHook ? { launchHook: parts.launchHook } : {}),
       extraRoutes: (a) => parts!.registerRoutes(a, { auths: store }),
     });

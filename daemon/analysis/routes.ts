@@ -8,8 +8,7 @@ import { renderServerInstructions, renderToolGuidance } from '../drivers/guidanc
 import { toRuntimeName } from '../drivers/names.js';
 import { ExecError } from '../errors.js';
 import { forbidden } from '../http/runtime-auth.js';
-
-export const ANALYSIS_ROUTE = '/api/internal/token-analysis/surface';
+import { ANALYSIS_PATH } from '../http/paths.js';
 
 /**
  * The token-analysis surface: the exact texts a runtime's context receives
@@ -22,7 +21,7 @@ export const ANALYSIS_ROUTE = '/api/internal/token-analysis/surface';
 export function registerTokenAnalysisRoutes(app: Hono<any>, tokens: AnalysisTokens, inventory: readonly McpToolDescriptor[]): void {
   app.post('/api/v1/token-analysis/credentials', async (c) => c.json({ ok: true, data: await tokens.issue() }, 201));
 
-  app.get(ANALYSIS_ROUTE, async (c) => {
+  app.get(ANALYSIS_PATH, async (c) => {
     const m = /^Bearer +(\S+) *$/i.exec(c.req.header('authorization') ?? '');
     if (!m || !(await tokens.verify(m[1]!))) return forbidden();
     const runtime = c.req.query('runtime') ?? 'generic';

@@ -17,7 +17,7 @@ import { DeclaredBody, type DeclaredData } from './pages/declared.js';
 import { ClientToolsBody, type ClientToolsData } from './pages/client-tools.js';
 import { ContextCostBody } from './pages/context-cost.js';
 import { RUNTIME_KINDS } from '../../catalog/runtimes.js';
-import { ANALYSIS_ROUTE } from '../analysis/routes.js';
+import { ANALYSIS_PATH } from '../http/paths.js';
 // The pure report builder `agentteam token analyze` uses, so the page's numbers are the command's (it imports nothing else).
 import { buildReport, type Report, type SurfaceInput } from '../../cli/token/report.js';
 import type { RuntimeView } from '../operator/runtime-list.js';
@@ -135,7 +135,7 @@ export function registerConsoleRoutes(app: Hono<any>, d: ConsoleDeps): void {
     const reports: Report[] = [];
     for (const kind of RUNTIME_KINDS) {
       const { token } = await op.post<{ token: string }>('/api/v1/token-analysis/credentials', undefined);
-      const surface = await op.getAs<SurfaceInput>(`${ANALYSIS_ROUTE}?runtime=${kind}`, token);
+      const surface = await op.getAs<SurfaceInput>(`${ANALYSIS_PATH}?runtime=${kind}`, token);
       reports.push(buildReport(surface, count, TOKENIZER));
     }
     return <ContextCostBody reports={reports} />;

@@ -1,11 +1,11 @@
 import type { Context, Hono } from 'hono';
 import type { RuntimeEnv } from '../http/principal.js';
 import { forbidden } from '../http/runtime-auth.js';
+import { EXEC_ACTION_PATH } from '../http/paths.js';
 import { ExecError } from '../errors.js';
 import type { ResultGate } from '../results/gate.js';
 import type { Services } from '../services.js';
-import type { IncomingMessage } from 'node:http';
-import { readBody, readNodeBody, RevokedError } from '../http/body.js';
+import { readRequestBody, RevokedError } from '../http/body.js';
 import { decodeStrictJson } from '../http/strict-json.js';
 import { checkSelectors, headerOnlyRefused, headerSelector } from './selectors.js';
 import { effectiveRisk } from '../../catalog/workflow-ops.js';
@@ -14,8 +14,6 @@ import { extensionActionOf } from '../extensions/catalog.js';
 import { auditExec } from '../audit/hooks.js';
 import type { AuditNote } from '../audit/note.js';
 import { noteOutcome, observeExec } from '../telemetry/observe.js';
-
-export const EXEC_ACTION_PATH = '/api/internal/exec/servers/:serverId/agents/:agentId/:domain/:action';
 
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;
 
@@ -65,10 +63,7 @@ async function execAction(c: Context<RuntimeEnv>, services: Services, note: Audi
   if (fromHeaders instanceof ExecError) return fail(fromHeaders, true);
   let input: unknown;
   try {
-    // On @hono/node-server the Node request is in c.env; elsewhere (app.request in tests) use the web body.
-    const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-    const opts = { clock: services.clock, signal };
-    const bytes = incoming ? await readNodeBody(incoming, opts) : await readBody(c.req.raw, opts);
+    const bytes = await readRequestBody(c, { clock: services.clock, signal });
     note.requestBytes = bytes.length;
     input = decodeStrictJson(bytes);
     note.input = input;

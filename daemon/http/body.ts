@@ -1,7 +1,9 @@
+import type { Context } from 'hono';
 import type { IncomingMessage } from 'node:http';
 import type { Clock } from '../../lib/clock.js';
 import { ExecError } from '../errors.js';
 import { readWatch, type WatchedRead } from './read-watch.js';
+import { nodeRequestOf } from './node-request.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 export const READ_DEADLINE_MS = 5_000;
@@ -132,4 +134,15 @@ export function readNodeBody(incoming: IncomingMessage, opts: ReadBodyOptions): 
     incoming.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
     watch.add(watched);
   });
+}
+
+/**
+ * A route's body, whichever request it has: read straight from the Node
+ * request on @hono/node-server (no web Request stream is built, which is most
+ * of a small call's cost), else from the web body. Both keep the same limit,
+ * deadline and revocation contract.
+ */
+export function readRequestBody(c: Context, opts: ReadBodyOptions): Promise<Uint8Array> {
+  const incoming = nodeRequestOf(c);
+  return incoming ? readNodeBody(incoming, opts) : readBody(c.req.raw, opts);
 }

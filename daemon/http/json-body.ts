@@ -1,7 +1,6 @@
 import type { Context } from 'hono';
-import type { IncomingMessage } from 'node:http';
 import { systemClock, type Clock } from '../../lib/clock.js';
-import { BODY_LIMIT_BYTES, readBody, readNodeBody } from './body.js';
+import { BODY_LIMIT_BYTES, readRequestBody } from './body.js';
 import { decodeStrictJson } from './strict-json.js';
 
 /** Operator requests have no runtime authorization to revoke: one signal that never aborts. */
@@ -16,7 +15,5 @@ const NEVER = new AbortController().signal;
  * Throws the usual ExecErrors (body_too_large, read_timeout, invalid_json).
  */
 export async function readJsonBody(c: Context, clock: Clock = systemClock, limit = BODY_LIMIT_BYTES): Promise<unknown> {
-  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  const opts = { clock, signal: NEVER, limit };
-  return decodeStrictJson(incoming ? await readNodeBody(incoming, opts) : await readBody(c.req.raw, opts));
+  return decodeStrictJson(await readRequestBody(c, { clock, signal: NEVER, limit }));
 }

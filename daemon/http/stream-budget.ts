@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import type { Context } from 'hono';
-import type { IncomingMessage } from 'node:http';
+import { nodeRequestOf } from './node-request.js';
 
 /**
  * The daemon-wide budget of long-lived streams: the 2025 MCP GET notification
@@ -50,8 +50,7 @@ interface Entry {
 
 /** The socket a hono request arrived on (node-server), if it can be found. */
 export function socketOf(c: Context): Socket | null {
-  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  return incoming?.socket ?? null;
+  return nodeRequestOf(c)?.socket ?? null;
 }
 
 export class LongLivedStreams {

@@ -4,8 +4,7 @@ import type { Clock } from '../../lib/clock.js';
 import type { BoundaryPolicy } from '../results/boundary.js';
 import type { ResultGate } from '../results/gate.js';
 import type { ResultBounder } from '../tools/contracts.js';
-import type { IncomingMessage } from 'node:http';
-import { readBody, readNodeBody, RevokedError } from '../http/body.js';
+import { readRequestBody, RevokedError } from '../http/body.js';
 import { ExecError } from '../errors.js';
 import { successResult } from './tool-result.js';
 import type { RuntimeRequest } from '../http/principal.js';
@@ -46,8 +45,7 @@ export function sharedBodyReader(clock: Clock): (c: Context) => Promise<string> 
     const { signal } = c.get('runtime') as RuntimeRequest;
     let bytes: Uint8Array;
     try {
-      const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-      bytes = incoming ? await readNodeBody(incoming, { clock, signal }) : await readBody(c.req.raw, { clock, signal });
+      bytes = await readRequestBody(c, { clock, signal });
     } catch (err) {
       if (err instanceof RevokedError) throw new ExecError('unavailable', 'the runtime authorization was revoked');
       throw err;

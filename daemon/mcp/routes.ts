@@ -2,6 +2,7 @@ import type { Hono } from 'hono';
 import { MCP_TOOLS } from '../../catalog/mcp-tools.js';
 import type { Clock } from '../../lib/clock.js';
 import type { RuntimeRequest } from '../http/principal.js';
+import { MCP_PATHS } from '../http/paths.js';
 import { createMcpProtocol } from './protocol.js';
 import { createToolHost } from './tool-host.js';
 import type { HiddenTools, ToolHost } from '../tools/contracts.js';
@@ -17,8 +18,6 @@ import { knowledgeToolHandlers, type KnowledgeServices } from '../knowledge/tool
 import type { ResultGate } from '../results/gate.js';
 import type { AuditTrail } from '../audit/hooks.js';
 
-export const MCP_ROUTE = '/api/internal/mcp/servers/:serverId/agents/:agentId';
-export const MCP_LEGACY_ROUTE = '/mcp/agentteam/:serverId/:agentId';
 const SERVER_VERSION = '0.1.0';
 
 export interface McpServices extends MessageServices {
@@ -58,7 +57,6 @@ export function registerMcpRoutes(app: Hono<any>, services: McpServices): ToolHo
     ...(services.streams ? { streams: services.streams } : {}),
     audit: services.audit ?? null,
   });
-  app.all(MCP_ROUTE, handle);
-  app.all(MCP_LEGACY_ROUTE, handle);
+  for (const path of MCP_PATHS) app.all(path, handle);
   return host;
 }

@@ -1,0 +1,36 @@
+/**
+ * Every path of the runtime route families, written once: the app mounts
+ * the runtime-auth middleware on these very values, the Exec and MCP routes
+ * register their handlers on them, and the daemon builds the URLs it hands
+ * to runtimes from the same bases. A path can then never be guarded under
+ * one spelling and served under another.
+ */
+
+/** Exec: one authorization's base; the catalog and every action live under it. */
+export const EXEC_BASE = '/api/internal/exec/servers/:serverId/agents/:agentId';
+/** Everything under the Exec base: what runtime auth guards. */
+export const EXEC_SCOPE = `${EXEC_BASE}/*`;
+export const EXEC_CATALOG_PATH = `${EXEC_BASE}/catalog`;
+export const EXEC_ACTION_PATH = `${EXEC_BASE}/:domain/:action`;
+
+/** MCP: the canonical endpoint, then the legacy alias; one handler serves both. */
+export const MCP_PATH = '/api/internal/mcp/servers/:serverId/agents/:agentId';
+export const MCP_LEGACY_PATH = '/mcp/agentteam/:serverId/:agentId';
+export const MCP_PATHS: readonly string[] = [MCP_PATH, MCP_LEGACY_PATH];
+/** The prefixes of the MCP family, for refusals shaped as JSON-RPC. */
+export const MCP_PREFIXES: readonly string[] = ['/api/internal/mcp/', '/mcp/'];
+
+/** The paths the runtime-auth middleware is mounted on (credential, binding, admission). */
+export const RUNTIME_AUTH_PATHS: readonly string[] = [EXEC_SCOPE, ...MCP_PATHS];
+
+/** Token analysis: the surface a runtime's credential may read about itself. */
+export const ANALYSIS_PATH = '/api/internal/token-analysis/surface';
+
+/** The operator API: everything under it takes the operator bearer. */
+export const OPERATOR_SCOPE = '/api/v1/*';
+
+/** The URLs one runtime is given for its authorization. */
+export function runtimeUrls(daemonUrl: string, serverId: string, agentId: string): { execBaseUrl: string; mcpUrl: string } {
+  const fill = (path: string) => daemonUrl + path.replace(':serverId', () => encodeURIComponent(serverId)).replace(':agentId', () => encodeURIComponent(agentId));
+  return { execBaseUrl: fill(EXEC_BASE), mcpUrl: fill(MCP_PATH) };
+}
