@@ -4,7 +4,11 @@ import { forbidden } from '../http/runtime-auth.js';
 import { EXEC_ACTION_PATH } from '../http/paths.js';
 import { ExecError } from '../errors.js';
 import type { ResultGate } from '../results/gate.js';
-import type { Services } from '../services.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Registry } from './registry.js';
+import type { HandlerContext } from './context.js';
+import type { Caller, ServerApi } from '../store/server-api.js';
+import type { AuditTrail } from '../audit/hooks.js';
 import { readRequestBody, RevokedError } from '../http/body.js';
 import { decodeStrictJson } from '../http/strict-json.js';
 import { checkSelectors, headerOnlyRefused, headerSelector } from './selectors.js';
@@ -14,6 +18,20 @@ import { extensionActionOf } from '../extensions/catalog.js';
 import { auditExec } from '../audit/hooks.js';
 import type { AuditNote } from '../audit/note.js';
 import { noteOutcome, observeExec } from '../telemetry/observe.js';
+
+/** What the Exec route uses, and nothing else (the daemon's Services satisfies it). */
+export interface ExecDeps {
+  readonly registry: Registry;
+  readonly gate: ResultGate;
+  readonly clock: Clock;
+  readonly profile: HandlerContext['profile'];
+  readonly cursors: HandlerContext['cursors'];
+  /** One audit record per call; null when the trail is off. */
+  readonly audit: AuditTrail | null;
+  readonly diag: (event: string, detail: Record<string, unknown>) => void;
+  /** The team server as seen by one caller. */
+  server(caller: Caller): ServerApi;
+}
 
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;
 
@@ -39,14 +57,14 @@ function errorResponse(gate: ResultGate, err: ExecError, close = false, note?: A
  * authorization's signal is checked after every await, so a revoked
  * authorization never sees a success.
  */
-export function registerExecActionRoute(app: Hono<RuntimeEnv>, services: Services): void {
+export function registerExecActionRoute(app: Hono<RuntimeEnv>, services: ExecDeps): void {
   app.post(EXEC_ACTION_PATH, (c) => observeExec(c, () => auditExec(services.audit, c, (note) => execAction(c, services, note))));
   app.on(['GET', 'PUT', 'PATCH', 'DELETE'], EXEC_ACTION_PATH, () =>
     errorResponse(services.gate, new ExecError('method_not_allowed', 'actions are called with POST')),
   );
 }
 
-async function execAction(c: Context<RuntimeEnv>, services: Services, note: AuditNote): Promise<Response> {
+async function execAction(c: Context<RuntimeEnv>, services: ExecDeps, note: AuditNote): Promise<Response> {
   const fail = (err: ExecError, close = false) => errorResponse(services.gate, err, close, note);
   const { principal, signal, catalog } = c.get('runtime');
   const domain = c.req.param('domain') ?? '';
@@ -109,7 +127,7 @@ async function execAction(c: Context<RuntimeEnv>, services: Services, note: Audi
   return services.gate.respond(out.body, 200, JSON_HEADERS);
 }
 
-function internal(err: unknown, diag: Services['diag']): ExecError {
+function internal(err: unknown, diag: ExecDeps['diag']): ExecError {
   // The cause stays in the daemon's log; the runtime sees the closed `internal` code only.
   diag('exec_handler_failed', { error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
   return new ExecError('internal', 'internal error');
