@@ -1,15 +1,11 @@
 import { LIMITS, textLimit } from './limits.js';
-import type { McpToolDescriptor, ToolInputOf, ToolOutputOf } from './mcp-tools.js';
+import { defineTool, type ToolInputOf, type ToolOutputOf } from './mcp-tool-descriptor.js';
 
 /**
  * The retrieval tools of the `agentteam` MCP server: memory search over the
  * agent's own memory folder, and knowledge search/fetch bound to the human
  * turn that asked. Data only; handlers live in daemon/knowledge/.
  */
-
-function defineTool<const D extends McpToolDescriptor>(d: D): D {
-  return d;
-}
 
 /** Limits shared by the handlers and the schemas (bytes are UTF-8 bytes). */
 export const RETRIEVAL_LIMITS = {

@@ -1,9 +1,9 @@
-import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+import type { FromSchema } from 'json-schema-to-ts';
 import { timestampSchema } from './common.js';
-import type { ResultPolicy } from './inventory.js';
 import { LIMITS, textLimit } from './limits.js';
 import { ENTITY_ID_BODY } from './ids.js';
 import { kbFetch, kbSearch, memorySearch } from './mcp-knowledge-tools.js';
+import { defineTool, type ToolInputOf, type ToolOutputOf } from './mcp-tool-descriptor.js';
 
 /**
  * The MCP tool inventory of the `agentteam` server: data only, no handlers.
@@ -11,33 +11,6 @@ import { kbFetch, kbSearch, memorySearch } from './mcp-knowledge-tools.js';
  * MCP-owned; tasks, projects, reviews... are Exec-owned), and a test checks
  * that no tool name collides with an Exec domain.
  */
-
-/** MCP tool annotations (behaviour hints for the client; the child gate trusts only readOnlyHint). */
-export interface ToolAnnotations {
-  readonly title?: string;
-  readonly readOnlyHint?: boolean;
-  readonly destructiveHint?: boolean;
-  readonly idempotentHint?: boolean;
-  readonly openWorldHint?: boolean;
-}
-
-export interface McpToolDescriptor<I extends JSONSchema = JSONSchema, O extends JSONSchema = JSONSchema> {
-  readonly name: string;
-  readonly title: string;
-  readonly description: string;
-  readonly inputSchema: I;
-  readonly outputSchema: O;
-  readonly annotations: ToolAnnotations;
-  /** What to do instead when a result exceeds the result budget (not sent in tools/list); a read's next call is computed (catalog/inventory.ts). */
-  readonly overBudget: ResultPolicy;
-}
-
-export type ToolInputOf<D extends McpToolDescriptor> = FromSchema<D['inputSchema']>;
-export type ToolOutputOf<D extends McpToolDescriptor> = FromSchema<D['outputSchema']>;
-
-function defineTool<const D extends McpToolDescriptor>(d: D): D {
-  return d;
-}
 
 /** Message ids are store-issued: `msg_` and a sortable suffix. */
 export const MESSAGE_ID_PATTERN = '^msg_[0-9A-Za-z]{6,40}$';

@@ -1,5 +1,5 @@
 import { CLIENT_TOOL_SUBSET, checkSchemaSubset } from './schema-subset.js';
-import type { ToolAnnotations } from './mcp-tools.js';
+import type { ToolAnnotations } from './mcp-tool-descriptor.js';
 
 /**
  * The declaration file of a declared tool ($AGENTTEAM_HOME/tools/<file>.json):

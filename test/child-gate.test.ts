@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import { attachedThread, checkChildGate, threadGate, type ThreadRole } from '../daemon/http/child-gate.js';
 import { ExecError } from '../daemon/errors.js';
-import type { ToolAnnotations } from '../catalog/mcp-tools.js';
+import type { ToolAnnotations } from '../catalog/mcp-tool-descriptor.js';
 import { ThreadBook } from '../daemon/drivers/app-server/threads.js';
 
 /** The gate's answer: null when the call may go on, else the error's message and hint. */

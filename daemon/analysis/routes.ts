@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
 import { defaultCatalog } from '../../catalog/catalog.js';
 import { helpIndexOf, renderExecIndex } from '../../catalog/help.js';
-import type { McpToolDescriptor } from '../../catalog/mcp-tools.js';
+import type { McpToolDescriptor } from '../../catalog/mcp-tool-descriptor.js';
 import { isRuntimeKind } from '../../catalog/runtimes.js';
 import type { AnalysisTokens } from '../auth/analysis-token.js';
 import { renderServerInstructions, renderToolGuidance } from '../drivers/guidance.js';

@@ -1,4 +1,4 @@
-import type { McpToolDescriptor } from '../../catalog/mcp-tools.js';
+import type { McpToolDescriptor } from '../../catalog/mcp-tool-descriptor.js';
 import { defaultCatalog } from '../../catalog/catalog.js';
 import { helpIndexOf, renderExecIndex } from '../../catalog/help.js';
 import { toRuntimeName, type RuntimeKind } from './names.js';

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { MCP_TOOLS, type McpToolDescriptor } from '../../catalog/mcp-tools.js';
+import { MCP_TOOLS } from '../../catalog/mcp-tools.js';
+import type { McpToolDescriptor } from '../../catalog/mcp-tool-descriptor.js';
 import { prepareClaude } from './claude.js';
 import { prepareCodex } from './codex.js';
 import { prepareCodexAppServer } from './codex-app-server.js';

@@ -1,4 +1,4 @@
-import type { ToolAnnotations } from '../../catalog/mcp-tools.js';
+import type { ToolAnnotations } from '../../catalog/mcp-tool-descriptor.js';
 import { ExecError } from '../errors.js';
 
 /** The documented places a runtime names the provider thread of a call. */

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { McpToolDescriptor } from '../../catalog/mcp-tools.js';
+import type { McpToolDescriptor } from '../../catalog/mcp-tool-descriptor.js';
 import type { Clock } from '../../lib/clock.js';
 import type { BoundaryPolicy } from '../results/boundary.js';
 import type { ResultGate } from '../results/gate.js';

@@ -1,7 +1,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import { detailsOf } from '../../lib/input-validators.js';
 import { capProcess } from '../../lib/validator-cap.js';
-import type { McpToolDescriptor } from '../../catalog/mcp-tools.js';
+import type { McpToolDescriptor } from '../../catalog/mcp-tool-descriptor.js';
 import { jsonBytesKeyword } from '../../lib/json-bytes-keyword.js';
 import type { Principal } from '../http/principal.js';
 import { ExecError, errorBody } from '../errors.js';

@@ -1,4 +1,4 @@
-import type { McpToolDescriptor } from '../../catalog/mcp-tools.js';
+import type { McpToolDescriptor } from '../../catalog/mcp-tool-descriptor.js';
 import type { Principal } from '../http/principal.js';
 import type { CallContext, ToolOwner } from './registry.js';
 

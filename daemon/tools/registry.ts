@@ -1,5 +1,5 @@
 import type { ThreadRole } from '../http/child-gate.js';
-import type { ToolAnnotations } from '../../catalog/mcp-tools.js';
+import type { ToolAnnotations } from '../../catalog/mcp-tool-descriptor.js';
 import type { Principal } from '../http/principal.js';
 import { ExecError } from '../errors.js';
 import type { AuditNote } from '../audit/note.js';
