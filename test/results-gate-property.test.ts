@@ -18,7 +18,7 @@ import { commandAnswer } from '../daemon/tools/declared-tool.js';
 import { ToolActivity } from '../daemon/tools/activity.js';
 import { clientResultFrame, CLIENT_TEXT_LIMIT_BYTES } from '../daemon/clienttools/result-exit.js';
 import { forwardToUpstream } from '../daemon/extensions/forward.js';
-import type { PinnedExtension } from '../daemon/extensions/catalog.js';
+import type { PinnedExtension } from '../daemon/extensions/forward.js';
 import { createDiag } from '../daemon/lifecycle/diag.js';
 import { SecretSet } from '../daemon/results/secrets.js';
 import { fixedSource } from '../daemon/results/sources.js';

@@ -4,16 +4,7 @@ import { extensionInventoryRow, type ExtensionDefinition } from '../../catalog/e
 import type { Inventory } from '../../catalog/inventory.js';
 import type { RegisteredAction } from '../exec/registry.js';
 import { compileInputCheck } from '../exec/validate.js';
-import { forwardToUpstream } from './forward.js';
-
-/** An installed extension as an authorization pins it. */
-export interface PinnedExtension {
-  readonly name: string;
-  readonly upstream: string;
-  /** `sha256:<hex>` of the installed definition file. */
-  readonly digest: string;
-  readonly catalogVersion: string;
-}
+import { forwardToUpstream, type PinnedExtension } from './forward.js';
 
 export interface InstalledExtension {
   readonly definition: ExtensionDefinition;

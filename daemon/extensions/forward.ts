@@ -2,10 +2,18 @@ import type { InputCheck } from '../../lib/input-validators.js';
 import type { Clock } from '../../lib/clock.js';
 import { ExecError } from '../errors.js';
 import { OutboundError, postBounded, type OutboundAnswer } from '../http/outbound.js';
-import type { PinnedExtension } from './catalog.js';
 import { inSpan, withTraceHeaders } from '../telemetry/tracing.js';
 
 /** How long an upstream has to answer, and how much it may send back. */
+/** An installed extension as an authorization pins it. */
+export interface PinnedExtension {
+  readonly name: string;
+  readonly upstream: string;
+  /** `sha256:<hex>` of the installed definition file. */
+  readonly digest: string;
+  readonly catalogVersion: string;
+}
+
 export const UPSTREAM_TIMEOUT_MS = 10_000;
 export const UPSTREAM_MAX_BYTES = 1024 * 1024;
 

@@ -1,17 +1,13 @@
 import type { Hono } from 'hono';
-import type { AuthorizationStore } from '../auth/store.js';
-import { registerRuntimeLeaseRoutes, type LaunchHook } from './runtimes.js';
+import { registerRuntimeLeaseRoutes, type LeaseContext } from './runtimes.js';
 import { registerRuntimeListRoute } from './runtime-list.js';
 
 /** What the operator routes need from the running daemon. */
-export interface OperatorContext {
-  readonly store: AuthorizationStore;
+export interface OperatorContext extends LeaseContext {
   readonly status: () => Record<string, unknown>;
   /** Starts an orderly stop after the response has been sent. */
   readonly stop: (reason: string) => void;
   readonly reload: () => Promise<unknown>;
-  readonly urls: (serverId: string, agentId: string) => { execBaseUrl: string; mcpUrl: string };
-  readonly launchHook?: LaunchHook;
 }
 
 /** Operator API under /api/v1 (the bearer check is applied by the app before these run). */

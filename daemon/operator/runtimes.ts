@@ -4,7 +4,7 @@ import type { Authorization } from '../auth/authorization.js';
 import { ExecError } from '../errors.js';
 import { isRuntimeKind, type RuntimeKind } from '../../catalog/runtimes.js';
 import { MESSAGE_ID_PATTERN, TARGET_PATTERN } from '../../catalog/mcp-tools.js';
-import type { OperatorContext } from './routes.js';
+import type { AuthorizationStore } from '../auth/store.js';
 import { ENTITY_ID_RULE, isEntityId } from '../../catalog/ids.js';
 import { isPidAlive } from '../lifecycle/owner.js';
 
@@ -24,6 +24,14 @@ export interface LaunchAdditions {
 export type LaunchHook = (
   auth: Authorization, runtime: RuntimeKind, mcpUrl: string, env: Record<string, string>, runtimeVersion: string | null,
 ) => LaunchAdditions;
+
+/** What the lease routes use of the running daemon. */
+export interface LeaseContext {
+  readonly store: AuthorizationStore;
+  /** The Exec and MCP URLs a runtime of (server, agent) is given. */
+  readonly urls: (serverId: string, agentId: string) => { execBaseUrl: string; mcpUrl: string };
+  readonly launchHook?: LaunchHook;
+}
 
 interface LeaseRequest {
   serverId: string;
@@ -90,7 +98,7 @@ async function readLease(c: Context): Promise<LeaseRequest> {
  * runtime's lifetime: when the `run` process's connection closes (exit,
  * crash, kill -9) or its pid disappears, the authorization is revoked.
  */
-export function registerRuntimeLeaseRoutes(app: Hono<any>, ctx: OperatorContext): void {
+export function registerRuntimeLeaseRoutes(app: Hono<any>, ctx: LeaseContext): void {
   const { store } = ctx;
   app.post('/api/v1/runtimes', async (c) => {
     const req = await readLease(c);
