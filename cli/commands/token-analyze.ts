@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import { resolveHome } from '../../lib/home.js';
 import { isRuntimeKind } from '../../catalog/runtimes.js';
 import { NoDaemonError, operatorRequest, readDaemonInfo } from '../daemon-client.js';
-import { buildReport, renderReport, type SurfaceInput } from '../token/report.js';
+import { buildReport, renderReport, type SurfaceInput } from '../../lib/token-report.js';
 import { countInPieces } from '../token/pieces.js';
 import { parseSession, SessionError, type ParsedSession } from '../token/session.js';
 

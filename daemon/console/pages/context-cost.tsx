@@ -1,4 +1,4 @@
-import type { Report } from '../../../cli/token/report.js';
+import type { Report } from '../../../lib/token-report.js';
 
 /** As `token analyze` prints a share. */
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;

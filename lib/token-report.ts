@@ -1,4 +1,17 @@
-import type { ParsedSession } from './session.js';
+/**
+ * The token-analysis report: counts of what a runtime's context receives
+ * from agentteam, per surface and per tool, and optionally per tool over a
+ * session transcript. Pure (the counter is passed in), so the CLI's
+ * `token analyze` and the daemon's console page build the same report.
+ */
+
+/** What the report reads of a parsed session transcript (the CLI's session parser produces it). */
+export interface SessionResults {
+  readonly format: string;
+  readonly lines: number;
+  readonly badLines: number;
+  readonly results: readonly { readonly tool: string | null; readonly text: string }[];
+}
 
 export type Counter = (text: string) => number;
 
@@ -40,7 +53,7 @@ const share = (part: number, whole: number) => (whole > 0 ? Math.round((part / w
 const byTokens = <T extends Measure>(a: T, b: T) => b.tokens - a.tokens || b.bytes - a.bytes || a.name.localeCompare(b.name);
 
 /** Counts every surface and tool definition, and attributes a session's tool results per agentteam tool, largest first. */
-export function buildReport(input: SurfaceInput, count: Counter, tokenizer: string, session?: { file: string; parsed: ParsedSession }): Report {
+export function buildReport(input: SurfaceInput, count: Counter, tokenizer: string, session?: { file: string; parsed: SessionResults }): Report {
   const measure = (name: string, text: string): Measure => ({ name, bytes: Buffer.byteLength(text), tokens: count(text) });
   const surfaces = Object.entries(input.surfaces).map(([k, text]) => measure(SURFACE_NAMES[k] ?? k, text));
   const defs = input.tools.map((t) => measure(t.name, t.definition));
