@@ -17,6 +17,19 @@ export interface RegisteredAction {
   readonly handler: (input: unknown, ctx: HandlerContext) => Promise<unknown>;
 }
 
+/**
+ * A pinned catalog that can also hand the route actions it holds beyond the
+ * built-ins (installed extensions: daemon/extensions/catalog.ts builds one).
+ */
+export interface ExtensibleCatalog {
+  extensionAction?(domain: string, action: string): RegisteredAction | undefined;
+}
+
+/** The route's view: a registered action for an extension entry of the pinned catalog, if it is one. */
+export function extensionActionOf(catalog: Catalog, domain: string, action: string): RegisteredAction | undefined {
+  return (catalog as ExtensibleCatalog).extensionAction?.(domain, action);
+}
+
 export class RegistryError extends Error {
   override name = 'RegistryError';
 }

@@ -2,7 +2,7 @@ import type { ActionDescriptor } from '../../catalog/descriptor.js';
 import { BUILTIN_ACTIONS, DOMAINS, buildCatalog, type Catalog } from '../../catalog/catalog.js';
 import { extensionInventoryRow, type ExtensionDefinition } from '../../catalog/extension.js';
 import type { Inventory } from '../../catalog/inventory.js';
-import type { RegisteredAction } from '../exec/registry.js';
+import type { ExtensibleCatalog, RegisteredAction } from '../exec/registry.js';
 import { compileInputCheck } from '../exec/validate.js';
 import { forwardToUpstream, type PinnedExtension } from './forward.js';
 
@@ -16,7 +16,7 @@ export interface InstalledExtension {
  * Extension actions are descriptor-only entries; `extensionAction` gives the
  * route a registered action whose handler forwards to the pinned upstream.
  */
-export interface RuntimeCatalog extends Catalog {
+export interface RuntimeCatalog extends Catalog, ExtensibleCatalog {
   readonly catalogVersion: string;
   extensionAction(domain: string, action: string): RegisteredAction | undefined;
 }
@@ -51,9 +51,4 @@ export function buildRuntimeCatalog(builtinInventory: Inventory, installed: read
       return a;
     },
   };
-}
-
-/** The route's view: a registered action for an extension entry of the pinned catalog, if it is one. */
-export function extensionActionOf(catalog: Catalog, domain: string, action: string): RegisteredAction | undefined {
-  return (catalog as Partial<RuntimeCatalog>).extensionAction?.(domain, action);
 }

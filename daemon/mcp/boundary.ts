@@ -6,7 +6,7 @@ import type { ResultGate } from '../results/gate.js';
 import type { ResultBounder } from '../tools/contracts.js';
 import { readRequestBody, RevokedError } from '../http/body.js';
 import { ExecError } from '../errors.js';
-import { successResult } from './tool-result.js';
+import { successResult } from '../tools/tool-result.js';
 import type { RuntimeRequest } from '../http/principal.js';
 
 /** The Exec boundary's view of an MCP tool: risk from the inventory annotations, guidance from the tool. */

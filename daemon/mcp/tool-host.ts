@@ -9,7 +9,7 @@ import { cutJsonText } from '../../catalog/error-limits.js';
 import type { CallContext, RegisteredTool, ToolRegistry } from '../tools/registry.js';
 import { BUILTIN_OWNER, type HiddenTools, type ResultBounder, type ToolHandler, type ToolHost } from '../tools/contracts.js';
 import { attachedThread, threadGate, type ThreadRole } from '../http/child-gate.js';
-import { errorResult } from './tool-result.js';
+import { errorResult } from '../tools/tool-result.js';
 import { noteFailure } from '../audit/note.js';
 
 /**

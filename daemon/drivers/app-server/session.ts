@@ -5,7 +5,7 @@ import type { ToolHost } from '../../tools/contracts.js';
 import type { ResultGate } from '../../results/gate.js';
 import { ExecError, errorBody } from '../../errors.js';
 import { attachedThread, THREAD_META_KEY } from '../../http/child-gate.js';
-import { errorResult } from '../../mcp/tool-result.js';
+import { errorResult } from '../../tools/tool-result.js';
 import { MCP_SERVER_NAME } from '../../../catalog/mcp-tools.js';
 import { RpcPeer } from './rpc.js';
 import { ThreadBook } from './threads.js';
