@@ -6,7 +6,7 @@
  */
 
 /** What the report reads of a parsed session transcript (the CLI's session parser produces it). */
-export interface SessionResults {
+interface SessionResults {
   readonly format: string;
   readonly lines: number;
   readonly badLines: number;

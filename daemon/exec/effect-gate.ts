@@ -1,9 +1,7 @@
 import type { Risk } from '../../catalog/descriptor.js';
 import { ExecError } from '../errors.js';
 import type { Principal } from '../http/principal.js';
-import { attachedThread, checkChildGate, THREAD_HEADER } from '../http/child-gate.js';
-
-export { THREAD_HEADER };
+import { attachedThread, checkChildGate } from '../http/child-gate.js';
 
 /**
  * The delegated-child gate for Exec calls: a call naming a thread other than

@@ -27,7 +27,7 @@ export class RevokedError extends Error {
  * second cannot keep its admission slot longer than the deadline). The
  * declared Content-Length is checked before any byte is read.
  */
-export async function readBody(req: Request, opts: ReadBodyOptions): Promise<Uint8Array> {
+async function readBody(req: Request, opts: ReadBodyOptions): Promise<Uint8Array> {
   const limit = opts.limit ?? BODY_LIMIT_BYTES;
   const declared = req.headers.get('content-length');
   if (declared !== null && Number(declared) > limit) throw tooLarge(limit);
@@ -84,7 +84,7 @@ function tooLarge(limit: number): ExecError {
  * deadline and revocation are watched by the shared `ReadWatch` (one timer,
  * one listener per authorization) rather than per request.
  */
-export function readNodeBody(incoming: IncomingMessage, opts: ReadBodyOptions): Promise<Uint8Array> {
+function readNodeBody(incoming: IncomingMessage, opts: ReadBodyOptions): Promise<Uint8Array> {
   const limit = opts.limit ?? BODY_LIMIT_BYTES;
   const deadlineMs = opts.deadlineMs ?? READ_DEADLINE_MS;
   const declared = incoming.headers['content-length'];

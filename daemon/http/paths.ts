@@ -9,13 +9,13 @@
 /** Exec: one authorization's base; the catalog and every action live under it. */
 export const EXEC_BASE = '/api/internal/exec/servers/:serverId/agents/:agentId';
 /** Everything under the Exec base: what runtime auth guards. */
-export const EXEC_SCOPE = `${EXEC_BASE}/*`;
+const EXEC_SCOPE = `${EXEC_BASE}/*`;
 export const EXEC_CATALOG_PATH = `${EXEC_BASE}/catalog`;
 export const EXEC_ACTION_PATH = `${EXEC_BASE}/:domain/:action`;
 
 /** MCP: the canonical endpoint, then the legacy alias; one handler serves both. */
-export const MCP_PATH = '/api/internal/mcp/servers/:serverId/agents/:agentId';
-export const MCP_LEGACY_PATH = '/mcp/agentteam/:serverId/:agentId';
+const MCP_PATH = '/api/internal/mcp/servers/:serverId/agents/:agentId';
+const MCP_LEGACY_PATH = '/mcp/agentteam/:serverId/:agentId';
 export const MCP_PATHS: readonly string[] = [MCP_PATH, MCP_LEGACY_PATH];
 /** The prefixes of the MCP family, for refusals shaped as JSON-RPC. */
 export const MCP_PREFIXES: readonly string[] = ['/api/internal/mcp/', '/mcp/'];

@@ -24,7 +24,7 @@ export type ResultBounder = ((tool: McpToolDescriptor, input: Record<string, unk
 };
 
 /** `tool` names the registered tool that answered, `error` the code of a tool error result (for telemetry). */
-export type CallOutcome = { ok: true; resultJson: string; tool?: string; error?: string } | { ok: false; code: number; message: string };
+type CallOutcome = { ok: true; resultJson: string; tool?: string; error?: string } | { ok: false; code: number; message: string };
 
 /** Tools one agent may neither see nor call (its profile's denyTools); `key` identifies the set for caching. */
 export interface HiddenTools {
