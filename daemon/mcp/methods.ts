@@ -7,7 +7,7 @@ import { socketOf, type LongLivedStreams } from '../http/stream-budget.js';
 import { auditMcp, type AuditTrail } from '../audit/hooks.js';
 import { noteToolCall } from '../telemetry/observe.js';
 import { SUPPORTED_PROTOCOL_VERSIONS, type McpHandler } from './codec.js';
-import { ALL_PROTOCOL_VERSIONS, TOOLS_LIST_TTL_MS } from './modern.js';
+import { ALL_PROTOCOL_VERSIONS } from './modern.js';
 
 export interface McpMethodOptions {
   readonly host: ToolHost;

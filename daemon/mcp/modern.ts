@@ -28,7 +28,7 @@ export const MODERN_VERSION = '2026-07-28';
 /** Every revision served on the endpoint, the stateless one first (what server/discover and -32022 list). */
 export const ALL_PROTOCOL_VERSIONS = [MODERN_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS] as const;
 /** How long a 2026 client may treat tools/list as fresh; change notices on subscriptions/listen cut it short. */
-export const TOOLS_LIST_TTL_MS = 10_000;
+const TOOLS_LIST_TTL_MS = 10_000;
 
 export const META_KEYS = {
   protocolVersion: 'io.modelcontextprotocol/protocolVersion',
