@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { RPC, errorFrame, resultFrame, type RpcId } from './jsonrpc.js';
-import type { CallContext } from './tool-host.js';
+import type { CallContext } from '../tools/registry.js';
 import type { Principal } from '../http/principal.js';
 import { THREAD_HEADER, callThreadId } from './child-gate.js';
 
