@@ -130,9 +130,12 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
     gate: services.gate,
     registerRoutes: (app, ctx) => {
       registerExecActionRoute(app, services);
-      const host = registerMcpRoutes(app, { ...services, hiddenFor: clientTools.hiddenFor, notifier: clientTools.notifier, ...(opts.streams ? { streams: opts.streams } : {}) });
+      const host = registerMcpRoutes(app, {
+        messages: services.messages, knowledge: services.knowledge, clock: services.clock, gate: services.gate, tools: services.tools, audit: services.audit,
+        hiddenFor: clientTools.hiddenFor, notifier: clientTools.notifier, ...(opts.streams ? { streams: opts.streams } : {}),
+      });
       registerCodexAppServerRoute(app, { auths: ctx.auths, host, gate: services.gate, diag: opts.diag });
-      registerMessageOperatorRoutes(app, services);
+      registerMessageOperatorRoutes(app, { messages: services.messages });
       if (opts.analysis) registerTokenAnalysisRoutes(app, opts.analysis, MCP_TOOLS);
       registerApprovalOperatorRoutes(app, services.approvals);
       registerOperatorReadRoutes(app, services);

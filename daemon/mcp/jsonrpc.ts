@@ -59,3 +59,10 @@ export function errorFrame(id: RpcId | null, code: number, message: string, data
   if (data !== undefined) error.data = data;
   return JSON.stringify({ jsonrpc: '2.0', id, error });
 }
+
+const JSON_HEADERS = { 'content-type': 'application/json' } as const;
+
+/** An HTTP reply carrying one frame (or none: 202 and the like), not screened by the result gate. */
+export function reply(status: number, body: string | null, extra: Record<string, string> = {}): Response {
+  return new Response(body, { status, headers: body === null ? extra : { ...JSON_HEADERS, ...extra } });
+}

@@ -20,7 +20,15 @@
  *   cacheScope.
  */
 
+import type { Context } from 'hono';
+import { RPC, errorFrame, reply, resultFrame, type RpcId } from './jsonrpc.js';
+import { SUPPORTED_PROTOCOL_VERSIONS, type RevisionCodec } from './codec.js';
+
 export const MODERN_VERSION = '2026-07-28';
+/** Every revision served on the endpoint, the stateless one first (what server/discover and -32022 list). */
+export const ALL_PROTOCOL_VERSIONS = [MODERN_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS] as const;
+/** How long a 2026 client may treat tools/list as fresh; change notices on subscriptions/listen cut it short. */
+const TOOLS_LIST_TTL_MS = 10_000;
 
 export const META_KEYS = {
   protocolVersion: 'io.modelcontextprotocol/protocolVersion',
@@ -161,4 +169,40 @@ export function withResultFields(resultJson: string, extra: string): string {
   if (!body.endsWith('}')) throw new Error('result is not a JSON object');
   const inner = body.slice(0, -1).trimEnd();
   return inner.endsWith('{') ? `${inner}${extra}}` : `${inner},${extra}}`;
+}
+
+/** Results a client may cache (server/utilities/caching): they carry ttlMs and cacheScope. */
+const CACHEABLE = new Set(['tools/list', 'server/discover']);
+
+/**
+ * The 2026-07-28 codec: each request declares its version and client
+ * capabilities in its own `_meta` and repeats them in headers
+ * (checkModernRequest); every result carries `resultType` and the server's
+ * identity, cacheable ones the cache hints. `subscriptions/listen` answers
+ * with its own stream (listen.ts), so only its refusals pass through here.
+ */
+export function modernCodec(serverInfo: Readonly<Record<string, unknown>>): RevisionCodec {
+  const serverMeta = `"_meta":${JSON.stringify({ [META_KEYS.serverInfo]: serverInfo })}`;
+  const completeFields = `"resultType":"complete",${serverMeta}`;
+  const cacheFields = `"resultType":"complete","ttlMs":${TOOLS_LIST_TTL_MS},"cacheScope":"private",${serverMeta}`;
+  // A cacheable result is stable between changes (the inventory per deny-set, discover): splice it once.
+  const spliced = new Map<string, string>();
+  return {
+    methods: new Set(['server/discover', 'tools/list', 'tools/call', 'subscriptions/listen']),
+    admit(c: Context, id: RpcId, method: string, params: Record<string, unknown>) {
+      const check = checkModernRequest(method, params, (n) => c.req.header(n), ALL_PROTOCOL_VERSIONS);
+      return check.ok ? null : reply(check.status, errorFrame(id, check.code, check.message, check.data));
+    },
+    result(id, method, resultJson) {
+      if (!CACHEABLE.has(method)) return resultFrame(id, withResultFields(resultJson, completeFields));
+      let json = spliced.get(resultJson);
+      if (json === undefined) {
+        if (spliced.size >= 64) spliced.clear(); // one entry per deny-set: old ones just go
+        json = withResultFields(resultJson, cacheFields);
+        spliced.set(resultJson, json);
+      }
+      return resultFrame(id, json);
+    },
+    notFound: (id, method) => reply(404, errorFrame(id, RPC.methodNotFound, `Method not found: ${method}`)),
+  };
 }

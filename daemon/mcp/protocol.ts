@@ -1,32 +1,23 @@
 import type { Context } from 'hono';
 import { ERROR_TABLE } from '../../catalog/errors.js';
 import { ExecError } from '../errors.js';
-import { RPC, classify, errorFrame, resultFrame, type RpcId } from './jsonrpc.js';
+import { RPC, classify, errorFrame, reply, type Incoming } from './jsonrpc.js';
 import type { ToolHost } from '../tools/contracts.js';
-import type { CallContext } from '../tools/registry.js';
-import { THREAD_HEADER, callThreadId } from '../http/child-gate.js';
-import type { Principal } from '../http/principal.js';
 import type { Clock } from '../../lib/clock.js';
 import type { ToolChangeFeed } from '../tools/notify.js';
-import { ListenStreams } from './listen.js';
-import { socketOf, type LongLivedStreams } from '../http/stream-budget.js';
-import { auditMcp, type AuditTrail } from '../audit/hooks.js';
-import { META_KEYS, MODERN_VERSION, checkHeaderAgreement, checkModernRequest, isModernRequest, withResultFields } from './modern.js';
-import { noteToolCall, observeMcp } from '../telemetry/observe.js';
-
-/** The initialize-based revisions, newest first: an unknown requested revision is answered with the first one. */
-export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'] as const;
-/** Every revision served on the endpoint, the stateless one first (what server/discover and -32022 list). */
-export const ALL_PROTOCOL_VERSIONS = [MODERN_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS] as const;
-/** How long a 2026 client may treat tools/list as fresh; change notices on subscriptions/listen cut it short. */
-export const TOOLS_LIST_TTL_MS = 10_000;
+import type { LongLivedStreams } from '../http/stream-budget.js';
+import type { AuditTrail } from '../audit/hooks.js';
+import { observeMcp } from '../telemetry/observe.js';
+import { McpCall, SUPPORTED_PROTOCOL_VERSIONS, bindRevisions, legacyCodec, type BoundRevision, type Caller } from './codec.js';
+import { ALL_PROTOCOL_VERSIONS, MODERN_VERSION, checkHeaderAgreement, isModernRequest, modernCodec } from './modern.js';
+import { createMcpMethods } from './methods.js';
 
 export interface McpProtocolOptions {
   readonly host: ToolHost;
   /** Reads the request body under the route's size and time limits; throws ExecError. */
   readonly readBody: (c: Context) => Promise<string>;
   /** The caller's binding and cancellation signal (set by the runtime-auth middleware). */
-  readonly caller: (c: Context) => { principal: Principal; signal: AbortSignal };
+  readonly caller: (c: Context) => Caller;
   readonly serverVersion: string;
   readonly instructions?: string;
   readonly clock: Clock;
@@ -42,109 +33,46 @@ export interface McpProtocolOptions {
   readonly audit?: AuditTrail | null;
 }
 
-const JSON_HEADERS = { 'content-type': 'application/json' } as const;
-
-function reply(status: number, body: string | null, extra: Record<string, string> = {}): Response {
-  return new Response(body, { status, headers: body === null ? extra : { ...JSON_HEADERS, ...extra } });
-}
+type RpcRequest = Extract<Incoming, { kind: 'request' }>;
 
 /**
  * One MCP Streamable HTTP endpoint, stateless, JSON responses only. Order:
  * transport checks (method, protocol-version header, content type; Host and
  * Origin were checked for every route by daemon/http/host-origin.ts),
- * body, JSON-RPC framing, then dispatch by method.
+ * body, JSON-RPC framing, the revision's codec (codec.ts, modern.ts), then
+ * one handler map for every revision (methods.ts).
  */
 export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Promise<Response> {
   const supported = new Set<string>(SUPPORTED_PROTOCOL_VERSIONS);
   const serverInfo = { name: 'agentteam', title: 'AgentTeam', version: opts.serverVersion };
 
-  function initializeResult(params: Record<string, unknown>): string {
-    const requested = params.protocolVersion;
-    const protocolVersion = typeof requested === 'string' && supported.has(requested) ? requested : SUPPORTED_PROTOCOL_VERSIONS[0];
-    const result: Record<string, unknown> = { protocolVersion, capabilities: { tools: { listChanged: opts.openStream !== undefined } }, serverInfo };
-    if (opts.instructions !== undefined) result.instructions = opts.instructions;
-    return JSON.stringify(result);
-  }
-
-  /**
-   * The context of one tools/call, the same on every revision: the caller's
-   * binding, the authorization's revocation signal, the thread, and the
-   * request's own close signal (the caller went away: the app is told and the
-   * call's slot comes back, whatever the tool's timeout).
-   */
-  function callContext(c: Context, params: Record<string, unknown>): CallContext {
-    const { principal, signal } = opts.caller(c);
-    return { principal, signal, threadId: callThreadId(params, c.req.header(THREAD_HEADER)), gone: () => c.req.raw.signal };
-  }
-
-  async function dispatch(c: Context, id: RpcId, method: string, params: Record<string, unknown>): Promise<string> {
-    switch (method) {
-      case 'initialize':
-        return resultFrame(id, initializeResult(params));
-      case 'ping':
-        return resultFrame(id, '{}');
-      case 'tools/list':
-        return resultFrame(id, opts.host.listResultJson(opts.caller(c).principal));
-      case 'tools/call': {
-        const out = await auditMcp(opts.audit ?? null, c, params, callContext(c, params), (ctx) => opts.host.call(params.name, params.arguments, ctx));
-        noteToolCall(c, out);
-        return out.ok ? resultFrame(id, out.resultJson) : errorFrame(id, out.code, out.message);
-      }
-      default:
-        return errorFrame(id, RPC.methodNotFound, `Method not found: ${method}`);
-    }
-  }
-
-  // ---- 2026-07-28: stateless, everything read from the request's own _meta ----
-  const listens = new ListenStreams(opts.streams);
-  const serverMeta = `"_meta":${JSON.stringify({ [META_KEYS.serverInfo]: serverInfo })}`;
-  const completeFields = `"resultType":"complete",${serverMeta}`;
-  const cacheFields = `"resultType":"complete","ttlMs":${TOOLS_LIST_TTL_MS},"cacheScope":"private",${serverMeta}`;
-  const discoverJson = JSON.stringify({
-    resultType: 'complete',
-    supportedVersions: ALL_PROTOCOL_VERSIONS,
-    capabilities: { tools: { listChanged: opts.changes !== undefined } },
-    serverInfo,
-    ...(opts.instructions !== undefined ? { instructions: opts.instructions } : {}),
-    ttlMs: TOOLS_LIST_TTL_MS,
-    cacheScope: 'private',
-    _meta: { [META_KEYS.serverInfo]: serverInfo },
-  });
-  // The inventory's serialized list is stable between changes: splice the revision's fields once per list.
-  const modernLists = new Map<string, string>();
-  const neverChanges: ToolChangeFeed = { subscribe: () => () => undefined };
-
   /** An answered request: through the result gate's string screen when given, else as is. */
   const answer = (frame: string): Response => (opts.respond ? opts.respond(200, frame) : reply(200, frame));
+  const [legacy, modern] = bindRevisions(createMcpMethods({
+    host: opts.host,
+    serverInfo,
+    ...(opts.instructions !== undefined ? { instructions: opts.instructions } : {}),
+    clock: opts.clock,
+    ...(opts.changes ? { changes: opts.changes } : {}),
+    listChangedStream: opts.openStream !== undefined,
+    ...(opts.streams ? { streams: opts.streams } : {}),
+    audit: opts.audit ?? null,
+  }), [legacyCodec(answer), modernCodec(serverInfo)]) as [BoundRevision, BoundRevision];
 
-  async function modern(c: Context, id: RpcId, method: string, params: Record<string, unknown>): Promise<Response> {
-    const check = checkModernRequest(method, params, (n) => c.req.header(n), ALL_PROTOCOL_VERSIONS);
-    if (!check.ok) return reply(check.status, errorFrame(id, check.code, check.message, check.data));
-    switch (method) {
-      case 'server/discover':
-        return answer(resultFrame(id, discoverJson));
-      case 'tools/list': {
-        const listJson = opts.host.listResultJson(opts.caller(c).principal);
-        let json = modernLists.get(listJson);
-        if (json === undefined) {
-          if (modernLists.size >= 64) modernLists.clear(); // one entry per deny-set and revision: old ones just go
-          json = withResultFields(listJson, cacheFields);
-          modernLists.set(listJson, json);
-        }
-        return answer(resultFrame(id, json));
-      }
-      case 'tools/call': {
-        const out = await auditMcp(opts.audit ?? null, c, params, callContext(c, params), (ctx) => opts.host.call(params.name, params.arguments, ctx));
-        noteToolCall(c, out);
-        return answer(out.ok ? resultFrame(id, withResultFields(out.resultJson, completeFields)) : errorFrame(id, out.code, out.message));
-      }
-      case 'subscriptions/listen': {
-        const { principal, signal } = opts.caller(c);
-        const started = listens.start({ id, params, feed: opts.changes ?? neverChanges, signal, authorizationId: principal.authorizationId, clock: opts.clock, socket: socketOf(c) });
-        return started.ok ? started.response : reply(started.status, errorFrame(id, started.code, started.message));
-      }
-      default:
-        return reply(404, errorFrame(id, RPC.methodNotFound, `Method not found: ${method}`));
+  async function dispatch(c: Context, msg: RpcRequest, { codec, handlers }: BoundRevision): Promise<Response> {
+    const refused = codec.admit(c, msg.id, msg.method, msg.params);
+    if (refused !== null) return refused;
+    const handler = handlers.get(msg.method);
+    if (handler === undefined) return codec.notFound(msg.id, msg.method);
+    const out = await handler(new McpCall(c, msg.id, msg.method, msg.params, codec, opts.caller(c)));
+    return typeof out === 'string' ? answer(out) : out;
+  }
+
+  async function serve(c: Context, msg: RpcRequest, revision: BoundRevision): Promise<Response> {
+    try {
+      return await observeMcp(c, msg.id, msg.method, msg.params, () => dispatch(c, msg, revision));
+    } catch {
+      return reply(200, errorFrame(msg.id, RPC.internalError, 'Internal error'));
     }
   }
 
@@ -185,13 +113,8 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
     }
     const msg = classify(decoded);
     const version = c.req.header('mcp-protocol-version');
-    if (msg.kind === 'request' && isModernRequest(msg.method, msg.params, version)) {
-      try {
-        return await observeMcp(c, msg.id, msg.method, msg.params, () => modern(c, msg.id, msg.method, msg.params));
-      } catch {
-        return reply(200, errorFrame(msg.id, RPC.internalError, 'Internal error'));
-      }
-    }
+    if (msg.kind === 'request' && isModernRequest(msg.method, msg.params, version)) return serve(c, msg, modern);
+    // The 2025 revisions: the header names the version agreed by initialize, for every kind of message.
     if (version !== undefined && version !== MODERN_VERSION && !supported.has(version)) {
       return reply(400, errorFrame(null, RPC.invalidRequest, `Bad Request: unsupported MCP-Protocol-Version ${version}; supported: ${ALL_PROTOCOL_VERSIONS.join(', ')}`));
     }
@@ -207,12 +130,7 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
       case 'response':
         return reply(202, null);
       case 'request':
-        try {
-          const frame = await observeMcp(c, msg.id, msg.method, msg.params, () => dispatch(c, msg.id, msg.method, msg.params));
-          return answer(frame);
-        } catch {
-          return reply(200, errorFrame(msg.id, RPC.internalError, 'Internal error'));
-        }
+        return serve(c, msg, legacy);
     }
   };
 }

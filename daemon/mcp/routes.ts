@@ -20,10 +20,18 @@ import type { AuditTrail } from '../audit/hooks.js';
 
 const SERVER_VERSION = '0.1.0';
 
+/**
+ * What the MCP route family uses, and nothing else of the daemon: the
+ * stores its built-in tools read and write, the result gate its results
+ * and frames leave through, the tool registry, and the optional streams
+ * and audit trail. The daemon passes these fields, never its whole
+ * service bag.
+ */
 export interface McpServices extends MessageServices {
   readonly clock: Clock;
   readonly knowledge: KnowledgeServices;
-  readonly gate: ResultGate;
+  /** Results are bounded by the gate's JSON boundary; every answered frame passes its screen. */
+  readonly gate: Pick<ResultGate, 'json' | 'generation' | 'respondScreened'>;
   /** The one registry of agent-callable tools; the built-ins are registered into it here. */
   readonly tools: ToolRegistry;
   /** What one agent may neither see nor call (profile denyTools). */
