@@ -1,7 +1,6 @@
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ActionDescriptor } from '../../catalog/descriptor.js';
-import { capProcess } from '../../lib/validator-cap.js';
-import { jsonBytesKeyword } from '../../lib/json-bytes-keyword.js';
+import { createValidator } from '../../lib/validator.js';
 import { toInputCheck, type InputCheck, type ValidateFunction } from '../../lib/input-validators.js';
 
 let ajv: Ajv2020 | undefined;
@@ -12,7 +11,7 @@ let ajv: Ajv2020 | undefined;
  * runtime sees the same `details[].path` locally and from the daemon.
  */
 export function compileInputCheck(d: ActionDescriptor): InputCheck {
-  ajv ??= new Ajv2020({ allErrors: true, strict: false, code: { process: capProcess } }).addKeyword(jsonBytesKeyword);
+  ajv ??= createValidator();
   const validate = ajv.compile(d.input as object) as unknown as ValidateFunction;
   return toInputCheck(validate);
 }
