@@ -1,9 +1,8 @@
-import type { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ActionDescriptor } from '../../catalog/descriptor.js';
-import { createValidator } from '../../lib/validator.js';
+import { createValidator, type SchemaCompiler } from '../../lib/validator.js';
 import { toInputCheck, type InputCheck, type ValidateFunction } from '../../lib/input-validators.js';
 
-let ajv: Ajv2020 | undefined;
+let ajv: SchemaCompiler | undefined;
 
 /**
  * Compiles a descriptor's input schema once, at registration (daemon start).

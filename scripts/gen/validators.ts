@@ -1,16 +1,15 @@
 import { createRequire } from 'node:module';
-import type { Ajv2020 } from 'ajv/dist/2020.js';
 import standaloneModule from 'ajv/dist/standalone/index.js';
 import type { Catalog } from '../../catalog/catalog.js';
 import type { SchemaObject } from '../../catalog/descriptor.js';
 import { capValidatorErrors } from '../../lib/validator-cap.js';
-import { createValidator } from '../../lib/validator.js';
+import { createValidator, type SchemaCompiler } from '../../lib/validator.js';
 
 const standaloneCode = standaloneModule.default;
 const requireAjv = createRequire(import.meta.url);
 
 /** The project's one ajv configuration (lib/validator.ts); `source` keeps what standalone code needs. */
-export function newAjv(source = false): Ajv2020 {
+export function newAjv(source = false): SchemaCompiler {
   // Standalone source is CommonJS: the CLI is one CommonJS bundle and loads a validator with require(), no ESM loader.
   return createValidator({ standalone: source });
 }
