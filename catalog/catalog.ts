@@ -1,6 +1,6 @@
 import type { ActionDescriptor } from './descriptor.js';
 import { actionKey } from './descriptor.js';
-import type { Inventory, InventoryRow } from './inventory.js';
+import { inventoryOf, type BuiltinAction, type Inventory, type InventoryRow } from './inventory.js';
 import { RECEIPT_SELECTORS } from './receipt.js';
 import { taskActions } from './domains/task.js';
 import { projectActions } from './domains/project.js';
@@ -12,7 +12,6 @@ import { approvalActions } from './domains/approval.js';
 import { agentAdminActions } from './domains/agent-admin.js';
 import { profileActions, workspaceActions } from './domains/workspace.js';
 import { workflowActions } from './domains/workflow.js';
-import inventoryJson from './agentteam-exec-action-inventory.json' with { type: 'json' };
 
 /** One line per domain for the mixed help index. */
 export const DOMAINS: Readonly<Record<string, string>> = {
@@ -28,7 +27,7 @@ export const DOMAINS: Readonly<Record<string, string>> = {
   workflow: 'Plans, triggers, runs, steps (each with an op).',
 };
 
-export const BUILTIN_ACTIONS: readonly ActionDescriptor[] = [
+export const BUILTIN_ACTIONS: readonly BuiltinAction[] = [
   ...taskActions,
   ...projectActions,
   ...reviewActions,
@@ -106,8 +105,11 @@ export function buildCatalog(
 
 let cached: Catalog | undefined;
 
-/** The built-in descriptor catalog (no handlers, no I/O beyond the bundled inventory). */
+/** The inventory of the built-in actions, derived from their descriptors. */
+export const BUILTIN_INVENTORY: Inventory = inventoryOf(BUILTIN_ACTIONS);
+
+/** The built-in descriptor catalog (no handlers, no I/O). */
 export function defaultCatalog(): Catalog {
-  cached ??= buildCatalog(BUILTIN_ACTIONS, inventoryJson as Inventory);
+  cached ??= buildCatalog(BUILTIN_ACTIONS, BUILTIN_INVENTORY);
   return cached;
 }

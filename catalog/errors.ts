@@ -2,15 +2,25 @@
  * The closed set of error codes. Every error that crosses a boundary (HTTP
  * envelope, JSON-RPC error, CLI exit status) is one of these, and this table is
  * the only place that maps a code to its transport-specific numbers.
+ *
+ * Each code has a JSON-RPC number of its own, so a number read off the wire
+ * names one code (test/error-table.test.ts). Five codes are exactly JSON-RPC's
+ * predefined errors and carry its numbers: invalid_json -32700,
+ * invalid_request -32600, unsupported_method -32601, invalid_params -32602,
+ * internal -32603. Every other number is in JSON-RPC's range for
+ * implementation-defined server errors, -32000 to -32099.
+ * Blocks: -32001..-32017 request and resource errors, -32022 the result
+ * budget, -32030..-32050 client tools (HTTP/SSE, then stdio), -32060..-32064
+ * the knowledge tools (the search index, the turn checks).
  */
 export const ERROR_TABLE = {
   invalid_request: { http: 400, jsonrpc: -32600, exit: 2, summary: 'The request is not shaped as the route expects.' },
   invalid_json: { http: 400, jsonrpc: -32700, exit: 2, summary: 'The body is not exactly one well-formed JSON value.' },
-  validation_failed: { http: 400, jsonrpc: -32602, exit: 2, summary: 'The input does not match the action schema; details[].path names each bad field.' },
-  usage: { http: 400, jsonrpc: -32600, exit: 2, summary: 'The command line is not valid.' },
+  validation_failed: { http: 400, jsonrpc: -32006, exit: 2, summary: 'The input does not match the action schema; details[].path names each bad field.' },
+  usage: { http: 400, jsonrpc: -32007, exit: 2, summary: 'The command line is not valid.' },
   forbidden: { http: 403, jsonrpc: -32001, exit: 1, summary: 'The credential is not accepted for this route.' },
   not_found: { http: 404, jsonrpc: -32004, exit: 1, summary: 'The named resource or action does not exist.' },
-  method_not_allowed: { http: 405, jsonrpc: -32601, exit: 1, summary: 'The route does not accept this HTTP method.' },
+  method_not_allowed: { http: 405, jsonrpc: -32005, exit: 1, summary: 'The route does not accept this HTTP method.' },
   read_timeout: { http: 408, jsonrpc: -32008, exit: 1, summary: 'The request body did not arrive within the read deadline.' },
   busy: { http: 409, jsonrpc: -32009, exit: 1, summary: 'Too many requests are in flight; retry shortly.' },
   idempotency_conflict: { http: 409, jsonrpc: -32010, exit: 1, summary: 'The idempotency key was already used with a different body.' },
@@ -21,11 +31,11 @@ export const ERROR_TABLE = {
   body_too_large: { http: 413, jsonrpc: -32013, exit: 1, summary: 'The request body exceeds the size limit.' },
   result_budget_exceeded: { http: 422, jsonrpc: -32022, exit: 1, summary: 'The complete result is larger than the result budget; follow hint/next.' },
   upstream_error: { http: 502, jsonrpc: -32002, exit: 1, summary: 'A backing service failed.' },
-  index_unavailable: { http: 503, jsonrpc: -32030, exit: 1, summary: 'The search index is missing or being rebuilt; follow hint and retry later.' },
-  turn_unbound: { http: 403, jsonrpc: -32031, exit: 1, summary: 'The call needs a human-initiated turn and the runtime was started without one.' },
-  turn_message_not_human: { http: 403, jsonrpc: -32032, exit: 1, summary: 'The bound turn message was written by an agent, not a person.' },
-  turn_target_mismatch: { http: 403, jsonrpc: -32033, exit: 1, summary: 'The bound turn message belongs to another target.' },
-  target_unreadable: { http: 403, jsonrpc: -32034, exit: 1, summary: 'The agent may not read the bound turn target.' },
+  index_unavailable: { http: 503, jsonrpc: -32060, exit: 1, summary: 'The search index is missing or being rebuilt; follow hint and retry later.' },
+  turn_unbound: { http: 403, jsonrpc: -32061, exit: 1, summary: 'The call needs a human-initiated turn and the runtime was started without one.' },
+  turn_message_not_human: { http: 403, jsonrpc: -32062, exit: 1, summary: 'The bound turn message was written by an agent, not a person.' },
+  turn_target_mismatch: { http: 403, jsonrpc: -32063, exit: 1, summary: 'The bound turn message belongs to another target.' },
+  target_unreadable: { http: 403, jsonrpc: -32064, exit: 1, summary: 'The agent may not read the bound turn target.' },
   provider_unauthorized: { http: 502, jsonrpc: -32016, exit: 1, summary: 'The extension provider refused its authorization (401/403 upstream).' },
   upstream_unreachable: { http: 504, jsonrpc: -32017, exit: 1, summary: 'The extension upstream could not be reached or did not answer in time.' },
   unavailable: { http: 503, jsonrpc: -32003, exit: 3, summary: 'The daemon is not running, is shutting down, or no credentials are available.' },

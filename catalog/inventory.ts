@@ -1,4 +1,4 @@
-import type { Risk } from './descriptor.js';
+import type { ActionDescriptor, Risk } from './descriptor.js';
 
 /**
  * Continuation guidance a runtime gets when a result exceeds the budget. For
@@ -36,4 +36,32 @@ export interface InventoryRow {
 export interface Inventory {
   readonly version: number;
   readonly actions: readonly InventoryRow[];
+}
+
+/** The inventory's format version (the `version` field of the JSON). */
+export const INVENTORY_VERSION = 1;
+
+/**
+ * A built-in action: its descriptor together with its result policy and, for
+ * a mutation, its receipt policy. These are written once, in the action's
+ * descriptor (catalog/domains/*.ts); the inventory rows and the published
+ * catalog/agentteam-exec-action-inventory.json are derived from them.
+ */
+export type BuiltinAction = ActionDescriptor & { readonly result: ResultPolicy } & (
+  | { readonly risk: 'read'; readonly receipt?: undefined }
+  | { readonly risk: 'side_effect'; readonly receipt: ReceiptPolicy }
+);
+
+/** The inventory of built-in actions, one row per action in catalog order. */
+export function inventoryOf(actions: readonly BuiltinAction[]): Inventory {
+  return {
+    version: INVENTORY_VERSION,
+    actions: actions.map((a): InventoryRow => ({
+      domain: a.domain,
+      action: a.action,
+      risk: a.risk,
+      result: a.result,
+      ...(a.receipt !== undefined ? { receipt: a.receipt } : {}),
+    })),
+  };
 }

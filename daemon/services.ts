@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Clock } from '../lib/clock.js';
 import { readFileNoFollow, writeFileAtomicSync } from './lifecycle/no-follow.js';
 import { homePaths } from '../lib/home.js';
-import { defaultCatalog, type Catalog } from '../catalog/catalog.js';
+import { BUILTIN_INVENTORY, defaultCatalog, type Catalog } from '../catalog/catalog.js';
 import { openDb, type Db } from './store/db.js';
 import { TeamServer, readCursorKey } from './store/team-server.js';
 import { SqliteSql } from './store/sqlite-sql.js';
@@ -24,8 +24,6 @@ import { ScheduleDelivery } from './store/schedule-delivery.js';
 import { Scheduler } from './schedule/scheduler.js';
 import { withMessageTriggers } from './schedule/message-triggers.js';
 import { ExtensionStore } from './extensions/store.js';
-import type { Inventory } from '../catalog/inventory.js';
-import inventoryJson from '../catalog/agentteam-exec-action-inventory.json' with { type: 'json' };
 import { ResultGate } from './results/gate.js';
 import type { SecretSet } from './results/secrets.js';
 import { SpillStore } from './results/spill.js';
@@ -181,7 +179,7 @@ export async function openServices(opts: OpenServicesOptions): Promise<Services>
     messages,
     scheduler,
     approvals: embedded.approvals,
-    extensions: new ExtensionStore(opts.home, inventoryJson as Inventory, (message) => diag('extension', { message })),
+    extensions: new ExtensionStore(opts.home, BUILTIN_INVENTORY, (message) => diag('extension', { message })),
     tools: new ToolRegistry(),
     audit,
     auditLog,

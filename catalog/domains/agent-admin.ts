@@ -40,6 +40,8 @@ export const agentCreate = defineAction({
   help: 'Writes profile.json atomically and bumps the profile revision (agent list cursors issued before must restart). Header values and filesystem paths are not set here. An id in use is already_exists.',
   example: { id: 'reviewer', displayName: 'Code reviewer', runtime: 'claude', model: 'claude-sonnet-4' },
   risk: 'side_effect',
+  result: { hint: 'The agent was added but its projection is too large to return; read it with agent get.', next: { action: 'agent get', input: { id: '<agent id>' } } },
+  receipt: { entity: 'agent', selectors: ['id'], retrieval: 'agent get' },
   input: {
     type: 'object',
     additionalProperties: false,
@@ -65,6 +67,8 @@ export const agentUpdate = defineAction({
   help: 'Give the id and the fields to change; model, baseUrl and apiKeyEnv accept null to clear them. Headers, filesystem policy and unknown fields of the entry are kept. Bumps the profile revision.',
   example: { id: 'reviewer', model: 'claude-opus-4', expectedRevision: 'k3J9aQ.4' },
   risk: 'side_effect',
+  result: { hint: 'The agent was updated but its projection is too large to return; read it with agent get.', next: { action: 'agent get', input: { id: '<agent id>' } } },
+  receipt: { entity: 'agent', selectors: ['id'], retrieval: 'agent get' },
   input: {
     type: 'object',
     additionalProperties: false,
@@ -90,6 +94,8 @@ export const agentDelete = defineAction({
   help: 'Writes profile.json atomically and bumps the profile revision. Team memberships naming the agent are removed with it.',
   example: { id: 'reviewer' },
   risk: 'side_effect',
+  result: { hint: 'The agent was removed; list agents with agent list.', next: { action: 'agent list', input: { limit: 5 } } },
+  receipt: { entity: 'deleted', selectors: ['id'], retrieval: 'agent list' },
   input: {
     type: 'object',
     additionalProperties: false,

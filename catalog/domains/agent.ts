@@ -41,6 +41,7 @@ export const agentList = defineAction({
   help: 'Ordered by agent id. query matches id or display name (case-insensitive substring). A cursor is bound to the query and to the profile revision: after the profile changes, start again without a cursor.',
   example: { query: 'review', limit: 20 },
   risk: 'read',
+  result: { hint: 'The page is larger than the result budget.' },
   input: {
     type: 'object',
     additionalProperties: false,
@@ -65,6 +66,7 @@ export const agentGet = defineAction({
   help: 'Header values, API keys, URL credentials and filesystem paths are never returned; only their names or a count.',
   example: { id: 'a1' },
   risk: 'read',
+  result: { hint: 'The agent projection is larger than the result budget, which the profile limits are meant to rule out; no smaller read of one agent exists.' },
   input: {
     type: 'object',
     additionalProperties: false,

@@ -42,6 +42,8 @@ export const approvalRequest = defineAction({
   help: 'Returns a pending approval. A person decides with `agentteam approval decide ID approve|reject`; poll approval get for the decision. Undecided requests expire (default 24 h, expiresInSeconds 60..604800).',
   example: { title: 'Deploy release 2.4 to production', detail: 'All checks green; rollback plan in task_01J9Z3K8Q2.', idempotencyKey: 'deploy-2.4' },
   risk: 'side_effect',
+  result: { hint: 'The approval was too large to return; read it back with approval get.', next: { action: 'approval get', input: { id: '<approval id>' } } },
+  receipt: { entity: 'approval', selectors: ['id', 'revision'], retrieval: 'approval get' },
   input: {
     type: 'object',
     additionalProperties: false,
@@ -63,6 +65,7 @@ export const approvalGet = defineAction({
   help: 'status is pending until a person decides (approved or rejected, with an optional note) or the request expires.',
   example: { id: 'appr_01J9Z3K8Q2' },
   risk: 'read',
+  result: { hint: 'The approval is larger than the result budget, which its input limits are meant to rule out; no smaller read of one approval exists.' },
   input: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: idSchema } },
   output: approvalOutput,
 });
@@ -74,6 +77,7 @@ export const approvalList = defineAction({
   help: 'Filters by status. Ordered by createdAt descending, then id. Continue with nextCursor and the same filter.',
   example: { status: 'pending', limit: 20 },
   risk: 'read',
+  result: { hint: 'The page is larger than the result budget.' },
   input: { type: 'object', additionalProperties: false, properties: { status: statusSchema, ...pageInputProps } },
   output: {
     type: 'object',
@@ -90,6 +94,8 @@ export const approvalDecide = defineAction({
   help: 'Usually people decide (agentteam approval decide). An agent may decide a request of another agent, never its own. A decided request is invalid_transition; an expired one is expired.',
   example: { id: 'appr_01J9Z3K8Q2', decision: 'approve', note: 'Go ahead after 18:00.' },
   risk: 'side_effect',
+  result: { hint: 'The decision was recorded but the approval is too large to return; read it back with approval get.', next: { action: 'approval get', input: { id: '<approval id>' } } },
+  receipt: { entity: 'approval', selectors: ['id', 'revision'], retrieval: 'approval get' },
   input: {
     type: 'object',
     additionalProperties: false,

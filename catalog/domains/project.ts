@@ -33,6 +33,8 @@ export const projectCreate = defineAction({
   help: 'Project names are free text. Pass idempotencyKey when retrying so the project is created once.',
   example: { name: 'Website relaunch', description: 'Q1 redesign', idempotencyKey: 'relaunch-1' },
   risk: 'side_effect',
+  result: { hint: 'The project was too large to return; read it back with project get.', next: { action: 'project get', input: { id: '<project id>' } } },
+  receipt: { entity: 'project', selectors: ['id', 'revision'], retrieval: 'project get' },
   input: {
     type: 'object',
     additionalProperties: false,
@@ -53,6 +55,7 @@ export const projectGet = defineAction({
   help: 'Returns the project with its current revision.',
   example: { id: 'project_01J9Z3K8Q2' },
   risk: 'read',
+  result: { hint: 'The project is larger than the result budget, which its input limits are meant to rule out; no smaller read of one project exists.' },
   input: {
     type: 'object',
     additionalProperties: false,
@@ -69,6 +72,7 @@ export const projectList = defineAction({
   help: 'Ordered by updatedAt descending, then id. Continue with the nextCursor of the previous page.',
   example: { limit: 20 },
   risk: 'read',
+  result: { hint: 'The page is larger than the result budget.' },
   input: {
     type: 'object',
     additionalProperties: false,

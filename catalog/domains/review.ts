@@ -28,6 +28,8 @@ export const reviewAdd = defineAction({
   help: 'The task is named explicitly by taskId; there is no default target. verdict is approve, request_changes or comment.',
   example: { taskId: 'task_01J9Z3K8Q2', verdict: 'approve', body: 'Looks good; tests cover the edge cases.' },
   risk: 'side_effect',
+  result: { hint: 'The review was too large to return; read the thread with review list.', next: { action: 'review list', input: { taskId: '<task id>', limit: 1 } } },
+  receipt: { entity: 'review', selectors: ['id', 'taskId'], retrieval: 'review list' },
   input: {
     type: 'object',
     additionalProperties: false,
@@ -54,6 +56,7 @@ export const reviewList = defineAction({
   help: 'Ordered by updatedAt descending, then id descending, within the task\'s thread. Continue with nextCursor and the same taskId.',
   example: { taskId: 'task_01J9Z3K8Q2', limit: 20 },
   risk: 'read',
+  result: { hint: 'The page is larger than the result budget.' },
   input: {
     type: 'object',
     additionalProperties: false,

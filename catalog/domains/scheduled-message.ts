@@ -60,6 +60,8 @@ export const scheduledMessageCreate = defineAction({
   help: 'Give either at (RFC 3339, in the future) or cron with timeZone (IANA name, e.g. Europe/Berlin; 5 or 6 fields). The daemon delivers it itself; after downtime one late run stands for the missed window.',
   example: { target: 'channel:standup', content: 'Standup in 5 minutes', cron: '55 8 * * 1-5', timeZone: 'Europe/Berlin', idempotencyKey: 'standup-reminder' },
   risk: 'side_effect',
+  result: { hint: 'The schedule was too large to return; read it back with scheduled-message get.', next: { action: 'scheduled-message get', input: { id: '<schedule id>' } } },
+  receipt: { entity: 'scheduledMessage', selectors: ['id', 'revision'], retrieval: 'scheduled-message get' },
   input: {
     type: 'object',
     additionalProperties: false,
@@ -83,6 +85,7 @@ export const scheduledMessageGet = defineAction({
   help: 'Returns the schedule with its status and next run time.',
   example: { id: 'sched_01J9Z3K8Q2' },
   risk: 'read',
+  result: { hint: 'The schedule is larger than the result budget, which its input limits are meant to rule out; no smaller read of one schedule exists.' },
   input: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: idSchema } },
   output: scheduleOutput,
 });
@@ -94,6 +97,7 @@ export const scheduledMessageList = defineAction({
   help: 'Filters by status and target. Ordered by createdAt descending, then id. Continue with nextCursor and the same filters.',
   example: { status: 'active', limit: 20 },
   risk: 'read',
+  result: { hint: 'The page is larger than the result budget.' },
   input: {
     type: 'object',
     additionalProperties: false,
@@ -114,6 +118,8 @@ export const scheduledMessageCancel = defineAction({
   help: 'Cancelling an already cancelled schedule returns it unchanged; a completed one-off schedule cannot be cancelled (invalid_transition).',
   example: { id: 'sched_01J9Z3K8Q2' },
   risk: 'side_effect',
+  result: { hint: 'The schedule was cancelled but is too large to return; read it back with scheduled-message get.', next: { action: 'scheduled-message get', input: { id: '<schedule id>' } } },
+  receipt: { entity: 'scheduledMessage', selectors: ['id', 'revision'], retrieval: 'scheduled-message get' },
   input: {
     type: 'object',
     additionalProperties: false,
@@ -130,6 +136,7 @@ export const scheduledMessageRuns = defineAction({
   help: 'Ordered by attemptedAt descending, then id. Each run says whether it was delivered, its error, and whether it was a late catch-up run.',
   example: { id: 'sched_01J9Z3K8Q2', limit: 20 },
   risk: 'read',
+  result: { hint: 'The page is larger than the result budget.' },
   input: {
     type: 'object',
     additionalProperties: false,

@@ -38,6 +38,8 @@ export const taskCreate = defineAction({
   help: 'Creates a task in status "todo" unless another status is given. Pass idempotencyKey when retrying so the task is created once.',
   example: { title: 'Write the release notes', assignee: 'a1', idempotencyKey: 'release-notes-1' },
   risk: 'side_effect',
+  result: { hint: 'The task was too large to return; read it back with task get.', next: { action: 'task get', input: { id: '<task id>' } } },
+  receipt: { entity: 'task', selectors: ['id', 'revision'], retrieval: 'task get' },
   input: {
     type: 'object',
     additionalProperties: false,
@@ -61,6 +63,7 @@ export const taskGet = defineAction({
   help: 'Returns the task with its current revision.',
   example: { id: 'task_01J9Z3K8Q2' },
   risk: 'read',
+  result: { hint: 'The task is larger than the result budget, which its input limits are meant to rule out; no smaller read of one task exists.' },
   input: {
     type: 'object',
     additionalProperties: false,
@@ -77,6 +80,7 @@ export const taskList = defineAction({
   help: 'Filters by status, assignee and project. Ordered by updatedAt descending, then id. Continue with the nextCursor of the previous page and the same filters.',
   example: { status: 'todo', limit: 20 },
   risk: 'read',
+  result: { hint: 'The page is larger than the result budget.' },
   input: {
     type: 'object',
     additionalProperties: false,
@@ -102,6 +106,8 @@ export const taskUpdate = defineAction({
   help: 'Give the id and at least one field to change; assignee and projectId accept null to clear them. expectedRevision makes the update fail with revision_conflict if someone changed the task first.',
   example: { id: 'task_01J9Z3K8Q2', status: 'done', expectedRevision: 1 },
   risk: 'side_effect',
+  result: { hint: 'The updated task was too large to return; read it back with task get.', next: { action: 'task get', input: { id: '<task id>' } } },
+  receipt: { entity: 'task', selectors: ['id', 'revision'], retrieval: 'task get' },
   input: {
     type: 'object',
     additionalProperties: false,

@@ -37,6 +37,7 @@ export const teamList = defineAction({
   help: 'Ordered by displayName, then handle, then teamId. Continue with the nextCursor of the previous page.',
   example: { limit: 20 },
   risk: 'read',
+  result: { hint: 'The page is larger than the result budget.' },
   input: {
     type: 'object',
     additionalProperties: false,
@@ -57,6 +58,7 @@ export const teamGet = defineAction({
   help: 'Name the team by teamId.',
   example: { teamId: 'team-core' },
   risk: 'read',
+  result: { hint: 'The team is larger than the result budget, which the profile limits are meant to rule out; no smaller read of one team exists.' },
   input: {
     type: 'object',
     additionalProperties: false,

@@ -23,6 +23,8 @@ export const workflowPlan = defineAction({
   help: 'Reads: list {status?}, show {id}, version {id, version}, validate {steps}. Effects: create {name, steps}, update {id, name?, description?, steps?} (new steps make a new version), publish {id, version?}, archive {id}. Runs start from the published version.',
   example: { op: 'create', name: 'Release', steps: [{ name: 'build' }, { name: 'verify' }, { name: 'announce' }], idempotencyKey: 'release-plan' },
   risk: 'side_effect',
+  result: { hint: 'The result is larger than the result budget; one plan or version is bounded by the plan limits and has no smaller read.', next: { action: 'workflow plan', input: { op: 'show', id: '<plan id>' } } },
+  receipt: { entity: 'plan', selectors: ['id', 'revision'], retrieval: 'workflow plan', retrievalInput: { op: 'show', id: '<id>' } },
   input: {
     type: 'object',
     additionalProperties: false,
@@ -59,6 +61,8 @@ export const workflowTrigger = defineAction({
   help: 'create {planId, kind, cron+timeZone for schedule, target for message}. A schedule trigger starts a run at each occurrence (one late run after downtime); a message trigger starts one for each message to its exact target.',
   example: { op: 'create', planId: 'plan_01J9Z3K8Q2', kind: 'schedule', cron: '0 9 * * 1', timeZone: 'UTC' },
   risk: 'side_effect',
+  result: { hint: 'The result is larger than the result budget; one trigger is bounded by its input limits and has no smaller read.', next: { action: 'workflow trigger', input: { op: 'show', id: '<trigger id>' } } },
+  receipt: { entity: 'trigger', selectors: ['id', 'revision'], retrieval: 'workflow trigger', retrievalInput: { op: 'show', id: '<id>' } },
   input: {
     type: 'object',
     additionalProperties: false,
@@ -89,6 +93,8 @@ export const workflowRun = defineAction({
   help: 'start {planId} or {triggerId} of a manual trigger runs the published version: its first step is ready, the others pending. show returns the run with its steps; logs pages the run\'s log oldest first.',
   example: { op: 'start', planId: 'plan_01J9Z3K8Q2', idempotencyKey: 'release-2.4' },
   risk: 'side_effect',
+  result: { hint: 'The result is larger than the result budget; one run with all its steps is bounded by the plan limits and has no smaller read.', next: { action: 'workflow run', input: { op: 'show', id: '<run id>' } } },
+  receipt: { entity: 'run', selectors: ['id', 'revision'], retrieval: 'workflow run', retrievalInput: { op: 'show', id: '<id>' } },
   input: {
     type: 'object',
     additionalProperties: false,
@@ -124,6 +130,8 @@ export const workflowStep = defineAction({
   help: 'list {runId}, get {id}. complete {id, note?} and fail {id, note?} act on a ready, paused or parked step; pause needs ready; park needs ready or paused. Completing the last step completes the run; a failed step fails it. Anything else is invalid_transition.',
   example: { op: 'complete', id: 'step_01J9Z3K8Q2', note: 'Build 2.4.0 is green.' },
   risk: 'side_effect',
+  result: { hint: 'The result is larger than the result budget; one step is bounded by its input limits and has no smaller read.', next: { action: 'workflow step', input: { op: 'get', id: '<step id>' } } },
+  receipt: { entity: 'step', selectors: ['id', 'revision'], retrieval: 'workflow step', retrievalInput: { op: 'get', id: '<id>' } },
   input: {
     type: 'object',
     additionalProperties: false,

@@ -19,6 +19,7 @@ export const workspaceGet = defineAction({
   help: 'A safe projection of the runtime authorization: the working directory is reported only as set or not, never as a path.',
   example: {},
   risk: 'read',
+  result: { hint: 'The workspace is larger than the result budget, which the profile limits are meant to rule out; no smaller read of it exists.' },
   input: { type: 'object', additionalProperties: false, properties: {} },
   output: {
     type: 'object',
@@ -49,6 +50,7 @@ export const profileGet = defineAction({
   help: 'Counts and the calling agent\'s safe projection (null when the profile does not configure it). Pass revision as expectedRevision to agent create/update/delete.',
   example: {},
   risk: 'read',
+  result: { hint: 'The profile summary is larger than the result budget, which the profile limits are meant to rule out; no smaller read of it exists.' },
   input: { type: 'object', additionalProperties: false, properties: {} },
   output: {
     type: 'object',

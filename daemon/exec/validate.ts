@@ -1,10 +1,8 @@
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ActionDescriptor } from '../../catalog/descriptor.js';
-import { capProcess } from '../../lib/validator-cap.js';
-import { jsonBytesKeyword } from '../../lib/json-bytes-keyword.js';
+import { createValidator, type SchemaCompiler } from '../../lib/validator.js';
 import { toInputCheck, type InputCheck, type ValidateFunction } from '../../lib/input-validators.js';
 
-let ajv: Ajv2020 | undefined;
+let ajv: SchemaCompiler | undefined;
 
 /**
  * Compiles a descriptor's input schema once, at registration (daemon start).
@@ -12,7 +10,7 @@ let ajv: Ajv2020 | undefined;
  * runtime sees the same `details[].path` locally and from the daemon.
  */
 export function compileInputCheck(d: ActionDescriptor): InputCheck {
-  ajv ??= new Ajv2020({ allErrors: true, strict: false, code: { process: capProcess } }).addKeyword(jsonBytesKeyword);
+  ajv ??= createValidator();
   const validate = ajv.compile(d.input as object) as unknown as ValidateFunction;
   return toInputCheck(validate);
 }

@@ -1,6 +1,6 @@
-import { Ajv, type ValidateFunction } from 'ajv';
+import type { ValidateFunction } from 'ajv';
+import { createValidator } from '../../lib/validator.js';
 import { kbFetch, kbSearch, type KbFetchInput, type KbFetchOutput, type KbSearchInput, type KbSearchOutput } from '../../catalog/mcp-knowledge-tools.js';
-import { jsonBytesKeyword } from '../../lib/json-bytes-keyword.js';
 import type { Clock } from '../../lib/clock.js';
 import { ExecError } from '../errors.js';
 import { OutboundError, postBounded, type OutboundAnswer } from '../http/outbound.js';
@@ -61,7 +61,7 @@ export class KnowledgeUpstream {
 
   constructor(readonly config: UpstreamConfig, private readonly gate: Pick<ResultGate, 'clip'>, private readonly clock?: Clock) {
     // The byte keyword too: an upstream answer over a stated bound is refused, never passed on.
-    const ajv = new Ajv({ allErrors: false, strict: false }).addKeyword(jsonBytesKeyword);
+    const ajv = createValidator();
     this.checkSearch = ajv.compile(kbSearch.outputSchema as object);
     this.checkFetch = ajv.compile(kbFetch.outputSchema as object);
   }

@@ -1,9 +1,9 @@
 import type { Context, Hono } from 'hono';
 import { readJsonBody } from '../http/json-body.js';
-import { Ajv, type ErrorObject } from 'ajv';
+import type { ErrorObject } from 'ajv';
 import { ENTITY_ID_PATTERN } from '../../catalog/ids.js';
 import { AUTHOR_PATTERN, MESSAGE_ID_PATTERN, TARGET_PATTERN, messageSend } from '../../catalog/mcp-tools.js';
-import { jsonBytesKeyword } from '../../lib/json-bytes-keyword.js';
+import { createValidator } from '../../lib/validator.js';
 import { ExecError, errorBody } from '../errors.js';
 import type { MessageApi } from '../store/messages.js';
 
@@ -40,7 +40,7 @@ const historySchema = {
   },
 } as const;
 
-const ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false }).addKeyword(jsonBytesKeyword);
+const ajv = createValidator();
 const checkPost = ajv.compile(postSchema);
 const checkHistory = ajv.compile(historySchema);
 

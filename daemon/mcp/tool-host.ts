@@ -1,8 +1,7 @@
-import { Ajv, type ValidateFunction } from 'ajv';
+import type { ValidateFunction } from 'ajv';
 import { detailsOf } from '../../lib/input-validators.js';
-import { capProcess } from '../../lib/validator-cap.js';
+import { createValidator } from '../../lib/validator.js';
 import type { McpToolDescriptor } from '../../catalog/mcp-tool-descriptor.js';
-import { jsonBytesKeyword } from '../../lib/json-bytes-keyword.js';
 import type { Principal } from '../http/principal.js';
 import { ExecError, errorBody } from '../errors.js';
 import { cutJsonText } from '../../catalog/error-limits.js';
@@ -45,7 +44,7 @@ export function createToolHost(
   hiddenFor: (principal: Principal) => HiddenTools | undefined = () => undefined,
 ): ToolHost {
   // Error objects beyond the first few are only counted (lib/validator-cap.ts).
-  const ajv = new Ajv({ allErrors: true, strict: false, code: { process: capProcess } }).addKeyword(jsonBytesKeyword);
+  const ajv = createValidator();
   const entries = new Map<string, Entry>();
   for (const tool of inventory) {
     const handler = handlers[tool.name];

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { Ajv } from 'ajv';
+import { createValidator } from '../../lib/validator.js';
 import { readDeclarationFiles, resolveProgram, type DeclarationIssue } from '../../lib/tool-files.js';
 import type { RegisteredTool, ToolOwner, ToolRegistry } from './registry.js';
 import { BUILTIN_OWNER } from './contracts.js';
@@ -44,7 +44,7 @@ export class DeclaredTools {
     for (const key of this.owners) this.registry.remove(key);
     this.owners = [];
     // useDefaults: a `default` in `needs` fills the argument (and its placeholder) when the caller leaves it out.
-    const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true });
+    const ajv = createValidator({ foreign: true, useDefaults: true });
     const loaded: LoadedDeclaration[] = [];
     const byName = new Map<string, string>();
     for (const { file, decl } of found) {

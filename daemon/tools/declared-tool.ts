@@ -93,7 +93,7 @@ export function commandTool(decl: Declaration, transport: CommandTransport, file
       delete args[ANSWERED];
       if (!validate(args)) {
         // The same details as Exec and built-in MCP tools: the field's own path, enums with their allowed values, a count of the rest.
-        throw new ExecError('validation_failed', `arguments do not match the ${decl.name} input schema`, detailsOf(validate.errors ?? []));
+        throw new ExecError('validation_failed', `arguments do not match the ${decl.name} input schema`, detailsOf(validate.errors ?? [], (validate as { errorCount?: number }).errorCount));
       }
       const { serverId, agentId, workdir } = ctx.principal;
       const answered = activity.takeAnswer(serverId, agentId, decl.name);

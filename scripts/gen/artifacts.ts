@@ -7,6 +7,7 @@ import { readCommandSpecs } from '../../catalog/operator-reads.js';
 import { openApiDocument } from './openapi.js';
 import { renderLimits } from './limits.js';
 import { validatorModules } from './validators.js';
+import { INVENTORY_FILE, renderInventory } from './inventory.js';
 
 export interface Artifact {
   /** Relative to the repository root. */
@@ -18,12 +19,13 @@ export interface Artifact {
 
 const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
 
-/** Specs checked into the repository. Pure: the staleness test renders them in memory. */
+/** Specs and the action inventory, checked into the repository. Pure: the staleness test renders them in memory. */
 export function committedArtifacts(catalog: Catalog): Artifact[] {
   return [
     { path: 'specs/openapi.json', content: json(openApiDocument(catalog)), committed: true },
     { path: 'specs/exec-index.txt', content: renderExecIndex(helpIndexOf(catalog)), committed: true },
     { path: 'specs/limits.md', content: renderLimits(catalog), committed: true },
+    { path: INVENTORY_FILE, content: renderInventory(catalog), committed: true },
   ];
 }
 

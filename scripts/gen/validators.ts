@@ -1,21 +1,17 @@
-import { WHOLE_LIST_KEYWORD } from '../../catalog/worst-case.js';
 import { createRequire } from 'node:module';
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import standaloneModule from 'ajv/dist/standalone/index.js';
 import type { Catalog } from '../../catalog/catalog.js';
 import type { SchemaObject } from '../../catalog/descriptor.js';
 import { capValidatorErrors } from '../../lib/validator-cap.js';
-import { jsonBytesKeyword } from '../../lib/json-bytes-keyword.js';
+import { createValidator, type SchemaCompiler } from '../../lib/validator.js';
 
 const standaloneCode = standaloneModule.default;
 const requireAjv = createRequire(import.meta.url);
 
-/** The one ajv configuration: strict (unknown keywords and loose types are build errors), all errors reported, the catalog's byte-limit keyword. */
-export function newAjv(source = false): Ajv2020 {
+/** The project's one ajv configuration (lib/validator.ts); `source` keeps what standalone code needs. */
+export function newAjv(source = false): SchemaCompiler {
   // Standalone source is CommonJS: the CLI is one CommonJS bundle and loads a validator with require(), no ESM loader.
-  const ajv = new Ajv2020({ strict: true, allErrors: true, code: source ? { source: true } : {} });
-  // x-wholeList only annotates an output array for the worst-case table (catalog/worst-case.ts).
-  return ajv.addKeyword(jsonBytesKeyword).addKeyword({ keyword: WHOLE_LIST_KEYWORD, schemaType: 'boolean' });
+  return createValidator({ standalone: source });
 }
 
 /** ajv runtime helpers with no imports of their own: copied into each validator instead of required. */
