@@ -25,7 +25,7 @@ export const RESULT_BUDGET_BYTES = 64 * 1024;
  * tools together. A runtime puts the whole inventory into its model's
  * context on every turn; 128 KiB is about 33k tokens (o200k, at the 4 bytes
  * a token of the built-in definitions), a sixth of a
- * 200k-token context, and holds the built-ins (about 10 KiB) with three
+ * 200k-token context, and holds the built-ins (about 6 KiB) with three
  * maximal stdio children (32 KiB each) beside them. 64 maximal client tools
  * (654 KiB) would fill a context before the first message.
  */

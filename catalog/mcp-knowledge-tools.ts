@@ -31,10 +31,10 @@ const queryInput = {
     minLength: 1,
     maxLength: RETRIEVAL_LIMITS.queryChars,
     'x-maxJsonBytes': RETRIEVAL_LIMITS.queryChars * 4,
-    description: 'Words to look for (all must occur). Quote a phrase with "double quotes"; a trailing * matches a prefix.',
+    description: 'All words must occur; "quote" a phrase; a trailing * matches a prefix.',
   },
-  limit: { type: 'integer', minimum: 1, maximum: RETRIEVAL_LIMITS.maxHits, default: RETRIEVAL_LIMITS.defaultHits, description: 'Hits per page (default 10, max 50).' },
-  cursor: { ...cursorSchema, description: 'Opaque nextCursor of the previous page, with the same query.' },
+  limit: { type: 'integer', minimum: 1, maximum: RETRIEVAL_LIMITS.maxHits, default: RETRIEVAL_LIMITS.defaultHits, description: 'Hits per page (at most 50).' },
+  cursor: cursorSchema,
 } as const;
 
 const pageOut = {
@@ -55,8 +55,7 @@ function hitsPage<const T>(item: T) {
 export const memorySearch = defineTool({
   name: 'memory_search',
   title: 'Search your memory',
-  description:
-    'Full-text search over your own memory folder (Markdown and text files). Returns locators, best first: the file path relative to the folder, the line range of the matching passage, the first matching line, a short snippet and a score. Open the file at those lines with your file tools to read more.',
+  description: 'Full-text search of your memory folder. Returns locators (path, lines, snippet), best first; open the file there to read more.',
   inputSchema: { type: 'object', additionalProperties: false, required: ['query'], properties: queryInput },
   outputSchema: hitsPage({
     type: 'object',
@@ -81,8 +80,7 @@ export const memorySearch = defineTool({
 export const kbSearch = defineTool({
   name: 'kb_search',
   title: 'Search team knowledge',
-  description:
-    "Searches the team's knowledge base for the person's request you are answering. Only works during a turn started by a person's message. Returns hits with a docId, title, snippet and score; read a document with kb_fetch.",
+  description: "Searches team knowledge for the request of the person whose message started this turn (refused in other turns). Read a hit with kb_fetch.",
   inputSchema: { type: 'object', additionalProperties: false, required: ['query'], properties: queryInput },
   outputSchema: hitsPage({
     type: 'object',
@@ -107,15 +105,14 @@ export const kbSearch = defineTool({
 export const kbFetch = defineTool({
   name: 'kb_fetch',
   title: 'Read a knowledge document',
-  description:
-    'Reads one knowledge document by the docId kb_search returned, at most 8 KiB per call, cut at a line end where possible. Continue with nextCursor while hasMore is true. Only works during a turn started by a person\'s message.',
+  description: 'Reads a kb_search hit by docId, 8 KiB a call; while hasMore, pass nextCursor as cursor. Same turn rule as kb_search.',
   inputSchema: {
     type: 'object',
     additionalProperties: false,
     required: ['docId'],
     properties: {
       docId: docPathSchema,
-      cursor: { ...cursorSchema, description: 'Opaque nextCursor of the previous chunk of the same document.' },
+      cursor: cursorSchema,
     },
   },
   outputSchema: {

@@ -30,13 +30,12 @@ const targetSchema = {
   pattern: TARGET_PATTERN,
   maxLength: 140,
   'x-maxJsonBytes': 140,
-  description:
-    'Exact target: channel:<name>, dm:<handle>, thread:<messageId> or task:<taskId>. Copy it from the message you answer; it is never filled in for you.',
+  description: 'Exact target, copied from the message you answer: channel:<name>, dm:<handle>, thread:<messageId> or task:<taskId>.',
 } as const;
 
 const messageIdSchema = { type: 'string', pattern: MESSAGE_ID_PATTERN, maxLength: 44, 'x-maxJsonBytes': 44 } as const;
 const contentSchema = { type: 'string', minLength: 1, ...textLimit(LIMITS.messageContent) } as const;
-const emojiSchema = { type: 'string', pattern: '^\\S{1,32}$', ...textLimit(LIMITS.emoji), description: 'One emoji (or a short :name:), no spaces.' } as const;
+const emojiSchema = { type: 'string', pattern: '^\\S{1,32}$', ...textLimit(LIMITS.emoji), description: 'One emoji or :name:, no spaces.' } as const;
 /** agent:<agent id> or human:<handle>; both are bounded like agent ids. */
 const authorSchema = { type: 'string', maxLength: 6 + LIMITS.agentId.chars, 'x-maxJsonBytes': 6 + LIMITS.agentId.bytes } as const;
 
@@ -75,8 +74,7 @@ const messageOutput = {
 export const messageSend = defineTool({
   name: 'message_send',
   title: 'Send a message',
-  description:
-    'Posts content to one exact target (channel:<name>, dm:<handle>, thread:<messageId> or task:<taskId>). Pass replyTo with the id of the message you answer. Returns the stored message.',
+  description: 'Posts a message to one exact target; replyTo names the message you answer. Returns the stored message.',
   inputSchema: {
     type: 'object',
     additionalProperties: false,
@@ -84,7 +82,7 @@ export const messageSend = defineTool({
     properties: {
       target: targetSchema,
       content: contentSchema,
-      replyTo: { ...messageIdSchema, description: 'Id of the message this one answers (same target).' },
+      replyTo: { ...messageIdSchema, description: 'Id of the message you answer (same target).' },
     },
   },
   outputSchema: messageOutput,
@@ -98,16 +96,15 @@ export const messageSend = defineTool({
 export const messageHistoryRead = defineTool({
   name: 'message_history_read',
   title: 'Read message history',
-  description:
-    'Reads the messages of one exact target, newest first, at most 50 per page (default 20). Continue with nextCursor and the same target while hasMore is true.',
+  description: 'Reads the messages of one exact target, newest first. While hasMore, pass nextCursor as cursor with the same target.',
   inputSchema: {
     type: 'object',
     additionalProperties: false,
     required: ['target'],
     properties: {
       target: targetSchema,
-      limit: { type: 'integer', minimum: 1, maximum: 50, default: 20, description: 'Messages per page (default 20, max 50).' },
-      cursor: { type: 'string', minLength: 1, maxLength: 512, 'x-maxJsonBytes': 512, description: 'Opaque nextCursor of the previous page, for the same target.' },
+      limit: { type: 'integer', minimum: 1, maximum: 50, default: 20, description: 'Page size (at most 50).' },
+      cursor: { type: 'string', minLength: 1, maxLength: 512, 'x-maxJsonBytes': 512 },
     },
   },
   outputSchema: {
@@ -130,7 +127,7 @@ export const messageHistoryRead = defineTool({
 export const messageReact = defineTool({
   name: 'message_react',
   title: 'React to a message',
-  description: `Adds one emoji reaction from you to a message. Reacting twice with the same emoji changes nothing. You may add at most ${LIMITS.reactionEmojiPerReactor} distinct emoji to one message.`,
+  description: `Adds your emoji reaction to a message (again is a no-op; at most ${LIMITS.reactionEmojiPerReactor} distinct emoji of yours per message).`,
   inputSchema: {
     type: 'object',
     additionalProperties: false,

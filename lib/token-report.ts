@@ -4,6 +4,8 @@
  * session transcript. Pure (the counter is passed in), so the CLI's
  * `token analyze` and the daemon's console page build the same report.
  */
+import { isRuntimeKind } from '../catalog/runtimes.js';
+import { MODEL_VIEW_RULES, modelView } from './token-model-view.js';
 
 /** What the report reads of a parsed session transcript (the CLI's session parser produces it). */
 interface SessionResults {
@@ -27,11 +29,26 @@ export interface SurfaceInput {
   readonly tools: readonly { name: string; definition: string }[];
 }
 
+/** The same text as the runtime's model receives it (lib/token-model-view.ts). */
+export interface ModelMeasure {
+  readonly modelBytes: number;
+  readonly modelTokens: number;
+}
+
 export interface Report {
   runtime: string;
   tokenizer: string;
-  surfaces: Measure[];
-  tools: (Measure & { share: number })[];
+  /** Which parts of a tool definition this runtime sends its model. */
+  modelView: string;
+  /** `bytes`/`tokens`: the wire (what agentteam sends); `modelBytes`/`modelTokens`: what the model is sent. */
+  surfaces: (Measure & ModelMeasure)[];
+  tools: (Measure & ModelMeasure & { share: number })[];
+  /**
+   * What the runtime's model is sent on every turn before it does anything:
+   * the model-visible inventory, the runtime guidance (which embeds the Exec
+   * index) and the initialize instructions.
+   */
+  perTurn: { bytes: number; tokens: number; parts: string[] };
   session?: {
     file: string;
     format: string;
@@ -52,17 +69,37 @@ const SURFACE_NAMES: Record<string, string> = {
 const share = (part: number, whole: number) => (whole > 0 ? Math.round((part / whole) * 10_000) / 10_000 : 0);
 const byTokens = <T extends Measure>(a: T, b: T) => b.tokens - a.tokens || b.bytes - a.bytes || a.name.localeCompare(b.name);
 
-/** Counts every surface and tool definition, and attributes a session's tool results per agentteam tool, largest first. */
+/** The surfaces that make up the per-turn figure (the Exec index is inside the guidance, so it is not added again). */
+const PER_TURN = ['mcp_inventory', 'runtime_guidance', 'server_instructions'];
+
+/** Counts every surface and tool definition, on the wire and as the model sees it, and attributes a session's tool results per agentteam tool, largest first. */
 export function buildReport(input: SurfaceInput, count: Counter, tokenizer: string, session?: { file: string; parsed: SessionResults }): Report {
   const measure = (name: string, text: string): Measure => ({ name, bytes: Buffer.byteLength(text), tokens: count(text) });
-  const surfaces = Object.entries(input.surfaces).map(([k, text]) => measure(SURFACE_NAMES[k] ?? k, text));
-  const defs = input.tools.map((t) => measure(t.name, t.definition));
+  const runtime = isRuntimeKind(input.runtime) ? input.runtime : 'generic';
+  const defs = input.tools.map((t) => {
+    const view = modelView(runtime, t.definition);
+    return { ...measure(t.name, t.definition), modelBytes: Buffer.byteLength(view), modelTokens: count(view), view };
+  });
+  // A runtime lists its tools as one array of its own tool objects.
+  const modelInventory = `[${defs.map((d) => d.view).join(',')}]`;
+  const surfaces = Object.entries(input.surfaces).map(([k, text]) => {
+    const m = measure(SURFACE_NAMES[k] ?? k, text);
+    const model = m.name === 'mcp_inventory' ? measure(m.name, modelInventory) : m;
+    return { ...m, modelBytes: model.bytes, modelTokens: model.tokens };
+  });
   const inventoryTokens = surfaces.find((s) => s.name === 'mcp_inventory')?.tokens ?? 0;
+  const turn = surfaces.filter((s) => PER_TURN.includes(s.name));
   const report: Report = {
     runtime: input.runtime,
     tokenizer,
+    modelView: MODEL_VIEW_RULES[runtime],
     surfaces,
-    tools: defs.map((d) => ({ ...d, share: share(d.tokens, inventoryTokens) })).sort(byTokens),
+    tools: defs.map(({ view: _, ...d }) => ({ ...d, share: share(d.tokens, inventoryTokens) })).sort(byTokens),
+    perTurn: {
+      bytes: turn.reduce((n, s) => n + s.modelBytes, 0),
+      tokens: turn.reduce((n, s) => n + s.modelTokens, 0),
+      parts: turn.map((s) => s.name),
+    },
   };
   if (session) {
     const per = new Map<string, { calls: number; bytes: number; tokens: number }>();
@@ -102,6 +139,17 @@ export function renderReport(r: Report): string {
     table(['Surface', 'Bytes', 'Tokens'], r.surfaces.map((s) => [s.name, s.bytes, s.tokens])),
     '',
     table(['Tool definition', 'Bytes', 'Tokens', 'Share'], r.tools.map((t) => [t.name, t.bytes, t.tokens, pct(t.share)])),
+    '',
+    `What the model is sent (${r.modelView}); the tables above are the wire:`,
+    '',
+    table(
+      ['Model-visible', 'Bytes', 'Tokens'],
+      [
+        ...r.tools.map((t) => [t.name, t.modelBytes, t.modelTokens]),
+        ...r.surfaces.map((s) => [s.name, s.modelBytes, s.modelTokens]),
+        [`per turn (${r.perTurn.parts.join(' + ')})`, r.perTurn.bytes, r.perTurn.tokens],
+      ],
+    ),
   ];
   if (r.session) {
     const s = r.session;

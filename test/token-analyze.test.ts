@@ -16,10 +16,14 @@ interface Entry {
   tokens: number;
   calls?: number;
   share?: number;
+  modelBytes?: number;
+  modelTokens?: number;
 }
 interface Report {
   runtime: string;
   tokenizer: string;
+  modelView?: string;
+  perTurn?: { bytes: number; tokens: number; parts: string[] };
   surfaces: Entry[];
   tools: Entry[];
   session?: { format: string; lines: number; badLines: number; tools: Entry[]; otherTools: { calls: number; bytes: number; tokens: number } };
@@ -60,6 +64,20 @@ test('agentteam token analyze: surfaces, per-tool shares, session attribution, i
     const claude = report.tools.find((x) => x.name === 'memory_search')!;
     const generic = (JSON.parse((await d.cli(['token', 'analyze', '--json'])).stdout) as Report).tools.find((x) => x.name === 'memory_search')!;
     assert.equal(claude.bytes - generic.bytes, Buffer.byteLength('mcp__agentteam__'));
+  });
+
+  await t.test('--json: what the model is sent, beside the wire, per tool and per turn', async () => {
+    const r = await d.cli(['token', 'analyze', '--runtime', 'codex', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const report = JSON.parse(r.stdout) as Report;
+    assert.match(report.modelView ?? '', /parameters/);
+    for (const x of [...report.tools, ...report.surfaces]) assert.ok(x.modelBytes! > 0 && x.modelTokens! > 0 && x.modelBytes! <= x.bytes, x.name);
+    const inventory = report.surfaces.find((x) => x.name === 'mcp_inventory')!;
+    const sum = report.tools.reduce((n, x) => n + x.modelBytes!, 0);
+    assert.equal(inventory.modelBytes, sum + report.tools.length + 1, 'the model-visible inventory is one array of the tools');
+    const turn = report.perTurn!;
+    assert.deepEqual(turn.parts, ['mcp_inventory', 'runtime_guidance', 'server_instructions']);
+    assert.equal(turn.tokens, turn.parts.reduce((n, p) => n + report.surfaces.find((x) => x.name === p)!.modelTokens!, 0));
   });
 
   await t.test('--session on a Claude Code transcript attributes result tokens per agentteam tool, largest first', async () => {
@@ -112,6 +130,9 @@ test('agentteam token analyze: surfaces, per-tool shares, session attribution, i
     assert.match(r.stdout, /^mcp_inventory\s+\d+\s+\d+$/m);
     assert.match(r.stdout, /^Tool definition\s+Bytes\s+Tokens\s+Share$/m);
     assert.match(r.stdout, /^message_history_read\s+2\s+\d+\s+\d+\s+[\d.]+%$/m);
+    assert.match(r.stdout, /^What the model is sent \(name, description, input schema\)/m);
+    assert.match(r.stdout, /^Model-visible\s+Bytes\s+Tokens$/m);
+    assert.match(r.stdout, /^per turn \(mcp_inventory \+ runtime_guidance \+ server_instructions\)\s+\d+\s+\d+$/m);
   });
 
   await t.test('usage errors and no daemon', async () => {

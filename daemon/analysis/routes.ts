@@ -2,6 +2,7 @@ import type { Hono } from 'hono';
 import { defaultCatalog } from '../../catalog/catalog.js';
 import { helpIndexOf, renderExecIndex } from '../../catalog/help.js';
 import type { McpToolDescriptor } from '../../catalog/mcp-tool-descriptor.js';
+import { wireTool } from '../../catalog/mcp-wire.js';
 import { isRuntimeKind } from '../../catalog/runtimes.js';
 import type { AnalysisTokens } from '../auth/analysis-token.js';
 import { renderServerInstructions, renderToolGuidance } from '../drivers/guidance.js';
@@ -12,7 +13,7 @@ import { ANALYSIS_PATH } from '../http/paths.js';
 
 /**
  * The token-analysis surface: the exact texts a runtime's context receives
- * from agentteam (the tools/list result as that runtime names the tools, the
+ * from agentteam (the tools/list entries as that runtime names the tools, the
  * runtime guidance, the Exec index, the initialize instructions) and each
  * tool's own definition. Read-only; counting happens in the CLI.
  * The credential route is an operator route; the surface route accepts only
@@ -26,13 +27,9 @@ export function registerTokenAnalysisRoutes(app: Hono<any>, tokens: AnalysisToke
     if (!m || !(await tokens.verify(m[1]!))) return forbidden();
     const runtime = c.req.query('runtime') ?? 'generic';
     if (!isRuntimeKind(runtime)) throw new ExecError('invalid_request', `unknown runtime "${runtime}"`);
-    const tools = inventory.map((t) => ({
-      name: t.name,
-      definition: JSON.stringify({
-        name: toRuntimeName(runtime, t.name), title: t.title, description: t.description,
-        inputSchema: t.inputSchema, outputSchema: t.outputSchema, annotations: t.annotations,
-      }),
-    }));
+    // Each definition is the tools/list entry (the wire form, catalog/mcp-wire.ts) under the name the runtime shows;
+    // the CLI derives what the runtime's model is sent from it (lib/token-model-view.ts).
+    const tools = inventory.map((t) => ({ name: t.name, definition: JSON.stringify(wireTool(t, toRuntimeName(runtime, t.name))) }));
     return c.json({
       ok: true,
       data: {

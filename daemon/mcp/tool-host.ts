@@ -2,6 +2,7 @@ import type { ValidateFunction } from 'ajv';
 import { detailsOf } from '../../lib/input-validators.js';
 import { createValidator } from '../../lib/validator.js';
 import type { McpToolDescriptor } from '../../catalog/mcp-tool-descriptor.js';
+import { wireTool } from '../../catalog/mcp-wire.js';
 import type { Principal } from '../http/principal.js';
 import { ExecError, errorBody } from '../errors.js';
 import { cutJsonText } from '../../catalog/error-limits.js';
@@ -75,13 +76,9 @@ export function createToolHost(
 
   function builtin(entry: Entry): RegisteredTool {
     const { tool } = entry;
+    // tools/list carries the wire form (catalog/mcp-wire.ts); calls are validated against the whole catalog schema.
     return {
-      name: tool.name,
-      title: tool.title,
-      description: tool.description,
-      inputSchema: tool.inputSchema as Record<string, unknown>,
-      outputSchema: tool.outputSchema as Record<string, unknown>,
-      annotations: tool.annotations,
+      ...wireTool(tool),
       owner: BUILTIN_OWNER,
       async call(input, ctx) {
         if (!entry.validate(input)) {
