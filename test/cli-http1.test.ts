@@ -1,10 +1,14 @@
 import { test, type TestContext } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { createServer as createHttpServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { MAX_HEADER_BYTES, ResponseReader, type Http1Response } from '../cli/exec/http1.js';
 import { postJson, requestHead } from '../cli/exec/request.js';
+import { cleanEnv, runCli } from './cli-harness.js';
 
 /**
  * The CLI's HTTP/1.1 exchange (cli/exec/request.ts over cli/exec/http1.ts)
@@ -278,8 +282,9 @@ test('framing: Transfer-Encoding wins over Content-Length, equal repeated length
   const gz = new ResponseReader();
   assert.equal(gz.push(Buffer.concat([head('transfer-encoding: identity\r\n'), Buffer.from('raw')])), undefined);
   assert.equal(gz.end().body.toString(), 'raw');
-  // Bytes after a complete response (a misbehaving server) are not part of it.
-  assert.equal(readAll([Buffer.concat([head('content-length: 2\r\n'), Buffer.from('okEXTRA')])], false)?.body.toString(), 'ok');
+  // Bytes after the response to the one request (more than Content-Length, a body after a 204) are refused, as node:http does.
+  assert.throws(() => readAll([Buffer.concat([head('content-length: 2\r\n'), Buffer.from('okEXTRA')])], false), { code: 'HPE_INVALID_CONSTANT' });
+  assert.throws(() => readAll([Buffer.from('HTTP/1.1 204 No Content\r\n\r\n{}')], false), { code: 'HPE_INVALID_CONSTANT' });
   // 304 and 204 have no body whatever their Content-Length says.
   assert.equal(readAll([Buffer.from('HTTP/1.1 304 Not Modified\r\ncontent-length: 10\r\n\r\n')], false)?.body.length, 0);
   // A status line without a reason phrase; HTTP/1.0.
@@ -312,4 +317,41 @@ test('postJson: a connection closed early, reset, or silent mid-body ends in a c
   const r5 = await postJson(url(open), 'tok', '{}', 60_000);
   assert.ok(r5.ok);
   assert.equal(r5.body, '{"ok":true,"data":1}');
+});
+
+test('the built CLI prints the same for every framing, and names the failure when the answer is broken or cut short', async (t) => {
+  const envelope = (b: string, status = '200 OK') => `HTTP/1.1 ${status}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(b)}\r\n\r\n${b}`;
+  const data = '{"ok":true,"data":{"task":{"id":"task_Rctm06woo6H9iW5Vaps2","title":"é✓😀"}}}';
+  const dir = mkdtempSync(join(tmpdir(), 'agentteam-h1-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(join(dir, 'token'), 'tok\n', { mode: 0o600 });
+  const chunked = Buffer.concat([
+    Buffer.from('HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n'),
+    ...[...Buffer.from(data)].map((b) => Buffer.concat([Buffer.from('1\r\n'), Buffer.from([b]), Buffer.from('\r\n')])),
+    Buffer.from('0\r\n\r\n'),
+  ]);
+  const cases: [string, string | Buffer, number, string, RegExp | ''][] = [
+    ['length', envelope(data), 0, `${data}\n`, ''],
+    ['chunked, one byte a chunk', chunked, 0, `${data}\n`, ''],
+    ['interim', `HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nlink: </x>\r\n\r\n${envelope(data)}`, 0, `${data}\n`, ''],
+    ['close-framed', `HTTP/1.1 200 OK\r\n\r\n${data}`, 0, `${data}\n`, ''],
+    ['error envelope', envelope('{"ok":false,"error":{"code":"not_found","message":"no task"}}', '404 Not Found'), 1, '{"ok":false,"error":{"code":"not_found","message":"no task"}}\n', ''],
+    ['cut short', Buffer.from(envelope(data)).subarray(0, -3), 3, '', /^agentteam exec: no daemon at http:\/\/127\.0\.0\.1:\d+ \(ECONNRESET\); the action may or may not have been applied\n$/],
+    ['not HTTP', 'SSH-2.0-x\r\n\r\n', 3, '', /^agentteam exec: no daemon at http:\/\/127\.0\.0\.1:\d+ \(HPE_INVALID_CONSTANT\)\n$/],
+    ['head too large', `HTTP/1.1 200 OK\r\nx: ${'a'.repeat(MAX_HEADER_BYTES)}\r\ncontent-length: 2\r\n\r\n{}`, 3, '', /\(HPE_HEADER_OVERFLOW\)\n$/],
+  ];
+  for (const [what, reply, code, stdout, stderr] of cases) {
+    // The answer arrives in small pieces, as a slow link would deliver it.
+    const bytes = Buffer.isBuffer(reply) ? reply : Buffer.from(reply, 'utf8');
+    const pieces: Buffer[] = [];
+    for (let i = 0; i < bytes.length; i += 7) pieces.push(bytes.subarray(i, i + 7));
+    const port = await replay(t, pieces);
+    const r = await runCli(['exec', 'task', 'get', '{"id":"task_Rctm06woo6H9iW5Vaps2"}'], {
+      env: cleanEnv({ AGENTTEAM_EXEC_BASE_URL: `http://127.0.0.1:${port}/x`, AGENTTEAM_EXEC_TOKEN_FILE: join(dir, 'token') }),
+    });
+    assert.equal(r.code, code, what);
+    assert.equal(r.stdout, stdout, what);
+    if (stderr === '') assert.equal(r.stderr, '', what);
+    else assert.match(r.stderr, stderr, what);
+  }
 });

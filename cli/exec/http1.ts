@@ -86,6 +86,8 @@ export class ResponseReader {
     if (this.state.kind === 'done') return this.response;
     this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
     while (this.step());
+    // One request was sent, so nothing may follow its response (node:http's parser refuses the same bytes).
+    if (this.response && this.pending.length > 0) throw httpError('HPE_INVALID_CONSTANT', 'the server sent bytes after the response');
     return this.response;
   }
 
