@@ -26,8 +26,8 @@ export interface McpThroughputReport {
 }
 
 const BASELINE = fileURLToPath(new URL('./mcp-sdk-baseline.js', import.meta.url));
-const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
-const CALL = JSON.stringify({
+export const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
+export const CALL = JSON.stringify({
   jsonrpc: '2.0',
   id: 1,
   method: 'tools/call',
@@ -59,7 +59,7 @@ function load(url: string, tokens: string[], connections: number, durationSec: n
 }
 
 /** Both servers must answer the call with 20 messages before anything is measured. */
-function checkPage(res: RawResponse, who: string): void {
+export function checkPage(res: RawResponse, who: string): void {
   const page = (JSON.parse(res.body) as { result?: { isError?: boolean; structuredContent?: { messages?: unknown[] } } }).result;
   if (res.status !== 200 || page?.isError || page?.structuredContent?.messages?.length !== 20) {
     throw new Error(`${who} did not answer the benchmark call: ${res.status} ${res.body.slice(0, 300)}`);

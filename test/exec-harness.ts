@@ -21,9 +21,9 @@ export interface CliResult {
   stderr: string;
 }
 
-export async function cli(home: string, args: string[], opts: { env?: NodeJS.ProcessEnv; input?: string } = {}): Promise<CliResult> {
+export async function cli(home: string, args: string[], opts: { env?: NodeJS.ProcessEnv; input?: string; bin?: string } = {}): Promise<CliResult> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [BIN, ...args], { env: { ...process.env, AGENTTEAM_HOME: home, ...opts.env }, timeout: 20_000 }, (err, stdout, stderr) => {
+    const child = execFile(process.execPath, [opts.bin ?? BIN, ...args], { env: { ...process.env, AGENTTEAM_HOME: home, ...opts.env }, timeout: 20_000 }, (err, stdout, stderr) => {
       const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
       resolve({ code, stdout, stderr });
     });
@@ -33,6 +33,8 @@ export async function cli(home: string, args: string[], opts: { env?: NodeJS.Pro
 
 export interface Daemon {
   readonly home: string;
+  /** The CLI that started it (and starts its runtimes): this build's unless `startDaemon` was given another. */
+  readonly bin?: string;
   url: string;
   pid: number;
   start(): Promise<void>;
@@ -43,18 +45,21 @@ export interface Daemon {
 
 /**
  * A daemon for a fresh temp home (or `home`); `close()` stops it and removes
- * the home. `extra` adds `daemon start` arguments and environment (a shared store).
+ * the home. `extra` adds `daemon start` arguments and environment (a shared store),
+ * or names another build's CLI to run (bench/regression.ts: a baseline checkout).
  */
 export async function startDaemon(
   home = mkdtempSync(join(tmpdir(), 'agentteam-exec-')),
-  extra: { args?: string[]; env?: NodeJS.ProcessEnv } = {},
+  extra: { args?: string[]; env?: NodeJS.ProcessEnv; bin?: string } = {},
 ): Promise<Daemon> {
+  const bin = extra.bin ?? BIN;
   const d: Daemon = {
     home,
+    bin,
     url: '',
     pid: 0,
     async start() {
-      const { stdout } = await execFileP(process.execPath, [BIN, 'daemon', 'start', ...(extra.args ?? [])], {
+      const { stdout } = await execFileP(process.execPath, [bin, 'daemon', 'start', ...(extra.args ?? [])], {
         env: { ...process.env, AGENTTEAM_HOME: home, ...extra.env }, timeout: 20_000,
       });
       const info = JSON.parse(stdout.trim().split('\n').pop() ?? '') as { url: string; pid: number };
@@ -62,7 +67,7 @@ export async function startDaemon(
       d.pid = info.pid;
     },
     async stop() {
-      await cli(home, ['daemon', 'stop']);
+      await cli(home, ['daemon', 'stop'], { bin });
     },
     kill9() {
       try {
@@ -93,7 +98,7 @@ const CHILD = 'process.stdout.write(JSON.stringify(process.env)+"\\n");setInterv
 
 /** A runtime under `agentteam run` whose credential the test uses directly. */
 export async function startRuntime(d: Daemon, server = 's1', agent = 'a1'): Promise<Runtime> {
-  const proc = spawn(process.execPath, [BIN, 'run', '--server', server, '--agent', agent, '--', process.execPath, '-e', CHILD], {
+  const proc = spawn(process.execPath, [d.bin ?? BIN, 'run', '--server', server, '--agent', agent, '--', process.execPath, '-e', CHILD], {
     env: { ...process.env, AGENTTEAM_HOME: d.home },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

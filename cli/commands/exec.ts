@@ -11,7 +11,7 @@ import { printError, printMessage, writeOut } from '../exec/output.js';
  * rendered, printed with one read; a call loads only its own generated
  * validator. In both cases the file's existence is the proof that the names
  * are valid, so the name index and the suggestions are loaded only for an
- * unknown domain or action, and node:http only once a request is really sent.
+ * unknown domain or action, and node:net only once a request is really sent.
  */
 export async function main(opts: Record<string, unknown>, args: string[]): Promise<number> {
   const [domain, action, input] = args;

@@ -108,7 +108,7 @@ export async function call(domain: string, action: string, arg: string | undefin
     return ERROR_TABLE.unavailable.exit;
   }
   const url = `${creds.baseUrl}/${domain}/${action}`;
-  // node:http is loaded only here, so a local validation failure never pays for it.
+  // node:net is loaded only here, so a local validation failure never pays for it.
   const { postJson, ANSWER_TIMEOUT_MS } = await import('./request.js');
   const res = await postJson(url, creds.token, input.text, ANSWER_TIMEOUT_MS, headers);
   if (!res.ok) {
