@@ -21,8 +21,8 @@ export const name = 'client-tools-relay';
 const APP = fileURLToPath(new URL('./client-tools-app.js', import.meta.url));
 const PACED = fileURLToPath(new URL('./client-tools-paced.js', import.meta.url));
 const FLOOR = fileURLToPath(new URL('./client-tools-floor.js', import.meta.url));
-/** The acceptance rate: 200 relayed calls a second, spread evenly over the 50 agents. */
-export const PACED_RATE = 200;
+/** The acceptance rate: 200 relayed calls a second, spread evenly over the 50 agents (BENCH_RELAY_RATE to try another). */
+export const PACED_RATE = Number(process.env.BENCH_RELAY_RATE ?? 200);
 /** Rounds of paced plain / relay / floor runs, alternated so load drift hits each alike. */
 const ROUNDS = 3;
 
