@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
+import { getEventListeners } from 'node:events';
 import { ClientToolBroker, type BrokerEvent } from '../daemon/clienttools/broker.js';
 import { openSse } from '../daemon/events/sse.js';
 import type { ClientToolSpec } from '../daemon/clienttools/types.js';
@@ -72,6 +73,17 @@ test('a relayed call with a deadline arms exactly that one timer, and its result
   assert.equal(await beforeMacrotask(outcome), 'settled');
   assert.equal(clock.cleared.length, 1, 'the deadline is cleared when the answer comes');
   assert.equal(clock.nextAt(), undefined, 'no live timer is left behind');
+});
+
+test('parked calls of one authorization share one abort listener, and its abort ends every one of them', async () => {
+  const { events, broker } = setup(0);
+  const run = new AbortController();
+  const calls = [0, 1, 2].map(() => broker.call('app_echo', {}, { principal, threadId: null, signal: run.signal }));
+  assert.equal(getEventListeners(run.signal, 'abort').length, 1, 'one listener for three parked calls');
+  run.abort();
+  for (const c of calls) assert.deepEqual(await c, { ok: false, code: 'cancelled', message: 'the agent stopped' });
+  assert.equal(events.filter((e) => e.type === 'client_tool.cancelled').length, 3, 'the app is told of each');
+  assert.equal(broker.stats().pending, 0);
 });
 
 test('an event written to an SSE stream is readable at once, before any timer or macrotask', async () => {

@@ -3,7 +3,7 @@ import { ExecError } from '../errors.js';
 import type { CallContext } from '../tools/registry.js';
 import { admitStdioCall, replyOutcome } from './stdio-calls.js';
 import type { BrokerHooks, CallOutcome, ClientToolSpec, Delegation, RegisterBody, RequestView, ResultBody, StdioReply } from './types.js';
-import { PendingCalls, agentKeyOf, newRequestId, requestView, type Pending } from './requests.js';
+import { PendingCalls, agentKeyOf, newRequestId, requestView, whenAborted, type Pending } from './requests.js';
 import { Clients, sameKey, CLIENT_KEY_HEADER } from './clients.js';
 import { Groups, leaveGroup, newGroup, sameTools, type Group } from './groups.js';
 import { inSpan, traceMeta } from '../telemetry/tracing.js';
@@ -186,15 +186,15 @@ export class ClientToolBroker {
         // A runtime that ended is the run finishing; an agent that only stopped waiting cancelled its call.
         else if (p) this.pending.finish(p, { ok: false, code: 'cancelled', message: 'the agent stopped' }, 'agent_stopped', ctx.signal.aborted ? 'run_finished' : 'cancelled');
       };
-      ctx.signal.addEventListener('abort', onAbort, { once: true });
-      gone?.addEventListener('abort', onAbort, { once: true });
+      const unwatch = whenAborted(ctx.signal, onAbort);
+      const unwatchGone = gone ? whenAborted(gone, onAbort) : undefined;
       const p: Pending = {
         id, group: group.name, tool: found.tool, args, ctx, agentKey: agentKeyOf(ctx), createdAt: this.clock.now(), call, meta: traceMeta(),
         // A stdio child is the only one who can serve its group: the call is its own from the start.
         claimant: group.stdio ? [...group.providers][0]! : null,
         timer: null, settle: resolve, unlisten: () => {
-          ctx.signal.removeEventListener('abort', onAbort);
-          gone?.removeEventListener('abort', onAbort);
+          unwatch();
+          unwatchGone?.();
         },
       };
       this.pending.add(p);

@@ -42,6 +42,27 @@ export function newRequestId(): string {
   return id;
 }
 
+/**
+ * Runs `fn` when `signal` aborts; returns the undo. One listener per signal
+ * however many calls wait on it (an authorization's signal is shared by all
+ * its parked calls): adding and removing a listener per call on an
+ * EventTarget costs more than the rest of parking the call.
+ */
+const watchers = new WeakMap<AbortSignal, Set<() => void>>();
+export function whenAborted(signal: AbortSignal, fn: () => void): () => void {
+  let set = watchers.get(signal);
+  if (!set) {
+    const fns = (set = new Set());
+    watchers.set(signal, fns);
+    signal.addEventListener('abort', () => {
+      watchers.delete(signal);
+      for (const f of [...fns]) f();
+    }, { once: true });
+  }
+  set.add(fn);
+  return () => void set.delete(fn);
+}
+
 export const agentKeyOf = (ctx: CallContext) => `${ctx.principal.serverId}\u0000${ctx.principal.agentId}`;
 
 /** The request as apps see it (event data, the pending list, a claim's answer). */
