@@ -100,8 +100,8 @@ export function openClientTools(opts: {
     registerRoutes(app) {
       registerEventRoutes(app, streams);
       const checkNames = (group: string, tools: readonly ClientToolSpec[]) => checkGroupNames(registry, group, tools);
-      registerClientToolRoutes(app, { clock: opts.clock, broker, checkNames });
-      registerStdioRoutes(app, { broker, scopes, checkNames, clock: opts.clock });
+      registerClientToolRoutes(app, { clock: opts.clock, broker, checkNames, gate: opts.gate });
+      registerStdioRoutes(app, { broker, scopes, checkNames, clock: opts.clock, gate: opts.gate });
     },
     close() {
       broker.shutdown();

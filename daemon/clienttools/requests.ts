@@ -1,6 +1,8 @@
-import type { ClockTimer } from '../../lib/clock.js';
+import { randomFillSync } from 'node:crypto';
+import type { Clock, ClockTimer } from '../../lib/clock.js';
+import { ExecError } from '../errors.js';
 import type { CallContext } from '../tools/registry.js';
-import type { CallOutcome, ClientToolSpec, RequestView, StdioCallIdentity } from './types.js';
+import { STDIO_CANCEL_REASON, type BrokerEvent, type CallOutcome, type CancelReason, type ClientToolSpec, type RequestView, type StdioCallIdentity, type StdioCancelReason } from './types.js';
 
 /** One parked agent call, from the broker's side. */
 export interface Pending {
@@ -20,6 +22,45 @@ export interface Pending {
   timer: ClockTimer | null;
   readonly settle: (outcome: CallOutcome) => void;
   readonly unlisten: () => void;
+}
+
+/**
+ * A fresh request id: 96 bits from the system CSPRNG. The bytes are drawn a
+ * pool at a time (as crypto.randomUUID does) rather than one system call per
+ * request; each id takes bytes no other id gets.
+ */
+const ID_BYTES = 12;
+const pool = Buffer.alloc(ID_BYTES * 256);
+let poolAt = pool.length;
+export function newRequestId(): string {
+  if (poolAt + ID_BYTES > pool.length) {
+    randomFillSync(pool);
+    poolAt = 0;
+  }
+  const id = `req_${pool.toString('base64url', poolAt, poolAt + ID_BYTES)}`;
+  poolAt += ID_BYTES;
+  return id;
+}
+
+/**
+ * Runs `fn` when `signal` aborts; returns the undo. One listener per signal
+ * however many calls wait on it (an authorization's signal is shared by all
+ * its parked calls): adding and removing a listener per call on an
+ * EventTarget costs more than the rest of parking the call.
+ */
+const watchers = new WeakMap<AbortSignal, Set<() => void>>();
+export function whenAborted(signal: AbortSignal, fn: () => void): () => void {
+  let set = watchers.get(signal);
+  if (!set) {
+    const fns = (set = new Set());
+    watchers.set(signal, fns);
+    signal.addEventListener('abort', () => {
+      watchers.delete(signal);
+      for (const f of [...fns]) f();
+    }, { once: true });
+  }
+  set.add(fn);
+  return () => void set.delete(fn);
 }
 
 export const agentKeyOf = (ctx: CallContext) => `${ctx.principal.serverId}\u0000${ctx.principal.agentId}`;
@@ -59,5 +100,71 @@ export class SettledIds {
 
   has(id: string): boolean {
     return this.ids.has(id);
+  }
+}
+
+/**
+ * The parked calls: each pending until its app answers or it ends, and the
+ * ids of the recently settled. How a call ends is decided here once: its
+ * deadline and abort listeners are released, the agent's promise settles,
+ * and the app is told of a cancellation unless the app itself went away.
+ */
+export class PendingCalls {
+  private readonly byId = new Map<string, Pending>();
+  private readonly settled = new SettledIds();
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly publish: (event: BrokerEvent) => void,
+    /** Who may see a request in full (its group's owner for that agent, else every provider). */
+    private readonly audienceOf: (p: Pending) => ReadonlySet<string>,
+  ) {}
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  add(p: Pending): void {
+    this.byId.set(p.id, p);
+  }
+
+  get(id: string): Pending | undefined {
+    return this.byId.get(id);
+  }
+
+  /** A copy: ending calls while walking it is safe. */
+  values(): Pending[] {
+    return [...this.byId.values()];
+  }
+
+  /** The pending request an answer is for; already_settled when its result came before. */
+  answerable(requestId: string): Pending {
+    const p = this.byId.get(requestId);
+    if (p) return p;
+    if (this.settled.has(requestId)) throw new ExecError('already_settled', `request ${requestId} already has its result`);
+    throw new ExecError('unknown_request', `no pending request ${JSON.stringify(requestId)} (unknown or already settled)`);
+  }
+
+  /** Ends every pending call `which` selects with the same outcome. */
+  endWhere(which: (p: Pending) => boolean, outcome: CallOutcome, cancel: CancelReason): void {
+    for (const p of this.values()) if (which(p)) this.finish(p, outcome, cancel);
+  }
+
+  /** Ends one call (once; later calls for it do nothing); `cancel` null = answered by its app. */
+  finish(p: Pending, outcome: CallOutcome, cancel: CancelReason | null, stdioReason?: StdioCancelReason): void {
+    if (!this.byId.delete(p.id)) return;
+    if (p.timer) this.clock.clearTimeout(p.timer);
+    p.unlisten();
+    this.settled.add(p.id);
+    if (cancel === null) {
+      // answered by its app: nothing to tell
+    } else if (cancel !== 'no_client' || p.claimant === null) {
+      // The app is told, unless the one app that held it is the one that went away.
+      const audience = p.claimant ? new Set([p.claimant]) : this.audienceOf(p);
+      // A stdio child also gets the reason in the stdio contract's words (its calls alone carry `call`).
+      const data = p.call ? { request_id: p.id, reason: cancel, call_reason: stdioReason ?? STDIO_CANCEL_REASON[cancel] } : { request_id: p.id, reason: cancel };
+      this.publish({ type: 'client_tool.cancelled', data, redacted: { request_id: p.id }, audience });
+    }
+    p.settle(outcome);
   }
 }

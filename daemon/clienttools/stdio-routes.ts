@@ -9,6 +9,8 @@ import { fingerprintOf } from './exposure.js';
 import { SCOPE_LIMITS, type DelegatedScopes } from './scopes.js';
 import { clientIdOf } from './validate.js';
 import type { ClientToolSpec, StdioReply } from './types.js';
+import type { ResultGate } from '../results/gate.js';
+import { okJson } from './routes.js';
 
 /**
  * The routes a stdio child (`agentteam serve --stdio`, a CLI process that
@@ -34,6 +36,7 @@ export interface StdioRouteDeps {
   readonly broker: ClientToolBroker;
   readonly scopes: DelegatedScopes;
   readonly clock: Clock;
+  readonly gate: ResultGate;
   readonly checkNames: (group: string, tools: readonly ClientToolSpec[]) => void;
 }
 
@@ -84,21 +87,21 @@ function decodeScope(body: unknown): { task_id: string; tools: Map<string, strin
 }
 
 export function registerStdioRoutes(app: Hono<any>, deps: StdioRouteDeps): void {
-  const { broker, scopes } = deps;
+  const { broker, scopes, gate } = deps;
   app.post('/api/v1/client-tools/stdio', async (c) => {
     const body = decodeStdioRegistration(await readJsonBody(c, deps.clock));
-    return c.json({ ok: true, data: broker.registerStdio(body.client_id, c.req.header(CLIENT_KEY_HEADER), body.tools, deps.checkNames, body.server_id) });
+    return okJson(gate, broker.registerStdio(body.client_id, c.req.header(CLIENT_KEY_HEADER), body.tools, deps.checkNames, body.server_id));
   });
   app.post('/api/v1/client-tools/requests/:id/reply', async (c) => {
     const body = decodeStdioReply(await readJsonBody(c, deps.clock));
-    return c.json({ ok: true, data: broker.reply(c.req.param('id'), body, c.req.header(CLIENT_KEY_HEADER)) });
+    return okJson(gate, broker.reply(c.req.param('id'), body, c.req.header(CLIENT_KEY_HEADER)));
   });
   app.get('/api/v1/client-tools', (c) => {
     const tools = broker.offered().map(({ group, tool }) => ({
       name: tool.name, group, fingerprint: fingerprintOf(tool),
       ...(tool.timeout_ms !== undefined ? { timeout_ms: tool.timeout_ms } : { timeout_s: tool.timeout_s }),
     }));
-    return c.json({ ok: true, data: { revision: broker.revision, tools } });
+    return okJson(gate, { revision: broker.revision, tools });
   });
   app.put('/api/v1/client-tools/scopes/:authorizationId/:threadId', async (c) => {
     const authorization_id = c.req.param('authorizationId');
@@ -107,6 +110,6 @@ export function registerStdioRoutes(app: Hono<any>, deps: StdioRouteDeps): void 
     if (!ID_RE.test(thread_id)) throw new ExecError('invalid_request', `the thread id must match ${ID_RE.source}`);
     const { task_id, tools } = decodeScope(await readJsonBody(c, deps.clock));
     scopes.save({ authorization_id, thread_id, task_id, tools });
-    return c.json({ ok: true, data: { authorization_id, thread_id, task_id, tools: [...tools].map(([name, fingerprint]) => ({ name, fingerprint })) } });
+    return okJson(gate, { authorization_id, thread_id, task_id, tools: [...tools].map(([name, fingerprint]) => ({ name, fingerprint })) });
   });
 }

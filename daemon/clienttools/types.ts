@@ -127,3 +127,21 @@ export const STDIO_CANCEL_REASON: Readonly<Record<CancelReason, StdioCancelReaso
   no_client: 'cancelled',
   shutdown: 'shutdown',
 };
+
+/** One event the broker publishes on the event streams. */
+export interface BrokerEvent {
+  readonly type: 'client_tool.request' | 'client_tool.cancelled' | 'client_tools.changed' | 'tool.shown' | 'tool.asked' | 'tool.answered' | 'daemon.log';
+  readonly data: Record<string, unknown>;
+  /** What streams outside `audience` see instead (ids only); null when everyone sees `data`. */
+  readonly redacted: Record<string, unknown> | null;
+  /** Client ids that see `data`; null = every stream. */
+  readonly audience: ReadonlySet<string> | null;
+}
+
+/** How the broker reaches its transport and the tool registry. */
+export interface BrokerHooks {
+  /** Publishes one event on the event streams. */
+  publish(event: BrokerEvent): void;
+  /** The set of client tools changed (the registry adapter re-registers; names are remembered). */
+  toolsChanged(groups: ReadonlyMap<string, readonly ClientToolSpec[]>, revision: number): void;
+}
