@@ -17,10 +17,10 @@ import { operatorClient } from './console/operator-client.js';
 import { mountConsole } from './console/mount.js';
 
 export const EXEC_BASE = '/api/internal/exec/servers/:serverId/agents/:agentId';
-export const MCP_PATH = '/api/internal/mcp/servers/:serverId/agents/:agentId';
-export const MCP_LEGACY_PATH = '/mcp/agentteam/:serverId/:agentId';
+const MCP_PATH = '/api/internal/mcp/servers/:serverId/agents/:agentId';
+const MCP_LEGACY_PATH = '/mcp/agentteam/:serverId/:agentId';
 
-export interface AppContext extends OperatorContext {
+interface AppContext extends OperatorContext {
   readonly store: AuthorizationStore;
   readonly operatorToken: string;
   readonly diag: Diag;

@@ -53,7 +53,7 @@ export interface DaemonParts {
   close(): Promise<void>;
 }
 
-export interface DaemonPartsOptions {
+interface DaemonPartsOptions {
   home: string;
   clock: Clock;
   diag: Diag;

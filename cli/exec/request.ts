@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 
-export type PostResult =
+type PostResult =
   | { readonly ok: true; readonly status: number; readonly body: string }
   | { readonly ok: false; readonly error: NodeJS.ErrnoException };
 

@@ -14,7 +14,7 @@ import { errorFrame, type RpcId } from './wire.js';
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
-export class RpcFailure extends Error {
+class RpcFailure extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
@@ -41,7 +41,7 @@ const CANCEL_REASONS = ['cancelled', 'timeout', 'run_finished', 'shutdown'];
 const RESULT_KEYS = ['instance_id', 'session_id', 'run_id', 'call_id', 'task_id', 'subagent_id', 'status', 'text', 'structured'];
 const IDENTITY_KEYS = ['session_id', 'run_id', 'call_id', 'task_id', 'subagent_id'] as const;
 
-export interface SessionDeps {
+interface SessionDeps {
   /** Writes one frame; returns what writeFrame returned. */
   out(frame: unknown): 'ok' | 'too_large' | 'overflow';
   /** A link to the running daemon (throws when none runs). */

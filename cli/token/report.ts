@@ -1,8 +1,8 @@
 import type { ParsedSession } from './session.js';
 
-export type Counter = (text: string) => number;
+type Counter = (text: string) => number;
 
-export interface Measure {
+interface Measure {
   readonly name: string;
   readonly bytes: number;
   readonly tokens: number;

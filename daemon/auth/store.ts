@@ -28,9 +28,9 @@ export interface StoreDeps {
   readonly diag?: (event: string, detail: Record<string, unknown>) => void;
 }
 
-export type AuthResult = { ok: true; auth: Authorization; generationId: string } | { ok: false; reason: RejectReason };
+type AuthResult = { ok: true; auth: Authorization; generationId: string } | { ok: false; reason: RejectReason };
 
-export interface StoreStats {
+interface StoreStats {
   readonly active: number;
   readonly launching: number;
   readonly cleanupDebt: number;

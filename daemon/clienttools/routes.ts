@@ -13,9 +13,9 @@ import type { ClientToolSpec } from './types.js';
  */
 
 /** A result may carry images: a larger body than the other routes. */
-export const RESULT_BODY_LIMIT_BYTES = 8 * 1024 * 1024;
+const RESULT_BODY_LIMIT_BYTES = 8 * 1024 * 1024;
 
-export interface ClientToolRouteDeps {
+interface ClientToolRouteDeps {
   readonly clock: Clock;
   readonly broker: ClientToolBroker;
   /** Throws name_conflict when a group's names are taken outside the group. */

@@ -15,7 +15,7 @@ import { auditExec } from '../audit/hooks.js';
 import type { AuditNote } from '../audit/note.js';
 import { noteOutcome, observeExec } from '../telemetry/observe.js';
 
-export const EXEC_ACTION_PATH = '/api/internal/exec/servers/:serverId/agents/:agentId/:domain/:action';
+const EXEC_ACTION_PATH = '/api/internal/exec/servers/:serverId/agents/:agentId/:domain/:action';
 
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;
 

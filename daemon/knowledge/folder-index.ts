@@ -10,7 +10,7 @@ import type { ResultGate } from '../results/gate.js';
 /** What an index needs of the result gate: documents masked before they are chunked, and when that masking changed. */
 export type IndexMasking = Pick<ResultGate, 'document' | 'fingerprint'>;
 
-export interface FolderIndexOptions {
+interface FolderIndexOptions {
   readonly root: string;
   readonly dbPath: string;
   readonly clock: Clock;

@@ -15,7 +15,7 @@ const MAX_OPEN = 64;
 /** How long a search waits for a first build before answering index_unavailable. */
 const BUILD_WAIT_MS = 1_500;
 
-export interface MemoryOptions {
+interface MemoryOptions {
   readonly home: string;
   readonly clock: Clock;
   /** The result gate: notes are masked before they are indexed, snippets marked on masked text. */
@@ -24,7 +24,7 @@ export interface MemoryOptions {
   readonly buildWaitMs?: number;
 }
 
-export function memoryFolder(home: string, agentId: string): string {
+function memoryFolder(home: string, agentId: string): string {
   return join(home, 'memory', agentId);
 }
 

@@ -17,7 +17,7 @@ export const RPC = {
 
 export type RpcId = string | number;
 
-export type Incoming =
+type Incoming =
   | { kind: 'request'; id: RpcId; method: string; params: Record<string, unknown> }
   | { kind: 'notification'; method: string }
   | { kind: 'response' }

@@ -30,20 +30,20 @@ export const META_KEYS = {
   subscriptionId: 'io.modelcontextprotocol/subscriptionId',
 } as const;
 
-export const MODERN_ERRORS = {
+const MODERN_ERRORS = {
   headerMismatch: -32020,
   missingRequiredClientCapability: -32021,
   unsupportedProtocolVersion: -32022,
 } as const;
 
 /** What one modern request declared about itself, read from its own _meta. */
-export interface ModernMeta {
+interface ModernMeta {
   readonly protocolVersion: string;
   readonly clientCapabilities: Record<string, unknown>;
   readonly clientInfo: unknown;
 }
 
-export type ModernCheck =
+type ModernCheck =
   | { ok: true; meta: ModernMeta }
   | { ok: false; status: number; code: number; message: string; data?: unknown };
 
@@ -52,7 +52,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 /** The request's `_meta` protocol version, if it declares one (how a modern request is recognised). */
-export function declaredVersion(params: Record<string, unknown>): unknown {
+function declaredVersion(params: Record<string, unknown>): unknown {
   const meta = params._meta;
   return isObject(meta) ? meta[META_KEYS.protocolVersion] : undefined;
 }
@@ -68,7 +68,7 @@ const SENTINEL = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
 const PLAIN_HEADER_VALUE = /^[\x20-\x7e\t]*$/;
 
 /** Decodes an Mcp-Name style header value (plain ASCII or the Base64 sentinel); null when malformed. */
-export function decodeHeaderValue(raw: string): string | null {
+function decodeHeaderValue(raw: string): string | null {
   const m = SENTINEL.exec(raw);
   if (m) {
     const bytes = Buffer.from(m[1]!, 'base64');

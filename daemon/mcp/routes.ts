@@ -16,11 +16,11 @@ import { knowledgeToolHandlers, type KnowledgeServices } from '../knowledge/tool
 import type { ResultGate } from '../results/gate.js';
 import type { AuditTrail } from '../audit/hooks.js';
 
-export const MCP_ROUTE = '/api/internal/mcp/servers/:serverId/agents/:agentId';
-export const MCP_LEGACY_ROUTE = '/mcp/agentteam/:serverId/:agentId';
+const MCP_ROUTE = '/api/internal/mcp/servers/:serverId/agents/:agentId';
+const MCP_LEGACY_ROUTE = '/mcp/agentteam/:serverId/:agentId';
 const SERVER_VERSION = '0.1.0';
 
-export interface McpServices extends MessageServices {
+interface McpServices extends MessageServices {
   readonly clock: Clock;
   readonly knowledge: KnowledgeServices;
   readonly gate: ResultGate;
