@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BIN, type Daemon } from '../test/mcp-harness.js';
+import { BIN, type Daemon } from '../test/harness/daemon.js';
 import { startAnthropicStandIn, startOpenAIStandIn, type StandIn } from './model-standins.js';
 
 /**

@@ -1,4 +1,4 @@
-import { startDaemon } from '../test/mcp-harness.js';
+import { startDaemon } from '../test/harness/daemon.js';
 import { checkClaude, checkCodex, checkConformance, checkInspector, checkMcpRemote, checkOpencode, checkPython, type CheckContext, type CheckResult } from './clients.js';
 import { checkCodexAppServer } from './codex-app-server.js';
 import { ensureNpm, ensurePython, NPM_CLIENTS, PYTHON_SDK, type Installed } from './install.js';

@@ -12,8 +12,9 @@ import { pinCatalog } from '../daemon/auth/pinned-catalog.js';
 import { liveGenerationBound, MAX_LIVE_FORCED_GENERATIONS, scheduledLiveBound } from '../daemon/auth/limits.js';
 import { ExecError } from '../daemon/errors.js';
 import { defaultCatalog } from '../catalog/index.js';
-import { FakeClock } from './auth-clock.js';
-import { openLease, operatorToken, send } from './lease-harness.js';
+import { FakeClock } from './harness/auth-clock.js';
+import { requestLease, operatorToken } from './harness/lease.js';
+import { send } from './harness/http.js';
 
 const TOL_MS = CLOCK_TOLERANCE_S * 1000;
 
@@ -37,7 +38,7 @@ test('every generation works until its own expiry (+ tolerance) across forced an
   const clock = new FakeClock(Date.now());
   const daemon = await startDaemon({ home, clock, log: () => undefined });
   const op = operatorToken(home);
-  const lease = await openLease(daemon.url, op, { serverId: 's', agentId: 'a', ttlSeconds: 10 });
+  const lease = await requestLease(daemon.url, op, { serverId: 's', agentId: 'a', ttlSeconds: 10 });
   t.after(async () => {
     lease.close();
     await daemon.stop('test');

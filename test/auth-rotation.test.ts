@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'node:http';
 import { startDaemon } from '../daemon/server.js';
-import { FakeClock } from './auth-clock.js';
+import { FakeClock } from './harness/auth-clock.js';
 
 function get(url: string, token: string): Promise<number> {
   return new Promise((resolve, reject) => {

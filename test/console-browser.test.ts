@@ -1,15 +1,15 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
-import { rawRequest } from './mcp-harness.js';
+import { rawRequest, call, closeHttp, post } from './harness/http.js';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { call, cli, closeHttp, post, startDaemon, startRuntime, type Daemon } from './exec-harness.js';
-import { findChromium, launchBrowser } from './browser-harness.js';
+import { cli, startDaemon, startRuntime, type Daemon } from './harness/daemon.js';
+import { findChromium, launchBrowser } from './harness/browser.js';
 import { readOperatorToken } from '../cli/daemon-client.js';
-import { prepareHome } from './tools-harness.js';
+import { prepareHome } from './harness/tools.js';
 import Database from 'better-sqlite3';
-import { connectAgent, connectApp, echoTool } from './client-tools-harness.js';
+import { connectAgent, connectApp, echoTool } from './harness/client-tools.js';
 
 const SKIP = CHROMIUM_SKIP();
 function CHROMIUM_SKIP(): string | false {
@@ -28,8 +28,8 @@ test.after(() => closeHttp());
 
 const raw = (url: string, method: string, headers: Record<string, string>, body = '') => rawRequest(url, method, headers, body);
 
-async function signInUrl(d: Daemon | { cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> }): Promise<string> {
-  const r = 'cli' in d ? await d.cli(['console']) : await cli(d.home, ['console']);
+async function signInUrl(d: { cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> }): Promise<string> {
+  const r = await d.cli(['console']);
   assert.equal(r.code, 0, r.stderr);
   const url = r.stdout.trim();
   assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/console\/login\?code=[A-Za-z0-9_-]{43}$/);
@@ -78,7 +78,7 @@ test('console in Chromium: one-time sign-in, live runtimes, activity and approva
 
   await t.test('a runtime started by the test appears on Runtimes and disappears when revoked from the page', async () => {
     await page.goto(`${d.url}/console/runtimes`);
-    const rt = await startRuntime(d, 's1', 'console-agent');
+    const rt = await startRuntime(d, { server: 's1', agent: 'console-agent' });
     t.after(() => rt.close());
     const row = page.locator('tr', { hasText: 'console-agent' });
     await row.waitFor({ timeout: 5_000 });
@@ -95,7 +95,7 @@ test('console in Chromium: one-time sign-in, live runtimes, activity and approva
   });
 
   await t.test('a call made by the test appears on Activity within 1 s without reload', async () => {
-    const rt = await startRuntime(d, 's1', 'worker');
+    const rt = await startRuntime(d, { server: 's1', agent: 'worker' });
     t.after(() => rt.close());
     await page.goto(`${d.url}/console/activity`);
     await page.locator('html[data-live="open"]').waitFor({ state: 'attached' });
@@ -115,7 +115,7 @@ test('console in Chromium: one-time sign-in, live runtimes, activity and approva
   });
 
   await t.test("an agent's approval request decided from the page; the agent sees the decision", async () => {
-    const rt = await startRuntime(d, 'local', 'asker');
+    const rt = await startRuntime(d, { server: 'local', agent: 'asker' });
     t.after(() => rt.close());
     await page.goto(`${d.url}/console/approvals`);
     const asked = await call(rt, 'approval', 'request', { title: 'Deploy to production', detail: 'Release 1.2' });
@@ -132,7 +132,7 @@ test('console in Chromium: one-time sign-in, live runtimes, activity and approva
   });
 
   await t.test('a request on another server stays on the page after its agent is gone', async () => {
-    const rt = await startRuntime(d, 'far', 'leaver');
+    const rt = await startRuntime(d, { server: 'far', agent: 'leaver' });
     const asked = await call(rt, 'approval', 'request', { title: 'Rotate the keys' });
     assert.equal(asked.status, 200, asked.text);
     const id = asked.json.data.approval.id as string;
@@ -185,7 +185,7 @@ test('console in Chromium: one-time sign-in, live runtimes, activity and approva
     }
     const wrongCookie = await raw(`${d.url}/console/runtimes`, 'GET', { ...host, cookie: 'agentteam_console=forged' });
     assert.equal(wrongCookie.status, 401);
-    const rt = await startRuntime(d, 's1', 'victim');
+    const rt = await startRuntime(d, { server: 's1', agent: 'victim' });
     t.after(() => rt.close());
     const id = JSON.parse((await raw(`${d.url}/api/v1/runtimes`, 'GET', { authorization: `Bearer ${operatorToken}` })).body).data.runtimes.find((r: { agentId: string }) => r.agentId === 'victim').authorizationId;
     const csrf = /name="csrf" value="([^"]+)"/.exec((await raw(`${d.url}/console/runtimes`, 'GET', { ...host, cookie })).body)?.[1];

@@ -24,8 +24,8 @@ import { SecretSet } from '../daemon/results/secrets.js';
 import { fixedSource } from '../daemon/results/sources.js';
 import type { ResultGate } from '../daemon/results/gate.js';
 import type { BoundaryPolicy } from '../daemon/exec/result-boundary.js';
-import { gateWith } from './gate-harness.js';
-import { BATCHES, WORDS, assertNoLeak, plantedArb, secretArb, type Planted } from './gate-property-harness.js';
+import { gateWith } from './harness/gate.js';
+import { BATCHES, WORDS, assertNoLeak, plantedArb, secretArb, type Planted } from './harness/gate-property.js';
 
 /**
  * The result gate's promise as a property, producer by producer, in-process

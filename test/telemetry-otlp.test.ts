@@ -6,13 +6,14 @@ import type { AddressInfo } from 'node:net';
 import { writeFileSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { ROOT } from './cli-harness.js';
-import { startDaemon, startRuntime, openLease, rpc, rawRequest, BIN, type Daemon } from './mcp-harness.js';
-import { connectApp, connectAgent, echoTool, waitUntil } from './client-tools-harness.js';
-import { lookupTool, spawnServe } from './serve-stdio-harness.js';
-import { startUpstream } from './extension-upstream.js';
-import { firstLine } from './exec-harness.js';
-import { SPAN_KIND, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './otlp-receiver.js';
+import { ROOT } from './harness/cli.js';
+import { startDaemon, startRuntime, BIN, type Daemon, firstLine } from './harness/daemon.js';
+import { openLease } from './harness/lease.js';
+import { rpc, rawRequest } from './harness/http.js';
+import { connectApp, connectAgent, echoTool, waitUntil } from './harness/client-tools.js';
+import { lookupTool, spawnServe } from './harness/serve-stdio.js';
+import { startUpstream } from './harness/extension-upstream.js';
+import { SPAN_KIND, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './harness/otlp-receiver.js';
 
 /**
  * OpenTelemetry export end to end: a real daemon process configured only by

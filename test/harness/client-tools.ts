@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import { EventSource } from 'eventsource';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { openLease, operatorCall, type Daemon } from './mcp-harness.js';
+import { openLease } from './lease.js';
+import { operatorCall } from './http.js';
+import { type Daemon } from './daemon.js';
 
 /**
  * Test helpers for client tools: an app (a real SSE client library plus
