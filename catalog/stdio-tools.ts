@@ -40,7 +40,7 @@ export const CLIENT_TOOLS_CAPABILITY = 'client.tools';
 const STDIO_NAME_RE = /^client__[A-Za-z0-9_]{1,56}$/;
 
 /** A descriptor as registered, with its timeout made explicit (what fingerprints and registry_bytes measure). */
-interface StdioToolDescriptor {
+export interface StdioToolDescriptor {
   readonly name: string;
   readonly description: string;
   readonly input_schema: Record<string, unknown>;

@@ -1,13 +1,10 @@
 import { rmSync } from 'node:fs';
 import type { Clock, ClockTimer } from '../../lib/clock.js';
 import { markBuilt, openIndexDb, type IndexDb } from './index-db.js';
-import { IndexRows, type Read } from './index-rows.js';
+import { IndexRows, type IndexMasking, type Read } from './index-rows.js';
 import { isIndexedName, isSafeDir, readSafe, safeStat, walkFilesAsync, type FileStat } from './walk.js';
 import { DirWatcher } from './dir-watcher.js';
-import type { ResultGate } from '../results/gate.js';
 
-/** What an index needs of the result gate: documents masked before they are chunked, and when that masking changed. */
-export type IndexMasking = Pick<ResultGate, 'document' | 'fingerprint'>;
 
 interface FolderIndexOptions {
   readonly root: string;

@@ -2,13 +2,16 @@ import type { Statement } from 'better-sqlite3';
 import { chunkText, titleOf } from './chunk.js';
 import { CHUNKS_PER_FILE, type IndexDb } from './index-db.js';
 import { safeStat, type FileStat } from './walk.js';
-import type { IndexMasking } from './folder-index.js';
+import type { ResultGate } from '../results/gate.js';
 
 /**
  * The rows of one folder index: a file's row and its passages, written
  * together. Callers hold the index's lock and run writes in a transaction;
  * every document is masked by the gate before it is chunked.
  */
+
+/** What an index needs of the result gate: documents masked before they are chunked, and when that masking changed. */
+export type IndexMasking = Pick<ResultGate, 'document' | 'fingerprint'>;
 
 export type Row = { id: number; path: string; mtime_ms: number; size: number };
 

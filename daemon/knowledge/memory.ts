@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { RETRIEVAL_LIMITS, type MemorySearchInput, type MemorySearchOutput } from '../../catalog/mcp-knowledge-tools.js';
 import type { Clock } from '../../lib/clock.js';
 import { ExecError } from '../errors.js';
-import { FolderIndex, type IndexMasking } from './folder-index.js';
+import { FolderIndex } from './folder-index.js';
+import type { IndexMasking } from './index-rows.js';
 import type { ResultGate } from '../results/gate.js';
 
 /** What search needs of the result gate. */
