@@ -13,7 +13,7 @@ import type { ResultGate } from '../results/gate.js';
 /** What an index needs of the result gate: documents masked before they are chunked, and when that masking changed. */
 export type IndexMasking = Pick<ResultGate, 'document' | 'fingerprint'>;
 
-export type Row = { id: number; path: string; mtime_ms: number; size: number };
+type Row = { id: number; path: string; mtime_ms: number; size: number };
 
 /** A file as read from disk (null: unreadable or not text), to be applied to its row. */
 export type Read = { st: FileStat; text: string | null };
