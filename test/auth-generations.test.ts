@@ -15,12 +15,9 @@ import { defaultCatalog } from '../catalog/index.js';
 import { FakeClock } from './harness/auth-clock.js';
 import { requestLease, operatorToken } from './harness/lease.js';
 import { send } from './harness/http.js';
+import { expiryMs } from './harness/token.js';
 
 const TOL_MS = CLOCK_TOLERANCE_S * 1000;
-
-function expiryMs(token: string): number {
-  return (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as { exp: number }).exp * 1000;
-}
 
 /** Lets sign/publish chains started by a timer finish (they run on real I/O). */
 async function settle(): Promise<void> {

@@ -9,7 +9,7 @@ import { ExecError } from '../daemon/errors.js';
 import { commandAnswer } from '../daemon/tools/declared-tool.js';
 import { ToolActivity } from '../daemon/tools/activity.js';
 import { clientResultFrame, CLIENT_TEXT_LIMIT_BYTES } from '../daemon/clienttools/result-exit.js';
-import { BATCHES, WORDS, assertNoLeak, secretArb } from './harness/gate-property.js';
+import { BATCHES, assertNoLeak } from './harness/gate-property.js';
 import { outputArb, outputText } from './harness/gate-property.js';
 import { batchGate, checkSpills, tempDir } from './harness/gate-property.js';
 
