@@ -6,8 +6,7 @@ import fc from 'fast-check';
 import { systemClock } from '../lib/clock.js';
 import { MemoryIndexes } from '../daemon/knowledge/memory.js';
 import { EmbeddedKnowledge } from '../daemon/knowledge/kb-embedded.js';
-import { BATCHES, assertNoLeak, plantedArb } from './harness/gate-property.js';
-import { batchGate, frameOf, settle, tempDir, withWord } from './harness/gate-property.js';
+import { BATCHES, assertNoLeak, plantedArb, batchGate, frameOf, settle, tempDir, withWord } from './harness/gate-property.js';
 
 /**
  * The result gate's promise as a property, producer by producer, in-process

@@ -9,9 +9,7 @@ import { ExecError } from '../daemon/errors.js';
 import { commandAnswer } from '../daemon/tools/declared-tool.js';
 import { ToolActivity } from '../daemon/tools/activity.js';
 import { clientResultFrame, CLIENT_TEXT_LIMIT_BYTES } from '../daemon/clienttools/result-exit.js';
-import { BATCHES, assertNoLeak } from './harness/gate-property.js';
-import { outputArb, outputText } from './harness/gate-property.js';
-import { batchGate, checkSpills, tempDir } from './harness/gate-property.js';
+import { BATCHES, assertNoLeak, outputArb, outputText, batchGate, checkSpills, tempDir } from './harness/gate-property.js';
 
 /**
  * The result gate's masking as a property over what tools hand back:

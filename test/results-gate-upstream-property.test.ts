@@ -10,9 +10,7 @@ import { createDiag } from '../daemon/lifecycle/diag.js';
 import { SecretSet } from '../daemon/results/secrets.js';
 import { fixedSource } from '../daemon/results/sources.js';
 import type { BoundaryPolicy } from '../daemon/exec/result-boundary.js';
-import { BATCHES, assertNoLeak } from './harness/gate-property.js';
-import { outputArb, outputText } from './harness/gate-property.js';
-import { batchGate, frameOf, names, settle, tempDir } from './harness/gate-property.js';
+import { BATCHES, assertNoLeak, outputArb, outputText, batchGate, frameOf, names, settle, tempDir } from './harness/gate-property.js';
 
 /**
  * The result gate's masking as a property over what comes from outside:
