@@ -5,21 +5,23 @@ import type { AddressInfo } from 'node:net';
 import { writeFileSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './harness/cli.js';
-import { startRuntime } from './harness/daemon.js';
+import { spawn } from 'node:child_process';
+import { BIN, firstLine, startRuntime } from './harness/daemon.js';
 import { openLease } from './harness/lease.js';
 import { rpc, rawRequest } from './harness/http.js';
 import { connectApp, connectAgent, echoTool, waitUntil } from './harness/client-tools.js';
 import { lookupTool, spawnServe } from './harness/serve-stdio.js';
 import { startUpstream } from './harness/extension-upstream.js';
 import { SPAN_KIND } from './harness/otlp-receiver.js';
-import { callerContext, childrenOf, d, inTrace, receiver } from './harness/otel.js';
+import { callerContext, childrenOf, COLLECTOR_KEY, d, inTrace, receiver } from './harness/otel.js';
 
 /**
  * OpenTelemetry traces end to end (harness/otel.ts starts the daemon and
  * the collector): span names and attributes follow the MCP semantic
  * conventions; incoming traceparents are continued; the trace reaches an
  * extension upstream, client-tool apps (HTTP/SSE and serve --stdio) and the
- * knowledge upstream.
+ * knowledge upstream. The metrics those calls leave are exported with the
+ * configured headers, which never reach a runtime.
  */
 
 test('an MCP tools/call span follows the MCP conventions, continues params._meta.traceparent and has store and gate children', async () => {
@@ -168,6 +170,32 @@ test('an operator route continues the traceparent header', async () => {
   assert.equal(span.attributes['http.route'], '/api/v1/status');
 });
 
+
+test('metrics are exported over OTLP with the configured headers, and the headers never reach a runtime', async () => {
+  const duration = await receiver.waitFor(() => receiver.metrics.find((m) => m.name === 'mcp.server.operation.duration' && m.points.some((p) => p.attributes['gen_ai.tool.name'] === 'message_send')));
+  const point = duration.points.find((p) => p.attributes['gen_ai.tool.name'] === 'message_send')!;
+  assert.equal(point.attributes['mcp.method.name'], 'tools/call');
+  assert.ok(Number(point.raw.count) >= 1);
+  await receiver.waitFor(() => receiver.metrics.find((m) => m.name === 'agentteam.calls'));
+  assert.ok(receiver.headers.length > 0 && receiver.headers.every((h) => h['x-collector-key'] === COLLECTOR_KEY), 'every export carries the configured header');
+
+  // A runtime launched from the same shell does not inherit the collector credential.
+  const proc = spawn(process.execPath, [BIN, 'run', '--server', 's1', '--agent', 'a9', '--', process.execPath, '-e', 'process.stdout.write(JSON.stringify(process.env)+"\\n");setInterval(()=>{},1e6)'], {
+    env: { ...process.env, AGENTTEAM_HOME: d.home }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  try {
+    const env = JSON.parse(await firstLine(proc)) as Record<string, string>;
+    assert.ok(env.AGENTTEAM_EXEC_BASE_URL, 'the runtime started');
+    assert.equal(env.OTEL_EXPORTER_OTLP_HEADERS, undefined);
+    assert.equal(env.OTEL_SERVICE_NAME, 'agentteam-otel-test', 'other OTEL_* variables are left alone');
+  } finally {
+    // SIGTERM: `run` passes it on to the runtime, which would outlive a SIGKILLed `run`.
+    const exited = new Promise((r) => proc.once('exit', r));
+    proc.kill('SIGTERM');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+  }
+});
 
 test('kb_search carries the trace context to the knowledge upstream', async (t) => {
   const seen: Record<string, string | string[] | undefined>[] = [];
