@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { call, closeHttp, startDaemon, startRuntime, type Daemon, type Runtime } from '../test/exec-harness.js';
-import { rpc } from '../test/mcp-harness.js';
+import { call, closeHttp, rpc } from '../test/harness/http.js';
+import { startDaemon, startRuntime, type Daemon, type Runtime } from '../test/harness/daemon.js';
 import { median, type BenchResult } from './result.js';
 import { meanLoad, runLoad, type LoadResult } from './procs.js';
 
@@ -43,9 +43,9 @@ interface Side {
 async function side(label: string, audit: Record<string, unknown> | null): Promise<Side> {
   const home = mkdtempSync(join(tmpdir(), 'agentteam-bench-audit-'));
   if (audit) writeFileSync(join(home, 'audit.json'), JSON.stringify(audit));
-  const daemon = await startDaemon(home);
+  const daemon = await startDaemon({ home: home });
   // One authorization may hold only 32 requests in flight; the load keeps 50.
-  const runtimes = [await startRuntime(daemon, 'bench', 'b1'), await startRuntime(daemon, 'bench', 'b1')];
+  const runtimes = [await startRuntime(daemon, { server: 'bench', agent: 'b1' }), await startRuntime(daemon, { server: 'bench', agent: 'b1' })];
   const created = await call(runtimes[0]!, 'task', 'create', { title: 'bench' });
   const execBody = JSON.stringify({ id: created.json.data.task.id as string });
   const mcpUrl = runtimes[0]!.env.AGENTTEAM_MCP_URL!;

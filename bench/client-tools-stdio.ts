@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { rpc, startDaemon, type RawResponse } from '../test/mcp-harness.js';
+import { rpc, type RawResponse } from '../test/harness/http.js';
+import { startDaemon } from '../test/harness/daemon.js';
 import type { BenchResult } from './result.js';
 import { openBenchLeases, runLoad, startLineServer, type LoadResult } from './procs.js';
 

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { call, closeHttp, startDaemon, startRuntime } from '../test/exec-harness.js';
+import { call, closeHttp } from '../test/harness/http.js';
+import { startDaemon, startRuntime } from '../test/harness/daemon.js';
 import { caVariants } from './ca-env.js';
 import { median, type BenchResult } from './result.js';
 import { meanLoad, runLoad, startLineServer, type LoadResult } from './procs.js';
@@ -72,7 +73,7 @@ export async function run(): Promise<BenchResult[]> {
   const bare = await startLineServer(BARE, 'bare server');
   try {
     // Two authorizations: one may hold only 32 requests in flight, the load keeps 50.
-    const runtimes = [await startRuntime(daemon, 'bench', 'b1'), await startRuntime(daemon, 'bench', 'b1')];
+    const runtimes = [await startRuntime(daemon, { server: 'bench', agent: 'b1' }), await startRuntime(daemon, { server: 'bench', agent: 'b1' })];
     const created = await call(runtimes[0]!, 'task', 'create', { title: 'bench' });
     const body = JSON.stringify({ id: created.json.data.task.id as string });
     const check = await call(runtimes[0]!, 'task', 'get', JSON.parse(body));

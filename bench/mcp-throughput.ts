@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
-import { rpc, startDaemon, startRuntime, type RawResponse } from '../test/mcp-harness.js';
+import { rpc, type RawResponse } from '../test/harness/http.js';
+import { startDaemon, startRuntime } from '../test/harness/daemon.js';
 import type { BenchResult } from './result.js';
 import { meanLoad, runLoad, startLineServer, type LoadResult } from './procs.js';
 

@@ -2,7 +2,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { rpc, startDaemon, startRuntime } from '../test/mcp-harness.js';
+import { rpc } from '../test/harness/http.js';
+import { startDaemon, startRuntime } from '../test/harness/daemon.js';
 import type { BenchResult } from './result.js';
 
 /**

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { openLease, type Daemon } from '../test/mcp-harness.js';
+import { openLease } from '../test/harness/lease.js';
+import { type Daemon } from '../test/harness/daemon.js';
 
 /**
  * Child processes shared by the HTTP benchmarks: the autocannon load

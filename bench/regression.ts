@@ -3,8 +3,9 @@ import { existsSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { call, closeHttp, startDaemon, startRuntime, type Daemon, type Runtime } from '../test/exec-harness.js';
-import { rpc } from '../test/mcp-harness.js';
+import { startDaemon, startRuntime, type Daemon, type Runtime } from '../test/harness/daemon.js';
+import { call, closeHttp } from '../test/harness/http.js';
+import { rpc } from '../test/harness/http.js';
 import { CALL, checkPage, HEADERS } from './mcp-throughput.js';
 import { runLoad, type LoadResult } from './procs.js';
 import { median, type BenchResult } from './result.js';
@@ -120,11 +121,11 @@ interface Side {
 }
 
 async function startSide(bin: string | undefined, sides: Daemon[], runtimes: Runtime[]): Promise<Side> {
-  const daemon = await startDaemon(undefined, bin === undefined ? {} : { bin });
+  const daemon = await startDaemon(bin === undefined ? {} : { bin });
   sides.push(daemon);
   const rts: Runtime[] = [];
   for (let i = 0; i < 2; i++) {
-    const rt = await startRuntime(daemon, 'local', 'bench');
+    const rt = await startRuntime(daemon, { server: 'local', agent: 'bench' });
     runtimes.push(rt);
     rts.push(rt);
   }

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
-import { call, cli, closeHttp, startDaemon, startRuntime, type Daemon, type Runtime } from '../test/exec-harness.js';
-import { startCluster } from '../test/pg-cluster.js';
+import { call, closeHttp } from '../test/harness/http.js';
+import { cli, startDaemon, startRuntime, type Daemon, type Runtime } from '../test/harness/daemon.js';
+import { startCluster } from '../test/harness/pg-cluster.js';
 import type { BenchResult } from './result.js';
 import { meanLoad, runLoad, type LoadResult } from './procs.js';
 
@@ -26,7 +27,7 @@ interface Target {
 
 async function target(daemon: Daemon): Promise<Target> {
   // Two authorizations: each may hold 32 requests in flight.
-  return { daemon, runtimes: [await startRuntime(daemon, 'bench', 'b1'), await startRuntime(daemon, 'bench', 'b1')] };
+  return { daemon, runtimes: [await startRuntime(daemon, { server: 'bench', agent: 'b1' }), await startRuntime(daemon, { server: 'bench', agent: 'b1' })] };
 }
 
 function load(t: Target, action: string, body: string, durationSec: number): Promise<LoadResult> {
@@ -58,8 +59,8 @@ export async function run(): Promise<BenchResult[]> {
   try {
     const url = await cluster.createDatabase();
     const lite = await target(await startDaemon());
-    const pg1 = await target(await startDaemon(undefined, { args: ['--store', url] }));
-    const pg2 = await target(await startDaemon(undefined, { args: ['--store', url] }));
+    const pg1 = await target(await startDaemon({ args: ['--store', url] }));
+    const pg2 = await target(await startDaemon({ args: ['--store', url] }));
     daemons.push(lite.daemon, pg1.daemon, pg2.daemon);
     const bodies = { lite: await seeded(lite), pg: await seeded(pg1) };
     const rows: BenchResult[] = [];

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { rpc, type Daemon } from '../test/mcp-harness.js';
+import { rpc } from '../test/harness/http.js';
+import { type Daemon } from '../test/harness/daemon.js';
 import type { BenchResult } from './result.js';
 import { meanLoad, openBenchLeases, runLoad, startLineServer, type LoadResult } from './procs.js';
 

@@ -15,7 +15,7 @@ export const DETAIL_TEXT_MAX_BYTES = 256;
 /** `message` and `hint`, serialized. */
 export const ERROR_TEXT_MAX_BYTES = 1024;
 /** `next` and `metadata`, each as a whole; a larger one is left out rather than cut. */
-export const ERROR_PART_MAX_BYTES = 2048;
+const ERROR_PART_MAX_BYTES = 2048;
 
 const ELLIPSIS = '\u2026';
 const ELLIPSIS_COST = 3;

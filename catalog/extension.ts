@@ -16,8 +16,8 @@ export interface ExtensionDefinition {
 
 export const EXTENSION_NAME_PATTERN = /^[a-z][a-z0-9-]{0,31}$/;
 const ACTION_PATTERN = /^[a-z][a-z0-9-]{0,63}$/;
-export const MAX_EXTENSION_BYTES = 256 * 1024;
-export const MAX_EXTENSION_ACTIONS = 64;
+const MAX_EXTENSION_BYTES = 256 * 1024;
+const MAX_EXTENSION_ACTIONS = 64;
 
 export class ExtensionDefinitionError extends Error {
   override name = 'ExtensionDefinitionError';

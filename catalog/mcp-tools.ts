@@ -39,7 +39,7 @@ const emojiSchema = { type: 'string', pattern: '^\\S{1,32}$', ...textLimit(LIMIT
 /** agent:<agent id> or human:<handle>; both are bounded like agent ids. */
 const authorSchema = { type: 'string', maxLength: 6 + LIMITS.agentId.chars, 'x-maxJsonBytes': 6 + LIMITS.agentId.bytes } as const;
 
-export const messageSchema = {
+const messageSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['id', 'target', 'author', 'content', 'replyTo', 'reactions', 'createdAt'],
@@ -93,7 +93,7 @@ export const messageSend = defineTool({
   },
 });
 
-export const messageHistoryRead = defineTool({
+const messageHistoryRead = defineTool({
   name: 'message_history_read',
   title: 'Read message history',
   description: 'Reads the messages of one exact target, newest first. While hasMore, pass nextCursor as cursor with the same target.',
@@ -124,7 +124,7 @@ export const messageHistoryRead = defineTool({
   },
 });
 
-export const messageReact = defineTool({
+const messageReact = defineTool({
   name: 'message_react',
   title: 'React to a message',
   description: `Adds your emoji reaction to a message (again is a no-op; at most ${LIMITS.reactionEmojiPerReactor} distinct emoji of yours per message).`,
@@ -148,13 +148,10 @@ export const messageReact = defineTool({
 /** The complete inventory of the agentteam MCP route, in the order tools/list returns it. */
 export const MCP_TOOLS = [messageSend, messageHistoryRead, messageReact, memorySearch, kbSearch, kbFetch] as const;
 
-export type McpToolName = (typeof MCP_TOOLS)[number]['name'];
-
 /** The MCP server name runtimes see (`mcp__agentteam__...`). */
 export const MCP_SERVER_NAME = 'agentteam';
 
 export type MessageRecord = FromSchema<typeof messageSchema>;
 export type MessageSendInput = ToolInputOf<typeof messageSend>;
 export type MessageHistoryInput = ToolInputOf<typeof messageHistoryRead>;
-export type MessageHistoryOutput = ToolOutputOf<typeof messageHistoryRead>;
 export type MessageReactInput = ToolInputOf<typeof messageReact>;

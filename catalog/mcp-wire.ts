@@ -20,7 +20,7 @@ import type { McpToolDescriptor, ToolAnnotations } from './mcp-tool-descriptor.j
  * specs/mcp.md ("What a runtime's model sees") gives the reasons and sources.
  */
 
-export interface WireTool {
+interface WireTool {
   readonly name: string;
   readonly title?: string;
   readonly description: string;
@@ -35,7 +35,7 @@ const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'defini
 const SCHEMA_VALUES = new Set(['items', 'prefixItems', 'additionalProperties', 'anyOf', 'oneOf', 'allOf', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems', 'additionalItems']);
 
 /** True for the catalog's own keywords, which only its validators implement. */
-export const isInternalKeyword = (key: string): boolean => key.startsWith('x-');
+const isInternalKeyword = (key: string): boolean => key.startsWith('x-');
 
 /**
  * A copy of `schema` keeping, at every level, the keywords `keep` accepts.
@@ -60,7 +60,7 @@ function project(schema: unknown, keep: (key: string) => boolean): unknown {
 }
 
 /** The input schema as tools/list serves it: every standard keyword, no internal one. */
-export function wireInputSchema(schema: object): Record<string, unknown> {
+function wireInputSchema(schema: object): Record<string, unknown> {
   return project(schema, (k) => !isInternalKeyword(k)) as Record<string, unknown>;
 }
 
@@ -77,7 +77,7 @@ function typeOf(schema: Record<string, unknown>): Record<string, unknown> {
  * patterns and descriptions stay in the catalog; the daemon bounds its own
  * results.
  */
-export function wireOutputSchema(schema: object): Record<string, unknown> {
+function wireOutputSchema(schema: object): Record<string, unknown> {
   const s = schema as { type?: unknown; required?: unknown; additionalProperties?: unknown; properties?: Record<string, Record<string, unknown>> };
   return {
     type: s.type,

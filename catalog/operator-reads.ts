@@ -8,7 +8,7 @@ import { effectiveRisk } from './workflow-ops.js';
  * Only reads of data the team server holds; handlers that depend on a
  * runtime's binding (workspace, agent) are not here.
  */
-export interface OperatorRead {
+interface OperatorRead {
   /** The CLI words after `agentteam`. */
   readonly command: readonly string[];
   readonly domain: string;
@@ -45,7 +45,7 @@ export function operatorReadOf(domain: string, action: string, input: unknown): 
 }
 
 /** One option or argument of an operator read command, derived from the action's input schema. */
-export interface ReadField {
+interface ReadField {
   readonly name: string;
   /** `--kebab-name`. */
   readonly flag: string;

@@ -15,10 +15,10 @@ export const RECEIPT_SELECTORS = Object.keys(SELECTOR_KINDS) as (keyof typeof SE
 export const RECEIPT_IDEMPOTENCY = ['idempotencyKey', 'requestId'] as const;
 
 /** A selector value: a short printable-ASCII string or a safe integer. */
-export const SELECTOR_VALUE_MAX_BYTES = 160;
+const SELECTOR_VALUE_MAX_BYTES = 160;
 const SELECTOR_STRING = /^[\x21-\x7e]+$/;
 
-export function isSelectorValue(v: unknown): v is string | number {
+function isSelectorValue(v: unknown): v is string | number {
   if (typeof v === 'number') return Number.isSafeInteger(v);
   return typeof v === 'string' && v.length <= SELECTOR_VALUE_MAX_BYTES && SELECTOR_STRING.test(v);
 }

@@ -12,7 +12,7 @@
  */
 
 /** What a keyword's value must be. */
-export type KeywordKind =
+type KeywordKind =
   | 'type' // a primitive type name or a non-empty list of distinct ones
   | 'schema' // one nested schema
   | 'schemaOrBool' // a nested schema or true/false (additionalProperties)
@@ -38,7 +38,7 @@ export interface SchemaSubset {
   readonly booleanSchemas: boolean;
 }
 
-export const PRIMITIVE_TYPES: ReadonlySet<string> = new Set(['string', 'number', 'integer', 'boolean', 'object', 'array', 'null']);
+const PRIMITIVE_TYPES: ReadonlySet<string> = new Set(['string', 'number', 'integer', 'boolean', 'object', 'array', 'null']);
 
 const COMMON: Record<string, KeywordKind> = {
   type: 'type',
@@ -107,7 +107,7 @@ export const STDIO_TOOL_SUBSET: SchemaSubset = {
   booleanSchemas: true,
 };
 
-export interface SubsetProblem {
+interface SubsetProblem {
   /** JSONPath-like location: `$`, `$.properties.ref.type`, `$.anyOf[0]`. */
   readonly path: string;
   readonly message: string;

@@ -1,11 +1,11 @@
 import type { ActionDescriptor, SchemaObject } from './descriptor.js';
 
 export const JSON_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
-export const SCHEMA_BASE = 'https://agentteam.dev/schemas/exec';
+const SCHEMA_BASE = 'https://agentteam.dev/schemas/exec';
 
-export type SchemaKind = 'input' | 'output';
+type SchemaKind = 'input' | 'output';
 
-export function schemaId(domain: string, action: string, kind: SchemaKind): string {
+function schemaId(domain: string, action: string, kind: SchemaKind): string {
   return `${SCHEMA_BASE}/${domain}/${action}.${kind}.json`;
 }
 

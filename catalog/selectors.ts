@@ -19,7 +19,7 @@ export function isSelector(v: unknown): v is string {
   return typeof v === 'string' && v.length <= SELECTOR_MAX_BYTES && SELECTOR.test(v);
 }
 
-export type BodySelector = { readonly ok: true; readonly value?: string } | { readonly ok: false; readonly detail: ErrorDetail };
+type BodySelector = { readonly ok: true; readonly value?: string } | { readonly ok: false; readonly detail: ErrorDetail };
 
 /**
  * The one selector a (schema-valid) input carries, if any. Both fields with

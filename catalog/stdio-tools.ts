@@ -37,7 +37,7 @@ export const STDIO_WIRE = {
 } as const;
 
 export const CLIENT_TOOLS_CAPABILITY = 'client.tools';
-export const STDIO_NAME_RE = /^client__[A-Za-z0-9_]{1,56}$/;
+const STDIO_NAME_RE = /^client__[A-Za-z0-9_]{1,56}$/;
 
 /** A descriptor as registered, with its timeout made explicit (what fingerprints and registry_bytes measure). */
 export interface StdioToolDescriptor {

@@ -8,12 +8,12 @@ import type { ToolAnnotations } from './mcp-tool-descriptor.js';
  * JSON pointer into the file.
  */
 
-export const TOOL_NAME_PATTERN = '^[A-Za-z0-9_-]{1,64}$';
-export const DEFAULT_TIMEOUT_MS = 30_000;
-export const MAX_TIMEOUT_MS = 600_000;
-export const DEFAULT_OUTPUT_BYTES = 16 * 1024;
-export const MIN_OUTPUT_BYTES = 1024;
-export const MAX_OUTPUT_BYTES = 1024 * 1024;
+const TOOL_NAME_PATTERN = '^[A-Za-z0-9_-]{1,64}$';
+const DEFAULT_TIMEOUT_MS = 30_000;
+const MAX_TIMEOUT_MS = 600_000;
+const DEFAULT_OUTPUT_BYTES = 16 * 1024;
+const MIN_OUTPUT_BYTES = 1024;
+const MAX_OUTPUT_BYTES = 1024 * 1024;
 /** `{name}` inside an argv element; `{{` and `}}` stand for literal braces. */
 export const PLACEHOLDER = /\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 /** The argument a resumed call carries: the person's answer to the tool's question. */
@@ -99,7 +99,7 @@ export interface Declaration {
   readonly transport: CommandTransport | BuiltinTransport;
 }
 
-export interface DeclarationProblem {
+interface DeclarationProblem {
   /** JSON pointer into the declaration file ('' is the whole document). */
   readonly pointer: string;
   readonly message: string;
@@ -117,7 +117,7 @@ export function pointerOfPath(path: string): string {
 }
 
 /** The placeholder names of one argv element. */
-export function placeholdersOf(element: string): string[] {
+function placeholdersOf(element: string): string[] {
   return [...element.matchAll(PLACEHOLDER)].flatMap((m) => (m[1] ? [m[1]] : []));
 }
 

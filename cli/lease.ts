@@ -2,7 +2,7 @@ import { request, type ClientRequest, type IncomingMessage } from 'node:http';
 import { readDaemonInfo, type DaemonInfo } from './daemon-client.js';
 
 /** What the daemon's first lease line describes (paths and URLs only, never a token). */
-export interface Lease {
+interface Lease {
   authorizationId: string;
   privateDir: string;
   tokenFile: string;

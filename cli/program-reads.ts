@@ -9,7 +9,7 @@ type Commander = typeof import('commander');
 const SPECS = new URL('../generated/operator-reads.json', import.meta.url);
 
 /** The read commands the build derived from the catalog (dist/generated/operator-reads.json); none before a build. */
-export function readCommandSpecs(): ReadCommandSpec[] {
+function readCommandSpecs(): ReadCommandSpec[] {
   try {
     return JSON.parse(readFileSync(SPECS, 'utf8')) as ReadCommandSpec[];
   } catch (err) {

@@ -16,7 +16,7 @@ import { commandPath, declareReadCommands } from './program-reads.js';
  */
 
 /** The contract every cli/commands/<name>.ts module fulfils. */
-export interface CommandModule {
+interface CommandModule {
   main(opts: Record<string, unknown>, args: string[]): Promise<number>;
 }
 

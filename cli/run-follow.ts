@@ -8,7 +8,7 @@ export const DEFAULT_RESTART_WAIT_S = 30;
 /** A runtime that `run` stops gets SIGTERM, then SIGKILL this much later. */
 const STOP_GRACE_MS = 5_000;
 
-export interface FollowOptions {
+interface FollowOptions {
   readonly home: string;
   /** The daemon the first lease came from. */
   readonly pid: number;

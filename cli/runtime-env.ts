@@ -7,7 +7,7 @@ const OWNED = /^agentteam_(exec|mcp)_|^agentteam_store_url$/i;
 /** OpenTelemetry exporter headers (any signal) usually carry a collector's API key: the daemon's, not the agent's. */
 const OTEL_CREDENTIALS = /^otel_exporter_otlp_(?:[a-z]+_)?headers$/i;
 
-export interface InjectedCredential {
+interface InjectedCredential {
   readonly execBaseUrl: string;
   readonly tokenFile: string;
   readonly mcpUrl: string;

@@ -17,7 +17,7 @@ import { operatorClient } from './console/operator-client.js';
 import { mountConsole } from './console/mount.js';
 import { EXEC_CATALOG_PATH, MCP_PREFIXES, OPERATOR_SCOPE, RUNTIME_AUTH_PATHS } from './http/paths.js';
 
-export interface AppContext extends OperatorContext {
+interface AppContext extends OperatorContext {
   readonly store: AuthorizationStore;
   readonly operatorToken: string;
   readonly diag: Diag;

@@ -1,7 +1,7 @@
 import { ERROR_TABLE, type ErrorBody, type ErrorCode, type ErrorDetail } from '../catalog/index.js';
 import { boundErrorBody } from '../catalog/error-limits.js';
 
-export interface ExecErrorExtra {
+interface ExecErrorExtra {
   hint?: string;
   next?: Record<string, unknown>;
   details?: ErrorDetail[];

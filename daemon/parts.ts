@@ -5,7 +5,7 @@ import type { LaunchHook } from './operator/runtimes.js';
 import type { Diag } from './lifecycle/diag.js';
 import { prepareRuntimeDriver } from './drivers/index.js';
 import { selectAgentteamBinary } from './drivers/binary.js';
-import { openServices } from './services.js';
+import { openServices, type Services } from './services.js';
 import type { IdempotencyLimits } from './store/idempotency.js';
 import type { ResultGate } from './results/gate.js';
 import type { SecretSet } from './results/secrets.js';
@@ -33,6 +33,7 @@ import { formatIssue, readDeclarationFiles } from '../lib/tool-files.js';
 import type { StoreUrl } from '../lib/store-url.js';
 import { registerLogRoutes, type LogTap } from './lifecycle/log-tap.js';
 import { registerAuditOperatorRoutes } from './operator/audit-routes.js';
+import type { AuditSettings } from './audit/settings.js';
 
 /**
  * The parts of the daemon owned by other modules (services, Exec action
@@ -43,6 +44,8 @@ export interface DaemonParts {
   registerRoutes(app: Hono<any>, ctx: { auths: AuthorizationStore }): void;
   /** The result gate; the server adds the token and operator-token secret sources once the store exists. */
   readonly gate: ResultGate;
+  /** What the routes are built on (the in-process test harness reads the scheduler and the stores through it). */
+  readonly services: Services;
   readonly launchHook?: LaunchHook;
   readonly onPublished?: (auth: Authorization) => void;
   /** The catalog a new authorization pins: built-ins plus the extensions installed now. */
@@ -53,7 +56,7 @@ export interface DaemonParts {
   close(): Promise<void>;
 }
 
-export interface DaemonPartsOptions {
+interface DaemonPartsOptions {
   home: string;
   clock: Clock;
   diag: Diag;
@@ -69,6 +72,10 @@ export interface DaemonPartsOptions {
   streams?: LongLivedStreams;
   /** The daemon's recent diagnostics, for `daemon logs` (GET /api/v1/logs and `daemon.log` events). */
   logs?: LogTap;
+  /** Tests only: open the SQLite store of another home (a second in-process "daemon" on one file). */
+  sqlitePath?: string | undefined;
+  /** The audit trail's settings; default: $AGENTTEAM_HOME/audit.json. */
+  audit?: AuditSettings | undefined;
 }
 
 export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonParts> {
@@ -89,6 +96,8 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
     ...(opts.idempotency ? { idempotency: opts.idempotency } : {}),
     ...(opts.store ? { store: opts.store } : {}),
     ...(opts.holdDeliveryMs ? { holdDeliveryMs: opts.holdDeliveryMs } : {}),
+    ...(opts.sqlitePath ? { sqlitePath: opts.sqlitePath } : {}),
+    ...(opts.audit ? { audit: opts.audit } : {}),
   });
   const clientTools = openClientTools({
     home: opts.home, clock: opts.clock, registry: services.tools, profile: services.profile, remembered, gate: services.gate,
@@ -128,6 +137,7 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
   };
   return {
     gate: services.gate,
+    services,
     registerRoutes: (app, ctx) => {
       registerExecActionRoute(app, services);
       const host = registerMcpRoutes(app, {

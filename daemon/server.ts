@@ -30,7 +30,7 @@ import { daemonSecrets, fixedSource, tokenSource } from './results/sources.js';
 import { routeTable, type RouteEntry } from './results/route-table.js';
 import { observeDaemon, type DaemonGauges } from './telemetry/instruments.js';
 
-export interface DaemonOptions {
+interface DaemonOptions {
   readonly home: string;
   readonly listen?: string;
   readonly allowRemote?: boolean;
@@ -54,7 +54,7 @@ export interface DaemonOptions {
   readonly descriptorLimit?: number;
 }
 
-export interface RunningDaemon {
+interface RunningDaemon {
   readonly url: string;
   readonly pid: number;
   readonly store: AuthorizationStore;

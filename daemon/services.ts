@@ -79,7 +79,7 @@ export interface Services {
   close(): Promise<void>;
 }
 
-export interface OpenServicesOptions {
+interface OpenServicesOptions {
   readonly home: string;
   readonly clock: Clock;
   /** What the result gate masks (made by the daemon before its log: daemonSecrets()); profile and store values are added here. */
@@ -108,7 +108,7 @@ export interface OpenServicesOptions {
  * other daemons (its own changes wake it at once). A due message is sent at
  * most this late by a daemon that did not create it, e.g. after its creator died.
  */
-export const SHARED_STORE_POLL_MS = 1_000;
+const SHARED_STORE_POLL_MS = 1_000;
 
 export async function openServices(opts: OpenServicesOptions): Promise<Services> {
   const paths = homePaths(opts.home);

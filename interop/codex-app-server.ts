@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runUnder, tail, userCodexConfig, versionOf, type CheckContext, type CheckResult } from './clients.js';
+import { runUnder, tail, versionOf, type CheckContext, type CheckResult } from './run-under.js';
+import { userCodexConfig } from './codex.js';
 import { startAppServerStandIn } from './model-standins.js';
 
 interface GateLine {

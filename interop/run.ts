@@ -1,5 +1,7 @@
-import { startDaemon } from '../test/mcp-harness.js';
-import { checkClaude, checkCodex, checkConformance, checkInspector, checkMcpRemote, checkOpencode, checkPython, type CheckContext, type CheckResult } from './clients.js';
+import { startDaemon } from '../test/harness/daemon.js';
+import { checkClaude, checkConformance, checkInspector, checkMcpRemote, checkOpencode, checkPython } from './clients.js';
+import { checkCodex } from './codex.js';
+import type { CheckContext, CheckResult } from './run-under.js';
 import { checkCodexAppServer } from './codex-app-server.js';
 import { ensureNpm, ensurePython, NPM_CLIENTS, PYTHON_SDK, type Installed } from './install.js';
 

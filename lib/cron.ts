@@ -1,7 +1,7 @@
 import { Cron } from 'croner';
 
 /** A cron rule read in an explicit IANA time zone (croner: 5 fields, or 6 with seconds first). */
-export interface CronRule {
+interface CronRule {
   readonly cron: string;
   readonly timeZone: string;
 }
@@ -11,7 +11,7 @@ export class CronRuleError extends Error {
 }
 
 /** Upper bound on the occurrences counted for one catch-up run (a rule every second over a long outage). */
-export const MISSED_COUNT_CAP = 10_000;
+const MISSED_COUNT_CAP = 10_000;
 
 function compile(rule: CronRule): Cron {
   try {

@@ -11,7 +11,7 @@ import type { HelpIndex } from '../catalog/help.js';
  * is __dirname (scripts/gen/bundle.ts), so the hot path does no URL work.
  */
 const HERE = import.meta.dirname ?? dirname(fileURLToPath(import.meta.url));
-export const GENERATED_DIR = join(HERE, '..', 'generated');
+const GENERATED_DIR = join(HERE, '..', 'generated');
 
 /** An action's input validator, CommonJS (loaded through lib/input-validators.ts). */
 export function validatorFile(domain: string, action: string): string {

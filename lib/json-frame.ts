@@ -7,8 +7,8 @@
  * real parse runs.
  */
 
-export type FrameProblem = { readonly kind: 'utf8' | 'syntax' | 'duplicate_key' | 'depth'; readonly message: string };
-export type FrameResult = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly problem: FrameProblem };
+type FrameProblem = { readonly kind: 'utf8' | 'syntax' | 'duplicate_key' | 'depth'; readonly message: string };
+type FrameResult = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly problem: FrameProblem };
 
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
@@ -26,14 +26,6 @@ export function decodeFrame(bytes: Uint8Array, maxDepth: number): FrameResult {
   } catch (err) {
     return { ok: false, problem: { kind: 'syntax', message: `the frame is not one JSON value (${(err as Error).message.slice(0, 120)})` } };
   }
-}
-
-/** Deepest container nesting of an already parsed value (root container = 1, a scalar = 0). */
-export function jsonDepth(v: unknown): number {
-  if (v === null || typeof v !== 'object') return 0;
-  let deepest = 0;
-  for (const x of Array.isArray(v) ? v : Object.values(v)) deepest = Math.max(deepest, jsonDepth(x));
-  return deepest + 1;
 }
 
 interface ObjectFrame {

@@ -18,7 +18,7 @@ export class BackupTargetError extends Error {
   override name = 'BackupTargetError';
 }
 
-export interface BackupResult {
+interface BackupResult {
   readonly path: string;
   readonly bytes: number;
   readonly pages: number;

@@ -15,9 +15,9 @@ interface SessionResults {
   readonly results: readonly { readonly tool: string | null; readonly text: string }[];
 }
 
-export type Counter = (text: string) => number;
+type Counter = (text: string) => number;
 
-export interface Measure {
+interface Measure {
   readonly name: string;
   readonly bytes: number;
   readonly tokens: number;
@@ -30,7 +30,7 @@ export interface SurfaceInput {
 }
 
 /** The same text as the runtime's model receives it (lib/token-model-view.ts). */
-export interface ModelMeasure {
+interface ModelMeasure {
   readonly modelBytes: number;
   readonly modelTokens: number;
 }

@@ -9,7 +9,7 @@ import { checkDeclaration, lineColumn, type Declaration } from '../catalog/tool-
  */
 
 /** A declaration file larger than this is refused unread. */
-export const MAX_DECLARATION_BYTES = 256 * 1024;
+const MAX_DECLARATION_BYTES = 256 * 1024;
 /** At most this many declaration files are read. */
 export const MAX_DECLARATIONS = 256;
 

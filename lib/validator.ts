@@ -24,7 +24,7 @@ import { capProcess } from './validator-cap.js';
  * Loads ajv: the CLI's exec path must not import this module (it loads the
  * build's generated validators through lib/input-validators.ts instead).
  */
-export interface ValidatorOptions {
+interface ValidatorOptions {
   /** Keep each validator's source for ajv's standalone code (the build's generated validators). */
   readonly standalone?: boolean;
   /** Fill a missing property from its schema's `default` (a declared tool's `needs`). */

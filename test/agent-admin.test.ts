@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startInProc } from './inproc-harness.js';
+import { startInProc } from './harness/inproc.js';
 
 const PROFILE = {
   sourceId: 'src-1',

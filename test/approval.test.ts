@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
-import { cursorCases, startInProc } from './inproc-harness.js';
-import { call, cli, closeHttp, startDaemon, startRuntime } from './exec-harness.js';
+import { cursorCases, startInProc } from './harness/inproc.js';
+import { call, closeHttp } from './harness/http.js';
+import { cli, startDaemon, startRuntime } from './harness/daemon.js';
 
 test.after(() => closeHttp());
 

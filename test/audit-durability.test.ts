@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
-import { call, cli, startDaemon, startRuntime, type Daemon } from './exec-harness.js';
+import { call } from './harness/http.js';
+import { cli, startDaemon, startRuntime, type Daemon } from './harness/daemon.js';
 import { AUDIT_BATCH_ROWS, AUDIT_FLUSH_MS } from '../daemon/audit/recorder.js';
 
 /**

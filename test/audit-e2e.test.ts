@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
-import { startAudited, rowsAtLeast } from './audit-harness.js';
-import { freshDatabase } from './pg-harness.js';
-import { cli } from './exec-harness.js';
+import { startAudited, rowsAtLeast } from './harness/audit.js';
+import { freshDatabase } from './harness/pg.js';
+import { cli } from './harness/daemon.js';
 
 /**
  * The audit trail end to end on a real daemon: one call on every transport
@@ -122,7 +122,7 @@ for (const backend of BACKENDS) {
 
     await t.test('--follow prints new calls as they are written', async () => {
       const { spawn } = await import('node:child_process');
-      const { BIN } = await import('./exec-harness.js');
+      const { BIN } = await import('./harness/daemon.js');
       const child = spawn(process.execPath, [BIN, 'audit', '--follow', '--json', '--tool', 'task/get', '--limit', '1'], { env: { ...process.env, AGENTTEAM_HOME: a.d.home }, stdio: ['ignore', 'pipe', 'pipe'] });
       t.after(() => child.kill('SIGKILL'));
       let out = '';

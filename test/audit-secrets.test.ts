@@ -3,7 +3,7 @@ import { strict as assert } from 'node:assert';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { startAudited, rowsAtLeast } from './audit-harness.js';
+import { startAudited, rowsAtLeast } from './harness/audit.js';
 
 /**
  * Secrets planted in arguments, results and errors on every transport, with

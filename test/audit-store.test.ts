@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
-import { startInProc } from './inproc-harness.js';
-import { freshDatabase } from './pg-harness.js';
+import { startInProc } from './harness/inproc.js';
+import { freshDatabase } from './harness/pg.js';
 import { AUDIT_DEFAULTS, parseAuditSettings, AuditSettingsError } from '../daemon/audit/settings.js';
 import { AUDIT_BATCH_ROWS, AUDIT_FLUSH_MS, AUDIT_QUEUE_MAX } from '../daemon/audit/recorder.js';
 import { traceIdOf } from '../daemon/audit/trace.js';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { startDaemon } from '../daemon/server.js';
 import { BUSY_BODY, FORBIDDEN_BODY } from '../daemon/http/runtime-auth.js';
 import { MAX_INFLIGHT_PER_AUTH, MAX_INFLIGHT_TOTAL } from '../daemon/auth/limits.js';
-import { waitFor } from './daemon-harness.js';
+import { waitFor } from './harness/wait.js';
 
 /**
  * Opens a POST whose headers announce a body that never comes: the action

@@ -11,7 +11,7 @@ import { pinCatalog } from '../daemon/auth/pinned-catalog.js';
 import { MAX_LEASES } from '../daemon/auth/limits.js';
 import { ExecError } from '../daemon/errors.js';
 import { defaultCatalog } from '../catalog/index.js';
-import { FakeClock } from './auth-clock.js';
+import { FakeClock } from './harness/auth-clock.js';
 
 /** A store on a fake clock whose signer, writer and remover can be switched to fail. */
 function setup(t: import('node:test').TestContext) {

@@ -9,7 +9,7 @@ import { SignJWT, base64url } from 'jose';
 import { startDaemon } from '../daemon/server.js';
 import { FORBIDDEN_BODY } from '../daemon/http/runtime-auth.js';
 import { TOKEN_AUDIENCE, TOKEN_ISSUER, TOKEN_TYP } from '../daemon/auth/signer.js';
-import { FakeClock } from './auth-clock.js';
+import { FakeClock } from './harness/auth-clock.js';
 
 interface Res {
   status: number;

@@ -12,14 +12,12 @@ import { pinCatalog } from '../daemon/auth/pinned-catalog.js';
 import { liveGenerationBound, MAX_LIVE_FORCED_GENERATIONS, scheduledLiveBound } from '../daemon/auth/limits.js';
 import { ExecError } from '../daemon/errors.js';
 import { defaultCatalog } from '../catalog/index.js';
-import { FakeClock } from './auth-clock.js';
-import { openLease, operatorToken, send } from './lease-harness.js';
+import { FakeClock } from './harness/auth-clock.js';
+import { requestLease, operatorToken } from './harness/lease.js';
+import { send } from './harness/http.js';
+import { expiryMs } from './harness/token.js';
 
 const TOL_MS = CLOCK_TOLERANCE_S * 1000;
-
-function expiryMs(token: string): number {
-  return (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as { exp: number }).exp * 1000;
-}
 
 /** Lets sign/publish chains started by a timer finish (they run on real I/O). */
 async function settle(): Promise<void> {
@@ -37,7 +35,7 @@ test('every generation works until its own expiry (+ tolerance) across forced an
   const clock = new FakeClock(Date.now());
   const daemon = await startDaemon({ home, clock, log: () => undefined });
   const op = operatorToken(home);
-  const lease = await openLease(daemon.url, op, { serverId: 's', agentId: 'a', ttlSeconds: 10 });
+  const lease = await requestLease(daemon.url, op, { serverId: 's', agentId: 'a', ttlSeconds: 10 });
   t.after(async () => {
     lease.close();
     await daemon.stop('test');

@@ -18,9 +18,11 @@ import { REVOKE_DRAIN_MS } from '../daemon/auth/limits.js';
 import { FORBIDDEN_BODY } from '../daemon/http/runtime-auth.js';
 import { defaultCatalog } from '../catalog/index.js';
 import { systemClock } from '../lib/clock.js';
-import { FakeClock } from './auth-clock.js';
-import { cliSpawn, tempHome, startDaemonCli, waitFor } from './daemon-harness.js';
-import { openLease, operatorToken, send } from './lease-harness.js';
+import { FakeClock } from './harness/auth-clock.js';
+import { cliSpawn, tempHome, startDaemonCli } from './harness/daemon.js';
+import { waitFor } from './harness/wait.js';
+import { requestLease, operatorToken } from './harness/lease.js';
+import { send } from './harness/http.js';
 
 async function inProcessDaemon(t: import('node:test').TestContext) {
   const home = mkdtempSync(join(tmpdir(), 'agentteam-repl-'));
@@ -36,13 +38,13 @@ const catalogStatus = async (base: string, tok: string) => (await send(`${base}/
 
 test('replacement: a new lease for the same server, agent and session revokes its predecessor first', async (t) => {
   const { daemon, op } = await inProcessDaemon(t);
-  const first = await openLease(daemon.url, op, { serverId: 's', agentId: 'a', sessionId: 'sess-1' });
+  const first = await requestLease(daemon.url, op, { serverId: 's', agentId: 'a', sessionId: 'sess-1' });
   t.after(() => first.close());
   const firstToken = first.token();
   const firstDir = first.body.data!.privateDir;
   assert.equal(await catalogStatus(first.body.data!.execBaseUrl, firstToken), 200);
 
-  const second = await openLease(daemon.url, op, { serverId: 's', agentId: 'a', sessionId: 'sess-1' });
+  const second = await requestLease(daemon.url, op, { serverId: 's', agentId: 'a', sessionId: 'sess-1' });
   t.after(() => second.close());
   // By the time the new lease answers, the old one is revoked and its directory removed.
   assert.equal(existsSync(firstDir), false, 'the old token directory is gone');
@@ -54,10 +56,10 @@ test('replacement: a new lease for the same server, agent and session revokes it
 
   // Not a replacement: another session, another agent, or no session at all.
   const others = await Promise.all([
-    openLease(daemon.url, op, { serverId: 's', agentId: 'a', sessionId: 'sess-2' }),
-    openLease(daemon.url, op, { serverId: 's', agentId: 'b', sessionId: 'sess-1' }),
-    openLease(daemon.url, op, { serverId: 's', agentId: 'a' }),
-    openLease(daemon.url, op, { serverId: 's', agentId: 'a' }),
+    requestLease(daemon.url, op, { serverId: 's', agentId: 'a', sessionId: 'sess-2' }),
+    requestLease(daemon.url, op, { serverId: 's', agentId: 'b', sessionId: 'sess-1' }),
+    requestLease(daemon.url, op, { serverId: 's', agentId: 'a' }),
+    requestLease(daemon.url, op, { serverId: 's', agentId: 'a' }),
   ]);
   t.after(() => others.forEach((l) => l.close()));
   for (const l of [second, ...others]) assert.equal(await catalogStatus(l.body.data!.execBaseUrl, l.token()), 200);
@@ -114,7 +116,7 @@ test('drain: daemon stop ends an in-flight upload with 403 before it finishes st
   const home = mkdtempSync(join(tmpdir(), 'agentteam-stop-drain-'));
   t.after(() => rmSync(home, { recursive: true, force: true }));
   const daemon = await startDaemon({ home, log: () => undefined });
-  const lease = await openLease(daemon.url, operatorToken(home), { serverId: 's', agentId: 'a' });
+  const lease = await requestLease(daemon.url, operatorToken(home), { serverId: 's', agentId: 'a' });
   t.after(() => lease.close());
   const events: string[] = [];
   const { done: execDone } = await slowUpload(t, lease.body.data!.execBaseUrl, lease.token(), events, () => daemon.store.stats().inFlight);
@@ -127,7 +129,7 @@ test('drain: daemon stop ends an in-flight upload with 403 before it finishes st
 
 test('drain: revoking a runtime ends its in-flight upload with 403 and answers only after it', async (t) => {
   const { daemon, op } = await inProcessDaemon(t);
-  const lease = await openLease(daemon.url, op, { serverId: 's', agentId: 'a' });
+  const lease = await requestLease(daemon.url, op, { serverId: 's', agentId: 'a' });
   t.after(() => lease.close());
   const events: string[] = [];
   const { done: execDone } = await slowUpload(t, lease.body.data!.execBaseUrl, lease.token(), events, () => daemon.store.stats().inFlight);

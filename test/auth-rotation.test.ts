@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'node:http';
 import { startDaemon } from '../daemon/server.js';
-import { FakeClock } from './auth-clock.js';
+import { FakeClock } from './harness/auth-clock.js';
+import { expiryMs } from './harness/token.js';
 
 function get(url: string, token: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -17,10 +18,6 @@ function get(url: string, token: string): Promise<number> {
     req.on('error', reject);
     req.end();
   });
-}
-
-function expiryMs(token: string): number {
-  return (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as { exp: number }).exp * 1000;
 }
 
 /** Reads the token file in a tight loop on its own thread; reports new tokens and any bad read. */

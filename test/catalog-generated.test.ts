@@ -7,7 +7,7 @@ import { buildArtifacts, committedArtifacts } from '../scripts/gen/artifacts.js'
 import { newAjv } from '../scripts/gen/validators.js';
 import { detailsOf, loadInputValidator, toInputCheck } from '../lib/input-validators.js';
 import { catalogViewSchema } from '../catalog/view.js';
-import { ROOT } from './cli-harness.js';
+import { ROOT } from './harness/cli.js';
 
 const catalog = defaultCatalog();
 

@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cleanEnv, runCli } from './cli-harness.js';
+import { cleanEnv, runCli } from './harness/cli.js';
 import { defaultCatalog } from '../catalog/catalog.js';
 
 /** Whether `shell` runs here (`--version` exits 0). */

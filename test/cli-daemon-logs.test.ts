@@ -2,20 +2,21 @@ import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cli, cliSpawn, startDaemonCli, tempHome, waitFor } from './daemon-harness.js';
+import { cliEnv, cliSpawn, startDaemonCli, tempHome } from './harness/daemon.js';
+import { waitFor } from './harness/wait.js';
 
 const lines = (s: string) => s.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
 
 test('daemon logs prints recent diagnostics; --follow adds new ones and ends with exit 3 when the daemon stops', async (t) => {
   const { home, env, track } = tempHome(t);
   await startDaemonCli(env, track);
-  const recent = await cli(['daemon', 'logs'], env);
+  const recent = await cliEnv(['daemon', 'logs'], env);
   assert.equal(recent.code, 0, recent.stderr);
   assert.ok(lines(recent.stdout).some((l) => l.event === 'connection_budget'), recent.stdout);
-  const one = await cli(['daemon', 'logs', '--limit', '1'], env);
+  const one = await cliEnv(['daemon', 'logs', '--limit', '1'], env);
   assert.equal(lines(one.stdout).length, 1);
   for (const bad of ['0', '1001']) {
-    const r = await cli(['daemon', 'logs', '--limit', bad], env);
+    const r = await cliEnv(['daemon', 'logs', '--limit', bad], env);
     assert.equal(r.code, 2, bad);
     assert.equal(JSON.parse(r.stdout).error.code, 'usage');
   }
@@ -28,12 +29,12 @@ test('daemon logs prints recent diagnostics; --follow adds new ones and ends wit
   // A declaration the daemon refuses on reload is a diagnostic: it appears on the stream.
   mkdirSync(join(home, 'tools'), { recursive: true });
   writeFileSync(join(home, 'tools', 'broken.json'), '{ not json');
-  assert.equal((await cli(['daemon', 'reload'], env)).code, 0);
+  assert.equal((await cliEnv(['daemon', 'reload'], env)).code, 0);
   assert.ok(await waitFor(() => out.includes('tool_declaration'), 10_000), out);
   const seen = lines(out);
   // Every line once: the backlog and the stream overlap on nothing.
   assert.equal(seen.filter((l) => l.event === 'connection_budget').length, 1);
-  assert.equal((await cli(['daemon', 'stop'], env)).code, 0);
+  assert.equal((await cliEnv(['daemon', 'stop'], env)).code, 0);
   assert.equal(await exited, 3);
 });
 
@@ -66,7 +67,7 @@ test('only a stream opened with logs=1 carries daemon.log events', async (t) => 
   assert.ok(await waitFor(() => plain().includes('event: hello') && logs().includes('event: hello'), 5_000));
   mkdirSync(join(env.AGENTTEAM_HOME!, 'tools'), { recursive: true });
   writeFileSync(join(env.AGENTTEAM_HOME!, 'tools', 'broken.json'), '{ not json');
-  assert.equal((await cli(['daemon', 'reload'], env)).code, 0);
+  assert.equal((await cliEnv(['daemon', 'reload'], env)).code, 0);
   assert.ok(await waitFor(() => logs().includes('event: daemon.log'), 5_000), logs());
   // A heartbeat later, the plain stream has moved on without ever seeing one, its seq without a gap.
   const beats = plain().split('event: heartbeat').length;
@@ -80,7 +81,7 @@ test('only a stream opened with logs=1 carries daemon.log events', async (t) => 
 
 test('daemon logs without a daemon exits 3', async (t) => {
   const { env } = tempHome(t);
-  const r = await cli(['daemon', 'logs'], env);
+  const r = await cliEnv(['daemon', 'logs'], env);
   assert.equal(r.code, 3);
   assert.match(r.stderr, /no daemon is running/);
 });

@@ -4,8 +4,9 @@ import { spawn } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { readFileSync } from 'node:fs';
-import { BIN, cli, closeHttp, firstLine, startDaemon } from './exec-harness.js';
-import { runCli } from './cli-harness.js';
+import { BIN, cli, firstLine, startDaemon } from './harness/daemon.js';
+import { closeHttp } from './harness/http.js';
+import { runCli } from './harness/cli.js';
 import { detailsOf, ENUM_VALUES_SHOWN } from '../lib/input-validators.js';
 
 test.after(() => closeHttp());

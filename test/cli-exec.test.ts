@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo, Socket } from 'node:net';
 import { postJson } from '../cli/exec/request.js';
-import { cleanEnv, runCli } from './cli-harness.js';
+import { cleanEnv, runCli } from './harness/cli.js';
 
 interface Recorded {
   method: string;

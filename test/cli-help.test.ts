@@ -4,7 +4,7 @@ import { defaultCatalog } from '../catalog/catalog.js';
 import { errorEnvelopeSchema } from '../catalog/envelope.js';
 import { exampleLine, helpIndexOf, INLINE_EXAMPLES, renderActionHelp, renderDomainHelp, renderExecIndex } from '../catalog/help.js';
 import { standaloneSchema } from '../catalog/schemas.js';
-import { ESM_BIN, packageVersion, pool, runCli } from './cli-harness.js';
+import { ESM_BIN, packageVersion, pool, runCli } from './harness/cli.js';
 
 const catalog = defaultCatalog();
 const index = helpIndexOf(catalog);

@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { call, cli, closeHttp, post, startDaemon, startRuntime } from './exec-harness.js';
+import { call, closeHttp, post } from './harness/http.js';
+import { cli, startDaemon, startRuntime } from './harness/daemon.js';
 
 /*
  * The operator's read commands (`agentteam task list`, `approval list`, ...)
@@ -21,7 +22,7 @@ const ok = (r: { code: number; stdout: string; stderr: string }) => {
 test('task list pages across three pages with the same items, cursors and JSON as Exec; task get reads one', async (t) => {
   const d = await startDaemon();
   t.after(() => d.close());
-  const rt = await startRuntime(d, 'local', 'a1');
+  const rt = await startRuntime(d, { server: 'local', agent: 'a1' });
   t.after(() => rt.close());
   for (let i = 0; i < 5; i++) assert.equal((await call(rt, 'task', 'create', { title: `task ${i}`, status: i % 2 ? 'done' : 'todo' })).status, 200);
 
@@ -61,7 +62,7 @@ test('task list pages across three pages with the same items, cursors and JSON a
 test('approval list --status pending, scheduled-message list|get|runs and workflow run list|show read what agents created', async (t) => {
   const d = await startDaemon();
   t.after(() => d.close());
-  const rt = await startRuntime(d, 'local', 'a1');
+  const rt = await startRuntime(d, { server: 'local', agent: 'a1' });
   t.after(() => rt.close());
   const asked = [];
   for (const title of ['one', 'two', 'three']) asked.push((await call(rt, 'approval', 'request', { title })).json.data.approval.id as string);

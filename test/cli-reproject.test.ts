@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { errorEnvelopeSchema } from '../catalog/envelope.js';
-import { cleanEnv, runCli } from './cli-harness.js';
+import { cleanEnv, runCli } from './harness/cli.js';
 
 const validEnvelope = new Ajv2020({ strict: false }).compile(errorEnvelopeSchema);
 const TASK_ID = 'task_0123456789abcdefghij';

@@ -1,8 +1,10 @@
 import { test } from 'node:test';
 import { request, type ClientRequest } from 'node:http';
 import { strict as assert } from 'node:assert';
-import { openLease, rawRequest, rpc, startDaemon, type Daemon } from './mcp-harness.js';
-import { connectAgent, connectApp, operatorToken } from './client-tools-harness.js';
+import { openLease, operatorToken } from './harness/lease.js';
+import { rawRequest, rpc } from './harness/http.js';
+import { startDaemon, type Daemon } from './harness/daemon.js';
+import { connectAgent, connectApp } from './harness/client-tools.js';
 
 test('client tools: credentials stay in their lanes', async (t) => {
   const d: Daemon = await startDaemon();

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
-import { startDaemon, type Daemon } from './mcp-harness.js';
-import { connectAgent, connectApp, echoTool, type Agent, type App } from './client-tools-harness.js';
+import { startDaemon, type Daemon } from './harness/daemon.js';
+import { connectAgent, connectApp, echoTool, type Agent, type App } from './harness/client-tools.js';
 
 function code(r: { status: number; body: any }): string {
   return `${r.status} ${r.body?.error?.code ?? 'ok'}`;

@@ -3,8 +3,8 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MCP_TOOLS } from '../catalog/mcp-tools.js';
-import { startDaemon, startRuntime, type Daemon } from './mcp-harness.js';
-import { connectAgent, connectApp, echoTool, waitUntil, type Frame } from './client-tools-harness.js';
+import { startDaemon, startRuntime, type Daemon } from './harness/daemon.js';
+import { connectAgent, connectApp, echoTool, waitUntil, type Frame } from './harness/client-tools.js';
 
 // A 1x1 PNG, as an app would send a screenshot.
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';

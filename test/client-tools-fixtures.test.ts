@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import { readdirSync, readFileSync } from 'node:fs';
-import { startDaemon, type Daemon } from './mcp-harness.js';
-import { connectAgent, connectApp, type App } from './client-tools-harness.js';
+import { startDaemon, type Daemon } from './harness/daemon.js';
+import { connectAgent, connectApp, type App } from './harness/client-tools.js';
 
 /**
  * Replays every wire fixture in test/fixtures/client-tools/ against a real

@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'node:http';
 import { startDaemon as startInProcess } from '../daemon/server.js';
-import { FakeClock } from './auth-clock.js';
-import type { Daemon } from './mcp-harness.js';
-import { connectAgent, connectApp, echoTool, waitUntil } from './client-tools-harness.js';
+import { FakeClock } from './harness/auth-clock.js';
+import type { Daemon } from './harness/daemon.js';
+import { connectAgent, connectApp, echoTool, waitUntil } from './harness/client-tools.js';
 
 /** An in-process daemon on a manual clock, so timeouts and coalescing are tested without waiting. */
 async function fakeTimeDaemon(t: { after(fn: () => unknown): void }, profile?: unknown): Promise<{ d: Daemon; clock: FakeClock; reload(): Promise<unknown> }> {

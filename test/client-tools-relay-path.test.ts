@@ -6,7 +6,7 @@ import { openSse } from '../daemon/http/sse.js';
 import type { ClientToolSpec } from '../daemon/clienttools/types.js';
 import type { CallContext } from '../daemon/tools/registry.js';
 import type { Principal } from '../daemon/http/principal.js';
-import { FakeClock } from './auth-clock.js';
+import { FakeClock } from './harness/auth-clock.js';
 
 /**
  * The relay's call path waits for nothing: a parked call is published the

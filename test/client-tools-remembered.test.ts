@@ -5,8 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDaemon as startInProcess } from '../daemon/server.js';
 import { REMEMBERED } from '../daemon/clienttools/remembered.js';
-import { openLease, rpc, type Daemon } from './mcp-harness.js';
-import { connectApp, echoTool } from './client-tools-harness.js';
+import { openLease } from './harness/lease.js';
+import { rpc } from './harness/http.js';
+import { type Daemon } from './harness/daemon.js';
+import { connectApp, echoTool } from './harness/client-tools.js';
 
 const statePath = (home: string) => join(home, 'state', 'client-tools.json');
 const readNames = (home: string) => (JSON.parse(readFileSync(statePath(home), 'utf8')) as { names: string[] }).names;

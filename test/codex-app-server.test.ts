@@ -6,7 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { MCP_TOOLS } from '../catalog/mcp-tools.js';
-import { BIN, openLease, rawRequest, rpc, startDaemon, type Daemon } from './mcp-harness.js';
+import { BIN, startDaemon, type Daemon } from './harness/daemon.js';
+import { openLease } from './harness/lease.js';
+import { rawRequest, rpc } from './harness/http.js';
 
 const sh = promisify(execFile);
 

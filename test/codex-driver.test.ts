@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'smol-toml';
 import { MCP_TOOLS } from '../catalog/mcp-tools.js';
-import { BIN, openLease, operatorCall, rpc, startDaemon, type Daemon } from './mcp-harness.js';
+import { BIN, startDaemon, type Daemon } from './harness/daemon.js';
+import { openLease } from './harness/lease.js';
+import { operatorCall, rpc } from './harness/http.js';
 
 const sh = promisify(execFile);
 

@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import { request } from 'node:http';
-import { rawRequest } from './mcp-harness.js';
+import { rawRequest, closeHttp } from './harness/http.js';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cli, closeHttp, startDaemon } from './exec-harness.js';
+import { cli, startDaemon } from './harness/daemon.js';
 import { readOperatorToken } from '../cli/daemon-client.js';
 
 /**

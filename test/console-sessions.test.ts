@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
-import { FakeClock } from './auth-clock.js';
+import { FakeClock } from './harness/auth-clock.js';
 import { CODE_TTL_MS, ConsoleSessions, SESSION_TTL_MS, sameToken } from '../daemon/console/sessions.js';
 
 /** The console's one-time codes and sessions, with an injected clock: every expiry at its limit and one past it. */

@@ -5,8 +5,8 @@ import { connect, type Socket } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { request } from 'node:http';
-import { alive, tempHome, waitFor } from './daemon-harness.js';
-import { BIN, firstLine } from './exec-harness.js';
+import { alive, waitFor } from './harness/wait.js';
+import { tempHome, BIN, firstLine } from './harness/daemon.js';
 
 const MAIN = fileURLToPath(new URL('../daemon/main.js', import.meta.url));
 const LIMIT = 128;

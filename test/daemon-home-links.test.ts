@@ -4,7 +4,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, sy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
-import { alive, cli, startDaemonCli, tempHome, waitFor } from './daemon-harness.js';
+import { alive, waitFor } from './harness/wait.js';
+import { cliEnv, startDaemonCli, tempHome } from './harness/daemon.js';
 
 /** A directory outside the home standing for whatever a planted link points at. */
 function outside(t: TestContext): string {
@@ -28,7 +29,7 @@ async function refused(t: TestContext, plant: (home: string, out: string) => voi
   writeFileSync(join(out, 'sub', 'file'), 'x', { mode: 0o644 });
   plant(home, out);
   const before = snapshot(out);
-  const r = await cli(['daemon', 'start'], env);
+  const r = await cliEnv(['daemon', 'start'], env);
   assert.notEqual(r.code, 0, 'start refused');
   assert.match(r.stderr, new RegExp(`${join(home, linkName).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is a symbolic link`));
   assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
@@ -71,7 +72,7 @@ test('links planted while the daemon runs: no token directory lands in the targe
 
   renameSync(join(home, 'runtime'), join(home, 'runtime.moved'));
   symlinkSync(out, join(home, 'runtime'));
-  const run = await cli(['run', '--server', 's1', '--agent', 'a1', '--', process.execPath, '-e', '0'], env);
+  const run = await cliEnv(['run', '--server', 's1', '--agent', 'a1', '--', process.execPath, '-e', '0'], env);
   assert.notEqual(run.code, 0, 'lease refused');
   assert.deepEqual(readdirSync(out), ['precious'], 'no token directory in the link target');
 
@@ -91,7 +92,7 @@ test('links planted while the daemon runs: no token directory lands in the targe
   assert.ok(await waitFor(() => existsSync(join(home, 'daemon.log')) && readFileSync(join(home, 'daemon.log'), 'utf8').includes('profile'), 3000), 'log written');
   assert.equal(statSync(join(home, 'daemon.log')).mode & 0o777, 0o600);
 
-  assert.equal((await cli(['daemon', 'stop'], env)).code, 0);
+  assert.equal((await cliEnv(['daemon', 'stop'], env)).code, 0);
   assert.ok(await waitFor(() => !alive(ready.pid), 5000));
   assert.deepEqual(readdirSync(out).sort(), ['log', 'precious']);
 });

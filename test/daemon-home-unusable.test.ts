@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { spawnSync, type SpawnOptions } from 'node:child_process';
-import { BIN, cli } from './daemon-harness.js';
+import { BIN, cliEnv } from './harness/daemon.js';
 
 /** Root ignores file permissions, so as root the permission case runs the CLI as `nobody`, if it can read the build. */
 const NOBODY = 65534;
@@ -51,10 +51,10 @@ function scratch(t: TestContext): string {
 async function refused(home: string, reason: RegExp, extra: string[] = [], as: SpawnOptions = {}): Promise<void> {
   // What starting one CLI process costs right now (the machine may be busy): the bound scales with it.
   const t0 = Date.now();
-  await cli(['--version'], process.env);
+  await cliEnv(['--version'], process.env);
   const baseline = Date.now() - t0;
   const started = Date.now();
-  const r = await cli(['daemon', 'start', ...extra], { ...process.env, AGENTTEAM_HOME: home }, { timeout: 30_000, ...as });
+  const r = await cliEnv(['daemon', 'start', ...extra], { ...process.env, AGENTTEAM_HOME: home }, { timeout: 30_000, ...as });
   const ms = Date.now() - started;
   assert.equal(r.code, 2, `exit 2; stderr: ${r.stderr}`);
   assert.equal(r.stdout, '');

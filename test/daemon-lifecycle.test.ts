@@ -2,7 +2,9 @@ import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { alive, cli, cliSpawn, httpGet, startDaemonCli, tempHome, waitFor } from './daemon-harness.js';
+import { alive, waitFor } from './harness/wait.js';
+import { cliEnv, cliSpawn, startDaemonCli, tempHome } from './harness/daemon.js';
+import { httpGet } from './harness/http.js';
 
 test('daemon start / status / second start / stop through the CLI', async (t) => {
   const { home, env, track } = tempHome(t);
@@ -14,13 +16,13 @@ test('daemon start / status / second start / stop through the CLI', async (t) =>
   // Whatever the caller's umask, every file the daemon makes is owner-only.
   for (const f of ['daemon.json', 'store.db']) assert.equal(statSync(join(home, f)).mode & 0o077, 0, f);
 
-  const second = await cli(['daemon', 'start'], env);
+  const second = await cliEnv(['daemon', 'start'], env);
   assert.notEqual(second.code, 0);
   assert.equal(second.stdout, '');
   assert.equal(second.stderr.trim().split('\n').length, 1);
   assert.match(second.stderr, new RegExp(`pid ${ready.pid}\\b`));
 
-  const st = await cli(['daemon', 'status'], env);
+  const st = await cliEnv(['daemon', 'status'], env);
   assert.equal(st.code, 0, st.stderr);
   const status = JSON.parse(st.stdout) as Record<string, unknown>;
   assert.equal(status.pid, ready.pid);
@@ -30,24 +32,24 @@ test('daemon start / status / second start / stop through the CLI', async (t) =>
   // Operator routes need the operator token.
   assert.equal((await httpGet(`${ready.url}/api/v1/status`)).status, 403);
 
-  const reload = await cli(['daemon', 'reload'], env);
+  const reload = await cliEnv(['daemon', 'reload'], env);
   assert.equal(reload.code, 0, reload.stderr);
   process.kill(ready.pid, 'SIGHUP'); // same reload; the daemon must survive it
   await new Promise((r) => setTimeout(r, 100));
   assert.equal(alive(ready.pid), true);
 
-  const stop = await cli(['daemon', 'stop'], env);
+  const stop = await cliEnv(['daemon', 'stop'], env);
   assert.equal(stop.code, 0, stop.stderr);
   assert.equal(alive(ready.pid), false);
   assert.equal(existsSync(join(home, 'daemon.json')), false);
   assert.equal(existsSync(join(home, 'daemon.lock')), false);
-  assert.equal((await cli(['daemon', 'status'], env)).code, 3);
-  assert.equal((await cli(['daemon', 'stop'], env)).code, 3);
+  assert.equal((await cliEnv(['daemon', 'status'], env)).code, 3);
+  assert.equal((await cliEnv(['daemon', 'stop'], env)).code, 3);
 });
 
 test('a non-loopback listen address is refused without --allow-remote', async (t) => {
   const { env } = tempHome(t);
-  const r = await cli(['daemon', 'start', '--listen', '0.0.0.0:0'], env);
+  const r = await cliEnv(['daemon', 'start', '--listen', '0.0.0.0:0'], env);
   assert.notEqual(r.code, 0);
   assert.match(r.stderr, /--allow-remote/);
 });
@@ -84,7 +86,7 @@ test('kill -9 of the daemon, then start: stale credential dirs are gone by the r
   writeFileSync(join(runtimeDir, 'deadbeef', 'token'), 'x', { mode: 0o600 });
   assert.equal(readdirSync(runtimeDir).length, 2);
 
-  const r = await cli(['daemon', 'start'], env);
+  const r = await cliEnv(['daemon', 'start'], env);
   assert.equal(r.code, 0, r.stderr);
   const second = JSON.parse(r.stdout) as { pid: number };
   track(second.pid);
@@ -100,7 +102,7 @@ test('a compromised lock: re-adopted while the owner record is ours, orderly sto
   rmSync(lockDir, { recursive: true, force: true });
   assert.ok(await waitFor(() => existsSync(lockDir), 6000), 'lock re-created');
   assert.equal(alive(ready.pid), true);
-  assert.equal((await cli(['daemon', 'status'], env)).code, 0);
+  assert.equal((await cliEnv(['daemon', 'status'], env)).code, 0);
   // Another process now owns the home (its record, its lock): this daemon stops in order.
   writeFileSync(join(home, 'daemon.owner'), JSON.stringify({ pid: process.pid, nonce: 'someone-else', startedAt: Date.now(), argv1: '' }));
   rmSync(lockDir, { recursive: true, force: true });

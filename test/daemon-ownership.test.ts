@@ -4,8 +4,8 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { alive, tempHome, waitFor } from './daemon-harness.js';
-import { firstLine } from './exec-harness.js';
+import { alive, waitFor } from './harness/wait.js';
+import { tempHome, firstLine } from './harness/daemon.js';
 
 const MAIN = fileURLToPath(new URL('../daemon/main.js', import.meta.url));
 

@@ -2,10 +2,12 @@ import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import { utimesSync } from 'node:fs';
 import { join } from 'node:path';
-import { alive, cli, startDaemonCli, tempHome, waitFor, type Result } from './daemon-harness.js';
+import { alive, waitFor } from './harness/wait.js';
+import { cliEnv, startDaemonCli, tempHome } from './harness/daemon.js';
+import { type RunResult } from './harness/cli.js';
 
 async function race(env: NodeJS.ProcessEnv, track: (pid: number) => void): Promise<number> {
-  const results: Result[] = await Promise.all([cli(['daemon', 'start'], env), cli(['daemon', 'start'], env)]);
+  const results: RunResult[] = await Promise.all([cliEnv(['daemon', 'start'], env), cliEnv(['daemon', 'start'], env)]);
   const winners = results.filter((r) => r.code === 0);
   const losers = results.filter((r) => r.code !== 0);
   assert.equal(winners.length, 1, `exactly one start succeeds: ${JSON.stringify(results)}`);
@@ -14,7 +16,7 @@ async function race(env: NodeJS.ProcessEnv, track: (pid: number) => void): Promi
   track(ready.pid);
   assert.equal(losers[0]!.stdout, '');
   assert.match(losers[0]!.stderr, new RegExp(`pid ${ready.pid}\\b`), losers[0]!.stderr);
-  const st = await cli(['daemon', 'status'], env);
+  const st = await cliEnv(['daemon', 'status'], env);
   assert.equal(st.code, 0, st.stderr);
   assert.equal((JSON.parse(st.stdout) as { pid: number }).pid, ready.pid);
   return ready.pid;
@@ -43,7 +45,7 @@ test('two concurrent starts over a stale lock left by a killed daemon: exactly o
     if (i === 5) {
       // Past one lock-update interval the winner must still hold its lock (not compromised).
       await new Promise((r) => setTimeout(r, 2500));
-      const st = await cli(['daemon', 'status'], env);
+      const st = await cliEnv(['daemon', 'status'], env);
       assert.equal(st.code, 0, st.stderr);
       assert.equal((JSON.parse(st.stdout) as { pid: number }).pid, pid);
     }

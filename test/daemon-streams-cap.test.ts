@@ -4,7 +4,9 @@ import { spawnSync } from 'node:child_process';
 import { request, type ClientRequest } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openLease, rpc, startDaemon } from './mcp-harness.js';
+import { openLease } from './harness/lease.js';
+import { rpc } from './harness/http.js';
+import { startDaemon } from './harness/daemon.js';
 import { LongLivedStreams, streamCap } from '../daemon/http/stream-budget.js';
 
 /**

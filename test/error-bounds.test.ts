@@ -4,9 +4,9 @@ import fc from 'fast-check';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { errorEnvelopeSchema, type ErrorBody } from '../catalog/envelope.js';
 import { DETAIL_TEXT_MAX_BYTES, ERROR_ENVELOPE_MAX_BYTES, MAX_DETAILS, boundErrorBody, cutJsonText, fitErrorBody } from '../catalog/error-limits.js';
-import { call, closeHttp, post, startDaemon, startRuntime } from './exec-harness.js';
-import { rpc } from './mcp-harness.js';
-import { cleanEnv, runCli } from './cli-harness.js';
+import { call, closeHttp, post, rpc } from './harness/http.js';
+import { startDaemon, startRuntime } from './harness/daemon.js';
+import { cleanEnv, runCli } from './harness/cli.js';
 
 test.after(() => closeHttp());
 

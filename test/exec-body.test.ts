@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import { request } from 'node:http';
 import { FORBIDDEN_BODY } from '../daemon/http/runtime-auth.js';
-import { call, cli, closeHttp, post, startDaemon, startRuntime, type Runtime } from './exec-harness.js';
+import { call, closeHttp, post } from './harness/http.js';
+import { cli, startDaemon, startRuntime, type Runtime } from './harness/daemon.js';
 
 test.after(() => closeHttp());
 

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
-import { call, closeHttp, startDaemon, startRuntime, type Runtime } from './exec-harness.js';
+import { call, closeHttp } from './harness/http.js';
+import { startDaemon, startRuntime, type Runtime } from './harness/daemon.js';
 
 test.after(() => closeHttp());
 

@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BIN, call, cli, closeHttp, startDaemon, startRuntime } from './exec-harness.js';
+import { BIN, cli, startDaemon, startRuntime } from './harness/daemon.js';
+import { call, closeHttp } from './harness/http.js';
 
 test.after(() => closeHttp());
 

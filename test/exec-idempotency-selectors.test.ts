@@ -4,9 +4,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDaemon as startInProcess } from '../daemon/server.js';
-import { FakeClock } from './auth-clock.js';
-import { call, closeHttp, post, startDaemon, startRuntime, type Runtime } from './exec-harness.js';
-import { cleanEnv, runCli } from './cli-harness.js';
+import { FakeClock } from './harness/auth-clock.js';
+import { call, closeHttp, post } from './harness/http.js';
+import { startDaemon, startRuntime, type Runtime } from './harness/daemon.js';
+import { cleanEnv, runCli } from './harness/cli.js';
 
 test.after(() => closeHttp());
 
@@ -180,6 +181,8 @@ async function clockedDaemon(t: TestContext) {
       // What `agentteam run` would inject, so the built CLI can be pointed at this daemon.
       env: { AGENTTEAM_EXEC_BASE_URL: base, AGENTTEAM_EXEC_TOKEN_FILE: auth.tokenFile },
       base,
+      argv: [],
+      mcpUrl: '',
       token: () => readFileSync(auth.tokenFile, 'utf8').trim(),
       close: async () => undefined,
     };

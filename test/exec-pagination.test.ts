@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
-import { call, closeHttp, startDaemon, startRuntime, type Runtime } from './exec-harness.js';
+import { call, closeHttp } from './harness/http.js';
+import { startDaemon, startRuntime, type Runtime } from './harness/daemon.js';
 
 test.after(() => closeHttp());
 
@@ -68,7 +69,7 @@ test('tampered, filter-mismatched, foreign and malformed cursors are validation_
   t.after(() => d.close());
   const rt = await startRuntime(d);
   t.after(() => rt.close());
-  const other = await startRuntime(d, 's2', 'a1');
+  const other = await startRuntime(d, { server: 's2', agent: 'a1' });
   t.after(() => other.close());
   for (let i = 0; i < 5; i++) await call(rt, 'task', 'create', { title: `t${i}`, status: 'todo' });
   const p1 = await call(rt, 'task', 'list', { status: 'todo', limit: 2 });

@@ -3,7 +3,7 @@ import { strict as assert } from 'node:assert';
 import { BUILTIN_ACTIONS, buildCatalog, type Inventory } from '../catalog/index.js';
 import inventoryJson from '../catalog/agentteam-exec-action-inventory.json' with { type: 'json' };
 import { pinCatalog } from '../daemon/auth/pinned-catalog.js';
-import { startInProc } from './inproc-harness.js';
+import { startInProc } from './harness/inproc.js';
 
 // An authorization may call only the actions of the catalog snapshot it was
 // pinned to at launch, even when the daemon has a handler for more.

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import { ReadWatch, type WatchedRead } from '../daemon/http/read-watch.js';
-import { FakeClock } from './auth-clock.js';
+import { FakeClock } from './harness/auth-clock.js';
 
 /** A read registered at the clock's current time; `stopped` records why and when it was stopped. */
 function read(clock: FakeClock, signal: AbortSignal, deadlineMs = 5_000) {

@@ -3,9 +3,10 @@ import { strict as assert } from 'node:assert';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LIMITS } from '../catalog/limits.js';
-import { call, cli, closeHttp, startDaemon, startRuntime, type Runtime } from './exec-harness.js';
-import { openLease, rpc, type Daemon as McpDaemon } from './mcp-harness.js';
-import { expensive } from './limits-helpers.js';
+import { call, closeHttp, rpc } from './harness/http.js';
+import { cli, startDaemon, startRuntime, type Runtime, type Daemon as McpDaemon } from './harness/daemon.js';
+import { openLease } from './harness/lease.js';
+import { expensive } from './harness/limits.js';
 
 /**
  * Unfiltered and filtered walks over collections that hold items at maximum

@@ -3,9 +3,10 @@ import { strict as assert } from 'node:assert';
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT } from './cli-harness.js';
-import { call, cli, closeHttp, startDaemon, startRuntime, type Runtime } from './exec-harness.js';
-import { closedPort, startUpstream } from './extension-upstream.js';
+import { ROOT } from './harness/cli.js';
+import { call, closeHttp } from './harness/http.js';
+import { cli, startDaemon, startRuntime, type Runtime } from './harness/daemon.js';
+import { closedPort, startUpstream } from './harness/extension-upstream.js';
 
 test.after(() => closeHttp());
 

@@ -7,8 +7,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startDaemon } from '../daemon/server.js';
 import { ListenError } from '../daemon/lifecycle/listen.js';
-import { cli } from './daemon-harness.js';
-import { openLease, operatorToken, send, type Reply } from './lease-harness.js';
+import { cliEnv } from './harness/daemon.js';
+import { requestLease, operatorToken } from './harness/lease.js';
+import { send, type RawResponse } from './harness/http.js';
 
 const JSON_RPC_LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
 
@@ -16,7 +17,7 @@ async function daemonWithLease(t: import('node:test').TestContext, opts: { allow
   const home = mkdtempSync(join(tmpdir(), 'agentteam-host-'));
   const daemon = await startDaemon({ home, log: () => undefined, ...opts });
   const op = operatorToken(home);
-  const lease = await openLease(daemon.url, op, { serverId: 's', agentId: 'a' });
+  const lease = await requestLease(daemon.url, op, { serverId: 's', agentId: 'a' });
   t.after(async () => {
     lease.close();
     await daemon.stop('test');
@@ -25,7 +26,7 @@ async function daemonWithLease(t: import('node:test').TestContext, opts: { allow
   const port = Number(new URL(daemon.url).port);
   const token = lease.token();
   /** One request of each route family, with the given extra headers (Host may be overridden). */
-  const families: Record<string, (h: Record<string, string>) => Promise<Reply>> = {
+  const families: Record<string, (h: Record<string, string>) => Promise<RawResponse>> = {
     exec: (h) => send(`${lease.body.data!.execBaseUrl}/task/list`, 'POST', { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...h }, '{}'),
     mcp: (h) => send(lease.body.data!.mcpUrl, 'POST', { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...h }, JSON_RPC_LIST),
     mcpLegacy: (h) => send(`${daemon.url}/mcp/agentteam/s/a`, 'POST', { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...h }, JSON_RPC_LIST),
@@ -34,7 +35,7 @@ async function daemonWithLease(t: import('node:test').TestContext, opts: { allow
   return { daemon, port, families, lease, token };
 }
 
-function assertRefused(family: string, r: Reply, what: string): void {
+function assertRefused(family: string, r: RawResponse, what: string): void {
   assert.equal(r.status, 403, `${family} ${what}: ${r.body}`);
   const body = JSON.parse(r.body) as { error: { code: number | string; message: string } };
   if (family.startsWith('mcp')) assert.equal(body.error.code, -32001, r.body);
@@ -91,7 +92,7 @@ test('--allow-host adds names only with --allow-remote', async (t) => {
   await assert.rejects(startDaemon({ home, allowHosts: ['x.test'], log: () => undefined }), (e: unknown) => e instanceof ListenError && /--allow-host needs --allow-remote/.test(e.message));
   await assert.rejects(startDaemon({ home, allowRemote: true, allowHosts: ['x.test:80'], log: () => undefined }), ListenError);
   await assert.rejects(startDaemon({ home, allowRemote: true, allowHosts: ['*.test'], log: () => undefined }), ListenError);
-  const r = await cli(['daemon', 'start', '--foreground', '--allow-host', 'x.test'], { ...process.env, AGENTTEAM_HOME: home });
+  const r = await cliEnv(['daemon', 'start', '--foreground', '--allow-host', 'x.test'], { ...process.env, AGENTTEAM_HOME: home });
   assert.equal(r.code, 2, r.stderr);
   assert.equal(r.stderr, 'agentteam: --allow-host needs --allow-remote\n');
 });

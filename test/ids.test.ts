@@ -10,9 +10,11 @@ import { ENTITY_ID_MAX, isEntityId } from '../catalog/ids.js';
 import { AUTHOR_PATTERN, TARGET_PATTERN } from '../catalog/mcp-tools.js';
 import { parseProfile, ProfileError } from '../daemon/profile/parse.js';
 import { startDaemon } from '../daemon/server.js';
-import { cli, waitFor } from './daemon-harness.js';
-import { pool } from './cli-harness.js';
-import { openLease, operatorToken, send } from './lease-harness.js';
+import { cliEnv } from './harness/daemon.js';
+import { waitFor } from './harness/wait.js';
+import { pool } from './harness/cli.js';
+import { requestLease, operatorToken } from './harness/lease.js';
+import { send } from './harness/http.js';
 
 /** The grammar table: every place that takes a server or agent id must agree with it. */
 const VALID = ['a', 'Z', '7', 'a.b', 'a..b', 'a.', 'a_b', 'a-b', 'A1.b_c-D', 'x'.repeat(ENTITY_ID_MAX)];
@@ -59,7 +61,7 @@ test('lease route, URLs and authors follow the grammar', async (t) => {
 
   await t.test('HTTP lease route: valid ids leased and usable at their URLs verbatim; invalid refused with 400', async () => {
     for (const id of VALID) {
-      const lease = await openLease(daemon.url, op, { serverId: id, agentId: id });
+      const lease = await requestLease(daemon.url, op, { serverId: id, agentId: id });
       assert.equal(lease.status, 200, JSON.stringify(lease.body));
       const { execBaseUrl, mcpUrl } = lease.body.data!;
       assert.equal(execBaseUrl, `${daemon.url}/api/internal/exec/servers/${id}/agents/${id}`);
@@ -71,7 +73,7 @@ test('lease route, URLs and authors follow the grammar', async (t) => {
     }
     for (const id of INVALID) {
       for (const body of [{ serverId: id, agentId: 'a' }, { serverId: 's', agentId: id }]) {
-        const lease = await openLease(daemon.url, op, body);
+        const lease = await requestLease(daemon.url, op, body);
         assert.equal(lease.status, 400, JSON.stringify(id));
         assert.equal(lease.body.error?.code, 'invalid_request');
         assert.match(lease.body.error!.message, /^(serverId|agentId) must be 1-128 characters of A-Z a-z 0-9 \. _ -, starting with a letter or digit$/);
@@ -81,7 +83,7 @@ test('lease route, URLs and authors follow the grammar', async (t) => {
   });
 
   await t.test('URLs: an escaped or dot-segment spelling of the bound ids is refused', async (st) => {
-    const lease = await openLease(daemon.url, op, { serverId: 'srv.1', agentId: 'ag-1' });
+    const lease = await requestLease(daemon.url, op, { serverId: 'srv.1', agentId: 'ag-1' });
     st.after(() => lease.close());
     const auth = { authorization: `Bearer ${lease.token()}` };
     const base = `${daemon.url}/api/internal/exec/servers`;
@@ -100,7 +102,7 @@ test('lease route, URLs and authors follow the grammar', async (t) => {
   await t.test('authors: the longest agent id authors as agent:<id> and is addressable as dm:<id>', async (st) => {
     const id = `A1.b_c-${'z'.repeat(ENTITY_ID_MAX - 7)}`;
     assert.equal(id.length, ENTITY_ID_MAX);
-    const lease = await openLease(daemon.url, op, { serverId: 'local', agentId: id });
+    const lease = await requestLease(daemon.url, op, { serverId: 'local', agentId: id });
     st.after(() => lease.close());
     const client = new Client({ name: 'ids-test', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(lease.body.data!.mcpUrl), {
@@ -118,14 +120,14 @@ test('lease route, URLs and authors follow the grammar', async (t) => {
   await t.test('agentteam run: valid ids run with their URLs, invalid ones exit 2 naming the flag', async () => {
     const env = { ...process.env, AGENTTEAM_HOME: home };
     const child = "process.stdout.write(process.env.AGENTTEAM_EXEC_BASE_URL+'\\n')";
-    const ok = await pool(VALID.map((id) => () => cli(['run', `--server=${id}`, `--agent=${id}`, '--', process.execPath, '-e', child], env)), 3);
+    const ok = await pool(VALID.map((id) => () => cliEnv(['run', `--server=${id}`, `--agent=${id}`, '--', process.execPath, '-e', child], env)), 3);
     ok.forEach((r, i) => {
       assert.equal(r.code, 0, `${VALID[i]}: ${r.stderr} ${r.stdout}`);
       assert.equal(r.stdout.trim(), `${daemon.url}/api/internal/exec/servers/${VALID[i]}/agents/${VALID[i]}`);
     });
     // Each invalid id once, alternating the flag (argv cannot carry NUL).
     const cases = INVALID.filter((id) => !id.includes('\u0000')).map((id, i) => [i % 2 ? '--server' : '--agent', id] as const);
-    const bad = await pool(cases.map(([flag, id]) => () => cli(['run', ...(flag === '--server' ? [`--server=${id}`, '--agent=a'] : ['--server=s', `--agent=${id}`]), '--', process.execPath, '-e', ''], env)), 3);
+    const bad = await pool(cases.map(([flag, id]) => () => cliEnv(['run', ...(flag === '--server' ? [`--server=${id}`, '--agent=a'] : ['--server=s', `--agent=${id}`]), '--', process.execPath, '-e', ''], env)), 3);
     bad.forEach((r, i) => {
       assert.equal(r.code, 2, `${JSON.stringify(cases[i])}: ${r.stderr}`);
       assert.equal(r.stderr, `agentteam: ${cases[i]![0]} must be 1-128 characters of A-Z a-z 0-9 . _ -, starting with a letter or digit\n`);
@@ -133,8 +135,8 @@ test('lease route, URLs and authors follow the grammar', async (t) => {
     assert.ok(await waitFor(() => daemon.store.stats().leases === 0, 2000), 'every run revoked its lease; no refused one left a record');
     // The operator's message commands take the same server ids.
     for (const [id, code] of [['srv.1', 0], ['..', 2], ['a:b', 2]] as const) {
-      const post = await cli(['message', 'post', `--server=${id}`, '--target', 'channel:general', '--as', 'human:ada', 'hi'], env);
-      const history = await cli(['message', 'history', `--server=${id}`, '--target', 'channel:general'], env);
+      const post = await cliEnv(['message', 'post', `--server=${id}`, '--target', 'channel:general', '--as', 'human:ada', 'hi'], env);
+      const history = await cliEnv(['message', 'history', `--server=${id}`, '--target', 'channel:general'], env);
       assert.deepEqual([post.code, history.code], [code, code], `${id}: ${post.stderr}${history.stderr}`);
       if (code === 2) assert.match(post.stderr, /^agentteam message post: --server must be 1-128 characters/);
     }

@@ -6,7 +6,7 @@ import { BUILTIN_ACTIONS, BUILTIN_INVENTORY, buildCatalog, defaultCatalog } from
 import { inventoryOf } from '../catalog/inventory.js';
 import { committedArtifacts } from '../scripts/gen/artifacts.js';
 import { INVENTORY_FILE, renderInventory } from '../scripts/gen/inventory.js';
-import { ROOT } from './cli-harness.js';
+import { ROOT } from './harness/cli.js';
 
 /**
  * The action inventory is written once, in the descriptors: the daemon

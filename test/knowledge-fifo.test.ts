@@ -3,8 +3,8 @@ import { strict as assert } from 'node:assert';
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, constants, mkdirSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startDaemon, startRuntime } from './mcp-harness.js';
-import { callTool } from './knowledge-harness.js';
+import { startDaemon, startRuntime } from './harness/daemon.js';
+import { callTool } from './harness/knowledge.js';
 
 /**
  * A runtime controls its own memory folder (and whoever can write kb/ controls

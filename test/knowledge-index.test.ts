@@ -8,7 +8,7 @@ import { systemClock } from '../lib/clock.js';
 import { ExecError } from '../daemon/errors.js';
 import { chunkText } from '../daemon/knowledge/chunk.js';
 import type { Masked } from '../daemon/results/masked.js';
-import { gateWith } from './gate-harness.js';
+import { gateWith } from './harness/gate.js';
 import { FolderIndex } from '../daemon/knowledge/folder-index.js';
 import { MemoryIndexes } from '../daemon/knowledge/memory.js';
 import { clipBytes, searchPage } from '../daemon/knowledge/text-search.js';

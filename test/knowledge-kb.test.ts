@@ -4,8 +4,8 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { startDaemon, startRuntime, type Daemon, type Runtime } from './mcp-harness.js';
-import { callTool, type ToolError } from './knowledge-harness.js';
+import { startDaemon, startRuntime, type Daemon, type Runtime } from './harness/daemon.js';
+import { callTool, type ToolError } from './harness/knowledge.js';
 
 async function post(d: Daemon, target: string, as: string, text: string): Promise<string> {
   const r = await d.cli(['message', 'post', '--target', target, '--as', as, text]);

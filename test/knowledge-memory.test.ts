@@ -3,8 +3,9 @@ import { strict as assert } from 'node:assert';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openLease, startDaemon, startRuntime, type Daemon } from './mcp-harness.js';
-import { callTool } from './knowledge-harness.js';
+import { openLease } from './harness/lease.js';
+import { startDaemon, startRuntime, type Daemon } from './harness/daemon.js';
+import { callTool } from './harness/knowledge.js';
 
 interface Hit {
   path: string;

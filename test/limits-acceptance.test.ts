@@ -5,9 +5,10 @@ import { join } from 'node:path';
 import { defaultCatalog } from '../catalog/catalog.js';
 import { LIMITS, RESULT_BUDGET_BYTES } from '../catalog/limits.js';
 import { worstCaseRows } from '../scripts/gen/limits.js';
-import { call, cli, closeHttp, startDaemon, startRuntime, type HttpResult } from './exec-harness.js';
-import { openLease, rpc, type Daemon as McpDaemon } from './mcp-harness.js';
-import { expensive, FLAVORS } from './limits-helpers.js';
+import { call, closeHttp, type HttpResult, rpc } from './harness/http.js';
+import { cli, startDaemon, startRuntime, type Daemon as McpDaemon } from './harness/daemon.js';
+import { openLease } from './harness/lease.js';
+import { expensive, FLAVORS } from './harness/limits.js';
 
 /**
  * For every action and tool: the largest input the schemas allow, written
@@ -60,7 +61,7 @@ describe('Exec actions at their limits', { concurrency: true }, () => {
       t.after(() => d.close());
       writeFileSync(join(d.home, 'profile.json'), JSON.stringify(maxProfile(unit)));
       await cli(d.home, ['daemon', 'reload']);
-      const rt = await startRuntime(d, 's1', AGENT);
+      const rt = await startRuntime(d, { server: 's1', agent: AGENT });
       t.after(() => rt.close());
 
       const projects: any[] = [];
@@ -198,9 +199,9 @@ describe('Schedules, approvals, workflows and agent admin at their limits', { co
     it(`schedules, approvals, workflows and agent admin at their limits, ${flavor} characters`, async (t) => {
       const d = await startDaemon();
       t.after(() => d.close());
-      const rt = await startRuntime(d, 's1', AGENT);
+      const rt = await startRuntime(d, { server: 's1', agent: AGENT });
       t.after(() => rt.close());
-      const decider = await startRuntime(d, 's1', 'decider');
+      const decider = await startRuntime(d, { server: 's1', agent: 'decider' });
       t.after(() => decider.close());
 
       const schedules: any[] = [];

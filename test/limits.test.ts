@@ -8,7 +8,7 @@ import { worstCaseRows } from '../scripts/gen/limits.js';
 import { loadInputValidator } from '../lib/input-validators.js';
 import { compileInputCheck } from '../daemon/exec/validate.js';
 import { parseProfile, ProfileError } from '../daemon/profile/parse.js';
-import { runCli } from './cli-harness.js';
+import { runCli } from './harness/cli.js';
 
 const catalog = defaultCatalog();
 
@@ -120,7 +120,7 @@ test('kb_fetch chunks count JSON bytes: a document of control characters comes b
     mkdirSync(pjoin(home, 'kb'));
     const text = `# Title\n${'\u0001'.repeat(5000)}\n${'x\u0002"'.repeat(3000)}${'\u{1F600}'.repeat(3000)}`;
     write(pjoin(home, 'kb', 'doc.md'), text);
-    const { gateWith } = await import('./gate-harness.js');
+    const { gateWith } = await import('./harness/gate.js');
     const kb = new EmbeddedKnowledge({ home, clock: systemClock, gate: gateWith() });
     let got = '';
     let cursor: string | undefined;

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import { ListChangedNotifier } from '../daemon/tools/notify.js';
-import { FakeClock } from './auth-clock.js';
+import { FakeClock } from './harness/auth-clock.js';
 
 test('change notices (subscribers of the one coalescer): the first change is announced at once, a burst folds into one notice a second', () => {
   const clock = new FakeClock();

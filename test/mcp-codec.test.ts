@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import { bindRevisions, legacyCodec, type McpHandler, type RevisionCodec } from '../daemon/mcp/codec.js';
 import { modernCodec } from '../daemon/mcp/modern.js';
-import { rpc, startDaemon, startRuntime, type RawResponse } from './mcp-harness.js';
+import { rpc, type RawResponse } from './harness/http.js';
+import { startDaemon, startRuntime } from './harness/daemon.js';
 
 const V = '2026-07-28';
 const META = {

@@ -11,7 +11,9 @@ import { defaultCatalog } from '../catalog/catalog.js';
 import { helpIndexOf, renderExecIndex } from '../catalog/help.js';
 import { fromRuntimeName, toRuntimeName } from '../daemon/drivers/names.js';
 import { RUNTIME_KINDS as RUNTIMES } from '../catalog/runtimes.js';
-import { BIN, fakeRuntime, openLease, operatorCall, rpc, startDaemon, startRuntime, type Daemon } from './mcp-harness.js';
+import { BIN, fakeRuntime, startDaemon, startRuntime, type Daemon } from './harness/daemon.js';
+import { openLease } from './harness/lease.js';
+import { operatorCall, rpc } from './harness/http.js';
 
 const sh = promisify(execFile);
 const TOOL_NAMES = MCP_TOOLS.map((t) => t.name);

@@ -3,17 +3,10 @@ import { strict as assert } from 'node:assert';
 import { Ajv } from 'ajv';
 import { MCP_TOOLS } from '../catalog/mcp-tools.js';
 import { RESULT_BUDGET_BYTES } from '../daemon/results/boundary.js';
-import { rpc, startDaemon, startRuntime } from './mcp-harness.js';
+import { rpc } from './harness/http.js';
+import { startDaemon, startRuntime } from './harness/daemon.js';
 import { sharedBoundary } from '../daemon/mcp/boundary.js';
-import { ResultGate } from '../daemon/results/gate.js';
-import { SecretSet } from '../daemon/results/secrets.js';
-import { SpillStore } from '../daemon/results/spill.js';
-import { systemClock as gateClock } from '../lib/clock.js';
-import { tmpdir as gateTmp } from 'node:os';
-import { join as gateJoin } from 'node:path';
-
-/** A result gate with no secrets configured (spill files, never written here, would go to a temp folder). */
-const plainGate = () => new ResultGate(new SecretSet(), new SpillStore({ dir: gateJoin(gateTmp(), 'agentteam-test-spill'), clock: gateClock }));
+import { gateWith } from './harness/gate.js';
 
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
 
@@ -77,7 +70,7 @@ test('MCP tools/call: the complete result as sent (text copy and structuredConte
     for (const name of ['message_send', 'message_react'] as const) {
       const tool = MCP_TOOLS.find((x) => x.name === name)!;
       const huge = { message: { ...message, content: '\u0001'.repeat(12_000) } };
-      assert.throws(() => sharedBoundary(plainGate())(tool, { target: 'channel:r', content: 'x', messageId: message.id, emoji: ':+1:' }, huge), (err: unknown) => {
+      assert.throws(() => sharedBoundary(gateWith())(tool, { target: 'channel:r', content: 'x', messageId: message.id, emoji: ':+1:' }, huge), (err: unknown) => {
         const e = err as { code: string; extra: { metadata: { mutation_applied: boolean; mutation_receipt: Record<string, any> } } };
         assert.equal(e.code, 'result_budget_exceeded');
         assert.equal(e.extra.metadata.mutation_applied, true);

@@ -4,7 +4,8 @@ import { request } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { MCP_TOOLS } from '../catalog/mcp-tools.js';
-import { rpc, startDaemon, startRuntime, type Daemon, type RawResponse } from './mcp-harness.js';
+import { rpc, type RawResponse } from './harness/http.js';
+import { startDaemon, startRuntime, type Daemon } from './harness/daemon.js';
 
 const V = '2026-07-28';
 const META = {
@@ -242,7 +243,7 @@ test('MCP 2026-07-28 beside 2025-11-25 on the same endpoints', async (t) => {
 });
 
 test('MCP 2026-07-28: an app registering a tool reaches a subscriptions/listen stream within 1.5 s', async (t) => {
-  const { connectApp, echoTool } = await import('./client-tools-harness.js');
+  const { connectApp, echoTool } = await import('./harness/client-tools.js');
   const d: Daemon = await startDaemon();
   t.after(() => d.close());
   const rt = await startRuntime(d, { server: 'local', agent: 'a1' });

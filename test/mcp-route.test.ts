@@ -5,7 +5,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MCP_TOOLS } from '../catalog/mcp-tools.js';
-import { openLease, rawRequest, rpc, startDaemon, startRuntime, type Daemon } from './mcp-harness.js';
+import { openLease } from './harness/lease.js';
+import { rawRequest, rpc } from './harness/http.js';
+import { startDaemon, startRuntime, type Daemon } from './harness/daemon.js';
 
 async function connect(url: string, token: string, headers: Record<string, string> = {}): Promise<Client> {
   const client = new Client({ name: 'mcp-route-test', version: '1.0.0' });

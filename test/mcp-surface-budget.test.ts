@@ -4,7 +4,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { MCP_TOOLS } from '../catalog/mcp-tools.js';
 import { RUNTIME_KINDS } from '../catalog/runtimes.js';
-import { openLease, rpc, startDaemon } from './mcp-harness.js';
+import { rpc } from './harness/http.js';
+import { openLease } from './harness/lease.js';
+import { startDaemon } from './harness/daemon.js';
 
 /**
  * The per-turn budget of the tool surface, measured the way an operator

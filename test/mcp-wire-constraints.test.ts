@@ -4,7 +4,9 @@ import { Ajv } from 'ajv';
 import fc from 'fast-check';
 import { MCP_TOOLS } from '../catalog/mcp-tools.js';
 import { JSON_BYTES_KEYWORD, jsonBytes } from '../catalog/limits.js';
-import { openLease, rpc, startDaemon } from './mcp-harness.js';
+import { rpc } from './harness/http.js';
+import { openLease } from './harness/lease.js';
+import { startDaemon } from './harness/daemon.js';
 
 /**
  * tools/list serves each built-in tool's input schema without the catalog's

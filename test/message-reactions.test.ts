@@ -1,7 +1,9 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import { LIMITS } from '../catalog/limits.js';
-import { openLease, rpc, startDaemon } from './mcp-harness.js';
+import { openLease } from './harness/lease.js';
+import { rpc } from './harness/http.js';
+import { startDaemon } from './harness/daemon.js';
 
 /** Reaction slots are shared by everyone: one reactor may take only a few of them, and a refusal says what still works. */
 test('message reactions: one agent cannot fill every emoji slot of a message; each refusal hint names what still works', async (t) => {

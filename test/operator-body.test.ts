@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
-import { operatorCall, rawRequest, startDaemon, type Daemon } from './mcp-harness.js';
+import { operatorCall, rawRequest } from './harness/http.js';
+import { startDaemon, type Daemon } from './harness/daemon.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 

@@ -4,13 +4,14 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import { setFlagsFromString } from 'node:v8';
-import { ROOT } from './cli-harness.js';
-import { call, cli, closeHttp, startDaemon, startRuntime } from './exec-harness.js';
-import { startTrickle } from './extension-upstream.js';
+import { ROOT } from './harness/cli.js';
+import { call, closeHttp } from './harness/http.js';
+import { cli, startDaemon, startRuntime } from './harness/daemon.js';
+import { startTrickle } from './harness/extension-upstream.js';
 import { forwardToUpstream, UPSTREAM_TIMEOUT_MS } from '../daemon/extensions/forward.js';
 import { KnowledgeUpstream } from '../daemon/knowledge/kb-upstream.js';
 import { ExecError } from '../daemon/errors.js';
-import { gateWith } from './gate-harness.js';
+import { gateWith } from './harness/gate.js';
 import type { Principal } from '../daemon/http/principal.js';
 
 test.after(() => closeHttp());
@@ -97,7 +98,7 @@ test('a trickling extension upstream, through the daemon: answered at its deadli
   assert.equal((await cli(d.home, ['extension', 'install', file])).code, 0);
   const rt = await startRuntime(d);
   t.after(() => rt.close());
-  const busy = await startRuntime(d, 's1', 'busy');
+  const busy = await startRuntime(d, { server: 's1', agent: 'busy' });
   t.after(() => busy.close());
   const op = readFileSync(join(d.home, 'operator.token'), 'utf8').trim();
   const inFlight = async () => ((await (await fetch(`${d.url}/api/v1/status`, { headers: { authorization: `Bearer ${op}` } })).json()) as { data: { inFlight: number } }).data.inFlight;

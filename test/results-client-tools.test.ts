@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { connectAgent, connectApp, echoTool } from './client-tools-harness.js';
-import { prepareHome } from './tools-harness.js';
+import { connectAgent, connectApp, echoTool } from './harness/client-tools.js';
+import { prepareHome } from './harness/tools.js';
 
 /**
  * A client tool's answer passes the result gate before the agent sees it:

@@ -5,12 +5,12 @@ import type { AddressInfo } from 'node:net';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { ROOT } from './cli-harness.js';
-import { openLease, rawRequest, rpc } from './mcp-harness.js';
-import { post } from './exec-harness.js';
-import { connectApp, echoTool } from './client-tools-harness.js';
-import { prepareHome, watchEvents, type Home } from './tools-harness.js';
-import { assertNoLeak, plantedArb } from './gate-property-harness.js';
+import { ROOT } from './harness/cli.js';
+import { openLease } from './harness/lease.js';
+import { rawRequest, rpc, post } from './harness/http.js';
+import { connectApp, echoTool } from './harness/client-tools.js';
+import { prepareHome, watchEvents, type Home } from './harness/tools.js';
+import { assertNoLeak, plantedArb } from './harness/gate-property.js';
 
 /**
  * The result gate end to end, through a real daemon: secrets configured as

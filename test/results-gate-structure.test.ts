@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { ROOT } from './cli-harness.js';
+import { ROOT } from './harness/cli.js';
 
 /**
  * The result gate is required by construction, and these tests keep it so:

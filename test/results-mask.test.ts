@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { openLease, rpc } from './mcp-harness.js';
-import { post } from './exec-harness.js';
-import { prepareHome } from './tools-harness.js';
+import { openLease } from './harness/lease.js';
+import { rpc, post } from './harness/http.js';
+import { prepareHome } from './harness/tools.js';
 
 /**
  * Secrets are masked by value on every way out: planted in a task title, a

@@ -10,7 +10,7 @@ import { routeTable } from '../daemon/results/route-table.js';
 import { ResultGate } from '../daemon/results/gate.js';
 import { SecretSet } from '../daemon/results/secrets.js';
 import { SpillStore } from '../daemon/results/spill.js';
-import { openLease } from './mcp-harness.js';
+import { openLease } from './harness/lease.js';
 
 /**
  * Walks every entry of the daemon's route table. Each must sit behind the

@@ -4,7 +4,7 @@ import { mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cli, startDaemonCli, tempHome } from './daemon-harness.js';
+import { cliEnv, startDaemonCli, tempHome } from './harness/daemon.js';
 import { RUNTIME_KINDS } from '../catalog/runtimes.js';
 
 /**
@@ -56,7 +56,7 @@ test('every driver: a runtime whose PATH has no agentteam finds the daemon\'s ow
   // codex-app-server.test.ts checks the same PATH entry in the environment it gets.
   for (const runtime of RUNTIME_KINDS.filter((k) => k !== 'codex-app-server')) {
     await t.test(runtime, async () => {
-      const r = await cli(['run', '--server', 's1', '--agent', `a-${runtime}`, '--runtime', runtime, '--', 'sh', '-c', SCRIPT], { ...env, PATH: path });
+      const r = await cliEnv(['run', '--server', 's1', '--agent', `a-${runtime}`, '--runtime', runtime, '--', 'sh', '-c', SCRIPT], { ...env, PATH: path });
       assert.equal(r.code, 0, r.stderr);
       const out = Object.fromEntries(r.stdout.trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
       assert.match(out.path ?? '', /\/runtime\/[0-9a-f]{32}\/bin\/agentteam$/, 'the private bin directory comes first on PATH');
@@ -74,7 +74,7 @@ test('every driver: a runtime whose PATH has no agentteam finds the daemon\'s ow
 test('the private bin directory and its launcher are owner-only', async (t) => {
   const { env, track } = tempHome(t);
   await startDaemonCli(env, track);
-  const r = await cli(['run', '--server', 's1', '--agent', 'a1', '--', 'sh', '-c', 'p=$(command -v agentteam); stat -c %a "$(dirname "$p")" "$p"'], { ...env, PATH: barePath(t) + ':/usr/bin:/bin' });
+  const r = await cliEnv(['run', '--server', 's1', '--agent', 'a1', '--', 'sh', '-c', 'p=$(command -v agentteam); stat -c %a "$(dirname "$p")" "$p"'], { ...env, PATH: barePath(t) + ':/usr/bin:/bin' });
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual(r.stdout.trim().split('\n'), ['700', '700']);
 });

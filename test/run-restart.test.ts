@@ -4,8 +4,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { ChildProcess } from 'node:child_process';
 import { basename, dirname, join } from 'node:path';
-import { alive, cli, cliSpawn, httpGet, startDaemonCli, tempHome, waitFor } from './daemon-harness.js';
-import { openLease, operatorCall, startDaemon } from './mcp-harness.js';
+import { alive, waitFor } from './harness/wait.js';
+import { cliEnv, cliSpawn, startDaemonCli, tempHome, startDaemon } from './harness/daemon.js';
+import { httpGet, operatorCall } from './harness/http.js';
+import { openLease } from './harness/lease.js';
 
 /**
  * A daemon that restarts under a live `agentteam run`: the runtime gets a
@@ -47,7 +49,7 @@ const catalogStatus = async (base: string, tok: string) => (await httpGet(`${bas
 
 /** The runtime's own view: `agentteam exec` with exactly the environment run gave it. */
 function execAs(live: Live, env: NodeJS.ProcessEnv, args: string[]) {
-  return cli(['exec', ...args], { ...env, AGENTTEAM_EXEC_BASE_URL: live.child.base, AGENTTEAM_EXEC_TOKEN_FILE: live.child.file });
+  return cliEnv(['exec', ...args], { ...env, AGENTTEAM_EXEC_BASE_URL: live.child.base, AGENTTEAM_EXEC_TOKEN_FILE: live.child.file });
 }
 
 test('run across daemon restarts: the same runtime gets a fresh authorization at the same token file path', async (t) => {
@@ -59,7 +61,7 @@ test('run across daemon restarts: the same runtime gets a fresh authorization at
   assert.equal((await execAs(live, env, ['task', 'create', '{"title":"before the restart"}'])).code, 0);
 
   await t.test('daemon stop, then daemon start: the new daemon takes the same address and renews the lease', async () => {
-    assert.equal((await cli(['daemon', 'stop'], env)).code, 0);
+    assert.equal((await cliEnv(['daemon', 'stop'], env)).code, 0);
     const second = await startDaemonCli(env, track);
     assert.equal(second.url, first.url, 'an ephemeral port is asked for at the last one used');
     assert.notEqual(second.pid, first.pid);
@@ -98,7 +100,7 @@ test('run: a daemon that comes back at another address cannot serve the runtime,
   const { env, track } = tempHome(t);
   const first = await startDaemonCli(env, track);
   const live = await startRun(env, track);
-  assert.equal((await cli(['daemon', 'stop'], env)).code, 0);
+  assert.equal((await cliEnv(['daemon', 'stop'], env)).code, 0);
   // Someone else takes the old port meanwhile: the new daemon has to listen elsewhere.
   const squatter = createServer();
   await new Promise<void>((r) => squatter.listen(Number(new URL(first.url).port), '127.0.0.1', () => r()));
@@ -117,7 +119,7 @@ test('run: a daemon that does not come back within --restart-wait: the runtime i
   await startDaemonCli(env, track);
   const live = await startRun(env, track, ['--restart-wait', '1']);
   const stoppedAt = Date.now();
-  assert.equal((await cli(['daemon', 'stop'], env)).code, 0);
+  assert.equal((await cliEnv(['daemon', 'stop'], env)).code, 0);
   assert.equal(await live.exit, 3);
   const waited = Date.now() - stoppedAt;
   assert.ok(waited >= 1_000 && waited < 6_000, `run waited ${waited} ms`);

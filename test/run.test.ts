@@ -3,7 +3,9 @@ import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { BIN, cli, cliSpawn, httpGet, startDaemonCli, tempHome, waitFor } from './daemon-harness.js';
+import { BIN, cliEnv, cliSpawn, startDaemonCli, tempHome } from './harness/daemon.js';
+import { httpGet } from './harness/http.js';
+import { waitFor } from './harness/wait.js';
 import { FORBIDDEN_BODY } from '../daemon/http/runtime-auth.js';
 
 const NODE = process.execPath;
@@ -42,7 +44,7 @@ test('run: environment, exit status, revocation on child exit and on kill -9 of 
 
   await t.test('inherited AGENTTEAM_EXEC_/AGENTTEAM_MCP_ variables never reach the child, any case', async () => {
     const polluted = { ...env, AGENTTEAM_EXEC_TOKEN: 'leak1', agentteam_exec_base_url: 'leak2', Agentteam_Mcp_Url: 'leak3', AGENTTEAM_EXEC_TOKEN_FILE: '/leak4', KEEP_ME: 'yes' };
-    const r = await cli(['run', '--server', 'srv1', '--agent', 'ag1', '--', NODE, '-e', 'console.log(JSON.stringify(process.env))'], polluted);
+    const r = await cliEnv(['run', '--server', 'srv1', '--agent', 'ag1', '--', NODE, '-e', 'console.log(JSON.stringify(process.env))'], polluted);
     assert.equal(r.code, 0, r.stderr);
     const childEnv = JSON.parse(r.stdout) as Record<string, string>;
     const owned = Object.keys(childEnv).filter((k) => /^agentteam_(exec|mcp)_/i.test(k)).sort();
@@ -54,12 +56,12 @@ test('run: environment, exit status, revocation on child exit and on kill -9 of 
   });
 
   await t.test("exit status is the command's; a signal becomes 128+n", async () => {
-    assert.equal((await cli(['run', '--server', 's', '--agent', 'a', '--', NODE, '-e', 'process.exit(7)'], env)).code, 7);
-    assert.equal((await cli(['run', '--server', 's', '--agent', 'a', '--', NODE, '-e', 'process.kill(process.pid,"SIGTERM")'], env)).code, 143);
+    assert.equal((await cliEnv(['run', '--server', 's', '--agent', 'a', '--', NODE, '-e', 'process.exit(7)'], env)).code, 7);
+    assert.equal((await cliEnv(['run', '--server', 's', '--agent', 'a', '--', NODE, '-e', 'process.kill(process.pid,"SIGTERM")'], env)).code, 143);
   });
 
   await t.test('child exit: its last token gets 403 within 1 s and its directory is gone', async () => {
-    const r = await cli(['run', '--server', 's', '--agent', 'a', '--', NODE, '-e', PRINT_CRED + GET_STATUS + `getStatus(require('fs').readFileSync(process.env.AGENTTEAM_EXEC_TOKEN_FILE,'utf8')).then(console.log)`], env);
+    const r = await cliEnv(['run', '--server', 's', '--agent', 'a', '--', NODE, '-e', PRINT_CRED + GET_STATUS + `getStatus(require('fs').readFileSync(process.env.AGENTTEAM_EXEC_TOKEN_FILE,'utf8')).then(console.log)`], env);
     const exitedAt = Date.now();
     assert.equal(r.code, 0, r.stderr);
     const [credLine, statusLine] = r.stdout.trim().split('\n');
@@ -106,7 +108,7 @@ test('run: environment, exit status, revocation on child exit and on kill -9 of 
         if(seen.size>=2||Date.now()-t0>10000){console.log(JSON.stringify({distinct:seen.size,ok,ms:Date.now()-t0}));return;}
         setTimeout(tick,100);};
       tick();`;
-    const r = await cli(['run', '--server', 's', '--agent', 'a', '--ttl', '4', '--', NODE, '-e', script], env);
+    const r = await cliEnv(['run', '--server', 's', '--agent', 'a', '--ttl', '4', '--', NODE, '-e', script], env);
     assert.equal(r.code, 0, r.stderr);
     const out = r.stdout.trim().split('\n');
     assert.equal(out.filter((l) => l.startsWith('start ')).length, 1, 'started once');
@@ -128,7 +130,7 @@ for (const umask of ['000', '077']) {
     });
     assert.equal(started.code, 0);
     track((JSON.parse(started.out) as { pid: number }).pid);
-    const r = await cli(['run', '--server', 's', '--agent', 'a', '--', 'sh', '-c', `umask ${umask}; stat -c '%a' "$(dirname "$AGENTTEAM_EXEC_TOKEN_FILE")" "$AGENTTEAM_EXEC_TOKEN_FILE" "$(dirname "$(dirname "$AGENTTEAM_EXEC_TOKEN_FILE")")"`], env);
+    const r = await cliEnv(['run', '--server', 's', '--agent', 'a', '--', 'sh', '-c', `umask ${umask}; stat -c '%a' "$(dirname "$AGENTTEAM_EXEC_TOKEN_FILE")" "$AGENTTEAM_EXEC_TOKEN_FILE" "$(dirname "$(dirname "$AGENTTEAM_EXEC_TOKEN_FILE")")"`], env);
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(r.stdout.trim().split('\n'), ['700', '600', '700']);
   });

@@ -1,10 +1,11 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
-import { call, cli, closeHttp, startDaemon, startRuntime } from './exec-harness.js';
+import { call, closeHttp } from './harness/http.js';
+import { cli, startDaemon, startRuntime } from './harness/daemon.js';
+import { sleep } from './harness/wait.js';
 
 test.after(() => closeHttp());
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function history(home: string, server: string, target: string): Promise<{ content: string; author: string }[]> {
   const r = await cli(home, ['message', 'history', '--server', server, '--target', target]);

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
-import { startInProc } from './inproc-harness.js';
+import { startInProc } from './harness/inproc.js';
 import { countOccurrences } from '../lib/cron.js';
 
 const MIN = 60_000;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
-import { cursorCases, startInProc, type Caller } from './inproc-harness.js';
+import { cursorCases, startInProc, type Caller } from './harness/inproc.js';
 
 const MIN = 60_000;
 
@@ -157,7 +157,7 @@ test('a failed delivery is recorded as a failed run with its error; a cancelled 
 
 test('scheduler: ticks never overlap, a wake during a tick re-arms after it, stop waits for the running tick, maxSleepMs polls an idle store', async () => {
   const { Scheduler } = await import('../daemon/schedule/scheduler.js');
-  const { FakeClock } = await import('./auth-clock.js');
+  const { FakeClock } = await import('./harness/auth-clock.js');
   const clock = new FakeClock(Date.UTC(2026, 0, 5, 9, 0, 0));
   let due: number | null = null;
   let running = 0;
@@ -218,7 +218,7 @@ test('scheduler: ticks never overlap, a wake during a tick re-arms after it, sto
 
 test('scheduler: a due time that stays past after an empty tick (held by another daemon) backs off instead of spinning', async () => {
   const { Scheduler, STALL_BACKOFF_MS } = await import('../daemon/schedule/scheduler.js');
-  const { FakeClock } = await import('./auth-clock.js');
+  const { FakeClock } = await import('./harness/auth-clock.js');
   const clock = new FakeClock(Date.UTC(2026, 0, 5, 9, 0, 0));
   const heldSince = clock.now() - 1;
   let ticks = 0;
@@ -265,7 +265,7 @@ test('holdMs keeps the delivery transaction open after the message is written; o
   const { SqliteSql } = await import('../daemon/store/sqlite-sql.js');
   const { TeamServer } = await import('../daemon/store/team-server.js');
   const { openDb } = await import('../daemon/store/db.js');
-  const { FakeClock } = await import('./auth-clock.js');
+  const { FakeClock } = await import('./harness/auth-clock.js');
   const clock = new FakeClock(Date.UTC(2026, 0, 5, 9, 0, 0));
   const db = openDb(':memory:');
   const sql = new SqliteSql(db, ':memory:');

@@ -3,9 +3,11 @@ import { request } from 'node:http';
 import { strict as assert } from 'node:assert';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { openLease, startDaemon, operatorCall, type Daemon } from './mcp-harness.js';
-import { connectAgent, type Agent } from './client-tools-harness.js';
-import { lookupTool, spawnServe, type StdioApp } from './serve-stdio-harness.js';
+import { openLease } from './harness/lease.js';
+import { startDaemon, type Daemon } from './harness/daemon.js';
+import { operatorCall } from './harness/http.js';
+import { connectAgent, type Agent } from './harness/client-tools.js';
+import { lookupTool, spawnServe, type StdioApp } from './harness/serve-stdio.js';
 import { toolFingerprint } from '../catalog/tool-fingerprint.js';
 
 const THREAD = 'agentteam/threadId';

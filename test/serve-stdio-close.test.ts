@@ -6,9 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { STDIO_WIRE } from '../catalog/stdio-tools.js';
-import { operatorCall, startDaemon, type Daemon } from './mcp-harness.js';
-import { connectAgent, connectApp } from './client-tools-harness.js';
-import { lookupTool, spawnServe, type StdioApp } from './serve-stdio-harness.js';
+import { operatorCall } from './harness/http.js';
+import { startDaemon, type Daemon } from './harness/daemon.js';
+import { connectAgent, connectApp } from './harness/client-tools.js';
+import { lookupTool, spawnServe, type StdioApp } from './harness/serve-stdio.js';
 
 const INIT = (id: string) => JSON.stringify({ jsonrpc: '2.0', id, method: 'initialize', params: { required_capabilities: ['client.tools'], client_tools: [lookupTool()] } });
 const OVERSIZED = `{"jsonrpc":"2.0","id":"big","method":"x","params":{"p":"${'p'.repeat(STDIO_WIRE.inputFrameBytes)}"}}`;

@@ -1,8 +1,9 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
-import { startDaemon, operatorCall, type Daemon } from './mcp-harness.js';
-import { connectAgent, waitUntil } from './client-tools-harness.js';
-import { lookupTool, spawnServe } from './serve-stdio-harness.js';
+import { startDaemon, type Daemon } from './harness/daemon.js';
+import { operatorCall } from './harness/http.js';
+import { connectAgent, waitUntil } from './harness/client-tools.js';
+import { lookupTool, spawnServe } from './harness/serve-stdio.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 

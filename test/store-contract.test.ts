@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import type { TestContext } from 'node:test';
-import { startInProc, type Caller, type InProc } from './inproc-harness.js';
-import { freshDatabase } from './pg-harness.js';
+import { startInProc, type Caller, type InProc } from './harness/inproc.js';
+import { freshDatabase } from './harness/pg.js';
 
 /**
  * The store contract: one case table, run unchanged against the embedded

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
  * daemon's app in process (tasks, projects, reviews, approvals, schedules,
  * workflows, agent edits, idempotency selectors, the byte-exact round-trip
  * properties) runs a second time with its store on PostgreSQL
- * (AGENTTEAM_TEST_STORE=postgres, see inproc-harness.ts). One file at a time,
+ * (AGENTTEAM_TEST_STORE=postgres, see harness/inproc.ts). One file at a time,
  * so it adds little to the machine's load while the rest of `npm test` runs.
  */
 const DIR = dirname(fileURLToPath(import.meta.url));
@@ -18,7 +18,7 @@ const DIR = dirname(fileURLToPath(import.meta.url));
 test('every in-process domain suite passes with its store on PostgreSQL', { timeout: 600_000 }, async (t) => {
   const files = readdirSync(DIR)
     .filter((f) => f.endsWith('.test.js') && f !== 'store-contract.test.js' && f !== 'store-domains-postgres.test.js')
-    .filter((f) => readFileSync(join(DIR, f), 'utf8').includes("from './inproc-harness.js'"));
+    .filter((f) => readFileSync(join(DIR, f), 'utf8').includes("from './harness/inproc.js'"));
   assert.ok(files.length >= 6, `found only ${files.join(', ')}`);
   t.diagnostic(`suites: ${files.join(', ')}`);
   const child = spawn(process.execPath, ['--test', '--test-concurrency=1', '--test-reporter=tap', ...files.map((f) => join(DIR, f))], {

@@ -6,7 +6,8 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { BIN, call, cli, closeHttp, startDaemon, startRuntime } from './exec-harness.js';
+import { BIN, cli, startDaemon, startRuntime } from './harness/daemon.js';
+import { call, closeHttp } from './harness/http.js';
 
 const execFileP = promisify(execFile);
 const SQLITE_MODULE = createRequire(import.meta.url).resolve('better-sqlite3');
@@ -131,7 +132,7 @@ test('store backup: online through the daemon, refuses to overwrite without --fo
 
   // Restore: a daemon on a home holding the copy serves the same tasks.
   copyFileSync(file, join(restoredHome, 'store.db'));
-  const d2 = await startDaemon(restoredHome);
+  const d2 = await startDaemon({ home: restoredHome });
   restored = { d2 };
   const rt2 = await startRuntime(d2);
   restored = { d2, rt2 };

@@ -11,7 +11,7 @@ import { runMigrations } from '../daemon/store/migrations.js';
 import { NestedStatementError } from '../daemon/store/sql.js';
 import { parseStoreUrl } from '../lib/store-url.js';
 import { decodeText, encodeText } from '../daemon/store/postgres/text.js';
-import { PG_PASSWORD, freshDatabase } from './pg-harness.js';
+import { PG_PASSWORD, freshDatabase } from './harness/pg.js';
 
 const quiet = () => {};
 

@@ -2,8 +2,10 @@ import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { call, cli, closeHttp, startDaemon, startRuntime } from './exec-harness.js';
-import { PG_PASSWORD, clusterOfFile, freshDatabase } from './pg-harness.js';
+import { call, closeHttp } from './harness/http.js';
+import { cli, startDaemon, startRuntime } from './harness/daemon.js';
+import { PG_PASSWORD, clusterOfFile, freshDatabase } from './harness/pg.js';
+import { sleep } from './harness/wait.js';
 
 /**
  * The shared database goes away while a daemon runs, and comes back: calls in
@@ -13,14 +15,13 @@ import { PG_PASSWORD, clusterOfFile, freshDatabase } from './pg-harness.js';
  */
 test.after(() => closeHttp());
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 test('a database outage: upstream_error naming the host while it lasts; served again and due schedules delivered after, same daemon', async (t) => {
   const url = await freshDatabase();
   const cluster = await clusterOfFile();
-  const d = await startDaemon(undefined, { args: ['--store', url] });
+  const d = await startDaemon({ args: ['--store', url] });
   t.after(() => d.close());
-  const rt = await startRuntime(d, 's1', 'a1');
+  const rt = await startRuntime(d, { server: 's1', agent: 'a1' });
   t.after(() => rt.close());
   const task = (await call(rt, 'task', 'create', { title: 'before the outage' })).json.data.task;
   const s = await call(rt, 'scheduled-message', 'create', { target: 'channel:ops', content: 'due while down', at: new Date(Date.now() + 1500).toISOString() });

@@ -5,8 +5,10 @@ import { readFileSync, mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { BIN, call, cli, closeHttp, firstLine, startDaemon, startRuntime, type Daemon, type Runtime } from './exec-harness.js';
-import { PG_PASSWORD, freshDatabase } from './pg-harness.js';
+import { BIN, cli, firstLine, startDaemon, startRuntime, type Daemon, type Runtime } from './harness/daemon.js';
+import { call, closeHttp } from './harness/http.js';
+import { PG_PASSWORD, freshDatabase } from './harness/pg.js';
+import { sleep } from './harness/wait.js';
 
 /**
  * Many daemons, one team: real daemons (spawned CLI, separate homes) on one
@@ -14,7 +16,6 @@ import { PG_PASSWORD, freshDatabase } from './pg-harness.js';
  */
 test.after(() => closeHttp());
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const ok = (r: { status: number; text: string; json: any }) => {
   assert.equal(r.status, 200, r.text);
   return r.json.data;
@@ -34,13 +35,13 @@ async function history(d: Daemon, target: string): Promise<{ id: string; content
 async function pair(t: { after(fn: () => Promise<void>): void }): Promise<{ url: string; a: Daemon; b: Daemon; ra: Runtime; rb: Runtime }> {
   const url = await freshDatabase();
   // One through the flag, one through the environment variable.
-  const a = await startDaemon(undefined, { args: ['--store', url] });
+  const a = await startDaemon({ args: ['--store', url] });
   t.after(() => a.close());
-  const b = await startDaemon(undefined, { env: { AGENTTEAM_STORE_URL: url } });
+  const b = await startDaemon({ env: { AGENTTEAM_STORE_URL: url } });
   t.after(() => b.close());
-  const ra = await startRuntime(a, 's1', 'a1');
+  const ra = await startRuntime(a, { server: 's1', agent: 'a1' });
   t.after(() => ra.close());
-  const rb = await startRuntime(b, 's1', 'a1');
+  const rb = await startRuntime(b, { server: 's1', agent: 'a1' });
   t.after(() => rb.close());
   return { url, a, b, ra, rb };
 }
@@ -154,9 +155,9 @@ test('status names the store kind and host; the password is in no status, log, c
 test('a daemon killed with -9 while it holds a due schedule: the other daemon delivers it, once', async (t) => {
   const url = await freshDatabase();
   // C holds every delivery's transaction open for 30 s before committing: long enough to be killed inside it.
-  const c = await startDaemon(undefined, { args: ['--store', url], env: { AGENTTEAM_FAULT_HOLD_DELIVERY_MS: '30000' } });
+  const c = await startDaemon({ args: ['--store', url], env: { AGENTTEAM_FAULT_HOLD_DELIVERY_MS: '30000' } });
   t.after(() => c.close());
-  const rc = await startRuntime(c, 's1', 'a1');
+  const rc = await startRuntime(c, { server: 's1', agent: 'a1' });
   t.after(() => rc.close());
   const s = ok(await call(rc, 'scheduled-message', 'create', { target: 'channel:ops', content: 'survives', at: new Date(Date.now() + 1000).toISOString() })).scheduledMessage;
   const db = new pg.Pool({ connectionString: url, max: 1 });
@@ -170,7 +171,7 @@ test('a daemon killed with -9 while it holds a due schedule: the other daemon de
   }
   assert.ok(holding, 'daemon C is holding the delivery open');
   assert.equal((await db.query('SELECT count(*)::int AS n FROM messages')).rows[0].n, 0, 'nothing committed yet');
-  const d = await startDaemon(undefined, { args: ['--store', url] });
+  const d = await startDaemon({ args: ['--store', url] });
   t.after(() => d.close());
   c.kill9();
   let seen: { content: string }[] = [];
@@ -178,7 +179,7 @@ test('a daemon killed with -9 while it holds a due schedule: the other daemon de
   assert.deepEqual(seen.map((m) => m.content), ['survives']);
   await sleep(2500);
   assert.equal((await history(d, 'channel:ops')).length, 1, 'delivered once');
-  const rd = await startRuntime(d, 's1', 'a1');
+  const rd = await startRuntime(d, { server: 's1', agent: 'a1' });
   t.after(() => rd.close());
   const runs = ok(await call(rd, 'scheduled-message', 'runs', { id: s.id })).runs;
   assert.deepEqual(runs.map((r: { outcome: string }) => r.outcome), ['delivered']);

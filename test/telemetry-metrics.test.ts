@@ -4,7 +4,9 @@ import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startDaemon, openLease, rpc, rawRequest, type Daemon } from './mcp-harness.js';
+import { startDaemon, type Daemon } from './harness/daemon.js';
+import { openLease } from './harness/lease.js';
+import { rpc, rawRequest } from './harness/http.js';
 
 /**
  * GET /metrics with telemetry export unset: the Prometheus text format,

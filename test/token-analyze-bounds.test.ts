@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { PIECE_CHARS, countInPieces, pieces } from '../cli/token/pieces.js';
 import { MAX_LINE_DEPTH } from '../cli/token/session.js';
-import { startDaemon } from './mcp-harness.js';
+import { startDaemon } from './harness/daemon.js';
 
 const count = (t: string) => countTokens(t, { disallowedSpecial: new Set() });
 

@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { MCP_TOOLS } from '../catalog/mcp-tools.js';
 import { FORBIDDEN_BODY } from '../daemon/http/runtime-auth.js';
-import { operatorCall, rawRequest, rpc, startDaemon, startRuntime } from './mcp-harness.js';
+import { operatorCall, rawRequest, rpc } from './harness/http.js';
+import { startDaemon, startRuntime } from './harness/daemon.js';
 
 const FIXTURES = fileURLToPath(new URL('../../test/fixtures/', import.meta.url));
 const results = JSON.parse(readFileSync(`${FIXTURES}session-results.json`, 'utf8')) as Record<string, string>;

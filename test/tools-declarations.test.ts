@@ -2,9 +2,9 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { connectAgent } from './client-tools-harness.js';
-import { alive, waitFor } from './daemon-harness.js';
-import { prepareHome } from './tools-harness.js';
+import { connectAgent } from './harness/client-tools.js';
+import { alive, waitFor } from './harness/wait.js';
+import { prepareHome } from './harness/tools.js';
 
 /**
  * Declarations as operators meet them: bad files reported with path and JSON

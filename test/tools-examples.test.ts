@@ -4,8 +4,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connectAgent } from './client-tools-harness.js';
-import { prepareHome, watchEvents } from './tools-harness.js';
+import { connectAgent } from './harness/client-tools.js';
+import { prepareHome, watchEvents } from './harness/tools.js';
 
 /**
  * The three example declarations of examples/tools/ (a git branch tool, an

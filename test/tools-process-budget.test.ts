@@ -4,9 +4,9 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connectAgent } from './client-tools-harness.js';
-import { alive, waitFor } from './daemon-harness.js';
-import { prepareHome } from './tools-harness.js';
+import { connectAgent } from './harness/client-tools.js';
+import { alive, waitFor } from './harness/wait.js';
+import { prepareHome } from './harness/tools.js';
 import { MAX_CAPTURE_BYTES } from '../daemon/tools/command.js';
 import { OutputBudget } from '../daemon/tools/output-budget.js';
 

@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { connectAgent, connectApp, echoTool } from './client-tools-harness.js';
-import { prepareHome } from './tools-harness.js';
+import { connectAgent, connectApp, echoTool } from './harness/client-tools.js';
+import { prepareHome } from './harness/tools.js';
 
 /**
  * One name, one entry across every source: a declaration and a client tool

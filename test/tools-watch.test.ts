@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { connectAgent, waitUntil } from './client-tools-harness.js';
-import { prepareHome } from './tools-harness.js';
+import { connectAgent, waitUntil } from './harness/client-tools.js';
+import { prepareHome } from './harness/tools.js';
 
 /**
  * $AGENTTEAM_HOME/tools/ is watched: declarations added, changed, broken,

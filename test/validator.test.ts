@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { createValidator } from '../lib/validator.js';
 import { MATERIALIZED_ERRORS } from '../lib/validator-cap.js';
 import { MAX_DETAILS } from '../catalog/error-limits.js';
-import { connectAgent } from './client-tools-harness.js';
-import { prepareHome } from './tools-harness.js';
+import { connectAgent } from './harness/client-tools.js';
+import { prepareHome } from './harness/tools.js';
 
 /**
  * The one ajv factory (lib/validator.ts): its dialect, its vocabulary, its

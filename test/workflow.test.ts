@@ -9,7 +9,7 @@ import { LIMITS, jsonBytes } from '../catalog/limits.js';
 import { openDb } from '../daemon/store/db.js';
 import { TeamServer } from '../daemon/store/team-server.js';
 import { SqliteSql } from '../daemon/store/sqlite-sql.js';
-import { cursorCases, startInProc, type Caller } from './inproc-harness.js';
+import { cursorCases, startInProc, type Caller } from './harness/inproc.js';
 
 const MIN = 60_000;
 

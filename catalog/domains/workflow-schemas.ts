@@ -4,7 +4,7 @@ import { TARGET_PATTERN } from '../mcp-tools.js';
 
 /** DTOs of the workflow domain (plans, versions, triggers, runs, steps, log entries). */
 
-export const stepDefSchema = {
+const stepDefSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['name'],
@@ -114,7 +114,7 @@ export const runSchema = {
   },
 } as const;
 
-export const stepStatusSchema = { type: 'string', enum: ['pending', 'ready', 'completed', 'failed', 'paused', 'parked'] } as const;
+const stepStatusSchema = { type: 'string', enum: ['pending', 'ready', 'completed', 'failed', 'paused', 'parked'] } as const;
 
 export const stepSchema = {
   type: 'object',

@@ -20,7 +20,7 @@ const MAX_OPERANDS = 3;
 /** The exit status of a usage error (ERROR_TABLE.usage.exit, without loading the table for it). */
 const USAGE_EXIT = 2;
 
-export type ExecArgv =
+type ExecArgv =
   | { readonly ok: true; readonly opts: Record<string, true>; readonly args: string[] }
   | { readonly ok: false; readonly message: string };
 

@@ -12,7 +12,7 @@
 /** The status line and header fields of one response, as node:http allows by default (--max-http-header-size). */
 export const MAX_HEADER_BYTES = 16 * 1024;
 /** A chunk-size line with its extensions. */
-export const MAX_CHUNK_LINE_BYTES = 4 * 1024;
+const MAX_CHUNK_LINE_BYTES = 4 * 1024;
 
 export interface Http1Response {
   readonly status: number;
@@ -21,7 +21,7 @@ export interface Http1Response {
   readonly body: Buffer;
 }
 
-export interface Http1Error extends Error {
+interface Http1Error extends Error {
   code: string;
 }
 

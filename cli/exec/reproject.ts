@@ -10,7 +10,7 @@ import { NAME_PATTERN, RECEIPT_POLICIES_FILE } from '../../lib/generated.js';
 import { loadInputValidator } from '../../lib/input-validators.js';
 
 /** What the CLI prints for one daemon answer, and the exit status that goes with it. */
-export interface Printed {
+interface Printed {
   readonly text: string;
   readonly status: number;
 }

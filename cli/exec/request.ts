@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { httpError, ResponseReader } from './http1.js';
 
-export type PostResult =
+type PostResult =
   | { readonly ok: true; readonly status: number; readonly body: string }
   | { readonly ok: false; readonly error: NodeJS.ErrnoException };
 

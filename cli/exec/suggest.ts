@@ -3,7 +3,7 @@
  * the common typo "tsak" is one edit from "task". Names are short; the plain
  * O(n·m) table is fine.
  */
-export function editDistance(a: string, b: string): number {
+function editDistance(a: string, b: string): number {
   const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
   const at = (i: number, j: number): number => d[i]?.[j] ?? Number.POSITIVE_INFINITY;
   for (let i = 1; i <= a.length; i++) {
@@ -18,7 +18,7 @@ export function editDistance(a: string, b: string): number {
 }
 
 /** The candidates nearest to `name` (all ties), if they are near enough to be a plausible typo. */
-export function closest(name: string, candidates: readonly string[]): string[] {
+function closest(name: string, candidates: readonly string[]): string[] {
   const scored = candidates.map((c) => ({ c, d: editDistance(name.toLowerCase(), c) }));
   const best = Math.min(...scored.map((s) => s.d));
   if (best > Math.max(1, Math.floor(name.length / 2))) return [];

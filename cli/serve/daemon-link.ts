@@ -17,7 +17,7 @@ export interface ApiAnswer {
   readonly body: { ok?: boolean; data?: unknown; error?: { code?: string; message?: string } } | null;
 }
 
-export class LinkError extends Error {
+class LinkError extends Error {
   override name = 'LinkError';
 }
 

@@ -1,8 +1,8 @@
-import type { ErrorCode } from '../../catalog/errors.js';
-import { CLIENT_TOOLS_CAPABILITY, STDIO_LIMITS, STDIO_WIRE, resultBytes, validateStdioTools } from '../../catalog/stdio-tools.js';
+import { CLIENT_TOOLS_CAPABILITY, STDIO_LIMITS, STDIO_WIRE } from '../../catalog/stdio-tools.js';
 import { decodeFrame } from '../../lib/json-frame.js';
 import type { ApiAnswer, DaemonLink, LinkEvent } from './daemon-link.js';
 import { errorFrame, type RpcId } from './wire.js';
+import { initializeParams, isObj, resultParams, RpcFailure } from './params.js';
 
 /**
  * One stdio session: the JSON-RPC methods an app may call (`initialize`,
@@ -10,18 +10,6 @@ import { errorFrame, type RpcId } from './wire.js';
  * between the daemon's event stream and the app. Output goes through `out`;
  * the daemon is reached through a DaemonLink made on initialize.
  */
-
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
-
-export class RpcFailure extends Error {
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 interface Identity {
   readonly session_id: string | null;
@@ -38,10 +26,9 @@ interface Call {
 
 const CANCEL_REASONS = ['cancelled', 'timeout', 'run_finished', 'shutdown'];
 
-const RESULT_KEYS = ['instance_id', 'session_id', 'run_id', 'call_id', 'task_id', 'subagent_id', 'status', 'text', 'structured'];
 const IDENTITY_KEYS = ['session_id', 'run_id', 'call_id', 'task_id', 'subagent_id'] as const;
 
-export interface SessionDeps {
+interface SessionDeps {
   /** Writes one frame; returns what writeFrame returned. */
   out(frame: unknown): 'ok' | 'too_large' | 'overflow';
   /** A link to the running daemon (throws when none runs). */
@@ -146,25 +133,11 @@ export class StdioSession {
 
   private async initialize(params: unknown): Promise<unknown> {
     if (this.phase !== 'new') throw new RpcFailure('invalid_request', this.phase === 'ready' ? 'already initialized; restart the child to change its registration' : 'initialize is in progress');
-    const p = params === undefined ? {} : params;
-    if (!isObj(p)) throw new RpcFailure('invalid_params', 'params must be an object');
-    const caps = p.required_capabilities ?? [];
-    if (!Array.isArray(caps) || !caps.every((c) => typeof c === 'string')) throw new RpcFailure('invalid_params', 'required_capabilities must be an array of strings');
-    const wants = caps.includes(CLIENT_TOOLS_CAPABILITY);
-    const max = wants ? STDIO_WIRE.requiredCapabilitiesWithClientTools : STDIO_WIRE.requiredCapabilities;
-    if (caps.length > max) throw new RpcFailure('invalid_params', `required_capabilities has ${caps.length} entries; at most ${max}${wants ? ' with client.tools' : ''}`);
-    if (new Set(caps).size !== caps.length) throw new RpcFailure('invalid_params', 'required_capabilities lists a capability twice');
-    const missing = caps.filter((c) => c !== CLIENT_TOOLS_CAPABILITY);
-    if (missing.length > 0) throw new RpcFailure('invalid_params', `this server does not provide the required capability ${JSON.stringify(missing[0])} (it provides "client.tools")`);
-    const has = Object.hasOwn(p, 'client_tools');
-    if (!wants) {
-      if (has) throw new RpcFailure('invalid_params', 'client_tools is only allowed when required_capabilities includes "client.tools"');
+    const registered = initializeParams(params);
+    if (registered === null) {
       this.phase = 'ready';
       return { capabilities: [] };
     }
-    if (!has) throw new RpcFailure('invalid_params', 'client_tools is required when "client.tools" is negotiated ([] registers none)');
-    const checked = validateStdioTools(p.client_tools);
-    if (!checked.ok) throw new RpcFailure('invalid_params', checked.message);
     // The whole registry is valid: now the effects (connect, register).
     this.phase = 'initializing';
     let link: DaemonLink | null = null;
@@ -177,7 +150,7 @@ export class StdioSession {
       this.opening = link;
       await link.open((e) => this.event(e), (why) => this.lost(why));
       stillOpen();
-      const res = await link.call('POST', '/api/v1/client-tools/stdio', { client_id: link.clientId, ...(this.deps.serverId ? { server_id: this.deps.serverId } : {}), tools: checked.tools });
+      const res = await link.call('POST', '/api/v1/client-tools/stdio', { client_id: link.clientId, ...(this.deps.serverId ? { server_id: this.deps.serverId } : {}), tools: registered });
       if (res.status !== 200 || !res.body?.ok) {
         const code = res.body?.error?.code;
         const message = res.body?.error?.message ?? `HTTP ${res.status}`;
@@ -195,7 +168,7 @@ export class StdioSession {
     this.link = link;
     this.negotiated = true;
     this.phase = 'ready';
-    const tools = checked.tools.map((t) => t.name);
+    const tools = registered.map((t) => t.name);
     return {
       instance_id: link.clientId,
       capabilities: [CLIENT_TOOLS_CAPABILITY],
@@ -262,19 +235,9 @@ export class StdioSession {
     this.deps.fatal(why);
   }
 
-  private async result(params: unknown): Promise<unknown> {
-    if (!isObj(params)) throw new RpcFailure('invalid_params', 'params must be an object');
-    for (const k of Object.keys(params)) if (!RESULT_KEYS.includes(k)) throw new RpcFailure('invalid_params', `unknown field "${k}"`);
-    for (const k of RESULT_KEYS) if (k !== 'structured' && !Object.hasOwn(params, k)) throw new RpcFailure('invalid_params', `${k} is required`);
-    if (typeof params.instance_id !== 'string' || typeof params.call_id !== 'string') throw new RpcFailure('invalid_params', 'instance_id and call_id must be strings');
-    for (const k of ['session_id', 'run_id', 'task_id', 'subagent_id']) {
-      if (params[k] !== null && typeof params[k] !== 'string') throw new RpcFailure('invalid_params', `${k} must be a string or null`);
-    }
-    if (params.status !== 'success' && params.status !== 'error') throw new RpcFailure('invalid_params', 'status must be "success" or "error"');
-    if (typeof params.text !== 'string') throw new RpcFailure('invalid_params', 'text must be a string');
+  private async result(raw: unknown): Promise<unknown> {
+    const params = resultParams(raw);
     const hasStructured = Object.hasOwn(params, 'structured');
-    const bytes = resultBytes(params.text, params.structured, hasStructured);
-    if (bytes > STDIO_LIMITS.result_bytes) throw new RpcFailure('invalid_params', `the result is ${bytes} bytes (text plus structured); at most ${STDIO_LIMITS.result_bytes}`);
     const call = this.calls.get(params.call_id);
     const stale = (why: string) => new RpcFailure('stale_client_tool_call', why);
     if (params.instance_id !== this.instanceId) throw stale('instance_id names another child');

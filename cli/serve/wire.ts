@@ -59,9 +59,9 @@ export class LineReader {
  * (arguments of 16 KiB each) can queue, so only an app that stopped reading
  * reaches it.
  */
-export const OUTPUT_QUEUE_BYTES = 512 * 1024;
+const OUTPUT_QUEUE_BYTES = 512 * 1024;
 
-export interface Sink {
+interface Sink {
   write(chunk: string): boolean;
   readonly writableLength: number;
 }

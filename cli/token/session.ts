@@ -14,9 +14,9 @@
  * without the envelope carry the same items at top level.
  */
 
-export type SessionFormat = 'claude' | 'codex' | 'unknown';
+type SessionFormat = 'claude' | 'codex' | 'unknown';
 
-export interface ToolResult {
+interface ToolResult {
   /** The agentteam tool (raw MCP name, or `exec <domain> <action>`), or null for any other tool. */
   readonly tool: string | null;
   readonly text: string;
@@ -35,7 +35,7 @@ const SHELL_TOOLS = new Set(['Bash', 'bash', 'shell', 'shell_command', 'exec_com
 const EXEC_RE = /\bagentteam\s+exec\s+([a-z][a-z0-9-]*)\s+([a-z][a-z0-9-]*)/;
 
 /** The agentteam tool a runtime-visible call names, or null. */
-export function agentteamTool(name: string, input: unknown): string | null {
+function agentteamTool(name: string, input: unknown): string | null {
   const mcp = /^(?:mcp__agentteam__|mcp_agentteam_|agentteam__)([a-z][a-z0-9_]*)$/.exec(name);
   if (mcp) return mcp[1]!;
   if (SHELL_TOOLS.has(name)) {
@@ -87,7 +87,7 @@ export class SessionError extends Error {
 }
 
 /** True when `line`, read as JSON, nests deeper than `max`: one pass, strings skipped, nothing allocated. */
-export function nestsDeeperThan(line: string, max: number): boolean {
+function nestsDeeperThan(line: string, max: number): boolean {
   let depth = 0;
   let inString = false;
   for (let i = 0; i < line.length; i++) {

@@ -25,12 +25,12 @@ interface Noted {
 }
 
 /** The closed code of any thrown value (`internal` for what is not an ExecError). */
-export function outcomeOf(err: unknown): ErrorCode {
+function outcomeOf(err: unknown): ErrorCode {
   return err instanceof ExecError ? err.code : 'internal';
 }
 
 /** A code from outside the daemon (an app's own) kept only when it is in the closed set. */
-export function closedCode(code: string): ErrorCode {
+function closedCode(code: string): ErrorCode {
   return Object.hasOwn(ERROR_TABLE, code) ? (code as ErrorCode) : 'upstream_error';
 }
 

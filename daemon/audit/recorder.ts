@@ -12,11 +12,11 @@ export const AUDIT_BATCH_ROWS = 2_048;
 /** Rows kept waiting while the store refuses writes (a PostgreSQL outage); beyond it the oldest are dropped and counted. */
 export const AUDIT_QUEUE_MAX = 8_192;
 /** Retention runs at most this often (and after every maxRows/10 rows written). */
-export const AUDIT_TRIM_EVERY_MS = 60_000;
+const AUDIT_TRIM_EVERY_MS = 60_000;
 /** After a failed write, the next attempt waits this long. */
 const RETRY_MS = 1_000;
 
-export interface AuditStats {
+interface AuditStats {
   readonly queued: number;
   readonly written: number;
   readonly dropped: number;

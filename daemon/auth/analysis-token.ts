@@ -4,9 +4,9 @@ import type { Clock } from '../../lib/clock.js';
 import { CLOCK_TOLERANCE_S, MAX_TOKEN_BYTES, TOKEN_AUDIENCE, TOKEN_ISSUER, TOKEN_TYP } from './signer.js';
 
 /** The scope of `agentteam token analyze` credentials; the runtime routes accept only `runtime`. */
-export const ANALYSIS_SCOPE = 'token-analysis';
+const ANALYSIS_SCOPE = 'token-analysis';
 /** An analysis credential lives for one diagnostic run. */
-export const ANALYSIS_TTL_S = 300;
+const ANALYSIS_TTL_S = 300;
 
 export interface AnalysisTokens {
   issue(): Promise<{ token: string; expiresAt: string }>;

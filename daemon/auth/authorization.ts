@@ -7,7 +7,7 @@ import type { PinnedCatalog } from './pinned-catalog.js';
  * launching -> active -> revoked -> (gone | cleanup_retry -> gone).
  * launching and cleanup_retry count as leases just like active.
  */
-export type AuthState = 'launching' | 'active' | 'revoked' | 'cleanup_retry' | 'gone';
+type AuthState = 'launching' | 'active' | 'revoked' | 'cleanup_retry' | 'gone';
 
 /** One signed bearer token of an authorization; valid until its own expiry unless revoked. */
 export interface Generation {

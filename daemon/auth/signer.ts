@@ -6,12 +6,12 @@ import type { Clock } from '../../lib/clock.js';
 export const TOKEN_ISSUER = 'agentteam-daemon';
 export const TOKEN_AUDIENCE = 'agentteam-runtime';
 export const TOKEN_TYP = 'agentteam-runtime+jwt';
-export const TOKEN_SCOPE = 'runtime';
+const TOKEN_SCOPE = 'runtime';
 /** Tokens longer than this are rejected before any parsing. */
 export const MAX_TOKEN_BYTES = 4096;
 export const CLOCK_TOLERANCE_S = 5;
 
-export interface TokenClaims {
+interface TokenClaims {
   /** Authorization id. */
   readonly sub: string;
   /** Generation id. */
@@ -23,7 +23,7 @@ export interface TokenClaims {
   readonly agt: string;
 }
 
-export interface IssueRequest {
+interface IssueRequest {
   readonly authorizationId: string;
   readonly generationId: string;
   readonly serverId: string;
@@ -37,7 +37,7 @@ export type RejectReason =
   | 'missing' | 'malformed' | 'oversize' | 'signature' | 'expired' | 'claims'
   | 'scope' | 'revoked' | 'binding';
 
-export type VerifyResult = { ok: true; claims: TokenClaims } | { ok: false; reason: RejectReason };
+type VerifyResult = { ok: true; claims: TokenClaims } | { ok: false; reason: RejectReason };
 
 /** Signs and verifies runtime tokens. Injectable so tests can make issuance fail. */
 export interface TokenSigner {

@@ -11,6 +11,7 @@ import { TOKEN_FILE_NAME, type TokenWriter } from './token-file.js';
 import { createPrivateDir, removeDir, type DirRemover } from './private-dir.js';
 import * as L from './limits.js';
 import { Renewal } from './renewal.js';
+import { GenerationBook } from './generations.js';
 import { CleanupQueue } from './cleanup.js';
 
 export interface StoreDeps {
@@ -28,9 +29,9 @@ export interface StoreDeps {
   readonly diag?: (event: string, detail: Record<string, unknown>) => void;
 }
 
-export type AuthResult = { ok: true; auth: Authorization; generationId: string } | { ok: false; reason: RejectReason };
+type AuthResult = { ok: true; auth: Authorization; generationId: string } | { ok: false; reason: RejectReason };
 
-export interface StoreStats {
+interface StoreStats {
   readonly active: number;
   readonly launching: number;
   readonly cleanupDebt: number;
@@ -46,20 +47,17 @@ export interface StoreStats {
  */
 export class AuthorizationStore {
   private readonly auths = new Map<string, Authorization>();
-  private readonly gens = new Map<string, Generation>();
-  /** token string -> generation, filled only after a full jose verification. */
-  private readonly verified = new Map<string, Generation>();
+  private readonly gens: GenerationBook;
   private readonly processGenerations = new Map<string, number>();
   private readonly renewal: Renewal;
   private readonly cleanup: CleanupQueue;
   private inFlightTotal = 0;
   private closed = false;
-  /** Bumps whenever a generation is added or dropped (the result gate re-reads the tokens it masks). */
-  private tokenSetVersion = 0;
   readonly defaultTtlMs: number;
 
   constructor(private readonly deps: StoreDeps) {
     this.defaultTtlMs = deps.defaultTtlMs ?? L.DEFAULT_TTL_MS;
+    this.gens = new GenerationBook(deps.clock, deps.diag);
     this.renewal = new Renewal(deps.clock, deps.random ?? Math.random, (a, forced) => this.issue(a, forced), deps.diag);
     this.cleanup = new CleanupQueue(deps.clock, deps.remover ?? removeDir, (a) => this.auths.delete(a.id), deps.diag);
   }
@@ -157,8 +155,8 @@ export class AuthorizationStore {
    * generation: a forced issue past its cap is refused instead.
    */
   private async issue(auth: Authorization, forced = false): Promise<Generation> {
-    this.pruneExpired(auth);
-    this.checkRoom(auth, forced);
+    this.gens.pruneExpired(auth);
+    this.gens.checkRoom(auth, forced);
     const now = this.deps.clock.now();
     const issuedAtMs = Math.floor(now / 1000) * 1000;
     const expiresAtMs = Math.floor((now + auth.ttlMs) / 1000) * 1000;
@@ -170,13 +168,11 @@ export class AuthorizationStore {
     if (auth.state !== 'launching' && auth.state !== 'active') throw new Error('revoked');
     const gen: Generation = { id: genId, authorizationId: auth.id, issuedAtMs, expiresAtMs, forced, token };
     // Registered before publication so a reader that sees the new file can use it at once.
-    this.gens.set(genId, gen);
-    auth.generations.push(gen);
-    this.tokenSetVersion++;
+    this.gens.add(auth, gen);
     try {
       await this.deps.writer.publish(auth.dir, token);
     } catch (err) {
-      this.dropGeneration(auth, gen);
+      this.gens.drop(auth, gen);
       throw err;
     }
     if (auth.state !== 'launching' && auth.state !== 'active') throw new Error('revoked');
@@ -199,51 +195,20 @@ export class AuthorizationStore {
     return this.renewal.rotateNow(auth, true);
   }
 
-  /** Drops generations past their own expiry plus the clock tolerance (the instant authenticate refuses them). */
-  private pruneExpired(auth: Authorization): void {
-    const limit = this.deps.clock.now() - CLOCK_TOLERANCE_S * 1000;
-    for (const g of [...auth.generations]) if (g.expiresAtMs <= limit) this.dropGeneration(auth, g);
-  }
-
-  private checkRoom(auth: Authorization, forced: boolean): void {
-    const gens = auth.generations;
-    const oldest = (list: Generation[]) => Math.max(0, list[0]!.expiresAtMs + CLOCK_TOLERANCE_S * 1000 - this.deps.clock.now());
-    if (forced) {
-      const live = gens.filter((g) => g.forced);
-      if (live.length >= L.MAX_LIVE_FORCED_GENERATIONS) {
-        const waitS = Math.ceil(oldest(live) / 1000);
-        throw new ExecError('busy', `${live.length} force-rotated tokens of this runtime are still valid; the next forced rotation is possible in ${waitS} s`);
-      }
-    }
-    // Scheduled issues cannot reach this (see limits.ts); kept so a bug refuses rather than revokes.
-    if (gens.length >= L.liveGenerationBound(auth.ttlMs, CLOCK_TOLERANCE_S * 1000)) {
-      this.deps.diag?.('generation_bound_reached', { authorizationId: auth.id, live: gens.length });
-      throw new ExecError('busy', `the runtime holds the most valid tokens allowed; retry in ${Math.ceil(oldest(gens) / 1000)} s`);
-    }
-  }
-
-  private dropGeneration(auth: Authorization, gen: Generation): void {
-    this.tokenSetVersion++;
-    this.gens.delete(gen.id);
-    this.verified.delete(gen.token);
-    const i = auth.generations.indexOf(gen);
-    if (i >= 0) auth.generations.splice(i, 1);
-  }
-
   get tokensVersion(): number {
-    return this.tokenSetVersion;
+    return this.gens.version;
   }
 
   /** Every live generation's token (current and previous of each runtime), for the result gate's masking. */
   *liveTokens(): Iterable<string> {
-    for (const g of this.gens.values()) yield g.token;
+    yield* this.gens.tokens();
   }
 
   /** Token -> live authorization, or the internal reason it is refused. */
   authenticate(token: string): AuthResult | Promise<AuthResult> {
     if (token.length === 0) return { ok: false, reason: 'missing' };
     if (token.length > MAX_TOKEN_BYTES) return { ok: false, reason: 'oversize' };
-    const cached = this.verified.get(token);
+    const cached = this.gens.verified(token);
     // Synchronous on a cache hit: the hot path costs no extra promise.
     if (cached) return this.checkGeneration(cached);
     return this.verifyFully(token);
@@ -254,7 +219,7 @@ export class AuthorizationStore {
     if (!v.ok) return v;
     const gen = this.gens.get(v.claims.jti);
     if (!gen || gen.authorizationId !== v.claims.sub || gen.token !== token) return { ok: false, reason: 'revoked' };
-    this.verified.set(token, gen);
+    this.gens.rememberVerified(token, gen);
     return this.checkGeneration(gen);
   }
 
@@ -291,7 +256,7 @@ export class AuthorizationStore {
     if (auth.revocation) return auth.revocation;
     auth.state = 'revoked';
     this.renewal.cancel(auth);
-    for (const g of [...auth.generations]) this.dropGeneration(auth, g);
+    for (const g of [...auth.generations]) this.gens.drop(auth, g);
     // The reason travels with the abort, so parked work can tell a daemon shutdown from a runtime's end.
     auth.controller.abort(new ExecError('unavailable', 'the runtime authorization was revoked', { metadata: { reason } }));
     this.deps.diag?.('revoked', { authorizationId: id, reason });

@@ -6,7 +6,7 @@ import { ExecError } from '../errors.js';
  * the groups it provides and a key only the stream's own reader learns.
  */
 
-export interface Client {
+interface Client {
   readonly id: string;
   readonly provider: boolean;
   readonly groups: Set<string>;

@@ -17,10 +17,10 @@ import type { ResultGate } from '../results/gate.js';
  * events, for `agentteam daemon logs --follow`); other streams never see them.
  */
 
-export const FEATURES = ['client_tools'] as const;
-export const DEFAULT_HEARTBEAT_S = 15;
+const FEATURES = ['client_tools'] as const;
+const DEFAULT_HEARTBEAT_S = 15;
 /** Event streams open at once (each is a client of the broker). */
-export const MAX_STREAMS = 256;
+const MAX_STREAMS = 256;
 
 interface Stream {
   readonly clientId: string;

@@ -16,7 +16,7 @@ import { noteClientGroup, noteFailure } from '../audit/note.js';
  * re-list, listed once any app has ever registered.
  */
 
-export const groupOwner = (group: string): ToolOwner => ({ key: `client:${group}`, label: `client tool group "${group}"` });
+const groupOwner = (group: string): ToolOwner => ({ key: `client:${group}`, label: `client tool group "${group}"` });
 export const FALLBACK_OWNER: ToolOwner = { key: 'client-fallback', label: 'the fallback tools app_tools and app_call' };
 
 export interface ExposureDeps {
@@ -30,7 +30,7 @@ export interface ExposureDeps {
 }
 
 /** The effective descriptor a fingerprint covers: what the app registered, its timeout made explicit. */
-export function effectiveDescriptor(spec: ClientToolSpec): Record<string, unknown> {
+function effectiveDescriptor(spec: ClientToolSpec): Record<string, unknown> {
   const { name, description, input_schema } = spec;
   return spec.timeout_ms !== undefined ? { name, description, input_schema, timeout_ms: spec.timeout_ms } : { name, description, input_schema, timeout_s: spec.timeout_s };
 }

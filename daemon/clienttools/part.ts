@@ -24,7 +24,7 @@ import { FALLBACK_TOOL_NAMES, type ClientToolSpec } from './types.js';
  * the tool registry, the list_changed notifier, the remembered names and the
  * per-agent denyTools filter.
  */
-export interface ClientToolsPart {
+interface ClientToolsPart {
   readonly broker: ClientToolBroker;
   readonly streams: EventStreams;
   readonly notifier: ListChangedNotifier;

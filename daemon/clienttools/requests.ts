@@ -88,7 +88,7 @@ export function requestView(p: Pending): RequestView {
  * `capacity`, so a late or second result is `already_settled` rather than
  * `unknown_request`. Bounded: the oldest are forgotten first.
  */
-export class SettledIds {
+class SettledIds {
   private readonly ids = new Set<string>();
 
   constructor(private readonly capacity = 4096) {}

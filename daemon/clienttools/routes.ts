@@ -20,9 +20,9 @@ import type { ResultGate } from '../results/gate.js';
 export const okJson = (gate: ResultGate, data: unknown): Response => gate.respondScreened(JSON.stringify({ ok: true, data }), 200);
 
 /** A result may carry images: a larger body than the other routes. */
-export const RESULT_BODY_LIMIT_BYTES = 8 * 1024 * 1024;
+const RESULT_BODY_LIMIT_BYTES = 8 * 1024 * 1024;
 
-export interface ClientToolRouteDeps {
+interface ClientToolRouteDeps {
   readonly clock: Clock;
   readonly broker: ClientToolBroker;
   readonly gate: ResultGate;

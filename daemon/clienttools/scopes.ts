@@ -12,7 +12,7 @@ import type { Delegation } from './types.js';
 
 export const SCOPE_LIMITS = { scopes: 4096, toolsPerScope: 64 } as const;
 
-export interface SavedScope {
+interface SavedScope {
   readonly authorization_id: string;
   readonly thread_id: string;
   readonly task_id: string;

@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
  * fallback tools (app_tools, app_call) are listed. The set is bounded
  * (`REMEMBERED` in remembered.ts).
  */
-export interface ClientToolsState {
+interface ClientToolsState {
   readonly version: 1;
   readonly names: string[];
 }

@@ -10,7 +10,7 @@ import type { CallOutcome, ClientToolSpec, Delegation, StdioCallIdentity, StdioR
  * and the agent-facing outcome of the app's answer.
  */
 
-export type StdioCall = StdioCallIdentity & { readonly timeout_ms: number };
+type StdioCall = StdioCallIdentity & { readonly timeout_ms: number };
 
 /** The call's identity, or the outcome that refuses it at once. */
 export function admitStdioCall(

@@ -32,7 +32,7 @@ const ID_RE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 /** Authorization ids are 12 random bytes in base64url (daemon/auth/store.ts): any of them may begin with `-` or `_`. */
 const AUTHORIZATION_ID_RE = /^[A-Za-z0-9_-]{16}$/;
 
-export interface StdioRouteDeps {
+interface StdioRouteDeps {
   readonly broker: ClientToolBroker;
   readonly scopes: DelegatedScopes;
   readonly clock: Clock;
@@ -44,7 +44,7 @@ function onlyKeys(o: Obj, allowed: readonly string[], make: (m: string) => ExecE
   for (const k of Object.keys(o)) if (!allowed.includes(k)) throw make(`unknown field "${k}"`);
 }
 
-export function decodeStdioRegistration(body: unknown): { client_id: string; server_id: string | null; tools: ClientToolSpec[] } {
+function decodeStdioRegistration(body: unknown): { client_id: string; server_id: string | null; tools: ClientToolSpec[] } {
   const invalid = (m: string) => new ExecError('invalid_tool', m);
   if (!isObj(body)) throw invalid('the body must be an object {client_id, tools}');
   const client_id = clientIdOf(body);
@@ -57,7 +57,7 @@ export function decodeStdioRegistration(body: unknown): { client_id: string; ser
   return { client_id, server_id, tools };
 }
 
-export function decodeStdioReply(body: unknown): StdioReply {
+function decodeStdioReply(body: unknown): StdioReply {
   const invalid = (m: string) => new ExecError('validation_failed', m);
   if (!isObj(body)) throw invalid('the body must be an object {client_id, status, text, structured?}');
   const client_id = clientIdOf(body);

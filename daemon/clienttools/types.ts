@@ -85,7 +85,7 @@ export type ResultBody =
   | { client_id: string; ok: false; error: { code: string; message: string } };
 
 /** Who made a call: enough for the app to know the agent, never a credential. */
-export interface CallerInfo {
+interface CallerInfo {
   readonly server_id: string;
   readonly agent_id: string;
   readonly session_id: string | null;

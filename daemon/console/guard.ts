@@ -3,7 +3,7 @@ import { getCookie } from 'hono/cookie';
 import { sameToken, type ConsoleSession, type ConsoleSessions } from './sessions.js';
 
 export const COOKIE = 'agentteam_console';
-export const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 /** Headers on every console response, refusals included. */
 export function consoleHeaders(): MiddlewareHandler {
@@ -29,7 +29,7 @@ export function originPresent(c: Context): boolean {
   return c.req.header('origin') !== undefined;
 }
 
-export async function csrfOk(c: Context, session: ConsoleSession): Promise<boolean> {
+async function csrfOk(c: Context, session: ConsoleSession): Promise<boolean> {
   if (!originPresent(c)) return false;
   const form = await c.req.parseBody().catch(() => ({} as Record<string, unknown>));
   const token = c.req.header('x-csrf-token') ?? (typeof form.csrf === 'string' ? form.csrf : '');

@@ -1,7 +1,7 @@
 import type { Child } from 'hono/jsx';
 
 /** The console's pages, in navigation order: path under /console/ and title. */
-export const PAGES = [
+const PAGES = [
   { path: '', id: 'overview', title: 'Overview' },
   { path: 'runtimes', id: 'runtimes', title: 'Runtimes' },
   { path: 'activity', id: 'activity', title: 'Activity' },

@@ -3,16 +3,16 @@ import type { Clock } from '../../lib/clock.js';
 import { openSse, SSE_HEADERS } from '../http/sse.js';
 
 /** How often a live page body is re-rendered; a change is on the page within this plus one round trip. */
-export const LIVE_POLL_MS = 300;
+const LIVE_POLL_MS = 300;
 const HEARTBEAT_MS = 15_000;
 /** At most this many live pages per daemon at once; one more gets 503. */
-export const MAX_LIVE = 16;
+const MAX_LIVE = 16;
 
 /** The count of open live streams of one daemon. */
-export interface LiveCount { open: number }
+interface LiveCount { open: number }
 
 /** One SSE frame carrying an HTML fragment (every line of it a data: line). */
-export function fragmentFrame(html: string): string {
+function fragmentFrame(html: string): string {
   return `event: fragment\n${html.split(/\r\n|\r|\n/).map((l) => `data: ${l}`).join('\n')}\n\n`;
 }
 

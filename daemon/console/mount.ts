@@ -3,7 +3,7 @@ import type { Clock } from '../../lib/clock.js';
 import type { OperatorClient } from './operator-client.js';
 import { ConsoleSessions } from './sessions.js';
 
-export interface MountOptions {
+interface MountOptions {
   readonly clock: Clock;
   readonly operator: OperatorClient;
   readonly defaultServer: string;

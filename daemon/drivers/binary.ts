@@ -15,7 +15,7 @@ export interface AgentteamBinary {
   readonly cli: string;
 }
 
-export class MissingBinaryError extends Error {
+class MissingBinaryError extends Error {
   override name = 'MissingBinaryError';
 }
 

@@ -15,7 +15,7 @@ import { ExecError } from '../errors.js';
  * leave everything else (providers, approvals, other MCP servers, profiles,
  * login, transcripts) exactly as the user has it.
  */
-export interface CodexUserConfig {
+interface CodexUserConfig {
   /** The user's Codex home: `CODEX_HOME` of the `run` process, or `~/.codex` of its HOME. */
   readonly home: string;
   /** The top-level `developer_instructions` of config.toml, kept in front of agentteam's guidance. */

@@ -12,19 +12,19 @@ import type { DriverInput, DriverLaunch } from './types.js';
  * `codex mcp get --json` on released builds: 0.147.0 silently drops the key,
  * 0.148.0 keeps it (see specs/mcp.md).
  */
-export const CODEX_HEADERS_HELPER_SINCE: readonly [number, number, number] = [0, 148, 0];
+const CODEX_HEADERS_HELPER_SINCE: readonly [number, number, number] = [0, 148, 0];
 
 /** The variable an older Codex reads the bearer from (`bearer_token_env_var`); set from the token file at each start. */
-export const CODEX_BEARER_ENV = 'AGENTTEAM_CODEX_BEARER';
+const CODEX_BEARER_ENV = 'AGENTTEAM_CODEX_BEARER';
 
 /** `codex-cli 0.171.0` -> [0, 171, 0]; null when no version can be read. */
-export function parseCodexVersion(text: string | null | undefined): [number, number, number] | null {
+function parseCodexVersion(text: string | null | undefined): [number, number, number] | null {
   const m = /(\d+)\.(\d+)\.(\d+)/.exec(text ?? '');
   return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : null;
 }
 
 /** True unless the version is known and older than the helper; an unreadable version gets the helper. */
-export function codexHasHeadersHelper(version: string | null | undefined): boolean {
+function codexHasHeadersHelper(version: string | null | undefined): boolean {
   const v = parseCodexVersion(version);
   if (!v) return true;
   for (let i = 0; i < 3; i++) if (v[i] !== CODEX_HEADERS_HELPER_SINCE[i]) return v[i]! > CODEX_HEADERS_HELPER_SINCE[i]!;
@@ -51,7 +51,7 @@ export function overrideArgs(overrides: CodexOverrides): string[] {
  * which a tool that needs approval is refused) and the guidance as
  * `developer_instructions` (the user's own top-level ones first).
  */
-export function codexExecOverrides(input: DriverInput, guidance: string, helper: string | null): CodexOverrides {
+function codexExecOverrides(input: DriverInput, guidance: string, helper: string | null): CodexOverrides {
   const user = readCodexUserConfig(userCodexHome(input.env ?? {}));
   const server = `mcp_servers.${MCP_SERVER_NAME}`;
   return [

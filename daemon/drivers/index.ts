@@ -11,7 +11,7 @@ import type { RuntimeKind } from './names.js';
 import { binDirOf, writeAgentteamLauncher, type AgentteamBinary } from './binary.js';
 import type { DriverInput, DriverLaunch } from './types.js';
 
-export interface PrepareDriverOptions {
+interface PrepareDriverOptions {
   runtime: RuntimeKind;
   mcpUrl: string;
   tokenFile: string;

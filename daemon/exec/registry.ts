@@ -6,7 +6,7 @@ import type { HandlerContext } from './context.js';
 import { compileInputCheck } from './validate.js';
 
 /** A typed handler: its input and output types are derived from the descriptor's schemas. */
-export type JsonHandler<D extends ActionDescriptor> = (input: InputOf<D>, ctx: HandlerContext) => Promise<OutputOf<D>>;
+type JsonHandler<D extends ActionDescriptor> = (input: InputOf<D>, ctx: HandlerContext) => Promise<OutputOf<D>>;
 
 /** What the dispatcher needs for one action, after registration. */
 export interface RegisteredAction {

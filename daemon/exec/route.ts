@@ -20,7 +20,7 @@ import type { AuditNote } from '../audit/note.js';
 import { noteOutcome, observeExec } from '../telemetry/observe.js';
 
 /** What the Exec route uses, and nothing else (the daemon's Services satisfies it). */
-export interface ExecDeps {
+interface ExecDeps {
   readonly registry: Registry;
   readonly gate: ResultGate;
   readonly clock: Clock;

@@ -15,10 +15,10 @@ export interface PinnedExtension {
 }
 
 export const UPSTREAM_TIMEOUT_MS = 10_000;
-export const UPSTREAM_MAX_BYTES = 1024 * 1024;
+const UPSTREAM_MAX_BYTES = 1024 * 1024;
 
-export const DIGEST_HEADER = 'AgentTeam-Extension-Digest';
-export const CATALOG_VERSION_HEADER = 'AgentTeam-Catalog-Version';
+const DIGEST_HEADER = 'AgentTeam-Extension-Digest';
+const CATALOG_VERSION_HEADER = 'AgentTeam-Catalog-Version';
 
 /**
  * Forwards one extension call: `POST {upstream}/runtime/ext` with

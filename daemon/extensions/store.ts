@@ -9,7 +9,7 @@ import { writeFileAtomic } from '../profile/profile-edit.js';
 import { compileInputCheck } from '../exec/validate.js';
 import { buildRuntimeCatalog, type InstalledExtension, type RuntimeCatalog } from './catalog.js';
 
-export interface ExtensionSummary {
+interface ExtensionSummary {
   readonly name: string;
   readonly digest: string;
   readonly upstream: string;

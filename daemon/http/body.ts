@@ -6,9 +6,9 @@ import { readWatch, type WatchedRead } from './read-watch.js';
 import { nodeRequestOf } from './node-request.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
-export const READ_DEADLINE_MS = 5_000;
+const READ_DEADLINE_MS = 5_000;
 
-export interface ReadBodyOptions {
+interface ReadBodyOptions {
   readonly limit?: number;
   readonly deadlineMs?: number;
   readonly clock: Clock;

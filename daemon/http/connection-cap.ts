@@ -9,20 +9,20 @@ import type { Socket } from 'node:net';
  * temporary, the private directory for fsync, driver configs). A quarter of
  * the limit, at least 48, covers these with room for growth.
  */
-export const MIN_HEADROOM = 48;
+const MIN_HEADROOM = 48;
 /** More concurrent connections than a single user's loopback daemon needs; bounds memory too. */
-export const MAX_CONNECTIONS_CEILING = 4096;
+const MAX_CONNECTIONS_CEILING = 4096;
 /** Below this many client connections the daemon could not serve a handful of runtimes: refuse to start. */
-export const MIN_CONNECTIONS = 16;
+const MIN_CONNECTIONS = 16;
 /** A connection must deliver its complete request header within this time (then 408 and close). */
-export const HEADERS_TIMEOUT_MS = 5_000;
+const HEADERS_TIMEOUT_MS = 5_000;
 /** The whole request (header and body) within this time; responses (NDJSON lease, SSE) are not bounded by it. */
-export const REQUEST_TIMEOUT_MS = 30_000;
+const REQUEST_TIMEOUT_MS = 30_000;
 /** How often Node sweeps connections for the two timeouts above. */
-export const CONNECTIONS_CHECK_MS = 1_000;
+const CONNECTIONS_CHECK_MS = 1_000;
 
 /** The soft RLIMIT_NOFILE of this process (Linux /proc); 1024, the usual default, where unknown. */
-export function descriptorLimit(): number {
+function descriptorLimit(): number {
   try {
     const m = /^Max open files\s+(\d+|unlimited)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
     if (m) return m[1] === 'unlimited' ? Number.MAX_SAFE_INTEGER : Number(m[1]);
@@ -32,7 +32,7 @@ export function descriptorLimit(): number {
   return 1024;
 }
 
-export interface ConnectionBudget {
+interface ConnectionBudget {
   readonly descriptorLimit: number;
   readonly headroom: number;
   readonly maxConnections: number;

@@ -9,7 +9,7 @@ import { ListenError } from '../lifecycle/listen.js';
  * looked at. The bearer token stays the real gate; this removes the browser
  * as a way in even if a token leaked to a page.
  */
-export interface HostOriginOptions {
+interface HostOriginOptions {
   /** The address the daemon listens on (`127.0.0.1`, `::1`, `localhost`, or a remote host with --allow-remote). */
   readonly listenHost: string;
   /** The bound port; read per request because it is known only after listen. */

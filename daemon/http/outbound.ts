@@ -3,7 +3,7 @@ import { request as httpsRequest } from 'node:https';
 import { systemClock, type Clock } from '../../lib/clock.js';
 
 /** Why an outbound call produced no usable answer. */
-export type OutboundFailure = 'timeout' | 'cancelled' | 'unreachable' | 'too_large';
+type OutboundFailure = 'timeout' | 'cancelled' | 'unreachable' | 'too_large';
 
 export class OutboundError extends Error {
   constructor(readonly reason: OutboundFailure, message: string) {
@@ -11,7 +11,7 @@ export class OutboundError extends Error {
   }
 }
 
-export interface OutboundPost {
+interface OutboundPost {
   readonly url: string;
   readonly headers: Record<string, string>;
   readonly body: string;

@@ -31,7 +31,7 @@ function bearerToken(header: string | null): string {
 }
 
 /** True when the raw (undecoded) path of `url` contains a percent escape. */
-export function hasEscapedPath(url: string): boolean {
+function hasEscapedPath(url: string): boolean {
   const start = url.indexOf('/', url.indexOf(':') + 3);
   for (let i = start; i >= 0 && i < url.length; i++) {
     const ch = url.charCodeAt(i);

@@ -7,7 +7,7 @@ import type { Clock, ClockTimer } from '../../lib/clock.js';
  * keep proxies from timing the connection out and let both ends notice a
  * dead peer. `onClose` runs exactly once, whoever ends the stream.
  */
-export interface SseOptions {
+interface SseOptions {
   readonly clock: Clock;
   readonly heartbeatMs: number;
   /** The heartbeat frame (an SSE comment, or an event the peer can see). */

@@ -32,9 +32,9 @@ export function connectionReserve(maxConnections: number): number {
   return Math.max(8, Math.floor(maxConnections / 8));
 }
 
-export type StreamKind = 'mcp_get' | 'listen' | 'events';
+type StreamKind = 'mcp_get' | 'listen' | 'events';
 
-export interface StreamTicket {
+interface StreamTicket {
   /** Gives the slot back (once, however often called). */
   release(): void;
 }

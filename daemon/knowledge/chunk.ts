@@ -8,7 +8,7 @@ import type { Masked } from '../results/masked.js';
  * first (the result gate's `document`), so passage boundaries are chosen on
  * masked text and no passage holds a piece of a secret.
  */
-export interface Chunk {
+interface Chunk {
   readonly text: string;
   readonly lineStart: number;
   readonly lineEnd: number;

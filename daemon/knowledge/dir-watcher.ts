@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { isSafeDir } from './walk.js';
 
 /** More folders than this and the index falls back to rescanning (each folder costs one inotify watch). */
-export const MAX_WATCHED_DIRS = 4096;
+const MAX_WATCHED_DIRS = 4096;
 const MAX_DEPTH = 32;
 
 /**

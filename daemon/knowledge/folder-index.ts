@@ -1,16 +1,12 @@
 import { rmSync } from 'node:fs';
-import type { Statement } from 'better-sqlite3';
 import type { Clock, ClockTimer } from '../../lib/clock.js';
-import { chunkText, titleOf } from './chunk.js';
-import { CHUNKS_PER_FILE, markBuilt, openIndexDb, type IndexDb } from './index-db.js';
+import { markBuilt, openIndexDb, type IndexDb } from './index-db.js';
+import { IndexRows, type IndexMasking, type Read } from './index-rows.js';
 import { isIndexedName, isSafeDir, readSafe, safeStat, walkFilesAsync, type FileStat } from './walk.js';
 import { DirWatcher } from './dir-watcher.js';
-import type { ResultGate } from '../results/gate.js';
 
-/** What an index needs of the result gate: documents masked before they are chunked, and when that masking changed. */
-export type IndexMasking = Pick<ResultGate, 'document' | 'fingerprint'>;
 
-export interface FolderIndexOptions {
+interface FolderIndexOptions {
   readonly root: string;
   readonly dbPath: string;
   readonly clock: Clock;
@@ -23,24 +19,12 @@ export interface FolderIndexOptions {
   readonly diag?: (event: string, detail: Record<string, unknown>) => void;
 }
 
-type Row = { id: number; path: string; mtime_ms: number; size: number };
-
-/**
- * A file's passage rowids. Bound as BigInt: SQLite binds a JS number as REAL,
- * and FTS5 (3.53) then ignores a rowid constraint instead of applying it.
- */
-function chunkRange(id: number): [bigint, bigint] {
-  return [BigInt(id * CHUNKS_PER_FILE), BigInt((id + 1) * CHUNKS_PER_FILE)];
-}
-
 /** How soon changes a watcher reported are applied without waiting for a search. */
 const FLUSH_DELAY_MS = 150;
 /** Without a working watcher, a search rescans the folder when the last scan is older than this. */
 const POLL_STALE_MS = 1_000;
 /** Files read at once while indexing (each holds a descriptor until read). */
 const READ_CONCURRENCY = 16;
-
-type Read = { st: FileStat; text: string | null };
 
 /**
  * A full-text index of one folder, kept current while open: per-folder
@@ -56,13 +40,8 @@ export class FolderIndex {
   readonly progress = { done: 0, total: 0 };
   readonly db: IndexDb;
   private readonly root: string;
-  private readonly byPath: Statement;
-  private readonly insertFile: Statement;
-  private readonly updateFile: Statement;
-  private readonly deleteFile: Statement;
-  private readonly deleteChunks: Statement;
-  private readonly insertChunk: Statement;
-  private readonly allFiles: Statement;
+  /** The files and passages tables. */
+  private readonly rows: IndexRows;
   private readonly dirty = new Set<string>();
   private watcher: DirWatcher | null = null;
   private flushTimer: ClockTimer | null = null;
@@ -84,13 +63,7 @@ export class FolderIndex {
     this.maskedWith = opts.gate.fingerprint();
     const { db, fresh } = openIndexDb(opts.dbPath, this.maskedWith);
     this.db = db;
-    this.byPath = db.prepare('SELECT id, path, mtime_ms, size FROM files WHERE path = ?');
-    this.insertFile = db.prepare('INSERT INTO files (path, mtime_ms, size, title) VALUES (?, ?, ?, ?)');
-    this.updateFile = db.prepare('UPDATE files SET mtime_ms = ?, size = ?, title = ? WHERE id = ?');
-    this.deleteFile = db.prepare('DELETE FROM files WHERE id = ?');
-    this.deleteChunks = db.prepare('DELETE FROM chunks WHERE rowid >= ? AND rowid < ?');
-    this.insertChunk = db.prepare('INSERT INTO chunks (rowid, body, file_id, line_start, line_end) VALUES (?, ?, ?, ?, ?)');
-    this.allFiles = db.prepare('SELECT id, path, mtime_ms, size FROM files');
+    this.rows = new IndexRows(db, opts.root, opts.gate);
     this.startWatcher();
     if (fresh) {
       this.ready = this.rescanInBatches().then(() => {
@@ -228,27 +201,15 @@ export class FolderIndex {
       const reads = await this.readChanged(files);
       if (this.isClosed()) return;
       this.db.transaction(() => {
-        for (const rel of gone) this.removeGone(rel);
-        this.applyReads(reads);
+        for (const rel of gone) this.rows.removeGone(rel);
+        this.rows.applyReads(reads);
       })();
     });
   }
 
-  /** A path that is no longer a file or folder: its row, and the rows of files that were under it. */
-  private removeGone(rel: string): void {
-    this.removePath(rel);
-    const under = this.db.prepare('SELECT id, path, mtime_ms, size FROM files WHERE substr(path, 1, ?) = ?').all(rel.length + 1, `${rel}/`) as Row[];
-    for (const r of under) if (!safeStat(this.root, r.path)) this.remove(r.id);
-  }
-
-  private isUnchanged(st: FileStat): boolean {
-    const row = this.byPath.get(st.path) as Row | undefined;
-    return row !== undefined && row.mtime_ms === st.mtimeMs && row.size === st.size;
-  }
-
   /** Reads the files whose size or mtime differ from their rows, a few at a time, off the event loop. */
   private async readChanged(files: FileStat[]): Promise<Read[]> {
-    const todo = files.filter((st) => !this.isUnchanged(st));
+    const todo = files.filter((st) => !this.rows.isUnchanged(st));
     const out: Read[] = [];
     for (let i = 0; i < todo.length && !this.isClosed(); i += READ_CONCURRENCY) {
       const slice = todo.slice(i, i + READ_CONCURRENCY);
@@ -257,69 +218,14 @@ export class FolderIndex {
     return out;
   }
 
-  /** Inside a transaction: what readChanged read, each file re-checked against its row. */
-  private applyReads(reads: Read[]): void {
-    for (const { st, text } of reads) {
-      const row = this.byPath.get(st.path) as Row | undefined;
-      if (row && row.mtime_ms === st.mtimeMs && row.size === st.size) continue;
-      this.indexFile(st, row, text);
-    }
-  }
-
-  private indexFile(st: FileStat, row: Row | undefined, raw: string | null): void {
-    if (raw === null) {
-      if (row) this.remove(row.id);
-      return;
-    }
-    // Mask first: titles, passage boundaries and the indexed words all come from masked text, so
-    // neither a snippet nor a (prefix) query can reveal a secret.
-    const text = this.opts.gate.document(raw);
-    let id: number;
-    const title = titleOf(text, st.path);
-    if (row) {
-      id = row.id;
-      this.deleteChunks.run(...chunkRange(id));
-      this.updateFile.run(st.mtimeMs, st.size, title, id);
-    } else {
-      id = Number(this.insertFile.run(st.path, st.mtimeMs, st.size, title).lastInsertRowid);
-    }
-    const chunks = chunkText(text).slice(0, CHUNKS_PER_FILE);
-    chunks.forEach((c, n) => this.insertChunk.run(BigInt(id * CHUNKS_PER_FILE + n), c.text, id, c.lineStart, c.lineEnd));
-  }
-
-  private removePath(rel: string): void {
-    const row = this.byPath.get(rel) as Row | undefined;
-    if (row) this.remove(row.id);
-  }
-
-  private remove(id: number): void {
-    this.deleteChunks.run(...chunkRange(id));
-    this.deleteFile.run(id);
-  }
-
-  /** What a scan found against what is indexed: the files to (re)index and the rows to drop. */
-  private diff(found: FileStat[]): { changed: FileStat[]; gone: Row[]; rows: Map<string, Row> } {
-    const rows = new Map<string, Row>();
-    for (const r of this.allFiles.all() as Row[]) rows.set(r.path, r);
-    const seen = new Set<string>();
-    const changed: FileStat[] = [];
-    for (const f of found) {
-      seen.add(f.path);
-      const r = rows.get(f.path);
-      if (!r || r.mtime_ms !== f.mtimeMs || r.size !== f.size) changed.push(f);
-    }
-    const gone = [...rows.values()].filter((r) => !seen.has(r.path));
-    return { changed, gone, rows };
-  }
-
   private async applyScan(found: FileStat[], startedAt: number): Promise<void> {
-    const { changed, gone } = this.diff(found);
+    const { changed, gone } = this.rows.diff(found);
     const reads = await this.readChanged(changed);
     if (this.isClosed()) return;
     this.lastScan = startedAt;
     this.db.transaction(() => {
-      for (const r of gone) if (!safeStat(this.root, r.path)) this.remove(r.id);
-      this.applyReads(reads);
+      for (const r of gone) this.rows.removeIfGone(r);
+      this.rows.applyReads(reads);
     })();
   }
 
@@ -335,7 +241,7 @@ export class FolderIndex {
       const found = await walkFilesAsync(this.root);
       if (this.isClosed()) return;
       this.lastScan = startedAt;
-      const { changed, gone } = this.diff(found);
+      const { changed, gone } = this.rows.diff(found);
       this.progress.total = changed.length;
       this.progress.done = 0;
       const batch = this.opts.batch ?? 256;
@@ -345,7 +251,7 @@ export class FolderIndex {
         await this.exclusive(async () => {
           if (this.isClosed()) return;
           this.db.transaction(() => {
-            for (const r of gone.slice(i, i + batch)) if (!safeStat(this.root, r.path)) this.remove(r.id);
+            for (const r of gone.slice(i, i + batch)) this.rows.removeIfGone(r);
           })();
         });
         await new Promise((r) => setImmediate(r));
@@ -357,7 +263,7 @@ export class FolderIndex {
           const reads = await this.readChanged(slice);
           if (this.isClosed()) return;
           // Each row is re-read: a watcher flush may have indexed the file meanwhile.
-          this.db.transaction(() => this.applyReads(reads))();
+          this.db.transaction(() => this.rows.applyReads(reads))();
         });
         this.progress.done += slice.length;
         await new Promise((r) => setImmediate(r));

@@ -10,7 +10,7 @@ import type { ResultGate } from '../results/gate.js';
 import { inSpan, withTraceHeaders } from '../telemetry/tracing.js';
 
 /** Where a forwarded knowledge call failed; kept in error.metadata.stage. */
-export type UpstreamStage = 'route_missing' | 'validation' | 'scope_resolution' | 'upstream';
+type UpstreamStage = 'route_missing' | 'validation' | 'scope_resolution' | 'upstream';
 const STAGES: readonly UpstreamStage[] = ['route_missing', 'validation', 'scope_resolution', 'upstream'];
 
 export interface UpstreamConfig {

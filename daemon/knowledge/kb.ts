@@ -15,7 +15,7 @@ const DEFAULT_TIMEOUT_MS = 10_000;
  * Without it (or without `upstream`) the embedded folder index answers.
  * A file that cannot be used is reported and ignored.
  */
-export function readKbConfig(home: string, log: (m: string) => void): UpstreamConfig | null {
+function readKbConfig(home: string, log: (m: string) => void): UpstreamConfig | null {
   let raw: string;
   try {
     raw = readFileSync(join(home, 'kb.json'), 'utf8');

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { RETRIEVAL_LIMITS, type MemorySearchInput, type MemorySearchOutput } from '../../catalog/mcp-knowledge-tools.js';
 import type { Clock } from '../../lib/clock.js';
 import { ExecError } from '../errors.js';
-import { FolderIndex, type IndexMasking } from './folder-index.js';
+import { FolderIndex } from './folder-index.js';
+import type { IndexMasking } from './index-rows.js';
 import type { ResultGate } from '../results/gate.js';
 
 /** What search needs of the result gate. */
@@ -15,7 +16,7 @@ const MAX_OPEN = 64;
 /** How long a search waits for a first build before answering index_unavailable. */
 const BUILD_WAIT_MS = 1_500;
 
-export interface MemoryOptions {
+interface MemoryOptions {
   readonly home: string;
   readonly clock: Clock;
   /** The result gate: notes are masked before they are indexed, snippets marked on masked text. */
@@ -24,7 +25,7 @@ export interface MemoryOptions {
   readonly buildWaitMs?: number;
 }
 
-export function memoryFolder(home: string, agentId: string): string {
+function memoryFolder(home: string, agentId: string): string {
   return join(home, 'memory', agentId);
 }
 

@@ -7,7 +7,7 @@ import { toMatchExpression } from './fts-query.js';
 import { cutOutsideLabel, type Masked } from '../results/masked.js';
 import type { ResultGate } from '../results/gate.js';
 
-export interface RawHit {
+interface RawHit {
   readonly path: string;
   readonly title: string;
   readonly lineStart: number;
@@ -19,7 +19,7 @@ export interface RawHit {
   readonly score: number;
 }
 
-export interface HitPage {
+interface HitPage {
   readonly hits: RawHit[];
   readonly hasMore: boolean;
   readonly nextCursor?: string;
@@ -102,7 +102,7 @@ function namePattern(labels: readonly string[]): RegExp | null {
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** A snippet of masked text whose highlights touch a `[NAME]`: the name is highlighted whole, never split by a marker. */
-export function highlightWholeNames(snippet: string, labels: readonly string[]): string {
+function highlightWholeNames(snippet: string, labels: readonly string[]): string {
   const re = namePattern(labels);
   if (!re || !snippet.includes('[')) return snippet;
   return snippet.replace(re, (m) => {

@@ -6,7 +6,7 @@ import { LIMITS, jsonBytes } from '../../catalog/limits.js';
 /** Files the indexes read: Markdown and plain text. */
 const INDEXED = /\.(md|markdown|mdx|txt|text)$/i;
 /** Larger files are skipped (and counted), so one huge file cannot stall indexing. */
-export const MAX_FILE_BYTES = 1024 * 1024;
+const MAX_FILE_BYTES = 1024 * 1024;
 /** Deepest folder nesting walked. */
 const MAX_DEPTH = 32;
 

@@ -36,7 +36,7 @@ export function ensureOperatorToken(home: string): string {
   return token;
 }
 
-export interface DaemonInfo {
+interface DaemonInfo {
   readonly url: string;
   readonly pid: number;
   readonly startedAt: number;

@@ -17,7 +17,7 @@ export function parseListen(value: string, allowRemote: boolean): { host: string
   return { host, port };
 }
 
-export function isLoopback(host: string): boolean {
+function isLoopback(host: string): boolean {
   if (host === 'localhost' || host === '::1') return true;
   return isIP(host) === 4 && host.startsWith('127.');
 }

@@ -2,10 +2,10 @@ import type { Hono } from 'hono';
 import { ExecError } from '../errors.js';
 
 /** Recent diagnostic lines kept for `agentteam daemon logs` (each at most a few hundred bytes). */
-export const LOG_TAP_LINES = 1000;
-export const LOG_TAP_DEFAULT = 100;
+const LOG_TAP_LINES = 1000;
+const LOG_TAP_DEFAULT = 100;
 
-export interface LogEntry {
+interface LogEntry {
   /** 1, 2, ... in the order the daemon wrote them; a follower uses it to skip lines it already has. */
   readonly n: number;
   /** One diagnostic line as written to stderr or daemon.log (a JSON object). */

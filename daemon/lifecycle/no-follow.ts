@@ -21,7 +21,7 @@ export class HomeLinkError extends Error {
 const { O_RDONLY, O_WRONLY, O_APPEND, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
 
 /** Throws HomeLinkError when `path` is a link; a missing path is fine. */
-export function assertNotLink(path: string): void {
+function assertNotLink(path: string): void {
   let st: fs.Stats;
   try {
     st = fs.lstatSync(path);
@@ -93,7 +93,7 @@ export function writeFileAtomicSync(path: string, text: string): void {
 }
 
 /** Every fixed name the daemon writes, opens or deletes in its home (store side files included). */
-export const HOME_ENTRIES: readonly string[] = [
+const HOME_ENTRIES: readonly string[] = [
   'daemon.json', 'daemon.port', 'daemon.owner', 'daemon.lock', 'operator.token', 'daemon.log', 'runtime', 'instance.id',
   'store.db', 'store.db-wal', 'store.db-shm', 'store.db-journal',
 ];

@@ -17,12 +17,12 @@ export class AlreadyRunningError extends Error {
  * names another live daemon) is a reason to stop; `unknown` (the record is
  * unreadable, missing or names a dead process) is logged and looked at again.
  */
-export type OwnershipCheck =
+type OwnershipCheck =
   | { readonly state: 'ours' }
   | { readonly state: 'lost'; readonly pid: number }
   | { readonly state: 'unknown'; readonly reason: string; readonly repaired: boolean };
 
-export interface Singleton {
+interface Singleton {
   readonly nonce: string;
   /** True while the owner record still names this process and start nonce. */
   verify(): boolean;

@@ -12,13 +12,13 @@ import { META_KEYS } from './modern.js';
  * request is refused as busy); the daemon-wide bound is the long-lived
  * stream budget (daemon/http/stream-budget.ts), which sheds instead.
  */
-export const LISTEN_LIMITS = { perAuthorization: 4, keepAliveMs: 15_000 } as const;
+const LISTEN_LIMITS = { perAuthorization: 4, keepAliveMs: 15_000 } as const;
 
-export type ListenStart =
+type ListenStart =
   | { ok: true; response: Response }
   | { ok: false; status: number; code: number; message: string };
 
-export interface ListenOptions {
+interface ListenOptions {
   readonly id: RpcId;
   readonly params: Record<string, unknown>;
   readonly feed: ToolChangeFeed;

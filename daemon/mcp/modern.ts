@@ -38,20 +38,20 @@ export const META_KEYS = {
   subscriptionId: 'io.modelcontextprotocol/subscriptionId',
 } as const;
 
-export const MODERN_ERRORS = {
+const MODERN_ERRORS = {
   headerMismatch: -32020,
   missingRequiredClientCapability: -32021,
   unsupportedProtocolVersion: -32022,
 } as const;
 
 /** What one modern request declared about itself, read from its own _meta. */
-export interface ModernMeta {
+interface ModernMeta {
   readonly protocolVersion: string;
   readonly clientCapabilities: Record<string, unknown>;
   readonly clientInfo: unknown;
 }
 
-export type ModernCheck =
+type ModernCheck =
   | { ok: true; meta: ModernMeta }
   | { ok: false; status: number; code: number; message: string; data?: unknown };
 
@@ -60,7 +60,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 /** The request's `_meta` protocol version, if it declares one (how a modern request is recognised). */
-export function declaredVersion(params: Record<string, unknown>): unknown {
+function declaredVersion(params: Record<string, unknown>): unknown {
   const meta = params._meta;
   return isObject(meta) ? meta[META_KEYS.protocolVersion] : undefined;
 }
@@ -76,7 +76,7 @@ const SENTINEL = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
 const PLAIN_HEADER_VALUE = /^[\x20-\x7e\t]*$/;
 
 /** Decodes an Mcp-Name style header value (plain ASCII or the Base64 sentinel); null when malformed. */
-export function decodeHeaderValue(raw: string): string | null {
+function decodeHeaderValue(raw: string): string | null {
   const m = SENTINEL.exec(raw);
   if (m) {
     const bytes = Buffer.from(m[1]!, 'base64');
@@ -96,7 +96,7 @@ export function decodeHeaderValue(raw: string): string | null {
  * Validates one modern request before dispatch: its _meta, the supported
  * version, and the standard headers against the body.
  */
-export function checkModernRequest(
+function checkModernRequest(
   method: string,
   params: Record<string, unknown>,
   header: (name: string) => string | undefined,
@@ -164,7 +164,7 @@ function clip(s: string): string {
  * Adds the revision's result fields to an already serialized result object
  * (`{...}`), so cached results are spliced rather than re-serialized.
  */
-export function withResultFields(resultJson: string, extra: string): string {
+function withResultFields(resultJson: string, extra: string): string {
   const body = resultJson.trimEnd();
   if (!body.endsWith('}')) throw new Error('result is not a JSON object');
   const inner = body.slice(0, -1).trimEnd();

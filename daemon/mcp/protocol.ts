@@ -12,7 +12,7 @@ import { McpCall, SUPPORTED_PROTOCOL_VERSIONS, bindRevisions, legacyCodec, type 
 import { ALL_PROTOCOL_VERSIONS, MODERN_VERSION, checkHeaderAgreement, isModernRequest, modernCodec } from './modern.js';
 import { createMcpMethods } from './methods.js';
 
-export interface McpProtocolOptions {
+interface McpProtocolOptions {
   readonly host: ToolHost;
   /** Reads the request body under the route's size and time limits; throws ExecError. */
   readonly readBody: (c: Context) => Promise<string>;

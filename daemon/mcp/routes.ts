@@ -27,7 +27,7 @@ const SERVER_VERSION = '0.1.0';
  * and audit trail. The daemon passes these fields, never its whole
  * service bag.
  */
-export interface McpServices extends MessageServices {
+interface McpServices extends MessageServices {
   readonly clock: Clock;
   readonly knowledge: KnowledgeServices;
   /** Results are bounded by the gate's JSON boundary; every answered frame passes its screen. */

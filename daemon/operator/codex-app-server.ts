@@ -10,7 +10,7 @@ import { APP_SERVER_OVERRIDES, appServerInstructionsFile } from '../drivers/code
 import { overrideArgs } from '../drivers/codex.js';
 import { runAppServerSession } from '../drivers/app-server/session.js';
 
-export interface AppServerRouteDeps {
+interface AppServerRouteDeps {
   readonly auths: AuthorizationStore;
   readonly host: ToolHost;
   readonly gate: ResultGate;

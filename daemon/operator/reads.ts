@@ -6,7 +6,7 @@ import type { Principal } from '../http/principal.js';
 import { readJsonBody } from '../http/json-body.js';
 import type { Services } from '../services.js';
 
-export const OPERATOR_READ_PATH = '/api/v1/servers/:serverId/reads/:domain/:action';
+const OPERATOR_READ_PATH = '/api/v1/servers/:serverId/reads/:domain/:action';
 
 /** Operator requests have no authorization to revoke. */
 const NEVER = new AbortController().signal;

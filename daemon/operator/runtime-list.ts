@@ -15,7 +15,7 @@ export interface RuntimeView {
   readonly generations: readonly { id: string; issuedAt: string; expiresAt: string }[];
 }
 
-export function runtimeView(a: Authorization): RuntimeView {
+function runtimeView(a: Authorization): RuntimeView {
   return {
     authorizationId: a.id, serverId: a.principal.serverId, agentId: a.principal.agentId, runtime: a.runtime,
     sessionId: a.principal.sessionId, runId: a.principal.runId, state: a.state, inFlight: a.inFlight,

@@ -9,7 +9,7 @@ import { ENTITY_ID_RULE, isEntityId } from '../../catalog/ids.js';
 import { isPidAlive } from '../lifecycle/owner.js';
 
 /** What a runtime driver adds to the launch (written into the private dir by the daemon). */
-export interface LaunchAdditions {
+interface LaunchAdditions {
   readonly env: Record<string, string>;
   readonly args: string[];
   /** The executable `args` belong to; `run` uses `shimDir` on PATH when it wraps another command. */

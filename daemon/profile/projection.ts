@@ -1,7 +1,7 @@
 import type { AgentConfig, Profile } from './types.js';
 
 /** The model-visible projection of an agent: names and counts only, never secrets or paths. */
-export interface AgentView {
+interface AgentView {
   id: string;
   displayName: string;
   runtime: AgentConfig['runtime'];

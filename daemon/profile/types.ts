@@ -1,7 +1,7 @@
 import type { RuntimeKind } from '../../catalog/runtimes.js';
 
 /** The local profile as stored in $AGENTTEAM_HOME/profile.json (already validated). */
-export type Runtime = RuntimeKind;
+type Runtime = RuntimeKind;
 
 export interface AgentConfig {
   readonly id: string;

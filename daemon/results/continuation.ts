@@ -2,12 +2,12 @@ import type { ResultPolicy } from '../../catalog/inventory.js';
 import { CURSOR_MAX_CHARS } from '../../catalog/limits.js';
 
 /** A follow-up call: the action (as the caller names it) and the complete input to send. */
-export interface NextCall {
+interface NextCall {
   readonly action: string;
   readonly input: Record<string, unknown>;
 }
 
-export interface Continuation {
+interface Continuation {
   readonly hint: string;
   readonly next?: NextCall;
 }

@@ -4,7 +4,7 @@ import { MCP_TOOLS } from '../../catalog/mcp-tools.js';
 import { buildReceipt, parseRetrieval, type Receipt } from '../../catalog/receipt.js';
 
 /** The required input fields of a retrieval action: an Exec action (`task get`) or an MCP tool (`message_history_read`). */
-export function requiredInputsOf(retrieval: string): readonly string[] | undefined {
+function requiredInputsOf(retrieval: string): readonly string[] | undefined {
   const r = parseRetrieval(retrieval);
   const schema =
     'tool' in r ? MCP_TOOLS.find((t) => t.name === r.tool)?.inputSchema : defaultCatalog().get(r.domain, r.action)?.descriptor.input;

@@ -5,10 +5,10 @@ import { SecretSet, type SecretSource } from './secrets.js';
  * Names of environment variables whose values are credentials. Matched by
  * name; the values are then masked wherever they occur, whatever they look like.
  */
-export const CREDENTIAL_ENV_NAME = /TOKEN|SECRET|PASSW(OR)?D|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|(^|_)KEY$|CREDENTIAL|AUTH|COOKIE|SESSION_?ID/i;
+const CREDENTIAL_ENV_NAME = /TOKEN|SECRET|PASSW(OR)?D|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|(^|_)KEY$|CREDENTIAL|AUTH|COOKIE|SESSION_?ID/i;
 
 /** The daemon's own credential-looking variables; re-read when `refresh()` is called (daemon reload). */
-export function envSource(env: NodeJS.ProcessEnv = process.env): SecretSource & { refresh(): void } {
+function envSource(env: NodeJS.ProcessEnv = process.env): SecretSource & { refresh(): void } {
   let version = 0;
   let pairs: [string, string][] = [];
   const read = () => {

@@ -5,11 +5,11 @@ import type { Clock } from '../../lib/clock.js';
 import type { Masked } from './masked.js';
 
 /** Spill files older than this are removed. */
-export const SPILL_MAX_AGE_MS = 24 * 60 * 60 * 1000;
+const SPILL_MAX_AGE_MS = 24 * 60 * 60 * 1000;
 /** The spill directory is kept under this many bytes (oldest files go first). */
-export const SPILL_MAX_TOTAL_BYTES = 256 * 1024 * 1024;
+const SPILL_MAX_TOTAL_BYTES = 256 * 1024 * 1024;
 
-export interface SpillOptions {
+interface SpillOptions {
   readonly dir: string;
   readonly clock: Clock;
   readonly maxAgeMs?: number;

@@ -16,7 +16,7 @@ function prefixChars(text: string, n: number): number {
 }
 
 /** The longest prefix of masked text of at most `n` UTF-8 bytes that ends on a character boundary and outside any `[NAME]`. */
-export function headOf(text: Masked, n: number): Masked {
+function headOf(text: Masked, n: number): Masked {
   return text.slice(0, cutOutsideLabel(text, prefixChars(text, n), 'start')) as Masked;
 }
 

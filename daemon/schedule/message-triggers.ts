@@ -3,7 +3,7 @@ import type { MessageRecord } from '../../catalog/mcp-tools.js';
 import type { SqlStore, SqlTx } from '../store/sql.js';
 
 /** What reacts to a stored message (workflow message triggers), inside the transaction that stores it. */
-export interface MessageListener {
+interface MessageListener {
   onMessage(q: SqlTx, serverId: string, target: string, messageId: string): Promise<void>;
 }
 

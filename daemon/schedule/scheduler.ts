@@ -2,13 +2,13 @@ import type { Clock, ClockTimer } from '../../lib/clock.js';
 import type { DeliveryOutcome } from '../store/schedule-delivery.js';
 
 /** Something with due times: scheduled messages, schedule triggers of workflows. */
-export interface DueSource {
+interface DueSource {
   runDue(now: number): Promise<DeliveryOutcome[]>;
   nextDueAt(): Promise<number | null>;
 }
 
 /** The longest the scheduler sleeps before looking again, so a jump of the wall clock is noticed. */
-export const MAX_SLEEP_MS = 60_000;
+const MAX_SLEEP_MS = 60_000;
 
 /**
  * The first wait after a tick that found its earliest due time already past
@@ -17,7 +17,7 @@ export const MAX_SLEEP_MS = 60_000;
  */
 export const STALL_BACKOFF_MS = 50;
 
-export interface SchedulerOptions {
+interface SchedulerOptions {
   /**
    * The longest sleep (default MAX_SLEEP_MS). When given, the scheduler also
    * looks again after this long when nothing is scheduled at all: on a

@@ -23,11 +23,11 @@ export const APPROVALS_MIGRATION: Migration = {
   },
 };
 
-export const DEFAULT_APPROVAL_TTL_S = 24 * 3600;
+const DEFAULT_APPROVAL_TTL_S = 24 * 3600;
 
 type Approval = OutputOf<typeof approvalGet>['approval'];
 type Out = { approval: Approval };
-export type Decision = 'approve' | 'reject';
+type Decision = 'approve' | 'reject';
 
 interface Row {
   id: string; server_id: string; requested_by: string; title: string; detail: string; status: Approval['status'];

@@ -111,10 +111,10 @@ const summarySql = (key: 'tool' | 'agent_id', where: string) => `
   GROUP BY k ORDER BY calls DESC, k ASC LIMIT ?`;
 
 /** At most this many lines per summary table (tools and agents are few; a bound all the same). */
-export const SUMMARY_MAX_KEYS = 200;
+const SUMMARY_MAX_KEYS = 200;
 
 /** Calls and errors per minute since `since` (at most a day of minutes), oldest first; minutes without calls are absent. */
-export const MINUTES_MAX = 1440;
+const MINUTES_MAX = 1440;
 
 export class AuditStore {
   constructor(private readonly sql: SqlStore, private readonly cursors: CursorCodec) {}

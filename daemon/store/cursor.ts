@@ -16,7 +16,7 @@ export interface CursorBinding {
 }
 
 /** A keyset position: the ordering key values of the last item of a page. */
-export type Keyset = readonly (string | number)[];
+type Keyset = readonly (string | number)[];
 
 interface Payload {
   v: 1;
@@ -84,8 +84,8 @@ function filterDigest(filter: Readonly<Record<string, unknown>>): string {
 }
 
 /** Default and maximum page sizes of every collection. */
-export const PAGE_DEFAULT = 20;
-export const PAGE_MAX = 100;
+const PAGE_DEFAULT = 20;
+const PAGE_MAX = 100;
 
 export function pageLimit(limit: number | undefined): number {
   return Math.min(Math.max(limit ?? PAGE_DEFAULT, 1), PAGE_MAX);

@@ -5,9 +5,9 @@ import { ExecError } from '../errors.js';
 import { canonicalJson, sha256Base64url } from './canonical-json.js';
 
 /** How long a record replays its first result. After that the key is free again. */
-export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
+const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 /** Records kept at most; beyond this the oldest are dropped first (each holds a complete result). */
-export const IDEMPOTENCY_MAX_RECORDS = 10_000;
+const IDEMPOTENCY_MAX_RECORDS = 10_000;
 
 export interface IdempotencyLimits {
   readonly windowMs?: number;
@@ -127,4 +127,4 @@ export class Idempotency {
 }
 
 /** How many writes a daemon on a shared database makes between count-based bounds of the idempotency table. */
-export const PRUNE_EVERY = 64;
+const PRUNE_EVERY = 64;

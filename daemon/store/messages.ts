@@ -40,21 +40,21 @@ export interface SendMessage {
   replyTo?: string | undefined;
 }
 
-export interface HistoryQuery {
+interface HistoryQuery {
   serverId: string;
   target: string;
   limit?: number | undefined;
   cursor?: string | undefined;
 }
 
-export interface HistoryPage {
+interface HistoryPage {
   target: string;
   messages: MessageRecord[];
   hasMore: boolean;
   nextCursor?: string;
 }
 
-export interface ReactInput {
+interface ReactInput {
   serverId: string;
   messageId: string;
   emoji: string;
@@ -99,8 +99,8 @@ function reactionLimit(message: string, hint: string): ExecError {
   return new ExecError('validation_failed', message, { details: [{ path: '/emoji', message }], hint });
 }
 
-export const HISTORY_DEFAULT_LIMIT = 20;
-export const HISTORY_MAX_LIMIT = 50;
+const HISTORY_DEFAULT_LIMIT = 20;
+const HISTORY_MAX_LIMIT = 50;
 
 /** How many targets keep their newest page in memory. */
 const FIRST_PAGE_CACHE_TARGETS = 1024;

@@ -5,8 +5,8 @@ import type { reviewAdd } from '../../catalog/domains/review.js';
 import { isoTime } from './ids.js';
 
 export type Task = OutputOf<typeof taskGet>['task'];
-export type Project = OutputOf<typeof projectGet>['project'];
-export type Review = OutputOf<typeof reviewAdd>['review'];
+type Project = OutputOf<typeof projectGet>['project'];
+type Review = OutputOf<typeof reviewAdd>['review'];
 
 export interface TaskRow {
   id: string; title: string; description: string; status: Task['status']; assignee: string | null;

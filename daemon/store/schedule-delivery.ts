@@ -17,7 +17,7 @@ export interface DeliveryOutcome {
   readonly missed: number;
 }
 
-export interface ScheduleDeliveryOptions {
+interface ScheduleDeliveryOptions {
   /**
    * Fault injection (tests): when > 0, each delivery waits this long inside
    * its transaction, after the message is written and before the commit, so

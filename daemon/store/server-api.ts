@@ -9,7 +9,7 @@ import type {
 } from '../../catalog/domains/scheduled-message.js';
 
 /** A server call has exactly the input and output types of its catalog action. */
-export type Call<D extends ActionDescriptor> = (input: InputOf<D>) => Promise<OutputOf<D>>;
+type Call<D extends ActionDescriptor> = (input: InputOf<D>) => Promise<OutputOf<D>>;
 
 /**
  * The narrow team-server API: the only way handlers reach tasks, projects and

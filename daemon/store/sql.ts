@@ -44,7 +44,7 @@ export interface SqlTx extends Sql {
   attempt<T>(fn: (q: SqlTx) => Promise<T>): Promise<Attempt<T>>;
 }
 
-export type Attempt<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown };
+type Attempt<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown };
 
 /** `attempt` over a driver's savepoint, given how the driver recognises a doomed transaction. */
 export async function attemptUnder<T>(
@@ -76,7 +76,7 @@ export interface TxOptions {
   readonly relaxedDurability?: boolean;
 }
 
-export interface StoreStats {
+interface StoreStats {
   /** Transactions committed since start. */
   readonly transactions: number;
   /** PostgreSQL: transactions run again after a serialization failure or deadlock. */

@@ -8,9 +8,9 @@ import { inSpan } from '../telemetry/tracing.js';
 const SQLITE_SPAN = { 'db.system.name': 'sqlite' };
 
 /** How long SQLite's own (synchronous) busy handler may spin before BEGIN gives up and waits asynchronously. */
-export const BUSY_SPIN_MS = 20;
+const BUSY_SPIN_MS = 20;
 /** How long a transaction waits in all for another connection's write lock. */
-export const WRITE_LOCK_WAIT_MS = 5_000;
+const WRITE_LOCK_WAIT_MS = 5_000;
 
 /**
  * The embedded store's driver: better-sqlite3 under the async Sql interface.

@@ -8,7 +8,7 @@ import type { Sql } from './sql.js';
 const ALWAYS = new Set(['op']);
 const PAGED = ['limit', 'cursor'];
 
-export function invalid(path: string, message: string): ExecError {
+function invalid(path: string, message: string): ExecError {
   return new ExecError('validation_failed', message, { details: [{ path, message }] });
 }
 

@@ -24,7 +24,7 @@ export function boundedProblems(problems: readonly { path: string; message: stri
 }
 
 /** Problems of a step list, as validate reports them and create/update refuse them. */
-export function stepProblems(steps: readonly { name: string }[] | undefined): { path: string; message: string }[] {
+function stepProblems(steps: readonly { name: string }[] | undefined): { path: string; message: string }[] {
   const problems: { path: string; message: string }[] = [];
   if (!steps || steps.length === 0) return [{ path: '/steps', message: 'a plan needs at least one step' }];
   const seen = new Map<string, number>();

@@ -14,7 +14,7 @@ import { logOf, runOf, stepOf, type LogRow, type PlanRow, type RunRow, type Step
 type In = InputOf<typeof workflowRun>;
 type Out = OutputOf<typeof workflowRun>;
 /** The plan a manual trigger starts (run start {triggerId}), read with the op's handle. */
-export type ManualTrigger = (q: Sql, c: Caller, id: string) => Promise<PlanRow>;
+type ManualTrigger = (q: Sql, c: Caller, id: string) => Promise<PlanRow>;
 
 const BY_ID = 'SELECT * FROM wf_runs WHERE id = ? AND server_id = ?';
 const STEPS_OF = 'SELECT * FROM wf_steps WHERE run_id = ? ORDER BY idx';

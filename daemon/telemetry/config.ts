@@ -5,7 +5,7 @@
  * happens to have OTEL_SERVICE_NAME set still loads nothing.
  */
 
-export type OtlpEncoding = 'protobuf' | 'json';
+type OtlpEncoding = 'protobuf' | 'json';
 
 export interface OtelConfig {
   /** Export spans over OTLP/HTTP. */

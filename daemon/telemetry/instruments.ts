@@ -22,7 +22,7 @@ export const calls = recorder.counter({
   description: 'Exec actions and MCP tool calls by transport, tool (domain/action for Exec) and outcome (ok or the error code).',
 });
 
-export const rotations = recorder.counter({
+const rotations = recorder.counter({
   name: 'agentteam.auth.generations.rotated', unit: '{generation}',
   description: 'Runtime credential generations issued by rotation (scheduled or forced by the operator).',
 });

@@ -1,7 +1,7 @@
 import type { Hono, MiddlewareHandler } from 'hono';
 
-export const METRICS_PATH = '/metrics';
-export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+const METRICS_PATH = '/metrics';
+const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
 /**
  * GET /metrics in the Prometheus text format, behind the operator bearer

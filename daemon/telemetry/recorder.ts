@@ -19,7 +19,7 @@ const OVERFLOW: Attrs = { 'otel.metric.overflow': 'true' };
 /** Seconds. The MCP conventions' advice, with sub-10 ms buckets added: most daemon calls end well under 10 ms. */
 export const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
 
-export interface HistogramPoint {
+interface HistogramPoint {
   readonly attrs: Attrs;
   readonly counts: readonly number[];
   readonly sum: number;
@@ -28,7 +28,7 @@ export interface HistogramPoint {
   readonly max: number;
 }
 
-export interface InstrumentInfo {
+interface InstrumentInfo {
   readonly name: string;
   readonly description: string;
   readonly unit: string;
@@ -62,7 +62,7 @@ function seriesOf<S>(series: Map<string, S>, attrs: Attrs, make: (attrs: Attrs) 
 
 interface HistSeries { attrs: Attrs; counts: number[]; sum: number; count: number; min: number; max: number }
 
-export class Histogram {
+class Histogram {
   private readonly series = new Map<string, HistSeries>();
 
   constructor(readonly info: InstrumentInfo, readonly boundaries: readonly number[] = DURATION_BUCKETS) {}
@@ -84,7 +84,7 @@ export class Histogram {
   }
 }
 
-export class Counter {
+class Counter {
   private readonly series = new Map<string, { attrs: Attrs; value: number }>();
 
   constructor(readonly info: InstrumentInfo) {}

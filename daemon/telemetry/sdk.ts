@@ -24,7 +24,7 @@ function num(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): n
 }
 
 /** OTEL_TRACES_SAMPLER / OTEL_TRACES_SAMPLER_ARG as the specification names them. */
-export function samplerFrom(env: NodeJS.ProcessEnv): Sampler {
+function samplerFrom(env: NodeJS.ProcessEnv): Sampler {
   const arg = Number(env.OTEL_TRACES_SAMPLER_ARG);
   const ratio = Number.isFinite(arg) && arg >= 0 && arg <= 1 ? arg : 1;
   switch ((env.OTEL_TRACES_SAMPLER ?? '').trim().toLowerCase()) {
@@ -57,7 +57,7 @@ class Handle implements SpanHandle {
 /** A child asked for outside any request (a scheduler tick, start-up): no span, the work just runs. */
 const NONE: SpanHandle = { set() {}, rename() {}, fail() {}, end() {} };
 
-export interface Started {
+interface Started {
   readonly tracing: Tracing | null;
   shutdown(): Promise<void>;
 }

@@ -1,7 +1,7 @@
 import { readOtelConfig } from './config.js';
 import { setTracing } from './tracing.js';
 
-export interface Telemetry {
+interface Telemetry {
   /** Flushes and stops the exporters (bounded: a dead collector does not hold up the stop). */
   shutdown(): Promise<void>;
 }

@@ -45,7 +45,7 @@ export function setTracing(t: Tracing | null): void {
 }
 
 /** The error type a thrown value is recorded under: its closed-set code, else its class name. */
-export function errorTypeOf(err: unknown): string {
+function errorTypeOf(err: unknown): string {
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && /^[a-z][a-z0-9_]{0,63}$/.test(code)) return code;
   const name = (err as { name?: unknown } | null)?.name;

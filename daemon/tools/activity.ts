@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../lib/clock.js';
 
 /** One entry of the tool activity log (and one operator event). */
-export interface ToolEvent {
+interface ToolEvent {
   readonly seq: number;
   readonly type: 'tool.shown' | 'tool.asked' | 'tool.answered';
   readonly at: string;
@@ -14,7 +14,7 @@ export interface ToolEvent {
 }
 
 /** How events leave this module; the daemon connects it to the operator event stream. */
-export type EventSink = (type: ToolEvent['type'], data: ToolEvent) => void;
+type EventSink = (type: ToolEvent['type'], data: ToolEvent) => void;
 
 const LOG_SIZE = 500;
 const MAX_PENDING = 1024;

@@ -8,7 +8,7 @@ export const MAX_CAPTURE_BYTES = 64 * 1024 * 1024;
 /** How long the pipes may stay open after the command ended or was killed. */
 const PIPE_GRACE_MS = 2000;
 
-export interface CommandRun {
+interface CommandRun {
   readonly argv: readonly string[];
   readonly cwd: string;
   readonly env: Readonly<Record<string, string>>;

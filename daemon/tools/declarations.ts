@@ -5,20 +5,20 @@ import type { RegisteredTool, ToolOwner, ToolRegistry } from './registry.js';
 import { BUILTIN_OWNER } from './contracts.js';
 import { builtinTool, commandTool, type DeclaredDeps } from './declared-tool.js';
 
-export interface LoadedDeclaration {
+interface LoadedDeclaration {
   readonly name: string;
   readonly file: string;
   readonly transport: 'command' | 'builtin';
 }
 
-export interface DeclarationReport {
+interface DeclarationReport {
   readonly dir: string;
   readonly loaded: readonly LoadedDeclaration[];
   readonly problems: readonly DeclarationIssue[];
 }
 
 /** One owner per file: a clash message names the file. */
-export const declarationOwner = (file: string): ToolOwner => ({ key: `declared:${file}`, label: `the declaration ${file}` });
+const declarationOwner = (file: string): ToolOwner => ({ key: `declared:${file}`, label: `the declaration ${file}` });
 
 /**
  * Reads $AGENTTEAM_HOME/tools/*.json (at start-up and on reload) into the

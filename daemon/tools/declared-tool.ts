@@ -12,7 +12,7 @@ import { detailsOf } from '../../lib/input-validators.js';
 import { noteTransport } from '../audit/note.js';
 
 /** What shown text may hold before head and tail are kept and the rest spilled. */
-export const SHOWN_LIMIT_BYTES = 64 * 1024;
+const SHOWN_LIMIT_BYTES = 64 * 1024;
 /** How much of stderr a failure message quotes (its tail: where errors are). */
 const STDERR_QUOTE_BYTES = 2048;
 

@@ -15,11 +15,11 @@ import { socketOf, type LongLivedStreams } from '../http/stream-budget.js';
  * runtime's authorization is revoked.
  */
 
-export const LIST_CHANGED_FRAME = 'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n\n';
-export const COALESCE_MS = 1_000;
+const LIST_CHANGED_FRAME = 'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n\n';
+const COALESCE_MS = 1_000;
 const HEARTBEAT_MS = 15_000;
 /** Notification streams one runtime authorization may hold open at once. */
-export const MAX_STREAMS_PER_AUTH = 4;
+const MAX_STREAMS_PER_AUTH = 4;
 
 /** Anything that can tell listeners the tool list changed (already coalesced). */
 export interface ToolChangeFeed {

@@ -5,7 +5,7 @@ import type { ToolRegistry } from './registry.js';
 import type { ToolActivity } from './activity.js';
 import type { DeclaredTools } from './declarations.js';
 
-export interface ToolOperatorDeps {
+interface ToolOperatorDeps {
   readonly registry: ToolRegistry;
   readonly declared: DeclaredTools;
   readonly activity: ToolActivity;

@@ -69,7 +69,7 @@ interface Share {
   readonly waiting: (() => void)[];
 }
 
-export interface BudgetShare {
+interface BudgetShare {
   /** Counts n more bytes held; false when the caller should stop reading until `whenRoom` calls back. */
   take(n: number): boolean;
   /** Calls `resume` once there is room again (or this call became the oldest). */
@@ -79,6 +79,6 @@ export interface BudgetShare {
 }
 
 /** Output all calls together may hold in memory: one maximal output (64 MiB). */
-export const OUTPUT_BUDGET_BYTES = 64 * 1024 * 1024;
+const OUTPUT_BUDGET_BYTES = 64 * 1024 * 1024;
 
 export const outputBudget = new OutputBudget(OUTPUT_BUDGET_BYTES);

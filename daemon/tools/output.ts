@@ -1,5 +1,5 @@
 /** What a declared tool's command printed, split into what the model reads and what the person sees. */
-export interface ToolOutput {
+interface ToolOutput {
   /** The tool result the model reads. */
   readonly said: string;
   /** Drawn once for the person (the operator event stream), never sent to the model. */

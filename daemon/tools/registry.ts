@@ -74,7 +74,7 @@ export class NameConflictError extends ExecError {
   }
 }
 
-export type RegistryListener = (revision: number) => void;
+type RegistryListener = (revision: number) => void;
 
 /** What tools/list shows of one entry. */
 export type ListedTool = Pick<RegisteredTool, 'name' | 'title' | 'description' | 'inputSchema' | 'outputSchema' | 'annotations'>;

@@ -4,9 +4,9 @@ import type { Clock, ClockTimer } from '../../lib/clock.js';
 import { MAX_DECLARATIONS } from '../../lib/tool-files.js';
 
 /** Quiet time after the last event before the declarations are read again (an editor's save is several events). */
-export const SETTLE_MS = 250;
+const SETTLE_MS = 250;
 /** While the folder is missing, or the kernel will not watch it (inotify limits), it is looked at this often. */
-export const POLL_MS = 1_000;
+const POLL_MS = 1_000;
 
 /**
  * Watches `$AGENTTEAM_HOME/tools/` so a new, changed or removed declaration
@@ -128,7 +128,7 @@ export class ToolsDirWatch {
  * at most `limit` files; their count is kept too); '' when the folder is
  * missing or unreadable.
  */
-export function signature(dir: string, limit = MAX_DECLARATIONS): string {
+function signature(dir: string, limit = MAX_DECLARATIONS): string {
   let names: string[];
   try {
     names = readdirSync(dir).filter((n) => n.endsWith('.json')).sort();

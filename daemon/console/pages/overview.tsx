@@ -1,9 +1,9 @@
 import type { AuditSummaryRow } from '../../../catalog/audit.js';
 
-export interface Minute { readonly calls: number; readonly errors: number }
+interface Minute { readonly calls: number; readonly errors: number }
 
 /** A bar chart as server-drawn SVG (no script, no inline style). */
-export function MinuteChart(props: { minutes: readonly Minute[] }) {
+function MinuteChart(props: { minutes: readonly Minute[] }) {
   const max = Math.max(1, ...props.minutes.map((m) => m.calls));
   const W = 600, H = 120, bw = W / 60;
   return (

@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 
 /** One JSON-RPC message as `codex app-server` writes it: one JSON object per line, no `jsonrpc` member required. */
-export interface RpcMessage {
+interface RpcMessage {
   id?: number | string;
   method?: string;
   params?: any;
@@ -10,7 +10,7 @@ export interface RpcMessage {
   error?: { code: number; message: string; data?: unknown };
 }
 
-export class RpcError extends Error {
+class RpcError extends Error {
   constructor(readonly method: string, readonly code: number, message: string) {
     super(`${method}: ${message} (${code})`);
   }

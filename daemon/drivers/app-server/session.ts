@@ -11,7 +11,7 @@ import { RpcPeer } from './rpc.js';
 import { ThreadBook } from './threads.js';
 
 /** One line of what `agentteam run` prints about the run (NDJSON on the start route). */
-export type SessionEvent =
+type SessionEvent =
   | { event: 'thread'; threadId: string; role: 'primary' | 'child'; parentId: string | null }
   | { event: 'message'; threadId: string; text: string }
   | { event: 'tool'; threadId: string; role: string; tool: string; decision: 'allowed' | 'refused'; isError: boolean }
@@ -19,7 +19,7 @@ export type SessionEvent =
   | { event: 'warning'; message: string }
   | { event: 'done'; status: string; error: string | null };
 
-export interface SessionOptions {
+interface SessionOptions {
   readonly auth: Authorization;
   /** The executable and its arguments (`codex app-server ...`); agentteam's `-c` overrides go right after the executable. */
   readonly command: readonly string[];
@@ -37,7 +37,7 @@ export interface SessionOptions {
 }
 
 /** The namespace agentteam's dynamic tools live in (Codex reserves `mcp__*` for its MCP servers). */
-export const DYNAMIC_NAMESPACE = MCP_SERVER_NAME;
+const DYNAMIC_NAMESPACE = MCP_SERVER_NAME;
 
 /** Approval requests the app server may send; with no person at this end they are declined, in each method's own words. */
 const DECLINE: Record<string, unknown> = {

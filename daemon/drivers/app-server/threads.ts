@@ -1,6 +1,6 @@
 import type { ThreadRole } from '../../http/child-gate.js';
 
-export interface LearnedThread {
+interface LearnedThread {
   readonly threadId: string;
   readonly parentId: string;
 }

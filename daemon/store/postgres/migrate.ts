@@ -4,7 +4,7 @@ import { MigrationError } from '../migrations.js';
 import { numberPlaceholders } from './placeholders.js';
 
 /** One statement of a migration as PostgreSQL runs it. */
-export interface PgStatement {
+interface PgStatement {
   readonly text: string;
   readonly values: readonly unknown[];
 }
@@ -23,7 +23,7 @@ export interface PgStatement {
  * - a `TEXT` column → `TEXT COLLATE "C"` (bytewise order, as SQLite compares, so keyset cursors agree)
  * - `STRICT` dropped (PostgreSQL types are always strict)
  */
-export function postgresForm(m: Migration): PgStatement[] {
+function postgresForm(m: Migration): PgStatement[] {
   const out: PgStatement[] = [];
   const unsupported = (what: string) => () => {
     throw new MigrationError(`migration "${m.id}" uses ${what}, which has no derived PostgreSQL form; give it one`);

@@ -15,13 +15,13 @@ const PG_SPAN = { 'db.system.name': 'postgresql' };
  * serve the daemon's whole request concurrency; a team of N daemons needs
  * 10 × N of the server's `max_connections` (100 by default).
  */
-export const POOL_MAX = 10;
+const POOL_MAX = 10;
 /** How long a statement may run before PostgreSQL cancels it: the request deadline. */
-export const STATEMENT_TIMEOUT_MS = 30_000;
+const STATEMENT_TIMEOUT_MS = 30_000;
 /** A transaction left open this long (a hung daemon) is ended by the server, releasing its locks. */
-export const IDLE_IN_TX_TIMEOUT_MS = 60_000;
+const IDLE_IN_TX_TIMEOUT_MS = 60_000;
 /** Serialization failures are retried this many times before the caller gets `busy`. */
-export const MAX_TX_ATTEMPTS = 30;
+const MAX_TX_ATTEMPTS = 30;
 
 /** int8 (counts, timestamps in ms, revisions) and numeric come back as JS numbers; every value the store keeps fits. */
 const TYPES = {

@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { EventSource } from 'eventsource';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { openLease, operatorCall, type Daemon } from './mcp-harness.js';
+import { openLease, operatorToken } from './lease.js';
+import { operatorCall } from './http.js';
+import type { Daemon } from './daemon.js';
 
 /**
  * Test helpers for client tools: an app (a real SSE client library plus
@@ -27,10 +27,6 @@ export interface App {
   claim(requestId: string): Promise<{ status: number; body: any }>;
   answer(requestId: string, result: Record<string, unknown>): Promise<{ status: number; body: any }>;
   close(): void;
-}
-
-export function operatorToken(d: Daemon): string {
-  return readFileSync(join(d.home, 'operator.token'), 'utf8').trim();
 }
 
 /** Opens GET /api/v1/events with the given bearer token; resolves after the hello frame. */

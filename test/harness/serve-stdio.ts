@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { Daemon } from './mcp-harness.js';
+import type { Daemon } from './daemon.js';
 
 /**
  * A test app that spawns the real built `agentteam serve --stdio` child (the
@@ -8,7 +8,7 @@ import type { Daemon } from './mcp-harness.js';
  * speaks JSON-RPC to it, one frame per line.
  */
 
-export const CJS_BIN = fileURLToPath(new URL('../cli/agentteam.cjs', import.meta.url));
+export const CJS_BIN = fileURLToPath(new URL('../../cli/agentteam.cjs', import.meta.url));
 
 export interface StdioApp {
   readonly child: ChildProcess;

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { rpc } from './mcp-harness.js';
+import { rpc } from './http.js';
 
 let rpcId = 0;
 

@@ -5,10 +5,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
-import { cli, post, startDaemon as startExecDaemon, type Daemon as ExecDaemon } from './exec-harness.js';
-import { rpc, startRuntime, type Daemon, type Runtime } from './mcp-harness.js';
-import { connectApp, echoTool, type App } from './client-tools-harness.js';
-import { lookupTool, spawnServe, type StdioApp } from './serve-stdio-harness.js';
+import { cli, startDaemon as startExecDaemon, type SpawnedDaemon as ExecDaemon, startRuntime, type Daemon, type Runtime } from './daemon.js';
+import { post, rpc } from './http.js';
+import { connectApp, echoTool, type App } from './client-tools.js';
+import { lookupTool, spawnServe, type StdioApp } from './serve-stdio.js';
 import { startUpstream } from './extension-upstream.js';
 
 /**
@@ -61,11 +61,11 @@ export async function startAudited(t: TestContext, opts: AuditedOptions = {}): P
   const up = await startUpstream();
   t.after(() => up.close());
   const env = { ...(opts.store ? { AGENTTEAM_STORE_URL: opts.store } : {}), ...opts.env };
-  const d = await startExecDaemon(home, { env });
+  const d = await startExecDaemon({ home, env });
   t.after(() => d.close());
-  const asMcp = { home, url: d.url, pid: d.pid, cli: (a: string[]) => cli(home, a), close: () => d.close() } as unknown as Daemon;
+  const asMcp: Daemon = d;
   const ext = join(home, 'github.json');
-  writeFileSync(ext, readFileSync(new URL('../../examples/extensions/github.json', import.meta.url), 'utf8').replace('http://127.0.0.1:8787', up.url));
+  writeFileSync(ext, readFileSync(new URL('../../../examples/extensions/github.json', import.meta.url), 'utf8').replace('http://127.0.0.1:8787', up.url));
   const installed = await cli(home, ['extension', 'install', ext]);
   assert.equal(installed.code, 0, installed.stderr);
   const human = await cli(home, ['message', 'post', '--target', 'channel:general', '--as', 'human:ada', 'How do we deploy?']);

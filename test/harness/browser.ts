@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { strict as assert } from 'node:assert';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
@@ -47,3 +48,25 @@ export async function launchBrowser(t: TestContext, executablePath: string, view
   context.on('page', watch);
   return { context, cspViolations, newPage: () => context.newPage() };
 }
+
+/** Why the console's browser tests skip here, or false where a Chromium is found. */
+export const CHROMIUM_SKIP: string | false = findChromium() ? false : 'no Chromium found (install Debian\'s chromium package or set AGENTTEAM_CHROMIUM)';
+
+/** Where the console tests save screenshots (docs/console), when set. */
+const SHOTS = process.env.AGENTTEAM_SCREENSHOTS;
+
+/** `agentteam console`: the one-time sign-in link it prints. */
+export async function signInUrl(d: { cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> }): Promise<string> {
+  const r = await d.cli(['console']);
+  assert.equal(r.code, 0, r.stderr);
+  const url = r.stdout.trim();
+  assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/console\/login\?code=[A-Za-z0-9_-]{43}$/);
+  return url;
+}
+
+export async function shot(page: Page, name: string): Promise<void> {
+  if (!SHOTS) return;
+  mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
+}
+

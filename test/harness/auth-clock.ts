@@ -1,4 +1,4 @@
-import type { Clock, ClockTimer } from '../lib/clock.js';
+import type { Clock, ClockTimer } from '../../lib/clock.js';
 
 interface Pending {
   at: number;

@@ -1,4 +1,12 @@
 import fc from 'fast-check';
+import type { TestContext } from 'node:test';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MCP_TOOLS } from '../../catalog/mcp-tools.js';
+import { sharedBoundary } from '../../daemon/mcp/boundary.js';
+import type { ResultGate } from '../../daemon/results/gate.js';
+import { gateWith } from './gate.js';
 
 /**
  * Generators and the leak check shared by the result gate's property tests.
@@ -123,3 +131,58 @@ export function assertNoLeak(secret: string, output: string, what: string, benig
 
 /** Batches of planted cases: `runs` runs of `size` cases each (fast-check shrinks a failing batch). */
 export const BATCHES = { runs: 20, size: 100 } as const;
+
+/** The batch helpers of the results-gate property files: a gate masking a batch, frames, spill checks. */
+const tool = (name: string) => MCP_TOOLS.find((x) => x.name === name)!;
+export const names = (n: number) => Array.from({ length: n }, (_, i) => `GATE_S${i}`);
+
+export function batchGate(secrets: readonly string[], spill: string): ResultGate {
+  return gateWith(Object.fromEntries(secrets.map((s, i) => [`GATE_S${i}`, s])), spill);
+}
+
+export function tempDir(t: TestContext, prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** The MCP frame of a tool's answer, as the shared boundary makes it (or the error it becomes). */
+export function frameOf(gate: ResultGate, name: string, input: Record<string, unknown>, data: unknown): string {
+  try {
+    return sharedBoundary(gate)(tool(name), input, data);
+  } catch (err) {
+    return JSON.stringify(gate.error(err));
+  }
+}
+
+export async function settle<T>(p: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
+  try {
+    return { ok: true, value: await p };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
+
+/** Every spill file written so far, checked against every secret of the batch. */
+export function checkSpills(dir: string, secrets: readonly string[]): void {
+  let files: string[] = [];
+  try {
+    files = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const f of files) {
+    const text = readFileSync(join(dir, f), 'utf8');
+    for (const s of secrets) assertNoLeak(s, text, `spill file ${f}`);
+  }
+}
+
+export const withWord = (p: Planted, i: number) => p.text.replace(p.secret, () => ` cw${i}q ${p.secret} cw${i}q `);
+
+/** Filler with the secret at a random offset, `size` bytes about (cheap to make large). */
+export const outputArb = fc.record({ secret: secretArb, size: fc.oneof(fc.integer({ min: 0, max: 600 }), fc.integer({ min: 1_000, max: 12_000 })), at: fc.double({ min: 0, max: 1, noNaN: true }), seed: fc.nat() });
+export function outputText(o: { secret: string; size: number; at: number; seed: number }): string {
+  const filler = Array.from({ length: Math.ceil(o.size / 6) + 1 }, (_, k) => WORDS[(o.seed + k * 7) % WORDS.length]).join(' ').slice(0, o.size);
+  const cut = Math.floor(filler.length * o.at);
+  return `${filler.slice(0, cut)}${o.secret}${filler.slice(cut)}`;
+}

@@ -2,26 +2,27 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
-import { defaultCatalog } from '../catalog/catalog.js';
-import { AuthorizationStore } from '../daemon/auth/store.js';
-import { createJoseSigner } from '../daemon/auth/signer.js';
-import { fsTokenWriter } from '../daemon/auth/token-file.js';
-import { removeDir } from '../daemon/auth/private-dir.js';
-import { pinCatalog, type PinnedCatalog } from '../daemon/auth/pinned-catalog.js';
-import { buildApp } from '../daemon/app.js';
-import { registerExecActionRoute } from '../daemon/exec/route.js';
-import { daemonSecrets } from '../daemon/results/sources.js';
-import { openServices, type Services } from '../daemon/services.js';
-import { systemClock } from '../lib/clock.js';
+import { AuthorizationStore } from '../../daemon/auth/store.js';
+import { createJoseSigner } from '../../daemon/auth/signer.js';
+import { fsTokenWriter } from '../../daemon/auth/token-file.js';
+import { removeDir } from '../../daemon/auth/private-dir.js';
+import type { PinnedCatalog } from '../../daemon/auth/pinned-catalog.js';
+import { buildApp } from '../../daemon/app.js';
+import { openDaemonParts } from '../../daemon/parts.js';
+import { daemonSecrets } from '../../daemon/results/sources.js';
+import type { Services } from '../../daemon/services.js';
+import { systemClock } from '../../lib/clock.js';
 import { FakeClock } from './auth-clock.js';
-import { parseStoreUrl } from '../lib/store-url.js';
-import { freshDatabase } from './pg-harness.js';
-import type { AuditSettings } from '../daemon/audit/settings.js';
+import { parseStoreUrl } from '../../lib/store-url.js';
+import { freshDatabase } from './pg.js';
+import type { AuditSettings } from '../../daemon/audit/settings.js';
 
 /**
- * The daemon's real app (auth, Exec route, handlers, store) in process, with a
- * fake clock for the services: for tests of time-dependent domains
- * (schedules, expiry) that must not wait for wall-clock time.
+ * The daemon's real app in process, opened through the daemon's own start-up
+ * (openDaemonParts: services, Exec and MCP routes, client tools, declared
+ * tools) with a fake clock for the services: for tests of time-dependent
+ * domains (schedules, expiry) that must not wait for wall-clock time.
+ * Credentials keep the real clock, as in the daemon.
  */
 export interface InProc {
   readonly home: string;
@@ -57,30 +58,31 @@ export async function startInProc(t: TestContext, opts: InProcOptions = {}): Pro
   const clock = new FakeClock(Date.UTC(2026, 0, 5, 9, 0, 0));
   // AGENTTEAM_TEST_STORE=postgres runs every in-process suite on a fresh PostgreSQL database instead of SQLite.
   const storeUrl = opts.store ?? (process.env.AGENTTEAM_TEST_STORE === 'postgres' && !opts.shareStoreOf ? await freshDatabase() : undefined);
-  const services = await openServices({
-    home, clock, log: () => {}, secrets: daemonSecrets(),
+  const parts = await openDaemonParts({
+    home, clock, diag: () => {}, secrets: daemonSecrets(),
     ...(storeUrl ? { store: parseStoreUrl(storeUrl) } : {}),
     ...(opts.shareStoreOf ? { sqlitePath: join(opts.shareStoreOf.home, 'store.db') } : {}),
     ...(opts.audit ? { audit: opts.audit } : {}),
   });
+  const services = parts.services;
   const store = new AuthorizationStore({
     clock: systemClock,
     signer: createJoseSigner(systemClock, 12 * 3600),
     writer: fsTokenWriter,
     remover: removeDir,
     runtimeDir: join(home, 'runtime'),
-    catalog: opts.catalog ?? (() => pinCatalog(defaultCatalog())),
+    catalog: opts.catalog ?? parts.pinnedCatalog!,
   });
   t.after(async () => {
     await store.shutdown();
-    await services.close();
+    await parts.close();
     rmSync(home, { recursive: true, force: true });
   });
   const app = buildApp({
-    store, operatorToken: 'op', listenHost: '127.0.0.1', port: () => 80, gate: services.gate,
+    store, operatorToken: 'op', listenHost: '127.0.0.1', port: () => 80, gate: parts.gate,
     diag: () => {}, status: () => ({}), stop: () => {}, reload: async () => ({}),
     urls: () => ({ execBaseUrl: '', mcpUrl: '' }),
-    extraRoutes: (a) => registerExecActionRoute(a, services),
+    extraRoutes: (a) => parts.registerRoutes(a, { auths: store }),
   });
   return {
     home, clock, services, store, app,

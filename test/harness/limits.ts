@@ -1,4 +1,4 @@
-import { jsonBytes } from '../catalog/limits.js';
+import { jsonBytes } from '../../catalog/limits.js';
 
 /**
  * The most expensive string a (chars, bytes) limit allows: as many copies of

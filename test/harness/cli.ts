@@ -1,15 +1,16 @@
-import { spawn } from 'node:child_process';
+import { spawn, type SpawnOptions } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 /** The built CLI (the package's binary, the CommonJS bundle) and the repository root, seen from dist/test. */
-export const BIN = fileURLToPath(new URL('../cli/agentteam.cjs', import.meta.url));
+export const BIN = fileURLToPath(new URL('../../cli/agentteam.cjs', import.meta.url));
 /** The ESM entry kept for older callers; it loads the same bundle. */
-export const ESM_BIN = fileURLToPath(new URL('../cli/bin.js', import.meta.url));
-export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const ESM_BIN = fileURLToPath(new URL('../../cli/bin.js', import.meta.url));
+export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
-export interface CliResult {
+export interface RunResult {
   code: number | null;
+  signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
 }
@@ -21,19 +22,20 @@ export function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-/** Runs the built CLI to completion, feeding `stdin` when given. */
-export function runCli(args: readonly string[], opts: { env?: NodeJS.ProcessEnv; stdin?: string; bin?: string } = {}): Promise<CliResult> {
+/** Runs the built CLI to completion, feeding `stdin` when given; `spawn` adds child_process options. */
+export function runCli(args: readonly string[], opts: { env?: NodeJS.ProcessEnv; stdin?: string; bin?: string; spawn?: SpawnOptions } = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [opts.bin ?? BIN, ...args], {
       env: opts.env ?? cleanEnv(),
       stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      ...opts.spawn,
     });
     let stdout = '';
     let stderr = '';
     child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
     if (opts.stdin !== undefined) child.stdin?.end(opts.stdin);
   });
 }

@@ -3,24 +3,40 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
- * Opens runtime leases on a daemon through the operator route, as `agentteam
- * run` does, and reports how each ended. In-process or spawned daemons alike.
+ * Runtime leases opened on a daemon through the operator route, as `agentteam
+ * run` does. In-process or spawned daemons alike.
  */
+
+/** The operator token of a home (or of the daemon serving it). */
+export function operatorToken(where: string | { readonly home: string }): string {
+  return readFileSync(join(typeof where === 'string' ? where : where.home, 'operator.token'), 'utf8').trim();
+}
+
+export interface LeaseData {
+  authorizationId: string;
+  privateDir: string;
+  tokenFile: string;
+  execBaseUrl: string;
+  mcpUrl: string;
+  env: Record<string, string>;
+  args: string[];
+  argsFor?: string;
+  shimDir?: string;
+  tokenEnv?: string;
+}
+
 export interface LeaseResult {
   readonly status: number;
   /** First NDJSON line (200) or the whole error envelope. */
-  readonly body: { ok: boolean; data?: { authorizationId: string; privateDir: string; tokenFile: string; execBaseUrl: string; mcpUrl: string }; error?: { code: string; message: string } };
+  readonly body: { ok: boolean; data?: LeaseData; error?: { code: string; message: string } };
   /** Resolves when the daemon ends the lease stream (revocation). */
   readonly ended: Promise<void>;
   token(): string;
   close(): void;
 }
 
-export function operatorToken(home: string): string {
-  return readFileSync(join(home, 'operator.token'), 'utf8').trim();
-}
-
-export function openLease(url: string, opToken: string, body: Record<string, unknown>): Promise<LeaseResult> {
+/** POST /api/v1/runtimes; resolves with the answer whatever its status. The lease lasts until `close()`. */
+export function requestLease(url: string, opToken: string, body: Record<string, unknown>): Promise<LeaseResult> {
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = request(new URL('/api/v1/runtimes', url), {
@@ -61,21 +77,22 @@ export function openLease(url: string, opToken: string, body: Record<string, unk
   });
 }
 
-export interface Reply {
-  readonly status: number;
-  readonly body: string;
+export interface Lease {
+  token(): string;
+  readonly mcpUrl: string;
+  readonly data: LeaseData;
+  close(): void;
 }
 
-/** One request with no connection reuse; `headers` may override Host. */
-export function send(url: string, method: string, headers: Record<string, string>, body?: string): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const h = body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) };
-    const req = request(url, { method, headers: h, agent: false }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (d: string) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
+/**
+ * A lease that must be granted (it rejects otherwise), for fields `run` has
+ * no flag for (the primary thread id). The lease lasts until `close()`.
+ */
+export async function openLease(d: { readonly home: string; readonly url: string }, body: Record<string, unknown>): Promise<Lease> {
+  const lease = await requestLease(d.url, operatorToken(d), body);
+  if (lease.status !== 200 || !lease.body.ok || !lease.body.data) {
+    lease.close();
+    throw new Error(JSON.stringify(lease.body));
+  }
+  return { token: lease.token, mcpUrl: lease.body.data.mcpUrl, data: lease.body.data, close: lease.close };
 }

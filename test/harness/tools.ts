@@ -2,8 +2,9 @@ import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, statSync
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestContext } from 'node:test';
-import { cli, startDaemonCli, tempHome, type Result } from './daemon-harness.js';
-import { rawRequest, type RawResponse } from './mcp-harness.js';
+import { cliEnv, startDaemonCli, tempHome } from './daemon.js';
+import type { RunResult } from './cli.js';
+import { rawRequest, type RawResponse } from './http.js';
 
 /**
  * A real daemon (started with the built CLI) in a temp home prepared first:
@@ -15,7 +16,7 @@ export interface Home {
   readonly env: NodeJS.ProcessEnv;
   readonly url: string;
   readonly pid: number;
-  cli(args: string[]): Promise<Result>;
+  cli(args: string[]): Promise<RunResult>;
   op(method: string, path: string, body?: unknown): Promise<RawResponse>;
   operatorToken(): string;
 }
@@ -51,7 +52,7 @@ export async function prepareHome(t: TestContext, opts: HomeOptions = {}): Promi
     env,
     url,
     pid,
-    cli: (args) => cli(args, env),
+    cli: (args) => cliEnv(args, env),
     operatorToken,
     op: (method, path, body) => {
       const headers: Record<string, string> = { authorization: `Bearer ${operatorToken()}` };
@@ -91,7 +92,7 @@ export async function watchEvents(h: Home, types: readonly string[]): Promise<{ 
 
 /** Copies examples/tools/ (modes kept) into $AGENTTEAM_HOME/tools/. */
 export function installExamples(home: string): void {
-  const src = fileURLToPath(new URL('../../examples/tools/', import.meta.url));
+  const src = fileURLToPath(new URL('../../../examples/tools/', import.meta.url));
   mkdirSync(join(home, 'tools'), { recursive: true });
   for (const n of readdirSync(src)) copyFileSync(join(src, n), join(home, 'tools', n));
   for (const n of readdirSync(src)) chmodSync(join(home, 'tools', n), statSync(join(src, n)).mode & 0o777);

@@ -1,0 +1,80 @@
+import type { Clock } from '../../lib/clock.js';
+import { ExecError } from '../errors.js';
+import type { Authorization, Generation } from './authorization.js';
+import { CLOCK_TOLERANCE_S } from './signer.js';
+import * as L from './limits.js';
+
+/**
+ * The live token generations of every authorization: what authentication
+ * ends at, the verified-token cache in front of it, and the bounds on how
+ * many generations one runtime may hold at once.
+ */
+export class GenerationBook {
+  private readonly byId = new Map<string, Generation>();
+  /** token string -> generation, filled only after a full jose verification. */
+  private readonly byToken = new Map<string, Generation>();
+  /** Bumps whenever a generation is added or dropped (the result gate re-reads the tokens it masks). */
+  version = 0;
+
+  constructor(private readonly clock: Clock, private readonly diag?: (event: string, detail: Record<string, unknown>) => void) {}
+
+  /** Registered before publication, so a reader that sees the new file can use it at once. */
+  add(auth: Authorization, gen: Generation): void {
+    this.byId.set(gen.id, gen);
+    auth.generations.push(gen);
+    this.version++;
+  }
+
+  get(id: string): Generation | undefined {
+    return this.byId.get(id);
+  }
+
+  has(id: string): boolean {
+    return this.byId.has(id);
+  }
+
+  /** The generation of a token that passed full verification before. */
+  verified(token: string): Generation | undefined {
+    return this.byToken.get(token);
+  }
+
+  rememberVerified(token: string, gen: Generation): void {
+    this.byToken.set(token, gen);
+  }
+
+  /** Every live generation's token. */
+  *tokens(): Iterable<string> {
+    for (const g of this.byId.values()) yield g.token;
+  }
+
+  /** Drops generations past their own expiry plus the clock tolerance (the instant authenticate refuses them). */
+  pruneExpired(auth: Authorization): void {
+    const limit = this.clock.now() - CLOCK_TOLERANCE_S * 1000;
+    for (const g of [...auth.generations]) if (g.expiresAtMs <= limit) this.drop(auth, g);
+  }
+
+  checkRoom(auth: Authorization, forced: boolean): void {
+    const gens = auth.generations;
+    const oldest = (list: Generation[]) => Math.max(0, list[0]!.expiresAtMs + CLOCK_TOLERANCE_S * 1000 - this.clock.now());
+    if (forced) {
+      const live = gens.filter((g) => g.forced);
+      if (live.length >= L.MAX_LIVE_FORCED_GENERATIONS) {
+        const waitS = Math.ceil(oldest(live) / 1000);
+        throw new ExecError('busy', `${live.length} force-rotated tokens of this runtime are still valid; the next forced rotation is possible in ${waitS} s`);
+      }
+    }
+    // Scheduled issues cannot reach this (see limits.ts); kept so a bug refuses rather than revokes.
+    if (gens.length >= L.liveGenerationBound(auth.ttlMs, CLOCK_TOLERANCE_S * 1000)) {
+      this.diag?.('generation_bound_reached', { authorizationId: auth.id, live: gens.length });
+      throw new ExecError('busy', `the runtime holds the most valid tokens allowed; retry in ${Math.ceil(oldest(gens) / 1000)} s`);
+    }
+  }
+
+  drop(auth: Authorization, gen: Generation): void {
+    this.version++;
+    this.byId.delete(gen.id);
+    this.byToken.delete(gen.token);
+    const i = auth.generations.indexOf(gen);
+    if (i >= 0) auth.generations.splice(i, 1);
+  }
+}
