@@ -47,7 +47,7 @@ function failed(err: unknown, written: number): WriterReply {
 
 parentPort!.on('message', (m: WriterRequest) => {
   let reply: WriterReply;
-  if (m.op === 'append') reply = append(m.rows);
+  if (m.op === 'append') reply = append(JSON.parse(m.rows) as AuditRecord[]);
   else if (m.op === 'trim') {
     try {
       reply = { ok: true, written: 0, removed: trimAudit(db, m.maxRows, m.oldest) };
