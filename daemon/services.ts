@@ -31,6 +31,7 @@ import { profileSource } from './results/sources.js';
 import { maskedWriter } from './results/log.js';
 import { ToolRegistry } from './tools/registry.js';
 import { AuditStore } from './store/audit.js';
+import { AuditWriter } from './store/audit-writer.js';
 import { AuditRecorder } from './audit/recorder.js';
 import { AuditTrail } from './audit/hooks.js';
 import { readAuditSettings, type AuditSettings } from './audit/settings.js';
@@ -123,6 +124,7 @@ export async function openServices(opts: OpenServicesOptions): Promise<Services>
   const diag = opts.diag ?? ((event: string, detail: Record<string, unknown>) => log(`${event} ${JSON.stringify(detail)}`));
   let db: Db | null = null;
   let sql: SqlStore;
+  let auditWriter: AuditWriter | null = null;
   if (opts.store) {
     // Loaded only for a shared store: node-postgres takes ~55 ms to load, which a daemon on SQLite need not pay at start.
     const { openPostgresStore } = await import('./store/postgres/open.js');
@@ -132,6 +134,8 @@ export async function openServices(opts: OpenServicesOptions): Promise<Services>
     const path = opts.sqlitePath ?? paths.store;
     db = openDb(path);
     sql = new SqliteSql(db, path);
+    // Audit rows are written by a thread of their own, with its own connection (started below, once the store is migrated).
+    if (auditSettings.enabled) auditWriter = new AuditWriter(path);
   }
   const now = () => opts.clock.now();
   let embedded: TeamServer;
@@ -148,7 +152,8 @@ export async function openServices(opts: OpenServicesOptions): Promise<Services>
   const gate = new ResultGate(secrets, new SpillStore({ dir: paths.spill, clock: opts.clock }));
   // Spill files left by an earlier daemon age out from the start, not only after the next spill.
   gate.spill.prune();
-  const auditLog = new AuditStore(sql, embedded.cursors);
+  const auditLog = new AuditStore(sql, embedded.cursors, auditWriter);
+  auditWriter?.start();
   const recorder = auditSettings.enabled ? new AuditRecorder(auditLog, opts.clock, auditSettings, diag) : null;
   const audit = recorder ? new AuditTrail(recorder, gate, now) : null;
   const knowledge: KnowledgeServices = {
@@ -196,6 +201,7 @@ export async function openServices(opts: OpenServicesOptions): Promise<Services>
       await scheduler.stop();
       // Every queued audit row is written before the store closes (the in-flight requests have drained by now).
       await recorder?.close();
+      await auditLog.close();
       await sql.close();
     },
   };

@@ -10,6 +10,8 @@ import { THREAD_HEADER } from '../http/child-gate.js';
 
 /** Caller-chosen strings kept in a row (tool names from the path or params, thread ids) are cut to this many UTF-8 bytes. */
 const NAME_BYTES = 128;
+/** Distinct names remembered in their masked form (bounded: thread ids and unknown tool names come from callers). */
+const NAMES_KEPT = 256;
 
 /**
  * The audit trail as the call sites see it: one short call wraps each agent
@@ -19,6 +21,10 @@ const NAME_BYTES = 128;
  * the secrets of the moment (a runtime's current token) are still known.
  */
 export class AuditTrail {
+  /** Names as a row keeps them (masked, cut), for the matcher generation they were masked under. */
+  private readonly names = new Map<string, string>();
+  private namesGeneration = -1;
+
   constructor(
     readonly recorder: AuditRecorder,
     private readonly gate: ResultGate,
@@ -42,8 +48,21 @@ export class AuditTrail {
     });
   }
 
+  /** Nearly every call repeats a handful of tool names: each is masked and cut once per set of secrets. */
   private name(s: string): string {
-    return cutBytes(this.gate.maskText(s), NAME_BYTES);
+    const generation = this.gate.generation;
+    if (generation !== this.namesGeneration) {
+      this.names.clear();
+      this.namesGeneration = generation;
+    }
+    if (s.length > NAME_BYTES) return cutBytes(this.gate.maskText(s), NAME_BYTES);
+    let kept = this.names.get(s);
+    if (kept === undefined) {
+      kept = cutBytes(this.gate.maskText(s), NAME_BYTES);
+      if (this.names.size >= NAMES_KEPT) this.names.clear();
+      this.names.set(s, kept);
+    }
+    return kept;
   }
 
   /** Masked by value (strings and keys), serialized, cut to payloadBytes on a character boundary. */

@@ -3,6 +3,8 @@ import { pageLimit, pageOf, type CursorCodec, type Page } from './cursor.js';
 import { isoTime } from './ids.js';
 import type { Migration } from './migrations.js';
 import type { Sql, SqlStore, SqlValue } from './sql.js';
+import type { AuditWriter } from './audit-writer.js';
+import type { Db } from './db.js';
 
 /**
  * The audit trail's table: one row per agent call, appended in batches by
@@ -77,6 +79,12 @@ const WIDTH = 17;
  * placeholders stays far within both drivers' parameter limits.
  */
 const STATEMENT_ROWS = [512, 128, 32, 8, 1] as const;
+/**
+ * The embedded store's writer thread commits at most this many rows a
+ * statement: each commit holds SQLite's one write lock, which a write of the
+ * request thread then waits for (about a millisecond at this size).
+ */
+export const WORKER_STATEMENT_ROWS = [128, 32, 8, 1] as const;
 
 /** A batch stopped part way: the first `written` rows are committed, the rest are not. */
 export class AuditAppendError extends Error {
@@ -93,12 +101,14 @@ const entryOf = (r: Row): AuditEntry => ({
   traceId: r.trace_id, ...(r.args !== null ? { args: r.args } : {}), ...(r.result !== null ? { result: r.result } : {}),
 });
 
-const valuesOf = (r: AuditRecord): SqlValue[] => [
+export const auditValues = (r: AuditRecord): SqlValue[] => [
   r.at, r.serverId, r.agentId, r.authorizationId, r.generationId, r.runtime, r.threadId, r.via, r.transport, r.tool,
   r.outcome, Math.round(r.durationUs), r.requestBytes, r.resultBytes, r.traceId, r.args, r.result,
 ];
 
-const insertSql = (n: number) => `INSERT INTO audit (${COLUMNS}) VALUES ${Array.from({ length: n }, () => `(${new Array(WIDTH).fill('?').join(', ')})`).join(', ')}`;
+const valuesOf = auditValues;
+
+export const auditInsertSql = (n: number) => `INSERT INTO audit (${COLUMNS}) VALUES ${Array.from({ length: n }, () => `(${new Array(WIDTH).fill('?').join(', ')})`).join(', ')}`;
 
 /** Nearest-rank percentiles over a window, per key, in portable SQL (window functions exist in SQLite ≥ 3.25 and PostgreSQL). */
 const summarySql = (key: 'tool' | 'agent_id', where: string) => `
@@ -117,20 +127,44 @@ const SUMMARY_MAX_KEYS = 200;
 const MINUTES_MAX = 1440;
 
 export class AuditStore {
-  constructor(private readonly sql: SqlStore, private readonly cursors: CursorCodec) {}
+  /**
+   * `writer`: the embedded store's writer thread (audit-writer.ts); appends
+   * and retention go through it, off the request thread. Without one (a
+   * PostgreSQL store, whose driver does its I/O off the thread anyway)
+   * they run here.
+   */
+  constructor(private readonly sql: SqlStore, private readonly cursors: CursorCodec, private readonly writer: AuditWriter | null = null) {}
 
   /**
-   * Appends a batch as a few multi-row statements, each committed on its own
-   * without waiting for the disk (runRelaxed): on the embedded store that
-   * wait blocks the daemon's one thread, and a batch may be lost in a crash
-   * anyway. Throws AuditAppendError saying how many rows made it.
+   * Appends a batch as a few multi-row statements of fixed sizes, without
+   * waiting for the disk (SQLite synchronous=NORMAL, PostgreSQL
+   * synchronous_commit=off): a batch acknowledges nothing and may be lost
+   * in a crash anyway. On the writer thread each statement commits on its
+   * own; on PostgreSQL the batch is one transaction (one round trip for the
+   * commit instead of one per statement; a failure writes none of it).
+   * Throws AuditAppendError saying how many rows made it.
    */
   async append(rows: readonly AuditRecord[]): Promise<void> {
+    if (this.writer) return this.writer.append(rows);
+    if (this.sql.dialect === 'postgres') {
+      try {
+        await this.sql.tx(async (q) => {
+          for (let at = 0; at < rows.length;) {
+            const n = STATEMENT_ROWS.find((size) => size <= rows.length - at)!;
+            await q.run(auditInsertSql(n), rows.slice(at, at + n).flatMap(valuesOf));
+            at += n;
+          }
+        }, { relaxedDurability: true });
+      } catch (err) {
+        throw new AuditAppendError(0, err);
+      }
+      return;
+    }
     let at = 0;
     while (at < rows.length) {
       const n = STATEMENT_ROWS.find((size) => size <= rows.length - at)!;
       try {
-        await this.sql.runRelaxed(insertSql(n), rows.slice(at, at + n).flatMap(valuesOf));
+        await this.sql.runRelaxed(auditInsertSql(n), rows.slice(at, at + n).flatMap(valuesOf));
       } catch (err) {
         throw new AuditAppendError(at, err);
       }
@@ -193,13 +227,28 @@ export class AuditStore {
     return { byTool: await run('tool'), byAgent: await run('agent_id') };
   }
 
+  /** Ends the writer thread (after every write handed to it); the store itself is closed by its owner. */
+  async close(): Promise<void> {
+    await this.writer?.close();
+  }
+
   /** Keeps at most `maxRows` rows, none older than `oldest` (ms); returns how many went. */
-  async trim(maxRows: number, oldest: number, q: Sql = this.sql): Promise<number> {
+  async trim(maxRows: number, oldest: number, q?: Sql): Promise<number> {
+    if (q === undefined && this.writer) return this.writer.trim(maxRows, oldest);
+    q ??= this.sql;
     let removed = (await q.run('DELETE FROM audit WHERE at < ?', [oldest])).changes;
     const edge = await q.get<{ seq: number }>('SELECT seq FROM audit ORDER BY seq DESC LIMIT 1 OFFSET ?', [maxRows]);
     if (edge) removed += (await q.run('DELETE FROM audit WHERE seq <= ?', [edge.seq])).changes;
     return removed;
   }
+}
+
+/** The same retention on a connection of the writer thread (synchronous). */
+export function trimAudit(db: Db, maxRows: number, oldest: number): number {
+  let removed = db.prepare('DELETE FROM audit WHERE at < ?').run(oldest).changes;
+  const edge = db.prepare('SELECT seq FROM audit ORDER BY seq DESC LIMIT 1 OFFSET ?').get(maxRows) as { seq: number } | undefined;
+  if (edge) removed += db.prepare('DELETE FROM audit WHERE seq <= ?').run(edge.seq).changes;
+  return removed;
 }
 
 function conditions(query: Pick<AuditQuery, 'serverId' | 'agentId' | 'tool' | 'outcome'>, cutoff: number): [string[], SqlValue[]] {

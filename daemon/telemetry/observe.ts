@@ -13,7 +13,7 @@ import { tracing, type SpanAttrs, type SpanHandle } from './tracing.js';
  */
 
 const notes = new WeakMap<object, string>();
-const toolNotes = new WeakMap<object, { tool?: string; error?: string; rpc?: number }>();
+const toolNotes = new WeakMap<object, { tool?: string | undefined; error?: string | undefined; rpc?: number }>();
 
 /** Records the error code a response carries (Exec error envelopes); returns the response. */
 export function noteOutcome(res: Response, code: string): Response {
@@ -23,7 +23,7 @@ export function noteOutcome(res: Response, code: string): Response {
 
 /** The tool-call outcome of one MCP request: the registered tool's name, its error code, or the JSON-RPC error. */
 export function noteToolCall(c: Context, out: { ok: boolean; tool?: string; error?: string; code?: number }): void {
-  toolNotes.set(c, out.ok ? { ...(out.tool !== undefined ? { tool: out.tool } : {}), ...(out.error !== undefined ? { error: out.error } : {}) } : { rpc: out.code ?? -32603 });
+  toolNotes.set(c, out.ok ? { tool: out.tool, error: out.error } : { rpc: out.code ?? -32603 });
 }
 
 const seconds = (startMs: number) => (performance.now() - startMs) / 1000;
@@ -74,10 +74,37 @@ export async function observeExec(c: Context, run: () => Promise<Response>): Pro
   return res;
 }
 
+/**
+ * The series one kind of request records into, resolved on its first
+ * request: afterwards recording is a map lookup and a few increments, with
+ * no attribute records made per request. The keys are closed sets (catalog
+ * names, registered tools, error codes), so the map stays small; it is
+ * bounded all the same.
+ */
+interface Bound {
+  readonly duration: (seconds: number) => void;
+  readonly calls: ((n: number) => void) | null;
+}
+const BOUND_MAX = 4096;
+const bound = new Map<string, Bound>();
+
+function boundFor(key: string, make: () => Bound): Bound {
+  let b = bound.get(key);
+  if (b === undefined) {
+    if (bound.size >= BOUND_MAX) bound.clear();
+    bound.set(key, (b = make()));
+  }
+  return b;
+}
+
 function finishExec(started: number, domain: string, action: string, outcome: string, span: SpanHandle | undefined, status?: number): void {
   const ok = outcome === 'ok';
-  execDuration.record(seconds(started), ok ? { 'agentteam.exec.domain': domain, 'agentteam.exec.action': action } : { 'agentteam.exec.domain': domain, 'agentteam.exec.action': action, 'error.type': outcome });
-  calls.add(1, { 'agentteam.transport': 'exec', 'agentteam.tool': `${domain}/${action}`, 'agentteam.outcome': outcome });
+  const b = boundFor(`exec\u0000${domain}\u0000${action}\u0000${outcome}`, () => ({
+    duration: execDuration.bind(ok ? { 'agentteam.exec.domain': domain, 'agentteam.exec.action': action } : { 'agentteam.exec.domain': domain, 'agentteam.exec.action': action, 'error.type': outcome }),
+    calls: calls.bind({ 'agentteam.transport': 'exec', 'agentteam.tool': `${domain}/${action}`, 'agentteam.outcome': outcome }),
+  }));
+  b.duration(seconds(started));
+  b.calls!(1);
   if (!span) return;
   if (status !== undefined) span.set({ 'http.response.status_code': status });
   if (!ok) span.fail(outcome);
@@ -159,12 +186,19 @@ function finishMcp(c: Context, started: number, method: string, version: string 
     errorType = 'tool_error';
     outcome = closedCode(note.error, 'tool_error');
   }
-  const attrs: Record<string, string> = { 'mcp.method.name': method, 'network.transport': 'tcp' };
-  if (note?.tool !== undefined) attrs['gen_ai.tool.name'] = note.tool;
-  if (version !== undefined) attrs['mcp.protocol.version'] = version;
-  if (errorType !== undefined) attrs['error.type'] = errorType;
-  mcpDuration.record(seconds(started), attrs);
-  if (method === 'tools/call') calls.add(1, { 'agentteam.transport': 'mcp', 'agentteam.tool': note?.tool ?? '_unknown', 'agentteam.outcome': outcome });
+  const tool = note?.tool;
+  const b = boundFor(`mcp\u0000${method}\u0000${tool ?? ''}\u0000${version ?? ''}\u0000${errorType ?? ''}\u0000${outcome}`, () => {
+    const attrs: Record<string, string> = { 'mcp.method.name': method, 'network.transport': 'tcp' };
+    if (tool !== undefined) attrs['gen_ai.tool.name'] = tool;
+    if (version !== undefined) attrs['mcp.protocol.version'] = version;
+    if (errorType !== undefined) attrs['error.type'] = errorType;
+    return {
+      duration: mcpDuration.bind(attrs),
+      calls: method === 'tools/call' ? calls.bind({ 'agentteam.transport': 'mcp', 'agentteam.tool': tool ?? '_unknown', 'agentteam.outcome': outcome }) : null,
+    };
+  });
+  b.duration(seconds(started));
+  b.calls?.(1);
   if (!span) return;
   if (note?.tool !== undefined) {
     span.rename(`${method} ${note.tool}`);

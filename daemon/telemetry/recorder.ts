@@ -69,6 +69,16 @@ class Histogram {
 
   record(value: number, attrs: Attrs): void {
     const s = seriesOf(this.series, attrs, (a) => ({ attrs: a, counts: new Array<number>(this.boundaries.length + 1).fill(0), sum: 0, count: 0, min: Infinity, max: -Infinity }));
+    this.add(s, value);
+  }
+
+  /** The series of `attrs` resolved once: recording into it is then a few increments (hot paths keep these). */
+  bind(attrs: Attrs): (value: number) => void {
+    const s = seriesOf(this.series, attrs, (a) => ({ attrs: a, counts: new Array<number>(this.boundaries.length + 1).fill(0), sum: 0, count: 0, min: Infinity, max: -Infinity }));
+    return (value) => this.add(s, value);
+  }
+
+  private add(s: HistSeries, value: number): void {
     let i = 0;
     while (i < this.boundaries.length && value > this.boundaries[i]!) i++;
     s.counts[i]!++;
@@ -92,6 +102,14 @@ class Counter {
   add(n: number, attrs: Attrs): void {
     const s = seriesOf(this.series, attrs, (a) => ({ attrs: a, value: 0 }));
     s.value += n;
+  }
+
+  /** The series of `attrs` resolved once (see Histogram.bind). */
+  bind(attrs: Attrs): (n: number) => void {
+    const s = seriesOf(this.series, attrs, (a) => ({ attrs: a, value: 0 }));
+    return (n) => {
+      s.value += n;
+    };
   }
 
   snapshot(): Snapshot {

@@ -1,0 +1,63 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import Database from 'better-sqlite3';
+import { PAGE_CACHE_KIB } from './db.js';
+import { auditInsertSql, auditValues, trimAudit, WORKER_STATEMENT_ROWS, type AuditRecord } from './audit.js';
+import type { WriterReply, WriterRequest } from './audit-writer.js';
+
+/**
+ * The audit trail's writer thread (started by audit-writer.ts): its own
+ * connection to the embedded store, so the daemon's request thread never
+ * spends time on an audit INSERT. Each statement commits on its own without
+ * waiting for the disk (synchronous=NORMAL: WAL commits survive a crash of
+ * the daemon, a power loss may take the last ones) and holds the write lock
+ * for at most WORKER_STATEMENT_ROWS rows, so a write of the request thread
+ * that meets it waits about a millisecond. This thread may wait for the
+ * lock as long as it must (busy_timeout): the daemon does not.
+ */
+const { path } = workerData as { path: string };
+const db = new Database(path);
+db.pragma('busy_timeout = 10000');
+db.pragma('synchronous = NORMAL');
+db.pragma(`cache_size = -${Math.min(PAGE_CACHE_KIB, 1024)}`);
+const statements = new Map<number, Database.Statement>();
+const insert = (n: number) => {
+  let s = statements.get(n);
+  if (!s) statements.set(n, (s = db.prepare(auditInsertSql(n))));
+  return s;
+};
+
+function append(rows: readonly AuditRecord[]): WriterReply {
+  let at = 0;
+  try {
+    while (at < rows.length) {
+      const n = WORKER_STATEMENT_ROWS.find((size) => size <= rows.length - at)!;
+      insert(n).run(rows.slice(at, at + n).flatMap(auditValues));
+      at += n;
+    }
+    return { ok: true, written: at };
+  } catch (err) {
+    return failed(err, at);
+  }
+}
+
+function failed(err: unknown, written: number): WriterReply {
+  const e = err as { code?: unknown; name?: unknown };
+  return { ok: false, written, code: typeof e?.code === 'string' ? e.code : typeof e?.name === 'string' ? e.name : 'error' };
+}
+
+parentPort!.on('message', (m: WriterRequest) => {
+  let reply: WriterReply;
+  if (m.op === 'append') reply = append(JSON.parse(m.rows) as AuditRecord[]);
+  else if (m.op === 'trim') {
+    try {
+      reply = { ok: true, written: 0, removed: trimAudit(db, m.maxRows, m.oldest) };
+    } catch (err) {
+      reply = failed(err, 0);
+    }
+  } else {
+    db.close();
+    reply = { ok: true, written: 0 };
+  }
+  parentPort!.postMessage({ id: m.id, ...reply });
+  if (m.op === 'close') parentPort!.close();
+});
