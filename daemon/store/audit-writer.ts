@@ -15,7 +15,7 @@ export type WriterReply =
 const WORKER = new URL('./audit-worker.js', import.meta.url);
 
 /** The failure a writer thread reported (its SQLite code, never a row). */
-export class AuditWriterError extends Error {
+class AuditWriterError extends Error {
   override name = 'AuditWriterError';
   constructor(readonly code: string) {
     super(`the audit writer failed (${code})`);

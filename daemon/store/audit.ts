@@ -3,8 +3,7 @@ import { pageLimit, pageOf, type CursorCodec, type Page } from './cursor.js';
 import { isoTime } from './ids.js';
 import type { Migration } from './migrations.js';
 import type { Sql, SqlStore, SqlValue } from './sql.js';
-import type { AuditWriter } from './audit-writer.js';
-import type { Db } from './db.js';
+import type Database from 'better-sqlite3';
 
 /**
  * The audit trail's table: one row per agent call, appended in batches by
@@ -33,6 +32,13 @@ export const AUDIT_MIGRATION: Migration = {
 };
 
 /** One call as the recorder hands it to the store. */
+/** What the store asks of the embedded store's writer thread (audit-writer.ts has this shape). */
+interface AuditRowWriter {
+  append(rows: readonly AuditRecord[]): Promise<void>;
+  trim(maxRows: number, oldest: number): Promise<number>;
+  close(): Promise<void>;
+}
+
 export interface AuditRecord {
   readonly at: number;
   readonly serverId: string;
@@ -133,7 +139,7 @@ export class AuditStore {
    * PostgreSQL store, whose driver does its I/O off the thread anyway)
    * they run here.
    */
-  constructor(private readonly sql: SqlStore, private readonly cursors: CursorCodec, private readonly writer: AuditWriter | null = null) {}
+  constructor(private readonly sql: SqlStore, private readonly cursors: CursorCodec, private readonly writer: AuditRowWriter | null = null) {}
 
   /**
    * Appends a batch as a few multi-row statements of fixed sizes, without
@@ -244,7 +250,7 @@ export class AuditStore {
 }
 
 /** The same retention on a connection of the writer thread (synchronous). */
-export function trimAudit(db: Db, maxRows: number, oldest: number): number {
+export function trimAudit(db: Database.Database, maxRows: number, oldest: number): number {
   let removed = db.prepare('DELETE FROM audit WHERE at < ?').run(oldest).changes;
   const edge = db.prepare('SELECT seq FROM audit ORDER BY seq DESC LIMIT 1 OFFSET ?').get(maxRows) as { seq: number } | undefined;
   if (edge) removed += db.prepare('DELETE FROM audit WHERE seq <= ?').run(edge.seq).changes;
