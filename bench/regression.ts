@@ -50,6 +50,9 @@ function option(argv: readonly string[], flag: string): string | undefined {
 
 function sh(cmd: string, args: readonly string[], cwd: string): string {
   const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  if ((r.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') {
+    throw new Error(`building a baseline from a commit needs ${cmd}, which is not installed: pass a built checkout with --baseline DIR (or BENCH_BASELINE)`);
+  }
   if (r.error) throw r.error;
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}): ${r.stderr.trim()}`);
   return r.stdout.trim();
