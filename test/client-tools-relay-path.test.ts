@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import { getEventListeners } from 'node:events';
-import { ClientToolBroker, type BrokerEvent } from '../daemon/clienttools/broker.js';
+import { ClientToolBroker } from '../daemon/clienttools/broker.js';
+import type { BrokerEvent } from '../daemon/clienttools/types.js';
 import { openSse } from '../daemon/http/sse.js';
 import type { ClientToolSpec } from '../daemon/clienttools/types.js';
 import type { CallContext } from '../daemon/tools/registry.js';

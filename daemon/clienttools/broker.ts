@@ -8,8 +8,6 @@ import { Clients, sameKey, CLIENT_KEY_HEADER } from './clients.js';
 import { Groups, leaveGroup, newGroup, sameTools, type Group } from './groups.js';
 import { inSpan, traceMeta } from '../telemetry/tracing.js';
 
-export { CLIENT_KEY_HEADER } from './clients.js';
-export type { BrokerEvent, BrokerHooks } from './types.js';
 
 /**
  * The client-tools broker: pending requests, claims, results, cancellation

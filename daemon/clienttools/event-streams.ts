@@ -1,7 +1,8 @@
 import type { Context, Hono } from 'hono';
 import type { Clock } from '../../lib/clock.js';
 import { ExecError } from '../errors.js';
-import type { BrokerEvent, ClientToolBroker } from './broker.js';
+import type { ClientToolBroker } from './broker.js';
+import type { BrokerEvent } from './types.js';
 import { SSE_HEADERS, openSse, type SseSink } from '../http/sse.js';
 import { socketOf, type LongLivedStreams } from '../http/stream-budget.js';
 import type { ResultGate } from '../results/gate.js';

@@ -1,7 +1,8 @@
 import type { Hono } from 'hono';
 import type { Clock } from '../../lib/clock.js';
 import { readJsonBody } from '../http/json-body.js';
-import { CLIENT_KEY_HEADER, type ClientToolBroker } from './broker.js';
+import type { ClientToolBroker } from './broker.js';
+import { CLIENT_KEY_HEADER } from './clients.js';
 import { clientIdOf, decodeRegister, decodeResult } from './validate.js';
 import type { ClientToolSpec } from './types.js';
 import type { ResultGate } from '../results/gate.js';

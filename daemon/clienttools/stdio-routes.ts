@@ -4,7 +4,8 @@ import { STDIO_LIMITS, resultBytes, validateStdioTools } from '../../catalog/std
 import { FINGERPRINT_RE } from '../../catalog/tool-fingerprint.js';
 import { ExecError } from '../errors.js';
 import { readJsonBody } from '../http/json-body.js';
-import { CLIENT_KEY_HEADER, type ClientToolBroker } from './broker.js';
+import type { ClientToolBroker } from './broker.js';
+import { CLIENT_KEY_HEADER } from './clients.js';
 import { fingerprintOf } from './exposure.js';
 import { SCOPE_LIMITS, type DelegatedScopes } from './scopes.js';
 import { clientIdOf } from './validate.js';
