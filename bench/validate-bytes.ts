@@ -6,7 +6,7 @@
  */
 import { defaultCatalog } from '../catalog/catalog.js';
 import { JSON_BYTES_KEYWORD } from '../catalog/limits.js';
-import { newAjv } from '../scripts/gen/validators.js';
+import { createValidator } from '../lib/validator.js';
 import { median, type BenchResult } from './result.js';
 
 export const name = 'validate-bytes';
@@ -29,8 +29,8 @@ function perCallMicros(fn: () => unknown, calls: number): number {
 
 export async function run(): Promise<BenchResult[]> {
   const schema = defaultCatalog().get('task', 'create')!.descriptor.input;
-  const withBytes = newAjv().compile(schema as object);
-  const without = newAjv().compile(strip(schema) as object);
+  const withBytes = createValidator().compile(schema as object);
+  const without = createValidator().compile(strip(schema) as object);
   const inputs: [string, Record<string, unknown>][] = [
     ['short task', { title: 'Write the release notes', description: 'Two paragraphs.' }],
     ['20 000 ASCII characters', { title: 't', description: 'a'.repeat(20_000) }],

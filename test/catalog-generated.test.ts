@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defaultCatalog } from '../catalog/catalog.js';
 import { buildArtifacts, committedArtifacts } from '../scripts/gen/artifacts.js';
-import { newAjv } from '../scripts/gen/validators.js';
+import { createValidator } from '../lib/validator.js';
 import { detailsOf, loadInputValidator, toInputCheck } from '../lib/input-validators.js';
 import { catalogViewSchema } from '../catalog/view.js';
 import { ROOT } from './harness/cli.js';
@@ -38,7 +38,7 @@ test('generated validators are CommonJS and require nothing but ajv runtime help
 });
 
 test('the generated validator and a freshly compiled ajv validator agree', async () => {
-  const ajv = newAjv();
+  const ajv = createValidator();
   for (const { descriptor: d } of catalog.entries.values()) {
     const fresh = toInputCheck(ajv.compile(d.input as object));
     const generated = await loadInputValidator(d.domain, d.action);
@@ -99,6 +99,6 @@ test('the daemon\'s catalog route body matches the CatalogView schema the OpenAP
   const { pinCatalog } = await import('../daemon/auth/pinned-catalog.js');
   const body = JSON.parse(pinCatalog(catalog).body) as { ok: boolean; data: unknown };
   assert.equal(body.ok, true);
-  const validate = newAjv().compile(catalogViewSchema);
+  const validate = createValidator().compile(catalogViewSchema);
   assert.equal(validate(body.data), true, JSON.stringify(validate.errors));
 });

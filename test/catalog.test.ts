@@ -8,30 +8,30 @@ import { helpIndexOf, INLINE_EXAMPLES } from '../catalog/help.js';
 import { standaloneSchema } from '../catalog/schemas.js';
 import { catalogView, catalogViewSchema } from '../catalog/view.js';
 import { loadInputValidator } from '../lib/input-validators.js';
-import { newAjv } from '../scripts/gen/validators.js';
+import { createValidator } from '../lib/validator.js';
 import inventoryJson from '../catalog/agentteam-exec-action-inventory.json' with { type: 'json' };
 
 const inventory = inventoryJson as Inventory;
 const catalog = defaultCatalog();
 
 test('every schema compiles under ajv strict mode', () => {
-  const ajv = newAjv();
+  const ajv = createValidator();
   for (const d of BUILTIN_ACTIONS) {
     for (const kind of ['input', 'output'] as const) {
       assert.doesNotThrow(() => ajv.compile(d[kind] as SchemaObject), `${d.domain} ${d.action} ${kind}`);
       // The standalone form (with $schema and $id) compiles as well.
-      assert.doesNotThrow(() => newAjv().compile(standaloneSchema(d, kind)), `${d.domain} ${d.action} ${kind} standalone`);
+      assert.doesNotThrow(() => createValidator().compile(standaloneSchema(d, kind)), `${d.domain} ${d.action} ${kind} standalone`);
     }
   }
   assert.doesNotThrow(() => ajv.compile(errorEnvelopeSchema));
 });
 
 test('strict mode is really on: an unknown keyword fails to compile', () => {
-  assert.throws(() => newAjv().compile({ type: 'object', additionalProperties: false, properties: {}, frobnicate: 1 }), /unknown keyword/);
+  assert.throws(() => createValidator().compile({ type: 'object', additionalProperties: false, properties: {}, frobnicate: 1 }), /unknown keyword/);
 });
 
 test('every canonical example validates against its own input schema, with ajv and with the generated validator', async () => {
-  const ajv = newAjv();
+  const ajv = createValidator();
   for (const d of BUILTIN_ACTIONS) {
     const validate = ajv.compile(d.input as SchemaObject);
     assert.equal(validate(d.example), true, `${d.domain} ${d.action}: ${JSON.stringify(validate.errors)}`);
@@ -96,6 +96,6 @@ test('the catalog view carries every action with its schemas and matches its own
   const view = catalogView(catalog);
   assert.equal(view.actions.length, catalog.entries.size);
   for (const a of view.actions) assert.deepEqual(a.inputSchema, catalog.get(a.domain, a.action)?.descriptor.input);
-  const validate = newAjv().compile(catalogViewSchema);
+  const validate = createValidator().compile(catalogViewSchema);
   assert.equal(validate(JSON.parse(JSON.stringify(view))), true, JSON.stringify(validate.errors));
 });

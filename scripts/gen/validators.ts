@@ -3,16 +3,11 @@ import standaloneModule from 'ajv/dist/standalone/index.js';
 import type { Catalog } from '../../catalog/catalog.js';
 import type { SchemaObject } from '../../catalog/descriptor.js';
 import { capValidatorErrors } from '../../lib/validator-cap.js';
-import { createValidator, type SchemaCompiler } from '../../lib/validator.js';
+import { createValidator } from '../../lib/validator.js';
 
 const standaloneCode = standaloneModule.default;
 const requireAjv = createRequire(import.meta.url);
 
-/** The project's one ajv configuration (lib/validator.ts); `source` keeps what standalone code needs. */
-export function newAjv(source = false): SchemaCompiler {
-  // Standalone source is CommonJS: the CLI is one CommonJS bundle and loads a validator with require(), no ESM loader.
-  return createValidator({ standalone: source });
-}
 
 /** ajv runtime helpers with no imports of their own: copied into each validator instead of required. */
 const SELF_CONTAINED = new Set(['ucs2length']);
@@ -41,7 +36,8 @@ export function inlineRuntimeHelpers(code: string): string {
 
 /** One CommonJS module per action (`<domain>.<action>.cjs`): `module.exports = validate` for its input schema. */
 export function validatorModules(catalog: Catalog): Map<string, string> {
-  const ajv = newAjv(true);
+  // Standalone source is CommonJS: the CLI is one CommonJS bundle and loads a validator with require(), no ESM loader.
+  const ajv = createValidator({ standalone: true });
   const out = new Map<string, string>();
   for (const { descriptor: d } of catalog.entries.values()) {
     const validate = ajv.compile(d.input as SchemaObject);
