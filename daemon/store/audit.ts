@@ -39,25 +39,17 @@ interface AuditRowWriter {
   close(): Promise<void>;
 }
 
-export interface AuditRecord {
+/**
+ * One call as the recorder hands it to the store: the entry agents and
+ * operators read (catalog/audit.ts) before it has a position, with the start
+ * time in ms and the duration in µs, and the payloads null when not recorded.
+ */
+export type AuditRecord = Omit<AuditEntry, 'seq' | 'at' | 'durationMs' | 'args' | 'result'> & {
   readonly at: number;
-  readonly serverId: string;
-  readonly agentId: string;
-  readonly authorizationId: string;
-  readonly generationId: string;
-  readonly runtime: string;
-  readonly threadId: string | null;
-  readonly via: AuditVia;
-  readonly transport: AuditTransport;
-  readonly tool: string;
-  readonly outcome: string;
   readonly durationUs: number;
-  readonly requestBytes: number;
-  readonly resultBytes: number;
-  readonly traceId: string | null;
   readonly args: string | null;
   readonly result: string | null;
-}
+};
 
 export interface AuditQuery {
   readonly serverId?: string | undefined;
