@@ -30,3 +30,11 @@ export function isEntityId(v: unknown): v is string {
 /** One sentence for error messages; never echoes the refused value. */
 export const ENTITY_ID_RULE =
   `1-${ENTITY_ID_MAX} characters of A-Z a-z 0-9 . _ -, starting with a letter or digit`;
+
+/**
+ * The server id every operator command uses when `--server` is not given
+ * (`run`, `message post|history`, the read commands), and the console's too:
+ * one default, so what a person posts is what an agent started with the same
+ * defaults reads.
+ */
+export const DEFAULT_SERVER = 'local';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command as CommandType } from 'commander';
 import type { ReadCommandSpec } from '../catalog/operator-reads.js';
-import { DEFAULT_SERVER } from './defaults.js';
+import { DEFAULT_SERVER } from '../catalog/ids.js';
 
 type Commander = typeof import('commander');
 

@@ -2,7 +2,8 @@ import type { Command as CommandType } from 'commander';
 import { RUNTIME_KINDS } from '../catalog/runtimes.js';
 import { exitStatusOfFailure } from './failure.js';
 import { packageVersion } from './version.js';
-import { DEFAULT_SERVER, READ_COMMAND } from './defaults.js';
+import { DEFAULT_SERVER } from '../catalog/ids.js';
+import { READ_COMMAND } from './defaults.js';
 import { commandPath, declareReadCommands } from './program-reads.js';
 
 /**

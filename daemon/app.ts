@@ -9,6 +9,7 @@ import { registerOperatorRoutes, type OperatorContext } from './operator/routes.
 import type { Diag } from './lifecycle/diag.js';
 import { hostOriginGuard } from './http/host-origin.js';
 import { ERROR_TABLE } from '../catalog/errors.js';
+import { DEFAULT_SERVER } from '../catalog/ids.js';
 import type { ResultGate } from './results/gate.js';
 import { operatorSpans } from './telemetry/observe.js';
 import { registerMetricsRoute } from './telemetry/metrics-route.js';
@@ -32,8 +33,6 @@ interface AppContext extends OperatorContext {
   readonly clock?: Clock;
 }
 
-/** The server the CLI's commands use when none is given (cli/defaults.ts DEFAULT_SERVER; the daemon never imports CLI code). */
-const DEFAULT_SERVER = 'local';
 
 /** A refusal in the shape of the route family: a JSON-RPC frame for MCP, the envelope elsewhere. */
 function refuse(path: string, message: string): Response {

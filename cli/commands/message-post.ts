@@ -2,7 +2,7 @@ import { AUTHOR_PATTERN, TARGET_PATTERN } from '../../catalog/mcp-tools.js';
 import { ENTITY_ID_RULE, isEntityId } from '../../catalog/ids.js';
 import { resolveHome } from '../../lib/home.js';
 import { sendOperator, usage } from './message-common.js';
-import { DEFAULT_SERVER } from '../defaults.js';
+import { DEFAULT_SERVER } from '../../catalog/ids.js';
 
 /**
  * `agentteam message post --target T --as human:<handle> [--server S] [--reply-to ID] TEXT`

@@ -6,7 +6,8 @@ import { OPERATOR_READS_FILE } from '../../lib/generated.js';
 import { loadInputValidator } from '../../lib/input-validators.js';
 import { printError } from '../exec/output.js';
 import { sendOperator } from './message-common.js';
-import { DEFAULT_SERVER, READ_COMMAND } from '../defaults.js';
+import { DEFAULT_SERVER } from '../../catalog/ids.js';
+import { READ_COMMAND } from '../defaults.js';
 
 /**
  * `agentteam task list`, `approval list`, `workflow run list`, ...: one
