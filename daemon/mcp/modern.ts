@@ -44,16 +44,12 @@ const MODERN_ERRORS = {
   unsupportedProtocolVersion: -32022,
 } as const;
 
-/** What one modern request declared about itself, read from its own _meta. */
-interface ModernMeta {
-  readonly protocolVersion: string;
-  readonly clientCapabilities: Record<string, unknown>;
-  readonly clientInfo: unknown;
-}
-
 type ModernCheck =
-  | { ok: true; meta: ModernMeta }
+  | { ok: true }
   | { ok: false; status: number; code: number; message: string; data?: unknown };
+
+/** A request whose _meta and headers agree: the answer is all dispatch needs, so nothing of it is built per request. */
+const ADMITTED: ModernCheck = Object.freeze({ ok: true });
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -123,7 +119,7 @@ function checkModernRequest(
   if (headerVersion !== version) return mismatch(`MCP-Protocol-Version header value '${clip(headerVersion)}' does not match the _meta protocol version '${version}'`);
   const agreement = checkHeaderAgreement(method, params, header, true);
   if (agreement) return agreement;
-  return { ok: true, meta: { protocolVersion: version, clientCapabilities: caps, clientInfo: meta?.[META_KEYS.clientInfo] } };
+  return ADMITTED;
 }
 
 /**
