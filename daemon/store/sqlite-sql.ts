@@ -1,9 +1,9 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.js';
 import { ExecError } from '../errors.js';
 import { attemptUnder, NestedStatementError, type RunResult, type Sql, type SqlStore, type SqlTx, type SqlValue, type TxOptions } from './sql.js';
 import { inSpan } from '../telemetry/tracing.js';
+import { TxScope } from './tx-scope.js';
 
 const SQLITE_SPAN = { 'db.system.name': 'sqlite' };
 
@@ -26,7 +26,7 @@ export class SqliteSql implements SqlStore {
   readonly dialect = 'sqlite' as const;
   readonly describe;
   private readonly statements = new Map<string, Statement>();
-  private readonly inside = new AsyncLocalStorage<true>();
+  private readonly inside = new TxScope();
   private readonly totalChanges;
   private readonly dataVersion;
   private locked = false;
@@ -83,7 +83,7 @@ export class SqliteSql implements SqlStore {
       const q = this.handle();
       let result: T;
       try {
-        result = await this.inside.run(true, () => fn(q));
+        result = await this.inside.run(() => fn(q));
       } catch (err) {
         if (this.db.inTransaction) this.db.exec('ROLLBACK');
         throw err;
@@ -143,7 +143,7 @@ export class SqliteSql implements SqlStore {
    * may already have taken the lock for its own transaction.
    */
   private async waitUnlocked(): Promise<void> {
-    if (this.inside.getStore()) throw new NestedStatementError();
+    if (this.inside.inside()) throw new NestedStatementError();
     while (this.locked) await this.unlocked;
   }
 

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import { ExecError } from '../../errors.js';
 import { attemptUnder, NestedStatementError, type RunResult, type SqlStore, type SqlTx, type SqlValue, type TxOptions } from '../sql.js';
@@ -6,6 +5,7 @@ import { decodeText, encodeText } from './text.js';
 import { numberPlaceholders } from './placeholders.js';
 import type { StoreUrl } from '../../../lib/store-url.js';
 import { inSpan } from '../../telemetry/tracing.js';
+import { TxScope } from '../tx-scope.js';
 
 const PG_SPAN = { 'db.system.name': 'postgresql' };
 
@@ -51,7 +51,7 @@ export class PgSql implements SqlStore {
   readonly describe;
   private readonly pool: pg.Pool;
   private readonly texts = new Map<string, { name: string; text: string }>();
-  private readonly inside = new AsyncLocalStorage<true>();
+  private readonly inside = new TxScope();
   private closed = false;
   private readonly counts = { transactions: 0, retries: 0, busy: 0 };
 
@@ -103,7 +103,7 @@ export class PgSql implements SqlStore {
         try {
           await client.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
           if (opts.relaxedDurability) await client.query('SET LOCAL synchronous_commit = off');
-          const result = await this.inside.run(true, () => fn(this.handle(client)));
+          const result = await this.inside.run(() => fn(this.handle(client)));
           await client.query('COMMIT');
           this.counts.transactions++;
           return result;
@@ -169,7 +169,7 @@ export class PgSql implements SqlStore {
   }
 
   private refuseNested(): void {
-    if (this.inside.getStore()) throw new NestedStatementError();
+    if (this.inside.inside()) throw new NestedStatementError();
   }
 
   private prepared(sql: string): { name: string; text: string } {
@@ -186,7 +186,7 @@ export class PgSql implements SqlStore {
     try {
       return await on.query({ ...this.prepared(sql), values: params.map(bind) });
     } catch (err) {
-      throw this.inside.getStore() ? err : this.translate(err);
+      throw this.inside.inside() ? err : this.translate(err);
     }
   }
 
