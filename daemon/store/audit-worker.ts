@@ -1,7 +1,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { PAGE_CACHE_KIB } from './db.js';
-import { auditInsertSql, auditValues, trimAudit, WORKER_STATEMENT_ROWS, type AuditRecord } from './audit.js';
+import { auditInsertSql, trimAudit, WORKER_COMMIT_ROWS } from './audit.js';
+import type { SqlValue } from './sql.js';
 import type { WriterReply, WriterRequest } from './audit-writer.js';
 
 /**
@@ -19,20 +20,18 @@ const db = new Database(path);
 db.pragma('busy_timeout = 10000');
 db.pragma('synchronous = NORMAL');
 db.pragma(`cache_size = -${Math.min(PAGE_CACHE_KIB, 1024)}`);
-const statements = new Map<number, Database.Statement>();
-const insert = (n: number) => {
-  let s = statements.get(n);
-  if (!s) statements.set(n, (s = db.prepare(auditInsertSql(n))));
-  return s;
-};
+const insert = db.prepare(auditInsertSql(1));
+const commit = db.transaction((rows: readonly SqlValue[][], from: number, to: number) => {
+  for (let i = from; i < to; i++) insert.run(rows[i]!);
+});
 
-function append(rows: readonly AuditRecord[]): WriterReply {
+function append(rows: readonly SqlValue[][]): WriterReply {
   let at = 0;
   try {
     while (at < rows.length) {
-      const n = WORKER_STATEMENT_ROWS.find((size) => size <= rows.length - at)!;
-      insert(n).run(rows.slice(at, at + n).flatMap(auditValues));
-      at += n;
+      const to = Math.min(at + WORKER_COMMIT_ROWS, rows.length);
+      commit(rows, at, to);
+      at = to;
     }
     return { ok: true, written: at };
   } catch (err) {
@@ -47,7 +46,7 @@ function failed(err: unknown, written: number): WriterReply {
 
 parentPort!.on('message', (m: WriterRequest) => {
   let reply: WriterReply;
-  if (m.op === 'append') reply = append(JSON.parse(m.rows) as AuditRecord[]);
+  if (m.op === 'append') reply = append(JSON.parse(m.rows) as SqlValue[][]);
   else if (m.op === 'trim') {
     try {
       reply = { ok: true, written: 0, removed: trimAudit(db, m.maxRows, m.oldest) };

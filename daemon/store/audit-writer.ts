@@ -1,7 +1,8 @@
 import { Worker } from 'node:worker_threads';
-import { AuditAppendError, type AuditRecord } from './audit.js';
+import { AuditAppendError, auditValues, type AuditRecord } from './audit.js';
 
 type Unsent =
+  /** `rows`: a JSON array of the batch's value rows, in the column order of auditInsertSql. */
   | { op: 'append'; rows: string }
   | { op: 'trim'; maxRows: number; oldest: number }
   | { op: 'close' };
@@ -48,8 +49,9 @@ export class AuditWriter {
   async append(rows: readonly AuditRecord[]): Promise<void> {
     let r: WriterReply;
     try {
-      // As one JSON string: cheaper for this thread than a structured clone of the row objects (profiled: ~2 µs a row cloned).
-      r = await this.send({ op: 'append', rows: JSON.stringify(rows) });
+      // As one JSON string of value arrays: cheaper for this thread than a structured clone of the row
+      // objects (profiled: ~2 µs a row) or the objects' JSON (1.6 against 0.7 µs a row, keys included).
+      r = await this.send({ op: 'append', rows: JSON.stringify(rows.map(auditValues)) });
     } catch (err) {
       throw new AuditAppendError(0, err);
     }

@@ -79,10 +79,10 @@ const WIDTH = 17;
 const STATEMENT_ROWS = [512, 128, 32, 8, 1] as const;
 /**
  * The embedded store's writer thread commits at most this many rows a
- * statement: each commit holds SQLite's one write lock, which a write of the
- * request thread then waits for (about a millisecond at this size).
+ * transaction: each commit holds SQLite's one write lock, which a write of
+ * the request thread then waits for (about a millisecond at this size).
  */
-export const WORKER_STATEMENT_ROWS = [128, 32, 8, 1] as const;
+export const WORKER_COMMIT_ROWS = 128;
 
 /** A batch stopped part way: the first `written` rows are committed, the rest are not. */
 export class AuditAppendError extends Error {
@@ -106,6 +106,7 @@ export const auditValues = (r: AuditRecord): SqlValue[] => [
 
 const valuesOf = auditValues;
 
+/** One row's INSERT (the writer thread's) or `n` rows' in one statement (PostgreSQL's, where each statement is a round trip). */
 export const auditInsertSql = (n: number) => `INSERT INTO audit (${COLUMNS}) VALUES ${Array.from({ length: n }, () => `(${new Array(WIDTH).fill('?').join(', ')})`).join(', ')}`;
 
 /** Nearest-rank percentiles over a window, per key, in portable SQL (window functions exist in SQLite ≥ 3.25 and PostgreSQL). */
