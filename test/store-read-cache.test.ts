@@ -8,6 +8,7 @@ import { TeamServer } from '../daemon/store/team-server.js';
 import { SqliteSql } from '../daemon/store/sqlite-sql.js';
 import { ReadCache } from '../daemon/store/read-cache.js';
 import type { SqlStore } from '../daemon/store/sql.js';
+import { FakeClock } from './harness/auth-clock.js';
 
 async function tempStore(t: { after(fn: () => void): void }) {
   const dir = mkdtempSync(join(tmpdir(), 'agentteam-cache-'));
@@ -116,4 +117,31 @@ test('ReadCache: bounded, empties on any change, set without a preceding get is 
   assert.equal(cache.get('c')?.v, 3);
   db.prepare("INSERT INTO meta (key, value) VALUES ('probe', 'x')").run();
   assert.equal(cache.get('c'), undefined, 'a write to any table empties it');
+});
+
+test('message history: every first page read through the cache equals a fresh read, whatever the sends and reads in between (property)', async (t) => {
+  const fc = (await import('fast-check')).default;
+  const { MessageStore } = await import('../daemon/store/messages.js');
+  const { sql } = await tempStore(t);
+  const clock = new FakeClock();
+  const cached = new MessageStore(sql, clock);
+  const step = fc.oneof(
+    fc.record({ kind: fc.constant('send' as const), target: fc.constantFrom('channel:a', 'channel:b'), content: fc.string({ maxLength: 8 }) }),
+    fc.record({ kind: fc.constant('read' as const), target: fc.constantFrom('channel:a', 'channel:b'), limit: fc.integer({ min: 1, max: 4 }) }),
+    fc.record({ kind: fc.constant('tx' as const), target: fc.constantFrom('channel:a', 'channel:b'), content: fc.string({ maxLength: 8 }) }),
+  );
+  await fc.assert(fc.asyncProperty(fc.array(step, { maxLength: 25 }), async (steps) => {
+    for (const s of steps) {
+      if (s.kind === 'send') await cached.send({ serverId: 's1', target: s.target, author: 'a1', content: s.content });
+      else if (s.kind === 'tx') {
+        // A send inside a transaction that also reads: nothing read there may be kept.
+        await sql.tx(async (q) => {
+          await cached.send({ serverId: 's1', target: s.target, author: 'a1', content: s.content }, q);
+        });
+      } else {
+        const fresh = await new MessageStore(sql, clock).history({ serverId: 's1', target: s.target, limit: s.limit });
+        assert.deepEqual(await cached.history({ serverId: 's1', target: s.target, limit: s.limit }), fresh);
+      }
+    }
+  }), { numRuns: 60 });
 });

@@ -116,8 +116,8 @@ const BY_ID = `SELECT ${COLUMNS} FROM messages WHERE server_id = ? AND id = ?`;
 export class MessageStore implements MessageApi {
   /**
    * The newest page of each recently read target, by `serverId\ntarget` then
-   * limit. Only kept while the driver can tell changes (`changeCounter()` is
-   * a number: the embedded SQLite store, whose only writer is this daemon);
+   * limit. Only kept on the embedded SQLite store, whose only writer of
+   * messages is this daemon, outside its transactions (`ownWritesOnly()`);
    * every write below drops its target's entry (inside its transaction, so
    * no reader can fill it again before the write commits), and a page read
    * while any write was under way is not kept.
@@ -169,7 +169,7 @@ export class MessageStore implements MessageApi {
     }
     // The cursor binds server and target, so a page cannot continue elsewhere.
     const key = `${query.serverId}\n${query.target}`;
-    const cacheable = query.cursor === undefined && this.sql.changeCounter() !== null;
+    const cacheable = query.cursor === undefined && this.sql.ownWritesOnly();
     if (cacheable) {
       const hit = this.firstPages.get(key)?.get(limit);
       if (hit) return hit;
@@ -186,7 +186,7 @@ export class MessageStore implements MessageApi {
     const out: HistoryPage = { target: query.target, messages: page.map(toRecord), hasMore };
     const last = page[page.length - 1];
     if (hasMore && last) out.nextCursor = encodeMessageCursor(key, last.seq);
-    if (cacheable && writes === this.writes && this.sql.changeCounter() !== null) this.remember(key, limit, out);
+    if (cacheable && writes === this.writes && this.sql.ownWritesOnly()) this.remember(key, limit, out);
     return out;
   }
 

@@ -106,6 +106,13 @@ export interface SqlStore extends Sql {
    * which case nothing read may be cached.
    */
   changeCounter(): number | null;
+  /**
+   * Whether a cache kept by this daemon's own writes may be used now: true
+   * on SQLite while none of the store's transactions is open (no syscall,
+   * unlike `changeCounter`, which asks SQLite about other connections'
+   * commits), false on a shared PostgreSQL.
+   */
+  ownWritesOnly(): boolean;
   close(): Promise<void>;
 }
 

@@ -126,6 +126,10 @@ export class SqliteSql implements SqlStore {
     return { ...this.counts };
   }
 
+  ownWritesOnly(): boolean {
+    return !this.locked;
+  }
+
   changeCounter(): number | null {
     if (this.locked) return null;
     return this.totalChanges.get()! + this.dataVersion.get()! * 2 ** 26;

@@ -139,6 +139,10 @@ export class PgSql implements SqlStore {
     return null;
   }
 
+  ownWritesOnly(): boolean {
+    return false;
+  }
+
   /** One pooled connection for work outside the Sql interface (migrations). */
   async withClient<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.connect();
