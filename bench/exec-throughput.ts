@@ -100,7 +100,7 @@ export async function run(): Promise<BenchResult[]> {
     return [
       { metric: `task get req/s, ${CONNECTIONS} conns, authenticated`, value: Math.round(exec.reqPerSec), unit: 'req/s' },
       { metric: `bare hono route req/s, ${CONNECTIONS} conns`, value: Math.round(base.reqPerSec), unit: 'req/s' },
-      { metric: 'task get / bare hono req/s', value: ratio, unit: 'x', target: '>= 0.6x', pass: ratio >= 0.6 },
+      { metric: 'task get / bare hono req/s', value: ratio, unit: 'x', target: '>= 0.7x', pass: ratio >= 0.7 },
       { metric: 'task get p99', value: exec.p99Ms, unit: 'ms', target: '<= 5 ms', pass: exec.p99Ms <= 5 },
       { metric: 'bare hono p99', value: base.p99Ms, unit: 'ms' },
       ...cliRows,

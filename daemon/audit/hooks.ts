@@ -128,15 +128,16 @@ type McpOutcome = { ok: true; resultJson: string } | { ok: false; code: number; 
 
 /** MCP tools/call: wraps one call through the tool host; tool errors and transports are noted by the layers below. */
 export async function auditMcp<O extends McpOutcome>(
-  trail: AuditTrail | null, c: Context, params: Record<string, unknown>, ctx: CallContext, run: (ctx: CallContext) => Promise<O>,
+  trail: AuditTrail | null, c: Context, params: Record<string, unknown>, context: (audit: AuditNote | undefined) => CallContext, run: (ctx: CallContext) => Promise<O>,
 ): Promise<O> {
-  if (trail === null) return run(ctx);
+  if (trail === null) return run(context(undefined));
   const at = trail.now();
   const started = performance.now();
   const note: AuditNote = {};
   note.requestBytes = announced(c) ?? Buffer.byteLength(JSON.stringify(params), 'utf8');
   if (trail.recorder.settings.recordPayloads) note.input = params.arguments ?? {};
-  const out = await run({ ...ctx, audit: note });
+  const ctx = context(note);
+  const out = await run(ctx);
   const result = out.ok ? out.resultJson : out.message;
   if (trail.recorder.settings.recordPayloads) note.result = result;
   const outcome = note.outcome ?? (out.ok ? 'ok' : 'invalid_request');

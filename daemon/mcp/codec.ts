@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { RPC, errorFrame, resultFrame, type RpcId } from './jsonrpc.js';
 import type { CallContext } from '../tools/registry.js';
+import type { AuditNote } from '../audit/note.js';
 import type { Principal } from '../http/principal.js';
 import { THREAD_HEADER, callThreadId } from '../http/child-gate.js';
 
@@ -69,9 +70,13 @@ export class McpCall {
    * thread the call names, and the request's own close signal (the caller
    * went away: a parked call is cancelled and its slot comes back).
    */
-  toolContext(): CallContext {
+  toolContext(audit: AuditNote | undefined): CallContext {
     const { c, caller } = this;
-    return { principal: caller.principal, signal: caller.signal, threadId: callThreadId(this.params, c.req.header(THREAD_HEADER)), gone: () => c.req.raw.signal };
+    // Every field written, in one order: the tools read this object on every call, and one shape keeps those reads monomorphic.
+    return {
+      principal: caller.principal, threadId: callThreadId(this.params, c.req.header(THREAD_HEADER)), threadRole: undefined,
+      signal: caller.signal, gone: () => c.req.raw.signal, audit,
+    };
   }
 }
 

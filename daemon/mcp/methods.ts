@@ -60,7 +60,7 @@ export function createMcpMethods(opts: McpMethodOptions): ReadonlyMap<string, Mc
     ['tools/list', (call) => call.ok(host.listResultJson(call.caller.principal))],
     ['tools/call', async (call) => {
       const { c, params } = call;
-      const out = await auditMcp(opts.audit, c, params, call.toolContext(), (ctx) => host.call(params.name, params.arguments, ctx));
+      const out = await auditMcp(opts.audit, c, params, (audit) => call.toolContext(audit), (ctx) => host.call(params.name, params.arguments, ctx));
       noteToolCall(c, out);
       return out.ok ? call.ok(out.resultJson) : call.fail(out.code, out.message);
     }],
