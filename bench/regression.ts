@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,7 +27,9 @@ import { median, type BenchResult } from './result.js';
  * checkout's, and built with `npm run build`. A commit's build is kept in
  * os.tmpdir()/agentteam-baseline-<hash> and reused by later runs.
  * BENCH_ROUNDS (default 5) and BENCH_SLICE (seconds per load and side,
- * default 4) set the length.
+ * default 4) set the length. `--audit off` (or BENCH_AUDIT=off) runs this
+ * build's daemon with the audit trail off: the request path alone, for a
+ * baseline that has no trail (its cost is measured by audit-overhead).
  */
 export const name = 'regression';
 
@@ -80,7 +82,15 @@ const BUILT = '.agentteam-baseline-built';
 export async function buildBaseline(commit: string): Promise<string> {
   const hash = sh('git', ['-C', ROOT, 'rev-parse', '--verify', `${commit}^{commit}`], ROOT);
   const dir = join(tmpdir(), `agentteam-baseline-${hash.slice(0, 12)}`);
-  if (existsSync(join(dir, BUILT))) return dir;
+  if (existsSync(join(dir, BUILT))) {
+    // Its node_modules is a link to the checkout that built it, which may since have gone: link this one's.
+    const modules = join(dir, 'node_modules');
+    if (!existsSync(modules)) {
+      rmSync(modules, { force: true });
+      symlinkSync(join(ROOT, 'node_modules'), modules, 'dir');
+    }
+    return dir;
+  }
   const partial = `${dir}.partial-${process.pid}`;
   rmSync(partial, { recursive: true, force: true });
   mkdirSync(partial, { recursive: true });
@@ -123,8 +133,10 @@ interface Side {
   readonly tokens: string[];
 }
 
-async function startSide(bin: string | undefined, sides: Daemon[], runtimes: Runtime[]): Promise<Side> {
-  const daemon = await startDaemon(bin === undefined ? {} : { bin });
+async function startSide(bin: string | undefined, sides: Daemon[], runtimes: Runtime[], audit = true): Promise<Side> {
+  const home = mkdtempSync(join(tmpdir(), 'agentteam-d-'));
+  if (!audit) writeFileSync(join(home, 'audit.json'), JSON.stringify({ enabled: false }));
+  const daemon = await startDaemon(bin === undefined ? { home } : { bin, home });
   sides.push(daemon);
   const rts: Runtime[] = [];
   for (let i = 0; i < 2; i++) {
@@ -165,18 +177,19 @@ function loadAverage(): string {
 
 export async function run(argv: readonly string[] = []): Promise<BenchResult[]> {
   const baseline = await baselineBin(argv);
+  const audit = (option(argv, '--audit') ?? process.env.BENCH_AUDIT ?? 'on') !== 'off';
   const daemons: Daemon[] = [];
   const runtimes: Runtime[] = [];
   try {
     const base = await startSide(baseline.bin, daemons, runtimes);
-    const current = await startSide(undefined, daemons, runtimes);
+    const current = await startSide(undefined, daemons, runtimes, audit);
     const rows: BenchResult[] = [];
     const ratios: Record<Kind, number[]> = { exec: [], mcp: [] };
     for (const kind of ['exec', 'mcp'] as const) {
       await load(base, kind, 1);
       await load(current, kind, 1);
     }
-    process.stderr.write(`bench: regression: baseline ${baseline.label}, ${ROUNDS} rounds of ${SLICE} s per load and side, load average ${loadAverage()}\n`);
+    process.stderr.write(`bench: regression: baseline ${baseline.label}, audit trail ${audit ? 'on' : 'off'} here, ${ROUNDS} rounds of ${SLICE} s per load and side, load average ${loadAverage()}\n`);
     for (let round = 1; round <= ROUNDS; round++) {
       for (const kind of ['exec', 'mcp'] as const) {
         // Alternate which side goes first, so neither always runs on the warmer (or busier) half.
@@ -194,7 +207,7 @@ export async function run(argv: readonly string[] = []): Promise<BenchResult[]> 
     process.stderr.write(`bench: regression: load average at the end ${loadAverage()}\n`);
     for (const kind of ['exec', 'mcp'] as const) {
       const value = median(ratios[kind]);
-      rows.push({ metric: `${LABEL[kind]} current / baseline ${baseline.label} (median of ${ROUNDS} rounds, ${CONNECTIONS} conns)`, value, unit: 'x', target: `>= ${TARGET}x`, pass: value >= TARGET });
+      rows.push({ metric: `${LABEL[kind]} current${audit ? '' : ' (audit off)'} / baseline ${baseline.label} (median of ${ROUNDS} rounds, ${CONNECTIONS} conns)`, value, unit: 'x', target: `>= ${TARGET}x`, pass: value >= TARGET });
     }
     return rows;
   } finally {
