@@ -44,14 +44,29 @@ async function plannedUpstream(t: import('node:test').TestContext): Promise<{ ur
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, plan: (status, body) => (next = { status, body: JSON.stringify(body) }) };
 }
 
+/**
+ * The first `n` characters of `text`, or fewer, so that the cut does not fall
+ * inside an occurrence of `secret`. The test's own producers (the declared
+ * tool, the upstream, the app) bound what they send this way: a producer
+ * that cuts a credential itself hands on a piece of it, which no masking by
+ * value can recognize (specs/tools.md, "Mask first, always"), and that is
+ * not what this test plants.
+ */
+function headOutside(text: string, secret: string, n: number): string {
+  for (let at = text.indexOf(secret); at !== -1 && at < n; at = text.indexOf(secret, at + 1)) {
+    if (at + secret.length > n) return text.slice(0, at);
+  }
+  return text.slice(0, n);
+}
+
 /** A declared tool whose command prints case `which`'s text (stdout and stderr), plain or as said/shown/ask, failing when asked. */
 function leakTool(home: string): Record<string, unknown> {
   const script = join(home, 'leak.js');
   writeFileSync(script, [
     "const fs = require('node:fs');",
     "const [which, mode] = [Number(process.argv[2]), process.argv[3]];",
-    "const t = JSON.parse(fs.readFileSync(process.argv[4], 'utf8'))[which];",
-    "if (mode === 'json') process.stdout.write(JSON.stringify({ said: t, shown: t, ask: t.slice(0, 500) }));",
+    "const { text: t, ask } = JSON.parse(fs.readFileSync(process.argv[4], 'utf8'))[which];",
+    "if (mode === 'json') process.stdout.write(JSON.stringify({ said: t, shown: t, ask }));",
     "else process.stdout.write(t);",
     "process.stderr.write(t);",
     "process.exitCode = mode === 'fail' ? 3 : 0;",
@@ -99,7 +114,10 @@ test(`end to end: ${E2E_CASES} secrets planted in every producer never reach an 
         writeFileSync(join(home, 'memory', 'a1', `n${i}.md`), text);
         writeFileSync(join(home, 'kb', `d${i}.md`), text);
       });
-      writeFileSync(join(home, 'leak-texts.json'), JSON.stringify(texts.map((x) => x.slice(0, 6000))));
+      writeFileSync(join(home, 'leak-texts.json'), JSON.stringify(texts.map((x, i) => {
+        const text = headOutside(x, secrets[i]!, 6000);
+        return { text, ask: headOutside(text, secrets[i]!, 500) };
+      })));
       mkdirSync(join(home, 'tools'), { recursive: true });
       writeFileSync(join(home, 'tools', 'leak.json'), JSON.stringify(leakTool(home)));
     },
@@ -159,16 +177,16 @@ test(`end to end: ${E2E_CASES} secrets planted in every producer never reach an 
     // The declared tool: plain, split into said/shown/ask, and failing (its stderr tail quoted).
     for (const mode of ['plain', 'json', 'fail']) got.add(`declared tool (${mode})`, (await toolCall(lease.mcpUrl, token, 'leak_text', { which: i, mode })).body);
     // The extension: an answer and an error body.
-    up.plan(200, { removed: texts[i]!.slice(0, 4000) });
+    up.plan(200, { removed: headOutside(texts[i]!, secrets[i]!, 4000) });
     got.add('extension answer', (await post(`${base}/github/unwatch`, token, JSON.stringify({ id: 'w_1' }))).text);
-    up.plan(500, { message: texts[i]!.slice(0, 4000) });
+    up.plan(500, { message: headOutside(texts[i]!, secrets[i]!, 4000) });
     got.add('extension error', (await post(`${base}/github/unwatch`, token, JSON.stringify({ id: 'w_1' }))).text);
     // The client tool: the agent's arguments reach the app masked; the app's answer reaches the agent masked.
     const pending = toolCall(lease.mcpUrl, token, 'gate_echo', { text: `pass ${secrets[i]}` });
     const req = await app.next<{ request_id: string }>((f) => f.type === 'client_tool.request' && !seenRequests.has((f.data as { request_id: string }).request_id));
     seenRequests.add(req.data.request_id);
     await app.claim(req.data.request_id);
-    await app.answer(req.data.request_id, { ok: true, content: [{ type: 'text', text: texts[i]! }, { type: 'text', text: 'meta', _meta: { [secrets[i]!]: texts[i]!.slice(0, 300) } }] });
+    await app.answer(req.data.request_id, { ok: true, content: [{ type: 'text', text: texts[i]! }, { type: 'text', text: 'meta', _meta: { [secrets[i]!]: headOutside(texts[i]!, secrets[i]!, 300) } }] });
     got.add('client tool answer', (await pending).body);
   }
   got.add('app event stream', JSON.stringify(app.frames));
