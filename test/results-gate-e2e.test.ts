@@ -10,7 +10,7 @@ import { openLease } from './harness/lease.js';
 import { rawRequest, rpc, post } from './harness/http.js';
 import { connectApp, echoTool } from './harness/client-tools.js';
 import { prepareHome, watchEvents, type Home } from './harness/tools.js';
-import { assertNoLeak, plantedArb } from './harness/gate-property.js';
+import { assertNoLeak, headOutside, plantedArb } from './harness/gate-property.js';
 
 /**
  * The result gate end to end, through a real daemon: secrets configured as
@@ -42,21 +42,6 @@ async function plannedUpstream(t: import('node:test').TestContext): Promise<{ ur
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   t.after(() => new Promise<void>((r) => server.close(() => r())));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, plan: (status, body) => (next = { status, body: JSON.stringify(body) }) };
-}
-
-/**
- * The first `n` characters of `text`, or fewer, so that the cut does not fall
- * inside an occurrence of `secret`. The test's own producers (the declared
- * tool, the upstream, the app) bound what they send this way: a producer
- * that cuts a credential itself hands on a piece of it, which no masking by
- * value can recognize (specs/tools.md, "Mask first, always"), and that is
- * not what this test plants.
- */
-function headOutside(text: string, secret: string, n: number): string {
-  for (let at = text.indexOf(secret); at !== -1 && at < n; at = text.indexOf(secret, at + 1)) {
-    if (at + secret.length > n) return text.slice(0, at);
-  }
-  return text.slice(0, n);
 }
 
 /** A declared tool whose command prints case `which`'s text (stdout and stderr), plain or as said/shown/ask, failing when asked. */
@@ -114,10 +99,8 @@ test(`end to end: ${E2E_CASES} secrets planted in every producer never reach an 
         writeFileSync(join(home, 'memory', 'a1', `n${i}.md`), text);
         writeFileSync(join(home, 'kb', `d${i}.md`), text);
       });
-      writeFileSync(join(home, 'leak-texts.json'), JSON.stringify(texts.map((x, i) => {
-        const text = headOutside(x, secrets[i]!, 6000);
-        return { text, ask: headOutside(text, secrets[i]!, 500) };
-      })));
+      const heads = texts.map((x, i) => headOutside(x, secrets[i]!, 6000));
+      writeFileSync(join(home, 'leak-texts.json'), JSON.stringify(heads.map((text, i) => ({ text, ask: headOutside(text, secrets[i]!, 500) }))));
       mkdirSync(join(home, 'tools'), { recursive: true });
       writeFileSync(join(home, 'tools', 'leak.json'), JSON.stringify(leakTool(home)));
     },

@@ -186,3 +186,18 @@ export function outputText(o: { secret: string; size: number; at: number; seed: 
   const cut = Math.floor(filler.length * o.at);
   return `${filler.slice(0, cut)}${o.secret}${filler.slice(cut)}`;
 }
+
+/**
+ * The first `n` characters of `text`, or fewer, so that the cut does not fall
+ * inside an occurrence of `secret`. A test's own producers (a declared tool,
+ * an upstream, an app) bound what they send this way: a producer
+ * that cuts a credential itself hands on a piece of it, which no masking by
+ * value can recognize (specs/tools.md, "Mask first, always"), and that is
+ * not what the tests plant.
+ */
+export function headOutside(text: string, secret: string, n: number): string {
+  for (let at = text.indexOf(secret); at !== -1 && at < n; at = text.indexOf(secret, at + 1)) {
+    if (at + secret.length > n) return text.slice(0, at);
+  }
+  return text.slice(0, n);
+}
