@@ -71,10 +71,10 @@ interface Row {
 const COLUMNS = 'at, server_id, agent_id, authorization_id, generation_id, runtime, thread_id, via, transport, tool, outcome, duration_us, request_bytes, result_bytes, trace_id, args, result';
 const WIDTH = 17;
 /**
- * The sizes of INSERT statements a batch is cut into, largest first: a few
- * fixed shapes, so each is prepared once (a statement per batch size would
- * prepare, and keep, a new one for almost every batch). 512 × 17
- * placeholders stays far within both drivers' parameter limits.
+ * The sizes of INSERT statements a PostgreSQL batch is cut into, largest
+ * first: a few fixed shapes, so each is prepared once (a statement per batch
+ * size would prepare, and keep, a new one for almost every batch). 512 × 17
+ * placeholders stays far within the driver's parameter limit.
  */
 const STATEMENT_ROWS = [512, 128, 32, 8, 1] as const;
 /**
@@ -135,39 +135,25 @@ export class AuditStore {
   constructor(private readonly sql: SqlStore, private readonly cursors: CursorCodec, private readonly writer: AuditRowWriter | null = null) {}
 
   /**
-   * Appends a batch as a few multi-row statements of fixed sizes, without
-   * waiting for the disk (SQLite synchronous=NORMAL, PostgreSQL
-   * synchronous_commit=off): a batch acknowledges nothing and may be lost
-   * in a crash anyway. On the writer thread each statement commits on its
-   * own; on PostgreSQL the batch is one transaction (one round trip for the
-   * commit instead of one per statement; a failure writes none of it).
-   * Throws AuditAppendError saying how many rows made it.
+   * Appends a batch without waiting for the disk: a batch acknowledges
+   * nothing and may be lost in a crash anyway. With a writer thread (the
+   * embedded store) it goes there; otherwise (PostgreSQL) it is one
+   * transaction of a few multi-row statements of fixed sizes with
+   * synchronous_commit=off, one round trip for the commit, and a failure
+   * writes none of it. Throws AuditAppendError saying how many rows made it.
    */
   async append(rows: readonly AuditRecord[]): Promise<void> {
     if (this.writer) return this.writer.append(rows);
-    if (this.sql.dialect === 'postgres') {
-      try {
-        await this.sql.tx(async (q) => {
-          for (let at = 0; at < rows.length;) {
-            const n = STATEMENT_ROWS.find((size) => size <= rows.length - at)!;
-            await q.run(auditInsertSql(n), rows.slice(at, at + n).flatMap(valuesOf));
-            at += n;
-          }
-        }, { relaxedDurability: true });
-      } catch (err) {
-        throw new AuditAppendError(0, err);
-      }
-      return;
-    }
-    let at = 0;
-    while (at < rows.length) {
-      const n = STATEMENT_ROWS.find((size) => size <= rows.length - at)!;
-      try {
-        await this.sql.runRelaxed(auditInsertSql(n), rows.slice(at, at + n).flatMap(valuesOf));
-      } catch (err) {
-        throw new AuditAppendError(at, err);
-      }
-      at += n;
+    try {
+      await this.sql.tx(async (q) => {
+        for (let at = 0; at < rows.length;) {
+          const n = STATEMENT_ROWS.find((size) => size <= rows.length - at)!;
+          await q.run(auditInsertSql(n), rows.slice(at, at + n).flatMap(valuesOf));
+          at += n;
+        }
+      }, { relaxedDurability: true });
+    } catch (err) {
+      throw new AuditAppendError(0, err);
     }
   }
 

@@ -92,14 +92,6 @@ export interface SqlStore extends Sql {
   stats(): StoreStats;
   tx<T>(fn: (q: SqlTx) => Promise<T>, opts?: TxOptions): Promise<T>;
   /**
-   * One statement committed on its own with relaxedDurability (see
-   * TxOptions). On SQLite it runs without yielding once the connection is
-   * free, so no other caller meets the store locked while it runs (a
-   * transaction that awaits between statements makes concurrent reads wait
-   * and skip the read caches).
-   */
-  runRelaxed(sql: string, params?: readonly SqlValue[]): Promise<RunResult>;
-  /**
    * A number that moves whenever anything is committed to the database, when
    * the driver can tell cheaply and synchronously (SQLite); null when it
    * cannot (another daemon may write a shared PostgreSQL at any time), in

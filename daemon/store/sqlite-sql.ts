@@ -56,17 +56,6 @@ export class SqliteSql implements SqlStore {
     return { changes: this.statement(sql).run(...params).changes };
   }
 
-  async runRelaxed(sql: string, params: readonly SqlValue[] = []): Promise<RunResult> {
-    while (this.locked) await this.waitUnlocked();
-    const stmt = this.statement(sql);
-    this.db.pragma('synchronous = NORMAL');
-    try {
-      return { changes: stmt.run(...params).changes };
-    } finally {
-      this.db.pragma('synchronous = FULL');
-    }
-  }
-
   tx<T>(fn: (q: SqlTx) => Promise<T>, opts: TxOptions = {}): Promise<T> {
     return inSpan('store.tx', SQLITE_SPAN, () => this.runTx(fn, opts));
   }

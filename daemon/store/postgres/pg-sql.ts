@@ -80,10 +80,6 @@ export class PgSql implements SqlStore {
     return (await this.all<R>(sql, params))[0];
   }
 
-  runRelaxed(sql: string, params: readonly SqlValue[] = []): Promise<RunResult> {
-    return this.tx((q) => q.run(sql, params), { relaxedDurability: true });
-  }
-
   async run(sql: string, params: readonly SqlValue[] = []): Promise<RunResult> {
     this.refuseNested();
     return this.exec(this.pool, sql, params);
