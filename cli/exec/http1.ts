@@ -34,8 +34,9 @@ export function httpError(code: string, message: string): Http1Error {
 const CRLF = Buffer.from('\r\n');
 const HEAD_END = Buffer.from('\r\n\r\n');
 const STATUS_LINE = /^HTTP\/1\.[01] ([1-9][0-9]{2})(?: [\t\x20-\x7e\x80-\xff]*)?$/;
-const FIELD_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+/** An HTTP field name (a token), and what node:http accepts in a field value (no CR, LF or NUL; latin1 only): for requests and responses alike. */
+export const FIELD_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+export const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 const CHUNK_LINE = /^([0-9A-Fa-f]{1,13})[\t ]*(?:;[\t\x20-\x7e\x80-\xff]*)?$/;
 const DIGITS = /^[0-9]{1,15}$/;
 
@@ -76,11 +77,6 @@ export class ResponseReader {
   private readonly body: Buffer[] = [];
   private response: Http1Response | undefined;
 
-  /** True once the whole response has been read. */
-  get complete(): boolean {
-    return this.state.kind === 'done';
-  }
-
   /** Feeds the next bytes; the response once it is complete. Throws an Http1Error on a malformed response. */
   push(chunk: Buffer): Http1Response | undefined {
     if (this.state.kind === 'done') return this.response;
@@ -95,7 +91,7 @@ export class ResponseReader {
   end(): Http1Response {
     if (this.state.kind === 'close') this.finish();
     if (this.response) return this.response;
-    throw httpError('ECONNRESET', this.state.kind === 'head' && this.status === 0 && this.pending.length === 0
+    throw httpError('ECONNRESET', this.state.kind === 'head' && this.pending.length === 0
       ? 'the connection closed without a response'
       : 'the connection closed before the response was complete');
   }

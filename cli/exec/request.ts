@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import { httpError, ResponseReader } from './http1.js';
+import { FIELD_NAME, FIELD_VALUE, httpError, ResponseReader } from './http1.js';
 
 type PostResult =
   | { readonly ok: true; readonly status: number; readonly body: string }
@@ -7,10 +7,6 @@ type PostResult =
 
 /** A daemon that accepts the connection but stays silent this long is treated as gone. */
 export const ANSWER_TIMEOUT_MS = 120_000;
-
-const FIELD_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-/** What node:http accepts in a header value (no CR, LF or NUL; latin1 only). */
-const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
 /** The request head; a header that could not be sent as is throws, as node:http's request() does. */
 export function requestHead(target: URL, headers: Readonly<Record<string, string | number>>): string {
