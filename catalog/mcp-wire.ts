@@ -38,20 +38,25 @@ const SCHEMA_VALUES = new Set(['items', 'prefixItems', 'additionalProperties', '
 const isInternalKeyword = (key: string): boolean => key.startsWith('x-');
 
 /**
- * A copy of `schema` keeping, at every level, the keywords `keep` accepts.
+ * A copy of `schema` keeping, at every level, the keywords `keep` accepts;
+ * `rename`, when given, may spell a kept keyword that holds no schema
+ * another way (a dialect without `const` takes a one-value `enum`).
  * Property names inside `properties` are data, never keywords, so they are
  * all kept.
  */
-function project(schema: unknown, keep: (key: string) => boolean): unknown {
-  if (Array.isArray(schema)) return schema.map((s) => project(s, keep));
+export function project(schema: unknown, keep: (key: string) => boolean, rename?: (key: string, value: unknown) => [string, unknown]): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => project(s, keep, rename));
   if (schema === null || typeof schema !== 'object') return schema;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema as Record<string, unknown>)) {
     if (!keep(key)) continue;
     if (SCHEMA_MAPS.has(key) && value !== null && typeof value === 'object' && !Array.isArray(value)) {
-      out[key] = Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, project(v, keep)]));
+      out[key] = Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, project(v, keep, rename)]));
     } else if (SCHEMA_VALUES.has(key)) {
-      out[key] = project(value, keep);
+      out[key] = project(value, keep, rename);
+    } else if (rename) {
+      const [k, v] = rename(key, value);
+      out[k] = v;
     } else {
       out[key] = value;
     }

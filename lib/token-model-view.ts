@@ -24,6 +24,7 @@
  */
 
 import type { RuntimeKind } from '../catalog/runtimes.js';
+import { project } from '../catalog/mcp-wire.js';
 
 interface WireDefinition {
   name: string;
@@ -34,24 +35,12 @@ interface WireDefinition {
 /** The keywords of Codex's JsonSchema (codex-rs/tools/src/json_schema.rs). */
 const CODEX_KEYWORDS = new Set(['type', 'description', 'enum', 'items', 'properties', 'required', 'additionalProperties', 'anyOf']);
 
-function codexSubset(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(codexSubset);
-  if (schema === null || typeof schema !== 'object') return schema;
-  const src = schema as Record<string, unknown>;
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(src)) {
-    if (key === 'const') out.enum = [value];
-    if (!CODEX_KEYWORDS.has(key)) continue;
-    if (key === 'properties' && value && typeof value === 'object') {
-      out.properties = Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, codexSubset(v)]));
-    } else if (key === 'items' || key === 'anyOf' || (key === 'additionalProperties' && typeof value === 'object')) {
-      out[key] = codexSubset(value);
-    } else {
-      out[key] = value;
-    }
-  }
-  return out;
-}
+/** Codex's subset of a schema: its keywords only, `const` spelled as a one-value `enum`. */
+const codexSubset = (schema: unknown) => project(
+  schema,
+  (key) => key === 'const' || CODEX_KEYWORDS.has(key),
+  (key, value) => (key === 'const' ? ['enum', [value]] : [key, value]),
+);
 
 /** A one-line account of the rule, printed with the report. */
 export const MODEL_VIEW_RULES: Record<RuntimeKind, string> = {
