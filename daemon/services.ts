@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Clock } from '../lib/clock.js';
 import { readFileNoFollow, writeFileAtomicSync } from './lifecycle/no-follow.js';
 import { homePaths } from '../lib/home.js';
-import { BUILTIN_INVENTORY, defaultCatalog, type Catalog } from '../catalog/catalog.js';
+import { defaultCatalog, type Catalog } from '../catalog/catalog.js';
 import { openDb, type Db } from './store/db.js';
 import { TeamServer, readCursorKey } from './store/team-server.js';
 import { SqliteSql } from './store/sqlite-sql.js';
@@ -184,7 +184,7 @@ export async function openServices(opts: OpenServicesOptions): Promise<Services>
     messages,
     scheduler,
     approvals: embedded.approvals,
-    extensions: new ExtensionStore(opts.home, BUILTIN_INVENTORY, (message) => diag('extension', { message })),
+    extensions: new ExtensionStore(opts.home, (message) => diag('extension', { message })),
     tools: new ToolRegistry(),
     audit,
     auditLog,

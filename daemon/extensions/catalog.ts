@@ -1,7 +1,6 @@
 import type { ActionDescriptor } from '../../catalog/descriptor.js';
-import { BUILTIN_ACTIONS, DOMAINS, buildCatalog, type Catalog } from '../../catalog/catalog.js';
+import { BUILTIN_ACTIONS, BUILTIN_INVENTORY, DOMAINS, buildCatalog, type Catalog } from '../../catalog/catalog.js';
 import { extensionInventoryRow, type ExtensionDefinition } from '../../catalog/extension.js';
-import type { Inventory } from '../../catalog/inventory.js';
 import type { ExtensibleCatalog, RegisteredAction } from '../exec/registry.js';
 import { compileInputCheck } from '../exec/validate.js';
 import { forwardToUpstream, type PinnedExtension } from './forward.js';
@@ -21,9 +20,9 @@ export interface RuntimeCatalog extends Catalog, ExtensibleCatalog {
   extensionAction(domain: string, action: string): RegisteredAction | undefined;
 }
 
-export function buildRuntimeCatalog(builtinInventory: Inventory, installed: readonly InstalledExtension[], catalogVersion: string): RuntimeCatalog {
+export function buildRuntimeCatalog(installed: readonly InstalledExtension[], catalogVersion: string): RuntimeCatalog {
   const descriptors: ActionDescriptor[] = [...BUILTIN_ACTIONS];
-  const rows = [...builtinInventory.actions];
+  const rows = [...BUILTIN_INVENTORY.actions];
   const domains: Record<string, string> = { ...DOMAINS };
   const pinned = new Map<string, PinnedExtension>();
   for (const { definition: d, digest } of installed) {
@@ -32,7 +31,7 @@ export function buildRuntimeCatalog(builtinInventory: Inventory, installed: read
     domains[d.name] = d.description;
     pinned.set(d.name, { name: d.name, upstream: d.upstream, digest, catalogVersion });
   }
-  const base = buildCatalog(descriptors, { version: builtinInventory.version, actions: rows }, domains);
+  const base = buildCatalog(descriptors, { version: BUILTIN_INVENTORY.version, actions: rows }, domains);
   const actions = new Map<string, RegisteredAction>();
   return {
     ...base,

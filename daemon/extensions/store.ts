@@ -3,7 +3,6 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, existsSync } from 'node:f
 import { join } from 'node:path';
 import { DOMAINS } from '../../catalog/catalog.js';
 import { ExtensionDefinitionError, parseExtension, EXTENSION_NAME_PATTERN } from '../../catalog/extension.js';
-import type { Inventory } from '../../catalog/inventory.js';
 import { ExecError } from '../errors.js';
 import { writeFileAtomic } from '../profile/profile-edit.js';
 import { compileInputCheck } from '../exec/validate.js';
@@ -30,7 +29,7 @@ export class ExtensionStore {
   private version: number;
   private catalog: RuntimeCatalog;
 
-  constructor(home: string, private readonly inventory: Inventory, private readonly log: (m: string) => void = () => {}) {
+  constructor(home: string, private readonly log: (m: string) => void = () => {}) {
     this.dir = join(home, 'extensions');
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     const v = Number(existsSync(this.versionFile) ? readFileSync(this.versionFile, 'utf8').trim() : '0');
@@ -90,7 +89,7 @@ export class ExtensionStore {
   }
 
   private rebuild(): RuntimeCatalog {
-    return buildRuntimeCatalog(this.inventory, this.load(), String(this.version));
+    return buildRuntimeCatalog(this.load(), String(this.version));
   }
 
   /** Every installed file that still parses; a broken one is reported and left out. */
