@@ -30,7 +30,8 @@ export interface UnusedExport {
   readonly tests: readonly string[];
 }
 
-function tsFiles(dir: string): string[] {
+/** The TypeScript sources under `dir` (declaration files excepted), as paths joined onto it. */
+export function tsFiles(dir: string): string[] {
   const out: string[] = [];
   for (const entry of readdirSync(dir)) {
     const path = join(dir, entry);

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { ROOT } from './harness/cli.js';
-import { unusedExports } from '../scripts/unused-exports.js';
+import { tsFiles, unusedExports } from '../scripts/unused-exports.js';
 
 /**
  * House rules checked on the source tree: small files (one concept each),
@@ -21,15 +21,7 @@ const isGenerated = (text: string) => /@generated/.test(text.slice(0, text.index
 /** Files allowed past the limit for now (none: a file that grows past it is split by concept). */
 const TOO_LONG_FOR_NOW = new Set<string>([]);
 
-function sources(dir: string): string[] {
-  const out: string[] = [];
-  for (const entry of readdirSync(dir)) {
-    const path = join(dir, entry);
-    if (statSync(path).isDirectory()) out.push(...sources(path));
-    else if (/\.tsx?$/.test(entry) && !entry.endsWith('.d.ts')) out.push(relative(ROOT, path));
-  }
-  return out;
-}
+const sources = (dir: string) => tsFiles(dir).map((path) => relative(ROOT, path));
 
 test(`no source file is over ${MAX_LINES} lines (generated code excepted)`, () => {
   const long: string[] = [];

@@ -1,9 +1,10 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, posix, relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, posix, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { tsFiles } from '../scripts/unused-exports.js';
 
 /**
  * The floors of the house, checked on the sources (so `import type` counts
@@ -44,13 +45,8 @@ const FLOORS: readonly Floor[] = [
   { name: 'the CLI imports no daemon code', from: ['cli/'], not: ['daemon/'] },
 ];
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(join(ROOT, dir)).flatMap((name) => {
-    const path = posix.join(dir, name);
-    if (statSync(join(ROOT, path)).isDirectory()) return sourceFiles(path);
-    return /\.tsx?$/.test(name) && !name.endsWith('.d.ts') ? [path] : [];
-  });
-}
+/** A folder's sources as repository paths (`daemon/http/body.ts`). */
+const sourceFiles = (dir: string) => tsFiles(join(ROOT, dir)).map((path) => relative(ROOT, path).split(sep).join(posix.sep));
 
 /** A relative specifier as the file it names (`./x.js` is written for `x.ts` or `x.tsx`). */
 function resolveSpec(from: string, spec: string, known: ReadonlySet<string>): string {
