@@ -26,8 +26,10 @@ interface AuditStats {
 
 /**
  * Takes audit records off the request path: `record` only queues; a timer
- * (AUDIT_FLUSH_MS) or a full batch (AUDIT_BATCH_ROWS) writes what is queued
- * in one transaction, one write at a time. A clean stop writes everything
+ * (AUDIT_FLUSH_MS) or a full batch (AUDIT_BATCH_ROWS) writes what is queued,
+ * one write at a time (the store says how: 128-row transactions on the
+ * embedded store's writer thread, one transaction on PostgreSQL; rows a
+ * failed write did not commit are kept for the next). A clean stop writes everything
  * left; a crash loses what was not yet committed (the batch being gathered
  * and, if one was being written, that one). Retention trims by count and by
  * age (the injected clock) after writes.

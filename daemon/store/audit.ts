@@ -3,7 +3,7 @@ import { pageLimit, pageOf, type CursorCodec, type Page } from './cursor.js';
 import { isoTime } from './ids.js';
 import type { Migration } from './migrations.js';
 import type { Sql, SqlStore, SqlValue } from './sql.js';
-import type Database from 'better-sqlite3';
+import { AUDIT_COLUMNS, auditInsertSql, TRIM_EDGE, TRIM_OLDER, TRIM_UP_TO } from './audit-sql.js';
 
 /**
  * The audit trail's table: one row per agent call, appended in batches by
@@ -31,7 +31,6 @@ export const AUDIT_MIGRATION: Migration = {
   },
 };
 
-/** One call as the recorder hands it to the store. */
 /** What the store asks of the embedded store's writer thread (audit-writer.ts has this shape). */
 interface AuditRowWriter {
   append(rows: readonly AuditRecord[]): Promise<void>;
@@ -68,8 +67,6 @@ interface Row {
   duration_us: number; request_bytes: number; result_bytes: number; trace_id: string | null; args: string | null; result: string | null;
 }
 
-const COLUMNS = 'at, server_id, agent_id, authorization_id, generation_id, runtime, thread_id, via, transport, tool, outcome, duration_us, request_bytes, result_bytes, trace_id, args, result';
-const WIDTH = 17;
 /**
  * The sizes of INSERT statements a PostgreSQL batch is cut into, largest
  * first: a few fixed shapes, so each is prepared once (a statement per batch
@@ -77,12 +74,6 @@ const WIDTH = 17;
  * placeholders stays far within the driver's parameter limit.
  */
 const STATEMENT_ROWS = [512, 128, 32, 8, 1] as const;
-/**
- * The embedded store's writer thread commits at most this many rows a
- * transaction: each commit holds SQLite's one write lock, which a write of
- * the request thread then waits for (about a millisecond at this size).
- */
-export const WORKER_COMMIT_ROWS = 128;
 
 /** A batch stopped part way: the first `written` rows are committed, the rest are not. */
 export class AuditAppendError extends Error {
@@ -103,11 +94,6 @@ export const auditValues = (r: AuditRecord): SqlValue[] => [
   r.at, r.serverId, r.agentId, r.authorizationId, r.generationId, r.runtime, r.threadId, r.via, r.transport, r.tool,
   r.outcome, Math.round(r.durationUs), r.requestBytes, r.resultBytes, r.traceId, r.args, r.result,
 ];
-
-const valuesOf = auditValues;
-
-/** One row's INSERT (the writer thread's) or `n` rows' in one statement (PostgreSQL's, where each statement is a round trip). */
-export const auditInsertSql = (n: number) => `INSERT INTO audit (${COLUMNS}) VALUES ${Array.from({ length: n }, () => `(${new Array(WIDTH).fill('?').join(', ')})`).join(', ')}`;
 
 /** Nearest-rank percentiles over a window, per key, in portable SQL (window functions exist in SQLite ≥ 3.25 and PostgreSQL). */
 const summarySql = (key: 'tool' | 'agent_id', where: string) => `
@@ -148,7 +134,7 @@ export class AuditStore {
       await this.sql.tx(async (q) => {
         for (let at = 0; at < rows.length;) {
           const n = STATEMENT_ROWS.find((size) => size <= rows.length - at)!;
-          await q.run(auditInsertSql(n), rows.slice(at, at + n).flatMap(valuesOf));
+          await q.run(auditInsertSql(n), rows.slice(at, at + n).flatMap(auditValues));
           at += n;
         }
       }, { relaxedDurability: true });
@@ -174,7 +160,7 @@ export class AuditStore {
       where.push('seq < ?');
       args.push(before);
     }
-    const rows = await this.sql.all<Row>(`SELECT seq, ${COLUMNS} FROM audit WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`, [...args, limit + 1]);
+    const rows = await this.sql.all<Row>(`SELECT seq, ${AUDIT_COLUMNS} FROM audit WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`, [...args, limit + 1]);
     const page = pageOf(rows, limit, (r) => this.cursors.encode(binding, [r.seq, cutoff]));
     return { ...page, items: page.items.map(entryOf) };
   }
@@ -183,7 +169,7 @@ export class AuditStore {
   async after(query: AuditQuery, seq: number): Promise<AuditEntry[]> {
     const [where, args] = conditions(query, query.since?.at ?? 0);
     where.push('seq > ?');
-    const rows = await this.sql.all<Row>(`SELECT seq, ${COLUMNS} FROM audit WHERE ${where.join(' AND ')} ORDER BY seq ASC LIMIT ?`, [...args, seq, pageLimit(query.limit)]);
+    const rows = await this.sql.all<Row>(`SELECT seq, ${AUDIT_COLUMNS} FROM audit WHERE ${where.join(' AND ')} ORDER BY seq ASC LIMIT ?`, [...args, seq, pageLimit(query.limit)]);
     return rows.map(entryOf);
   }
 
@@ -218,22 +204,13 @@ export class AuditStore {
   }
 
   /** Keeps at most `maxRows` rows, none older than `oldest` (ms); returns how many went. */
-  async trim(maxRows: number, oldest: number, q?: Sql): Promise<number> {
-    if (q === undefined && this.writer) return this.writer.trim(maxRows, oldest);
-    q ??= this.sql;
-    let removed = (await q.run('DELETE FROM audit WHERE at < ?', [oldest])).changes;
-    const edge = await q.get<{ seq: number }>('SELECT seq FROM audit ORDER BY seq DESC LIMIT 1 OFFSET ?', [maxRows]);
-    if (edge) removed += (await q.run('DELETE FROM audit WHERE seq <= ?', [edge.seq])).changes;
+  async trim(maxRows: number, oldest: number): Promise<number> {
+    if (this.writer) return this.writer.trim(maxRows, oldest);
+    let removed = (await this.sql.run(TRIM_OLDER, [oldest])).changes;
+    const edge = await this.sql.get<{ seq: number }>(TRIM_EDGE, [maxRows]);
+    if (edge) removed += (await this.sql.run(TRIM_UP_TO, [edge.seq])).changes;
     return removed;
   }
-}
-
-/** The same retention on a connection of the writer thread (synchronous). */
-export function trimAudit(db: Database.Database, maxRows: number, oldest: number): number {
-  let removed = db.prepare('DELETE FROM audit WHERE at < ?').run(oldest).changes;
-  const edge = db.prepare('SELECT seq FROM audit ORDER BY seq DESC LIMIT 1 OFFSET ?').get(maxRows) as { seq: number } | undefined;
-  if (edge) removed += db.prepare('DELETE FROM audit WHERE seq <= ?').run(edge.seq).changes;
-  return removed;
 }
 
 function conditions(query: Pick<AuditQuery, 'serverId' | 'agentId' | 'tool' | 'outcome'>, cutoff: number): [string[], SqlValue[]] {

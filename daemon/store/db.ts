@@ -23,7 +23,7 @@ export type Db = Database.Database;
  * like a leak). 4 MiB holds the hot indexes and recent rows; a miss is a
  * read from the OS page cache, a few µs.
  */
-export const PAGE_CACHE_KIB = 4096;
+const PAGE_CACHE_KIB = 4096;
 
 export function openDb(path: string, migrations: readonly Migration[] = MIGRATIONS): Db {
   const db = new Database(path);

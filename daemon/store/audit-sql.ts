@@ -1,0 +1,28 @@
+import type Database from 'better-sqlite3';
+
+/**
+ * The audit table's statements that both sides of the embedded store's
+ * writer thread run: the thread itself (audit-worker.ts) and the store on
+ * the daemon's thread (audit.ts). A leaf with no imports of its own, so the
+ * thread loads this file and better-sqlite3, not the store and the catalog.
+ */
+
+/** The columns a row is written with, in the order of its values (audit.ts auditValues). */
+export const AUDIT_COLUMNS = 'at, server_id, agent_id, authorization_id, generation_id, runtime, thread_id, via, transport, tool, outcome, duration_us, request_bytes, result_bytes, trace_id, args, result';
+const WIDTH = 17;
+
+/** One row's INSERT (the writer thread's) or `n` rows' in one statement (PostgreSQL's, where each statement is a round trip). */
+export const auditInsertSql = (n: number) => `INSERT INTO audit (${AUDIT_COLUMNS}) VALUES ${Array.from({ length: n }, () => `(${new Array(WIDTH).fill('?').join(', ')})`).join(', ')}`;
+
+/** Retention: rows older than a time, then every row past the newest `maxRows` (the seq of the first to go, found by OFFSET). */
+export const TRIM_OLDER = 'DELETE FROM audit WHERE at < ?';
+export const TRIM_EDGE = 'SELECT seq FROM audit ORDER BY seq DESC LIMIT 1 OFFSET ?';
+export const TRIM_UP_TO = 'DELETE FROM audit WHERE seq <= ?';
+
+/** Retention on a connection of the writer thread (synchronous); returns how many rows went. */
+export function trimAudit(db: Database.Database, maxRows: number, oldest: number): number {
+  let removed = db.prepare(TRIM_OLDER).run(oldest).changes;
+  const edge = db.prepare(TRIM_EDGE).get(maxRows) as { seq: number } | undefined;
+  if (edge) removed += db.prepare(TRIM_UP_TO).run(edge.seq).changes;
+  return removed;
+}
