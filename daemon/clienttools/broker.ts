@@ -78,7 +78,7 @@ export class ClientToolBroker {
     const client = this.clients.provider(body.client_id);
     const existing = this.groups.get(body.group);
     if (existing?.stdio) throw new ExecError('owned_by_other', `group "${body.group}" belongs to a stdio child`);
-    this.groups.checkRoom(body.tools.length, body.group, 'in other groups');
+    this.groups.checkRoom(body.tools.length, body.group);
     conflict(body.group, body.tools);
     if (body.tools.length === 0) {
       // An empty group is a withdrawal by this client.
@@ -116,7 +116,7 @@ export class ClientToolBroker {
     if (!sameKey(client.key, key)) throw new ExecError('unknown_client', `client ${JSON.stringify(clientId)} is not connected; send the ${CLIENT_KEY_HEADER} of its hello`);
     if (client.groups.size > 0) throw new ExecError('invalid_request', 'a stdio child registers once, at initialize; restart it to change its tools');
     const name = `stdio.${clientId}`;
-    this.groups.checkRoom(tools.length, null, 'by other apps');
+    this.groups.checkRoom(tools.length, null);
     conflict(name, tools);
     client.bound = true;
     if (tools.length > 0) {
@@ -139,12 +139,6 @@ export class ClientToolBroker {
     this.hooks.toolsChanged(snapshot, this.rev);
     const names = [...snapshot.values()].flat().map((t) => t.name);
     this.hooks.publish({ type: 'client_tools.changed', data: { revision: this.rev, tools: names }, redacted: null, audience: null });
-  }
-
-  /** The tool of that name and its group, if a connected app offers it. */
-  find(name: string): { group: string; tool: ClientToolSpec } | undefined {
-    const found = this.groups.find(name);
-    return found && { group: found.group.name, tool: found.tool };
   }
 
   /** Every offered tool with its group, in registration order. */
@@ -221,14 +215,14 @@ export class ClientToolBroker {
   /** Requests a client may serve (all unsettled ones, or only the unclaimed with `onlyUnclaimed`). */
   list(clientId: string, onlyUnclaimed: boolean, key?: string): RequestView[] {
     this.clients.provider(clientId, key);
-    return this.pending.values()
+    return [...this.pending.values()]
       .filter((p) => (!onlyUnclaimed || p.claimant === null) && this.audienceOf(p).has(clientId))
       .map((p) => requestView(p));
   }
 
   /** Without a client: every unsettled request, reduced to what a non-provider stream may see plus its place (a stdio child's calls are its own). */
   listIds(onlyUnclaimed: boolean): { request_id: string; group: string; tool: string; state: 'pending' | 'claimed' }[] {
-    return this.pending.values()
+    return [...this.pending.values()]
       .filter((p) => p.call === undefined && (!onlyUnclaimed || p.claimant === null))
       .map((p) => ({ request_id: p.id, group: p.group, tool: p.tool.name, state: p.claimant === null ? 'pending' : 'claimed' }));
   }

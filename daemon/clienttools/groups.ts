@@ -44,12 +44,17 @@ export class Groups {
     this.byName.delete(name);
   }
 
-  /** Throws too_many_tools when `count` more tools (replacing group `replacing`'s) would pass the daemon-wide limit. */
-  checkRoom(count: number, replacing: string | null, who: string): void {
+  /**
+   * Throws too_many_tools when `count` more tools would pass the daemon-wide
+   * limit: a group's registration (`replacing` its name, whose old tools do
+   * not count) or a stdio child's (`replacing` null).
+   */
+  checkRoom(count: number, replacing: string | null): void {
     let others = 0;
     for (const g of this.byName.values()) if (g.name !== replacing) others += g.tools.length;
     if (others + count > LIMITS.toolsPerDaemon) {
-      throw new ExecError('too_many_tools', `the daemon holds at most ${LIMITS.toolsPerDaemon} client tools; ${others} are registered ${who} and this ${replacing === null ? 'child' : 'group'} has ${count}`);
+      const [who, what] = replacing === null ? ['by other apps', 'child'] : ['in other groups', 'group'];
+      throw new ExecError('too_many_tools', `the daemon holds at most ${LIMITS.toolsPerDaemon} client tools; ${others} are registered ${who} and this ${what} has ${count}`);
     }
   }
 

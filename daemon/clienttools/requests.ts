@@ -132,9 +132,9 @@ export class PendingCalls {
     return this.byId.get(id);
   }
 
-  /** A copy: ending calls while walking it is safe. */
-  values(): Pending[] {
-    return [...this.byId.values()];
+  /** The unsettled calls, in the order they came; ending calls while walking it is safe (a Map's iterator allows deletes). */
+  values(): IterableIterator<Pending> {
+    return this.byId.values();
   }
 
   /** The pending request an answer is for; already_settled when its result came before. */
