@@ -53,15 +53,14 @@ export class IndexRows {
   }
 
   isUnchanged(st: FileStat): boolean {
-    const row = this.byPath.get(st.path) as Row | undefined;
-    return row !== undefined && row.mtime_ms === st.mtimeMs && row.size === st.size;
+    return same(this.byPath.get(st.path) as Row | undefined, st);
   }
 
   /** Inside a transaction: what was read, each file re-checked against its row. */
   applyReads(reads: Read[]): void {
     for (const { st, text } of reads) {
       const row = this.byPath.get(st.path) as Row | undefined;
-      if (row && row.mtime_ms === st.mtimeMs && row.size === st.size) continue;
+      if (same(row, st)) continue;
       this.indexFile(st, row, text);
     }
   }
@@ -92,24 +91,23 @@ export class IndexRows {
     if (row) this.remove(row.id);
   }
 
-  remove(id: number): void {
+  private remove(id: number): void {
     this.deleteChunks.run(...chunkRange(id));
     this.deleteFile.run(id);
   }
 
   /** What a scan found against what is indexed: the files to (re)index and the rows to drop. */
-  diff(found: FileStat[]): { changed: FileStat[]; gone: Row[]; rows: Map<string, Row> } {
+  diff(found: FileStat[]): { changed: FileStat[]; gone: Row[] } {
     const rows = new Map<string, Row>();
     for (const r of this.allFiles.all() as Row[]) rows.set(r.path, r);
     const seen = new Set<string>();
     const changed: FileStat[] = [];
     for (const f of found) {
       seen.add(f.path);
-      const r = rows.get(f.path);
-      if (!r || r.mtime_ms !== f.mtimeMs || r.size !== f.size) changed.push(f);
+      if (!same(rows.get(f.path), f)) changed.push(f);
     }
     const gone = [...rows.values()].filter((r) => !seen.has(r.path));
-    return { changed, gone, rows };
+    return { changed, gone };
   }
 
   /** Drops a row whose file is (still) gone: a watcher flush may have brought it back meanwhile. */
@@ -117,3 +115,6 @@ export class IndexRows {
     if (!safeStat(this.root, r.path)) this.remove(r.id);
   }
 }
+
+/** The row was made from this very file: same modification time and size. */
+const same = (row: Row | undefined, st: FileStat): row is Row => row !== undefined && row.mtime_ms === st.mtimeMs && row.size === st.size;
