@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
 import { FakeClock } from './harness/auth-clock.js';
-import { CODE_TTL_MS, ConsoleSessions, SESSION_TTL_MS, sameToken } from '../daemon/console/sessions.js';
+import { CODE_TTL_MS, ConsoleSessions, SESSION_TTL_MS } from '../daemon/console/sessions.js';
+import { sameSecret } from '../lib/same-secret.js';
 
 /** The console's one-time codes and sessions, with an injected clock: every expiry at its limit and one past it. */
 
@@ -69,5 +70,5 @@ test('property: no code other than the issued one signs in; CSRF comparison is e
     fc.pre(guess !== code);
     return s.exchange(guess) === null && s.exchange(code) !== null;
   }));
-  fc.assert(fc.property(fc.string(), fc.string(), (a, b) => sameToken(a, b) === (a === b)));
+  fc.assert(fc.property(fc.string(), fc.string(), (a, b) => sameSecret(a, b) === (a === b)));
 });

@@ -4,7 +4,8 @@ import type { CallContext } from '../tools/registry.js';
 import { admitStdioCall, replyOutcome } from './stdio-calls.js';
 import type { BrokerHooks, CallOutcome, ClientToolSpec, Delegation, RegisterBody, RequestView, ResultBody, StdioReply } from './types.js';
 import { PendingCalls, agentKeyOf, newRequestId, requestView, whenAborted, type Pending } from './requests.js';
-import { Clients, sameKey, CLIENT_KEY_HEADER } from './clients.js';
+import { Clients, CLIENT_KEY_HEADER } from './clients.js';
+import { sameSecret } from '../../lib/same-secret.js';
 import { Groups, leaveGroup, newGroup, sameTools, type Group } from './groups.js';
 import { inSpan, traceMeta } from '../telemetry/tracing.js';
 
@@ -113,7 +114,7 @@ export class ClientToolBroker {
   registerStdio(clientId: string, key: string | undefined, tools: readonly ClientToolSpec[], conflict: (group: string, tools: readonly ClientToolSpec[]) => void, serverId: string | null = null): { group: string; revision: number; tools: string[] } {
     const client = this.clients.provider(clientId, key);
     // Only the session that opened the stream registers as it (the key of its hello).
-    if (!sameKey(client.key, key)) throw new ExecError('unknown_client', `client ${JSON.stringify(clientId)} is not connected; send the ${CLIENT_KEY_HEADER} of its hello`);
+    if (!sameSecret(client.key, key)) throw new ExecError('unknown_client', `client ${JSON.stringify(clientId)} is not connected; send the ${CLIENT_KEY_HEADER} of its hello`);
     if (client.groups.size > 0) throw new ExecError('invalid_request', 'a stdio child registers once, at initialize; restart it to change its tools');
     const name = `stdio.${clientId}`;
     this.groups.checkRoom(tools.length, null);

@@ -1,4 +1,5 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sameSecret } from '../../lib/same-secret.js';
 import { ExecError } from '../errors.js';
 
 /**
@@ -24,13 +25,6 @@ interface Client {
 
 /** The client-key header a stdio child sends with each call acting as itself. */
 export const CLIENT_KEY_HEADER = 'AgentTeam-Client-Key';
-
-export function sameKey(a: string, b: string | undefined): boolean {
-  if (b === undefined) return false;
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
 
 export class Clients {
   private readonly byId = new Map<string, Client>();
@@ -61,7 +55,7 @@ export class Clients {
   /** The connected provider `clientId`; a stdio client only with its key (else it is as unknown as one not connected). */
   provider(clientId: string, key?: string): Client {
     const c = this.byId.get(clientId);
-    if (!c || (c.bound && !sameKey(c.key, key))) {
+    if (!c || (c.bound && !sameSecret(c.key, key))) {
       throw new ExecError('unknown_client', `client ${JSON.stringify(clientId)} is not connected; open GET /api/v1/events?client_tools=1 and use the client_id of its hello`);
     }
     if (!c.provider) throw new ExecError('unknown_client', `client ${clientId} did not open its event stream with client_tools=1`);

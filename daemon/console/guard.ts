@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie } from 'hono/cookie';
-import { sameToken, type ConsoleSession, type ConsoleSessions } from './sessions.js';
+import type { ConsoleSession, ConsoleSessions } from './sessions.js';
+import { sameSecret } from '../../lib/same-secret.js';
 
 export const COOKIE = 'agentteam_console';
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
@@ -33,7 +34,7 @@ async function csrfOk(c: Context, session: ConsoleSession): Promise<boolean> {
   if (!originPresent(c)) return false;
   const form = await c.req.parseBody().catch(() => ({} as Record<string, unknown>));
   const token = c.req.header('x-csrf-token') ?? (typeof form.csrf === 'string' ? form.csrf : '');
-  return sameToken(token, session.csrf);
+  return sameSecret(session.csrf, token);
 }
 
 /** Every console path but the sign-in needs a live session cookie; POSTs need the CSRF token and Origin too. */

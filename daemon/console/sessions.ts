@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Clock } from '../../lib/clock.js';
 
 /**
@@ -76,8 +76,3 @@ function bounded<V>(m: Map<string, V>, max: number): Map<string, V> {
   return m;
 }
 
-/** Constant-time comparison of two CSRF tokens. */
-export function sameToken(a: string, b: string): boolean {
-  const x = Buffer.from(a), y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
