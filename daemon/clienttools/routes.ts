@@ -12,13 +12,10 @@ import type { ResultGate } from '../results/gate.js';
  * operator-token check on /api/v1 runs first). Every handler: decode, one
  * broker call, the usual envelope; errors are ExecErrors the app's onError
  * turns into envelopes with the code's status. Answers are screened by the
- * result gate as they are made (`okJson`): the claim and the result are on
+ * result gate as they are made (`gate.ok`): the claim and the result are on
  * every relayed call's path, and the gate's middleware would otherwise read
  * each answer back out of its Response to screen it.
  */
-
-/** `{ok: true, data}` screened by the gate where it is made. */
-export const okJson = (gate: ResultGate, data: unknown): Response => gate.respondScreened(JSON.stringify({ ok: true, data }), 200);
 
 /** A result may carry images: a larger body than the other routes. */
 const RESULT_BODY_LIMIT_BYTES = 8 * 1024 * 1024;
@@ -35,23 +32,23 @@ export function registerClientToolRoutes(app: Hono<any>, deps: ClientToolRouteDe
   const { broker, clock, gate } = deps;
   app.post('/api/v1/client-tools', async (c) => {
     const body = decodeRegister(await readJsonBody(c, clock));
-    return okJson(gate, broker.register(body, deps.checkNames));
+    return gate.ok(broker.register(body, deps.checkNames));
   });
   // Operator token only (as every /api/v1 route): the connected apps and their groups, for the console.
-  app.get('/api/v1/client-tools/clients', (c) => okJson(gate, { clients: broker.connected() }));
+  app.get('/api/v1/client-tools/clients', (c) => gate.ok({ clients: broker.connected() }));
   app.get('/api/v1/client-tools/requests', (c) => {
     const q = c.req.query();
     // Without client_id: ids only (no arguments, no agent), as a stream that is not the provider sees them.
-    if (q.client_id === undefined) return okJson(gate, { requests: broker.listIds(q.pending === '1') });
+    if (q.client_id === undefined) return gate.ok({ requests: broker.listIds(q.pending === '1') });
     const clientId = clientIdOf({ client_id: q.client_id });
-    return okJson(gate, { requests: broker.list(clientId, q.pending === '1', c.req.header(CLIENT_KEY_HEADER)) });
+    return gate.ok({ requests: broker.list(clientId, q.pending === '1', c.req.header(CLIENT_KEY_HEADER)) });
   });
   app.post('/api/v1/client-tools/requests/:id/claim', async (c) => {
     const clientId = clientIdOf(await readJsonBody(c, clock));
-    return okJson(gate, broker.claim(c.req.param('id'), clientId, c.req.header(CLIENT_KEY_HEADER)));
+    return gate.ok(broker.claim(c.req.param('id'), clientId, c.req.header(CLIENT_KEY_HEADER)));
   });
   app.post('/api/v1/client-tools/requests/:id/result', async (c) => {
     const body = decodeResult(await readJsonBody(c, clock, RESULT_BODY_LIMIT_BYTES));
-    return okJson(gate, broker.result(c.req.param('id'), body, c.req.header(CLIENT_KEY_HEADER)));
+    return gate.ok(broker.result(c.req.param('id'), body, c.req.header(CLIENT_KEY_HEADER)));
   });
 }

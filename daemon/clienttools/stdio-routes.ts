@@ -11,7 +11,6 @@ import { SCOPE_LIMITS, type DelegatedScopes } from './scopes.js';
 import { clientIdOf } from './validate.js';
 import type { ClientToolSpec, StdioReply } from './types.js';
 import type { ResultGate } from '../results/gate.js';
-import { okJson } from './routes.js';
 
 /**
  * The routes a stdio child (`agentteam serve --stdio`, a CLI process that
@@ -91,18 +90,18 @@ export function registerStdioRoutes(app: Hono<any>, deps: StdioRouteDeps): void 
   const { broker, scopes, gate } = deps;
   app.post('/api/v1/client-tools/stdio', async (c) => {
     const body = decodeStdioRegistration(await readJsonBody(c, deps.clock));
-    return okJson(gate, broker.registerStdio(body.client_id, c.req.header(CLIENT_KEY_HEADER), body.tools, deps.checkNames, body.server_id));
+    return gate.ok(broker.registerStdio(body.client_id, c.req.header(CLIENT_KEY_HEADER), body.tools, deps.checkNames, body.server_id));
   });
   app.post('/api/v1/client-tools/requests/:id/reply', async (c) => {
     const body = decodeStdioReply(await readJsonBody(c, deps.clock));
-    return okJson(gate, broker.reply(c.req.param('id'), body, c.req.header(CLIENT_KEY_HEADER)));
+    return gate.ok(broker.reply(c.req.param('id'), body, c.req.header(CLIENT_KEY_HEADER)));
   });
   app.get('/api/v1/client-tools', (c) => {
     const tools = broker.offered().map(({ group, tool }) => ({
       name: tool.name, group, fingerprint: fingerprintOf(tool),
       ...(tool.timeout_ms !== undefined ? { timeout_ms: tool.timeout_ms } : { timeout_s: tool.timeout_s }),
     }));
-    return okJson(gate, { revision: broker.revision, tools });
+    return gate.ok({ revision: broker.revision, tools });
   });
   app.put('/api/v1/client-tools/scopes/:authorizationId/:threadId', async (c) => {
     const authorization_id = c.req.param('authorizationId');
@@ -111,6 +110,6 @@ export function registerStdioRoutes(app: Hono<any>, deps: StdioRouteDeps): void 
     if (!ID_RE.test(thread_id)) throw new ExecError('invalid_request', `the thread id must match ${ID_RE.source}`);
     const { task_id, tools } = decodeScope(await readJsonBody(c, deps.clock));
     scopes.save({ authorization_id, thread_id, task_id, tools });
-    return okJson(gate, { authorization_id, thread_id, task_id, tools: [...tools].map(([name, fingerprint]) => ({ name, fingerprint })) });
+    return gate.ok({ authorization_id, thread_id, task_id, tools: [...tools].map(([name, fingerprint]) => ({ name, fingerprint })) });
   });
 }
