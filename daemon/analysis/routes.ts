@@ -5,7 +5,7 @@ import type { McpToolDescriptor } from '../../catalog/mcp-tool-descriptor.js';
 import { wireTool } from '../../catalog/mcp-wire.js';
 import { isRuntimeKind } from '../../catalog/runtimes.js';
 import type { AnalysisTokens } from '../auth/analysis-token.js';
-import { renderServerInstructions, renderToolGuidance } from '../drivers/guidance.js';
+import { SERVER_INSTRUCTIONS, renderToolGuidance } from '../drivers/guidance.js';
 import { toRuntimeName } from '../drivers/names.js';
 import { ExecError } from '../errors.js';
 import { forbidden } from '../http/runtime-auth.js';
@@ -38,7 +38,7 @@ export function registerTokenAnalysisRoutes(app: Hono<any>, tokens: AnalysisToke
           mcpInventory: `{"tools":[${tools.map((t) => t.definition).join(',')}]}`,
           guidance: renderToolGuidance(runtime, inventory),
           execIndex: renderExecIndex(helpIndexOf(defaultCatalog())),
-          serverInstructions: renderServerInstructions(inventory),
+          serverInstructions: SERVER_INSTRUCTIONS,
         },
         tools,
       },

@@ -57,10 +57,7 @@ export function renderToolGuidance(runtime: RuntimeKind, inventory: readonly Mcp
  * The short form sent as the MCP `initialize` instructions. It does not list
  * the tools: tools/list names them, and the runtime shows both.
  */
-export function renderServerInstructions(_inventory: readonly McpToolDescriptor[]): string {
-  return (
-    'AgentTeam messages, memory and team knowledge. ' +
-    'Pass the exact target of the conversation you answer; there is no default. ' +
-    'Tasks, projects and reviews are `agentteam exec` actions, not MCP tools.'
-  );
-}
+export const SERVER_INSTRUCTIONS =
+  'AgentTeam messages, memory and team knowledge. ' +
+  'Pass the exact target of the conversation you answer; there is no default. ' +
+  'Tasks, projects and reviews are `agentteam exec` actions, not MCP tools.';

@@ -4,7 +4,6 @@ import { ExecError } from '../errors.js';
 import { OutboundError, postBounded, type OutboundAnswer } from '../http/outbound.js';
 import { inSpan, withTraceHeaders } from '../telemetry/tracing.js';
 
-/** How long an upstream has to answer, and how much it may send back. */
 /** An installed extension as an authorization pins it. */
 export interface PinnedExtension {
   readonly name: string;
@@ -14,6 +13,7 @@ export interface PinnedExtension {
   readonly catalogVersion: string;
 }
 
+/** How long an upstream has to answer, and how much it may send back. */
 export const UPSTREAM_TIMEOUT_MS = 10_000;
 const UPSTREAM_MAX_BYTES = 1024 * 1024;
 

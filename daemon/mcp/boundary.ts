@@ -2,14 +2,12 @@ import type { Context } from 'hono';
 import type { McpToolDescriptor } from '../../catalog/mcp-tool-descriptor.js';
 import type { Clock } from '../../lib/clock.js';
 import type { ResultGate } from '../results/gate.js';
+import type { BoundaryPolicy } from '../results/boundary.js';
 import type { ResultBounder } from '../tools/contracts.js';
 import { readRequestBody, RevokedError } from '../http/body.js';
 import { ExecError } from '../errors.js';
 import { successResult } from '../tools/tool-result.js';
 import type { RuntimeRequest } from '../http/principal.js';
-
-/** What the gate's JSON boundary is told about one result (named through the gate, not the Exec route family). */
-type BoundaryPolicy = Parameters<ResultGate['json']>[0];
 
 /** The Exec boundary's view of an MCP tool: risk from the inventory annotations, guidance from the tool. */
 function policyOf(tool: McpToolDescriptor): BoundaryPolicy {

@@ -12,7 +12,7 @@ import type { ListChangedNotifier } from '../tools/notify.js';
 import type { LongLivedStreams } from '../http/stream-budget.js';
 import { sharedBodyReader, sharedBoundary } from './boundary.js';
 import { messageToolHandlers } from './message-tools.js';
-import { renderServerInstructions } from '../drivers/guidance.js';
+import { SERVER_INSTRUCTIONS } from '../drivers/guidance.js';
 import type { MessageServices } from './operator-routes.js';
 import { knowledgeToolHandlers, type KnowledgeServices } from '../knowledge/tools.js';
 import type { ResultGate } from '../results/gate.js';
@@ -58,7 +58,7 @@ export function registerMcpRoutes(app: Hono<any>, services: McpServices): ToolHo
     readBody: sharedBodyReader(services.clock),
     caller: (c) => c.get('runtime') as RuntimeRequest,
     serverVersion: SERVER_VERSION,
-    instructions: renderServerInstructions(MCP_TOOLS),
+    instructions: SERVER_INSTRUCTIONS,
     clock: services.clock,
     ...(services.notifier ? { openStream: (c) => services.notifier!.open(c), changes: services.notifier } : {}),
     respond: (status, body) => services.gate.respondScreened(body, status),
