@@ -44,12 +44,13 @@ const MODERN_ERRORS = {
   unsupportedProtocolVersion: -32022,
 } as const;
 
-type ModernCheck =
-  | { ok: true }
-  | { ok: false; status: number; code: number; message: string; data?: unknown };
-
-/** A request whose _meta and headers agree: the answer is all dispatch needs, so nothing of it is built per request. */
-const ADMITTED: ModernCheck = Object.freeze({ ok: true });
+/** Why a request is refused before dispatch: the HTTP status and the JSON-RPC error. */
+interface Refusal {
+  readonly status: number;
+  readonly code: number;
+  readonly message: string;
+  readonly data?: unknown;
+}
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -90,36 +91,35 @@ function decodeHeaderValue(raw: string): string | null {
 
 /**
  * Validates one modern request before dispatch: its _meta, the supported
- * version, and the standard headers against the body.
+ * version, and the standard headers against the body. Null when it may be
+ * served.
  */
 function checkModernRequest(
   method: string,
   params: Record<string, unknown>,
   header: (name: string) => string | undefined,
   supported: readonly string[],
-): ModernCheck {
+): Refusal | null {
   const meta = isObject(params._meta) ? params._meta : undefined;
   const version = meta?.[META_KEYS.protocolVersion];
   const caps = meta?.[META_KEYS.clientCapabilities];
   if (typeof version !== 'string' || version === '') {
-    return { ok: false, status: 400, code: -32602, message: `Invalid params: _meta["${META_KEYS.protocolVersion}"] is required and must be a string` };
+    return { status: 400, code: -32602, message: `Invalid params: _meta["${META_KEYS.protocolVersion}"] is required and must be a string` };
   }
   if (version !== MODERN_VERSION) {
     return {
-      ok: false, status: 400, code: MODERN_ERRORS.unsupportedProtocolVersion,
+      status: 400, code: MODERN_ERRORS.unsupportedProtocolVersion,
       message: 'Unsupported protocol version',
       data: { supported, requested: version },
     };
   }
   if (!isObject(caps)) {
-    return { ok: false, status: 400, code: -32602, message: `Invalid params: _meta["${META_KEYS.clientCapabilities}"] is required and must be an object` };
+    return { status: 400, code: -32602, message: `Invalid params: _meta["${META_KEYS.clientCapabilities}"] is required and must be an object` };
   }
   const headerVersion = header('mcp-protocol-version');
   if (headerVersion === undefined) return mismatch('the MCP-Protocol-Version header is required');
   if (headerVersion !== version) return mismatch(`MCP-Protocol-Version header value '${clip(headerVersion)}' does not match the _meta protocol version '${version}'`);
-  const agreement = checkHeaderAgreement(method, params, header, true);
-  if (agreement) return agreement;
-  return ADMITTED;
+  return checkHeaderAgreement(method, params, header, true);
 }
 
 /**
@@ -133,7 +133,7 @@ export function checkHeaderAgreement(
   params: Record<string, unknown>,
   header: (name: string) => string | undefined,
   required: boolean,
-): (ModernCheck & { ok: false }) | null {
+): Refusal | null {
   const headerMethod = header('mcp-method');
   if (headerMethod === undefined && required) return mismatch('the Mcp-Method header is required');
   if (headerMethod !== undefined && headerMethod !== method) return mismatch(`Mcp-Method header value '${clip(headerMethod)}' does not match body value '${clip(method)}'`);
@@ -147,8 +147,8 @@ export function checkHeaderAgreement(
   return null;
 }
 
-function mismatch(what: string): ModernCheck & { ok: false } {
-  return { ok: false, status: 400, code: MODERN_ERRORS.headerMismatch, message: `Header mismatch: ${what}` };
+function mismatch(what: string): Refusal {
+  return { status: 400, code: MODERN_ERRORS.headerMismatch, message: `Header mismatch: ${what}` };
 }
 
 /** Echoed values stay short so an error frame stays small whatever the client sent. */
@@ -187,7 +187,7 @@ export function modernCodec(serverInfo: Readonly<Record<string, unknown>>): Revi
     methods: new Set(['server/discover', 'tools/list', 'tools/call', 'subscriptions/listen']),
     admit(c: Context, id: RpcId, method: string, params: Record<string, unknown>) {
       const check = checkModernRequest(method, params, (n) => c.req.header(n), ALL_PROTOCOL_VERSIONS);
-      return check.ok ? null : reply(check.status, errorFrame(id, check.code, check.message, check.data));
+      return check && reply(check.status, errorFrame(id, check.code, check.message, check.data));
     },
     result(id, method, resultJson) {
       if (!CACHEABLE.has(method)) return resultFrame(id, withResultFields(resultJson, completeFields));
