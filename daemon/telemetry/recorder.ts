@@ -68,14 +68,17 @@ class Histogram {
   constructor(readonly info: InstrumentInfo, readonly boundaries: readonly number[] = DURATION_BUCKETS) {}
 
   record(value: number, attrs: Attrs): void {
-    const s = seriesOf(this.series, attrs, (a) => ({ attrs: a, counts: new Array<number>(this.boundaries.length + 1).fill(0), sum: 0, count: 0, min: Infinity, max: -Infinity }));
-    this.add(s, value);
+    this.add(this.seriesFor(attrs), value);
   }
 
   /** The series of `attrs` resolved once: recording into it is then a few increments (hot paths keep these). */
   bind(attrs: Attrs): (value: number) => void {
-    const s = seriesOf(this.series, attrs, (a) => ({ attrs: a, counts: new Array<number>(this.boundaries.length + 1).fill(0), sum: 0, count: 0, min: Infinity, max: -Infinity }));
+    const s = this.seriesFor(attrs);
     return (value) => this.add(s, value);
+  }
+
+  private seriesFor(attrs: Attrs): HistSeries {
+    return seriesOf(this.series, attrs, (a) => ({ attrs: a, counts: new Array<number>(this.boundaries.length + 1).fill(0), sum: 0, count: 0, min: Infinity, max: -Infinity }));
   }
 
   private add(s: HistSeries, value: number): void {
