@@ -1,8 +1,6 @@
 import type { ActionDescriptor } from '../../catalog/descriptor.js';
-import { createValidator, type SchemaCompiler } from '../../lib/validator.js';
+import { sharedValidator } from '../../lib/validator.js';
 import { toInputCheck, type InputCheck, type ValidateFunction } from '../../lib/input-validators.js';
-
-let ajv: SchemaCompiler | undefined;
 
 /**
  * Compiles a descriptor's input schema once, at registration (daemon start).
@@ -10,7 +8,6 @@ let ajv: SchemaCompiler | undefined;
  * runtime sees the same `details[].path` locally and from the daemon.
  */
 export function compileInputCheck(d: ActionDescriptor): InputCheck {
-  ajv ??= createValidator();
-  const validate = ajv.compile(d.input as object) as unknown as ValidateFunction;
+  const validate = sharedValidator().compile(d.input as object) as unknown as ValidateFunction;
   return toInputCheck(validate);
 }

@@ -1,5 +1,5 @@
 import type { ValidateFunction } from 'ajv';
-import { createValidator } from '../../lib/validator.js';
+import { sharedValidator } from '../../lib/validator.js';
 import { kbFetch, kbSearch, type KbFetchInput, type KbFetchOutput, type KbSearchInput, type KbSearchOutput } from '../../catalog/mcp-knowledge-tools.js';
 import type { Clock } from '../../lib/clock.js';
 import { ExecError } from '../errors.js';
@@ -61,7 +61,7 @@ export class KnowledgeUpstream {
 
   constructor(readonly config: UpstreamConfig, private readonly gate: Pick<ResultGate, 'clip'>, private readonly clock?: Clock) {
     // The byte keyword too: an upstream answer over a stated bound is refused, never passed on.
-    const ajv = createValidator();
+    const ajv = sharedValidator();
     this.checkSearch = ajv.compile(kbSearch.outputSchema as object);
     this.checkFetch = ajv.compile(kbFetch.outputSchema as object);
   }

@@ -3,7 +3,7 @@ import { readJsonBody } from '../http/json-body.js';
 import type { ErrorObject } from 'ajv';
 import { ENTITY_ID_PATTERN } from '../../catalog/ids.js';
 import { AUTHOR_PATTERN, MESSAGE_ID_PATTERN, TARGET_PATTERN, messageSend } from '../../catalog/mcp-tools.js';
-import { createValidator } from '../../lib/validator.js';
+import { sharedValidator } from '../../lib/validator.js';
 import { ExecError, errorBody } from '../errors.js';
 import type { MessageApi } from '../store/messages.js';
 
@@ -40,7 +40,7 @@ const historySchema = {
   },
 } as const;
 
-const ajv = createValidator();
+const ajv = sharedValidator();
 const checkPost = ajv.compile(postSchema);
 const checkHistory = ajv.compile(historySchema);
 

@@ -1,6 +1,6 @@
 import type { ValidateFunction } from 'ajv';
 import { detailsOf } from '../../lib/input-validators.js';
-import { createValidator } from '../../lib/validator.js';
+import { sharedValidator } from '../../lib/validator.js';
 import type { McpToolDescriptor } from '../../catalog/mcp-tool-descriptor.js';
 import { wireTool } from '../../catalog/mcp-wire.js';
 import type { Principal } from '../http/principal.js';
@@ -45,7 +45,7 @@ export function createToolHost(
   hiddenFor: (principal: Principal) => HiddenTools | undefined = () => undefined,
 ): ToolHost {
   // Error objects beyond the first few are only counted (lib/validator-cap.ts).
-  const ajv = createValidator();
+  const ajv = sharedValidator();
   const entries = new Map<string, Entry>();
   for (const tool of inventory) {
     const handler = handlers[tool.name];
