@@ -1,5 +1,4 @@
-import type { ValidateFunction } from 'ajv';
-import { detailsOf } from '../../lib/input-validators.js';
+import { detailsOf, type ValidateFunction } from '../../lib/input-validators.js';
 import { sharedValidator } from '../../lib/validator.js';
 import type { McpToolDescriptor } from '../../catalog/mcp-tool-descriptor.js';
 import { wireTool } from '../../catalog/mcp-wire.js';
@@ -83,7 +82,7 @@ export function createToolHost(
       async call(input, ctx) {
         if (!entry.validate(input)) {
           // The same JSON-pointer details, detail cap and count of the rest as Exec.
-          throw new ExecError('validation_failed', `arguments do not match the ${tool.name} input schema`, detailsOf(entry.validate.errors ?? [], (entry.validate as { errorCount?: number }).errorCount));
+          throw new ExecError('validation_failed', `arguments do not match the ${tool.name} input schema`, detailsOf(entry.validate.errors ?? [], entry.validate.errorCount));
         }
         if (ctx.signal.aborted) throw new ExecError('forbidden', 'the authorization was revoked');
         const data = await entry.handler(input, ctx);

@@ -1,5 +1,4 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
-import type { ValidateFunction } from 'ajv';
 import { ANSWERED, type BuiltinTransport, type CommandTransport, type Declaration } from '../../catalog/tool-declaration.js';
 import { ExecError } from '../errors.js';
 import type { ResultGate } from '../results/gate.js';
@@ -8,7 +7,7 @@ import { fillArgv, runCommand, type CommandOutcome } from './command.js';
 import { resolveProgram } from '../../lib/tool-files.js';
 import { parseToolOutput } from './output.js';
 import type { CallContext, RegisteredTool, ToolOwner } from './registry.js';
-import { detailsOf } from '../../lib/input-validators.js';
+import { detailsOf, type ValidateFunction } from '../../lib/input-validators.js';
 import { noteTransport } from '../audit/note.js';
 
 /** What shown text may hold before head and tail are kept and the rest spilled. */
@@ -93,7 +92,7 @@ export function commandTool(decl: Declaration, transport: CommandTransport, file
       delete args[ANSWERED];
       if (!validate(args)) {
         // The same details as Exec and built-in MCP tools: the field's own path, enums with their allowed values, a count of the rest.
-        throw new ExecError('validation_failed', `arguments do not match the ${decl.name} input schema`, detailsOf(validate.errors ?? [], (validate as { errorCount?: number }).errorCount));
+        throw new ExecError('validation_failed', `arguments do not match the ${decl.name} input schema`, detailsOf(validate.errors ?? [], validate.errorCount));
       }
       const { serverId, agentId, workdir } = ctx.principal;
       const answered = activity.takeAnswer(serverId, agentId, decl.name);
