@@ -9,7 +9,7 @@ import { noteToolCall } from '../telemetry/observe.js';
 import { SUPPORTED_PROTOCOL_VERSIONS, type McpHandler } from './codec.js';
 import { ALL_PROTOCOL_VERSIONS } from './modern.js';
 
-interface McpMethodOptions {
+export interface McpMethodOptions {
   readonly host: ToolHost;
   readonly serverInfo: Readonly<Record<string, unknown>>;
   readonly instructions?: string;

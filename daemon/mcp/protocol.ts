@@ -2,33 +2,23 @@ import type { Context } from 'hono';
 import { ERROR_TABLE } from '../../catalog/errors.js';
 import { ExecError } from '../errors.js';
 import { RPC, classify, errorFrame, reply, type Incoming } from './jsonrpc.js';
-import type { ToolHost } from '../tools/contracts.js';
-import type { Clock } from '../../lib/clock.js';
-import type { ToolChangeFeed } from '../tools/notify.js';
-import type { LongLivedStreams } from '../http/stream-budget.js';
 import type { AuditTrail } from '../audit/hooks.js';
 import { observeMcp } from '../telemetry/observe.js';
 import { McpCall, SUPPORTED_PROTOCOL_VERSIONS, bindRevisions, legacyCodec, type BoundRevision, type Caller } from './codec.js';
 import { ALL_PROTOCOL_VERSIONS, MODERN_VERSION, checkHeaderAgreement, isModernRequest, modernCodec } from './modern.js';
-import { createMcpMethods } from './methods.js';
+import { createMcpMethods, type McpMethodOptions } from './methods.js';
 
-interface McpProtocolOptions {
-  readonly host: ToolHost;
+/** The handler map's options (methods.ts) but those the endpoint derives, and the transport's own. */
+interface McpProtocolOptions extends Omit<McpMethodOptions, 'serverInfo' | 'listChangedStream' | 'audit'> {
   /** Reads the request body under the route's size and time limits; throws ExecError. */
   readonly readBody: (c: Context) => Promise<string>;
   /** The caller's binding and cancellation signal (set by the runtime-auth middleware). */
   readonly caller: (c: Context) => Caller;
   readonly serverVersion: string;
-  readonly instructions?: string;
-  readonly clock: Clock;
-  /** Coalesced tool-list changes, for subscriptions/listen; without it the list is announced as fixed. */
-  readonly changes?: ToolChangeFeed;
   /** GET with Accept: text/event-stream: the 2025 server-to-client notification stream (tools/list_changed). */
   readonly openStream?: (c: Context) => Response;
   /** Builds the response of an answered request (the result gate: screens the frame once, as a string). */
   readonly respond?: (status: number, body: string) => Response;
-  /** The daemon-wide long-lived stream budget the listen streams count against. */
-  readonly streams?: LongLivedStreams;
   /** The audit trail: one record per tools/call (null or absent: off). */
   readonly audit?: AuditTrail | null;
 }
@@ -48,16 +38,10 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
 
   /** An answered request: through the result gate's string screen when given, else as is. */
   const answer = (frame: string): Response => (opts.respond ? opts.respond(200, frame) : reply(200, frame));
-  const [legacy, modern] = bindRevisions(createMcpMethods({
-    host: opts.host,
-    serverInfo,
-    ...(opts.instructions !== undefined ? { instructions: opts.instructions } : {}),
-    clock: opts.clock,
-    ...(opts.changes ? { changes: opts.changes } : {}),
-    listChangedStream: opts.openStream !== undefined,
-    ...(opts.streams ? { streams: opts.streams } : {}),
-    audit: opts.audit ?? null,
-  }), [legacyCodec(answer), modernCodec(serverInfo)]) as [BoundRevision, BoundRevision];
+  const [legacy, modern] = bindRevisions(
+    createMcpMethods({ ...opts, serverInfo, listChangedStream: opts.openStream !== undefined, audit: opts.audit ?? null }),
+    [legacyCodec(answer), modernCodec(serverInfo)],
+  ) as [BoundRevision, BoundRevision];
 
   async function dispatch(c: Context, msg: RpcRequest, { codec, handlers }: BoundRevision): Promise<Response> {
     const refused = codec.admit(c, msg.id, msg.method, msg.params);
