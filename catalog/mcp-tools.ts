@@ -3,7 +3,7 @@ import { timestampSchema } from './common.js';
 import { LIMITS, textLimit } from './limits.js';
 import { ENTITY_ID_BODY } from './ids.js';
 import { kbFetch, kbSearch, memorySearch } from './mcp-knowledge-tools.js';
-import { defineTool, type ToolInputOf, type ToolOutputOf } from './mcp-tool-descriptor.js';
+import { defineTool, type ToolInputOf } from './mcp-tool-descriptor.js';
 
 /**
  * The MCP tool inventory of the `agentteam` server: data only, no handlers.

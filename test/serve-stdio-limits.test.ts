@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import { startDaemon, type Daemon } from './harness/daemon.js';
-import { lookupTool, spawnServe, type StdioApp } from './harness/serve-stdio.js';
+import { spawnServe, type StdioApp } from './harness/serve-stdio.js';
 
 /**
  * The stdio limits table, one row each at the limit and one past it, and the

@@ -2,7 +2,7 @@ import type { AuditEntry, AuditSummaryRow, AuditTransport, AuditVia } from '../.
 import { pageLimit, pageOf, type CursorCodec, type Page } from './cursor.js';
 import { isoTime } from './ids.js';
 import type { Migration } from './migrations.js';
-import type { Sql, SqlStore, SqlValue } from './sql.js';
+import type { SqlStore, SqlValue } from './sql.js';
 import { AUDIT_COLUMNS, auditInsertSql, TRIM_EDGE, TRIM_OLDER, TRIM_UP_TO } from './audit-sql.js';
 
 /**

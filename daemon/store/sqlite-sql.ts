@@ -1,7 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.js';
 import { ExecError } from '../errors.js';
-import { attemptUnder, NestedStatementError, type RunResult, type Sql, type SqlStore, type SqlTx, type SqlValue, type TxOptions } from './sql.js';
+import { attemptUnder, NestedStatementError, type RunResult, type SqlStore, type SqlTx, type SqlValue, type TxOptions } from './sql.js';
 import { inSpan } from '../telemetry/tracing.js';
 import { TxScope } from './tx-scope.js';
 
