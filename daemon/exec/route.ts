@@ -17,7 +17,7 @@ import { execChildGate } from './effect-gate.js';
 import { THREAD_HEADER } from '../http/child-gate.js';
 import { auditExec } from '../audit/hooks.js';
 import type { AuditNote } from '../audit/note.js';
-import { noteOutcome, observeExec } from '../telemetry/observe.js';
+import { inExecSpan, inExecSpanSync, noteOutcome, observeExec } from '../telemetry/observe.js';
 
 /** What the Exec route uses, and nothing else (the daemon's Services satisfies it). */
 interface ExecDeps {
@@ -107,13 +107,14 @@ async function execAction(c: Context<RuntimeEnv>, services: ExecDeps, note: Audi
   if (signal.aborted) return forbidden();
   let data: unknown;
   try {
-    data = await action.handler(input, {
+    const ctx: HandlerContext = {
       principal,
       signal,
       server: services.server({ serverId: principal.serverId, agentId: principal.agentId }),
       profile: services.profile,
       cursors: services.cursors,
-    });
+    };
+    data = await inExecSpan(c, () => action.handler(input, ctx));
   } catch (err) {
     if (signal.aborted) return forbidden();
     return fail(err instanceof ExecError ? err : internal(err, services.diag));
@@ -121,7 +122,7 @@ async function execAction(c: Context<RuntimeEnv>, services: ExecDeps, note: Audi
   if (signal.aborted) return forbidden();
   const policy = risk === action.entry.inventory.risk ? action.entry.inventory : { ...action.entry.inventory, risk };
   // The result gate: secrets masked by value, then the 64 KiB boundary.
-  const out = services.gate.json(policy, input, data);
+  const out = inExecSpanSync(c, () => services.gate.json(policy, input, data));
   if (!out.ok) return fail(out.error);
   note.result = out.body;
   return services.gate.respond(out.body, 200, JSON_HEADERS);

@@ -9,7 +9,7 @@ import type { Matcher, SecretSet } from './secrets.js';
 import type { SpillStore } from './spill.js';
 import { boundText, tailOf, type BoundedText } from './text.js';
 import { lineMasker } from './stream.js';
-import { inSpan, tracing } from '../telemetry/tracing.js';
+import { inSyncSpan, tracing } from '../telemetry/tracing.js';
 
 const UNMASKABLE = 'a result held a secret that could not be masked without changing its structure; it was not sent';
 
@@ -47,7 +47,7 @@ export class ResultGate {
   json(policy: BoundaryPolicy, input: unknown, data: unknown, opts: BoundaryOptions = {}): BoundaryOutcome {
     // Without tracing, no span closure or attribute record per call.
     if (tracing() === null) return this.gateJson(policy, input, data, opts);
-    return inSpan('result_gate', {}, () => this.gateJson(policy, input, data, opts));
+    return inSyncSpan('result_gate', {}, () => this.gateJson(policy, input, data, opts));
   }
 
   private gateJson(policy: BoundaryPolicy, input: unknown, data: unknown, opts: BoundaryOptions): BoundaryOutcome {

@@ -48,7 +48,32 @@ function runtimeAttrs(rt: RuntimeRequest): SpanAttrs {
   return { 'agentteam.server_id': p.serverId, 'agentteam.agent_id': p.agentId };
 }
 
-/** POST {exec base}/{domain}/{action}: span `exec {domain}/{action}`, duration, calls by outcome. */
+const execSpans = new WeakMap<object, SpanHandle>();
+
+/**
+ * Runs the part of an Exec request that can make child spans (the action's
+ * handler) with its server span active, through everything it awaits. The
+ * rest of the request (reading the body, writing the answer) runs outside,
+ * so its promises cost no async hook (request-context.ts).
+ */
+export function inExecSpan<T>(c: Context, fn: () => Promise<T>): Promise<T> {
+  const t = tracing();
+  const span = t === null ? undefined : execSpans.get(c);
+  return span === undefined ? fn() : t!.within(span, fn);
+}
+
+/** `inExecSpan` for synchronous work (the result gate). */
+export function inExecSpanSync<T>(c: Context, fn: () => T): T {
+  const t = tracing();
+  const span = t === null ? undefined : execSpans.get(c);
+  return span === undefined ? fn() : t!.withinSync(span, fn);
+}
+
+/**
+ * POST {exec base}/{domain}/{action}: span `exec {domain}/{action}`,
+ * duration, calls by outcome. The span is made here and made active by the
+ * route around its handler and its result gate (`inExecSpan`).
+ */
 export async function observeExec(c: Context, run: () => Promise<Response>): Promise<Response> {
   const started = performance.now();
   const rt = c.get('runtime') as RuntimeRequest;
@@ -63,9 +88,10 @@ export async function observeExec(c: Context, run: () => Promise<Response>): Pro
   if (t) {
     span = t.server(`exec ${d}/${a}`, { 'agentteam.exec.domain': d, 'agentteam.exec.action': a, 'network.transport': 'tcp', 'network.protocol.name': 'http', ...runtimeAttrs(rt) }, { traceparent: header(c, 'traceparent'), tracestate: header(c, 'tracestate') });
   }
+  if (span) execSpans.set(c, span);
   let res: Response;
   try {
-    res = span ? await t!.within(span, run) : await run();
+    res = await run();
   } catch (err) {
     finishExec(started, d, a, 'internal', span);
     throw err;

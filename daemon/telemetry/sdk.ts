@@ -1,5 +1,4 @@
 import { context, trace, ROOT_CONTEXT, SpanKind, SpanStatusCode, defaultTextMapGetter, defaultTextMapSetter, type Context, type Span } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import {
   AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, TracerProvider, type Sampler,
@@ -8,6 +7,7 @@ import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk
 import type { Carrier, SpanAttrs, SpanHandle, Tracing } from './tracing.js';
 import type { OtelConfig } from './config.js';
 import { daemonResource, recorderProducer } from './otel-metrics.js';
+import { RequestContextManager } from './request-context.js';
 
 /**
  * The OpenTelemetry SDK, set up from the standard OTEL_* variables. This
@@ -77,7 +77,7 @@ export async function startSdk(env: NodeJS.ProcessEnv, signals: OtelConfig): Pro
   const stops: (() => Promise<void>)[] = [];
   let tracing: Tracing | null = null;
   if (made.traces) {
-    const contextManager = new AsyncLocalStorageContextManager().enable();
+    const contextManager = new RequestContextManager();
     context.setGlobalContextManager(contextManager);
     const propagator = new W3CTraceContextPropagator();
     const provider = new TracerProvider({
@@ -105,7 +105,10 @@ export async function startSdk(env: NodeJS.ProcessEnv, signals: OtelConfig): Pro
         return new Handle(span, trace.setSpan(parent, span));
       },
       within(span, fn) {
-        return span instanceof Handle ? context.with(span.ctx, fn) : fn();
+        return span instanceof Handle ? contextManager.with(span.ctx, fn) : fn();
+      },
+      withinSync(span, fn) {
+        return span instanceof Handle ? contextManager.withSync(span.ctx, fn) : fn();
       },
       inject() {
         const active = context.active();

@@ -27,8 +27,10 @@ export interface Tracing {
   server(name: string, attrs: SpanAttrs, carrier: Carrier | undefined): SpanHandle;
   /** A span under the active one (internal or client kind). */
   child(name: string, attrs: SpanAttrs, kind: 'internal' | 'client' | 'producer'): SpanHandle;
-  /** Runs `fn` with `span` as the active span. */
+  /** Runs `fn` with `span` as the active span, through everything it awaits (request-context.ts says what that costs). */
   within<T>(span: SpanHandle, fn: () => T): T;
+  /** Runs synchronous `fn` with `span` as the active span; free of async hooks. */
+  withinSync<T>(span: SpanHandle, fn: () => T): T;
   /** The active span's context as W3C headers, if a sampled or recorded span is active. */
   inject(): { traceparent: string; tracestate?: string } | undefined;
   shutdown(): Promise<void>;
@@ -87,6 +89,21 @@ export function inSpan<T>(name: string, attrs: SpanAttrs, fn: () => T, kind: 'in
       throw err;
     },
   ) as T;
+}
+
+/** `inSpan` for synchronous work (the result gate): the span is active during `fn` only, at no async-hook cost. */
+export function inSyncSpan<T>(name: string, attrs: SpanAttrs, fn: () => T): T {
+  const t = active;
+  if (t === null) return fn();
+  const span = t.child(name, attrs, 'internal');
+  try {
+    return t.withinSync(span, fn);
+  } catch (err) {
+    span.fail(errorTypeOf(err));
+    throw err;
+  } finally {
+    span.end();
+  }
 }
 
 /** `headers` plus the active span's traceparent (and tracestate) for an outbound HTTP call. */
