@@ -122,7 +122,10 @@ async function execAction(c: Context<RuntimeEnv>, services: ExecDeps, note: Audi
   if (signal.aborted) return forbidden();
   const policy = risk === action.entry.inventory.risk ? action.entry.inventory : { ...action.entry.inventory, risk };
   // The result gate: secrets masked by value, then the 64 KiB boundary.
-  const out = inExecSpanSync(c, () => services.gate.json(policy, input, data));
+  // A read's cached answer object keeps its screened body (the gate's jsonReused).
+  const out = risk === 'read'
+    ? inExecSpanSync(c, () => services.gate.jsonReused(policy, input, data))
+    : inExecSpanSync(c, () => services.gate.json(policy, input, data));
   if (!out.ok) return fail(out.error);
   note.result = out.body;
   return services.gate.respond(out.body, 200, JSON_HEADERS);

@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import type { McpToolDescriptor } from '../../catalog/mcp-tool-descriptor.js';
 import type { Clock } from '../../lib/clock.js';
 import type { ResultGate } from '../results/gate.js';
-import type { BoundaryPolicy } from '../results/boundary.js';
+import type { BoundaryOptions, BoundaryPolicy } from '../results/boundary.js';
 import type { ResultBounder } from '../tools/contracts.js';
 import { readRequestBody, RevokedError } from '../http/body.js';
 import { ExecError } from '../errors.js';
@@ -20,19 +20,26 @@ function policyOf(tool: McpToolDescriptor): BoundaryPolicy {
   };
 }
 
+/** The whole CallToolResult frame is what the budget measures: the structured result and its text copy. */
+const FRAME: BoundaryOptions = Object.freeze({ wrap: (d: unknown) => d, frame: successResult });
+
 /**
  * tools/call results pass the same result gate as Exec results (secrets
  * masked, then the 64 KiB boundary). What is measured is the complete
  * CallToolResult as sent: the structured result and its text copy together,
- * so a frame never carries more than the budget.
+ * so a frame never carries more than the budget. A read tool's answer goes
+ * through `jsonReused`: the message store hands back the same page object
+ * until a write to its target, and that page's frame is made once.
  */
-export function sharedBoundary(gate: Pick<ResultGate, 'json' | 'generation'>): ResultBounder {
-  const bound = (tool: McpToolDescriptor, input: Record<string, unknown>, data: unknown): string => {
-    const out = gate.json(policyOf(tool), input, data, { wrap: (d) => d, frame: successResult });
+export function sharedBoundary(gate: Pick<ResultGate, 'json' | 'jsonReused'>): ResultBounder {
+  const policies = new WeakMap<McpToolDescriptor, BoundaryPolicy>();
+  return (tool, input, data) => {
+    let policy = policies.get(tool);
+    if (policy === undefined) policies.set(tool, (policy = policyOf(tool)));
+    const out = policy.risk === 'read' ? gate.jsonReused(policy, input, data, FRAME) : gate.json(policy, input, data, FRAME);
     if (!out.ok) throw out.error;
     return out.body;
   };
-  return Object.assign(bound, { generation: () => gate.generation });
 }
 
 /**

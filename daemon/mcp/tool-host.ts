@@ -56,23 +56,6 @@ export function createToolHost(
     if (!entries.has(name)) throw new Error(`handler "${name}" names no MCP tool in the inventory`);
   }
 
-  /**
-   * Read tools may hand back the very same page object again (the message
-   * store keeps a target's newest page until a write to it); handlers never
-   * mutate what they returned, so that object's bounded, serialized frame is
-   * reused instead of being produced once per call.
-   */
-  const frames = new WeakMap<object, { frame: string; gen: number }>();
-  function frameOf(entry: Entry, input: Record<string, unknown>, data: unknown): string {
-    const reusable = entry.tool.annotations.readOnlyHint === true && data !== null && typeof data === 'object';
-    const gen = bound.generation?.() ?? 0;
-    const known = reusable ? frames.get(data) : undefined;
-    if (known !== undefined && known.gen === gen) return known.frame;
-    const frame = bound(entry.tool, input, data);
-    if (reusable) frames.set(data, { frame, gen });
-    return frame;
-  }
-
   function builtin(entry: Entry): RegisteredTool {
     const { tool } = entry;
     // tools/list carries the wire form (catalog/mcp-wire.ts); calls are validated against the whole catalog schema.
@@ -88,7 +71,7 @@ export function createToolHost(
         const data = await entry.handler(input, ctx);
         // No success is published once the authorization is revoked.
         if (ctx.signal.aborted) throw new ExecError('forbidden', 'the authorization was revoked');
-        return frameOf(entry, input, data);
+        return bound(tool, input, data);
       },
     };
   }

@@ -11,6 +11,8 @@ import { boundText, tailOf, type BoundedText } from './text.js';
 import { lineMasker } from './stream.js';
 import { inSyncSpan, tracing } from '../telemetry/tracing.js';
 
+const NO_OPTIONS: BoundaryOptions = Object.freeze({});
+
 const UNMASKABLE = 'a result held a secret that could not be masked without changing its structure; it was not sent';
 
 /**
@@ -29,6 +31,7 @@ const UNMASKABLE = 'a result held a secret that could not be masked without chan
  */
 export class ResultGate {
   private readonly produced = new WeakSet<Response>();
+  private readonly reused = new WeakMap<object, { gen: number; policy: BoundaryPolicy; opts: BoundaryOptions; out: BoundaryOutcome }>();
   private seen = 0;
 
   constructor(readonly secrets: SecretSet, readonly spill: SpillStore) {}
@@ -44,10 +47,30 @@ export class ResultGate {
   }
 
   /** Product JSON: serialize once, mask (every string, keys included) if a secret occurs, then bound. */
-  json(policy: BoundaryPolicy, input: unknown, data: unknown, opts: BoundaryOptions = {}): BoundaryOutcome {
+  json(policy: BoundaryPolicy, input: unknown, data: unknown, opts: BoundaryOptions = NO_OPTIONS): BoundaryOutcome {
     // Without tracing, no span closure or attribute record per call.
     if (tracing() === null) return this.gateJson(policy, input, data, opts);
     return inSyncSpan('result_gate', {}, () => this.gateJson(policy, input, data, opts));
+  }
+
+  /**
+   * `json` for a read whose handler may hand back the very same object again
+   * (a cache's entry: the task store's recent tasks, the message store's
+   * newest pages). That object's screened body is kept, weakly and by
+   * identity, and given again while the set of masked values and the policy
+   * and options objects are the same; handlers never mutate what they
+   * returned. Only successes are kept: an over-budget answer's advice
+   * depends on the input. A reused body passed the gate when it was made, so
+   * no `result_gate` span is recorded for it.
+   */
+  jsonReused(policy: BoundaryPolicy, input: unknown, data: unknown, opts: BoundaryOptions = NO_OPTIONS): BoundaryOutcome {
+    if (data === null || typeof data !== 'object') return this.json(policy, input, data, opts);
+    const gen = this.secrets.generation;
+    const known = this.reused.get(data);
+    if (known !== undefined && known.gen === gen && known.policy === policy && known.opts === opts) return known.out;
+    const out = this.json(policy, input, data, opts);
+    if (out.ok) this.reused.set(data, { gen, policy, opts, out });
+    return out;
   }
 
   private gateJson(policy: BoundaryPolicy, input: unknown, data: unknown, opts: BoundaryOptions): BoundaryOutcome {
