@@ -17,7 +17,7 @@ import { execChildGate } from './effect-gate.js';
 import { THREAD_HEADER } from '../http/child-gate.js';
 import { auditExec } from '../audit/hooks.js';
 import type { AuditNote } from '../audit/note.js';
-import { inExecSpan, inExecSpanSync, noteOutcome, observeExec } from '../telemetry/observe.js';
+import { inRequestSpan, inRequestSpanSync, noteOutcome, observeExec } from '../telemetry/observe.js';
 
 /** What the Exec route uses, and nothing else (the daemon's Services satisfies it). */
 interface ExecDeps {
@@ -114,7 +114,7 @@ async function execAction(c: Context<RuntimeEnv>, services: ExecDeps, note: Audi
       profile: services.profile,
       cursors: services.cursors,
     };
-    data = await inExecSpan(c, () => action.handler(input, ctx));
+    data = await inRequestSpan(c, () => action.handler(input, ctx));
   } catch (err) {
     if (signal.aborted) return forbidden();
     return fail(err instanceof ExecError ? err : internal(err, services.diag));
@@ -124,8 +124,8 @@ async function execAction(c: Context<RuntimeEnv>, services: ExecDeps, note: Audi
   // The result gate: secrets masked by value, then the 64 KiB boundary.
   // A read's cached answer object keeps its screened body (the gate's jsonReused).
   const out = risk === 'read'
-    ? inExecSpanSync(c, () => services.gate.jsonReused(policy, input, data))
-    : inExecSpanSync(c, () => services.gate.json(policy, input, data));
+    ? inRequestSpanSync(c, () => services.gate.jsonReused(policy, input, data))
+    : inRequestSpanSync(c, () => services.gate.json(policy, input, data));
   if (!out.ok) return fail(out.error);
   note.result = out.body;
   return services.gate.respond(out.body, 200, JSON_HEADERS);

@@ -5,7 +5,7 @@ import type { ToolChangeFeed } from '../tools/notify.js';
 import { ListenStreams } from './listen.js';
 import { socketOf, type LongLivedStreams } from '../http/stream-budget.js';
 import { auditMcp, type AuditTrail } from '../audit/hooks.js';
-import { noteToolCall } from '../telemetry/observe.js';
+import { inRequestSpan, noteToolCall } from '../telemetry/observe.js';
 import { SUPPORTED_PROTOCOL_VERSIONS, type McpHandler } from './codec.js';
 import { ALL_PROTOCOL_VERSIONS } from './modern.js';
 
@@ -60,7 +60,7 @@ export function createMcpMethods(opts: McpMethodOptions): ReadonlyMap<string, Mc
     ['tools/list', (call) => call.ok(host.listResultJson(call.caller.principal))],
     ['tools/call', async (call) => {
       const { c, params } = call;
-      const out = await auditMcp(opts.audit, c, params, (audit) => call.toolContext(audit), (ctx) => host.call(params.name, params.arguments, ctx));
+      const out = await auditMcp(opts.audit, c, params, (audit) => call.toolContext(audit), (ctx) => inRequestSpan(c, () => host.call(params.name, params.arguments, ctx)));
       noteToolCall(c, out);
       return out.ok ? call.ok(out.resultJson) : call.fail(out.code, out.message);
     }],

@@ -48,31 +48,32 @@ function runtimeAttrs(rt: RuntimeRequest): SpanAttrs {
   return { 'agentteam.server_id': p.serverId, 'agentteam.agent_id': p.agentId };
 }
 
-const execSpans = new WeakMap<object, SpanHandle>();
+const requestSpans = new WeakMap<object, SpanHandle>();
 
 /**
- * Runs the part of an Exec request that can make child spans (the action's
- * handler) with its server span active, through everything it awaits. The
- * rest of the request (reading the body, writing the answer) runs outside,
- * so its promises cost no async hook (request-context.ts).
+ * Runs the part of a request that can make child spans (an Exec action's
+ * handler, an MCP tool call) with the request's server span active, through
+ * everything it awaits. The rest of the request (reading the body, framing,
+ * writing the answer) runs outside, so its promises cost no async hook
+ * (request-context.ts).
  */
-export function inExecSpan<T>(c: Context, fn: () => Promise<T>): Promise<T> {
+export function inRequestSpan<T>(c: Context, fn: () => Promise<T>): Promise<T> {
   const t = tracing();
-  const span = t === null ? undefined : execSpans.get(c);
+  const span = t === null ? undefined : requestSpans.get(c);
   return span === undefined ? fn() : t!.within(span, fn);
 }
 
-/** `inExecSpan` for synchronous work (the result gate). */
-export function inExecSpanSync<T>(c: Context, fn: () => T): T {
+/** `inRequestSpan` for synchronous work (the result gate). */
+export function inRequestSpanSync<T>(c: Context, fn: () => T): T {
   const t = tracing();
-  const span = t === null ? undefined : execSpans.get(c);
+  const span = t === null ? undefined : requestSpans.get(c);
   return span === undefined ? fn() : t!.withinSync(span, fn);
 }
 
 /**
  * POST {exec base}/{domain}/{action}: span `exec {domain}/{action}`,
  * duration, calls by outcome. The span is made here and made active by the
- * route around its handler and its result gate (`inExecSpan`).
+ * route around its handler and its result gate (`inRequestSpan`).
  */
 export async function observeExec(c: Context, run: () => Promise<Response>): Promise<Response> {
   const started = performance.now();
@@ -88,7 +89,7 @@ export async function observeExec(c: Context, run: () => Promise<Response>): Pro
   if (t) {
     span = t.server(`exec ${d}/${a}`, { 'agentteam.exec.domain': d, 'agentteam.exec.action': a, 'network.transport': 'tcp', 'network.protocol.name': 'http', ...runtimeAttrs(rt) }, { traceparent: header(c, 'traceparent'), tracestate: header(c, 'tracestate') });
   }
-  if (span) execSpans.set(c, span);
+  if (span) requestSpans.set(c, span);
   let res: Response;
   try {
     res = await run();
@@ -169,7 +170,8 @@ function metaCarrier(params: Record<string, unknown>): { traceparent?: string; t
 /**
  * One JSON-RPC request on the MCP endpoint: span `{mcp.method.name}
  * {gen_ai.tool.name}` continuing `params._meta.traceparent`, and the
- * mcp.server.operation.duration histogram.
+ * mcp.server.operation.duration histogram. tools/call makes the span active
+ * around the tool call only (`inRequestSpan`).
  */
 export async function observeMcp<T>(c: Context, id: string | number, method: string, params: Record<string, unknown>, run: () => Promise<T>): Promise<T> {
   const started = performance.now();
@@ -189,9 +191,10 @@ export async function observeMcp<T>(c: Context, id: string | number, method: str
     const meta = metaCarrier(params);
     span = t.server(m, attrs, meta?.traceparent !== undefined ? meta : { traceparent: header(c, 'traceparent'), tracestate: header(c, 'tracestate') });
   }
+  if (span) requestSpans.set(c, span);
   let out: T;
   try {
-    out = span ? await t!.within(span, run) : await run();
+    out = await run();
   } catch (err) {
     finishMcp(c, started, m, version, '-32603', span);
     throw err;
