@@ -8,6 +8,8 @@ import { RESULT_BUDGET_BYTES } from '../catalog/limits.js';
 import type { BoundaryPolicy } from '../daemon/results/boundary.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
+import { deepFreeze } from '../lib/deep-freeze.js';
 
 /**
  * A read's cached answer object keeps its screened body (`jsonReused`), and
@@ -70,4 +72,25 @@ test('jsonReused: an answer over the budget is refused every time and never kept
   assert.equal(b.ok, false);
   assert.notEqual(a, b, 'a failure is worked out again for each call');
   assert.ok(!a.ok && a.error.code === 'result_budget_exceeded');
+});
+
+test('deepFreeze: every object and array reachable is frozen, the value is unchanged, cycles end', () => {
+  const allFrozen = (v: unknown, seen = new Set<unknown>()): boolean => {
+    if (v === null || typeof v !== 'object' || seen.has(v)) return true;
+    seen.add(v);
+    return Object.isFrozen(v) && Object.values(v).every((x) => allFrozen(x, seen));
+  };
+  fc.assert(fc.property(fc.jsonValue(), (v) => {
+    const copy = structuredClone(v);
+    assert.equal(deepFreeze(v), v);
+    assert.ok(allFrozen(v));
+    assert.deepEqual(v, copy);
+  }), { numRuns: 200 });
+  const cyclic: Record<string, unknown> = { a: [1, { b: 2 }] };
+  cyclic.self = cyclic;
+  deepFreeze(cyclic);
+  assert.ok(allFrozen(cyclic));
+  assert.throws(() => {
+    (cyclic.a as unknown[]).push(3);
+  }, TypeError);
 });

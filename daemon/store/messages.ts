@@ -1,3 +1,4 @@
+import { deepFreeze } from '../../lib/deep-freeze.js';
 import { randomBytes } from 'node:crypto';
 import type { Migration } from './migrations.js';
 import type { Sql, SqlStore, SqlTx } from './sql.js';
@@ -186,7 +187,7 @@ export class MessageStore implements MessageApi {
     const out: HistoryPage = { target: query.target, messages: page.map(toRecord), hasMore };
     const last = page[page.length - 1];
     if (hasMore && last) out.nextCursor = encodeMessageCursor(key, last.seq);
-    if (cacheable && writes === this.writes && this.sql.ownWritesOnly()) this.remember(key, limit, out);
+    if (cacheable && writes === this.writes && this.sql.ownWritesOnly()) this.remember(key, limit, deepFreeze(out));
     return out;
   }
 

@@ -1,10 +1,11 @@
+import { deepFreeze } from '../../lib/deep-freeze.js';
 import type { InputOf, OutputOf } from '../../catalog/descriptor.js';
 import type { taskCreate, taskGet, taskList, taskUpdate } from '../../catalog/domains/task.js';
 import { ExecError } from '../errors.js';
 import type { StoreContext } from './context.js';
 import { newId } from './ids.js';
 import { updatedAtPage } from './updated-page.js';
-import { TASK_COLUMNS, taskOf, type Task, type TaskRow } from './rows.js';
+import { TASK_COLUMNS, taskOf, type TaskRow } from './rows.js';
 import { ReadCache } from './read-cache.js';
 import type { Caller } from './server-api.js';
 import type { Sql, SqlValue } from './sql.js';
@@ -39,7 +40,7 @@ export class TaskStore {
     const hit = this.recent.get(input.id);
     // The same frozen answer object each time: the result gate keeps its screened body by identity.
     if (hit && hit.serverId === c.serverId) return hit.out;
-    const out = Object.freeze({ task: Object.freeze(taskOf(await this.require(this.s.sql, c, input.id))) });
+    const out = deepFreeze({ task: taskOf(await this.require(this.s.sql, c, input.id)) });
     this.recent.set(input.id, { serverId: c.serverId, out });
     return out;
   }
