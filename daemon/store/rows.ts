@@ -4,7 +4,7 @@ import type { projectGet } from '../../catalog/domains/project.js';
 import type { reviewAdd } from '../../catalog/domains/review.js';
 import { isoTime } from './ids.js';
 
-export type Task = OutputOf<typeof taskGet>['task'];
+type Task = OutputOf<typeof taskGet>['task'];
 type Project = OutputOf<typeof projectGet>['project'];
 type Review = OutputOf<typeof reviewAdd>['review'];
 
