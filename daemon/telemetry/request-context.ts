@@ -1,22 +1,16 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { ROOT_CONTEXT, type Context, type ContextManager } from '@opentelemetry/api';
-
-function isThenable(v: unknown): v is PromiseLike<unknown> {
-  return v !== null && typeof v === 'object' && typeof (v as { then?: unknown }).then === 'function';
-}
+import { SwitchedStorage } from '../../lib/switched-storage.js';
 
 /**
  * The active span's context, carried the way a request needs it and no
  * further.
  *
  * `with` carries a context through everything `fn` awaits, like the SDK's
- * AsyncLocalStorageContextManager, but its AsyncLocalStorage is switched on
- * only while some `with` is running and off again when the last one has
- * settled. On Node 20 an enabled AsyncLocalStorage runs a hook on every
- * promise the process creates, whoever creates it; kept on all the time it
+ * AsyncLocalStorageContextManager, but its storage is switched on only while
+ * some `with` is running (lib/switched-storage.ts). Kept on all the time it
  * cost a traced Exec request 7 µs of the request thread (profiled), spent
- * mostly on promises of the HTTP parser, the body reader and the response,
- * which never make a span. So the request entry points run only the part
+ * mostly on hooks for promises of the HTTP parser, the body reader and the
+ * response, which never make a span. So the request entry points run only the part
  * of a request that can make children (a handler: store transactions,
  * outbound calls) inside `with`; a read handler that settles within one
  * turn of the event loop leaves the hook off for every other request's I/O.
@@ -27,31 +21,22 @@ function isThenable(v: unknown): v is PromiseLike<unknown> {
  * span is then made there, never a span under the wrong parent.
  */
 export class RequestContextManager implements ContextManager {
-  private readonly storage = new AsyncLocalStorage<Context>();
-  private open = 0;
+  private readonly storage = new SwitchedStorage<Context>();
   private sync: Context | undefined;
 
   active(): Context {
-    if (this.sync !== undefined) return this.sync;
-    return (this.open > 0 ? this.storage.getStore() : undefined) ?? ROOT_CONTEXT;
+    return this.sync ?? this.storage.get() ?? ROOT_CONTEXT;
   }
 
   with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(ctx: Context, fn: F, thisArg?: ThisParameterType<F>, ...args: A): ReturnType<F> {
+    // A withSync around this call does not shadow the context given here.
     const outer = this.sync;
     this.sync = undefined;
-    this.open++;
-    let out: ReturnType<F>;
     try {
-      out = this.storage.run(ctx, () => fn.apply(thisArg, args));
-    } catch (err) {
-      this.leave();
-      throw err;
+      return this.storage.run(ctx, () => fn.apply(thisArg, args));
     } finally {
       this.sync = outer;
     }
-    if (isThenable(out)) out.then(this.left, this.left);
-    else this.leave();
-    return out;
   }
 
   /** Runs synchronous `fn` with `ctx` active; see the class comment. */
@@ -80,20 +65,13 @@ export class RequestContextManager implements ContextManager {
   }
 
   disable(): this {
-    this.open = 0;
     this.sync = undefined;
-    this.storage.disable();
+    this.storage.off();
     return this;
   }
 
   /** Open `with` calls now (for the test of the switch). */
   get running(): number {
-    return this.open;
-  }
-
-  private readonly left = (): void => this.leave();
-
-  private leave(): void {
-    if (this.open > 0 && --this.open === 0) this.storage.disable();
+    return this.storage.running;
   }
 }

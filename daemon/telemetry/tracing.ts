@@ -1,3 +1,5 @@
+import { isThenable } from '../../lib/thenable.js';
+
 /**
  * The tracing seam. `tracing` stays null unless OTLP trace export is
  * configured, and every helper here then costs one null check: no SDK is
@@ -54,9 +56,6 @@ function errorTypeOf(err: unknown): string {
   return typeof name === 'string' && /^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(name) ? name : 'internal';
 }
 
-function isThenable(v: unknown): v is PromiseLike<unknown> {
-  return v !== null && typeof v === 'object' && typeof (v as { then?: unknown }).then === 'function';
-}
 
 /**
  * Runs `fn` (synchronous or async) inside a child span of the active span.
