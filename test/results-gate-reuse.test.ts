@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import { deepFreeze } from '../lib/deep-freeze.js';
 
 /**
- * A read's cached answer object keeps its screened body (`jsonReused`), and
+ * A read's cached answer object keeps its screened body (`json` with a read policy), and
  * only while nothing the body depends on has changed: the masked values,
  * the policy, the options. Failures are never kept.
  */
@@ -29,45 +29,45 @@ function gate(): { gate: ResultGate; secrets: SecretSet } {
   return { gate: new ResultGate(secrets, new SpillStore({ dir: join(tmpdir(), 'agentteam-test-spill'), clock: { now: () => Date.now() } as never })), secrets };
 }
 
-test('jsonReused: the same object gets the very same outcome again, and an equal but other object its own', () => {
+test('json: the same object gets the very same outcome again, and an equal but other object its own', () => {
   const { gate: g } = gate();
   const data = Object.freeze({ task: Object.freeze({ id: 't1', title: 'hello' }) });
-  const first = g.jsonReused(POLICY, {}, data);
+  const first = g.json(POLICY, {}, data);
   assert.ok(first.ok);
   assert.equal(first.body, JSON.stringify({ ok: true, data }));
-  assert.equal(g.jsonReused(POLICY, {}, data), first, 'reused');
+  assert.equal(g.json(POLICY, {}, data), first, 'reused');
   const twin = { task: { id: 't1', title: 'hello' } };
-  const other = g.jsonReused(POLICY, {}, twin);
+  const other = g.json(POLICY, {}, twin);
   assert.notEqual(other, first);
   assert.ok(other.ok && other.body === first.body);
   // Another policy object or options object: made again.
-  assert.notEqual(g.jsonReused({ ...POLICY }, {}, data), first);
-  assert.notEqual(g.jsonReused(POLICY, {}, data, { wrap: (d) => d }), first);
+  assert.notEqual(g.json({ ...POLICY }, {}, data), first);
+  assert.notEqual(g.json(POLICY, {}, data, { wrap: (d) => d }), first);
   // Not an object: nothing to key on, answered as json() does.
-  const scalar = g.jsonReused(POLICY, {}, 'plain');
+  const scalar = g.json(POLICY, {}, 'plain');
   assert.ok(scalar.ok && scalar.body === JSON.stringify({ ok: true, data: 'plain' }));
 });
 
-test('jsonReused: a secret added after the body was made is masked in the next answer', () => {
+test('json: a secret added after the body was made is masked in the next answer', () => {
   const { gate: g, secrets } = gate();
   const data = Object.freeze({ task: Object.freeze({ id: 't2', title: 'deploy with hunter2-long-secret now' }) });
-  const before = g.jsonReused(POLICY, {}, data);
+  const before = g.json(POLICY, {}, data);
   assert.ok(before.ok && before.body.includes('hunter2-long-secret'));
   secrets.add(fixedSource('DEPLOY_KEY', 'hunter2-long-secret'));
-  const after = g.jsonReused(POLICY, {}, data);
+  const after = g.json(POLICY, {}, data);
   assert.notEqual(after, before);
   assert.ok(after.ok, JSON.stringify(after));
   assert.ok(!after.body.includes('hunter2-long-secret'), after.body);
   assert.ok(after.body.includes('[DEPLOY_KEY]'), after.body);
   // And the masked body is what is reused from then on.
-  assert.equal(g.jsonReused(POLICY, {}, data), after);
+  assert.equal(g.json(POLICY, {}, data), after);
 });
 
-test('jsonReused: an answer over the budget is refused every time and never kept', () => {
+test('json: an answer over the budget is refused every time and never kept', () => {
   const { gate: g } = gate();
   const data = Object.freeze({ items: Array.from({ length: 8 }, (_, i) => ({ id: `m${i}`, text: 'x'.repeat(RESULT_BUDGET_BYTES / 6) })) });
-  const a = g.jsonReused(POLICY, { limit: 8 }, data);
-  const b = g.jsonReused(POLICY, { limit: 8 }, data);
+  const a = g.json(POLICY, { limit: 8 }, data);
+  const b = g.json(POLICY, { limit: 8 }, data);
   assert.equal(a.ok, false);
   assert.equal(b.ok, false);
   assert.notEqual(a, b, 'a failure is worked out again for each call');

@@ -121,11 +121,8 @@ async function execAction(c: Context<RuntimeEnv>, services: ExecDeps, note: Audi
   }
   if (signal.aborted) return forbidden();
   const policy = risk === action.entry.inventory.risk ? action.entry.inventory : { ...action.entry.inventory, risk };
-  // The result gate: secrets masked by value, then the 64 KiB boundary.
-  // A read's cached answer object keeps its screened body (the gate's jsonReused).
-  const out = risk === 'read'
-    ? inRequestSpanSync(c, () => services.gate.jsonReused(policy, input, data))
-    : inRequestSpanSync(c, () => services.gate.json(policy, input, data));
+  // The result gate: secrets masked by value, then the 64 KiB boundary (a cached read's answer is screened once).
+  const out = inRequestSpanSync(c, () => services.gate.json(policy, input, data));
   if (!out.ok) return fail(out.error);
   note.result = out.body;
   return services.gate.respond(out.body, 200, JSON_HEADERS);

@@ -27,16 +27,17 @@ const FRAME: BoundaryOptions = Object.freeze({ wrap: (d: unknown) => d, frame: s
  * tools/call results pass the same result gate as Exec results (secrets
  * masked, then the 64 KiB boundary). What is measured is the complete
  * CallToolResult as sent: the structured result and its text copy together,
- * so a frame never carries more than the budget. A read tool's answer goes
- * through `jsonReused`: the message store hands back the same page object
- * until a write to its target, and that page's frame is made once.
+ * so a frame never carries more than the budget. A read tool's policy is
+ * made once per tool and the options once, so the gate can give a cached
+ * page's frame again: the message store hands back the same page object
+ * until a write to its target.
  */
-export function sharedBoundary(gate: Pick<ResultGate, 'json' | 'jsonReused'>): ResultBounder {
+export function sharedBoundary(gate: Pick<ResultGate, 'json'>): ResultBounder {
   const policies = new WeakMap<McpToolDescriptor, BoundaryPolicy>();
   return (tool, input, data) => {
     let policy = policies.get(tool);
     if (policy === undefined) policies.set(tool, (policy = policyOf(tool)));
-    const out = policy.risk === 'read' ? gate.jsonReused(policy, input, data, FRAME) : gate.json(policy, input, data, FRAME);
+    const out = gate.json(policy, input, data, FRAME);
     if (!out.ok) throw out.error;
     return out.body;
   };

@@ -31,7 +31,7 @@ interface McpServices extends MessageServices {
   readonly clock: Clock;
   readonly knowledge: KnowledgeServices;
   /** Results are bounded by the gate's JSON boundary; every answered frame passes its screen. */
-  readonly gate: Pick<ResultGate, 'json' | 'jsonReused' | 'respondScreened'>;
+  readonly gate: Pick<ResultGate, 'json' | 'respondScreened'>;
   /** The one registry of agent-callable tools; the built-ins are registered into it here. */
   readonly tools: ToolRegistry;
   /** What one agent may neither see nor call (profile denyTools). */

@@ -46,30 +46,29 @@ export class ResultGate {
     return this.secrets.generation;
   }
 
-  /** Product JSON: serialize once, mask (every string, keys included) if a secret occurs, then bound. */
-  json(policy: BoundaryPolicy, input: unknown, data: unknown, opts: BoundaryOptions = NO_OPTIONS): BoundaryOutcome {
-    // Without tracing, no span closure or attribute record per call.
-    if (tracing() === null) return this.gateJson(policy, input, data, opts);
-    return inSyncSpan('result_gate', {}, () => this.gateJson(policy, input, data, opts));
-  }
-
   /**
-   * `json` for a read whose handler may hand back the very same object again
-   * (a cache's entry: the task store's recent tasks, the message store's
-   * newest pages). That object's screened body is kept, weakly and by
-   * identity, and given again while the set of masked values and the policy
-   * and options objects are the same; handlers never mutate what they
-   * returned. Only successes are kept: an over-budget answer's advice
-   * depends on the input. A reused body passed the gate when it was made, so
-   * no `result_gate` span is recorded for it.
+   * Product JSON: serialize once, mask (every string, keys included) if a
+   * secret occurs, then bound.
+   *
+   * A read may hand back the very same object again (a cache's entry: the
+   * task store's recent tasks, the message store's newest pages, frozen all
+   * the way down). For a read policy, that object's screened answer is kept,
+   * weakly and by identity, and given again while the set of masked values
+   * and the policy and options objects are the same. Only successes are
+   * kept: an over-budget answer's advice depends on the input. A reused
+   * answer passed the gate when it was made, so no `result_gate` span is
+   * recorded for it.
    */
-  jsonReused(policy: BoundaryPolicy, input: unknown, data: unknown, opts: BoundaryOptions = NO_OPTIONS): BoundaryOutcome {
-    if (data === null || typeof data !== 'object') return this.json(policy, input, data, opts);
-    const gen = this.secrets.generation;
-    const known = this.reused.get(data);
-    if (known !== undefined && known.gen === gen && known.policy === policy && known.opts === opts) return known.out;
-    const out = this.json(policy, input, data, opts);
-    if (out.ok) this.reused.set(data, { gen, policy, opts, out });
+  json(policy: BoundaryPolicy, input: unknown, data: unknown, opts: BoundaryOptions = NO_OPTIONS): BoundaryOutcome {
+    const reusable = policy.risk === 'read' && data !== null && typeof data === 'object';
+    const gen = reusable ? this.secrets.generation : 0;
+    if (reusable) {
+      const known = this.reused.get(data);
+      if (known !== undefined && known.gen === gen && known.policy === policy && known.opts === opts) return known.out;
+    }
+    // Without tracing, no span closure or attribute record per call.
+    const out = tracing() === null ? this.gateJson(policy, input, data, opts) : inSyncSpan('result_gate', {}, () => this.gateJson(policy, input, data, opts));
+    if (reusable && out.ok) this.reused.set(data, { gen, policy, opts, out });
     return out;
   }
 
