@@ -1,8 +1,8 @@
-import { deepFreeze } from '../../lib/deep-freeze.js';
 import { randomBytes } from 'node:crypto';
 import type { Migration } from './migrations.js';
 import type { Sql, SqlStore, SqlTx } from './sql.js';
 import type { Clock } from '../../lib/clock.js';
+import { deepFreeze } from '../../lib/deep-freeze.js';
 import type { MessageRecord } from '../../catalog/mcp-tools.js';
 import { ExecError } from '../errors.js';
 import { LIMITS } from '../../catalog/limits.js';

@@ -1,4 +1,3 @@
-import { deepFreeze } from '../../lib/deep-freeze.js';
 import type { InputOf, OutputOf } from '../../catalog/descriptor.js';
 import type { taskCreate, taskGet, taskList, taskUpdate } from '../../catalog/domains/task.js';
 import { ExecError } from '../errors.js';
@@ -9,6 +8,7 @@ import { TASK_COLUMNS, taskOf, type TaskRow } from './rows.js';
 import { ReadCache } from './read-cache.js';
 import type { Caller } from './server-api.js';
 import type { Sql, SqlValue } from './sql.js';
+import { deepFreeze } from '../../lib/deep-freeze.js';
 
 const BY_ID = `SELECT ${TASK_COLUMNS} FROM tasks WHERE id = ? AND server_id = ?`;
 const INSERT = `INSERT INTO tasks (id, server_id, title, description, status, assignee, project_id, revision, created_at, updated_at)
