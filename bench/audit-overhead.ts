@@ -1,11 +1,9 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { call, closeHttp, rpc } from '../test/harness/http.js';
 import { startDaemon, startRuntime, type Daemon, type Runtime } from '../test/harness/daemon.js';
 import { median, type BenchResult } from './result.js';
-import { meanLoad, runLoad, type LoadResult } from './procs.js';
+import { AUDIT_OFF, benchHome, meanLoad, runLoad, type LoadResult } from './procs.js';
 
 /**
  * What the audit trail costs the request path: two daemons of this build in
@@ -41,9 +39,7 @@ interface Side {
 }
 
 async function side(label: string, audit: Record<string, unknown> | null): Promise<Side> {
-  const home = mkdtempSync(join(tmpdir(), 'agentteam-bench-audit-'));
-  if (audit) writeFileSync(join(home, 'audit.json'), JSON.stringify(audit));
-  const daemon = await startDaemon({ home: home });
+  const daemon = await startDaemon({ home: benchHome('agentteam-bench-audit-', audit) });
   // One authorization may hold only 32 requests in flight; the load keeps 50.
   const runtimes = [await startRuntime(daemon, { server: 'bench', agent: 'b1' }), await startRuntime(daemon, { server: 'bench', agent: 'b1' })];
   const created = await call(runtimes[0]!, 'task', 'create', { title: 'bench' });
@@ -88,7 +84,7 @@ function clean(r: Measured, what: string): Measured {
 
 export async function run(): Promise<BenchResult[]> {
   const on = await side('on', null);
-  const off = await side('off', { enabled: false });
+  const off = await side('off', AUDIT_OFF);
   try {
     for (const s of [on, off]) {
       await exec(s, 1);

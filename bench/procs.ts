@@ -1,4 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openLease } from '../test/harness/lease.js';
 import { type Daemon } from '../test/harness/daemon.js';
@@ -83,4 +86,14 @@ export async function openBenchLeases(daemon: Daemon, n: number, leases: { close
     url = lease.mcpUrl;
   }
   return { tokens, url };
+}
+
+/** The audit settings of a daemon whose trail is off (its `audit.json`). */
+export const AUDIT_OFF = { enabled: false } as const;
+
+/** A fresh daemon home under the temp folder, with `audit` as its `audit.json` when given. */
+export function benchHome(prefix: string, audit?: Readonly<Record<string, unknown>> | null): string {
+  const home = mkdtempSync(join(tmpdir(), prefix));
+  if (audit) writeFileSync(join(home, 'audit.json'), JSON.stringify(audit));
+  return home;
 }

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,7 +7,7 @@ import { startDaemon, startRuntime, type Daemon, type Runtime } from '../test/ha
 import { call, closeHttp } from '../test/harness/http.js';
 import { rpc } from '../test/harness/http.js';
 import { CALL, checkPage, HEADERS } from './mcp-throughput.js';
-import { runLoad, type LoadResult } from './procs.js';
+import { AUDIT_OFF, benchHome, runLoad, type LoadResult } from './procs.js';
 import { median, type BenchResult } from './result.js';
 
 /**
@@ -134,8 +134,7 @@ interface Side {
 }
 
 async function startSide(bin: string | undefined, sides: Daemon[], runtimes: Runtime[], audit = true): Promise<Side> {
-  const home = mkdtempSync(join(tmpdir(), 'agentteam-d-'));
-  if (!audit) writeFileSync(join(home, 'audit.json'), JSON.stringify({ enabled: false }));
+  const home = benchHome('agentteam-d-', audit ? null : AUDIT_OFF);
   const daemon = await startDaemon(bin === undefined ? { home } : { bin, home });
   sides.push(daemon);
   const rts: Runtime[] = [];

@@ -1,13 +1,12 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, existsSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { rmSync, existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { rpc } from '../test/harness/http.js';
 import { type Daemon } from '../test/harness/daemon.js';
 import { median, type BenchResult } from './result.js';
-import { meanLoad, openBenchLeases, runLoad, startLineServer, type LoadResult } from './procs.js';
+import { AUDIT_OFF, benchHome, meanLoad, openBenchLeases, runLoad, startLineServer, type LoadResult } from './procs.js';
 
 /**
  * What telemetry and the audit trail cost on the request path, in one run,
@@ -49,8 +48,7 @@ interface Target {
 
 /** `daemon start` of the build in `dist`, with no OTEL_* variable but those in `env`, and the audit trail on or off. */
 async function startBuild(dist: string, env: Record<string, string>, audit: boolean): Promise<Daemon> {
-  const home = mkdtempSync(join(tmpdir(), 'agentteam-bench-otel-'));
-  if (!audit) writeFileSync(join(home, 'audit.json'), JSON.stringify({ enabled: false }));
+  const home = benchHome('agentteam-bench-otel-', audit ? null : AUDIT_OFF);
   const base: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('OTEL_')) base[k] = v;
   const full = { ...base, ...env, AGENTTEAM_HOME: home };
