@@ -1,4 +1,5 @@
 import type { SqlStore } from './sql.js';
+import { deepFreeze } from '../../lib/deep-freeze.js';
 
 /**
  * A small cache of values read from the store, valid only while the database
@@ -11,8 +12,9 @@ import type { SqlStore } from './sql.js';
  * open) the counter is null and nothing is read from or put into the cache.
  *
  * The check costs ~1.5 µs on SQLite; the indexed read it saves costs 5–10 µs.
- * Entries are frozen (shallowly; freeze what they hold too): a caller that
- * tried to change a shared value would throw.
+ * Entries are frozen all the way down (lib/deep-freeze.ts): a caller that
+ * tried to change a shared value would throw, and the result gate may keep
+ * an entry's screened answer by its identity.
  *
  * Use: `get`; on a miss, read the value and `set` it. A value is kept only if
  * the counter has not moved between the miss and the `set`, so a write that
@@ -54,7 +56,7 @@ export class ReadCache<V extends object> {
     this.missed.delete(key);
     if (at !== this.counter || this.sql.changeCounter() !== at) return value;
     if (this.values.size >= this.limit) this.values.clear();
-    this.values.set(key, Object.freeze(value));
+    this.values.set(key, deepFreeze(value));
     return value;
   }
 }
