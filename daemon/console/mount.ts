@@ -7,6 +7,8 @@ interface MountOptions {
   readonly clock: Clock;
   readonly operator: OperatorClient;
   readonly defaultServer: string;
+  /** `<name>.localhost:PORT`, the one Host the console answers under (address.ts). */
+  readonly host: () => string;
 }
 
 /**
@@ -22,7 +24,9 @@ export function mountConsole(app: Hono<any>, opts: MountOptions): void {
   // The CLI's half of sign-in: the operator token buys a one-time code (under /api/v1, so the bearer check applies).
   app.post('/api/v1/console/codes', (c) => {
     const { code, expiresAtMs } = sessions.issueCode();
-    return c.json({ ok: true, data: { path: `/console/login?code=${encodeURIComponent(code)}`, expiresAt: new Date(expiresAtMs).toISOString() } });
+    // The whole link: the console's host name is given out only here, to a holder of the operator token.
+    const url = `http://${opts.host()}/console/login?code=${encodeURIComponent(code)}`;
+    return c.json({ ok: true, data: { url, expiresAt: new Date(expiresAtMs).toISOString() } });
   });
   let pages: Promise<Hono> | null = null;
   const load = () => (pages ??= import('./routes.js').then((m) => {

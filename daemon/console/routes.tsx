@@ -4,7 +4,7 @@ import { getCookie, setCookie, deleteCookie } from 'hono/cookie';
 import type { Clock } from '../../lib/clock.js';
 import type { AuditEntry } from '../../catalog/audit.js';
 import { CLIENT_JS, CSS } from './assets.js';
-import { COOKIE, consoleHeaders, originPresent, sessionGuard } from './guard.js';
+import { COOKIE, consoleHeaders, fromConsolePage, onlyAt, sessionGuard } from './guard.js';
 import { Layout, type PageId } from './layout.js';
 import { liveBody } from './live.js';
 import { OperatorCallError, type OperatorClient } from './operator-client.js';
@@ -28,6 +28,8 @@ export interface ConsoleDeps {
   readonly clock: Clock;
   /** The server the CLI's commands use when none is given; its approvals are listed even with no runtime on it. */
   readonly defaultServer: string;
+  /** `<name>.localhost:PORT`: the one Host the console answers under. */
+  readonly host: () => string;
 }
 
 /** As `agentteam token analyze` names it. */
@@ -47,7 +49,9 @@ export function registerConsoleRoutes(app: Hono<any>, d: ConsoleDeps): void {
 
   app.use('/console/*', consoleHeaders());
   app.use('/console', consoleHeaders());
-  app.use('/console/*', sessionGuard(d.sessions, (p) => OPEN.has(p) || p === '/console'));
+  app.use('/console/*', onlyAt(d.host));
+  app.use('/console', onlyAt(d.host));
+  app.use('/console/*', sessionGuard(d.sessions, d.host, (p) => OPEN.has(p) || p === '/console'));
   app.get('/console', async (c, next) => (c.req.path === '/console' ? c.redirect('/console/', 303) : next()));
   app.get('/console/assets/console.js', (c) => c.body(CLIENT_JS, 200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' }));
   app.get('/console/assets/console.css', (c) => c.body(CSS, 200, { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'no-cache' }));
@@ -63,7 +67,7 @@ export function registerConsoleRoutes(app: Hono<any>, d: ConsoleDeps): void {
     </Layout>);
   });
   app.post('/console/login', async (c) => {
-    if (!originPresent(c)) return page(c, <Layout page="login" title="Refused"><p>Refused: sign-in must come from the console page.</p></Layout>, 403);
+    if (!fromConsolePage(c, d.host)) return page(c, <Layout page="login" title="Refused"><p>Refused: sign-in must come from the console page.</p></Layout>, 403);
     const form = await c.req.parseBody();
     const got = typeof form.code === 'string' ? d.sessions.exchange(form.code) : null;
     if (!got) return page(c, <Layout page="login" title="Refused"><h1>Sign-in refused</h1><p>This code has expired or was already used. Run <code>agentteam console</code> for a new one.</p></Layout>, 403);

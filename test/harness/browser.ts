@@ -60,7 +60,7 @@ export async function signInUrl(d: { cli(args: string[]): Promise<{ code: number
   const r = await d.cli(['console']);
   assert.equal(r.code, 0, r.stderr);
   const url = r.stdout.trim();
-  assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/console\/login\?code=[A-Za-z0-9_-]{43}$/);
+  assert.match(url, /^http:\/\/[a-z0-9.-]+:\d+\/console\/login\?code=[A-Za-z0-9_-]{43}$/);
   return url;
 }
 
