@@ -15,8 +15,7 @@ import { operatorSpans } from './telemetry/observe.js';
 import { registerMetricsRoute } from './telemetry/metrics-route.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import { operatorClient } from './console/operator-client.js';
-import { mountConsole } from './console/mount.js';
-import { consoleHostName, isConsolePath } from './console/address.js';
+import { consoleHostName, isConsolePath, mountConsole } from './console/mount.js';
 import { EXEC_CATALOG_PATH, MCP_PREFIXES, OPERATOR_SCOPE, RUNTIME_AUTH_PATHS } from './http/paths.js';
 
 interface AppContext extends OperatorContext {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Hono } from 'hono';
 import type { Clock } from '../../lib/clock.js';
 import type { OperatorClient } from './operator-client.js';
@@ -7,7 +8,7 @@ interface MountOptions {
   readonly clock: Clock;
   readonly operator: OperatorClient;
   readonly defaultServer: string;
-  /** `<name>.localhost:PORT`, the one Host the console answers under (address.ts). */
+  /** `<name>.localhost:PORT`, the one Host the console answers under (consoleHostName). */
   readonly host: () => string;
 }
 
@@ -37,4 +38,24 @@ export function mountConsole(app: Hono<any>, opts: MountOptions): void {
   const forward = async (c: { req: { raw: Request } }) => (await load()).fetch(c.req.raw);
   app.all('/console', forward);
   app.all('/console/*', forward);
+}
+
+/**
+ * Where the console answers. Browsers keep cookies per host name, not per
+ * port, so a session cookie set on 127.0.0.1 would go to every server on
+ * 127.0.0.1. The console therefore lives under a name of its own,
+ * `agentteam-<128 random bits>.localhost:PORT`: Chromium and Firefox resolve
+ * every `*.localhost` name to loopback without asking DNS, and the browser
+ * sends the cookie only to that exact name. The name is drawn at each start
+ * and handed out only with a sign-in code (operator token), so a server on
+ * another port cannot guess it to have the browser bring the cookie along.
+ */
+// Here rather than in a file of its own: start-up loads this file anyway, and opens no more modules than before.
+export function consoleHostName(): string {
+  return `agentteam-${randomBytes(16).toString('hex')}.localhost`;
+}
+
+/** The paths the console serves: `/console` and everything under it. */
+export function isConsolePath(path: string): boolean {
+  return path === '/console' || path.startsWith('/console/');
 }
