@@ -21,10 +21,11 @@ export function consoleHeaders(): MiddlewareHandler {
 }
 
 /**
- * The console answers only under its own name (consoleHostName in mount.ts), sign-in and
- * assets included: a cookie can then exist only for that name, and a session
- * cookie sent under any other name (127.0.0.1, localhost) opens nothing. The
- * refusal does not say the name, which only a sign-in link gives out.
+ * The console answers only under its own name (consoleHostName in mount.ts),
+ * sign-in and assets included: a cookie can then exist only for that name,
+ * and a session cookie sent under any other name (127.0.0.1, localhost)
+ * opens nothing. The refusal does not say the name, which only a sign-in
+ * link gives out.
  */
 export function onlyAt(host: () => string): MiddlewareHandler {
   return async (c, next) => {
