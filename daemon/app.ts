@@ -15,7 +15,7 @@ import { operatorSpans } from './telemetry/observe.js';
 import { registerMetricsRoute } from './telemetry/metrics-route.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import { operatorClient } from './console/operator-client.js';
-import { mountConsole } from './console/mount.js';
+import { consoleHostName, isConsolePath, mountConsole } from './console/mount.js';
 import { EXEC_CATALOG_PATH, MCP_PREFIXES, OPERATOR_SCOPE, RUNTIME_AUTH_PATHS } from './http/paths.js';
 
 interface AppContext extends OperatorContext {
@@ -62,8 +62,10 @@ export function buildApp(ctx: AppContext): Hono<RuntimeEnv> {
   });
   app.notFound((c) => c.json({ ok: false, error: errorBody(new ExecError('not_found', 'no such route')) }, 404));
 
+  const consoleName = consoleHostName();
   app.use('*', hostOriginGuard({
     listenHost: ctx.listenHost,
+    console: { name: consoleName, owns: isConsolePath },
     port: ctx.port,
     ...(ctx.allowHosts ? { allowHosts: ctx.allowHosts } : {}),
     reject: (c, message) => {
@@ -88,6 +90,6 @@ export function buildApp(ctx: AppContext): Hono<RuntimeEnv> {
   ctx.extraRoutes?.(app);
   // The operator console (/console/): its pages read the operator routes above, in process.
   const clock = ctx.clock ?? systemClock;
-  mountConsole(app, { operator: operatorClient((r) => app.fetch(r), ctx.operatorToken, ctx.port), clock, defaultServer: DEFAULT_SERVER });
+  mountConsole(app, { operator: operatorClient((r) => app.fetch(r), ctx.operatorToken, ctx.port), clock, defaultServer: DEFAULT_SERVER, host: () => `${consoleName}:${ctx.port()}` });
   return app;
 }

@@ -34,13 +34,16 @@ test('console in Chromium: one-time sign-in, live runtimes, activity and approva
   });
   page.on('dialog', (dlg) => void dlg.accept());
   let cookie = '';
+  // The console's own origin (`http://<name>.localhost:PORT`), from the sign-in link; raw requests reach it at d.url under its Host.
+  let co = '';
 
   await t.test('signs in with the one-time code; the cookie is HttpOnly, SameSite=Strict, path /console', async () => {
     const url = await signInUrl(d);
+    co = new URL(url).origin;
     await page.goto(url);
-    await page.waitForURL(`${d.url}/console/`);
+    await page.waitForURL(`${co}/console/`);
     assert.equal(await page.textContent('h1'), 'Overview');
-    const cookies = await b.context.cookies(d.url + '/console/');
+    const cookies = await b.context.cookies(co + '/console/');
     assert.equal(cookies.length, 1);
     const c = cookies[0]!;
     assert.deepEqual([c.httpOnly, c.sameSite, c.path], [true, 'Strict', '/console']);
@@ -55,7 +58,7 @@ test('console in Chromium: one-time sign-in, live runtimes, activity and approva
   });
 
   await t.test('a runtime started by the test appears on Runtimes and disappears when revoked from the page', async () => {
-    await page.goto(`${d.url}/console/runtimes`);
+    await page.goto(`${co}/console/runtimes`);
     const rt = await startRuntime(d, { server: 's1', agent: 'console-agent' });
     t.after(() => rt.close());
     const row = page.locator('tr', { hasText: 'console-agent' });
@@ -75,7 +78,7 @@ test('console in Chromium: one-time sign-in, live runtimes, activity and approva
   await t.test('a call made by the test appears on Activity within 1 s without reload', async () => {
     const rt = await startRuntime(d, { server: 's1', agent: 'worker' });
     t.after(() => rt.close());
-    await page.goto(`${d.url}/console/activity`);
+    await page.goto(`${co}/console/activity`);
     await page.locator('html[data-live="open"]').waitFor({ state: 'attached' });
     const loads: number[] = [];
     page.on('load', () => loads.push(Date.now()));
@@ -95,7 +98,7 @@ test('console in Chromium: one-time sign-in, live runtimes, activity and approva
   await t.test("an agent's approval request decided from the page; the agent sees the decision", async () => {
     const rt = await startRuntime(d, { server: 'local', agent: 'asker' });
     t.after(() => rt.close());
-    await page.goto(`${d.url}/console/approvals`);
+    await page.goto(`${co}/console/approvals`);
     const asked = await call(rt, 'approval', 'request', { title: 'Deploy to production', detail: 'Release 1.2' });
     assert.equal(asked.status, 200, asked.text);
     const id = asked.json.data.approval.id as string;
@@ -115,18 +118,18 @@ test('console in Chromium: one-time sign-in, live runtimes, activity and approva
     assert.equal(asked.status, 200, asked.text);
     const id = asked.json.data.approval.id as string;
     await rt.close();
-    await page.goto(`${d.url}/console/approvals`);
+    await page.goto(`${co}/console/approvals`);
     await page.locator(`section[data-approval="${id}"]`, { hasText: 'Rotate the keys' }).waitFor({ timeout: 5_000 });
   });
 
   await t.test('overview shows the same numbers as the CLI', async () => {
-    await page.goto(`${d.url}/console/`);
+    await page.goto(`${co}/console/`);
     const summary = JSON.parse((await raw(`${d.url}/api/v1/audit/summary?since=1h`, 'GET', { authorization: `Bearer ${operatorToken}` })).body).data;
     const calls = summary.byTool.reduce((n: number, r: { calls: number }) => n + r.calls, 0);
     assert.equal(await page.locator('[data-stat="Calls, last hour"] b').textContent(), String(calls));
     assert.ok(calls >= 2, `calls ${calls}`);
     await shot(page, 'overview');
-    await page.goto(`${d.url}/console/context-cost`);
+    await page.goto(`${co}/console/context-cost`);
     await page.locator('section[data-runtime="claude"] tr[data-surface="mcp_inventory"]').waitFor();
     await shot(page, 'context-cost');
   });
@@ -135,7 +138,7 @@ test('console in Chromium: one-time sign-in, live runtimes, activity and approva
     const narrow = await b.newPage();
     await narrow.setViewportSize({ width: 400, height: 800 });
     for (const path of ['', 'runtimes', 'activity', 'approvals', 'client-tools', 'tools', 'context-cost']) {
-      await narrow.goto(`${d.url}/console/${path}`);
+      await narrow.goto(`${co}/console/${path}`);
       const overflow = Number(await narrow.evaluate('document.documentElement.scrollWidth - window.innerWidth'));
       assert.ok(overflow <= 0, `/console/${path} is ${overflow}px wider than a 400px window`);
     }
@@ -143,19 +146,19 @@ test('console in Chromium: one-time sign-in, live runtimes, activity and approva
     assert.equal(await narrow.evaluate('getComputedStyle(document.body).backgroundColor'), 'rgb(13, 17, 23)');
     await narrow.emulateMedia({ colorScheme: 'light' });
     assert.equal(await narrow.evaluate('getComputedStyle(document.body).backgroundColor'), 'rgb(255, 255, 255)');
-    await narrow.goto(`${d.url}/console/`);
+    await narrow.goto(`${co}/console/`);
     await narrow.keyboard.press('Tab');
     assert.equal(await narrow.evaluate('document.activeElement.textContent'), 'Overview');
     await narrow.keyboard.press('Tab');
     assert.equal(await narrow.evaluate('document.activeElement.textContent'), 'Runtimes');
     await narrow.keyboard.press('Enter');
-    await narrow.waitForURL(`${d.url}/console/runtimes`);
+    await narrow.waitForURL(`${co}/console/runtimes`);
     assert.equal(await narrow.getAttribute('nav a[aria-current="page"]', 'href'), '/console/runtimes');
     await narrow.close();
   });
 
   await t.test('security: no cookie, cross-origin POST, POST without CSRF token are refused', async () => {
-    const host = { host: new URL(d.url).host };
+    const host = { host: new URL(co).host };
     for (const path of ['/console/', '/console/runtimes', '/console/activity', '/console/approvals', '/console/live/runtimes']) {
       const r = await raw(`${d.url}${path}`, 'GET', host);
       assert.equal(r.status, 401, path);
@@ -172,12 +175,13 @@ test('console in Chromium: one-time sign-in, live runtimes, activity and approva
     const path = `${d.url}/console/runtimes/${id}/revoke`;
     assert.equal((await raw(path, 'POST', { ...form, origin: 'http://evil.example' }, `csrf=${csrf}`)).status, 403, 'cross-origin');
     assert.equal((await raw(path, 'POST', form, `csrf=${csrf}`)).status, 403, 'no Origin');
-    assert.equal((await raw(path, 'POST', { ...form, origin: d.url }, '')).status, 403, 'no CSRF token');
-    assert.equal((await raw(path, 'POST', { ...form, origin: d.url }, 'csrf=wrong')).status, 403, 'wrong CSRF token');
-    assert.equal((await raw(path, 'POST', { ...host, 'content-type': 'application/x-www-form-urlencoded', origin: d.url }, `csrf=${csrf}`)).status, 401, 'no cookie');
+    assert.equal((await raw(path, 'POST', { ...form, origin: d.url }, `csrf=${csrf}`)).status, 403, 'the daemon under another name is not the console');
+    assert.equal((await raw(path, 'POST', { ...form, origin: co }, '')).status, 403, 'no CSRF token');
+    assert.equal((await raw(path, 'POST', { ...form, origin: co }, 'csrf=wrong')).status, 403, 'wrong CSRF token');
+    assert.equal((await raw(path, 'POST', { ...host, 'content-type': 'application/x-www-form-urlencoded', origin: co }, `csrf=${csrf}`)).status, 401, 'no cookie');
     const still = JSON.parse((await raw(`${d.url}/api/v1/runtimes`, 'GET', { authorization: `Bearer ${operatorToken}` })).body).data.runtimes;
     assert.ok(still.some((r: { authorizationId: string }) => r.authorizationId === id), 'nothing was revoked');
-    assert.equal((await raw(path, 'POST', { ...form, origin: d.url }, `csrf=${csrf}`)).status, 303, 'the same request from the page works');
+    assert.equal((await raw(path, 'POST', { ...form, origin: co }, `csrf=${csrf}`)).status, 303, 'the same request from the page works');
     // the sign-in itself wants an Origin
     const code = new URL(await signInUrl(d)).searchParams.get('code')!;
     assert.equal((await raw(`${d.url}/console/login`, 'POST', { ...host, 'content-type': 'application/x-www-form-urlencoded' }, `code=${code}`)).status, 403);
@@ -194,7 +198,7 @@ test('console in Chromium: one-time sign-in, live runtimes, activity and approva
       assert.ok(!(s.body ?? '').includes(operatorToken), s.url);
     }
     for (const c of await b.context.cookies()) assert.ok(!c.value.includes(operatorToken));
-    const frame = await raw(`${d.url}/console/`, 'GET', { host: new URL(d.url).host, cookie });
+    const frame = await raw(`${d.url}/console/`, 'GET', { host: new URL(co).host, cookie });
     assert.equal(frame.headers['x-frame-options'], 'DENY');
   });
 });
@@ -205,9 +209,11 @@ test('console in Chromium: declared tools with a problem (file and pointer), a q
   const h = await prepareHome(t, { examples: true, tools: { 'broken.json': { name: 'broken', description: 'x', transport: { type: 'command', argv: ['/nonexistent/prog'] } } } });
   const b = await launchBrowser(t, CHROMIUM!);
   const page = await b.newPage();
-  await page.goto(await signInUrl(h));
-  await page.waitForURL(`${h.url}/console/`);
-  await page.goto(`${h.url}/console/tools`);
+  const link = await signInUrl(h);
+  const co = new URL(link).origin;
+  await page.goto(link);
+  await page.waitForURL(`${co}/console/`);
+  await page.goto(`${co}/console/tools`);
   const problem = page.locator('tr[data-problem]', { hasText: 'broken.json' });
   await problem.waitFor();
   assert.match(await problem.textContent() ?? '', /broken\.json\/needsa command tool needs "needs"/);
@@ -220,14 +226,14 @@ test('console in Chromium: declared tools with a problem (file and pointer), a q
   await card.getByLabel('Answer').fill('feat/console');
   await shot(page, 'declared-tools');
   await card.getByRole('button', { name: 'Send answer' }).click();
-  await page.waitForURL(`${h.url}/console/tools`);
+  await page.waitForURL(`${co}/console/tools`);
   await page.locator('section[data-ask]').waitFor({ state: 'detached', timeout: 5_000 });
   const again = await agent.client.callTool({ name: 'name_branch', arguments: { topic: 'Console' } });
   assert.equal(text(again), 'Use the branch name: feat/console');
   await page.locator('td pre', { hasText: 'Branch name agreed: feat/console' }).waitFor({ timeout: 5_000 });
 
   // Client tools: an app connects and lends a tool while the page is open; the counts are daemon status's.
-  await page.goto(`${h.url}/console/client-tools`);
+  await page.goto(`${co}/console/client-tools`);
   const app = await connectApp(h as never);
   t.after(() => app.close());
   assert.equal((await app.register('editor', [echoTool('editor_echo')])).status, 200);

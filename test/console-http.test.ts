@@ -35,14 +35,19 @@ test('console over HTTP: one-time code, cookie, refusals, headers, no operator t
   const d = await startDaemon();
   t.after(() => d.close());
   const token = readOperatorToken(d.home);
-  const origin = d.url;
-  const host = { host: new URL(d.url).host };
-  const code = async () => {
+  const link = async () => {
     const r = await cli(d.home, ['console']);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /signs in once, until \d{4}-/);
-    return new URL(r.stdout.trim()).searchParams.get('code')!;
+    return new URL(r.stdout.trim());
   };
+  const code = async () => (await link()).searchParams.get('code')!;
+  // The console has a host name of its own; requests go to the daemon's address under that Host.
+  const first = await link();
+  assert.match(first.host, /^agentteam-[0-9a-f]{32}\.localhost:\d+$/);
+  assert.equal(first.port, new URL(d.url).port);
+  const origin = first.origin;
+  const host = { host: first.host };
   const bodies: string[] = [];
   const get = async (path: string, cookie?: string) => {
     const r = await raw(`${d.url}${path}`, 'GET', { ...host, ...(cookie ? { cookie } : {}) });
@@ -51,7 +56,7 @@ test('console over HTTP: one-time code, cookie, refusals, headers, no operator t
   };
 
   // the operator route needs the operator token
-  assert.equal((await raw(`${d.url}/api/v1/console/codes`, 'POST', host)).status, 403);
+  assert.equal((await raw(`${d.url}/api/v1/console/codes`, 'POST', { host: new URL(d.url).host })).status, 403);
 
   const c1 = await code();
   const login = await raw(`${d.url}/console/login`, 'POST', { ...host, ...FORM, origin }, `code=${c1}`);
@@ -64,6 +69,23 @@ test('console over HTTP: one-time code, cookie, refusals, headers, no operator t
   const again = await raw(`${d.url}/console/login`, 'POST', { ...host, ...FORM, origin }, `code=${c1}`);
   assert.equal(again.status, 403, 'a second use is refused');
   assert.equal(again.headers['set-cookie'], undefined);
+
+  // Under any other name of the daemon the console is not there: the session cookie opens nothing, no cookie can be set,
+  // and the refusal does not give the console's name away; the console's name reaches nothing but the console.
+  const port = new URL(d.url).port;
+  for (const other of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]) {
+    for (const path of ['/console/', '/console/approvals', '/console/login', '/console/assets/console.js']) {
+      const r = await raw(`${d.url}${path}`, 'GET', { host: other, cookie });
+      assert.equal(r.status, 421, `${other}${path}`);
+      assert.ok(!r.body.includes(first.hostname), 'the refusal does not name the console');
+      assert.doesNotMatch(r.body, /name="csrf"/);
+    }
+    const elsewhere = await code();
+    const post = await raw(`${d.url}/console/login`, 'POST', { host: other, ...FORM, origin: `http://${other}` }, `code=${elsewhere}`);
+    assert.equal(post.status, 421, other);
+    assert.equal(post.headers['set-cookie'], undefined);
+  }
+  assert.equal((await raw(`${d.url}/api/v1/status`, 'GET', { ...host, authorization: `Bearer ${token}` })).status, 403, 'the console name on an operator route');
   assert.equal((await raw(`${d.url}/console/login`, 'POST', { ...host, ...FORM, origin }, 'code=made-up')).status, 403);
   const c2 = await code();
   assert.equal((await raw(`${d.url}/console/login`, 'POST', { ...host, ...FORM, origin: 'http://evil.example' }, `code=${c2}`)).status, 403, 'foreign Origin');

@@ -32,7 +32,7 @@ async function daemonWithLease(t: import('node:test').TestContext, opts: { allow
     mcpLegacy: (h) => send(`${daemon.url}/mcp/agentteam/s/a`, 'POST', { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...h }, JSON_RPC_LIST),
     operator: (h) => send(`${daemon.url}/api/v1/status`, 'GET', { authorization: `Bearer ${op}`, ...h }),
   };
-  return { daemon, port, families, lease, token };
+  return { daemon, port, families, lease, token, op };
 }
 
 function assertRefused(family: string, r: RawResponse, what: string): void {
@@ -69,6 +69,27 @@ test('Host and Origin: one check for Exec, MCP and operator routes, before crede
   assert.match(bare.body, /Host header/);
   const noRoute = await send(`http://127.0.0.1:${port}/nowhere`, 'GET', { host: `evil.example:${port}` });
   assert.equal(noRoute.status, 403);
+});
+
+test("the console's own host name: accepted on console paths only, as Host and as Origin, and no other *.localhost", async (t) => {
+  const { daemon, port, families, op } = await daemonWithLease(t);
+  const codes = await send(`${daemon.url}/api/v1/console/codes`, 'POST', { authorization: `Bearer ${op}` });
+  const name = new URL(JSON.parse(codes.body).data.url).host;
+  assert.match(name, new RegExp(`^agentteam-[0-9a-f]{32}\\.localhost:${port}$`));
+  // On a console path the guard lets it through (the console then answers: its login page).
+  const login = (h: Record<string, string>) => send(`${daemon.url}/console/login`, 'GET', h);
+  assert.equal((await login({ host: name })).status, 200);
+  assert.equal((await login({ host: name.toUpperCase() })).status, 200);
+  assert.equal((await login({ host: name, origin: `http://${name}` })).status, 200);
+  for (const host of ['agentteam.localhost', `x${name}`, name.replace(/\.localhost:/, '.localhost.:'), name.replace(/:\d+$/, `:${port + 1}`), name.replace(/:\d+$/, '')]) {
+    assert.equal((await login({ host })).status, 403, `Host ${host}`);
+  }
+  assert.equal((await login({ host: `127.0.0.1:${port}`, origin: `http://agentteam.localhost:${port}` })).status, 403);
+  // Anywhere else it is no address of the daemon.
+  for (const [family, call] of Object.entries(families)) {
+    assertRefused(family, await call({ host: name }), `Host ${name}`);
+    assertRefused(family, await call({ origin: `http://${name}` }), `Origin ${name}`);
+  }
 });
 
 test('the official MCP SDK client works through the check', async (t) => {

@@ -1,5 +1,5 @@
 import { resolveHome } from '../../lib/home.js';
-import { operatorRequest, readDaemonInfo } from '../daemon-client.js';
+import { operatorRequest } from '../daemon-client.js';
 
 /**
  * `agentteam console [--open]`: asks the running daemon (with the operator
@@ -10,13 +10,13 @@ import { operatorRequest, readDaemonInfo } from '../daemon-client.js';
 export async function main(opts: Record<string, unknown>, _args: string[]): Promise<number> {
   const home = resolveHome();
   const res = await operatorRequest(home, 'POST', '/api/v1/console/codes');
-  const env = res.json as { ok: boolean; data?: { path: string; expiresAt: string } };
+  const env = res.json as { ok: boolean; data?: { url: string; expiresAt: string } };
   if (res.status !== 200 || !env.ok || !env.data) {
     process.stdout.write(JSON.stringify(res.json) + '\n');
     return 1;
   }
-  const base = readDaemonInfo(home)?.url ?? '';
-  const url = `${base}${env.data.path}`;
+  // The daemon names the console's own host (`<random>.localhost`), not the address in daemon.json.
+  const url = env.data.url;
   process.stdout.write(`${url}\n`);
   process.stderr.write(`The link signs in once, until ${env.data.expiresAt}.\n`);
   if (opts.open) {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Hono } from 'hono';
 import type { Clock } from '../../lib/clock.js';
 import type { OperatorClient } from './operator-client.js';
@@ -7,6 +8,8 @@ interface MountOptions {
   readonly clock: Clock;
   readonly operator: OperatorClient;
   readonly defaultServer: string;
+  /** `<name>.localhost:PORT`, the one Host the console answers under (consoleHostName). */
+  readonly host: () => string;
 }
 
 /**
@@ -22,7 +25,9 @@ export function mountConsole(app: Hono<any>, opts: MountOptions): void {
   // The CLI's half of sign-in: the operator token buys a one-time code (under /api/v1, so the bearer check applies).
   app.post('/api/v1/console/codes', (c) => {
     const { code, expiresAtMs } = sessions.issueCode();
-    return c.json({ ok: true, data: { path: `/console/login?code=${encodeURIComponent(code)}`, expiresAt: new Date(expiresAtMs).toISOString() } });
+    // The whole link: the console's host name is given out only here, to a holder of the operator token.
+    const url = `http://${opts.host()}/console/login?code=${encodeURIComponent(code)}`;
+    return c.json({ ok: true, data: { url, expiresAt: new Date(expiresAtMs).toISOString() } });
   });
   let pages: Promise<Hono> | null = null;
   const load = () => (pages ??= import('./routes.js').then((m) => {
@@ -33,4 +38,24 @@ export function mountConsole(app: Hono<any>, opts: MountOptions): void {
   const forward = async (c: { req: { raw: Request } }) => (await load()).fetch(c.req.raw);
   app.all('/console', forward);
   app.all('/console/*', forward);
+}
+
+/**
+ * Where the console answers. Browsers keep cookies per host name, not per
+ * port, so a session cookie set on 127.0.0.1 would go to every server on
+ * 127.0.0.1. The console therefore lives under a name of its own,
+ * `agentteam-<128 random bits>.localhost:PORT`: Chromium and Firefox resolve
+ * every `*.localhost` name to loopback without asking DNS, and the browser
+ * sends the cookie only to that exact name. The name is drawn at each start
+ * and handed out only with a sign-in code (operator token), so a server on
+ * another port cannot guess it to have the browser bring the cookie along.
+ */
+// Here rather than in a file of its own: start-up loads this file anyway, and opens no more modules than before.
+export function consoleHostName(): string {
+  return `agentteam-${randomBytes(16).toString('hex')}.localhost`;
+}
+
+/** The paths the console serves: `/console` and everything under it. */
+export function isConsolePath(path: string): boolean {
+  return path === '/console' || path.startsWith('/console/');
 }

@@ -4,13 +4,14 @@ import { getCookie, setCookie, deleteCookie } from 'hono/cookie';
 import type { Clock } from '../../lib/clock.js';
 import type { AuditEntry } from '../../catalog/audit.js';
 import { CLIENT_JS, CSS } from './assets.js';
-import { COOKIE, consoleHeaders, originPresent, sessionGuard } from './guard.js';
+import { COOKIE, consoleHeaders, fromConsolePage, onlyAt, sessionGuard } from './guard.js';
 import { Layout, type PageId } from './layout.js';
 import { liveBody } from './live.js';
 import { OperatorCallError, type OperatorClient } from './operator-client.js';
 import { SESSION_TTL_MS, type ConsoleSession, type ConsoleSessions } from './sessions.js';
 import { ActivityBody, ActivityDetail, filterQuery, type ActivityFilter } from './pages/activity.js';
-import { ApprovalsBody, type ApprovalRow } from './pages/approvals.js';
+import { ApprovalsBody, olderHref } from './pages/approvals.js';
+import { readApprovals } from './approvals-read.js';
 import { OverviewBody } from './pages/overview.js';
 import { RuntimesBody } from './pages/runtimes.js';
 import { DeclaredBody, type DeclaredData } from './pages/declared.js';
@@ -28,6 +29,8 @@ export interface ConsoleDeps {
   readonly clock: Clock;
   /** The server the CLI's commands use when none is given; its approvals are listed even with no runtime on it. */
   readonly defaultServer: string;
+  /** `<name>.localhost:PORT`: the one Host the console answers under. */
+  readonly host: () => string;
 }
 
 /** As `agentteam token analyze` names it. */
@@ -47,7 +50,9 @@ export function registerConsoleRoutes(app: Hono<any>, d: ConsoleDeps): void {
 
   app.use('/console/*', consoleHeaders());
   app.use('/console', consoleHeaders());
-  app.use('/console/*', sessionGuard(d.sessions, (p) => OPEN.has(p) || p === '/console'));
+  app.use('/console/*', onlyAt(d.host));
+  app.use('/console', onlyAt(d.host));
+  app.use('/console/*', sessionGuard(d.sessions, d.host, (p) => OPEN.has(p) || p === '/console'));
   app.get('/console', async (c, next) => (c.req.path === '/console' ? c.redirect('/console/', 303) : next()));
   app.get('/console/assets/console.js', (c) => c.body(CLIENT_JS, 200, { 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache' }));
   app.get('/console/assets/console.css', (c) => c.body(CSS, 200, { 'content-type': 'text/css; charset=utf-8', 'cache-control': 'no-cache' }));
@@ -63,7 +68,7 @@ export function registerConsoleRoutes(app: Hono<any>, d: ConsoleDeps): void {
     </Layout>);
   });
   app.post('/console/login', async (c) => {
-    if (!originPresent(c)) return page(c, <Layout page="login" title="Refused"><p>Refused: sign-in must come from the console page.</p></Layout>, 403);
+    if (!fromConsolePage(c, d.host)) return page(c, <Layout page="login" title="Refused"><p>Refused: sign-in must come from the console page.</p></Layout>, 403);
     const form = await c.req.parseBody();
     const got = typeof form.code === 'string' ? d.sessions.exchange(form.code) : null;
     if (!got) return page(c, <Layout page="login" title="Refused"><h1>Sign-in refused</h1><p>This code has expired or was already used. Run <code>agentteam console</code> for a new one.</p></Layout>, 403);
@@ -92,17 +97,11 @@ export function registerConsoleRoutes(app: Hono<any>, d: ConsoleDeps): void {
   };
 
   const approvals = async (c: Context<Env>) => {
-    // Every server that holds a request (an agent may have asked and gone), the default one, and those with a runtime now.
-    const held = (await op.get<{ servers: string[] }>('/api/v1/approvals/servers')).servers;
-    const servers = new Set([d.defaultServer, ...held, ...(await op.get<{ runtimes: RuntimeView[] }>('/api/v1/runtimes')).runtimes.map((r) => r.serverId)]);
-    const pending: ApprovalRow[] = [], decided: ApprovalRow[] = [];
-    for (const s of servers) {
-      const read = (input: object) => op.post<{ approvals: Omit<ApprovalRow, 'serverId'>[] }>(`/api/v1/servers/${encodeURIComponent(s)}/reads/approval/list`, input);
-      for (const a of (await read({ status: 'pending', limit: 50 })).approvals) pending.push({ ...a, serverId: s });
-      for (const a of (await read({ limit: 50 })).approvals) if (a.status !== 'pending') decided.push({ ...a, serverId: s });
-    }
-    decided.sort((x, y) => (y.decidedAt ?? y.expiresAt).localeCompare(x.decidedAt ?? x.expiresAt));
-    return <ApprovalsBody pending={pending} decided={decided.slice(0, 50)} csrf={c.get('session').csrf} />;
+    const server = c.req.query('server') || undefined, cursor = c.req.query('cursor') || undefined;
+    const data = await readApprovals(op, d.defaultServer, { ...(server ? { server } : {}), ...(cursor ? { cursor } : {}) });
+    // On an older page a decision comes back to that page, not to the newest.
+    const back = server && cursor ? olderHref(server, cursor) : undefined;
+    return <ApprovalsBody data={data} csrf={c.get('session').csrf} {...(back ? { back } : {})} />;
   };
 
   const overview = async () => {
@@ -187,13 +186,18 @@ export function registerConsoleRoutes(app: Hono<any>, d: ConsoleDeps): void {
     const form = await c.req.parseBody();
     const note = typeof form.note === 'string' && form.note.trim() !== '' ? form.note : undefined;
     const decision = form.decision === 'approve' ? 'approve' : form.decision === 'reject' ? 'reject' : String(form.decision ?? '');
-    return act(c, '/console/approvals', () => op.post(`/api/v1/approvals/${encodeURIComponent(c.req.param('id'))}/decide`, { decision, ...(note ? { note } : {}), decidedBy: 'human:operator' }));
+    return act(c, backTo(form.back), () => op.post(`/api/v1/approvals/${encodeURIComponent(c.req.param('id'))}/decide`, { decision, ...(note ? { note } : {}), decidedBy: 'human:operator' }));
   });
   app.post('/console/tools/asks/:id/answer', async (c) => {
     const form = await c.req.parseBody();
     const answer = typeof form.answer === 'string' ? form.answer : '';
     return act(c, '/console/tools', () => op.post(`/api/v1/tools/asks/${encodeURIComponent(c.req.param('id'))}/answer`, { answer }));
   });
+}
+
+/** Where a decision returns: the older page it came from (a link of the page's own form), else the newest. */
+function backTo(back: unknown): string {
+  return typeof back === 'string' && /^\/console\/approvals\?server=[\w.%-]+&cursor=[\w.%-]+$/.test(back) ? back : '/console/approvals';
 }
 
 /** The summary's per-minute counts placed on the last hour's 60 slots (index 59 is the current minute). */

@@ -16,6 +16,12 @@ interface HostOriginOptions {
   readonly port: () => number;
   /** Extra names (`--allow-host`, only with --allow-remote): DNS names or IP literals. */
   readonly allowHosts?: readonly string[];
+  /**
+   * The console's own host name (`<random>.localhost`) and the paths it serves:
+   * accepted as Host and Origin on those paths only, so a page under that name
+   * reaches nothing else of the daemon.
+   */
+  readonly console?: { readonly name: string; readonly owns: (path: string) => boolean };
   /** Builds the refusal for the route family of `c` (envelope or JSON-RPC frame); status 403. */
   readonly reject: (c: Context, message: string) => Response;
 }
@@ -60,6 +66,10 @@ export function hostOriginGuard(opts: HostOriginOptions): MiddlewareHandler {
   const listen = hostForm(opts.listenHost);
   if (!UNSPECIFIED.has(listen)) names.add(listen);
   const allowedName = (n: string) => names.has(n) || LOOPBACK_V4.test(n);
+  const consoleName = opts.console ? hostForm(opts.console.name) : null;
+  // Never cached with the others: the console's name is an address of this daemon only on console paths.
+  const consoleAt = (hp: { name: string; port: number } | null, path: string) =>
+    hp !== null && hp.name === consoleName && hp.port === opts.port() && opts.console!.owns(path);
 
   // Accepted Host values seen so far: nearly every request repeats one, so the parse is skipped.
   // Bounded, and refusals are never cached, so no request can grow it past the cap.
@@ -74,7 +84,7 @@ export function hostOriginGuard(opts: HostOriginOptions): MiddlewareHandler {
     return ok;
   }
 
-  function originOk(value: string): boolean {
+  function originOk(value: string, path: string): boolean {
     let u: URL;
     try {
       u = new URL(value);
@@ -83,13 +93,15 @@ export function hostOriginGuard(opts: HostOriginOptions): MiddlewareHandler {
     }
     // The daemon serves plain HTTP, so its own origin is http://<name>:<port>.
     if (u.protocol !== 'http:' || u.pathname !== '/' || u.username || u.password) return false;
-    return Number(u.port || 80) === opts.port() && allowedName(u.hostname.toLowerCase());
+    const hp = { name: u.hostname.toLowerCase(), port: Number(u.port || 80) };
+    return hp.port === opts.port() && (allowedName(hp.name) || consoleAt(hp, path));
   }
 
   return async (c, next) => {
-    if (!hostOk(c.req.header('host'))) return opts.reject(c, 'Forbidden: the Host header is not an address of this daemon');
+    const host = c.req.header('host');
+    if (!hostOk(host) && !consoleAt(splitHostPort(host ?? ''), c.req.path)) return opts.reject(c, 'Forbidden: the Host header is not an address of this daemon');
     const origin = c.req.header('origin');
-    if (origin !== undefined && !originOk(origin)) return opts.reject(c, 'Forbidden: the Origin is not this daemon');
+    if (origin !== undefined && !originOk(origin, c.req.path)) return opts.reject(c, 'Forbidden: the Origin is not this daemon');
     await next();
   };
 }

@@ -21,13 +21,22 @@ function invalid(path: string, message: string): ExecError {
  * The people's side of approvals, under /api/v1 (operator token checked by
  * the app first): `GET /api/v1/approvals/{id}` and
  * `POST /api/v1/approvals/{id}/decide {decision, note?, decidedBy?}`, and
- * `GET /api/v1/approvals/servers` (the servers that hold requests, at most 100).
+ * `GET /api/v1/approvals/servers` (the servers that hold requests, at most 100)
+ * and `GET /api/v1/approvals/pending` (how many wait on each, at most 100 servers).
  */
 export function registerApprovalOperatorRoutes(app: Hono<any>, approvals: ApprovalOperatorApi): void {
   // Before `:id`: the servers that hold approval requests (a person decides across servers; the console lists them all).
   app.get('/api/v1/approvals/servers', async (c) => {
     try {
       return c.json({ ok: true, data: { servers: await approvals.serversAsOperator(APPROVAL_SERVERS_LIMIT) } });
+    } catch (err) {
+      return fail(c, err);
+    }
+  });
+  // A count, so a page that shows one page of requests can say how many there are in all.
+  app.get('/api/v1/approvals/pending', async (c) => {
+    try {
+      return c.json({ ok: true, data: { servers: await approvals.pendingAsOperator(APPROVAL_SERVERS_LIMIT) } });
     } catch (err) {
       return fail(c, err);
     }

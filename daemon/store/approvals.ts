@@ -117,6 +117,15 @@ export class ApprovalStore {
     return { approval: approvalOf(await this.row(this.s.sql, null, id)) };
   }
 
+  /** How many requests wait for a decision on each server that has any (at most `limit` servers, by name). */
+  async pendingAsOperator(limit: number): Promise<{ serverId: string; pending: number }[]> {
+    const rows = await this.s.sql.all<{ server_id: string; n: number }>(
+      "SELECT server_id, COUNT(*) AS n FROM approvals WHERE status = 'pending' AND expires_at > ? GROUP BY server_id ORDER BY server_id LIMIT ?",
+      [this.s.now(), limit],
+    );
+    return rows.map((r) => ({ serverId: r.server_id, pending: Number(r.n) }));
+  }
+
   async serversAsOperator(limit: number): Promise<string[]> {
     const rows = await this.s.sql.all<{ server_id: string }>('SELECT DISTINCT server_id FROM approvals ORDER BY server_id LIMIT ?', [limit]);
     return rows.map((r) => r.server_id);

@@ -57,6 +57,8 @@ export interface ApprovalOperatorApi {
   getAsOperator(id: string): Promise<OutputOf<typeof approvalGet>>;
   /** The servers that hold approval requests (at most `limit`), for a person's view across servers. */
   serversAsOperator(limit: number): Promise<string[]>;
+  /** How many requests wait on each server that has any (at most `limit` servers): what the console says is waiting. */
+  pendingAsOperator(limit: number): Promise<{ serverId: string; pending: number }[]>;
 }
 
 /** Who is calling the server API. */

@@ -55,12 +55,12 @@ export const CHROMIUM_SKIP: string | false = findChromium() ? false : 'no Chromi
 /** Where the console tests save screenshots (docs/console), when set. */
 const SHOTS = process.env.AGENTTEAM_SCREENSHOTS;
 
-/** `agentteam console`: the one-time sign-in link it prints. */
+/** `agentteam console`: the one-time sign-in link it prints, under the console's own `*.localhost` name. */
 export async function signInUrl(d: { cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> }): Promise<string> {
   const r = await d.cli(['console']);
   assert.equal(r.code, 0, r.stderr);
   const url = r.stdout.trim();
-  assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/console\/login\?code=[A-Za-z0-9_-]{43}$/);
+  assert.match(url, /^http:\/\/agentteam-[0-9a-f]{32}\.localhost:\d+\/console\/login\?code=[A-Za-z0-9_-]{43}$/);
   return url;
 }
 
