@@ -61,8 +61,8 @@ test('console under load: 100,000 audit rows in the hour, four Overview tabs and
     const sorted = [...latencies].sort((a, b) => a - b);
     const p95 = sorted[Math.ceil(sorted.length * 0.95) - 1]!;
     t.diagnostic(`task list: ${latencies.length} calls, p50 ${sorted[Math.floor(sorted.length / 2)]!.toFixed(1)} ms, p95 ${p95.toFixed(1)} ms, max ${sorted.at(-1)!.toFixed(1)} ms`);
-    assert.ok(latencies.length >= 10, `only ${latencies.length} calls were answered`);
     assert.ok(sorted.at(-1)! < SLOWEST_CALL_MS, `the slowest task list took ${sorted.at(-1)!.toFixed(0)} ms`);
+    assert.ok(latencies.length >= 10, `only ${latencies.length} calls were answered`);
     // The same numbers as before: the tabs and the command count every call of the hour.
     for (const tab of tabs) assert.ok(hourCalls(tab.fragments[0]!) >= ROWS - 1_000, `calls, last hour: ${hourCalls(tab.fragments[0]!)}`);
     assert.equal(summary.code, 0, summary.stderr);
