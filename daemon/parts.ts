@@ -154,7 +154,7 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
       clientTools.registerRoutes(app);
       registerStoreOperatorRoutes(app, services.sqlite, services.home, services.store.describe);
       registerToolOperatorRoutes(app, { registry: services.tools, declared, activity });
-      registerAuditOperatorRoutes(app, services.auditLog, () => opts.clock.now());
+      registerAuditOperatorRoutes(app, services.auditLog, opts.clock);
       // After the built-ins are registered (registerMcpRoutes): declarations may not take their names.
       loadDeclared();
       watchTools.start();

@@ -32,6 +32,7 @@ import { maskedWriter } from './results/log.js';
 import { ToolRegistry } from './tools/registry.js';
 import { AuditStore } from './store/audit.js';
 import { AuditWriter } from './store/audit-writer.js';
+import { AuditReader } from './store/audit-reader.js';
 import { AuditRecorder } from './audit/recorder.js';
 import { AuditTrail } from './audit/hooks.js';
 import { readAuditSettings, type AuditSettings } from './audit/settings.js';
@@ -125,6 +126,7 @@ export async function openServices(opts: OpenServicesOptions): Promise<Services>
   let db: Db | null = null;
   let sql: SqlStore;
   let auditWriter: AuditWriter | null = null;
+  let auditReader: AuditReader | null = null;
   if (opts.store) {
     // Loaded only for a shared store: node-postgres takes ~55 ms to load, which a daemon on SQLite need not pay at start.
     const { openPostgresStore } = await import('./store/postgres/open.js');
@@ -136,6 +138,8 @@ export async function openServices(opts: OpenServicesOptions): Promise<Services>
     sql = new SqliteSql(db, path);
     // Audit rows are written by a thread of their own, with its own connection (started below, once the store is migrated).
     if (auditSettings.enabled) auditWriter = new AuditWriter(path);
+    // ...and read by another (started on the first read), even with the trail off: rows already there stay readable.
+    auditReader = new AuditReader(path);
   }
   const now = () => opts.clock.now();
   let embedded: TeamServer;
@@ -152,7 +156,7 @@ export async function openServices(opts: OpenServicesOptions): Promise<Services>
   const gate = new ResultGate(secrets, new SpillStore({ dir: paths.spill, clock: opts.clock }));
   // Spill files left by an earlier daemon age out from the start, not only after the next spill.
   gate.spill.prune();
-  const auditLog = new AuditStore(sql, embedded.cursors, auditWriter);
+  const auditLog = new AuditStore(sql, embedded.cursors, auditWriter, auditReader);
   auditWriter?.start();
   const recorder = auditSettings.enabled ? new AuditRecorder(auditLog, opts.clock, auditSettings, diag) : null;
   const audit = recorder ? new AuditTrail(recorder, gate, now) : null;

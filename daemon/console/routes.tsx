@@ -6,7 +6,7 @@ import type { AuditEntry } from '../../catalog/audit.js';
 import { CLIENT_JS, CSS } from './assets.js';
 import { COOKIE, consoleHeaders, fromConsolePage, onlyAt, sessionGuard } from './guard.js';
 import { Layout, type PageId } from './layout.js';
-import { liveBody } from './live.js';
+import { LivePages } from './live.js';
 import { OperatorCallError, type OperatorClient } from './operator-client.js';
 import { SESSION_TTL_MS, type ConsoleSession, type ConsoleSessions } from './sessions.js';
 import { ActivityBody, ActivityDetail, filterQuery, type ActivityFilter } from './pages/activity.js';
@@ -46,7 +46,7 @@ type Body = (c: Context<Env>) => Promise<JSX.Element>;
 
 export function registerConsoleRoutes(app: Hono<any>, d: ConsoleDeps): void {
   const op = d.operator;
-  const liveCount = { open: 0 };
+  const livePages = new LivePages(d.clock);
 
   app.use('/console/*', consoleHeaders());
   app.use('/console', consoleHeaders());
@@ -160,7 +160,9 @@ export function registerConsoleRoutes(app: Hono<any>, d: ConsoleDeps): void {
     if (p.still) continue;
     app.get(`/console/live/${id}`, (c) => {
       const sid = getCookie(c, COOKIE);
-      return liveBody(c, d.clock, liveCount, async () => render(await p.body(c as Context<Env>)), () => d.sessions.lookup(sid) !== null);
+      // Tabs of one session on the same page and query see the same body; the session's CSRF token is its only personal part.
+      const key = JSON.stringify([id, new URL(c.req.url).search, c.get('session').csrf]);
+      return livePages.body(c, key, async () => render(await p.body(c as Context<Env>)), () => d.sessions.lookup(sid) !== null);
     });
   }
 

@@ -3,10 +3,13 @@ import { sinceMs } from '../../catalog/audit.js';
 import { ERROR_TABLE } from '../../catalog/errors.js';
 import { isEntityId } from '../../catalog/ids.js';
 import { ExecError, errorBody } from '../errors.js';
+import type { Clock } from '../../lib/clock.js';
 import type { AuditQuery, AuditStore } from '../store/audit.js';
+import { AuditSummaries } from './audit-summaries.js';
 
-/** A summary without --since covers the last day. */
+/** A summary without --since covers the last day; the per-minute counts, the last hour. */
 const SUMMARY_DEFAULT_MS = 86_400_000;
+const MINUTES_DEFAULT_MS = 3_600_000;
 const TOOL_MAX_BYTES = 128;
 const PARAMS = new Set(['agent', 'tool', 'outcome', 'server', 'since', 'limit', 'cursor', 'after']);
 
@@ -55,8 +58,12 @@ function queryOf(c: Context, now: number, allowed: ReadonlySet<string>): AuditQu
  * since, oldest first (what `agentteam audit --follow` polls);
  * `GET /api/v1/audit/summary` calls, errors and p50/p95 per tool and agent;
  * `GET /api/v1/audit/minutes` calls and errors per minute (the console's chart).
+ * The last two are computed once per change and shared by every reader
+ * (audit-summaries.ts), off the request thread.
  */
-export function registerAuditOperatorRoutes(app: Hono<any>, log: AuditStore, now: () => number): void {
+export function registerAuditOperatorRoutes(app: Hono<any>, log: AuditStore, clock: Clock): void {
+  const now = () => clock.now();
+  const summaries = new AuditSummaries(log, clock);
   app.get('/api/v1/audit', async (c) => {
     try {
       const query = queryOf(c, now(), PARAMS);
@@ -75,8 +82,8 @@ export function registerAuditOperatorRoutes(app: Hono<any>, log: AuditStore, now
     try {
       const t = now();
       const query = queryOf(c, t, new Set(['agent', 'tool', 'server', 'since']));
-      const since = query.since?.at ?? t - SUMMARY_DEFAULT_MS;
-      return c.json({ ok: true, data: { since: new Date(since).toISOString(), ...(await log.summary(since, query)) } });
+      const { since, value } = await summaries.summary(query.since ? t - query.since.at : SUMMARY_DEFAULT_MS, query);
+      return c.json({ ok: true, data: { since: new Date(since).toISOString(), ...value } });
     } catch (err) {
       return fail(c, err);
     }
@@ -85,8 +92,8 @@ export function registerAuditOperatorRoutes(app: Hono<any>, log: AuditStore, now
     try {
       const t = now();
       const query = queryOf(c, t, new Set(['agent', 'tool', 'server', 'since']));
-      const since = query.since?.at ?? t - 3_600_000;
-      return c.json({ ok: true, data: { since: new Date(since).toISOString(), minutes: await log.perMinute(since, query) } });
+      const { since, value } = await summaries.minutes(query.since ? t - query.since.at : MINUTES_DEFAULT_MS, query);
+      return c.json({ ok: true, data: { since: new Date(since).toISOString(), minutes: value } });
     } catch (err) {
       return fail(c, err);
     }

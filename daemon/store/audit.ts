@@ -31,6 +31,13 @@ export const AUDIT_MIGRATION: Migration = {
   },
 };
 
+/** What the store asks of the embedded store's reading thread (audit-reader.ts has this shape). */
+interface AuditRowReader {
+  all<R>(sql: string, params?: readonly SqlValue[]): Promise<R[]>;
+  get<R>(sql: string, params?: readonly SqlValue[]): Promise<R | undefined>;
+  close(): Promise<void>;
+}
+
 /** What the store asks of the embedded store's writer thread (audit-writer.ts has this shape). */
 interface AuditRowWriter {
   append(rows: readonly AuditRecord[]): Promise<void>;
@@ -112,13 +119,33 @@ const SUMMARY_MAX_KEYS = 200;
 const MINUTES_MAX = 1440;
 
 export class AuditStore {
+  private readonly reads: Pick<AuditRowReader, 'all' | 'get'>;
+  private changes = 0;
+
   /**
-   * `writer`: the embedded store's writer thread (audit-writer.ts); appends
-   * and retention go through it, off the request thread. Without one (a
-   * PostgreSQL store, whose driver does its I/O off the thread anyway)
-   * they run here.
+   * `writer` and `reader`: the embedded store's writer and reading threads
+   * (audit-writer.ts, audit-reader.ts); appends and retention go through
+   * the one, every read through the other, so no audit statement runs on
+   * the request thread. Without them (a PostgreSQL store, whose driver does
+   * its I/O off the thread anyway) they run here.
    */
-  constructor(private readonly sql: SqlStore, private readonly cursors: CursorCodec, private readonly writer: AuditRowWriter | null = null) {}
+  constructor(private readonly sql: SqlStore, private readonly cursors: CursorCodec, private readonly writer: AuditRowWriter | null = null, private readonly reader: AuditRowReader | null = null) {
+    this.reads = reader ?? sql;
+  }
+
+  /**
+   * Counts this daemon's changes to the trail (a batch written, even in
+   * part; a retention run): a summary computed at one revision still holds
+   * while it is the same. Other daemons on a shared store are not counted.
+   */
+  get revision(): number {
+    return this.changes;
+  }
+
+  /** A store other daemons may write too (PostgreSQL), whose changes the revision does not count. */
+  get shared(): boolean {
+    return this.sql.dialect === 'postgres';
+  }
 
   /**
    * Appends a batch without waiting for the disk: a batch acknowledges
@@ -129,6 +156,14 @@ export class AuditStore {
    * writes none of it. Throws AuditAppendError saying how many rows made it.
    */
   async append(rows: readonly AuditRecord[]): Promise<void> {
+    try {
+      await this.appendRows(rows);
+    } finally {
+      this.changes++;
+    }
+  }
+
+  private async appendRows(rows: readonly AuditRecord[]): Promise<void> {
     if (this.writer) return this.writer.append(rows);
     try {
       await this.sql.tx(async (q) => {
@@ -160,7 +195,7 @@ export class AuditStore {
       where.push('seq < ?');
       args.push(before);
     }
-    const rows = await this.sql.all<Row>(`SELECT seq, ${AUDIT_COLUMNS} FROM audit WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`, [...args, limit + 1]);
+    const rows = await this.reads.all<Row>(`SELECT seq, ${AUDIT_COLUMNS} FROM audit WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`, [...args, limit + 1]);
     const page = pageOf(rows, limit, (r) => this.cursors.encode(binding, [r.seq, cutoff]));
     return { ...page, items: page.items.map(entryOf) };
   }
@@ -169,42 +204,59 @@ export class AuditStore {
   async after(query: AuditQuery, seq: number): Promise<AuditEntry[]> {
     const [where, args] = conditions(query, query.since?.at ?? 0);
     where.push('seq > ?');
-    const rows = await this.sql.all<Row>(`SELECT seq, ${AUDIT_COLUMNS} FROM audit WHERE ${where.join(' AND ')} ORDER BY seq ASC LIMIT ?`, [...args, seq, pageLimit(query.limit)]);
+    const rows = await this.reads.all<Row>(`SELECT seq, ${AUDIT_COLUMNS} FROM audit WHERE ${where.join(' AND ')} ORDER BY seq ASC LIMIT ?`, [...args, seq, pageLimit(query.limit)]);
     return rows.map(entryOf);
   }
 
   /** The highest seq written so far (0 when empty): where a --follow without history starts. */
   async lastSeq(): Promise<number> {
-    const r = await this.sql.get<{ seq: number | null }>('SELECT MAX(seq) AS seq FROM audit');
+    const r = await this.reads.get<{ seq: number | null }>('SELECT MAX(seq) AS seq FROM audit');
     return r?.seq ?? 0;
   }
 
-  /** Calls, failures and p50/p95 duration per tool and per agent since `since` (ms). */
+  /** The start of the oldest call since `since` (ms) that the filters keep, or null when there is none. */
+  async oldest(since: number, filter: Pick<AuditQuery, 'serverId' | 'agentId' | 'tool'> = {}): Promise<number | null> {
+    const [where, args] = conditions(filter, since);
+    const r = await this.reads.get<{ at: number | null }>(`SELECT MIN(at) AS at FROM audit WHERE ${where.join(' AND ')}`, args);
+    return r?.at === null || r?.at === undefined ? null : Number(r.at);
+  }
+
+  /** Calls and errors per minute since `since` (ms), with the filters. */
   async perMinute(since: number, filter: Pick<AuditQuery, 'serverId' | 'agentId' | 'tool'> = {}): Promise<{ minute: string; calls: number; errors: number }[]> {
     const [where, args] = conditions(filter, since);
-    const rows = await this.sql.all<{ m: number; calls: number; errors: number }>(
+    const rows = await this.reads.all<{ m: number; calls: number; errors: number }>(
       `SELECT (at - at % 60000) AS m, COUNT(*) AS calls, SUM(CASE WHEN outcome = 'ok' THEN 0 ELSE 1 END) AS errors FROM audit WHERE ${where.join(' AND ')} GROUP BY m ORDER BY m LIMIT ?`,
       [...args, MINUTES_MAX],
     );
     return rows.map((r) => ({ minute: new Date(Number(r.m)).toISOString(), calls: Number(r.calls), errors: Number(r.errors) }));
   }
 
+  /** Calls, failures and p50/p95 duration per tool and per agent since `since` (ms). */
   async summary(since: number, filter: Pick<AuditQuery, 'serverId' | 'agentId' | 'tool'> = {}): Promise<{ byTool: AuditSummaryRow[]; byAgent: AuditSummaryRow[] }> {
     const [where, args] = conditions(filter, since);
     const run = async (key: 'tool' | 'agent_id') => {
-      const rows = await this.sql.all<{ k: string; calls: number; errors: number; p50: number; p95: number }>(summarySql(key, where.join(' AND ')), [...args, SUMMARY_MAX_KEYS]);
+      const rows = await this.reads.all<{ k: string; calls: number; errors: number; p50: number; p95: number }>(summarySql(key, where.join(' AND ')), [...args, SUMMARY_MAX_KEYS]);
       return rows.map((r) => ({ key: r.k, calls: Number(r.calls), errors: Number(r.errors), p50Ms: Number(r.p50) / 1000, p95Ms: Number(r.p95) / 1000 }));
     };
     return { byTool: await run('tool'), byAgent: await run('agent_id') };
   }
 
-  /** Ends the writer thread (after every write handed to it); the store itself is closed by its owner. */
+  /** Ends the writer thread (after every write handed to it) and the reading thread; the store itself is closed by its owner. */
   async close(): Promise<void> {
     await this.writer?.close();
+    await this.reader?.close();
   }
 
   /** Keeps at most `maxRows` rows, none older than `oldest` (ms); returns how many went. */
   async trim(maxRows: number, oldest: number): Promise<number> {
+    try {
+      return await this.trimRows(maxRows, oldest);
+    } finally {
+      this.changes++;
+    }
+  }
+
+  private async trimRows(maxRows: number, oldest: number): Promise<number> {
     if (this.writer) return this.writer.trim(maxRows, oldest);
     let removed = (await this.sql.run(TRIM_OLDER, [oldest])).changes;
     const edge = await this.sql.get<{ seq: number }>(TRIM_EDGE, [maxRows]);
