@@ -32,9 +32,11 @@ export function screenToolAnswer(answer: ToolAnswer, m: Matcher, spill: SpillSto
   const refuse = (why: string) => new ExecError('validation_failed', `the result was not accepted: ${why}`);
   let masked: Block[];
   let structured: { value: unknown } | undefined;
+  // With nothing configured to mask, the answer is not copied (the relay's hot path).
+  const mask = (v: unknown) => (m.size === 0 ? v : maskValue(v, m));
   try {
-    masked = maskValue(answer.content, m) as Block[];
-    structured = answer.structured ? { value: redactCredentialFields(maskValue(answer.structured.value, m)) } : undefined;
+    masked = mask(answer.content) as Block[];
+    structured = answer.structured ? { value: redactCredentialFields(mask(answer.structured.value)) } : undefined;
   } catch (err) {
     if (err instanceof MaskError) throw refuse(`${err.message}; a key holds a configured secret`);
     throw err;
