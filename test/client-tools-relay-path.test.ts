@@ -8,6 +8,7 @@ import type { ClientToolSpec } from '../daemon/clienttools/types.js';
 import type { CallContext } from '../daemon/tools/registry.js';
 import type { Principal } from '../daemon/http/principal.js';
 import { FakeClock } from './harness/auth-clock.js';
+import { gateWith } from './harness/gate.js';
 
 /**
  * The relay's call path waits for nothing: a parked call is published the
@@ -41,7 +42,7 @@ const beforeMacrotask = (p: Promise<unknown>) => Promise.race([p.then(() => 'set
 function setup(timeoutS: number) {
   const clock = new RecordingClock();
   const events: BrokerEvent[] = [];
-  const broker = new ClientToolBroker(clock, { publish: (e) => events.push(e), toolsChanged: () => undefined });
+  const broker = new ClientToolBroker(clock, { publish: (e) => events.push(e), toolsChanged: () => undefined }, gateWith());
   const clientId = broker.connect(true);
   broker.register({ client_id: clientId, group: 'g', tools: [tool(timeoutS)] }, () => undefined);
   return { clock, events, broker, clientId };
@@ -59,7 +60,7 @@ test('a relayed call without a deadline arms no timer, is published at once and 
   broker.claim(id, clientId);
   broker.result(id, { client_id: clientId, ok: true, content: [{ type: 'text', text: 'pong' }] });
   assert.equal(await beforeMacrotask(outcome), 'settled');
-  assert.deepEqual(await outcome, { ok: true, content: [{ type: 'text', text: 'pong' }] });
+  assert.deepEqual(await outcome, { ok: true, frame: '{"content":[{"type":"text","text":"pong"}],"isError":false}', isError: false });
   assert.deepEqual(clock.armed.slice(armedBefore), [], 'claim and result arm no timer either');
 });
 

@@ -65,7 +65,6 @@ const TESTED_ONLY = new Set<string>([
   'daemon/audit/settings.ts: AuditSettingsError', // audit-store.test.ts
   'daemon/audit/settings.ts: parseAuditSettings', // audit-store.test.ts
   'daemon/clienttools/remembered.ts: REMEMBERED', // client-tools-remembered.test.ts
-  'daemon/clienttools/result-exit.ts: CLIENT_TEXT_LIMIT_BYTES', // results-gate-tools-property.test.ts
   'daemon/console/sessions.ts: CODE_TTL_MS', // console-sessions.test.ts
   'daemon/drivers/names.ts: fromRuntimeName', // mcp-drivers.test.ts
   'daemon/http/read-watch.ts: ReadWatch', // exec-read-watch.test.ts

@@ -33,7 +33,8 @@ test('client tool results, structured fields (keys included) and app errors are 
   assert.ok(!raw.includes(SECRET), raw);
   assert.deepEqual(result.content, [
     { type: 'text', text: 'value [VENDOR_TOKEN] here' },
-    { type: 'text', text: 'structured', _meta: { '[VENDOR_TOKEN]': { nested: ['x[VENDOR_TOKEN]y'] } } },
+    // The masked key names a token, so what sits under it is redacted as a credential field too.
+    { type: 'text', text: 'structured', _meta: { '[VENDOR_TOKEN]': { nested: ['[REDACTED]'] } } },
   ]);
 
   const failing = agent.client.callTool({ name: 'ed_echo', arguments: { text: 'x' } });

@@ -8,7 +8,8 @@ import type { CommandTransport } from '../catalog/tool-declaration.js';
 import { ExecError } from '../daemon/errors.js';
 import { commandAnswer } from '../daemon/tools/declared-tool.js';
 import { ToolActivity } from '../daemon/tools/activity.js';
-import { clientResultFrame, CLIENT_TEXT_LIMIT_BYTES } from '../daemon/clienttools/result-exit.js';
+import { answerOutcome, clientResultFrame } from '../daemon/clienttools/result-exit.js';
+import { RESULT_BUDGET_BYTES } from '../catalog/limits.js';
 import { BATCHES, assertNoLeak, outputArb, outputText, batchGate, checkSpills, tempDir } from './harness/gate-property.js';
 
 /**
@@ -70,16 +71,16 @@ test('property: client tools — an app\'s content, structured result and error 
       const gate = batchGate(cases.map((c) => c.o.secret), spill);
       for (const c of cases) {
         const text = outputText(c.o);
-        // A text block over the client limit keeps head and tail and is spilled; the secret may sit at the cut.
-        const long = c.big ? `${'x '.repeat(CLIENT_TEXT_LIMIT_BYTES / 4)}${text}${' y'.repeat(CLIENT_TEXT_LIMIT_BYTES / 4)}` : text;
-        const outcome =
-          c.kind === 'error' ? { ok: false as const, code: 'upstream_error', message: text }
-          : c.kind === 'structured' ? { ok: true as const, content: [{ type: 'text', text: long }], structured: { value: { [c.o.secret]: text, list: [text, { v: text }] } } }
-          : c.kind === 'image' ? { ok: true as const, content: [{ type: 'image', data: 'aGk=', mimeType: 'image/png', _meta: { note: text } }, { type: 'text', text: long }] }
-          : { ok: true as const, content: [{ type: 'text', text: long }] };
+        // A result over the budget keeps head and tail of its text and is spilled; the secret may sit at the cut.
+        const long = c.big ? `${'x '.repeat(RESULT_BUDGET_BYTES / 4)}${text}${' y'.repeat(RESULT_BUDGET_BYTES / 4)}` : text;
+        const answer =
+          c.kind === 'error' ? { code: 'upstream_error', message: text }
+          : c.kind === 'structured' ? { content: [{ type: 'text', text: long }], structured: { value: { [c.o.secret]: text, list: [text, { v: text }] } }, isError: false }
+          : c.kind === 'image' ? { content: [{ type: 'image', data: 'aGk=', mimeType: 'image/png', _meta: { note: text } }, { type: 'text', text: long }], isError: false }
+          : { content: [{ type: 'text', text: long }], isError: false };
         let frame: string;
         try {
-          frame = clientResultFrame(outcome, {} as never, gate);
+          frame = clientResultFrame(answerOutcome(gate, answer), {} as never, gate);
         } catch (err) {
           frame = JSON.stringify(gate.error(err));
         }

@@ -51,6 +51,8 @@ export class StdioSession {
   private readonly calls = new Map<string, Call>();
   /** request id -> call_id, for cancellations from the daemon. */
   private readonly byRequest = new Map<string, string>();
+  /** request id -> call, while its result is on its way to the daemon (a cancellation meanwhile sets `cancelled`). */
+  private readonly answering = new Map<string, { call: Call; cancelled?: string }>();
 
   constructor(private readonly deps: SessionDeps) {}
 
@@ -206,6 +208,8 @@ export class StdioSession {
     } else if (e.type === 'client_tool.cancelled') {
       const requestId = e.data.request_id as string;
       const callId = this.byRequest.get(requestId);
+      const inFlight = this.answering.get(requestId);
+      if (inFlight) inFlight.cancelled = String(e.data.call_reason);
       if (callId === undefined) return;
       const call = this.calls.get(callId);
       this.forget(requestId);
@@ -243,14 +247,29 @@ export class StdioSession {
     if (params.instance_id !== this.instanceId) throw stale('instance_id names another child');
     if (!call) throw stale(`call ${params.call_id} is unknown, already answered, expired or cancelled`);
     for (const k of IDENTITY_KEYS) if (params[k] !== call.identity[k]) throw stale(`${k} does not match the call`);
-    // From here the call is answered, whatever the daemon says: a second result is stale.
+    // While the daemon decides, the call is answered as far as the app is concerned: a second result is stale.
     this.forget(call.requestId);
-    const res: ApiAnswer = await this.link!.call('POST', `/api/v1/client-tools/requests/${encodeURIComponent(call.requestId)}/reply`, {
-      client_id: this.instanceId, status: params.status, text: params.text, ...(hasStructured ? { structured: params.structured } : {}),
-    });
+    const flight: { call: Call; cancelled?: string } = { call };
+    this.answering.set(call.requestId, flight);
+    let res: ApiAnswer;
+    try {
+      res = await this.link!.call('POST', `/api/v1/client-tools/requests/${encodeURIComponent(call.requestId)}/reply`, {
+        client_id: this.instanceId, status: params.status, text: params.text, ...(hasStructured ? { structured: params.structured } : {}),
+      });
+    } finally {
+      this.answering.delete(call.requestId);
+    }
     if (res.status === 200 && res.body?.ok) return { accepted: true };
     const code = res.body?.error?.code;
     if (code === 'unknown_request' || code === 'already_settled') throw stale(`call ${params.call_id} already ended (expired or cancelled)`);
+    if (code === 'validation_failed') {
+      // The result gate refused the result (masking made two keys equal, it cannot fit): the call is still pending,
+      // so the app may answer again with a fresh id, unless a cancellation came meanwhile.
+      const reason = flight.cancelled;
+      if (reason === undefined) (this.calls.set(call.identity.call_id, call), this.byRequest.set(call.requestId, call.identity.call_id));
+      else this.cancel(call, CANCEL_REASONS.includes(reason) ? reason : 'cancelled');
+      throw new RpcFailure('invalid_params', res.body?.error?.message ?? 'the daemon refused the result');
+    }
     throw new RpcFailure('unavailable', `the daemon did not accept the result: ${res.body?.error?.message ?? `HTTP ${res.status}`}`);
   }
 

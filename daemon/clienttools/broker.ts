@@ -1,7 +1,9 @@
 import type { Clock } from '../../lib/clock.js';
 import { ExecError } from '../errors.js';
 import type { CallContext } from '../tools/registry.js';
-import { admitStdioCall, replyOutcome } from './stdio-calls.js';
+import { admitStdioCall, replyAnswer } from './stdio-calls.js';
+import { answerOutcome } from './result-exit.js';
+import type { ResultGate } from '../results/gate.js';
 import type { BrokerHooks, CallOutcome, ClientToolSpec, Delegation, RegisterBody, RequestView, ResultBody, StdioReply } from './types.js';
 import { PendingCalls, agentKeyOf, newRequestId, requestView, whenAborted, type Pending } from './requests.js';
 import { Clients, CLIENT_KEY_HEADER } from './clients.js';
@@ -32,6 +34,8 @@ export class ClientToolBroker {
   constructor(
     private readonly clock: Clock,
     private readonly hooks: BrokerHooks,
+    /** Screens each answer as it arrives (result-exit.ts): a refused answer leaves its call pending. */
+    private readonly gate: ResultGate,
   ) {
     this.pending = new PendingCalls(clock, (e) => hooks.publish(e), (p) => this.audienceOf(p));
   }
@@ -250,7 +254,8 @@ export class ClientToolBroker {
     if (p.claimant !== body.client_id) {
       throw new ExecError('not_claimant', p.claimant === null ? `claim request ${requestId} before answering it` : `request ${requestId} was claimed by another client`);
     }
-    const outcome: CallOutcome = body.ok ? { ok: true, content: body.content } : { ok: false, code: body.error.code, message: body.error.message };
+    // Throws (validation_failed) before anything settles when the gate refuses the answer.
+    const outcome = answerOutcome(this.gate, body.ok ? { content: body.content, isError: false } : body.error);
     this.pending.finish(p, outcome, null);
     return { request_id: requestId, settled: true };
   }
@@ -261,7 +266,7 @@ export class ClientToolBroker {
     const p = this.pending.answerable(requestId);
     if (p.call === undefined) throw new ExecError('invalid_request', `request ${requestId} is not a call of a stdio child; answer it with /result`);
     if (p.claimant !== body.client_id) throw new ExecError('not_claimant', `request ${requestId} belongs to another client`);
-    this.pending.finish(p, replyOutcome(body), null);
+    this.pending.finish(p, answerOutcome(this.gate, replyAnswer(body)), null);
     return { request_id: requestId, settled: true };
   }
 

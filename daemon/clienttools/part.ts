@@ -88,7 +88,7 @@ export function openClientTools(opts: {
       if (names.length > 0) showFallbacks();
       remembered.remember(names);
     },
-  });
+  }, opts.gate);
   // An app registered with this home before: the fallback tools are listed from boot on.
   if (remembered.size > 0) showFallbacks();
 

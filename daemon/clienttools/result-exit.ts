@@ -1,34 +1,30 @@
 import type { CallContext } from '../tools/registry.js';
 import type { CallOutcome } from './types.js';
 import type { ResultGate } from '../results/gate.js';
+import type { ToolAnswer } from '../results/tool-answer.js';
 import { noteFailure } from '../audit/note.js';
 
-/** A client tool's text block beyond this many UTF-8 bytes keeps head and tail; the whole is spilled. */
-export const CLIENT_TEXT_LIMIT_BYTES = 64 * 1024;
-
 /**
- * The one place a client tool's result leaves the daemon for the agent, as a
- * serialized MCP CallToolResult. The app's content blocks pass as they are
- * (text and images alike) except for the daemon's result gate, applied here
- * and nowhere else for client tools: secrets masked in every string, long
- * text blocks bounded (head + tail, the whole spilled). Failures become tool
- * errors "<code>: <message>".
+ * An app's answer made into what the agent will read, when it arrives and
+ * before it settles the call: the one result gate (masking, credential
+ * fields, the 64 KiB bound with spills) runs here and nowhere else for
+ * client tools. Throws validation_failed when the gate refuses the answer;
+ * the call then stays pending so the app can answer again. An app's error
+ * reaches the agent as a tool error "<code>: <message>", bounded the same way.
  */
-export function clientResultFrame(outcome: CallOutcome, ctx: CallContext, gate: ResultGate): string {
-  if (!outcome.ok || outcome.isError === true) noteFailure(ctx, outcome.ok ? 'upstream_error' : outcome.code);
-  if (outcome.ok) {
-    const isError = outcome.isError === true;
-    // The one gate: secrets masked in every string, long text blocks bounded (head + tail, the whole spilled).
-    const blocks = gate.content(outcome.content, CLIENT_TEXT_LIMIT_BYTES);
-    if (!outcome.structured) return `{"content":${JSON.stringify(blocks)},"isError":${isError}}`;
-    // A stdio app's structured JSON may be any value; MCP's structuredContent
-    // must be an object, so anything else reaches the agent as a second text block.
-    const v = gate.maskJson(outcome.structured.value);
-    const json = JSON.stringify(v);
-    const content = [...blocks, { type: 'text', text: json }];
-    const asObject = v !== null && typeof v === 'object' && !Array.isArray(v);
-    return JSON.stringify({ content, ...(asObject ? { structuredContent: v } : {}), isError });
+export function answerOutcome(gate: ResultGate, answer: ToolAnswer | { readonly code: string; readonly message: string }): CallOutcome {
+  if ('code' in answer) {
+    const frame = gate.toolAnswer({ content: [{ type: 'text', text: `${answer.code}: ${answer.message}` }], isError: true });
+    return { ok: true, frame, isError: true, code: answer.code };
   }
+  return { ok: true, frame: gate.toolAnswer(answer), isError: answer.isError };
+}
+
+/** The one place a client tool's result leaves the daemon for the agent, as a serialized MCP CallToolResult. */
+export function clientResultFrame(outcome: CallOutcome, ctx: CallContext, gate: ResultGate): string {
+  if (!outcome.ok || outcome.isError) noteFailure(ctx, outcome.ok ? (outcome.code ?? 'upstream_error') : outcome.code);
+  if (outcome.ok) return outcome.frame;
+  // The daemon's own failures (timeout, no_client, cancelled, ...): short messages, masked all the same.
   return toolErrorFrame(outcome.code, gate.maskText(outcome.message));
 }
 

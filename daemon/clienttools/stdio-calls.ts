@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { STDIO_LIMITS, argumentsProblem } from '../../catalog/stdio-tools.js';
 import type { CallContext } from '../tools/registry.js';
+import type { ToolAnswer } from '../results/tool-answer.js';
 import type { CallOutcome, ClientToolSpec, Delegation, StdioCallIdentity, StdioReply } from './types.js';
 
 /**
@@ -36,7 +37,7 @@ export function admitStdioCall(
   };
 }
 
-/** The app's status, text and structured JSON as the agent will read them. */
-export function replyOutcome(body: StdioReply): CallOutcome {
-  return { ok: true, content: [{ type: 'text', text: body.text }], ...(body.structured ? { structured: body.structured } : {}), isError: body.status === 'error' };
+/** The app's status, text and structured JSON as an answer for the result gate: one text block, then the structured JSON. */
+export function replyAnswer(body: StdioReply): ToolAnswer {
+  return { content: [{ type: 'text', text: body.text }], ...(body.structured ? { structured: body.structured } : {}), isError: body.status === 'error' };
 }

@@ -1,3 +1,5 @@
+import type { Masked } from '../results/masked.js';
+
 /**
  * Client tools: the wire shapes and limits apps and the broker share. The
  * app-facing JSON uses snake_case (client_id, input_schema, timeout_s) as
@@ -109,9 +111,13 @@ export interface RequestView {
   readonly _meta?: { readonly traceparent: string; readonly tracestate?: string };
 }
 
-/** How a call ended, for the agent. */
+/**
+ * How a call ended, for the agent: the app's answer as the result gate made
+ * it into a CallToolResult when the answer arrived (`code`: the app's own
+ * error code, when it answered with one), or a failure of the call itself.
+ */
 export type CallOutcome =
-  | { readonly ok: true; readonly content: readonly unknown[]; readonly structured?: { readonly value: unknown }; readonly isError?: boolean }
+  | { readonly ok: true; readonly frame: Masked; readonly isError: boolean; readonly code?: string }
   | { readonly ok: false; readonly code: string; readonly message: string };
 
 /** Why a call was withdrawn from the app (client_tool.cancelled reason). */

@@ -9,6 +9,7 @@ import type { Matcher, SecretSet } from './secrets.js';
 import type { SpillStore } from './spill.js';
 import { boundText, tailOf, type BoundedText } from './text.js';
 import { lineMasker } from './stream.js';
+import { screenToolAnswer, type ToolAnswer } from './tool-answer.js';
 import { inSyncSpan, tracing } from '../telemetry/tracing.js';
 
 const NO_OPTIONS: BoundaryOptions = Object.freeze({});
@@ -138,17 +139,13 @@ export class ResultGate {
   }
 
   /**
-   * MCP content blocks from outside the daemon (a client tool's answer):
-   * every string masked, keys included; text blocks bounded like tool text.
+   * An app's answer to a client tool call as the agent's MCP CallToolResult
+   * (tool-answer.ts): masked, credential fields redacted, bounded as a whole
+   * with spills; throws validation_failed when that cannot be done without
+   * losing something.
    */
-  content(blocks: readonly unknown[], textLimitBytes: number): unknown[] {
-    const masked = this.maskJson(blocks as unknown[]);
-    return masked.map((b) => {
-      const block = b as { type?: unknown; text?: unknown };
-      if (block === null || typeof block !== 'object' || block.type !== 'text' || typeof block.text !== 'string') return b;
-      // Every string of `masked` went through the matcher above.
-      return { ...block, text: boundText(block.text as Masked, textLimitBytes, this.spill).text };
-    });
+  toolAnswer(answer: ToolAnswer): Masked {
+    return screenToolAnswer(answer, this.secrets.matcher(), this.spill);
   }
 
   maskText(text: string): Masked {

@@ -21,7 +21,16 @@ export function maskValue(v: unknown, m: Matcher): unknown {
     if (x === undefined || typeof x === 'function') continue;
     const key = m.replace(k);
     if (Object.hasOwn(out, key)) throw new MaskError(`masking made two keys equal (${key})`);
-    out[key] = maskValue(x, m);
+    setOwn(out, key, maskValue(x, m));
   }
   return out;
+}
+
+/**
+ * Sets an own, enumerable property, whatever its name: `out[key] = v` with
+ * the key `__proto__` (which JSON.parse makes an ordinary key) would set
+ * the copy's prototype instead, and the key would vanish from its JSON.
+ */
+export function setOwn(out: Record<string, unknown>, key: string, v: unknown): void {
+  Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
 }

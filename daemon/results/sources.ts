@@ -1,18 +1,17 @@
 import type { Profile } from '../profile/types.js';
 import { SecretSet, type SecretSource } from './secrets.js';
+import { isCredentialName } from './credential-names.js';
 
 /**
- * Names of environment variables whose values are credentials. Matched by
- * name; the values are then masked wherever they occur, whatever they look like.
+ * The daemon's own credential-looking variables (credential-names.ts: matched
+ * by name; the values are then masked wherever they occur, whatever they look
+ * like); re-read when `refresh()` is called (daemon reload).
  */
-const CREDENTIAL_ENV_NAME = /TOKEN|SECRET|PASSW(OR)?D|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|(^|_)KEY$|CREDENTIAL|AUTH|COOKIE|SESSION_?ID/i;
-
-/** The daemon's own credential-looking variables; re-read when `refresh()` is called (daemon reload). */
 function envSource(env: NodeJS.ProcessEnv = process.env): SecretSource & { refresh(): void } {
   let version = 0;
   let pairs: [string, string][] = [];
   const read = () => {
-    pairs = Object.entries(env).filter((e): e is [string, string] => typeof e[1] === 'string' && CREDENTIAL_ENV_NAME.test(e[0]));
+    pairs = Object.entries(env).filter((e): e is [string, string] => typeof e[1] === 'string' && isCredentialName(e[0]));
     version++;
   };
   read();

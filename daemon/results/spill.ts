@@ -16,10 +16,17 @@ interface SpillOptions {
   readonly maxTotalBytes?: number;
 }
 
+/** File extensions for the image types apps send most; any other image/* is kept as `.img`. */
+const IMAGE_EXT = new Map([['image/png', 'png'], ['image/jpeg', 'jpg'], ['image/gif', 'gif'], ['image/webp', 'webp'], ['image/svg+xml', 'svg'], ['image/bmp', 'bmp']]);
+/** The extensions spill files have (pruning touches nothing else). */
+const SPILL_EXTS = new Set(['txt', 'img', ...IMAGE_EXT.values()]);
+
 /**
  * The whole of an over-limit output, written owner-only to
- * `$AGENTTEAM_HOME/spill/<id>.txt`. After each write the directory is pruned
- * by age, then by total size, never removing the file just written.
+ * `$AGENTTEAM_HOME/spill/<id>.txt` (an image an MCP result could not carry:
+ * `<id>.png` and the like, its decoded bytes). After each write the
+ * directory is pruned by age, then by total size, never removing the file
+ * just written.
  */
 export class SpillStore {
   private readonly maxAgeMs: number;
@@ -36,10 +43,18 @@ export class SpillStore {
 
   /** Only masked text is ever written (the gate masks before it bounds). */
   write(text: Masked): { id: string; path: string; bytes: number } {
+    return this.put(Buffer.from(text, 'utf8'), 'txt');
+  }
+
+  /** An image block's base64 `data` (masked like every string of a result), written as the image's bytes. */
+  writeImage(base64: Masked, mimeType: string): { id: string; path: string; bytes: number } {
+    return this.put(Buffer.from(base64, 'base64'), IMAGE_EXT.get(mimeType.toLowerCase()) ?? 'img');
+  }
+
+  private put(data: Buffer, ext: string): { id: string; path: string; bytes: number } {
     mkdirSync(this.opts.dir, { recursive: true, mode: 0o700 });
     const id = `${this.opts.clock.now().toString(36)}-${randomBytes(8).toString('hex')}`;
-    const path = join(this.opts.dir, `${id}.txt`);
-    const data = Buffer.from(text, 'utf8');
+    const path = join(this.opts.dir, `${id}.${ext}`);
     writeFileSync(path, data, { mode: 0o600, flag: 'wx' });
     this.prune(path);
     return { id, path, bytes: data.length };
@@ -48,7 +63,7 @@ export class SpillStore {
   prune(keep?: string): void {
     let names: string[];
     try {
-      names = readdirSync(this.opts.dir).filter((n) => n.endsWith('.txt'));
+      names = readdirSync(this.opts.dir).filter((n) => SPILL_EXTS.has(n.slice(n.lastIndexOf('.') + 1)));
     } catch {
       return;
     }

@@ -16,6 +16,11 @@ class RpcError extends Error {
   }
 }
 
+/** JSON-RPC "method not found": what `onRequest` throws for a method it does not handle. */
+export class MethodNotFound extends Error {
+  readonly code = -32601;
+}
+
 /** The longest line accepted from the app server (a thread/start result carries the whole thread). */
 const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
@@ -23,7 +28,8 @@ const MAX_LINE_BYTES = 16 * 1024 * 1024;
  * A JSON-RPC peer over a child's stdio, the transport of `codex app-server`:
  * our requests get increasing numeric ids and resolve with their result;
  * the server's requests (`item/tool/call`, approvals) go to `onRequest`,
- * whose value or thrown error is the answer; notifications go to `onNotify`.
+ * whose value or thrown error is the answer (MethodNotFound: -32601, any
+ * other error: -32603); notifications go to `onNotify`.
  * A line that is not JSON is reported and skipped.
  */
 export class RpcPeer {
@@ -85,7 +91,8 @@ export class RpcPeer {
       const id = msg.id;
       this.handlers.onRequest(msg.method, msg.params).then(
         (result) => this.write({ id, result }),
-        (err: Error) => this.write({ id, error: { code: -32603, message: err.message } }),
+        // Always an error object with a numeric code: the app server matches it to its request by id.
+        (err: Error) => this.write({ id, error: { code: err instanceof MethodNotFound ? err.code : -32603, message: String(err.message) } }),
       );
       return;
     }

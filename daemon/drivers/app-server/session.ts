@@ -7,7 +7,7 @@ import { ExecError, errorBody } from '../../errors.js';
 import { attachedThread, THREAD_META_KEY } from '../../http/child-gate.js';
 import { errorResult } from '../../tools/tool-result.js';
 import { MCP_SERVER_NAME } from '../../../catalog/mcp-tools.js';
-import { RpcPeer } from './rpc.js';
+import { MethodNotFound, RpcPeer } from './rpc.js';
 import { ThreadBook } from './threads.js';
 
 /** One line of what `agentteam run` prints about the run (NDJSON on the start route). */
@@ -39,13 +39,18 @@ interface SessionOptions {
 /** The namespace agentteam's dynamic tools live in (Codex reserves `mcp__*` for its MCP servers). */
 const DYNAMIC_NAMESPACE = MCP_SERVER_NAME;
 
-/** Approval requests the app server may send; with no person at this end they are declined, in each method's own words. */
-const DECLINE: Record<string, unknown> = {
-  'item/commandExecution/requestApproval': { decision: 'decline' },
-  'item/fileChange/requestApproval': { decision: 'decline' },
-  execCommandApproval: { decision: 'denied' },
-  applyPatchApproval: { decision: 'denied' },
-};
+/**
+ * Approval requests the app server may send; with no person at this end they
+ * are declined, in each method's own words. A Map, not an object literal: the
+ * method name comes from the app server, and `constructor` or `__proto__`
+ * looked up on a plain object finds Object.prototype's members.
+ */
+const DECLINE: ReadonlyMap<string, unknown> = new Map<string, unknown>([
+  ['item/commandExecution/requestApproval', { decision: 'decline' }],
+  ['item/fileChange/requestApproval', { decision: 'decline' }],
+  ['execCommandApproval', { decision: 'denied' }],
+  ['applyPatchApproval', { decision: 'denied' }],
+]);
 
 const STOP_GRACE_MS = 3_000;
 
@@ -159,10 +164,9 @@ export async function runAppServerSession(o: SessionOptions): Promise<string> {
   const peer = new RpcPeer(child.stdout!, child.stdin!, {
     onRequest: async (method, params) => {
       if (method === 'item/tool/call') return onToolCall(params);
-      const declined = DECLINE[method];
       o.emit({ event: 'declined', threadId: typeof params?.threadId === 'string' ? params.threadId : null, method });
-      if (declined !== undefined) return declined;
-      throw new Error(`agentteam's app-server driver has no one to ask for ${method}`);
+      if (DECLINE.has(method)) return DECLINE.get(method);
+      throw new MethodNotFound(`agentteam's app-server driver does not handle ${JSON.stringify(method.slice(0, 128))}`);
     },
     onNotify,
     onBadLine: (why) => o.diag('codex_app_server', { authorizationId: authId, problem: why }),
