@@ -59,7 +59,9 @@ const USAGE_EXIT = 2;
 async function usageError(err: { code: string; message: string }): Promise<number> {
   const message = err.code === 'commander.help' ? 'a subcommand is required (see --help)' : err.message.replace(/^error: /, '');
   const { boundErrorBody } = await import('../catalog/error-limits.js');
-  process.stdout.write(`${JSON.stringify({ ok: false, error: boundErrorBody({ code: 'usage', message }) })}\n`);
+  const { jsonText } = await import('./json-text.js');
+  // commander has printed the message on stderr already: only the envelope here.
+  process.stdout.write(`${jsonText({ ok: false, error: boundErrorBody({ code: 'usage', message }) })}\n`);
   return USAGE_EXIT;
 }
 

@@ -63,8 +63,8 @@ test('token analyze: a long word in a transcript, a deeply nested transcript, a 
     writeFileSync(file, `${useLine}\n${resultLine('ok').replace('"ok"', `${'['.repeat(100_000)}${']'.repeat(100_000)}`)}\n`);
     const r = await d.cli(['token', 'analyze', '--session', file]);
     assert.equal(r.code, 2);
-    assert.equal(r.stdout, '');
-    assert.equal(r.stderr, `agentteam: the session file ${file}: line 2 nests deeper than ${MAX_LINE_DEPTH} levels of JSON; this is not a transcript token analyze reads\n`);
+    assert.equal(JSON.parse(r.stdout).error.code, 'usage');
+    assert.equal(r.stderr, `agentteam token analyze: the session file ${file}: line 2 nests deeper than ${MAX_LINE_DEPTH} levels of JSON; this is not a transcript token analyze reads\n`);
     // At the bound it is read.
     const atBound = join(dir, 'at-bound.jsonl');
     const inner = MAX_LINE_DEPTH - 4; // the line's own object, message, content list and block take 4 levels
