@@ -81,8 +81,11 @@ test('token analyze: a long word in a transcript, a deeply nested transcript, a 
       const home = mkdtempSync(join(dir, 'home-'));
       const r = await d.cli(['daemon', 'start', '--store', url], { env: { AGENTTEAM_HOME: home } });
       assert.equal(r.code, 2, r.stderr);
-      assert.equal(r.stderr, `agentteam: the store URL's ${what} has a malformed percent-escape; write a literal % as %25\n`);
+      assert.equal(r.stderr, `agentteam daemon start: the store URL's ${what} has a malformed percent-escape; write a literal % as %25\n`);
       assert.ok(!r.stderr.includes('secret') && !r.stderr.includes('cret'));
+      // The refusal's envelope on stdout never shows it either.
+      assert.equal(JSON.parse(r.stdout).error.code, 'usage');
+      assert.ok(!r.stdout.includes('secret') && !r.stdout.includes('cret'));
       // Through the environment too, and through the daemon's own entry point.
       const env = await d.cli(['daemon', 'start'], { env: { AGENTTEAM_HOME: home, AGENTTEAM_STORE_URL: url } });
       assert.equal(env.code, 2);
