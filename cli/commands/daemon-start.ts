@@ -5,6 +5,7 @@ import { resolveHome } from '../../lib/home.js';
 import { readDaemonInfo } from '../daemon-client.js';
 import { parseStoreUrl, StoreUrlError } from '../../lib/store-url.js';
 import { refuse } from '../refusal.js';
+import { visible } from '../terminal-text.js';
 import { escapeJsonText, jsonText } from '../json-text.js';
 import { boundErrorBody } from '../../catalog/error-limits.js';
 import type { ErrorCode } from '../../catalog/errors.js';
@@ -144,7 +145,7 @@ async function detached(argv: string[], env: NodeJS.ProcessEnv, secret: string |
         if (done) return;
         const status = code && code !== 0 ? code : 1;
         const line = err.trim().split('\n').pop() || `the daemon exited with status ${code}`;
-        process.stderr.write(`${line}\n`);
+        process.stderr.write(`${visible(line)}\n`);
         process.stdout.write(`${jsonText({ ok: false, error: boundErrorBody({ code: exitedCode(status, line), message: line.replace(/^agentteam: /, '') }) })}\n`);
         finish(status);
       });
