@@ -2,6 +2,7 @@ import type { Command as CommandType } from 'commander';
 import { RUNTIME_KINDS } from '../catalog/runtimes.js';
 import { exitStatusOfFailure } from './failure.js';
 import { packageVersion } from './version.js';
+import { visibleBlock } from './terminal-text.js';
 import { DEFAULT_SERVER } from '../catalog/ids.js';
 import { READ_COMMAND } from './defaults.js';
 import { commandPath, declareReadCommands } from './program-reads.js';
@@ -88,6 +89,8 @@ export function buildProgram(commander: Commander, onCommand: (name: CommandName
     .version(packageVersion(), '-V, --version')
     .enablePositionalOptions()
     .exitOverride()
+    // commander repeats what was typed (an unknown option, a bad value): shown inert, as every message.
+    .configureOutput({ outputError: (text, write) => write(visibleBlock(text, '')) })
     .showSuggestionAfterError();
   const bind = (name: CommandName) =>
     async function (this: CommandType) {

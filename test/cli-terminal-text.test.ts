@@ -3,6 +3,7 @@ import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
 import { visible, visibleBlock } from '../cli/terminal-text.js';
 import { escapeJsonText, jsonText } from '../cli/json-text.js';
+import { cleanEnv, runCli } from './harness/cli.js';
 
 /**
  * The two output neutralisers, as properties over arbitrary text rich in
@@ -71,4 +72,13 @@ test('escapeJsonText(): on JSON text the parsed value is the same; a line that i
     }),
     { numRuns: 500 },
   );
+});
+
+test('a command line with control sequences in it is refused inert: commander\'s message and the envelope', async () => {
+  const r = await runCli(['audit', '--since', '1h\x1b]0;owned\x07\u009b2K', '--nosuch\x1b[2K'], { env: cleanEnv() });
+  assert.equal(r.code, 2);
+  assert.equal(CONTROL.test(r.stderr.replace(/\n/g, '')), false, JSON.stringify(r.stderr));
+  assert.equal(CONTROL.test(r.stdout.replace(/\n$/, '')), false, JSON.stringify(r.stdout));
+  assert.match(r.stderr, /--nosuch\\x1b\[2K/);
+  assert.equal(JSON.parse(r.stdout).error.code, 'usage');
 });
