@@ -45,7 +45,7 @@ async function seeded(t: Target): Promise<string> {
 async function storeStats(d: Daemon): Promise<{ transactions: number; retries: number }> {
   const r = await cli(d.home, ['daemon', 'status']);
   if (r.code !== 0) throw new Error(`daemon status failed: ${r.stderr}`);
-  return (JSON.parse(r.stdout) as { store: { transactions: number; retries: number } }).store;
+  return (JSON.parse(r.stdout) as { data: { store: { transactions: number; retries: number } } }).data.store;
 }
 
 function checked(r: LoadResult, what: string): LoadResult {

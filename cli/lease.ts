@@ -73,13 +73,15 @@ export function openLease(url: string, token: string, body: object): Promise<Ope
           return;
         }
         let message = buf;
+        let code = 'upstream_error';
         try {
           const e = (JSON.parse(buf) as { error: { code: string; message: string } }).error;
           message = `${e.code}: ${e.message}`;
+          code = e.code;
         } catch {
           // keep the raw text
         }
-        reject(Object.assign(new Error(`the daemon refused the runtime: ${message}`), { exit: 1 }));
+        reject(Object.assign(new Error(`the daemon refused the runtime: ${message}`), { exit: 1, code }));
       });
     });
     req.end(payload);

@@ -2,6 +2,7 @@ import type { Command as CommandType } from 'commander';
 import { RUNTIME_KINDS } from '../catalog/runtimes.js';
 import { exitStatusOfFailure } from './failure.js';
 import { packageVersion } from './version.js';
+import { visibleBlock } from './terminal-text.js';
 import { DEFAULT_SERVER } from '../catalog/ids.js';
 import { READ_COMMAND } from './defaults.js';
 import { commandPath, declareReadCommands } from './program-reads.js';
@@ -59,7 +60,9 @@ const USAGE_EXIT = 2;
 async function usageError(err: { code: string; message: string }): Promise<number> {
   const message = err.code === 'commander.help' ? 'a subcommand is required (see --help)' : err.message.replace(/^error: /, '');
   const { boundErrorBody } = await import('../catalog/error-limits.js');
-  process.stdout.write(`${JSON.stringify({ ok: false, error: boundErrorBody({ code: 'usage', message }) })}\n`);
+  const { jsonText } = await import('./json-text.js');
+  // commander has printed the message on stderr already: only the envelope here.
+  process.stdout.write(`${jsonText({ ok: false, error: boundErrorBody({ code: 'usage', message }) })}\n`);
   return USAGE_EXIT;
 }
 
@@ -86,6 +89,8 @@ export function buildProgram(commander: Commander, onCommand: (name: CommandName
     .version(packageVersion(), '-V, --version')
     .enablePositionalOptions()
     .exitOverride()
+    // commander repeats what was typed (an unknown option, a bad value): shown inert, as every message.
+    .configureOutput({ outputError: (text, write) => write(visibleBlock(text, '')) })
     .showSuggestionAfterError();
   const bind = (name: CommandName) =>
     async function (this: CommandType) {

@@ -21,6 +21,9 @@ export function validatorFile(domain: string, action: string): string {
 /** Receipt policies of the mutations, with their retrieval actions' required inputs (scripts/gen/artifacts.ts). */
 export const RECEIPT_POLICIES_FILE = join(GENERATED_DIR, 'receipt-policies.json');
 
+/** The names of the built-in MCP tools (catalog/mcp-tools.ts), for exec's hint when one is called as an action. */
+export const MCP_TOOL_NAMES_FILE = join(GENERATED_DIR, 'mcp-tool-names.json');
+
 /** The operator read commands (catalog/operator-reads.ts), read by cli/program.ts to declare them. */
 export const OPERATOR_READS_FILE = join(GENERATED_DIR, 'operator-reads.json');
 

@@ -15,11 +15,11 @@ const WRITE_SLACK_MS = 1_000;
 async function rows(d: Daemon): Promise<number> {
   const r = await cli(d.home, ['audit', '--json', '--limit', '100']);
   assert.equal(r.code, 0, r.stderr);
-  const page = JSON.parse(r.stdout);
+  const page = JSON.parse(r.stdout).data;
   let n = page.entries.length;
   let cursor = page.nextCursor;
   while (cursor) {
-    const next = JSON.parse((await cli(d.home, ['audit', '--json', '--limit', '100', '--cursor', cursor])).stdout);
+    const next = JSON.parse((await cli(d.home, ['audit', '--json', '--limit', '100', '--cursor', cursor])).stdout).data;
     n += next.entries.length;
     cursor = next.nextCursor;
   }

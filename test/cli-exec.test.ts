@@ -116,7 +116,9 @@ test('valid input without credentials exits 3 with a clear message and sends not
     const r = await runCli(['exec', 'task', 'create', '{"title":"x"}'], { env: cleanEnv(extra) });
     assert.equal(r.code, 3, JSON.stringify(extra));
     assert.match(r.stderr, message);
-    assert.equal(r.stdout, '');
+    // Like every refusal, the envelope on stdout too.
+    assert.equal(JSON.parse(r.stdout).error.code, 'unavailable');
+    assert.match(JSON.parse(r.stdout).error.message, message);
   }
   assert.equal(requests.length, 0);
 });
@@ -162,13 +164,13 @@ test('a daemon error envelope is printed as is; the exit status comes from the e
   }
 });
 
-test('an answer that is not an envelope exits 1 with a message', async (t) => {
+test('an answer that is not an envelope exits 1 with a message and an upstream_error envelope', async (t) => {
   const { base } = await recorder(t, 404, '404 Not Found');
   const r = await runCli(['exec', 'task', 'get', '{"id":"task_01J9Z3K8Q2"}'], {
     env: cleanEnv({ AGENTTEAM_EXEC_BASE_URL: base, AGENTTEAM_EXEC_TOKEN_FILE: tokenFile(t, 'tok') }),
   });
   assert.equal(r.code, 1);
-  assert.equal(r.stdout, '');
+  assert.equal(JSON.parse(r.stdout).error.code, 'upstream_error');
   assert.match(r.stderr, /HTTP 404 without a JSON envelope/);
 });
 

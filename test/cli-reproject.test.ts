@@ -168,11 +168,11 @@ test('the CLI prints only the closed envelope contract, whatever the daemon send
     });
   });
 
-  await t.test('something that is no envelope is reported on stderr, nothing on stdout', async () => {
+  await t.test('something that is no envelope is reported on stderr, an upstream_error envelope on stdout', async () => {
     for (const body of ['<html>', '[1,2]', '{"ok":"maybe"}', '{"ok":false}', '{"ok":true}']) {
       const r = await d.exec(['task', 'list', '{}'], body, 200);
       assert.equal(r.code, 1, body);
-      assert.equal(r.stdout, '');
+      assert.equal(JSON.parse(r.stdout).error.code, 'upstream_error');
       assert.match(r.stderr, /without a JSON envelope/);
     }
   });

@@ -238,7 +238,7 @@ test('console in Chromium: declared tools with a problem (file and pointer), a q
   t.after(() => app.close());
   assert.equal((await app.register('editor', [echoTool('editor_echo')])).status, 200);
   await page.locator('tr[data-tool="editor_echo"]').waitFor({ timeout: 5_000 });
-  const status = JSON.parse((await h.cli(['daemon', 'status'])).stdout).clientTools;
+  const status = JSON.parse((await h.cli(['daemon', 'status'])).stdout).data.clientTools;
   for (const [label, key] of [['Connected apps', 'clients'], ['Groups', 'groups'], ['Tools', 'tools']] as const) {
     await page.locator(`[data-stat="${label}"] b`, { hasText: String(status[key]) }).waitFor({ timeout: 5_000 });
   }

@@ -18,13 +18,13 @@ test('daemon start / status / second start / stop through the CLI', async (t) =>
 
   const second = await cliEnv(['daemon', 'start'], env);
   assert.notEqual(second.code, 0);
-  assert.equal(second.stdout, '');
+  assert.equal(JSON.parse(second.stdout).error.code, 'already_exists');
   assert.equal(second.stderr.trim().split('\n').length, 1);
   assert.match(second.stderr, new RegExp(`pid ${ready.pid}\\b`));
 
   const st = await cliEnv(['daemon', 'status'], env);
   assert.equal(st.code, 0, st.stderr);
-  const status = JSON.parse(st.stdout) as Record<string, unknown>;
+  const status = (JSON.parse(st.stdout) as { ok: true; data: Record<string, unknown> }).data;
   assert.equal(status.pid, ready.pid);
   assert.equal(status.url, ready.url);
   for (const k of ['uptimeMs', 'active', 'cleanupDebt', 'inFlight']) assert.equal(typeof status[k], 'number', k);

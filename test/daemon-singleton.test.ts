@@ -14,11 +14,11 @@ async function race(env: NodeJS.ProcessEnv, track: (pid: number) => void): Promi
   assert.equal(losers.length, 1);
   const ready = JSON.parse(winners[0]!.stdout) as { url: string; pid: number };
   track(ready.pid);
-  assert.equal(losers[0]!.stdout, '');
+  assert.equal(JSON.parse(losers[0]!.stdout).error.code, 'already_exists');
   assert.match(losers[0]!.stderr, new RegExp(`pid ${ready.pid}\\b`), losers[0]!.stderr);
   const st = await cliEnv(['daemon', 'status'], env);
   assert.equal(st.code, 0, st.stderr);
-  assert.equal((JSON.parse(st.stdout) as { pid: number }).pid, ready.pid);
+  assert.equal((JSON.parse(st.stdout) as { data: { pid: number } }).data.pid, ready.pid);
   return ready.pid;
 }
 
@@ -47,7 +47,7 @@ test('two concurrent starts over a stale lock left by a killed daemon: exactly o
       await new Promise((r) => setTimeout(r, 2500));
       const st = await cliEnv(['daemon', 'status'], env);
       assert.equal(st.code, 0, st.stderr);
-      assert.equal((JSON.parse(st.stdout) as { pid: number }).pid, pid);
+      assert.equal((JSON.parse(st.stdout) as { data: { pid: number } }).data.pid, pid);
     }
     await stopPid(pid);
   }

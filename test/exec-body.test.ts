@@ -104,7 +104,7 @@ test('a body trickled over 6 s gets 408 at the 5 s deadline and its admission sl
   }
   const after = await call(rt, 'task', 'list', {});
   assert.equal(after.status, 200, after.text);
-  const status = JSON.parse((await cli(d.home, ['daemon', 'status'])).stdout);
+  const status = JSON.parse((await cli(d.home, ['daemon', 'status'])).stdout).data;
   assert.equal(status.inFlight, 0);
 });
 

@@ -130,7 +130,8 @@ test('lease route, URLs and authors follow the grammar', async (t) => {
     const bad = await pool(cases.map(([flag, id]) => () => cliEnv(['run', ...(flag === '--server' ? [`--server=${id}`, '--agent=a'] : ['--server=s', `--agent=${id}`]), '--', process.execPath, '-e', ''], env)), 3);
     bad.forEach((r, i) => {
       assert.equal(r.code, 2, `${JSON.stringify(cases[i])}: ${r.stderr}`);
-      assert.equal(r.stderr, `agentteam: ${cases[i]![0]} must be 1-128 characters of A-Z a-z 0-9 . _ -, starting with a letter or digit\n`);
+      assert.equal(JSON.parse(r.stdout).error.code, 'usage');
+      assert.equal(r.stderr, `agentteam run: ${cases[i]![0]} must be 1-128 characters of A-Z a-z 0-9 . _ -, starting with a letter or digit\n`);
     });
     assert.ok(await waitFor(() => daemon.store.stats().leases === 0, 2000), 'every run revoked its lease; no refused one left a record');
     // The operator's message commands take the same server ids.

@@ -115,7 +115,7 @@ test('status names the store kind and host; the password is in no status, log, c
   assert.match(ok(quoted).task.title, /\[AGENTTEAM_STORE_PASSWORD\]/);
   const status = await cli(a.home, ['daemon', 'status']);
   assert.equal(status.code, 0, status.stderr);
-  const store = JSON.parse(status.stdout).store;
+  const store = JSON.parse(status.stdout).data.store;
   const u = new URL(url);
   assert.deepEqual([store.kind, store.location], ['postgres', `127.0.0.1:${u.port}${u.pathname}`]);
   assert.ok(store.transactions >= 1, 'counts committed transactions');

@@ -63,8 +63,8 @@ test('token analyze: a long word in a transcript, a deeply nested transcript, a 
     writeFileSync(file, `${useLine}\n${resultLine('ok').replace('"ok"', `${'['.repeat(100_000)}${']'.repeat(100_000)}`)}\n`);
     const r = await d.cli(['token', 'analyze', '--session', file]);
     assert.equal(r.code, 2);
-    assert.equal(r.stdout, '');
-    assert.equal(r.stderr, `agentteam: the session file ${file}: line 2 nests deeper than ${MAX_LINE_DEPTH} levels of JSON; this is not a transcript token analyze reads\n`);
+    assert.equal(JSON.parse(r.stdout).error.code, 'usage');
+    assert.equal(r.stderr, `agentteam token analyze: the session file ${file}: line 2 nests deeper than ${MAX_LINE_DEPTH} levels of JSON; this is not a transcript token analyze reads\n`);
     // At the bound it is read.
     const atBound = join(dir, 'at-bound.jsonl');
     const inner = MAX_LINE_DEPTH - 4; // the line's own object, message, content list and block take 4 levels
@@ -81,8 +81,11 @@ test('token analyze: a long word in a transcript, a deeply nested transcript, a 
       const home = mkdtempSync(join(dir, 'home-'));
       const r = await d.cli(['daemon', 'start', '--store', url], { env: { AGENTTEAM_HOME: home } });
       assert.equal(r.code, 2, r.stderr);
-      assert.equal(r.stderr, `agentteam: the store URL's ${what} has a malformed percent-escape; write a literal % as %25\n`);
+      assert.equal(r.stderr, `agentteam daemon start: the store URL's ${what} has a malformed percent-escape; write a literal % as %25\n`);
       assert.ok(!r.stderr.includes('secret') && !r.stderr.includes('cret'));
+      // The refusal's envelope on stdout never shows it either.
+      assert.equal(JSON.parse(r.stdout).error.code, 'usage');
+      assert.ok(!r.stdout.includes('secret') && !r.stdout.includes('cret'));
       // Through the environment too, and through the daemon's own entry point.
       const env = await d.cli(['daemon', 'start'], { env: { AGENTTEAM_HOME: home, AGENTTEAM_STORE_URL: url } });
       assert.equal(env.code, 2);

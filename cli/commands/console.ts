@@ -1,5 +1,6 @@
 import { resolveHome } from '../../lib/home.js';
 import { operatorRequest } from '../daemon-client.js';
+import { jsonText } from '../json-text.js';
 
 /**
  * `agentteam console [--open]`: asks the running daemon (with the operator
@@ -12,7 +13,7 @@ export async function main(opts: Record<string, unknown>, _args: string[]): Prom
   const res = await operatorRequest(home, 'POST', '/api/v1/console/codes');
   const env = res.json as { ok: boolean; data?: { url: string; expiresAt: string } };
   if (res.status !== 200 || !env.ok || !env.data) {
-    process.stdout.write(JSON.stringify(res.json) + '\n');
+    process.stdout.write(`${jsonText(res.json)}\n`);
     return 1;
   }
   // The daemon names the console's own host (`<random>.localhost`), not the address in daemon.json.

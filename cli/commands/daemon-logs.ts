@@ -2,6 +2,9 @@ import { resolveHome } from '../../lib/home.js';
 import { readDaemonInfo, readOperatorToken } from '../daemon-client.js';
 import { DaemonLink, type LinkEvent } from '../serve/daemon-link.js';
 import { usage } from './message-common.js';
+import { escapeJsonText, jsonText } from '../json-text.js';
+import { noDaemon, refuse } from '../refusal.js';
+import { visible } from '../terminal-text.js';
 
 interface Entry {
   readonly n: number;
@@ -19,10 +22,7 @@ interface Entry {
 export async function main(opts: Record<string, unknown>, _args: string[]): Promise<number> {
   const home = resolveHome();
   const info = readDaemonInfo(home);
-  if (!info) {
-    process.stderr.write(`agentteam daemon logs: no daemon is running for ${home} (start one with \`agentteam daemon start\`)\n`);
-    return 3;
-  }
+  if (!info) return noDaemon('daemon logs', home);
   const limit = typeof opts.limit === 'number' ? opts.limit : 100;
   if (limit > 1000) {
     return usage('daemon logs', '--limit must be at most 1000');
@@ -37,39 +37,38 @@ export async function main(opts: Record<string, unknown>, _args: string[]): Prom
       const n = Number(e.data.n);
       if (n <= last) return;
       last = n;
-      process.stdout.write(`${String(e.data.line)}\n`);
-    } else process.stdout.write(`${JSON.stringify({ event: e.type, data: e.data })}\n`);
+      process.stdout.write(`${escapeJsonText(String(e.data.line))}\n`);
+    } else process.stdout.write(`${jsonText({ event: e.type, data: e.data })}\n`);
   };
   let ended: (code: number) => void = () => undefined;
   const done = new Promise<number>((resolve) => (ended = resolve));
   if (opts.follow) {
     try {
       await link.open((e) => (caughtUp ? print(e) : early.push(e)), (why) => {
-        process.stderr.write(`agentteam daemon logs: ${why}\n`);
+        // Lines were printed already: the stream ends with its reason on stderr only.
+        process.stderr.write(`agentteam daemon logs: ${visible(why)}\n`);
         ended(3);
       }, false);
     } catch (err) {
-      process.stderr.write(`agentteam daemon logs: ${(err as Error).message}\n`);
       link.close();
-      return 3;
+      return refuse('daemon logs', 'unavailable', (err as Error).message);
     }
   }
   let answer;
   try {
     answer = await link.call('GET', `/api/v1/logs?limit=${limit}`);
   } catch (err) {
-    process.stderr.write(`agentteam daemon logs: ${(err as Error).message}\n`);
     link.close();
-    return 3;
+    return refuse('daemon logs', 'unavailable', (err as Error).message);
   }
   if (answer.body?.ok !== true) {
-    process.stdout.write(`${JSON.stringify(answer.body)}\n`);
-    process.stderr.write(`agentteam daemon logs: ${answer.body?.error?.message ?? `HTTP ${answer.status}`}\n`);
+    process.stdout.write(`${jsonText(answer.body)}\n`);
+    process.stderr.write(`agentteam daemon logs: ${visible(String(answer.body?.error?.message ?? `HTTP ${answer.status}`))}\n`);
     link.close();
     return 1;
   }
   for (const e of (answer.body.data as { entries: Entry[] }).entries) {
-    process.stdout.write(`${e.line}\n`);
+    process.stdout.write(`${escapeJsonText(e.line)}\n`);
     last = Math.max(last, e.n);
   }
   if (!opts.follow) {

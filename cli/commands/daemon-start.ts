@@ -4,6 +4,11 @@ import { fileURLToPath } from 'node:url';
 import { resolveHome } from '../../lib/home.js';
 import { readDaemonInfo } from '../daemon-client.js';
 import { parseStoreUrl, StoreUrlError } from '../../lib/store-url.js';
+import { refuse } from '../refusal.js';
+import { visible } from '../terminal-text.js';
+import { escapeJsonText, jsonText } from '../json-text.js';
+import { boundErrorBody } from '../../catalog/error-limits.js';
+import type { ErrorCode } from '../../catalog/errors.js';
 
 const READY_TIMEOUT_MS = 20_000;
 /** How long a daemon that is being abandoned gets to exit after SIGTERM, then after SIGKILL. */
@@ -24,10 +29,7 @@ const DAEMON_MAIN = fileURLToPath(new URL('../../daemon/main.js', import.meta.ur
 export async function main(opts: Record<string, unknown>, _args: string[]): Promise<number> {
   const home = resolveHome();
   const running = readDaemonInfo(home);
-  if (running) {
-    process.stderr.write(`agentteam: daemon already running for ${home} (pid ${running.pid}) at ${running.url}\n`);
-    return 1;
-  }
+  if (running) return refuse('daemon start', 'already_exists', `daemon already running for ${home} (pid ${running.pid}) at ${running.url}`);
   const env = { ...process.env };
   const store = typeof opts.store === 'string' ? opts.store : env.AGENTTEAM_STORE_URL;
   delete env.AGENTTEAM_STORE_URL;
@@ -36,8 +38,7 @@ export async function main(opts: Record<string, unknown>, _args: string[]): Prom
       parseStoreUrl(store);
     } catch (err) {
       if (!(err instanceof StoreUrlError)) throw err;
-      process.stderr.write(`agentteam: ${err.message}\n`);
-      return 2;
+      return refuse('daemon start', 'usage', err.message);
     }
   }
   const argv = [DAEMON_MAIN];
@@ -105,9 +106,9 @@ async function detached(argv: string[], env: NodeJS.ProcessEnv, secret: string |
      * A daemon that is not ready is not left behind: SIGTERM, and SIGKILL if
      * it has not exited after a grace period (it may be stuck), before we return.
      */
-    const abandon = async (line: string, code: number) => {
+    const abandon = async (why: 'timeout' | 'cancelled', message: string, code: number) => {
       if (done) return;
-      process.stderr.write(line + '\n');
+      refuse('daemon start', why, message);
       if (!exited) {
         child.kill('SIGTERM');
         const grace = new Promise((r) => setTimeout(r, KILL_GRACE_MS).unref());
@@ -119,10 +120,10 @@ async function detached(argv: string[], env: NodeJS.ProcessEnv, secret: string |
       }
       finish(code);
     };
-    const timer = setTimeout(() => void abandon('agentteam: the daemon did not become ready in time; stopped it', 1), READY_TIMEOUT_MS);
+    const timer = setTimeout(() => void abandon('timeout', 'the daemon did not become ready in time; stopped it', 1), READY_TIMEOUT_MS);
     // Interrupted while waiting for the ready line: the daemon, in its own session, would not hear it.
     const handlers = (['SIGINT', 'SIGTERM', 'SIGHUP'] as const).map((sig) => {
-      const fn = () => void abandon(`agentteam: interrupted (${sig}) before the daemon was ready; stopped it`, 128 + signalNumber(sig));
+      const fn = () => void abandon('cancelled', `interrupted (${sig}) before the daemon was ready; stopped it`, 128 + signalNumber(sig));
       process.on(sig, fn);
       return [sig, fn] as const;
     });
@@ -130,7 +131,7 @@ async function detached(argv: string[], env: NodeJS.ProcessEnv, secret: string |
       out += chunk;
       const nl = out.indexOf('\n');
       if (nl >= 0 && !done) {
-        process.stdout.write(out.slice(0, nl + 1));
+        process.stdout.write(`${escapeJsonText(out.slice(0, nl))}\n`);
         finish(0);
       }
     });
@@ -142,10 +143,22 @@ async function detached(argv: string[], env: NodeJS.ProcessEnv, secret: string |
       // Give the pipes a moment to deliver the daemon's last words.
       setImmediate(() => {
         if (done) return;
-        const line = err.trim().split('\n').pop() || `agentteam: the daemon exited with status ${code}`;
-        process.stderr.write(line + '\n');
-        finish(code && code !== 0 ? code : 1);
+        const status = code && code !== 0 ? code : 1;
+        const line = err.trim().split('\n').pop() || `the daemon exited with status ${code}`;
+        process.stderr.write(`${visible(line)}\n`);
+        process.stdout.write(`${jsonText({ ok: false, error: boundErrorBody({ code: exitedCode(status, line), message: line.replace(/^agentteam: /, '') }) })}\n`);
+        finish(status);
       });
     });
   });
+}
+
+/**
+ * The error code for a daemon that exited before it was ready, chosen so its
+ * exit status (the daemon's own, passed on) is the code's: 2 an unusable
+ * home or settings, a lock held by another daemon, anything else internal.
+ */
+function exitedCode(status: number, line: string): ErrorCode {
+  if (status === 2) return 'usage';
+  return status === 1 && /already running/.test(line) ? 'already_exists' : 'internal';
 }

@@ -1,25 +1,25 @@
 import { resolveHome } from '../../lib/home.js';
 import { operatorRequest, pidAlive, readDaemonInfo } from '../daemon-client.js';
+import { jsonText } from '../json-text.js';
+import { noDaemon, refuse } from '../refusal.js';
 
 const STOP_WAIT_MS = 15_000;
 
-/** `agentteam daemon stop`: asks for an orderly stop and waits until the process is gone. */
+/** `agentteam daemon stop`: asks for an orderly stop, waits until the process is gone, prints `{"ok":true,"data":{"stopped":true,"pid":N}}`. */
 export async function main(_opts: Record<string, unknown>, _args: string[]): Promise<number> {
   const home = resolveHome();
   const info = readDaemonInfo(home);
+  if (!info) return noDaemon('daemon stop', home);
   const res = await operatorRequest(home, 'POST', '/api/v1/stop');
   if (res.status !== 202) {
-    process.stderr.write(`agentteam: stop failed: ${JSON.stringify(res.json)}\n`);
-    return 1;
+    const error = (res.json as { error?: { message?: unknown } } | null)?.error;
+    return refuse('daemon stop', 'upstream_error', `stop failed: ${typeof error?.message === 'string' ? error.message : `HTTP ${res.status}`}`);
   }
   const until = Date.now() + STOP_WAIT_MS;
-  while (info && pidAlive(info.pid)) {
-    if (Date.now() > until) {
-      process.stderr.write(`agentteam: daemon (pid ${info.pid}) is still stopping\n`);
-      return 1;
-    }
+  while (pidAlive(info.pid)) {
+    if (Date.now() > until) return refuse('daemon stop', 'busy', `the daemon (pid ${info.pid}) is still stopping`, 'Run `agentteam daemon status` in a moment.');
     await new Promise((r) => setTimeout(r, 25));
   }
-  process.stdout.write(JSON.stringify({ stopped: true, pid: info?.pid ?? null }) + '\n');
+  process.stdout.write(`${jsonText({ ok: true, data: { stopped: true, pid: info.pid } })}\n`);
   return 0;
 }

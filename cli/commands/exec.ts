@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { ERROR_TABLE } from '../../catalog/errors.js';
-import { helpFile, loadHelpIndex, NAME_PATTERN, schemaFile } from '../../lib/generated.js';
+import { helpFile, loadHelpIndex, MCP_TOOL_NAMES_FILE, NAME_PATTERN, schemaFile } from '../../lib/generated.js';
 import { printError, printMessage, writeOut } from '../exec/output.js';
 
 /**
@@ -103,9 +103,9 @@ async function unknownName(domain: string | undefined, action: string | undefine
   if (domain === undefined) return brokenBuild('the exec index');
   const index = await loadHelpIndex();
   const d = index.domains.find((x) => x.domain === domain);
-  if (!d) return usage(unknownNameMessage('domain', domain, index.domains.map((x) => x.domain)));
+  if (!d) return usage(unknownNameMessage('domain', domain, index.domains.map((x) => x.domain)), undefined, mcpToolHint(domain, action));
   if (action !== undefined && !d.actions.some((x) => x.action === action)) {
-    return usage(unknownNameMessage('action', action, d.actions.map((x) => x.action)), `agentteam exec ${domain} --help`);
+    return usage(unknownNameMessage('action', action, d.actions.map((x) => x.action)), `agentteam exec ${domain} --help`, mcpToolHint(domain, action));
   }
   return brokenBuild(`${domain} ${action ?? ''}`);
 }
@@ -115,8 +115,30 @@ function brokenBuild(what: string): never {
   throw new Error(`the build generated no file for ${what}; run npm run build`);
 }
 
-function usage(message: string, see = 'agentteam exec --help'): number {
+function usage(message: string, see = 'agentteam exec --help', hint = `See \`${see}\`.`): number {
   // Like every refusal, a usage error is the error envelope on stdout (for the agent's tool output) and a message on stderr.
-  printMessage(`${message}\nSee \`${see}\`.`);
-  return printError({ code: 'usage', message, hint: `See \`${see}\`.` });
+  printMessage(`${message}\n${hint}`);
+  return printError({ code: 'usage', message, hint });
+}
+
+/**
+ * Messages, memory and knowledge are MCP tools, not Exec actions; an agent
+ * that guesses `exec message send` is told so, and where the MCP server is.
+ * A name matches when `domain_action` is a tool's name, or the domain is the
+ * first word of one (`exec memory`); otherwise the hint stays the help pointer.
+ */
+function mcpToolHint(domain: string, action: string | undefined): string | undefined {
+  let tools: string[];
+  try {
+    tools = JSON.parse(readFileSync(MCP_TOOL_NAMES_FILE, 'utf8')) as string[];
+  } catch {
+    return undefined;
+  }
+  const wanted = action === undefined ? undefined : `${domain}_${action.replace(/-/g, '_')}`;
+  const exact = tools.find((t) => t === wanted);
+  const related = tools.filter((t) => t.startsWith(`${domain}_`));
+  if (!exact && related.length === 0) return undefined;
+  const names = exact ? [exact] : related;
+  const named = names.length === 1 ? `\`${names[0]}\` is an MCP tool, not an \`agentteam exec\` action` : `${names.map((t) => `\`${t}\``).join(', ')} are MCP tools, not \`agentteam exec\` actions`;
+  return `${named}: call MCP tools through the MCP server "agentteam" (your runtime lists them as mcp__agentteam__<tool> or mcp_agentteam_<tool>; its endpoint is the URL in AGENTTEAM_MCP_URL). MCP tools: ${tools.join(', ')}. Exec actions: \`agentteam exec --help\`.`;
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolveHome } from '../../lib/home.js';
-import { sendOperator } from './message-common.js';
+import { sendOperator, usage } from './message-common.js';
 
 /** `agentteam extension install FILE`: sends the file's exact text; the daemon checks it, stores it and its digest. */
 export async function main(_opts: Record<string, unknown>, args: string[]): Promise<number> {
@@ -9,8 +9,7 @@ export async function main(_opts: Record<string, unknown>, args: string[]): Prom
   try {
     text = readFileSync(file ?? '', 'utf8');
   } catch (err) {
-    process.stderr.write(`agentteam extension install: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}\n`);
-    return 2;
+    return usage('extension install', `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
   return sendOperator(resolveHome(), 'POST', '/api/v1/extensions', { definition: text }, 'extension install');
 }

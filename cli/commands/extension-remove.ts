@@ -1,12 +1,11 @@
 import { resolveHome } from '../../lib/home.js';
-import { sendOperator } from './message-common.js';
+import { sendOperator, usage } from './message-common.js';
 
 /** `agentteam extension remove NAME`: runtimes started before keep their pinned catalog; new ones do not see it. */
 export async function main(_opts: Record<string, unknown>, args: string[]): Promise<number> {
   const [name] = args;
   if (!name || !/^[a-z][a-z0-9-]{0,31}$/.test(name)) {
-    process.stderr.write('agentteam extension remove: NAME must be an extension name such as github\n');
-    return 2;
+    return usage('extension remove', 'NAME must be an extension name such as github');
   }
   return sendOperator(resolveHome(), 'DELETE', `/api/v1/extensions/${name}`, undefined, 'extension remove');
 }

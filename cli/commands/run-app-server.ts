@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import { visible, visibleBlock } from '../terminal-text.js';
 
 /**
  * The `run` side of `--runtime codex-app-server`: the daemon spawns and
@@ -8,6 +9,10 @@ import { request } from 'node:http';
  * the run as it streams back: agent messages on stdout (a child thread's
  * prefixed with its id), threads and tool decisions on stderr.
  * Resolves with the exit status: 0 when the primary turn completed.
+ * Everything printed comes from the runtime and its agents: one-line fields
+ * go through visible(), message text through visibleBlock() (a child
+ * thread's every line carries its id), so no escape sequence reaches the
+ * terminal and no line passes for another thread's or for ours.
  */
 export function driveAppServer(
   url: string, token: string, authorizationId: string,
@@ -38,7 +43,7 @@ export function driveAppServer(
           } catch {
             // the raw text
           }
-          process.stderr.write(`agentteam: the daemon refused the app-server run: ${message}\n`);
+          process.stderr.write(`agentteam: the daemon refused the app-server run: ${visible(message)}\n`);
           resolve(1);
         });
         return;
@@ -53,22 +58,26 @@ export function driveAppServer(
         switch (e.event) {
           case 'thread':
             if (e.role === 'primary') primary = e.threadId;
-            process.stderr.write(`agentteam: ${e.role} thread ${e.threadId}${e.parentId ? ` (spawned by ${e.parentId})` : ''}\n`);
+            process.stderr.write(`agentteam: ${visible(String(e.role))} thread ${visible(String(e.threadId))}${e.parentId ? ` (spawned by ${visible(String(e.parentId))})` : ''}\n`);
             break;
           case 'message':
-            process.stdout.write(e.threadId === primary ? `${e.text}\n` : `[${e.threadId}] ${e.text}\n`);
+            if (e.threadId === primary) process.stdout.write(`${visibleBlock(String(e.text), '')}\n`);
+            else {
+              const tag = `[${visible(String(e.threadId))}] `;
+              process.stdout.write(`${tag}${visibleBlock(String(e.text), tag)}\n`);
+            }
             break;
           case 'tool':
-            process.stderr.write(`agentteam: ${e.tool} from the ${e.role} thread ${e.threadId}: ${e.decision}${e.isError ? ' (error result)' : ''}\n`);
+            process.stderr.write(`agentteam: ${visible(String(e.tool))} from the ${visible(String(e.role))} thread ${visible(String(e.threadId))}: ${visible(String(e.decision))}${e.isError ? ' (error result)' : ''}\n`);
             break;
           case 'declined':
-            process.stderr.write(`agentteam: declined ${e.method} (nobody to ask in an app-server run)\n`);
+            process.stderr.write(`agentteam: declined ${visible(String(e.method))} (nobody to ask in an app-server run)\n`);
             break;
           case 'warning':
-            process.stderr.write(`agentteam: codex: ${e.message}\n`);
+            process.stderr.write(`agentteam: codex: ${visible(String(e.message))}\n`);
             break;
           case 'done':
-            if (e.error) process.stderr.write(`agentteam: the app-server run ended ${e.status}: ${e.error}\n`);
+            if (e.error) process.stderr.write(`agentteam: the app-server run ended ${visible(String(e.status))}: ${visible(String(e.error))}\n`);
             status = e.status === 'completed' ? 0 : 1;
             break;
         }

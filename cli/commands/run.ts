@@ -6,6 +6,8 @@ import { resolveHome } from '../../lib/home.js';
 import { ENTITY_ID_RULE, isEntityId } from '../../catalog/ids.js';
 import { operatorRequest, readDaemonInfo, readOperatorToken } from '../daemon-client.js';
 import { buildRuntimeEnv } from '../runtime-env.js';
+import { isErrorCode } from '../../catalog/errors.js';
+import { noDaemon, refuse } from '../refusal.js';
 import { driveAppServer } from './run-app-server.js';
 import { openLease, type OpenLease } from '../lease.js';
 import { DEFAULT_RESTART_WAIT_S, followDaemon, stopRuntime } from '../run-follow.js';
@@ -23,31 +25,24 @@ const REVOKE_WAIT_MS = 3_000;
 export async function main(opts: Record<string, unknown>, args: string[]): Promise<number> {
   const [cmd, ...cmdArgs] = args;
   if (!cmd) {
-    process.stderr.write('agentteam: run needs a command after --\n');
-    return 2;
+    return refuse('run', 'usage', 'run needs a command after --');
   }
   for (const [flag, v] of [['--server', opts.server], ['--agent', opts.agent]] as const) {
     // The daemon checks again; refusing here saves a round trip and names the flag.
     if (!isEntityId(v)) {
-      process.stderr.write(`agentteam: ${flag} must be ${ENTITY_ID_RULE}\n`);
-      return 2;
+      return refuse('run', 'usage', `${flag} must be ${ENTITY_ID_RULE}`);
     }
   }
   const appServer = opts.runtime === 'codex-app-server';
   if (appServer !== (typeof opts.prompt === 'string')) {
-    process.stderr.write(appServer ? 'agentteam: --runtime codex-app-server needs --prompt TEXT (the primary thread\'s first turn)\n' : 'agentteam: --prompt is only for --runtime codex-app-server\n');
-    return 2;
+    return refuse('run', 'usage', appServer ? '--runtime codex-app-server needs --prompt TEXT (the primary thread\'s first turn)' : '--prompt is only for --runtime codex-app-server');
   }
   if ((typeof opts.turnTarget === 'string') !== (typeof opts.turnMessage === 'string')) {
-    process.stderr.write('agentteam: --turn-target and --turn-message go together\n');
-    return 2;
+    return refuse('run', 'usage', '--turn-target and --turn-message go together');
   }
   const home = resolveHome();
   const info = readDaemonInfo(home);
-  if (!info) {
-    process.stderr.write(`agentteam: no daemon is running for ${home}; start one with \`agentteam daemon start\`\n`);
-    return 3;
-  }
+  if (!info) return noDaemon('run', home);
   const str = (k: string) => (typeof opts[k] === 'string' ? (opts[k] as string) : null);
   const body = {
     serverId: str('server'), agentId: str('agent'), sessionId: str('session'), runId: str('run'),
@@ -63,8 +58,10 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
   try {
     current = await openLease(info.url, readOperatorToken(home), body);
   } catch (err) {
-    process.stderr.write(`agentteam: ${(err as Error).message}\n`);
-    return (err as { exit?: number }).exit ?? 1;
+    // Nothing was started: the command's stdout is still ours, for the refusal's envelope.
+    const { exit, code } = err as { exit?: number; code?: unknown };
+    refuse('run', exit === 3 ? 'unavailable' : isErrorCode(code) ? code : 'upstream_error', (err as Error).message);
+    return exit ?? 1;
   }
   const { lease } = current;
   const env = buildRuntimeEnv(process.env, lease, lease.env);

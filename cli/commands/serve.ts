@@ -6,6 +6,7 @@ import { DaemonLink } from '../serve/daemon-link.js';
 import { StdioSession } from '../serve/session.js';
 import { LineReader, errorFrame, writeFrame } from '../serve/wire.js';
 import { STDIO_WIRE } from '../../catalog/stdio-tools.js';
+import { refuse } from '../refusal.js';
 
 /** How long the child waits for stdout to drain when it ends. */
 const FLUSH_MS = 2000;
@@ -19,8 +20,7 @@ const FLUSH_MS = 2000;
  */
 export async function main(opts: Record<string, unknown>, _args: string[]): Promise<number> {
   if (opts.stdio !== true) {
-    process.stderr.write('agentteam: serve needs --stdio (the only transport)\n');
-    return 2;
+    return refuse('serve', 'usage', 'serve needs --stdio (the only transport)');
   }
   const home = resolveHome();
   const out = openStdout();

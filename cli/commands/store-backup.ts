@@ -5,6 +5,8 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { homePaths, resolveHome } from '../../lib/home.js';
 import { readDaemonInfo } from '../daemon-client.js';
 import { sendOperator } from './message-common.js';
+import { jsonText } from '../json-text.js';
+import { refuse } from '../refusal.js';
 
 /**
  * `agentteam store backup FILE [--force]`: a consistent copy of the store
@@ -15,8 +17,7 @@ import { sendOperator } from './message-common.js';
 export async function main(opts: Record<string, unknown>, args: string[]): Promise<number> {
   const file = args[0];
   if (!file) {
-    process.stderr.write('agentteam store backup: FILE is missing\n');
-    return 2;
+    return refuse('store backup', 'usage', 'FILE is missing');
   }
   const path = resolve(file);
   const overwrite = opts.force === true;
@@ -24,19 +25,19 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
   if (readDaemonInfo(home)) return sendOperator(home, 'POST', '/api/v1/store/backup', { path, overwrite }, 'store backup');
   const store = homePaths(home).store;
   if (!existsSync(store)) {
-    process.stderr.write(`agentteam store backup: no store at ${store}\n`);
-    return 1;
+    return refuse('store backup', 'not_found', `no store at ${store}`);
   }
   const { backupSqlite, BackupTargetError } = await import('../../lib/store-backup.js');
   const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
   const db = new Database(store, { readonly: true, fileMustExist: true });
   try {
     const r = await backupSqlite(db, path, overwrite, home);
-    process.stdout.write(`${JSON.stringify({ ok: true, data: { ...r, via: 'direct' } })}\n`);
+    process.stdout.write(`${jsonText({ ok: true, data: { ...r, via: 'direct' } })}\n`);
     return 0;
   } catch (err) {
     if (!(err instanceof BackupTargetError)) throw err;
-    process.stderr.write(`agentteam store backup: ${err.message}\n`);
+    // The code the daemon's route answers with; the status stays 1, as for that answer.
+    refuse('store backup', 'invalid_request', err.message);
     return 1;
   } finally {
     db.close();

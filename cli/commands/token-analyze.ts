@@ -2,9 +2,12 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { resolveHome } from '../../lib/home.js';
 import { isRuntimeKind } from '../../catalog/runtimes.js';
-import { NoDaemonError, operatorRequest, readDaemonInfo } from '../daemon-client.js';
+import { operatorRequest, readDaemonInfo } from '../daemon-client.js';
 import { buildReport, renderReport, type SurfaceInput } from '../../lib/token-report.js';
 import { countInPieces } from '../token/pieces.js';
+import { jsonText } from '../json-text.js';
+import { visibleBlock } from '../terminal-text.js';
+import { noDaemon, refuse } from '../refusal.js';
 import { parseSession, SessionError, type ParsedSession } from '../token/session.js';
 
 const SURFACE_PATH = '/api/internal/token-analysis/surface';
@@ -39,8 +42,7 @@ function getJson(url: URL, token: string): Promise<{ status: number; json: unkno
 export async function main(opts: Record<string, unknown>): Promise<number> {
   const runtime = typeof opts.runtime === 'string' ? opts.runtime : 'generic';
   if (!isRuntimeKind(runtime)) {
-    process.stderr.write(`agentteam: unknown runtime "${runtime}"\n`);
-    return 2;
+    return refuse('token analyze', 'usage', `unknown runtime "${runtime}"`);
   }
   let parsed: ParsedSession | null = null;
   const file = typeof opts.session === 'string' ? opts.session : null;
@@ -49,33 +51,29 @@ export async function main(opts: Record<string, unknown>): Promise<number> {
     try {
       sessionText = readFileSync(file, 'utf8');
     } catch (err) {
-      process.stderr.write(`agentteam: cannot read the session file ${file}: ${(err as Error).message}\n`);
-      return 2;
+      return refuse('token analyze', 'usage', `cannot read the session file ${file}: ${(err as Error).message}`);
     }
     try {
       parsed = parseSession(sessionText);
     } catch (err) {
       if (!(err instanceof SessionError)) throw err;
-      process.stderr.write(`agentteam: the session file ${file}: ${err.message}\n`);
-      return 2;
+      return refuse('token analyze', 'usage', `the session file ${file}: ${err.message}`);
     }
   }
   const home = resolveHome();
   const info = readDaemonInfo(home);
-  if (!info) throw new NoDaemonError(`no daemon is running for ${home}; start one with \`agentteam daemon start\``);
+  if (!info) return noDaemon('token analyze', home);
   const cred = await operatorRequest(home, 'POST', '/api/v1/token-analysis/credentials');
   const token = (cred.json as { data?: { token?: string } } | null)?.data?.token;
   if (cred.status !== 201 || typeof token !== 'string') {
-    process.stderr.write(`agentteam: the daemon refused a token-analysis credential (HTTP ${cred.status})\n`);
-    return 1;
+    return refuse('token analyze', 'upstream_error', `the daemon refused a token-analysis credential (HTTP ${cred.status})`);
   }
   const url = new URL(SURFACE_PATH, info.url);
   url.searchParams.set('runtime', runtime);
   const res = await getJson(url, token);
   const data = (res.json as { ok?: boolean; data?: SurfaceInput }).data;
   if (res.status !== 200 || !data) {
-    process.stderr.write(`agentteam: the daemon did not return the tool surface (HTTP ${res.status})\n`);
-    return 1;
+    return refuse('token analyze', 'upstream_error', `the daemon did not return the tool surface (HTTP ${res.status})`);
   }
   const { countTokens } = await import('gpt-tokenizer/encoding/o200k_base');
   // Transcripts may quote special-token text; it is counted as the plain text it is.
@@ -83,6 +81,7 @@ export async function main(opts: Record<string, unknown>): Promise<number> {
   const none = new Set<string>();
   const count = (text: string) => countInPieces(text, (piece) => countTokens(piece, { disallowedSpecial: none }));
   const report = buildReport(data, count, TOKENIZER, file !== null && parsed !== null ? { file, parsed } : undefined);
-  process.stdout.write(opts.json === true ? `${JSON.stringify(report)}\n` : renderReport(report));
+  // Tool names come from apps too: the tables keep their lines, nothing else that drives a terminal.
+  process.stdout.write(opts.json === true ? `${jsonText(report)}\n` : visibleBlock(renderReport(report), ''));
   return 0;
 }

@@ -1,6 +1,7 @@
 import { dirname, join, resolve } from 'node:path';
 import { MCP_TOOLS } from '../../catalog/mcp-tools.js';
 import { homePaths, resolveHome } from '../../lib/home.js';
+import { visible } from '../terminal-text.js';
 import { checkDeclarationFile, formatIssue, readDeclarationFiles, resolveProgram, type DeclarationIssue } from '../../lib/tool-files.js';
 
 /**
@@ -34,10 +35,10 @@ export async function main(_opts: Record<string, unknown>, args: string[]): Prom
       problems.push({ file, pointer: '/transport/argv/0', message: `program "${t.argv![0]}" is not an executable file` });
     }
     if (problems.length === before) {
-      process.stdout.write(`ok   ${file} (${decl.name})\n`);
+      process.stdout.write(`ok   ${visible(file)} (${visible(decl.name)})\n`);
     }
   }
-  for (const p of problems) process.stdout.write(`bad  ${formatIssue(p)}\n`);
+  for (const p of problems) process.stdout.write(`bad  ${visible(formatIssue(p))}\n`);
   if (found.length === 0 && problems.length === 0) process.stdout.write(`no declarations in ${args[0] ?? join(homePaths(resolveHome()).tools, '*.json')}\n`);
   return problems.length > 0 ? 1 : 0;
 }

@@ -1,21 +1,21 @@
 import { operatorRequest, readDaemonInfo } from '../daemon-client.js';
+import { jsonText } from '../json-text.js';
+import { noDaemon, refuse } from '../refusal.js';
+import { visible } from '../terminal-text.js';
 
-/** One operator request for the tools commands; null (after a message, exit 3) when no daemon answers. */
-export async function toolsRequest(home: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: any } | null> {
-  if (!readDaemonInfo(home)) {
-    process.stderr.write(`agentteam tools: no daemon is running for ${home} (start one with \`agentteam daemon start\`)\n`);
-    return null;
-  }
+/** One operator request for the tools commands; a number (the exit status, after the envelope) when no daemon answers. */
+export async function toolsRequest(home: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: any } | number> {
+  if (!readDaemonInfo(home)) return noDaemon('tools', home);
   try {
     return await operatorRequest(home, method, path, body);
   } catch (err) {
-    process.stderr.write(`agentteam tools: cannot reach the daemon: ${err instanceof Error ? err.message : String(err)}\n`);
-    return null;
+    return refuse('tools', 'unavailable', `cannot reach the daemon: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
 
-/** Prints the error of a failed envelope on stderr; returns the exit status. */
+/** A failed envelope: printed on stdout as the daemon sent it, its message on stderr; returns the exit status. */
 export function reportFailure(json: any): number {
-  process.stderr.write(`agentteam tools: ${json?.error?.message ?? 'the daemon refused the request'}\n`);
+  process.stdout.write(`${jsonText(json)}\n`);
+  process.stderr.write(`agentteam tools: ${visible(String(json?.error?.message ?? 'the daemon refused the request'))}\n`);
   return 1;
 }

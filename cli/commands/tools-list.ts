@@ -1,6 +1,8 @@
 import { resolveHome } from '../../lib/home.js';
 import { formatIssue } from '../../lib/tool-files.js';
 import { reportFailure, toolsRequest } from './tools-common.js';
+import { jsonText } from '../json-text.js';
+import { visible } from '../terminal-text.js';
 
 /**
  * `agentteam tools list [--json]`: every tool agents can call as the running
@@ -9,18 +11,19 @@ import { reportFailure, toolsRequest } from './tools-common.js';
  */
 export async function main(opts: Record<string, unknown>, _args: string[]): Promise<number> {
   const res = await toolsRequest(resolveHome(), 'GET', '/api/v1/tools');
-  if (!res) return 3;
+  if (typeof res === 'number') return res;
   if (res.json?.ok !== true) return reportFailure(res.json);
   const { tools, declarations } = res.json.data as {
     tools: { name: string; source: string; transport: string; file?: string; annotations: { readOnlyHint?: boolean } }[];
     declarations: { problems: Parameters<typeof formatIssue>[0][] };
   };
-  if (opts.json === true) process.stdout.write(`${JSON.stringify(res.json.data)}\n`);
+  if (opts.json === true) process.stdout.write(`${jsonText(res.json)}\n`);
   else {
-    const rows = tools.map((t) => [t.name, t.source, t.transport, t.annotations.readOnlyHint === true ? 'read-only' : 'may change', t.file ?? '']);
+    // Client tools are named by apps: shown through visible() like every agent- or app-chosen text.
+    const rows = tools.map((t) => [visible(t.name), t.source, t.transport, t.annotations.readOnlyHint === true ? 'read-only' : 'may change', visible(t.file ?? '')]);
     const widths = [0, 1, 2, 3].map((i) => Math.max(...rows.map((r) => r[i]!.length), 4));
     for (const r of rows) process.stdout.write(`${r.map((c, i) => (i < 4 ? c.padEnd(widths[i]!) : c)).join('  ').trimEnd()}\n`);
   }
-  for (const p of declarations.problems) process.stderr.write(`agentteam tools: ${formatIssue(p)}\n`);
+  for (const p of declarations.problems) process.stderr.write(`agentteam tools: ${visible(formatIssue(p))}\n`);
   return declarations.problems.length > 0 ? 1 : 0;
 }

@@ -1,5 +1,7 @@
 import { resolveHome } from '../../lib/home.js';
 import { reportFailure, toolsRequest } from './tools-common.js';
+import { jsonText } from '../json-text.js';
+import { visible, visibleBlock } from '../terminal-text.js';
 
 interface Event {
   seq: number;
@@ -21,17 +23,18 @@ export async function main(opts: Record<string, unknown>, _args: string[]): Prom
   const q = new URLSearchParams();
   if (opts.limit !== undefined) q.set('limit', String(opts.limit));
   const res = await toolsRequest(resolveHome(), 'GET', `/api/v1/tools/log${q.size > 0 ? `?${q}` : ''}`);
-  if (!res) return 3;
+  if (typeof res === 'number') return res;
   if (res.json?.ok !== true) return reportFailure(res.json);
   const { events, pending } = res.json.data as { events: Event[]; pending: { askId: string; agent: string; tool: string; question: string }[] };
   if (opts.json === true) {
-    process.stdout.write(`${JSON.stringify(res.json.data)}\n`);
+    process.stdout.write(`${jsonText(res.json)}\n`);
     return 0;
   }
   for (const e of events) {
     const kind = e.type === 'tool.shown' ? 'shown' : e.type === 'tool.asked' ? `asked ${e.askId}` : `answered ${e.askId}`;
-    process.stdout.write(`${e.at} ${e.agent} ${e.tool} ${kind}:\n${e.text.replace(/^/gm, '  ')}\n`);
+    // The text is a block of its own, indented under its header line; the other fields are one line each.
+    process.stdout.write(`${visible(e.at)} ${visible(e.agent)} ${visible(e.tool)} ${visible(kind)}:\n  ${visibleBlock(e.text, '  ')}\n`);
   }
-  for (const p of pending) process.stdout.write(`waiting ${p.askId} (${p.agent} ${p.tool}): ${p.question}\n`);
+  for (const p of pending) process.stdout.write(`waiting ${visible(p.askId)} (${visible(p.agent)} ${visible(p.tool)}): ${visible(p.question)}\n`);
   return 0;
 }

@@ -1,4 +1,6 @@
 import { main as execMain } from '../commands/exec.js';
+import { jsonText } from '../json-text.js';
+import { visible } from '../terminal-text.js';
 
 /*
  * The `agentteam exec` grammar is parsed here rather than by commander:
@@ -49,9 +51,9 @@ export function parseExecArgv(tokens: readonly string[]): ExecArgv {
 export async function runExec(tokens: readonly string[]): Promise<number> {
   const parsed = parseExecArgv(tokens);
   if (!parsed.ok) {
-    process.stderr.write(`agentteam exec: ${parsed.message}\nSee \`agentteam exec --help\`.\n`);
+    process.stderr.write(`agentteam exec: ${visible(parsed.message)}\nSee \`agentteam exec --help\`.\n`);
     // The same envelope as every other refusal, on stdout (written here: the error table is not loaded on this path).
-    process.stdout.write(`${JSON.stringify({ ok: false, error: { code: 'usage', message: parsed.message, hint: 'See `agentteam exec --help`.' } })}\n`);
+    process.stdout.write(`${jsonText({ ok: false, error: { code: 'usage', message: parsed.message, hint: 'See `agentteam exec --help`.' } })}\n`);
     return USAGE_EXIT;
   }
   return execMain(parsed.opts, parsed.args);

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import type { ErrorBody } from '../../catalog/envelope.js';
-import { ERROR_TABLE } from '../../catalog/errors.js';
 import { IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, bodySelector } from '../../catalog/selectors.js';
 import type { InputCheck } from '../../lib/input-validators.js';
 import { printData, printError, printMessage } from './output.js';
@@ -105,7 +104,7 @@ export async function call(domain: string, action: string, arg: string | undefin
   const creds = readCredentials(process.env);
   if (!creds.ok) {
     printMessage(creds.message);
-    return ERROR_TABLE.unavailable.exit;
+    return printError({ code: 'unavailable', message: creds.message });
   }
   const url = `${creds.baseUrl}/${domain}/${action}`;
   // node:net is loaded only here, so a local validation failure never pays for it.
@@ -115,15 +114,17 @@ export async function call(domain: string, action: string, arg: string | undefin
     const why = res.error.code === 'ECONNREFUSED' ? 'connection refused' : (res.error.code ?? res.error.message);
     // Once the request may have reached the daemon, the caller cannot know whether it took effect.
     const maybe = res.error.code === 'ECONNRESET' || res.error.code === 'ETIMEDOUT' ? '; the action may or may not have been applied' : '';
-    printMessage(`no daemon at ${new URL(url).origin} (${why})${maybe}`);
-    return ERROR_TABLE.unavailable.exit;
+    const message = `no daemon at ${new URL(url).origin} (${why})${maybe}`;
+    printMessage(message);
+    return printError({ code: 'unavailable', message });
   }
   // Only the closed envelope contract is printed (cli/exec/reproject.ts).
   const { reproject } = await import('./reproject.js');
   const printed = await reproject(domain, action, input.value, res.body);
   if (printed === undefined) {
-    printMessage(`the daemon answered HTTP ${res.status} without a JSON envelope`);
-    return 1;
+    const message = `the daemon answered HTTP ${res.status} without a JSON envelope`;
+    printMessage(message);
+    return printError({ code: 'upstream_error', message });
   }
   printData(printed.text);
   return printed.status;

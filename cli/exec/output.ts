@@ -2,6 +2,8 @@ import { writeSync } from 'node:fs';
 import type { ErrorBody } from '../../catalog/envelope.js';
 import { ERROR_TABLE } from '../../catalog/errors.js';
 import { boundErrorBody } from '../../catalog/error-limits.js';
+import { escapeJsonText } from '../json-text.js';
+import { visibleBlock } from '../terminal-text.js';
 
 /**
  * Writes straight to the file descriptor. Touching process.stdout on a pipe
@@ -26,14 +28,14 @@ export function writeOut(fd: 1 | 2, text: string): void {
   }
 }
 
-/** Data goes to stdout, one JSON document per line. */
+/** Data goes to stdout, one JSON document per line, inert on a terminal (cli/json-text.ts). */
 export function printData(text: string): void {
-  writeOut(1, text.endsWith('\n') ? text : `${text}\n`);
+  writeOut(1, `${escapeJsonText(text.endsWith('\n') ? text.slice(0, -1) : text)}\n`);
 }
 
 /** Messages for people go to stderr, prefixed with the command. */
 export function printMessage(message: string): void {
-  writeOut(2, `agentteam exec: ${message}\n`);
+  writeOut(2, `agentteam exec: ${visibleBlock(message, '')}\n`);
 }
 
 /** Prints a locally produced error envelope (within the envelope's size limits) and returns its exit status from the error table. */

@@ -37,9 +37,10 @@ export async function reproject(domain: string, action: string, input: unknown, 
   if (!isObj(value)) return undefined;
   if (value.ok === true) {
     if (!Object.hasOwn(value, 'data')) return undefined;
-    // The usual case: exactly {ok, data}, printed as sent.
+    // The usual case: exactly {ok, data} on one line, printed as sent (raw C0 is only whitespace
+    // between tokens there, which printData would escape into invalid JSON: written anew instead).
     const keys = Object.keys(value);
-    const text = keys.length === 2 ? body : JSON.stringify({ ok: true, data: value.data });
+    const text = keys.length === 2 && !/[\u0000-\u001f]/.test(body) ? body : JSON.stringify({ ok: true, data: value.data });
     if (Buffer.byteLength(text, 'utf8') <= RESULT_BUDGET_BYTES) return { text, status: 0 };
     const error = await overBudget(domain, action, input, value.data);
     return { text: JSON.stringify({ ok: false, error }), status: ERROR_TABLE[error.code].exit };

@@ -20,6 +20,7 @@ export function renderToolGuidance(runtime: RuntimeKind, inventory: readonly Mcp
     '',
     'Message tools need the exact target of the conversation you answer; nothing is filled in for you.',
     'A failed call returns isError with an error envelope; follow error.hint.',
+    'These are MCP tools, not `agentteam exec` actions; the MCP endpoint is in AGENTTEAM_MCP_URL.',
     '',
   ];
   if (runtime === 'generic') {

@@ -4,6 +4,7 @@ import { errorEnvelopeSchema } from '../../catalog/envelope.js';
 import { helpIndexOf, renderActionHelp, renderDomainHelp, renderExecIndex } from '../../catalog/help.js';
 import { standaloneSchema } from '../../catalog/schemas.js';
 import { readCommandSpecs } from '../../catalog/operator-reads.js';
+import { MCP_TOOLS } from '../../catalog/mcp-tools.js';
 import { openApiDocument } from './openapi.js';
 import { renderLimits } from './limits.js';
 import { validatorModules } from './validators.js';
@@ -61,6 +62,8 @@ export function buildArtifacts(catalog: Catalog): Artifact[] {
     { path: 'dist/generated/receipt-policies.json', content: `${JSON.stringify(receiptPolicies(catalog))}\n`, committed: false },
     // The operator's read commands (`agentteam task list`, ...), built by cli/program.ts without loading the catalog.
     { path: 'dist/generated/operator-reads.json', content: `${JSON.stringify(readCommandSpecs(catalog))}\n`, committed: false },
+    // The built-in MCP tools' names, so `agentteam exec message send` can say where message_send really is.
+    { path: 'dist/generated/mcp-tool-names.json', content: `${JSON.stringify(MCP_TOOLS.map((t) => t.name))}\n`, committed: false },
   ];
   // Help pages pre-rendered: printing one is a file read, no module to load.
   const index = helpIndexOf(catalog);

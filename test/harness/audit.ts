@@ -110,7 +110,7 @@ export async function startAudited(t: TestContext, opts: AuditedOptions = {}): P
     async audit(args) {
       const r = await cli(home, ['audit', '--json', ...args]);
       assert.equal(r.code, 0, r.stderr);
-      return JSON.parse(r.stdout);
+      return JSON.parse(r.stdout).data;
     },
   };
 }
