@@ -42,14 +42,14 @@ export const CURSOR_MAX_CHARS = 2048;
  * The most one code point can cost as JSON: a C0 control character is
  * written `\u0001` (6 bytes); a quote or backslash costs 2, an emoji 4.
  */
-export const MAX_JSON_BYTES_PER_CHAR = 6;
+const MAX_JSON_BYTES_PER_CHAR = 6;
 
 /**
  * The code points that can never exceed a byte budget, whatever they are:
  * the `maxLength` a schema publishes for free text, so that every string it
  * admits is accepted (specs/limits.md, "Published bounds").
  */
-export function safeChars(bytes: number): number {
+function safeChars(bytes: number): number {
   return Math.floor(bytes / MAX_JSON_BYTES_PER_CHAR);
 }
 
@@ -67,8 +67,12 @@ export const LIMITS = {
   projectName: written(1024),
   projectDescription: written(40960),
   reviewBody: written(40960),
-  /** 12 KiB: what a message page of one can afford beside the rest of the message, three times over in an MCP result. */
-  messageContent: written(12288),
+  /**
+   * What a message page of one can afford beside the rest of the message,
+   * three times over in an MCP result, leaving the budget's 15% headroom:
+   * 1800 code points.
+   */
+  messageContent: written(10800),
   emoji: written(64),
   /** Distinct emoji on one message. */
   reactionEmoji: 8,
