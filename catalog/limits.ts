@@ -47,7 +47,7 @@ const MAX_JSON_BYTES_PER_CHAR = 6;
 /**
  * The code points that can never exceed a byte budget, whatever they are:
  * the `maxLength` a schema publishes for free text, so that every string it
- * admits is accepted (specs/limits.md, "Published bounds").
+ * admits is accepted (specs/catalog.md, "Published bounds").
  */
 function safeChars(bytes: number): number {
   return Math.floor(bytes / MAX_JSON_BYTES_PER_CHAR);
@@ -56,7 +56,7 @@ function safeChars(bytes: number): number {
 /**
  * Text a caller writes and the daemon stores and shows back: the byte
  * budget is what a result can afford, and `chars` is derived from it
- * (specs/limits.md, "Published bounds").
+ * (specs/catalog.md, "Published bounds").
  */
 const written = (bytes: number) => ({ chars: safeChars(bytes), bytes }) as const;
 
