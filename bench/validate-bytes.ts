@@ -5,7 +5,7 @@
  * configuration, in the same run. Ratios per input shape.
  */
 import { defaultCatalog } from '../catalog/catalog.js';
-import { JSON_BYTES_KEYWORD } from '../catalog/limits.js';
+import { JSON_BYTES_KEYWORD, LIMITS } from '../catalog/limits.js';
 import { createValidator } from '../lib/validator.js';
 import { median, type BenchResult } from './result.js';
 
@@ -31,11 +31,13 @@ export async function run(): Promise<BenchResult[]> {
   const schema = defaultCatalog().get('task', 'create')!.descriptor.input;
   const withBytes = createValidator().compile(schema as object);
   const without = createValidator().compile(strip(schema) as object);
+  const max = LIMITS.taskDescription.chars;
   const inputs: [string, Record<string, unknown>][] = [
     ['short task', { title: 'Write the release notes', description: 'Two paragraphs.' }],
-    ['20 000 ASCII characters', { title: 't', description: 'a'.repeat(20_000) }],
-    ['10 000 emoji', { title: 't', description: '\u{1F600}'.repeat(10_000) }],
-    ['20 000 characters with newlines and quotes', { title: 't', description: 'a "line"\n'.repeat(2_000) }],
+    // The longest description the schema publishes (LIMITS.taskDescription.chars code points), in three kinds of text.
+    [`${max} ASCII characters`, { title: 't', description: 'a'.repeat(max) }],
+    [`${max} emoji`, { title: 't', description: '\u{1F600}'.repeat(max) }],
+    [`${max - (max % 9)} characters with newlines and quotes`, { title: 't', description: 'a "line"\n'.repeat(Math.floor(max / 9)) }],
   ];
   const rows: BenchResult[] = [];
   for (const [label, input] of inputs) {

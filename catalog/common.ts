@@ -1,4 +1,4 @@
-import { CURSOR_MAX_CHARS } from './limits.js';
+import { CURSOR_MAX_CHARS, LIMITS, lookupText, textLimit } from './limits.js';
 import { SELECTOR_MAX_BYTES, SELECTOR_PATTERN } from './selectors.js';
 import { RUNTIME_KINDS } from './runtimes.js';
 
@@ -35,8 +35,18 @@ export const idempotencySelectorProps = {
 
 export const pageInputProps = {
   limit: { type: 'integer', minimum: 1, maximum: 100, default: 20, description: 'Items per page (default 20, max 100).' },
-  cursor: { type: 'string', minLength: 1, maxLength: CURSOR_MAX_CHARS, 'x-maxJsonBytes': CURSOR_MAX_CHARS, description: 'Opaque nextCursor from the previous page.' },
+  // A cursor is only decoded, never stored: any string of CURSOR_MAX_CHARS passes the schema, and a forged one is the cursor decoder's refusal.
+  cursor: { type: 'string', minLength: 1, ...lookupText(CURSOR_MAX_CHARS), description: 'Opaque nextCursor from the previous page.' },
 } as const;
+
+/**
+ * Cron rules (croner: fields of digits, names, `* , - / ? L W #`, or an
+ * `@` nickname) and IANA zone names (`Europe/Berlin`, `Etc/GMT+5`) are
+ * ASCII; the patterns say so, which keeps every admitted rule within its
+ * byte limit at the full length.
+ */
+export const cronSchema = { type: 'string', minLength: 9, pattern: '^[-0-9A-Za-z*,/?#@ ]+$', ...textLimit(LIMITS.cron) } as const;
+export const timeZoneSchema = { type: 'string', minLength: 1, pattern: '^[-0-9A-Za-z_+/]+$', ...textLimit(LIMITS.timeZone) } as const;
 
 export const pageOutputProps = {
   hasMore: { type: 'boolean' },

@@ -38,15 +38,42 @@ export const INVENTORY_BUDGET_BYTES = 128 * 1024;
  */
 export const CURSOR_MAX_CHARS = 2048;
 
+/**
+ * The most one code point can cost as JSON: a C0 control character is
+ * written `\u0001` (6 bytes); a quote or backslash costs 2, an emoji 4.
+ */
+const MAX_JSON_BYTES_PER_CHAR = 6;
+
+/**
+ * The code points that can never exceed a byte budget, whatever they are:
+ * the `maxLength` a schema publishes for free text, so that every string it
+ * admits is accepted (specs/catalog.md, "Published bounds").
+ */
+function safeChars(bytes: number): number {
+  return Math.floor(bytes / MAX_JSON_BYTES_PER_CHAR);
+}
+
+/**
+ * Text a caller writes and the daemon stores and shows back: the byte
+ * budget is what a result can afford, and `chars` is derived from it
+ * (specs/catalog.md, "Published bounds").
+ */
+const written = (bytes: number) => ({ chars: safeChars(bytes), bytes }) as const;
+
 export const LIMITS = {
-  taskTitle: { chars: 500, bytes: 2048 },
-  taskDescription: { chars: 20000, bytes: 40960 },
-  handle: { chars: 128, bytes: 512 },
-  projectName: { chars: 200, bytes: 1024 },
-  projectDescription: { chars: 20000, bytes: 40960 },
-  reviewBody: { chars: 20000, bytes: 40960 },
-  messageContent: { chars: 10000, bytes: 10240 },
-  emoji: { chars: 32, bytes: 64 },
+  taskTitle: written(2048),
+  taskDescription: written(40960),
+  handle: written(512),
+  projectName: written(1024),
+  projectDescription: written(40960),
+  reviewBody: written(40960),
+  /**
+   * What a message page of one can afford beside the rest of the message,
+   * three times over in an MCP result, leaving the budget's 15% headroom:
+   * 1800 code points.
+   */
+  messageContent: written(10800),
+  emoji: written(64),
   /** Distinct emoji on one message. */
   reactionEmoji: 8,
   /** Reactors of one emoji on one message. */
@@ -59,31 +86,35 @@ export const LIMITS = {
   reactionEmojiPerReactor: 3,
   /** Agent ids (profile), which become message and review authors. */
   agentId: { chars: ENTITY_ID_MAX, bytes: ENTITY_ID_MAX },
-  query: { chars: 200, bytes: 1024 },
+  query: written(1024),
   /** Profile-owned strings shown by team and agent reads. */
   profileName: { chars: 128, bytes: 256 },
   profileUrl: { chars: 512, bytes: 2048 },
   teamMembers: 100,
   agentHeaders: 32,
   agentTeams: 64,
-  /** Cron rules (5 or 6 fields) and IANA time zone names, as schedules and triggers store them. */
+  /**
+   * Cron rules (5 or 6 fields) and IANA time zone names, as schedules and
+   * triggers store them. ASCII by their patterns (catalog/common.ts), so a
+   * code point costs at most one byte and both figures agree.
+   */
   cron: { chars: 120, bytes: 120 },
   timeZone: { chars: 64, bytes: 64 },
   /** The profile revision a caller read and passes back as expectedRevision. */
   profileRevision: { chars: 64, bytes: 64 },
   /** A delivery failure of a scheduled message, as the daemon records it. */
   runError: { chars: 500, bytes: 1024 },
-  approvalTitle: { chars: 200, bytes: 1024 },
-  approvalDetail: { chars: 10000, bytes: 20480 },
+  approvalTitle: written(1024),
+  approvalDetail: written(20480),
   /** The note a person writes with a decision, and a step's completion/failure note. */
-  decisionNote: { chars: 2000, bytes: 4096 },
-  planName: { chars: 200, bytes: 1024 },
-  planDescription: { chars: 2000, bytes: 4096 },
-  stepName: { chars: 100, bytes: 256 },
-  stepDescription: { chars: 300, bytes: 600 },
+  decisionNote: written(4096),
+  planName: written(1024),
+  planDescription: written(4096),
+  stepName: written(256),
+  stepDescription: written(600),
   /** Steps of one plan version, and so of one run. */
   planSteps: 30,
-  stepNote: { chars: 500, bytes: 1024 },
+  stepNote: written(1024),
   /** Problems one workflow validation reports (the rest are counted, not listed). */
   validationProblems: 20,
   validationPath: { chars: 64, bytes: 64 },
@@ -105,6 +136,25 @@ export const LIMITS = {
 /** A string schema fragment with both limits. */
 export function textLimit(l: { chars: number; bytes: number }) {
   return { maxLength: l.chars, [JSON_BYTES_KEYWORD]: l.bytes } as { maxLength: number; 'x-maxJsonBytes': number };
+}
+
+/**
+ * The input fragment of free text whose limit other sources share (profile
+ * names and URLs, which profile.json may hold longer): the byte budget, and
+ * as `maxLength` only the code points that always fit it.
+ */
+export function inputText(l: { chars: number; bytes: number }) {
+  return textLimit({ chars: Math.min(l.chars, safeChars(l.bytes)), bytes: l.bytes });
+}
+
+/**
+ * The input fragment of a string that is only compared or looked up, never
+ * stored or shown back (cursors, search queries, lookup keys): `maxLength`
+ * is the whole rule, and the byte limit is whatever those code points can
+ * cost, so it never refuses what `maxLength` admits.
+ */
+export function lookupText(chars: number) {
+  return textLimit({ chars, bytes: chars * MAX_JSON_BYTES_PER_CHAR });
 }
 
 /** UTF-8 bytes of a string as JSON writes it, without the quotes. */

@@ -1,4 +1,4 @@
-import { LIMITS, textLimit } from './limits.js';
+import { LIMITS, lookupText, textLimit } from './limits.js';
 import { defineTool, type ToolInputOf, type ToolOutputOf } from './mcp-tool-descriptor.js';
 
 /**
@@ -20,6 +20,9 @@ export const RETRIEVAL_LIMITS = {
 } as const;
 
 const cursorSchema = { type: 'string', minLength: 1, maxLength: 512, 'x-maxJsonBytes': 512 } as const;
+/** Cursors, queries and doc ids are only decoded, searched for or looked up, never stored: maxLength is their whole rule. */
+const cursorInput = { type: 'string', minLength: 1, ...lookupText(512) } as const;
+const docIdInput = { type: 'string', minLength: 1, ...lookupText(LIMITS.docPath.chars) } as const;
 const docPathSchema = { type: 'string', minLength: 1, ...textLimit(LIMITS.docPath) } as const;
 const titleSchema = { type: 'string', ...textLimit(LIMITS.docTitle) } as const;
 /** Snippets are cut by their JSON spelling, so the byte figure is also the character bound. */
@@ -29,12 +32,11 @@ const queryInput = {
   query: {
     type: 'string',
     minLength: 1,
-    maxLength: RETRIEVAL_LIMITS.queryChars,
-    'x-maxJsonBytes': RETRIEVAL_LIMITS.queryChars * 4,
+    ...lookupText(RETRIEVAL_LIMITS.queryChars),
     description: 'All words must occur; "quote" a phrase; a trailing * matches a prefix.',
   },
   limit: { type: 'integer', minimum: 1, maximum: RETRIEVAL_LIMITS.maxHits, default: RETRIEVAL_LIMITS.defaultHits, description: 'Hits per page (at most 50).' },
-  cursor: cursorSchema,
+  cursor: cursorInput,
 } as const;
 
 const pageOut = {
@@ -111,8 +113,8 @@ export const kbFetch = defineTool({
     additionalProperties: false,
     required: ['docId'],
     properties: {
-      docId: docPathSchema,
-      cursor: cursorSchema,
+      docId: docIdInput,
+      cursor: cursorInput,
     },
   },
   outputSchema: {

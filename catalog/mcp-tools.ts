@@ -1,6 +1,6 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { timestampSchema } from './common.js';
-import { LIMITS, textLimit } from './limits.js';
+import { LIMITS, lookupText, textLimit } from './limits.js';
 import { ENTITY_ID_BODY } from './ids.js';
 import { kbFetch, kbSearch, memorySearch } from './mcp-knowledge-tools.js';
 import { defineTool, type ToolInputOf } from './mcp-tool-descriptor.js';
@@ -35,7 +35,7 @@ const targetSchema = {
 
 const messageIdSchema = { type: 'string', pattern: MESSAGE_ID_PATTERN, maxLength: 44, 'x-maxJsonBytes': 44 } as const;
 const contentSchema = { type: 'string', minLength: 1, ...textLimit(LIMITS.messageContent) } as const;
-const emojiSchema = { type: 'string', pattern: '^\\S{1,32}$', ...textLimit(LIMITS.emoji), description: 'One emoji or :name:, no spaces.' } as const;
+const emojiSchema = { type: 'string', pattern: `^\\S{1,${LIMITS.emoji.chars}}$`, ...textLimit(LIMITS.emoji), description: 'One emoji or :name:, no spaces.' } as const;
 /** agent:<agent id> or human:<handle>; both are bounded like agent ids. */
 const authorSchema = { type: 'string', maxLength: 6 + LIMITS.agentId.chars, 'x-maxJsonBytes': 6 + LIMITS.agentId.bytes } as const;
 
@@ -104,7 +104,7 @@ const messageHistoryRead = defineTool({
     properties: {
       target: targetSchema,
       limit: { type: 'integer', minimum: 1, maximum: 50, default: 20, description: 'Page size (at most 50).' },
-      cursor: { type: 'string', minLength: 1, maxLength: 512, 'x-maxJsonBytes': 512 },
+      cursor: { type: 'string', minLength: 1, ...lookupText(512) },
     },
   },
   outputSchema: {

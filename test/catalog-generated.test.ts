@@ -3,6 +3,7 @@ import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defaultCatalog } from '../catalog/catalog.js';
+import { LIMITS } from '../catalog/limits.js';
 import { buildArtifacts, committedArtifacts } from '../scripts/gen/artifacts.js';
 import { createValidator } from '../lib/validator.js';
 import { detailsOf, loadInputValidator, toInputCheck } from '../lib/input-validators.js';
@@ -52,8 +53,8 @@ test('the generated validator and a freshly compiled ajv validator agree', async
 test('maxLength counts characters, not UTF-16 units (the inlined ucs2length helper works)', async () => {
   const check = await loadInputValidator('task', 'create');
   assert.ok(check);
-  assert.deepEqual(check({ title: '\u{1F600}'.repeat(500) }), { ok: true });
-  assert.equal(check({ title: '\u{1F600}'.repeat(501) }).ok, false);
+  assert.deepEqual(check({ title: '\u{1F600}'.repeat(LIMITS.taskTitle.chars) }), { ok: true });
+  assert.equal(check({ title: '\u{1F600}'.repeat(LIMITS.taskTitle.chars + 1) }).ok, false);
 });
 
 test('an unknown or malformed action name loads no validator', async () => {

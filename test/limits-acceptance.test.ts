@@ -230,7 +230,9 @@ describe('Schedules, approvals, workflows and agent admin at their limits', { co
       await pagedOneByOne(rt, 'approval', 'approvals', {}, approvals.map((x) => x.id).reverse());
 
       // The largest plan: every step at its limits; its run shows all steps with the longest notes.
-      const steps = Array.from({ length: LIMITS.planSteps }, (_, i) => ({ name: expensive(LIMITS.stepName, unit, `s${i}`), description: expensive(LIMITS.stepDescription, unit, `${i}`) }));
+      // A step name is trimmed, so one made of separators (white space to JavaScript) starts with a letter.
+      const stepName = { chars: LIMITS.stepName.chars - 1, bytes: LIMITS.stepName.bytes - 1 };
+      const steps = Array.from({ length: LIMITS.planSteps }, (_, i) => ({ name: `n${expensive(stepName, unit, `s${i}`)}`, description: expensive(LIMITS.stepDescription, unit, `${i}`) }));
       const planInput = { op: 'create', name: expensive(LIMITS.planName, unit, 'p'), description: expensive(LIMITS.planDescription, unit, 'p'), steps };
       const { plan } = ok(await call(rt, 'workflow', 'plan', planInput), 'workflow plan');
       assert.deepEqual([plan.name, plan.description], [planInput.name, planInput.description]);
@@ -255,9 +257,11 @@ describe('Schedules, approvals, workflows and agent admin at their limits', { co
       assert.ok(logs >= 2 * LIMITS.planSteps, `${logs} log entries`);
 
       // Agent admin at the profile limits.
-      const name = (s: string) => expensive(LIMITS.profileName, unit, s);
+      // Through Exec a profile name or URL takes only the code points that always fit its bytes (6 a control character); profile.json may hold longer ones.
+      const asInput = (l: { chars: number; bytes: number }) => ({ chars: Math.min(l.chars, Math.floor(l.bytes / 6)), bytes: l.bytes });
+      const name = (s: string) => expensive(asInput(LIMITS.profileName), unit, s);
       const id = 'n'.repeat(LIMITS.agentId.chars);
-      const baseUrl = `https://example.com/${'p'.repeat(LIMITS.profileUrl.chars - 'https://example.com/'.length)}`;
+      const baseUrl = `https://example.com/${'p'.repeat(asInput(LIMITS.profileUrl).chars - 'https://example.com/'.length)}`;
       const created = ok(await call(rt, 'agent', 'create', { id, displayName: name('d'), runtime: 'claude', model: name('m'), baseUrl, apiKeyEnv: 'K'.repeat(128) }), 'agent create');
       assert.equal(created.agent.displayName, name('d'));
       const updated = ok(await call(rt, 'agent', 'update', { id, displayName: name('e'), expectedRevision: created.revision }), 'agent update');

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import { Ajv } from 'ajv';
 import { MCP_TOOLS } from '../catalog/mcp-tools.js';
+import { LIMITS } from '../catalog/limits.js';
 import { RESULT_BUDGET_BYTES } from '../daemon/results/boundary.js';
 import { rpc } from './harness/http.js';
 import { startDaemon, startRuntime } from './harness/daemon.js';
@@ -33,8 +34,8 @@ test('MCP tools/call: the complete result as sent (text copy and structuredConte
     return { body: res.body, id, frame: JSON.parse(res.body) as Frame };
   };
 
-  // Quotes cost 2 bytes in the structured JSON and 4 in its text copy: 5 000 of them (10 000 bytes, within the content limit) per message.
-  const content = '"'.repeat(5_000);
+  // Quotes cost 2 bytes in the structured JSON and 4 in its text copy: as many as the content limit takes per message.
+  const content = '"'.repeat(LIMITS.messageContent.chars);
   for (let i = 0; i < 8; i++) {
     const sent = await callTool('message_send', { target: 'channel:q', content });
     assert.equal(sent.frame.result.isError, false, sent.frame.result.content[0]?.text);

@@ -5,6 +5,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MCP_TOOLS } from '../catalog/mcp-tools.js';
+import { LIMITS } from '../catalog/limits.js';
 import { openLease } from './harness/lease.js';
 import { rawRequest, rpc } from './harness/http.js';
 import { startDaemon, startRuntime, type Daemon } from './harness/daemon.js';
@@ -137,7 +138,8 @@ test('MCP route: real client, people and agents exchange messages, protocol edge
   });
 
   await t.test('a page over the 64 KiB result budget is refused with continuation advice, never cut', async () => {
-    const big = 'x'.repeat(10000);
+    // Control characters, 6 bytes each as JSON: eight of the longest messages are over the budget.
+    const big = '\u0001'.repeat(LIMITS.messageContent.chars);
     for (let i = 0; i < 8; i++) {
       const r = await client.callTool({ name: 'message_send', arguments: { target: 'channel:big', content: big } });
       assert.notEqual(r.isError, true, textOf(r));

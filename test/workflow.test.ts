@@ -130,16 +130,16 @@ test('idempotency follows the matrix: effect ops replay their first result, read
   assert.deepEqual([missing.json.error.code, missing.json.error.details[0].path], ['validation_failed', '/id']);
 });
 
-test('plan size limits: the largest plan the schema allows is created and shown; one step or byte more is refused with no trace', async (t) => {
+test('plan size limits: the largest plan the schema allows is created and shown; one step or code point more is refused with no trace', async (t) => {
   const p = await startInProc(t);
   const call = await p.runtime();
-  // Every string at its JSON-byte limit, written with 6-byte control characters and 4-byte emoji.
+  // Every string at its published limit, written with 6-byte control characters and 4-byte emoji.
   const fill = (l: { chars: number; bytes: number }, i: number) => `${i}`.padEnd(Math.min(l.chars, Math.floor(l.bytes / 6)), '\u0001');
   const steps = Array.from({ length: LIMITS.planSteps }, (_, i) => ({ name: fill(LIMITS.stepName, i), description: fill(LIMITS.stepDescription, i) }));
   const name = '\u{1F600}'.repeat(Math.floor(LIMITS.planName.bytes / 4) > LIMITS.planName.chars ? LIMITS.planName.chars : Math.floor(LIMITS.planName.bytes / 4));
-  // Exactly at both limits: 1952 quotes (2 bytes each as JSON) and 48 emoji (4 bytes) are 2000 code points, 4096 bytes.
-  const description = '"'.repeat(1952) + '\u{1F600}'.repeat(48);
-  assert.equal(jsonBytes(description), LIMITS.planDescription.bytes);
+  // At the published limit in the costliest characters: every code point a 6-byte control character, within the byte budget.
+  const description = '\u0001'.repeat(LIMITS.planDescription.chars);
+  assert.ok(jsonBytes(description) <= LIMITS.planDescription.bytes);
   const big = ok(await call('workflow', 'plan', { op: 'create', name, description, steps }));
   const id = big.plan.id;
   assert.equal(big.plan.description, description);
@@ -159,7 +159,7 @@ test('plan size limits: the largest plan the schema allows is created and shown;
     { op: 'create', name: 'x', steps: [...steps, { name: 'one more' }] },
     { op: 'create', name: 'x', steps: [{ name: 'a', description: `\u0001${fill(LIMITS.stepDescription, 0)}` }] },
     { op: 'create', name: `a${name}`, steps: [{ name: 'a' }] },
-    { op: 'create', name: 'x', description: description.replace('"', '\u0001'), steps: [{ name: 'a' }] }, // same length, 4 bytes over
+    { op: 'create', name: 'x', description: `a${description}`, steps: [{ name: 'a' }] }, // one code point over
   ]) {
     const r = await call('workflow', 'plan', bad);
     assert.equal(r.json.error?.code, 'validation_failed', JSON.stringify(bad).slice(0, 80));

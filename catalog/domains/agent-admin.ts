@@ -1,4 +1,4 @@
-import { LIMITS, textLimit } from '../limits.js';
+import { LIMITS, inputText, lookupText, textLimit } from '../limits.js';
 import { defineAction } from '../descriptor.js';
 import { idempotencySelectorProps, runtimeKindSchema } from '../common.js';
 import { agentSchema } from './agent.js';
@@ -10,19 +10,22 @@ const agentIdSchema = { type: 'string', pattern: AGENT_ID_PATTERN, ...textLimit(
 const revisionSchema = {
   type: 'string',
   minLength: 1,
-  ...textLimit(LIMITS.profileRevision),
+  ...lookupText(LIMITS.profileRevision.chars),
   description: 'The profile revision the caller read (profile get); the edit fails with revision_conflict if it changed.',
 } as const;
 const baseUrlSchema = {
   type: 'string',
   pattern: '^https?://[^/@?#\\s]+(/[^?#\\s]*)?$',
-  ...textLimit(LIMITS.profileUrl),
+  ...inputText(LIMITS.profileUrl),
   description: 'http(s) URL without credentials, query or fragment.',
 } as const;
 const envNameSchema = { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]{0,127}$', ...textLimit(LIMITS.profileName) } as const;
-/** Bounded like the profile file's own names (daemon/profile/parse.ts), which agent reads return. */
-const displayNameSchema = { type: 'string', minLength: 1, ...textLimit(LIMITS.profileName) } as const;
-const modelSchema = { type: 'string', minLength: 1, ...textLimit(LIMITS.profileName) } as const;
+/**
+ * Within the profile file's own byte limits (daemon/profile/parse.ts), which
+ * agent reads return; as code points, only as many as always fit them.
+ */
+const displayNameSchema = { type: 'string', minLength: 1, ...inputText(LIMITS.profileName) } as const;
+const modelSchema = { type: 'string', minLength: 1, ...inputText(LIMITS.profileName) } as const;
 
 const outRevision = { type: 'string', ...textLimit(LIMITS.profileRevision) } as const;
 

@@ -1,5 +1,5 @@
 import { defineAction } from '../descriptor.js';
-import { LIMITS, textLimit } from '../limits.js';
+import { LIMITS, lookupText, textLimit } from '../limits.js';
 import { pageInputProps, pageOutputProps, runtimeKindSchema } from '../common.js';
 
 /**
@@ -71,7 +71,8 @@ export const agentGet = defineAction({
     type: 'object',
     additionalProperties: false,
     required: ['id'],
-    properties: { id: agentIdSchema },
+    // Only looked up: every id of that length is a fair question (an unknown one is not_found).
+    properties: { id: { type: 'string', minLength: 1, ...lookupText(LIMITS.agentId.chars) } },
   },
   output: {
     type: 'object',

@@ -1,6 +1,6 @@
 import { LIMITS, textLimit } from '../limits.js';
 import { defineAction } from '../descriptor.js';
-import { idSchema, idempotencySelectorProps, pageInputProps, pageOutputProps, timestampSchema, rowRevisionSchema } from '../common.js';
+import { cronSchema, idSchema, idempotencySelectorProps, timeZoneSchema, pageInputProps, pageOutputProps, timestampSchema, rowRevisionSchema } from '../common.js';
 import { TARGET_PATTERN } from '../mcp-tools.js';
 
 /** RFC 3339 with an explicit offset or Z; the store also checks that it names a real instant. */
@@ -70,8 +70,8 @@ export const scheduledMessageCreate = defineAction({
       target: targetSchema,
       content: { type: 'string', minLength: 1, ...textLimit(LIMITS.messageContent), description: 'Delivered as a message, so bounded like message_send content.' },
       at: { type: 'string', pattern: RFC3339_PATTERN, maxLength: 40, 'x-maxJsonBytes': 40 },
-      cron: { type: 'string', minLength: 9, ...textLimit(LIMITS.cron) },
-      timeZone: { type: 'string', minLength: 1, ...textLimit(LIMITS.timeZone) },
+      cron: cronSchema,
+      timeZone: timeZoneSchema,
       ...idempotencySelectorProps,
     },
   },

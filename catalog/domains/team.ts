@@ -1,5 +1,5 @@
 import { defineAction } from '../descriptor.js';
-import { LIMITS, textLimit } from '../limits.js';
+import { LIMITS, lookupText, textLimit } from '../limits.js';
 import { pageInputProps, pageOutputProps } from '../common.js';
 
 /** Team ids, handles and names come from the profile, which enforces the same limits. */
@@ -63,7 +63,8 @@ export const teamGet = defineAction({
     type: 'object',
     additionalProperties: false,
     required: ['teamId'],
-    properties: { teamId: nameSchema },
+    // Only looked up: every name of that length is a fair question (an unknown one is not_found).
+    properties: { teamId: { type: 'string', minLength: 1, ...lookupText(LIMITS.profileName.chars) } },
   },
   output: {
     type: 'object',

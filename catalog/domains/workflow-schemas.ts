@@ -15,8 +15,6 @@ export const stepDefsSchema = { type: 'array', items: stepDefSchema, minItems: 1
 
 export const planNameSchema = { type: 'string', minLength: 1, ...textLimit(LIMITS.planName) } as const;
 export const planDescriptionSchema = { type: 'string', ...textLimit(LIMITS.planDescription) } as const;
-export const cronSchema = { type: 'string', minLength: 9, ...textLimit(LIMITS.cron) } as const;
-export const timeZoneSchema = { type: 'string', minLength: 1, ...textLimit(LIMITS.timeZone) } as const;
 export const stepNoteSchema = { type: 'string', ...textLimit(LIMITS.stepNote) } as const;
 const timeOrNull = { type: ['string', 'null'], maxLength: 40, 'x-maxJsonBytes': 40 } as const;
 const idOrNull = { type: ['string', 'null'], maxLength: 64, 'x-maxJsonBytes': 64 } as const;

@@ -1,9 +1,9 @@
 import { defineAction } from '../descriptor.js';
 import { LIMITS } from '../limits.js';
 import { workflowOps } from '../workflow-ops.js';
-import { idSchema, idempotencySelectorProps, pageInputProps, pageOutputProps } from '../common.js';
+import { cronSchema, idSchema, idempotencySelectorProps, pageInputProps, pageOutputProps, timeZoneSchema } from '../common.js';
 import {
-  cronSchema, logSchema, planDescriptionSchema, planNameSchema, planSchema, stepNoteSchema, timeZoneSchema, planVersionSchema, runSchema, stepDefsSchema, stepSchema, triggerKindSchema, triggerSchema,
+  logSchema, planDescriptionSchema, planNameSchema, planSchema, stepNoteSchema, planVersionSchema, runSchema, stepDefsSchema, stepSchema, triggerKindSchema, triggerSchema,
   validationSchema, wfTargetSchema,
 } from './workflow-schemas.js';
 
