@@ -14,7 +14,7 @@ import { pinCatalog } from './auth/pinned-catalog.js';
 import { DEFAULT_TTL_MS } from './auth/limits.js';
 import type { DirRemover } from './auth/private-dir.js';
 import { acquireSingleton } from './lifecycle/singleton.js';
-import { ensureOperatorToken, readLastPort, removeDaemonInfo, sweepRuntimeDir, writeDaemonInfo, writeLastPort } from './lifecycle/home-files.js';
+import { ensureHomeFolders, ensureOperatorToken, readLastPort, removeDaemonInfo, sweepRuntimeDir, writeDaemonInfo, writeLastPort } from './lifecycle/home-files.js';
 import { createDiag, type Diag } from './lifecycle/diag.js';
 import { LogTap } from './lifecycle/log-tap.js';
 import { parseListen } from './lifecycle/listen.js';
@@ -109,6 +109,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const operatorToken = ensureOperatorToken(home);
     const swept = sweepRuntimeDir(paths.runtimeDir);
     if (swept > 0) diag('swept_stale_credentials', { count: swept });
+    for (const path of ensureHomeFolders(home)) diag('home_folder_is_link', { path });
     // One key signs runtime and token-analysis credentials; their scopes keep them apart.
     const key = opts.key ?? createSecretKey(randomBytes(32));
     let lastStreamShedLog = 0;
