@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { RETENTION_COUNTS, RETENTION_DELETE, RETENTION_EDGE, retentionPlan, type RetentionGroup } from './audit-retention.js';
 
 /**
  * The audit table's statements that both sides of the embedded store's
@@ -14,15 +15,16 @@ const WIDTH = 17;
 /** One row's INSERT (the writer thread's) or `n` rows' in one statement (PostgreSQL's, where each statement is a round trip). */
 export const auditInsertSql = (n: number) => `INSERT INTO audit (${AUDIT_COLUMNS}) VALUES ${Array.from({ length: n }, () => `(${new Array(WIDTH).fill('?').join(', ')})`).join(', ')}`;
 
-/** Retention: rows older than a time, then every row past the newest `maxRows` (the seq of the first to go, found by OFFSET). */
+/** Retention: rows older than a time, then the count rule of audit-retention.ts (fair shares per agent and kind of call). */
 export const TRIM_OLDER = 'DELETE FROM audit WHERE at < ?';
-export const TRIM_EDGE = 'SELECT seq FROM audit ORDER BY seq DESC LIMIT 1 OFFSET ?';
-export const TRIM_UP_TO = 'DELETE FROM audit WHERE seq <= ?';
 
 /** Retention on a connection of the writer thread (synchronous); returns how many rows went. */
 export function trimAudit(db: Database.Database, maxRows: number, oldest: number): number {
   let removed = db.prepare(TRIM_OLDER).run(oldest).changes;
-  const edge = db.prepare(TRIM_EDGE).get(maxRows) as { seq: number } | undefined;
-  if (edge) removed += db.prepare(TRIM_UP_TO).run(edge.seq).changes;
+  const plan = retentionPlan(db.prepare(RETENTION_COUNTS).all() as RetentionGroup[], maxRows);
+  for (const { group: g, keep } of plan) {
+    const edge = db.prepare(RETENTION_EDGE).get(g.s, g.a, g.g, keep) as { seq: number } | undefined;
+    if (edge) removed += db.prepare(RETENTION_DELETE).run(g.s, g.a, g.g, edge.seq).changes;
+  }
   return removed;
 }
