@@ -29,6 +29,7 @@ import { refuseHomeLinks } from './lifecycle/no-follow.js';
 import { daemonSecrets, fixedSource, tokenSource } from './results/sources.js';
 import { routeTable, type RouteEntry } from './results/route-table.js';
 import { observeDaemon, type DaemonGauges } from './telemetry/instruments.js';
+import { screenTraceState } from './telemetry/tracing.js';
 
 interface DaemonOptions {
   readonly home: string;
@@ -91,6 +92,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
   const logs = new LogTap();
   // The values the result gate masks, known before the first log line: the log's writer masks with them too.
   const secrets = daemonSecrets();
+  // A caller's tracestate holding one of these values is not continued (spans, upstreams).
+  screenTraceState((text) => secrets.matcher().test(text));
   const diag = createDiag(clock, secrets, (line) => {
     logs.push(line);
     sink(line);
