@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { RETENTION_COUNTS, RETENTION_DELETE, RETENTION_EDGE, retentionPlan, type RetentionGroup } from './audit-retention.js';
+import { RETENTION_COUNTS, retentionDeletes, retentionPlan, retentionSelects, type RetentionGroup } from './audit-retention.js';
 
 /**
  * The audit table's statements that both sides of the embedded store's
@@ -22,9 +22,9 @@ export const TRIM_OLDER = 'DELETE FROM audit WHERE at < ?';
 export function trimAudit(db: Database.Database, maxRows: number, oldest: number): number {
   let removed = db.prepare(TRIM_OLDER).run(oldest).changes;
   const plan = retentionPlan(db.prepare(RETENTION_COUNTS).all() as RetentionGroup[], maxRows);
-  for (const { group: g, keep } of plan) {
-    const edge = db.prepare(RETENTION_EDGE).get(g.s, g.a, g.g, keep) as { seq: number } | undefined;
-    if (edge) removed += db.prepare(RETENTION_DELETE).run(g.s, g.a, g.g, edge.seq).changes;
+  for (const select of retentionSelects(plan)) {
+    const seqs = (db.prepare(select.sql).all(...select.args) as { seq: number }[]).map((r) => r.seq);
+    for (const { sql, args } of retentionDeletes(seqs)) removed += db.prepare(sql).run(...args).changes;
   }
   return removed;
 }

@@ -4,7 +4,7 @@ import { isoTime } from './ids.js';
 import type { Migration } from './migrations.js';
 import type { SqlStore, SqlValue } from './sql.js';
 import { AUDIT_COLUMNS, auditInsertSql, TRIM_OLDER } from './audit-sql.js';
-import { RETENTION_COUNTS, RETENTION_DELETE, RETENTION_EDGE, retentionPlan, type RetentionGroup } from './audit-retention.js';
+import { RETENTION_COUNTS, retentionDeletes, retentionPlan, retentionSelects, type RetentionGroup } from './audit-retention.js';
 
 /**
  * The audit trail's table: one row per agent call, appended in batches by
@@ -209,9 +209,9 @@ export class AuditStore {
     if (this.writer) return this.writer.trim(maxRows, oldest);
     let removed = (await this.sql.run(TRIM_OLDER, [oldest])).changes;
     const plan = retentionPlan(await this.sql.all<RetentionGroup>(RETENTION_COUNTS, []), maxRows);
-    for (const { group: g, keep } of plan) {
-      const edge = await this.sql.get<{ seq: number }>(RETENTION_EDGE, [g.s, g.a, g.g, keep]);
-      if (edge) removed += (await this.sql.run(RETENTION_DELETE, [g.s, g.a, g.g, edge.seq])).changes;
+    for (const select of retentionSelects(plan)) {
+      const seqs = (await this.sql.all<{ seq: number }>(select.sql, select.args)).map((r) => r.seq);
+      for (const { sql, args } of retentionDeletes(seqs)) removed += (await this.sql.run(sql, args)).changes;
     }
     return removed;
   }
