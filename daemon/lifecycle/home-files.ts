@@ -98,8 +98,10 @@ export function writeLastPort(home: string, host: string, port: number): void {
  * agent, which the agent makes inside), `kb/` and `tools/`, each 0700. Only
  * a missing name is made, with a plain mkdir, which never follows a link:
  * an existing folder keeps its mode, and a link (planted, or the operator's
- * own) is left as it is; the indexes never follow it, and returned names say
- * which were links so the start-up log can tell.
+ * own) is left as it is and nothing is made or chmodded through it (the
+ * memory and kb indexes never follow it; declarations are read through a
+ * linked tools/, the operator's choice like a linked profile.json). The
+ * names that were links are returned so the start-up log can tell.
  */
 export function ensureHomeFolders(home: string): string[] {
   const p = homePaths(home);
@@ -109,7 +111,7 @@ export function ensureHomeFolders(home: string): string[] {
       fs.mkdirSync(dir, { mode: 0o700 });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      if (fs.lstatSync(dir).isSymbolicLink()) links.push(dir);
+      if (fs.lstatSync(dir, { throwIfNoEntry: false })?.isSymbolicLink()) links.push(dir);
     }
   }
   return links;
