@@ -4,6 +4,7 @@ import type { Authorization } from './auth/authorization.js';
 import type { LaunchHook } from './operator/runtimes.js';
 import type { Diag } from './lifecycle/diag.js';
 import { prepareRuntimeDriver } from './drivers/index.js';
+import { memoryFolder } from './knowledge/memory.js';
 import { selectAgentteamBinary } from './drivers/binary.js';
 import { openServices, type Services } from './services.js';
 import type { IdempotencyLimits } from './store/idempotency.js';
@@ -127,7 +128,8 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
     opts.diag('tools_reloaded', { trigger: 'watch', loaded: loaded.length, problems: problems.length });
   }, (message) => opts.diag('tools_watch', { message }));
   const launchHook: LaunchHook = (auth, runtime, mcpUrl, env, runtimeVersion) => {
-    const launch = prepareRuntimeDriver({ runtime, mcpUrl, tokenFile: auth.tokenFile, privateDir: auth.dir, env, runtimeVersion, agentteam });
+    const memoryDir = memoryFolder(opts.home, auth.principal.agentId);
+    const launch = prepareRuntimeDriver({ runtime, mcpUrl, tokenFile: auth.tokenFile, privateDir: auth.dir, env, runtimeVersion, agentteam, memoryDir });
     return {
       env: launch.env, args: launch.args,
       ...(launch.argsFor ? { argsFor: launch.argsFor } : {}), ...(launch.shimDir ? { shimDir: launch.shimDir } : {}),

@@ -14,7 +14,7 @@ import { pinCatalog } from './auth/pinned-catalog.js';
 import { DEFAULT_TTL_MS } from './auth/limits.js';
 import type { DirRemover } from './auth/private-dir.js';
 import { acquireSingleton } from './lifecycle/singleton.js';
-import { ensureOperatorToken, readLastPort, removeDaemonInfo, sweepRuntimeDir, writeDaemonInfo, writeLastPort } from './lifecycle/home-files.js';
+import { ensureHomeFolders, ensureOperatorToken, readLastPort, removeDaemonInfo, sweepRuntimeDir, writeDaemonInfo, writeLastPort } from './lifecycle/home-files.js';
 import { createDiag, type Diag } from './lifecycle/diag.js';
 import { LogTap } from './lifecycle/log-tap.js';
 import { parseListen } from './lifecycle/listen.js';
@@ -29,6 +29,7 @@ import { refuseHomeLinks } from './lifecycle/no-follow.js';
 import { daemonSecrets, fixedSource, tokenSource } from './results/sources.js';
 import { routeTable, type RouteEntry } from './results/route-table.js';
 import { observeDaemon, type DaemonGauges } from './telemetry/instruments.js';
+import { screenTraceState } from './telemetry/tracing.js';
 
 interface DaemonOptions {
   readonly home: string;
@@ -91,6 +92,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
   const logs = new LogTap();
   // The values the result gate masks, known before the first log line: the log's writer masks with them too.
   const secrets = daemonSecrets();
+  // A caller's tracestate holding one of these values is not continued (spans, upstreams).
+  screenTraceState((text) => secrets.matcher().test(text));
   const diag = createDiag(clock, secrets, (line) => {
     logs.push(line);
     sink(line);
@@ -109,6 +112,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const operatorToken = ensureOperatorToken(home);
     const swept = sweepRuntimeDir(paths.runtimeDir);
     if (swept > 0) diag('swept_stale_credentials', { count: swept });
+    for (const path of ensureHomeFolders(home)) diag('home_folder_is_link', { path });
     // One key signs runtime and token-analysis credentials; their scopes keep them apart.
     const key = opts.key ?? createSecretKey(randomBytes(32));
     let lastStreamShedLog = 0;

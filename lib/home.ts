@@ -93,4 +93,6 @@ export const homePaths = (home: string) => ({
   log: join(home, 'daemon.log'),
   spill: join(home, 'spill'),
   tools: join(home, 'tools'),
+  memory: join(home, 'memory'),
+  kb: join(home, 'kb'),
 });

@@ -1,4 +1,4 @@
-import { accessSync, constants, readdirSync, readFileSync, statSync } from 'node:fs';
+import { accessSync, closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, statSync, type Stats } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { checkDeclaration, lineColumn, type Declaration } from '../catalog/tool-declaration.js';
 
@@ -71,8 +71,9 @@ export function readDeclarationFiles(dir: string, problems: DeclarationIssue[]):
 export function checkDeclarationFile(file: string): { ok: true; file: string; decl: Declaration } | { ok: false; problems: DeclarationIssue[] } {
   let text: string;
   try {
-    if (statSync(file).size > MAX_DECLARATION_BYTES) return { ok: false, problems: [{ file, message: `larger than ${MAX_DECLARATION_BYTES} bytes` }] };
-    text = readFileSync(file, 'utf8');
+    const read = readDeclarationText(file);
+    if (typeof read !== 'string') return { ok: false, problems: [{ file, message: read.refused }] };
+    text = read;
   } catch (err) {
     return { ok: false, problems: [{ file, message: `cannot read: ${(err as Error).message}` }] };
   }
@@ -87,4 +88,55 @@ export function checkDeclarationFile(file: string): { ok: true; file: string; de
   const checked = checkDeclaration(doc);
   if (!checked.ok) return { ok: false, problems: checked.problems.map((p) => ({ file, pointer: p.pointer, message: p.message })) };
   return { ok: true, file, decl: checked.decl };
+}
+
+/**
+ * How a declaration is opened. O_NOFOLLOW: a link (to /dev/zero, to a file
+ * elsewhere) is refused, not followed. O_NONBLOCK: a named pipe swapped in
+ * after the lstat opens at once instead of waiting for a writer (which froze
+ * the daemon's event loop); the fstat then refuses it.
+ */
+const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
+/** What an entry is, for a refusal that names it. */
+function kindOf(st: Stats): string {
+  if (st.isSymbolicLink()) return 'a symbolic link (links in the tools folder are never followed)';
+  if (st.isFIFO()) return 'not a regular file (a named pipe)';
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'not a regular file (a device)';
+  if (st.isSocket()) return 'not a regular file (a socket)';
+  if (st.isDirectory()) return 'not a regular file (a directory)';
+  return 'not a regular file';
+}
+
+/**
+ * The text of a declaration that is a regular file of at most
+ * MAX_DECLARATION_BYTES, or why it is refused. The entry is looked at with
+ * lstat before anything is opened (a device is never opened at all); what
+ * is then opened must be that very file (same device and inode), and at most
+ * one byte past the limit is ever read, so a file growing meanwhile is
+ * refused too, never read to its end.
+ */
+function readDeclarationText(file: string): string | { refused: string } {
+  const seen = lstatSync(file);
+  if (!seen.isFile()) return { refused: kindOf(seen) };
+  if (seen.size > MAX_DECLARATION_BYTES) return { refused: `larger than ${MAX_DECLARATION_BYTES} bytes` };
+  let fd: number;
+  try {
+    fd = openSync(file, OPEN_FLAGS);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ELOOP') return { refused: kindOf(lstatSync(file)) };
+    throw err;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) return { refused: kindOf(st) };
+    if (st.dev !== seen.dev || st.ino !== seen.ino) return { refused: 'replaced while it was being read; it is read again at the next change' };
+    const buf = Buffer.allocUnsafe(MAX_DECLARATION_BYTES + 1);
+    let off = 0;
+    for (let n = 1; n > 0 && off < buf.length; off += n) n = readSync(fd, buf, off, buf.length - off, off);
+    if (off > MAX_DECLARATION_BYTES) return { refused: `larger than ${MAX_DECLARATION_BYTES} bytes` };
+    return buf.subarray(0, off).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -20,8 +20,10 @@ const text = (r: any) => (r.content as { text: string }[]).map((c) => c.text).jo
 const WITHIN_MS = 2_000;
 
 test('tools/ is watched: new, changed, bad and removed declarations take effect within 2 s, with a change notice each time', async (t) => {
-  const h = await prepareHome(t); // no tools/ folder at start
+  const h = await prepareHome(t);
   const dir = join(h.home, 'tools');
+  // The daemon makes tools/ at start; the first step begins without it, as a first-time user who removed it would.
+  rmSync(dir, { recursive: true });
   const agent = await connectAgent(h as never, 'a1');
   t.after(() => agent.close());
   const tools = async () => new Map((await agent.client.listTools()).tools.map((x) => [x.name, x]));

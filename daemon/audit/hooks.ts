@@ -106,8 +106,8 @@ export async function auditExec(trail: AuditTrail | null, c: Context, run: (note
   const at = trail.now();
   const started = performance.now();
   const res = await run(note);
-  // Refused before its body was read: the size the request announced.
-  note.requestBytes ??= announced(c);
+  // Refused before its body was read: nothing was read. (The announced Content-Length is the caller's word, not a measure.)
+  note.requestBytes ??= 0;
   const outcome = note.outcome ?? (res.status === 200 ? 'ok' : res.status === 403 ? 'forbidden' : 'internal');
   const tool = `${c.req.param('domain') ?? ''}/${c.req.param('action') ?? ''}`;
   const thread = c.req.header(THREAD_HEADER);
@@ -118,7 +118,12 @@ export async function auditExec(trail: AuditTrail | null, c: Context, run: (note
   return res;
 }
 
-function announced(c: Context): number | undefined {
+/**
+ * An MCP call's body was read whole before the call is dispatched, and the
+ * HTTP parser reads exactly the Content-Length, so here (unlike a refused
+ * Exec call) it is the size read.
+ */
+function readLength(c: Context): number | undefined {
   const length = Number(c.req.header('content-length') ?? NaN);
   return Number.isSafeInteger(length) && length >= 0 ? length : undefined;
 }
@@ -134,7 +139,7 @@ export async function auditMcp<O extends McpOutcome>(
   const at = trail.now();
   const started = performance.now();
   const note: AuditNote = {};
-  note.requestBytes = announced(c) ?? Buffer.byteLength(JSON.stringify(params), 'utf8');
+  note.requestBytes = readLength(c) ?? Buffer.byteLength(JSON.stringify(params), 'utf8');
   if (trail.recorder.settings.recordPayloads) note.input = params.arguments ?? {};
   const ctx = context(note);
   const out = await run(ctx);

@@ -12,7 +12,7 @@ import { renderKnowledgeGuidance } from './guidance-knowledge.js';
  * is the catalog's mixed index (the same text as `agentteam exec --help`),
  * which points to the per-domain and per-action help instead of listing it.
  */
-export function renderToolGuidance(runtime: RuntimeKind, inventory: readonly McpToolDescriptor[], agentteamPath?: string): string {
+export function renderToolGuidance(runtime: RuntimeKind, inventory: readonly McpToolDescriptor[], agentteamPath?: string, memoryDir?: string): string {
   const lines = [
     '# AgentTeam tools',
     '',
@@ -38,7 +38,7 @@ export function renderToolGuidance(runtime: RuntimeKind, inventory: readonly Mcp
     '',
     'A delegated child thread may only use the read-only tools; it returns its result to its leader instead of sending.',
     '',
-    ...renderKnowledgeGuidance(runtime, inventory),
+    ...renderKnowledgeGuidance(runtime, inventory, memoryDir),
     '## Everything else: `agentteam exec`',
     '',
     'Tasks, projects, reviews, approvals, workflows, installed extensions and the rest are `agentteam exec` actions; run it with your shell tool:',

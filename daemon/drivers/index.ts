@@ -21,6 +21,8 @@ interface PrepareDriverOptions {
   runtimeVersion?: string | null;
   /** The canonical agentteam command (selectAgentteamBinary at daemon start). */
   agentteam: AgentteamBinary;
+  /** The agent's memory folder, absolute (the guidance names it). */
+  memoryDir?: string;
 }
 
 /**
@@ -33,7 +35,7 @@ export function prepareRuntimeDriver(opts: PrepareDriverOptions): DriverLaunch {
   const input: DriverInput = { ...opts, inventory: opts.inventory ?? MCP_TOOLS };
   // Every runtime, whatever its driver, gets `agentteam` first on its PATH and named in its guidance.
   const launcher = writeAgentteamLauncher(input.privateDir, opts.agentteam);
-  const guidance = renderToolGuidance(input.runtime, input.inventory, launcher);
+  const guidance = renderToolGuidance(input.runtime, input.inventory, launcher, opts.memoryDir);
   const launch = prepareFor(input, guidance);
   return { ...launch, binDir: binDirOf(input.privateDir), files: { ...launch.files, agentteam: launcher } };
 }

@@ -80,12 +80,15 @@ async function execAction(c: Context<RuntimeEnv>, services: ExecDeps, note: Audi
   const fromHeaders = headerSelector((name) => c.req.header(name), action.entry.descriptor.risk);
   if (fromHeaders instanceof ExecError) return fail(fromHeaders, true);
   let input: unknown;
+  // What was read, also of a body refused part way: never the Content-Length the caller announced.
+  const counted = { bytes: 0 };
   try {
-    const bytes = await readRequestBody(c, { clock: services.clock, signal });
+    const bytes = await readRequestBody(c, { clock: services.clock, signal, counted });
     note.requestBytes = bytes.length;
     input = decodeStrictJson(bytes);
     note.input = input;
   } catch (err) {
+    note.requestBytes = counted.bytes;
     if (err instanceof RevokedError || signal.aborted) return forbidden();
     if (err instanceof ExecError) return fail(err, err.code === 'body_too_large' || err.code === 'read_timeout');
     // The client broke the stream (reset, aborted upload): its fault, so a 4xx.

@@ -14,6 +14,8 @@ interface ReadBodyOptions {
   readonly clock: Clock;
   /** The authorization's signal: a revoked request stops reading at once. */
   readonly signal: AbortSignal;
+  /** Counts the bytes read so far, also when the read fails part way (the audit trail records what was read). */
+  readonly counted?: { bytes: number };
 }
 
 /** Thrown when the authorization was revoked while the body was being read. */
@@ -53,6 +55,7 @@ async function readBody(req: Request, opts: ReadBodyOptions): Promise<Uint8Array
       const { done, value } = await Promise.race([reader.read(), stopped]);
       if (done) break;
       total += value.byteLength;
+      if (opts.counted) opts.counted.bytes = total;
       if (total > limit) throw tooLarge(limit);
       chunks.push(value);
     }
@@ -97,6 +100,7 @@ function readNodeBody(incoming: IncomingMessage, opts: ReadBodyOptions): Promise
     let total = 0;
     for (let c = incoming.read() as Buffer | null; c !== null; c = incoming.read() as Buffer | null) {
       total += c.byteLength;
+      if (opts.counted) opts.counted.bytes = total;
       if (total > limit) return Promise.reject(tooLarge(limit));
       chunks.push(c);
     }
@@ -120,6 +124,7 @@ function readNodeBody(incoming: IncomingMessage, opts: ReadBodyOptions): Promise
     };
     const onData = (chunk: Buffer) => {
       total += chunk.byteLength;
+      if (opts.counted) opts.counted.bytes = total;
       if (total > limit) finish(tooLarge(limit));
       else chunks.push(chunk);
     };

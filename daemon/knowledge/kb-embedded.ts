@@ -46,11 +46,7 @@ export class EmbeddedKnowledge {
   }
 
   async search(input: KbSearchInput): Promise<KbSearchOutput> {
-    if (!isSafeDir(this.opts.home, 'kb')) {
-      throw new ExecError('index_unavailable', 'no knowledge base is set up here (no kb folder and no upstream)', {
-        hint: 'Answer from the conversation and memory_search; an operator adds documents to $AGENTTEAM_HOME/kb/ or configures an upstream in kb.json.',
-      });
-    }
+    if (!isSafeDir(this.opts.home, 'kb')) throw noKnowledge();
     const index = this.open();
     if (!(await index.whenReady(BUILD_WAIT_MS))) {
       throw new ExecError('index_unavailable', `the knowledge index is being built (${index.progress.total > 0 ? `${index.progress.done} of ${index.progress.total} documents so far` : 'listing the documents'})`, {
@@ -60,6 +56,8 @@ export class EmbeddedKnowledge {
     }
     await index.refresh();
     if (index.state === 'closed') throw new ExecError('index_unavailable', 'the knowledge index closed while this search waited', { hint: 'Retry kb_search.' });
+    // The daemon makes an empty kb/ at start: no documents at all is still "no knowledge base", not "no hits".
+    if (input.cursor === undefined && !index.db.prepare('SELECT 1 FROM files LIMIT 1').get()) throw noKnowledge();
     const page = searchPage(index.db, {
       scope: 'kb', cursorPrefix: 'ks1', query: input.query, limit: input.limit ?? RETRIEVAL_LIMITS.defaultHits,
       cursor: input.cursor, snippetBytes: RETRIEVAL_LIMITS.snippetBytes, gate: this.opts.gate,
@@ -152,4 +150,10 @@ function decodeFetchCursor(cursor: string, version: string): FetchCursor {
   if (b.d !== version) throw fetchCursorError('cursor was issued for another document or an earlier version of it');
   if (encodeFetchCursor(c, version) !== cursor) throw fetchCursorError('cursor is malformed');
   return c;
+}
+
+function noKnowledge(): ExecError {
+  return new ExecError('index_unavailable', 'no knowledge base is set up here (no documents in the kb folder and no upstream)', {
+    hint: 'Answer from the conversation and memory_search; an operator adds documents to $AGENTTEAM_HOME/kb/ or configures an upstream in kb.json.',
+  });
 }

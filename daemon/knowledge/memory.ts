@@ -2,6 +2,7 @@ import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { RETRIEVAL_LIMITS, type MemorySearchInput, type MemorySearchOutput } from '../../catalog/mcp-knowledge-tools.js';
 import type { Clock } from '../../lib/clock.js';
+import { homePaths } from '../../lib/home.js';
 import { ExecError } from '../errors.js';
 import { FolderIndex } from './folder-index.js';
 import type { IndexMasking } from './index-rows.js';
@@ -25,8 +26,9 @@ interface MemoryOptions {
   readonly buildWaitMs?: number;
 }
 
-function memoryFolder(home: string, agentId: string): string {
-  return join(home, 'memory', agentId);
+/** An agent's memory folder; the runtime guidance names the same path. */
+export function memoryFolder(home: string, agentId: string): string {
+  return join(homePaths(home).memory, agentId);
 }
 
 /**

@@ -91,3 +91,28 @@ export function readLastPort(home: string, host: string): number | null {
 export function writeLastPort(home: string, host: string, port: number): void {
   writeFileAtomicSync(homePaths(home).lastPort, JSON.stringify({ host, port }) + '\n');
 }
+
+/**
+ * Makes the folders an operator and the agents fill, so a first-time user
+ * finds them where the guidance and the README say: `memory/` (one folder per
+ * agent, which the agent makes inside), `kb/` and `tools/`, each 0700. Only
+ * a missing name is made, with a plain mkdir, which never follows a link:
+ * an existing folder keeps its mode, and a link (planted, or the operator's
+ * own) is left as it is and nothing is made or chmodded through it (the
+ * memory and kb indexes never follow it; declarations are read through a
+ * linked tools/, the operator's choice like a linked profile.json). The
+ * names that were links are returned so the start-up log can tell.
+ */
+export function ensureHomeFolders(home: string): string[] {
+  const p = homePaths(home);
+  const links: string[] = [];
+  for (const dir of [p.memory, p.kb, p.tools]) {
+    try {
+      fs.mkdirSync(dir, { mode: 0o700 });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      if (fs.lstatSync(dir, { throwIfNoEntry: false })?.isSymbolicLink()) links.push(dir);
+    }
+  }
+  return links;
+}

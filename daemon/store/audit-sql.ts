@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { RETENTION_COUNTS, retentionDeletes, retentionPlan, retentionSelects, type RetentionGroup } from './audit-retention.js';
 
 /**
  * The audit table's statements that both sides of the embedded store's
@@ -14,15 +15,16 @@ const WIDTH = 17;
 /** One row's INSERT (the writer thread's) or `n` rows' in one statement (PostgreSQL's, where each statement is a round trip). */
 export const auditInsertSql = (n: number) => `INSERT INTO audit (${AUDIT_COLUMNS}) VALUES ${Array.from({ length: n }, () => `(${new Array(WIDTH).fill('?').join(', ')})`).join(', ')}`;
 
-/** Retention: rows older than a time, then every row past the newest `maxRows` (the seq of the first to go, found by OFFSET). */
+/** Retention: rows older than a time, then the count rule of audit-retention.ts (fair shares per agent and kind of call). */
 export const TRIM_OLDER = 'DELETE FROM audit WHERE at < ?';
-export const TRIM_EDGE = 'SELECT seq FROM audit ORDER BY seq DESC LIMIT 1 OFFSET ?';
-export const TRIM_UP_TO = 'DELETE FROM audit WHERE seq <= ?';
 
 /** Retention on a connection of the writer thread (synchronous); returns how many rows went. */
 export function trimAudit(db: Database.Database, maxRows: number, oldest: number): number {
   let removed = db.prepare(TRIM_OLDER).run(oldest).changes;
-  const edge = db.prepare(TRIM_EDGE).get(maxRows) as { seq: number } | undefined;
-  if (edge) removed += db.prepare(TRIM_UP_TO).run(edge.seq).changes;
+  const plan = retentionPlan(db.prepare(RETENTION_COUNTS).all() as RetentionGroup[], maxRows);
+  for (const select of retentionSelects(plan)) {
+    const seqs = (db.prepare(select.sql).all(...select.args) as { seq: number }[]).map((r) => r.seq);
+    for (const { sql, args } of retentionDeletes(seqs)) removed += db.prepare(sql).run(...args).changes;
+  }
   return removed;
 }

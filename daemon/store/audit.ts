@@ -3,7 +3,8 @@ import { pageLimit, pageOf, type CursorCodec, type Page } from './cursor.js';
 import { isoTime } from './ids.js';
 import type { Migration } from './migrations.js';
 import type { SqlStore, SqlValue } from './sql.js';
-import { AUDIT_COLUMNS, auditInsertSql, TRIM_EDGE, TRIM_OLDER, TRIM_UP_TO } from './audit-sql.js';
+import { AUDIT_COLUMNS, auditInsertSql, TRIM_OLDER } from './audit-sql.js';
+import { RETENTION_COUNTS, retentionDeletes, retentionPlan, retentionSelects, type RetentionGroup } from './audit-retention.js';
 
 /**
  * The audit trail's table: one row per agent call, appended in batches by
@@ -247,7 +248,7 @@ export class AuditStore {
     await this.reader?.close();
   }
 
-  /** Keeps at most `maxRows` rows, none older than `oldest` (ms); returns how many went. */
+  /** Keeps at most `maxRows` rows, shared fairly (audit-retention.ts), none older than `oldest` (ms); returns how many went. */
   async trim(maxRows: number, oldest: number): Promise<number> {
     try {
       return await this.trimRows(maxRows, oldest);
@@ -259,8 +260,11 @@ export class AuditStore {
   private async trimRows(maxRows: number, oldest: number): Promise<number> {
     if (this.writer) return this.writer.trim(maxRows, oldest);
     let removed = (await this.sql.run(TRIM_OLDER, [oldest])).changes;
-    const edge = await this.sql.get<{ seq: number }>(TRIM_EDGE, [maxRows]);
-    if (edge) removed += (await this.sql.run(TRIM_UP_TO, [edge.seq])).changes;
+    const plan = retentionPlan(await this.sql.all<RetentionGroup>(RETENTION_COUNTS, []), maxRows);
+    for (const select of retentionSelects(plan)) {
+      const seqs = (await this.sql.all<{ seq: number }>(select.sql, select.args)).map((r) => r.seq);
+      for (const { sql, args } of retentionDeletes(seqs)) removed += (await this.sql.run(sql, args)).changes;
+    }
     return removed;
   }
 }

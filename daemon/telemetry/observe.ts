@@ -2,6 +2,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import { ERROR_TABLE } from '../../catalog/errors.js';
 import type { RuntimeRequest } from '../http/principal.js';
+import { ALL_PROTOCOL_VERSIONS } from '../mcp/modern.js';
 import { calls, execDuration, mcpDuration } from './instruments.js';
 import { tracing, type SpanAttrs, type SpanHandle } from './tracing.js';
 
@@ -139,22 +140,22 @@ function finishExec(started: number, domain: string, action: string, outcome: st
 }
 
 const MCP_METHODS = new Set(['initialize', 'ping', 'tools/list', 'tools/call', 'server/discover', 'subscriptions/listen']);
-const VERSION_SHAPE = /^\d{4}-\d{2}-\d{2}$/;
-const seenVersions = new Set<string>();
+/**
+ * The only `mcp.protocol.version` labels: the revisions the daemon serves.
+ * A first-come set of any date-shaped value let sixteen made-up versions
+ * take every slot, after which each real client was `_other` until restart.
+ */
+const SERVED_VERSIONS = new Set<string>(ALL_PROTOCOL_VERSIONS);
 // Client-chosen string ids are recorded only when too short to be a credential (the SDKs' ids are numbers).
 const SHORT_ID = /^[A-Za-z0-9_.:-]{1,24}$/;
 
-/** The request's MCP revision when it has the shape of one; at most 16 distinct values are ever labelled. */
+/** The request's MCP revision when it names one: a served revision, or `_other` for any other value. */
 function protocolVersion(c: Context, method: string, params: Record<string, unknown>): string | undefined {
   const meta = params._meta as Record<string, unknown> | undefined;
   const v = (meta !== null && typeof meta === 'object' ? meta['io.modelcontextprotocol/protocolVersion'] : undefined)
     ?? header(c, 'mcp-protocol-version') ?? (method === 'initialize' ? params.protocolVersion : undefined);
-  if (typeof v !== 'string' || !VERSION_SHAPE.test(v)) return undefined;
-  if (!seenVersions.has(v)) {
-    if (seenVersions.size >= 16) return '_other';
-    seenVersions.add(v);
-  }
-  return v;
+  if (v === undefined) return undefined;
+  return typeof v === 'string' && SERVED_VERSIONS.has(v) ? v : '_other';
 }
 
 function metaCarrier(params: Record<string, unknown>): { traceparent?: string; tracestate?: string } | undefined {

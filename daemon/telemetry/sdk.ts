@@ -4,7 +4,7 @@ import {
   AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, TracerProvider, type Sampler,
 } from '@opentelemetry/sdk-trace';
 import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
-import type { Carrier, SpanAttrs, SpanHandle, Tracing } from './tracing.js';
+import { screenedCarrier, type Carrier, type SpanAttrs, type SpanHandle, type Tracing } from './tracing.js';
 import type { OtelConfig } from './config.js';
 import { daemonResource, recorderProducer } from './otel-metrics.js';
 import { RequestContextManager } from './request-context.js';
@@ -94,7 +94,7 @@ export async function startSdk(env: NodeJS.ProcessEnv, signals: OtelConfig): Pro
     const tracer = provider.getTracer('agentteam', '0.1.0');
     tracing = {
       server(name, attrs, carrier: Carrier | undefined) {
-        const parent = carrier?.traceparent ? propagator.extract(ROOT_CONTEXT, carrier, defaultTextMapGetter) : ROOT_CONTEXT;
+        const parent = carrier?.traceparent ? propagator.extract(ROOT_CONTEXT, screenedCarrier(carrier)!, defaultTextMapGetter) : ROOT_CONTEXT;
         const span = tracer.startSpan(name, { kind: SpanKind.SERVER, attributes: attrs }, parent);
         return new Handle(span, trace.setSpan(parent, span));
       },

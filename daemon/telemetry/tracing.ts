@@ -48,6 +48,34 @@ export function setTracing(t: Tracing | null): void {
   active = t;
 }
 
+/**
+ * Whether a text holds a value the result gate masks; set at daemon start.
+ * Until it is set no caller's tracestate is carried at all (fail closed).
+ */
+let carriesSecret: (text: string) => boolean = () => true;
+
+export function screenTraceState(carries: (text: string) => boolean): void {
+  carriesSecret = carries;
+}
+
+/**
+ * The caller's context as the daemon continues it. Its `tracestate` goes
+ * into every span's traceState (exported over OTLP) and on to every
+ * upstream, so one that carries a masked value (a runtime's own token,
+ * planted there) is dropped whole. A value may not fit one list member (at
+ * most 256 characters) and be split over several, so the member values
+ * joined in order are checked as well as the header as sent. Only values
+ * are joined: keys are lowercase letters, digits and `_-*\/` and cannot
+ * hold a token's other characters. Pieces placed apart with other text
+ * between are not recognised, as nowhere else the gate masks by value.
+ */
+export function screenedCarrier(carrier: Carrier | undefined): Carrier | undefined {
+  const ts = carrier?.tracestate;
+  if (ts === undefined) return carrier;
+  const joined = ts.split(',').map((m) => m.slice(m.indexOf('=') + 1).trim()).join('');
+  return carriesSecret(ts) || carriesSecret(joined) ? { traceparent: carrier!.traceparent } : carrier;
+}
+
 /** The error type a thrown value is recorded under: its closed-set code, else its class name. */
 function errorTypeOf(err: unknown): string {
   const code = (err as { code?: unknown } | null)?.code;

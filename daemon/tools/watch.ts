@@ -1,4 +1,4 @@
-import { readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { lstatSync, readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import type { Clock, ClockTimer } from '../../lib/clock.js';
 import { MAX_DECLARATIONS } from '../../lib/tool-files.js';
@@ -138,7 +138,8 @@ function signature(dir: string, limit = MAX_DECLARATIONS): string {
   return `${names.length}\n` + names
     .slice(0, limit)
     .map((n) => {
-      const st = statSync(join(dir, n), { throwIfNoEntry: false });
+      // lstat: the loader never follows a link, so a link's target changing changes nothing.
+      const st = lstatSync(join(dir, n), { throwIfNoEntry: false });
       return st ? `${n}\u0000${st.size}\u0000${st.mtimeMs}\u0000${st.ino}` : `${n}\u0000gone`;
     })
     .join('\n');
