@@ -36,9 +36,9 @@ export async function run(): Promise<BenchResult[]> {
     fillAudit(d.home, ROWS, Date.now());
     await d.start();
     for (let i = 0; i < AGENTS; i++) agents.push(await startRuntime(d, { server: 'bench', agent: `b${i}` }));
-    const cookie = await consoleCookie(d);
+    const session = await consoleCookie(d);
     const slice = async (withTabs: boolean): Promise<number[]> => {
-      if (withTabs) for (let i = 0; i < TABS; i++) open.push(openLive(d, cookie, '/console/live/overview'));
+      if (withTabs) for (let i = 0; i < TABS; i++) open.push(openLive(d, session, '/console/live/overview'));
       const latencies: number[] = [];
       const until = performance.now() + SLICE_SEC * 1000;
       await Promise.all(agents.map(async (rt) => {

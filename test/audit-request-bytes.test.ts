@@ -35,7 +35,7 @@ async function rowsFor(d: SpawnedDaemon, tool: string, n: number): Promise<{ req
   for (;;) {
     const r = await d.cli(['audit', '--json', '--tool', tool]);
     assert.equal(r.code, 0, r.stderr);
-    const rows = (JSON.parse(r.stdout) as { entries: { requestBytes: number; outcome: string }[] }).entries;
+    const rows = (JSON.parse(r.stdout) as { data: { entries: { requestBytes: number; outcome: string }[] } }).data.entries;
     if (rows.length >= n || Date.now() > until) return rows;
     await new Promise((res) => setTimeout(res, 100));
   }

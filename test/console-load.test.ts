@@ -33,8 +33,8 @@ test('console under load: 100,000 audit rows in the hour, four Overview tabs and
   t.after(() => rt.close());
   assert.equal((await call(rt, 'task', 'list', {})).status, 200);
   let calls = 1;
-  const cookie = await consoleCookie(d);
-  const tabs = Array.from({ length: TABS }, () => openLive(d, cookie, '/console/live/overview'));
+  const session = await consoleCookie(d);
+  const tabs = Array.from({ length: TABS }, () => openLive(d, session, '/console/live/overview'));
   t.after(() => tabs.forEach((tab) => tab.close()));
 
   await t.test('an agent\'s task list stays fast while the tabs and the summary read the trail', async () => {
@@ -66,7 +66,7 @@ test('console under load: 100,000 audit rows in the hour, four Overview tabs and
     // The same numbers as before: the tabs and the command count every call of the hour.
     for (const tab of tabs) assert.ok(hourCalls(tab.fragments[0]!) >= ROWS - 1_000, `calls, last hour: ${hourCalls(tab.fragments[0]!)}`);
     assert.equal(summary.code, 0, summary.stderr);
-    const summed = (JSON.parse(summary.stdout) as { byTool: { calls: number }[] }).byTool.reduce((n, r) => n + r.calls, 0);
+    const summed = (JSON.parse(summary.stdout) as { data: { byTool: { calls: number }[] } }).data.byTool.reduce((n, r) => n + r.calls, 0);
     assert.ok(summed >= ROWS - 1_000, `audit --summary: ${summed} calls`);
   });
 

@@ -9,7 +9,9 @@ import { alive, waitFor } from './harness/wait.js';
 import { tempHome, BIN, firstLine } from './harness/daemon.js';
 
 const MAIN = fileURLToPath(new URL('../daemon/main.js', import.meta.url));
-const LIMIT = 128;
+// Node loads the daemon's ~300 modules with their files opened in parallel, which alone needs about 150 descriptors
+// at start (specs/daemon.md); 192 stays far below the flood, which is what this test is about.
+const LIMIT = 192;
 const FLOOD = 600;
 
 function post(url: string, token: string, body: string): Promise<{ status: number; text: string }> {

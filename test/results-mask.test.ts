@@ -5,7 +5,7 @@ import { rpc, post } from './harness/http.js';
 import { prepareHome } from './harness/tools.js';
 
 /**
- * Secrets are masked by value on every way out: planted in a task title, a
+ * Secrets are masked by value on every way out: planted in a task description, a
  * message, an error message, the runtime's own token and the operator token,
  * through Exec, MCP and the operator routes. None of the values looks like a
  * key; they are caught because they are the configured values.
@@ -38,17 +38,17 @@ test('Exec results, Exec errors, MCP results and operator data never carry a con
   const all = [HORSE, TASKISH, HEADER, APIKEY, token, opToken];
   const title = `deploy with ${HORSE} and ${HEADER}, key ${APIKEY}, token ${token}, op ${opToken}, short ${SHORT}`;
 
-  const created = await post(`${base}/task/create`, token, JSON.stringify({ title }));
+  const created = await post(`${base}/task/create`, token, JSON.stringify({ title: 'deploy', description: title }));
   assert.equal(created.status, 200, created.text);
   assertClean(created.text, all);
   const data = created.json.data.task;
-  assert.match(data.title, /\[SERVICE_TOKEN\]/);
-  assert.match(data.title, /\[X-Tenant-Auth\]/);
-  assert.match(data.title, /\[VENDOR_CREDS_FOR_AGENT\]/);
-  assert.match(data.title, /\[AGENTTEAM_EXEC_TOKEN\]/);
-  assert.match(data.title, /\[AGENTTEAM_OPERATOR_TOKEN\]/);
+  assert.match(data.description, /\[SERVICE_TOKEN\]/);
+  assert.match(data.description, /\[X-Tenant-Auth\]/);
+  assert.match(data.description, /\[VENDOR_CREDS_FOR_AGENT\]/);
+  assert.match(data.description, /\[AGENTTEAM_EXEC_TOKEN\]/);
+  assert.match(data.description, /\[AGENTTEAM_OPERATOR_TOKEN\]/);
   // Values shorter than 8 bytes are not masked.
-  assert.match(data.title, /short tiny7ch/);
+  assert.match(data.description, /short tiny7ch/);
 
   const got = await post(`${base}/task/get`, token, JSON.stringify({ id: data.id }));
   assert.equal(got.status, 200);

@@ -30,14 +30,21 @@ export function fillAudit(home: string, rows: number, now: number): void {
   db.close();
 }
 
-/** Signs in to the console as a browser would (one-time code, Origin, form post); the session cookie. */
-export async function consoleCookie(d: Daemon): Promise<string> {
+/** A console session: its cookie, and the console's own host name every request must carry. */
+export interface ConsoleSession {
+  readonly cookie: string;
+  readonly host: string;
+}
+
+/** Signs in to the console as a browser would (one-time link, the console's Host and Origin, form post). */
+export async function consoleCookie(d: Daemon): Promise<ConsoleSession> {
   const r = await d.cli(['console']);
   if (r.code !== 0) throw new Error(`agentteam console: ${r.stderr}`);
-  const code = new URL(r.stdout.trim()).searchParams.get('code')!;
-  const login = await rawRequest(`${d.url}/console/login`, 'POST', { 'content-type': 'application/x-www-form-urlencoded', origin: d.url }, `code=${code}`);
+  const link = new URL(r.stdout.trim());
+  const code = link.searchParams.get('code')!;
+  const login = await rawRequest(`${d.url}/console/login`, 'POST', { host: link.host, 'content-type': 'application/x-www-form-urlencoded', origin: link.origin }, `code=${code}`);
   if (login.status !== 303) throw new Error(`console sign-in answered ${login.status}`);
-  return String(login.headers['set-cookie']).split(';')[0]!;
+  return { cookie: String(login.headers['set-cookie']).split(';')[0]!, host: link.host };
 }
 
 /** One open live page: the HTML fragments it has received, in order. */
@@ -48,7 +55,7 @@ export interface LiveTab {
   close(): void;
 }
 
-export function openLive(d: Daemon, cookie: string, path: string): LiveTab {
+export function openLive(d: Daemon, session: ConsoleSession, path: string): LiveTab {
   const fragments: string[] = [];
   let waiters: { n: number; resolve(): void; reject(e: Error): void }[] = [];
   let ended: Error | null = null;
@@ -64,7 +71,7 @@ export function openLive(d: Daemon, cookie: string, path: string): LiveTab {
     ended ??= e;
     settle();
   };
-  const req: ClientRequest = request(`${d.url}${path}`, { headers: { cookie }, agent: false }, (res) => {
+  const req: ClientRequest = request(`${d.url}${path}`, { headers: { cookie: session.cookie, host: session.host }, agent: false }, (res) => {
     if (res.statusCode !== 200) end(new Error(`${path} answered ${res.statusCode}`));
     let buf = '';
     res.setEncoding('utf8').on('data', (chunk: string) => {
