@@ -13,14 +13,7 @@ export class GenerationBook {
   private readonly byId = new Map<string, Generation>();
   /** token string -> generation, filled only after a full jose verification. */
   private readonly byToken = new Map<string, Generation>();
-  /**
-   * Bumps when a generation is added: the result gate must mask a new token
-   * at once, so it rebuilds its matcher (one regular expression over every
-   * live token, O(tokens) to compile). A dropped token needs no rebuild:
-   * masking a dead value is harmless, and it leaves the matcher with the
-   * next addition. Bumping on drops too made hundreds of runtimes ending
-   * together cost one full rebuild each, all on the event loop.
-   */
+  /** Bumps whenever a generation is added or dropped (the result gate re-reads the tokens it masks). */
   version = 0;
 
   constructor(private readonly clock: Clock, private readonly diag?: (event: string, detail: Record<string, unknown>) => void) {}
@@ -78,6 +71,7 @@ export class GenerationBook {
   }
 
   drop(auth: Authorization, gen: Generation): void {
+    this.version++;
     this.byId.delete(gen.id);
     this.byToken.delete(gen.token);
     const i = auth.generations.indexOf(gen);
