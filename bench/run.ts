@@ -13,7 +13,7 @@
  */
 import type { BenchResult } from './result.js';
 
-const MODULES: readonly string[] = ['cli-start', 'mcp-throughput', 'exec-throughput', 'auth-throughput', 'validation-flood', 'host-origin', 'validate-bytes', 'memory-search', 'client-tools-relay', 'client-tools-stdio', 'results-mask', 'store-postgres', 'console-load'];
+const MODULES: readonly string[] = ['cli-start', 'mcp-throughput', 'exec-throughput', 'auth-throughput', 'validation-flood', 'host-origin', 'validate-bytes', 'memory-search', 'client-tools-relay', 'client-tools-stdio', 'results-mask', 'store-postgres', 'console-load', 'lease-churn'];
 /** Run only when named: `npm run bench -- soak --minutes 2`, `npm run bench -- regression --baseline-commit d25d171`. */
 const ON_REQUEST: readonly string[] = ['soak', 'store-locking', 'audit-overhead', 'results-gate', 'telemetry', 'regression'];
 /** Flags that take a value (the value is not a module name). */

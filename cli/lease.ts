@@ -6,6 +6,8 @@ interface Lease {
   authorizationId: string;
   privateDir: string;
   tokenFile: string;
+  /** Proves a later re-lease of this runtime's directory comes from us; kept in memory, never passed on. */
+  resumeSecret?: string;
   execBaseUrl: string;
   mcpUrl: string;
   env: Record<string, string>;

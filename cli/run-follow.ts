@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { rm } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { readOperatorToken } from './daemon-client.js';
 import { nextDaemon, openLease, type OpenLease } from './lease.js';
@@ -37,6 +38,10 @@ export async function followDaemon(o: FollowOptions): Promise<string | null> {
   let gonePid = o.pid;
   for (;;) {
     const reason = await current.ended;
+    // The daemon died (no last line): its port is free for any process of any account to bind,
+    // and the runtime would send it the dead token with each call's body. Without the file the
+    // runtime's calls fail closed and send nothing; the next daemon writes a new one.
+    if (reason === null) await rm(current.lease.tokenFile, { force: true }).catch(() => undefined);
     if (o.exited()) return null;
     if (reason !== null && reason !== 'shutdown') return null; // replaced, or revoked by an operator
     const next = await nextDaemon(o.home, gonePid, Date.now() + o.waitMs, o.exited);
@@ -46,7 +51,8 @@ export async function followDaemon(o: FollowOptions): Promise<string | null> {
       return `the daemon restarted at ${next.url}, not at ${origin} where the runtime reaches it; stopped the runtime`;
     }
     try {
-      current = await openLease(next.url, readOperatorToken(o.home), { ...o.body, resumeDir: basename(o.first.lease.privateDir) });
+      const resume = { resumeDir: basename(o.first.lease.privateDir), resumeSecret: o.first.lease.resumeSecret };
+      current = await openLease(next.url, readOperatorToken(o.home), { ...o.body, ...resume });
     } catch (err) {
       return `the daemon restarted but did not renew the runtime's authorization (${(err as Error).message}); stopped the runtime`;
     }

@@ -27,23 +27,42 @@ function setup(t: import('node:test').TestContext) {
   const writer: TokenWriter = {
     publish: (dir, tok) => (fail.publish ? Promise.reject(new Error('injected publish failure')) : fsTokenWriter.publish(dir, tok)),
   };
-  const remover: DirRemover = (dir) => (fail.remove-- > 0 ? Promise.reject(new Error('injected remove failure')) : removeDir(dir));
   const events: string[] = [];
+  const waiters = new Set<() => void>();
+  const notify = () => waiters.forEach((w) => w());
+  // A finished removal is reported once the store has acted on it (its continuation runs before the immediate).
+  const remover: DirRemover = (dir) => (fail.remove-- > 0 ? Promise.reject(new Error('injected remove failure')) : removeDir(dir).finally(() => setImmediate(notify)));
   const store = new AuthorizationStore({
     clock, signer, writer, remover, runtimeDir: join(home, 'runtime'),
-    catalog: () => pinCatalog(defaultCatalog()), diag: (e) => events.push(e),
+    catalog: () => pinCatalog(defaultCatalog()),
+    diag: (e) => {
+      events.push(e);
+      notify();
+    },
+    onPublished: notify,
   });
-  return { home, clock, fail, store, events };
+  /**
+   * Resolves once `cond` holds, checked whenever the store reports something
+   * (a diagnostic, a published token): sign, publish and fs work run on real
+   * I/O, so the test waits for their outcome rather than guessing how long it takes.
+   */
+  const until = (cond: () => boolean) => new Promise<void>((resolve) => {
+    const check = () => {
+      if (!cond()) return;
+      waiters.delete(check);
+      resolve();
+    };
+    waiters.add(check);
+    check();
+  });
+  return { home, clock, fail, store, events, until };
 }
 
-/** Lets pending promise chains (sign, publish, fs) settle. */
-async function settle(): Promise<void> {
-  for (let i = 0; i < 20; i++) await new Promise((r) => setTimeout(r, 2));
-}
+const count = (events: string[], name: string) => events.filter((e) => e === name).length;
 
 for (const kind of ['sign', 'publish'] as const) {
   test(`a failed ${kind} keeps the current file and generation, and renewal retries`, async (t) => {
-    const { clock, fail, store, events } = setup(t);
+    const { clock, fail, store, events, until } = setup(t);
     const auth = await store.create({ serverId: 's', agentId: 'a', ttlMs: 10_000 });
     const token0 = readFileSync(auth.tokenFile, 'utf8');
     const gen0 = auth.generations[0]!;
@@ -57,8 +76,7 @@ for (const kind of ['sign', 'publish'] as const) {
 
     // Scheduled renewal fails too: still the same file and generation, a retry is scheduled.
     clock.advance(8_000);
-    await settle();
-    assert.ok(events.includes('renew_failed'));
+    await until(() => events.includes('renew_failed'));
     assert.equal(readFileSync(auth.tokenFile, 'utf8'), token0);
     assert.deepEqual(auth.generations.map((g) => g.id), [gen0.id]);
     assert.equal((await store.authenticate(token0)).ok, true);
@@ -66,7 +84,7 @@ for (const kind of ['sign', 'publish'] as const) {
 
     fail[kind] = false;
     clock.advance(clock.nextAt()! - clock.now());
-    await settle();
+    await until(() => auth.generations.length === 2);
     const token1 = readFileSync(auth.tokenFile, 'utf8');
     assert.notEqual(token1, token0);
     assert.equal(auth.generations.length, 2);
@@ -76,7 +94,7 @@ for (const kind of ['sign', 'publish'] as const) {
 }
 
 test('failed cleanup is cleanup debt: access is gone at once, removal retried with backoff, lease counted', async (t) => {
-  const { clock, fail, store, events } = setup(t);
+  const { clock, fail, store, events, until } = setup(t);
   const auth = await store.create({ serverId: 's', agentId: 'a' });
   const token = readFileSync(auth.tokenFile, 'utf8');
   const aborted: unknown[] = [];
@@ -92,9 +110,11 @@ test('failed cleanup is cleanup debt: access is gone at once, removal retried wi
   const delays: number[] = [];
   while (existsSync(auth.dir)) {
     const next = clock.nextAt()! - clock.now();
+    const failures = count(events, 'cleanup_failed');
     delays.push(next);
     clock.advance(next);
-    await settle();
+    // Each attempt ends in one more failure (and its next timer) or in the record leaving the store.
+    await until(() => count(events, 'cleanup_failed') > failures || store.stats().leases === 0);
   }
   assert.deepEqual(delays, [200, 400, 800]);
   assert.equal(events.filter((e) => e === 'cleanup_failed').length, 3);

@@ -142,22 +142,23 @@ test('run: a runtime replaced by a new lease for its session is not re-leased (t
   assert.equal(await replacement.exit, 143);
 });
 
-test('lease route: resumeDir must be a runtime directory name that nobody holds', async (t) => {
+test('lease route: resumeDir must be a runtime directory name that nobody holds, claimed with its resume secret', async (t) => {
   const d = await startDaemon();
   t.after(() => d.close());
   const held = await openLease(d, { serverId: 's1', agentId: 'a1' });
   t.after(() => held.close());
   const name = basename(dirname(held.data.tokenFile));
+  const secret = (held.data as { resumeSecret?: string }).resumeSecret;
   for (const bad of ['../x', 'ABCDEF0123456789ABCDEF0123456789', 'a'.repeat(33), '']) {
-    const r = await operatorCall(d, 'POST', '/api/v1/runtimes', { serverId: 's1', agentId: 'a1', resumeDir: bad });
+    const r = await operatorCall(d, 'POST', '/api/v1/runtimes', { serverId: 's1', agentId: 'a1', resumeDir: bad, resumeSecret: secret });
     assert.equal(r.status, 400, bad);
     assert.equal(JSON.parse(r.body).error.code, 'invalid_request');
   }
-  const taken = await operatorCall(d, 'POST', '/api/v1/runtimes', { serverId: 's1', agentId: 'a2', resumeDir: name });
+  const taken = await operatorCall(d, 'POST', '/api/v1/runtimes', { serverId: 's1', agentId: 'a2', resumeDir: name, resumeSecret: secret });
   assert.equal(taken.status, 409);
   assert.equal(JSON.parse(taken.body).error.code, 'already_exists');
   assert.equal(held.token().length > 0, true, 'the holder keeps its token file');
-  const fresh = await openLease(d, { serverId: 's1', agentId: 'a3', resumeDir: 'f'.repeat(32) });
-  t.after(() => fresh.close());
-  assert.equal(fresh.data.tokenFile, join(d.home, 'runtime', 'f'.repeat(32), 'token'));
+  const unproven = await operatorCall(d, 'POST', '/api/v1/runtimes', { serverId: 's1', agentId: 'a3', resumeDir: 'f'.repeat(32) });
+  assert.equal(unproven.status, 403, 'a free name is not handed out without the secret it was named after');
+  assert.equal(existsSync(join(d.home, 'runtime', 'f'.repeat(32))), false);
 });

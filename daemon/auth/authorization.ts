@@ -39,11 +39,13 @@ export interface AuthorizationInit {
    */
   readonly replaces?: string;
   /**
-   * The name of the private directory under runtime/ (32 hex characters) when
-   * `run` re-leases for a runtime that outlived the daemon before: the new
-   * token file then has the path the runtime already knows. Default: random.
+   * When `run` re-leases for a runtime that outlived the daemon before: the
+   * name of its private directory under runtime/ (32 hex characters) and the
+   * resume secret the first lease gave it, which that name was derived from
+   * (resume.ts). The new token file then has the path the runtime already
+   * knows. Default: a fresh secret and the directory it names.
    */
-  readonly dirName?: string;
+  readonly resume?: { readonly dir: string; readonly secret: unknown };
 }
 
 /** The logical runtime authorization: immutable binding plus mutable lifecycle state. */
@@ -70,6 +72,8 @@ export class Authorization {
     readonly tokenFile: string,
     readonly processGeneration: number,
     readonly runtime: RuntimeKind,
+    /** Names the directory (resume.ts); only the lease answer carries it, for `run` to keep. */
+    readonly resumeSecret: string,
   ) {}
 
   get signal(): AbortSignal {

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Clock } from '../../lib/clock.js';
 import { ENTITY_ID_RULE, isEntityId } from '../../catalog/ids.js';
@@ -13,6 +12,7 @@ import * as L from './limits.js';
 import { Renewal } from './renewal.js';
 import { GenerationBook } from './generations.js';
 import { CleanupQueue } from './cleanup.js';
+import { newResumeSecret, runtimeDirName } from './resume.js';
 
 export interface StoreDeps {
   readonly clock: Clock;
@@ -86,7 +86,8 @@ export class AuthorizationStore {
     const processGeneration = (this.processGenerations.get(key) ?? 0) + 1;
     this.processGenerations.set(key, processGeneration);
     const id = randomBytes(12).toString('base64url');
-    const dir = join(this.deps.runtimeDir, this.dirNameFor(init.dirName));
+    const resumeSecret = typeof init.resume?.secret === 'string' ? init.resume.secret : newResumeSecret();
+    const dir = join(this.deps.runtimeDir, runtimeDirName(this.deps.runtimeDir, init.resume, resumeSecret, (d) => [...this.auths.values()].some((a) => a.dir === d)));
     const principal = Object.freeze({
       authorizationId: id,
       serverId: init.serverId,
@@ -98,7 +99,7 @@ export class AuthorizationStore {
       threadsByDriver: init.runtime === 'codex-app-server',
       turn: init.turn ? Object.freeze({ ...init.turn }) : null,
     });
-    const auth = new Authorization(id, principal, this.deps.catalog(), ttlMs, dir, join(dir, TOKEN_FILE_NAME), processGeneration, init.runtime ?? 'generic');
+    const auth = new Authorization(id, principal, this.deps.catalog(), ttlMs, dir, join(dir, TOKEN_FILE_NAME), processGeneration, init.runtime ?? 'generic', resumeSecret);
     this.auths.set(id, auth); // reserved synchronously, before any await
     try {
       await createPrivateDir(this.deps.runtimeDir, dir);
@@ -113,22 +114,6 @@ export class AuthorizationStore {
     // Replacement: the predecessor's tokens stop working and its requests drain before this answers.
     await Promise.all(this.predecessors(auth, init.replaces).map((p) => this.revoke(p.id, 'replaced')));
     return auth;
-  }
-
-  /**
-   * A fresh random directory name, or the one a re-lease asks for: it must
-   * have the same shape, and no record of this daemon (live or still being
-   * cleaned up) and no entry on disk may hold it. The directory is only ever
-   * made with a plain mkdir, so it is never someone else's.
-   */
-  private dirNameFor(wanted: string | undefined): string {
-    if (wanted === undefined) return randomBytes(16).toString('hex');
-    if (!/^[0-9a-f]{32}$/.test(wanted)) throw new ExecError('invalid_request', 'resumeDir must be the 32 hex characters naming a runtime directory');
-    const dir = join(this.deps.runtimeDir, wanted);
-    if ([...this.auths.values()].some((a) => a.dir === dir) || existsSync(dir)) {
-      throw new ExecError('already_exists', `the runtime directory ${wanted} is in use by another authorization`);
-    }
-    return wanted;
   }
 
   /**

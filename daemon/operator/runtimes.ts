@@ -50,6 +50,8 @@ interface LeaseRequest {
   runtimeVersion?: string | null;
   /** Re-lease after a daemon restart: the private directory name the runtime's token file path has. */
   resumeDir?: string;
+  /** The first lease's `resumeSecret`, which proves the claim on `resumeDir`. */
+  resumeSecret?: string;
 }
 
 const PID_POLL_MS = 500;
@@ -74,6 +76,7 @@ async function readLease(c: Context): Promise<LeaseRequest> {
     throw new ExecError('invalid_request', 'runtimeVersion must be a string of at most 200 characters');
   }
   if (b.resumeDir !== undefined && typeof b.resumeDir !== 'string') throw new ExecError('invalid_request', 'resumeDir must be a string');
+  if (b.resumeSecret !== undefined && typeof b.resumeSecret !== 'string') throw new ExecError('invalid_request', 'resumeSecret must be a string');
   if (b.runtime !== undefined && !isRuntimeKind(b.runtime)) throw new ExecError('invalid_request', `unknown runtime "${b.runtime}"`);
   // Reported back by workspace get, so bounded by the id grammar like serverId and agentId.
   for (const k of ['sessionId', 'runId'] as const) {
@@ -107,7 +110,7 @@ export function registerRuntimeLeaseRoutes(app: Hono<any>, ctx: LeaseContext): v
       workdir: req.workdir ?? null, primaryThreadId: req.primaryThreadId ?? null, runtime: req.runtime ?? 'generic',
       turn: req.turnTarget && req.turnMessageId ? { target: req.turnTarget, messageId: req.turnMessageId } : null,
       ...(req.ttlSeconds !== undefined ? { ttlMs: req.ttlSeconds * 1000 } : {}),
-      ...(req.resumeDir !== undefined ? { dirName: req.resumeDir } : {}),
+      ...(req.resumeDir !== undefined ? { resume: { dir: req.resumeDir, secret: req.resumeSecret } } : {}),
     });
     const revoke = (reason: string) => void store.revoke(auth.id, reason);
     const { execBaseUrl, mcpUrl } = ctx.urls(req.serverId, req.agentId);
@@ -123,7 +126,7 @@ export function registerRuntimeLeaseRoutes(app: Hono<any>, ctx: LeaseContext): v
     const first = JSON.stringify({
       ok: true,
       data: {
-        authorizationId: auth.id, privateDir: auth.dir, tokenFile: auth.tokenFile, execBaseUrl, mcpUrl,
+        authorizationId: auth.id, privateDir: auth.dir, tokenFile: auth.tokenFile, resumeSecret: auth.resumeSecret, execBaseUrl, mcpUrl,
         ttlSeconds: auth.ttlMs / 1000, env: additions.env, args: additions.args,
         ...(additions.argsFor ? { argsFor: additions.argsFor } : {}), ...(additions.shimDir ? { shimDir: additions.shimDir } : {}),
         ...(additions.tokenEnv ? { tokenEnv: additions.tokenEnv } : {}),

@@ -1,4 +1,4 @@
-import type { Matcher } from './secrets.js';
+import type { Matcher } from './matcher.js';
 
 /** Masking could not be done without changing the shape of the value (two keys became one, a secret spans strings). */
 export class MaskError extends Error {

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { issuedMatcher } from './issued-matcher.js';
+import { EMPTY, leftmostLongest, type Matcher } from './matcher.js';
 
 /**
  * The secret values the result gate masks, by value: whatever they look
@@ -23,24 +25,6 @@ export interface SecretSource {
   entries(): Iterable<readonly [string, string]>;
 }
 
-export interface Matcher {
-  /** How many distinct values are masked. */
-  readonly size: number;
-  /** The distinct labels values are replaced with (`[NAME]`). */
-  readonly labels: readonly string[];
-  /** The length (UTF-16 units) of the longest masked form: a piece cut from a stream holds back this much less one. */
-  readonly longest: number;
-  /** Where each occurrence starts and ends in `s` (UTF-16 indexes), left to right. */
-  spans(s: string): [number, number][];
-  /** Whether any secret (raw, or as it appears inside a JSON string) occurs in `s`. */
-  test(s: string): boolean;
-  /** `s` with every occurrence replaced by `[NAME]`. */
-  replace(s: string): string;
-  /** Like `replace`, but each occurrence keeps its line breaks after the name, so line numbers stay true. */
-  replaceKeepingLines(s: string): string;
-}
-
-const EMPTY: Matcher = { size: 0, labels: [], longest: 0, spans: () => [], test: () => false, replace: (s) => s, replaceKeepingLines: (s) => s };
 
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** Names become `[NAME]` inside JSON strings and text: keep them to characters that need no escaping. */
@@ -66,16 +50,61 @@ export function buildMatcher(pairs: Iterable<readonly [string, string]>): Matche
     labels: [...new Set(names.values())],
     longest: literals[0]!.length,
     spans: (s) => [...s.matchAll(all)].map((m) => [m.index, m.index + m[0].length]),
+    label: (value) => names.get(value),
     test: (s) => probe.test(s),
     replace: (s) => (probe.test(s) ? s.replace(all, (m) => names.get(m) ?? '[SECRET]') : s),
     replaceKeepingLines: (s) => (probe.test(s) ? s.replace(all, (m) => (names.get(m) ?? '[SECRET]') + '\n'.repeat(m.split('\n').length - 1)) : s),
   };
 }
 
-/** Holds the sources; `matcher()` is the current matcher, rebuilt only after a source changed. */
+/** Both matchers as one: every span of either, overlaps resolved leftmost-longest. */
+function combined(a: Matcher, b: Matcher): Matcher {
+  if (a.size === 0) return b;
+  if (b.size === 0) return a;
+  const spans = (s: string) => leftmostLongest([...a.spans(s), ...b.spans(s)]);
+  const labelOf = (value: string) => a.label(value) ?? b.label(value) ?? '[SECRET]';
+  const once = (s: string, keepLines: boolean) => {
+    let out = '';
+    let last = 0;
+    for (const [x, y] of spans(s)) {
+      const value = s.slice(x, y);
+      out += s.slice(last, x) + labelOf(value);
+      if (keepLines) out += '\n'.repeat(value.split('\n').length - 1);
+      last = y;
+    }
+    return out + s.slice(last);
+  };
+  // A configured value and a token that overlap in the text: the one that starts first is
+  // replaced and the other may survive the pass, so passes repeat while either still matches.
+  const replaceWith = (s: string, keepLines: boolean) => {
+    let out = s;
+    for (let pass = 0; pass < 4 && (a.test(out) || b.test(out)); pass++) out = once(out, keepLines);
+    return out;
+  };
+  return {
+    size: a.size + b.size,
+    labels: [...new Set([...a.labels, ...b.labels])],
+    longest: Math.max(a.longest, b.longest),
+    spans,
+    label: (value) => a.label(value) ?? b.label(value),
+    test: (s) => a.test(s) || b.test(s),
+    replace: (s) => replaceWith(s, false),
+    replaceKeepingLines: (s) => replaceWith(s, true),
+  };
+}
+
+/**
+ * Holds the sources; `matcher()` is the current matcher, rebuilt only after a
+ * source changed. Configured values (few, rarely changing) share one regular
+ * expression; issued tokens (many, changing with every lease) are kept in an
+ * index whose rebuild is a few map insertions (`issued-matcher.ts`), so
+ * hundreds of leases opening or ending never recompile the expression.
+ */
 export class SecretSet {
   private readonly sources: SecretSource[] = [];
   private versions: number[] = [];
+  private fixed: Matcher = EMPTY;
+  private issued: Matcher = EMPTY;
   private current: Matcher = EMPTY;
   private gen = 0;
   private fp: string | undefined;
@@ -109,14 +138,28 @@ export class SecretSet {
 
   matcher(): Matcher {
     const n = this.sources.length;
-    let same = this.versions.length === n;
-    for (let i = 0; same && i < n; i++) same = this.sources[i]!.version() === this.versions[i];
-    if (same) return this.current;
+    const fresh = this.versions.length !== n;
+    let fixedMoved = fresh;
+    let issuedMoved = fresh;
+    for (let i = 0; !fresh && i < n; i++) {
+      const src = this.sources[i]!;
+      if (src.version() === this.versions[i]) continue;
+      if (src.issued) issuedMoved = true;
+      else fixedMoved = true;
+    }
+    if (!fixedMoved && !issuedMoved) return this.current;
     this.versions = this.sources.map((s) => s.version());
-    const pairs: (readonly [string, string])[] = [];
-    for (const s of this.sources) for (const p of s.entries()) pairs.push(p);
-    this.current = buildMatcher(pairs);
-    this.fp = undefined;
+    const pairsOf = (issued: boolean) => {
+      const pairs: (readonly [string, string])[] = [];
+      for (const s of this.sources) if (Boolean(s.issued) === issued) for (const p of s.entries()) pairs.push(p);
+      return pairs;
+    };
+    if (fixedMoved) {
+      this.fixed = buildMatcher(pairsOf(false));
+      this.fp = undefined;
+    }
+    if (issuedMoved) this.issued = issuedMatcher(pairsOf(true), MIN_SECRET_BYTES, safeName) ?? EMPTY;
+    this.current = combined(this.fixed, this.issued);
     this.gen++;
     return this.current;
   }

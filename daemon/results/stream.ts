@@ -1,4 +1,4 @@
-import type { Matcher } from './secrets.js';
+import type { Matcher } from './matcher.js';
 
 /** A line longer than this is masked and passed on in pieces (producers write short lines). */
 const MAX_LINE_CHARS = 1 << 20;

@@ -1,0 +1,72 @@
+import { rmSync } from 'node:fs';
+import type { BenchResult } from './result.js';
+import { benchHome } from './procs.js';
+import { startDaemon } from '../test/harness/daemon.js';
+import { operatorToken, requestLease, type LeaseResult } from '../test/harness/lease.js';
+import { send } from '../test/harness/http.js';
+
+/**
+ * Lease churn at the lease limit: 512 runtime leases opened one by one (the
+ * time each takes to its first NDJSON line, and all of them in a row), then
+ * all 512 closed at once while `GET /api/v1/status` is asked again and again,
+ * each time on a fresh connection, until the daemon holds no lease: how long
+ * the operator waits while hundreds of runtimes end.
+ */
+export const name = 'lease-churn';
+
+const LEASES = 512;
+const STATUS_TARGET_MS = 100;
+
+function pct(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
+}
+
+export async function run(): Promise<BenchResult[]> {
+  const home = benchHome('agentteam-bench-churn-');
+  const d = await startDaemon({ home });
+  const leases: LeaseResult[] = [];
+  try {
+    const op = operatorToken(d);
+    const opens: number[] = [];
+    const t0 = performance.now();
+    for (let i = 0; i < LEASES; i++) {
+      const started = performance.now();
+      const lease = await requestLease(d.url, op, { serverId: 'local', agentId: `bench${i}` });
+      leases.push(lease);
+      if (lease.status !== 200) throw new Error(`lease ${i} refused: ${JSON.stringify(lease.body)}`);
+      opens.push(performance.now() - started);
+    }
+    const inARow = performance.now() - t0;
+    opens.sort((a, b) => a - b);
+
+    const status = async () => {
+      const started = performance.now();
+      const r = await send(new URL('/api/v1/status', d.url).toString(), 'GET', { authorization: `Bearer ${op}` });
+      if (r.status !== 200) throw new Error(`status answered ${r.status}`);
+      return { ms: performance.now() - started, leases: (JSON.parse(r.body) as { data: { leases: number } }).data.leases };
+    };
+    const c0 = performance.now();
+    for (const l of leases) l.close();
+    const waits: number[] = [];
+    for (;;) {
+      const s = await status();
+      waits.push(s.ms);
+      if (s.leases === 0) break;
+    }
+    const drained = performance.now() - c0;
+    waits.sort((a, b) => a - b);
+    const worst = waits[waits.length - 1] ?? NaN;
+    return [
+      { metric: 'lease open, one by one: p50', value: pct(opens, 0.5), unit: 'ms' },
+      { metric: 'lease open, one by one: p99', value: pct(opens, 0.99), unit: 'ms' },
+      { metric: `${LEASES} leases opened in a row`, value: inARow, unit: 'ms' },
+      { metric: `status while ${LEASES} leases end: max`, value: worst, unit: 'ms', target: `<= ${STATUS_TARGET_MS} ms`, pass: worst <= STATUS_TARGET_MS },
+      { metric: `status while ${LEASES} leases end: p99 (${waits.length} asked)`, value: pct(waits, 0.99), unit: 'ms' },
+      { metric: `all ${LEASES} leases gone`, value: drained, unit: 'ms' },
+    ];
+  } finally {
+    for (const l of leases) l.close();
+    await d.close();
+    rmSync(home, { recursive: true, force: true });
+  }
+}
