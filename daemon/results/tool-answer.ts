@@ -1,7 +1,7 @@
 import { ExecError } from '../errors.js';
 import { MaskError, maskValue } from './mask.js';
 import type { Masked } from './masked.js';
-import type { Matcher } from './secrets.js';
+import type { Matcher } from './matcher.js';
 import type { SpillStore } from './spill.js';
 import { RedactError, redactCredentialFields, redactJsonText } from './credential-fields.js';
 import { boundToolFrame } from './tool-frame.js';
