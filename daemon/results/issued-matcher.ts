@@ -1,4 +1,4 @@
-import type { Matcher } from './matcher.js';
+import { literalLabels, type Matcher } from './matcher.js';
 
 /**
  * A matcher for issued values (runtime tokens): hundreds of long literals
@@ -22,15 +22,8 @@ interface Group {
   readonly values: Map<string, string>;
 }
 
-export function issuedMatcher(pairs: Iterable<readonly [string, string]>, minBytes: number, safeLabel: (name: string) => string): Matcher | undefined {
-  const labels = new Map<string, string>();
-  for (const [name, value] of pairs) {
-    if (typeof value !== 'string' || Buffer.byteLength(value, 'utf8') < minBytes) continue;
-    const label = `[${safeLabel(name)}]`;
-    if (!labels.has(value)) labels.set(value, label);
-    const inJson = JSON.stringify(value).slice(1, -1);
-    if (inJson !== value && !labels.has(inJson)) labels.set(inJson, label);
-  }
+export function issuedMatcher(pairs: Iterable<readonly [string, string]>, minBytes: number): Matcher | undefined {
+  const labels = literalLabels(pairs, minBytes);
   if (labels.size === 0) return undefined;
   const groups = new Map<string, { lengths: Set<number>; values: Map<string, string> }>();
   let longest = 0;

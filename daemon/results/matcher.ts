@@ -27,3 +27,20 @@ export function leftmostLongest(spans: [number, number][]): [number, number][] {
   for (const sp of spans) if (out.length === 0 || sp[0] >= out[out.length - 1]![1]) out.push(sp);
   return out;
 }
+
+/** Names become `[NAME]` inside JSON strings and text: keep them to characters that need no escaping. */
+const safeName = (n: string) => n.replace(/[^A-Za-z0-9_.:-]/g, '_').slice(0, 64) || 'SECRET';
+
+/** Each value of at least `minBytes` UTF-8 bytes, raw and as it looks inside a JSON string, with its `[NAME]` (the first name wins). */
+export function literalLabels(pairs: Iterable<readonly [string, string]>, minBytes: number): Map<string, string> {
+  const labels = new Map<string, string>();
+  for (const [name, value] of pairs) {
+    if (typeof value !== 'string' || Buffer.byteLength(value, 'utf8') < minBytes) continue;
+    const label = `[${safeName(name)}]`;
+    if (!labels.has(value)) labels.set(value, label);
+    // A value with quotes, backslashes or control characters looks different inside serialized JSON.
+    const inJson = JSON.stringify(value).slice(1, -1);
+    if (inJson !== value && !labels.has(inJson)) labels.set(inJson, label);
+  }
+  return labels;
+}

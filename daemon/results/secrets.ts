@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { issuedMatcher } from './issued-matcher.js';
-import { EMPTY, leftmostLongest, type Matcher } from './matcher.js';
+import { EMPTY, leftmostLongest, literalLabels, type Matcher } from './matcher.js';
 
 /**
  * The secret values the result gate masks, by value: whatever they look
@@ -27,19 +27,8 @@ export interface SecretSource {
 
 
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-/** Names become `[NAME]` inside JSON strings and text: keep them to characters that need no escaping. */
-const safeName = (n: string) => n.replace(/[^A-Za-z0-9_.:-]/g, '_').slice(0, 64) || 'SECRET';
-
 export function buildMatcher(pairs: Iterable<readonly [string, string]>): Matcher {
-  const names = new Map<string, string>();
-  for (const [name, value] of pairs) {
-    if (typeof value !== 'string' || Buffer.byteLength(value, 'utf8') < MIN_SECRET_BYTES) continue;
-    const label = `[${safeName(name)}]`;
-    if (!names.has(value)) names.set(value, label);
-    // A value with quotes, backslashes or control characters looks different inside serialized JSON.
-    const inJson = JSON.stringify(value).slice(1, -1);
-    if (inJson !== value && !names.has(inJson)) names.set(inJson, label);
-  }
+  const names = literalLabels(pairs, MIN_SECRET_BYTES);
   if (names.size === 0) return EMPTY;
   const literals = [...names.keys()].sort((a, b) => b.length - a.length);
   const source = literals.map(escapeRe).join('|');
@@ -158,7 +147,7 @@ export class SecretSet {
       this.fixed = buildMatcher(pairsOf(false));
       this.fp = undefined;
     }
-    if (issuedMoved) this.issued = issuedMatcher(pairsOf(true), MIN_SECRET_BYTES, safeName) ?? EMPTY;
+    if (issuedMoved) this.issued = issuedMatcher(pairsOf(true), MIN_SECRET_BYTES) ?? EMPTY;
     this.current = combined(this.fixed, this.issued);
     this.gen++;
     return this.current;
