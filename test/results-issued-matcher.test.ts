@@ -47,7 +47,7 @@ test('the issued-token index finds exactly what one alternation of the same lite
   );
 });
 
-test('a set of configured values and issued tokens masks every whole occurrence of either, and follows tokens as they come and go', () => {
+test('a set of configured values and issued tokens masks every whole occurrence of either, and follows tokens as they are issued and dropped', () => {
   const tokens = new Set<string>();
   let version = 0;
   const issued: SecretSource = { issued: true, version: () => version, entries: () => [...tokens].map((t) => ['AGENTTEAM_EXEC_TOKEN', t] as const) };
@@ -62,8 +62,11 @@ test('a set of configured values and issued tokens masks every whole occurrence 
   assert.equal(set.matcher().replace(text), 'a [AGENTTEAM_EXEC_TOKEN] b [API_KEY] c [AGENTTEAM_EXEC_TOKEN][AGENTTEAM_EXEC_TOKEN] d');
   const before = set.generation;
   tokens.delete(tok(5));
+  assert.equal(set.generation, before, 'a dropped token alone rebuilds nothing');
+  tokens.add(tok(1000));
   version++;
-  assert.ok(set.generation > before, 'a dropped token moves the generation');
-  assert.equal(set.matcher().replace(tok(5)), tok(5), 'a dropped token is no longer a secret');
+  assert.ok(set.generation > before, 'an issued token moves the generation');
+  assert.equal(set.matcher().replace(tok(1000)), '[AGENTTEAM_EXEC_TOKEN]', 'a new token is masked at once');
+  assert.equal(set.matcher().replace(tok(5)), tok(5), 'the rebuild leaves the dropped token out');
   assert.equal(set.matcher().replace(`${tok(6)}`), '[AGENTTEAM_EXEC_TOKEN]');
 });

@@ -13,7 +13,13 @@ export class GenerationBook {
   private readonly byId = new Map<string, Generation>();
   /** token string -> generation, filled only after a full jose verification. */
   private readonly byToken = new Map<string, Generation>();
-  /** Bumps whenever a generation is added or dropped (the result gate re-reads the tokens it masks). */
+  /**
+   * Bumps when a generation is added: the result gate must mask a new token
+   * at once, so it rebuilds its token index (O(live tokens)). A dropped token
+   * moves nothing: masking a dead value is harmless, and it leaves the index
+   * with the next addition. Bumping on drops too made hundreds of runtimes
+   * ending together cost one rebuild each, quadratic, all on the event loop.
+   */
   version = 0;
 
   constructor(private readonly clock: Clock, private readonly diag?: (event: string, detail: Record<string, unknown>) => void) {}
@@ -71,7 +77,6 @@ export class GenerationBook {
   }
 
   drop(auth: Authorization, gen: Generation): void {
-    this.version++;
     this.byId.delete(gen.id);
     this.byToken.delete(gen.token);
     const i = auth.generations.indexOf(gen);
