@@ -148,6 +148,9 @@ export function registerRuntimeLeaseRoutes(app: Hono<any>, ctx: LeaseContext): v
         controller.enqueue(new TextEncoder().encode(first));
         auth.signal.addEventListener('abort', () => {
           if (poll) clearInterval(poll);
+          // The run process is gone with its connection: nobody reads a last line, and writing it
+          // through the masking stream is most of what hundreds of runtimes ending together cost.
+          if (conn.aborted) return;
           try {
             // The last line says why, so `run` can tell a daemon shutdown (wait for the next daemon) from the rest.
             controller.enqueue(new TextEncoder().encode(JSON.stringify({ event: 'revoked', reason: revokeReason(auth.signal) }) + '\n'));
