@@ -12,6 +12,8 @@ const body = pinCatalog(defaultCatalog()).body;
 const app = new Hono();
 app.get('/bare/catalog', (c) => c.body(body, 200, { 'content-type': 'application/json' }));
 const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, (info) => {
-  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${info.port}/bare/catalog` })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ url: `http://127.0.0.1:${info.port}/bare/catalog` })}\n`,
+  );
 });
 process.on('SIGTERM', () => server.close(() => process.exit(0)));

@@ -18,8 +18,11 @@ const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with --expose-gc');
 const home = mkdtempSync(join(tmpdir(), 'agentteam-bench-mem-'));
 const store = new AuthorizationStore({
-  clock: systemClock, signer: createJoseSigner(systemClock, 12 * 3600), writer: fsTokenWriter,
-  runtimeDir: join(home, 'runtime'), catalog: () => pinCatalog(defaultCatalog()),
+  clock: systemClock,
+  signer: createJoseSigner(systemClock, 12 * 3600),
+  writer: fsTokenWriter,
+  runtimeDir: join(home, 'runtime'),
+  catalog: () => pinCatalog(defaultCatalog()),
 });
 // Warm every code path once so lazily created shared state is not counted.
 const warm = await store.create({ serverId: 'warm', agentId: 'warm' });
@@ -33,11 +36,19 @@ const measure = () => {
 };
 const before = measure();
 for (let i = 0; i < MAX_LEASES; i++) {
-  const a = await store.create({ serverId: 'bench', agentId: `agent-${i}`, sessionId: `session-${i}`, runId: `run-${i}`, workdir: `/work/agent-${i}` });
+  const a = await store.create({
+    serverId: 'bench',
+    agentId: `agent-${i}`,
+    sessionId: `session-${i}`,
+    runId: `run-${i}`,
+    workdir: `/work/agent-${i}`,
+  });
   const ok = await store.authenticate(readFileSync(a.tokenFile, 'utf8'));
   if (!ok.ok) throw new Error('token rejected');
 }
 const after = measure();
-process.stdout.write(`${JSON.stringify({ leases: store.stats().leases, bytesPerAuthorization: (after - before) / MAX_LEASES })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ leases: store.stats().leases, bytesPerAuthorization: (after - before) / MAX_LEASES })}\n`,
+);
 await store.shutdown();
 rmSync(home, { recursive: true, force: true });

@@ -32,7 +32,11 @@ function firstLine(proc: ChildProcess, what: string): Promise<string> {
   });
 }
 
-async function runToEnd(args: string[], what: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+async function runToEnd(
+  args: string[],
+  what: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<string> {
   const p = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'], env });
   let out = '';
   p.stdout.on('data', (c: Buffer) => (out += c.toString()));
@@ -53,13 +57,19 @@ export async function run(): Promise<BenchResult[]> {
   const procs: ChildProcess[] = [];
   let daemonPid = 0;
   try {
-    const ready = JSON.parse(await runToEnd([BIN, 'daemon', 'start'], 'daemon start', env)) as { pid: number };
+    const ready = JSON.parse(await runToEnd([BIN, 'daemon', 'start'], 'daemon start', env)) as {
+      pid: number;
+    };
     daemonPid = ready.pid;
     // 50 connections exceed one authorization's 32 in-flight slots: two runtimes of the same
     // agent (same path, so both tokens pass the binding check) share the load.
     const runtimes: { tokenFile: string; base: string }[] = [];
     for (let i = 0; i < 2; i++) {
-      const p = spawn(process.execPath, [BIN, 'run', '--server', 'bench', '--agent', 'b0', '--', process.execPath, '-e', HOLD], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+      const p = spawn(
+        process.execPath,
+        [BIN, 'run', '--server', 'bench', '--agent', 'b0', '--', process.execPath, '-e', HOLD],
+        { env, stdio: ['ignore', 'pipe', 'inherit'] },
+      );
       procs.push(p);
       runtimes.push(JSON.parse(await firstLine(p, 'run')) as { tokenFile: string; base: string });
     }
@@ -79,17 +89,41 @@ export async function run(): Promise<BenchResult[]> {
     }
     const auth = meanLoad(authRuns);
     const base = meanLoad(bareRuns);
-    if (auth.non2xx + auth.errors > 0) throw new Error(`authenticated load saw ${auth.non2xx} non-2xx and ${auth.errors} errors`);
-    const mem = JSON.parse(await runToEnd(['--expose-gc', MEMORY], 'memory')) as { leases: number; bytesPerAuthorization: number };
+    if (auth.non2xx + auth.errors > 0)
+      throw new Error(`authenticated load saw ${auth.non2xx} non-2xx and ${auth.errors} errors`);
+    const mem = JSON.parse(await runToEnd(['--expose-gc', MEMORY], 'memory')) as {
+      leases: number;
+      bytesPerAuthorization: number;
+    };
     const ratio = auth.reqPerSec / Math.max(1, base.reqPerSec);
     const kb = mem.bytesPerAuthorization / 1024;
     return [
-      { metric: `GET catalog req/s, ${CONNECTIONS} conns, authenticated`, value: Math.round(auth.reqPerSec), unit: 'req/s' },
-      { metric: `bare hono GET req/s, ${CONNECTIONS} conns`, value: Math.round(base.reqPerSec), unit: 'req/s' },
-      { metric: 'authenticated / bare req/s', value: ratio, unit: 'x', target: '>= 0.6x', pass: ratio >= 0.6 },
+      {
+        metric: `GET catalog req/s, ${CONNECTIONS} conns, authenticated`,
+        value: Math.round(auth.reqPerSec),
+        unit: 'req/s',
+      },
+      {
+        metric: `bare hono GET req/s, ${CONNECTIONS} conns`,
+        value: Math.round(base.reqPerSec),
+        unit: 'req/s',
+      },
+      {
+        metric: 'authenticated / bare req/s',
+        value: ratio,
+        unit: 'x',
+        target: '>= 0.6x',
+        pass: ratio >= 0.6,
+      },
       { metric: 'GET catalog p99, authenticated', value: auth.p99Ms, unit: 'ms' },
       { metric: 'bare hono GET p99', value: base.p99Ms, unit: 'ms' },
-      { metric: `memory per active authorization (${mem.leases} leases)`, value: kb, unit: 'KB', target: '<= 10 KB', pass: kb <= 10 },
+      {
+        metric: `memory per active authorization (${mem.leases} leases)`,
+        value: kb,
+        unit: 'KB',
+        target: '<= 10 KB',
+        pass: kb <= 10,
+      },
     ];
   } finally {
     for (const p of procs) p.kill('SIGTERM');
@@ -106,5 +140,8 @@ export async function run(): Promise<BenchResult[]> {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  for (const r of await run()) process.stdout.write(`${r.metric}: ${Number.isInteger(r.value) ? r.value : r.value.toFixed(2)} ${r.unit}${r.target ? ` (target ${r.target}: ${r.pass ? 'ok' : 'MISSED'})` : ''}\n`);
+  for (const r of await run())
+    process.stdout.write(
+      `${r.metric}: ${Number.isInteger(r.value) ? r.value : r.value.toFixed(2)} ${r.unit}${r.target ? ` (target ${r.target}: ${r.pass ? 'ok' : 'MISSED'})` : ''}\n`,
+    );
 }

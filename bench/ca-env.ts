@@ -15,7 +15,8 @@ export interface EnvVariant {
 }
 
 export function caVariants(base: NodeJS.ProcessEnv): EnvVariant[] {
-  if (!base.NODE_EXTRA_CA_CERTS) return [{ label: 'NODE_EXTRA_CA_CERTS unset, as given', env: base }];
+  if (!base.NODE_EXTRA_CA_CERTS)
+    return [{ label: 'NODE_EXTRA_CA_CERTS unset, as given', env: base }];
   const without: NodeJS.ProcessEnv = { ...base };
   delete without.NODE_EXTRA_CA_CERTS;
   return [

@@ -52,7 +52,9 @@ export async function run(): Promise<BenchResult[]> {
   for (const [k, v] of Object.entries(process.env)) if (!/^agentteam_/i.test(k)) clean[k] = v;
   const variants = caVariants(clean);
   const keys = Object.keys(COMMANDS) as Key[];
-  const times = variants.map(() => Object.fromEntries(keys.map((k) => [k, [] as number[]])) as Record<Key, number[]>);
+  const times = variants.map(
+    () => Object.fromEntries(keys.map((k) => [k, [] as number[]])) as Record<Key, number[]>,
+  );
   for (let i = 0; i < WARMUP + RUNS; i++) {
     variants.forEach((v, vi) => {
       for (const k of keys) {
@@ -65,15 +67,30 @@ export async function run(): Promise<BenchResult[]> {
   variants.forEach((v, vi) => {
     const t = times[vi]!;
     const ratio = (k: Key) => median(t[k].map((x, i) => x / (t.baseline[i] ?? NaN)));
-    rows.push({ metric: `[${v.label}] node -e 0 (median of ${RUNS})`, value: median(t.baseline), unit: 'ms' });
+    rows.push({
+      metric: `[${v.label}] node -e 0 (median of ${RUNS})`,
+      value: median(t.baseline),
+      unit: 'ms',
+    });
     for (const k of ['help', 'validation', 'version', 'programHelp'] as const) {
-      rows.push({ metric: `[${v.label}] agentteam ${k === 'validation' ? 'exec task create \'{"title":""}\' (exit 2)' : LABELS[k]}`, value: median(t[k]), unit: 'ms' });
+      rows.push({
+        metric: `[${v.label}] agentteam ${k === 'validation' ? 'exec task create \'{"title":""}\' (exit 2)' : LABELS[k]}`,
+        value: median(t[k]),
+        unit: 'ms',
+      });
     }
     for (const k of ['help', 'validation'] as const) {
       const value = ratio(k);
-      rows.push({ metric: `[${v.label}] ${LABELS[k]} / node -e 0`, value, unit: 'x', target: `<= ${TARGET}x`, pass: value <= TARGET });
+      rows.push({
+        metric: `[${v.label}] ${LABELS[k]} / node -e 0`,
+        value,
+        unit: 'x',
+        target: `<= ${TARGET}x`,
+        pass: value <= TARGET,
+      });
     }
-    for (const k of ['version', 'programHelp'] as const) rows.push({ metric: `[${v.label}] ${LABELS[k]} / node -e 0`, value: ratio(k), unit: 'x' });
+    for (const k of ['version', 'programHelp'] as const)
+      rows.push({ metric: `[${v.label}] ${LABELS[k]} / node -e 0`, value: ratio(k), unit: 'x' });
   });
   return rows;
 }

@@ -17,18 +17,28 @@ const agent = new Agent({ keepAlive: true, maxSockets: 64 });
 function post(path: string, body: unknown): Promise<void> {
   const payload = JSON.stringify(body);
   return new Promise((resolve) => {
-    const req = request(new URL(path, base), {
-      method: 'POST', agent,
-      headers: { ...auth, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
-    }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (c: string) => (text += c));
-      res.on('end', () => {
-        // A call its agent stopped waiting for (the load ending a run) is settled before its claim or result lands: expected, not reported.
-        if (res.statusCode !== 200 && !/"code":"(unknown_request|already_settled)"/.test(text)) process.stderr.write(`app: ${path} ${res.statusCode} ${text}\n`);
-        resolve();
-      });
-    });
+    const req = request(
+      new URL(path, base),
+      {
+        method: 'POST',
+        agent,
+        headers: {
+          ...auth,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(payload),
+        },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (c: string) => (text += c));
+        res.on('end', () => {
+          // A call its agent stopped waiting for (the load ending a run) is settled before its claim or result lands: expected, not reported.
+          if (res.statusCode !== 200 && !/"code":"(unknown_request|already_settled)"/.test(text))
+            process.stderr.write(`app: ${path} ${res.statusCode} ${text}\n`);
+          resolve();
+        });
+      },
+    );
     req.on('error', (err) => {
       process.stderr.write(`app: ${path} ${err.message}\n`);
       resolve();
@@ -43,18 +53,32 @@ const es = new EventSource(new URL('/api/v1/events?client_tools=1', base), {
 es.addEventListener('hello', (e) => {
   const clientId = (JSON.parse(e.data as string) as { data: { client_id: string } }).data.client_id;
   es.addEventListener('client_tool.request', (ev) => {
-    const { request_id: id, arguments: args } = (JSON.parse(ev.data as string) as { data: { request_id: string; arguments?: unknown } }).data;
+    const { request_id: id, arguments: args } = (
+      JSON.parse(ev.data as string) as { data: { request_id: string; arguments?: unknown } }
+    ).data;
     // Another app's requests reach this stream reduced to their id: not ours to serve.
     if (args === undefined) return;
     void (async () => {
       await post(`/api/v1/client-tools/requests/${id}/claim`, { client_id: clientId });
-      await post(`/api/v1/client-tools/requests/${id}/result`, { client_id: clientId, ok: true, content: [{ type: 'text', text: JSON.stringify(args) }] });
+      await post(`/api/v1/client-tools/requests/${id}/result`, {
+        client_id: clientId,
+        ok: true,
+        content: [{ type: 'text', text: JSON.stringify(args) }],
+      });
     })();
   });
   void post('/api/v1/client-tools', {
     client_id: clientId,
     group: 'bench',
-    tools: [{ name: 'bench_echo', description: 'Echoes its arguments.', input_schema: { type: 'object', properties: { text: { type: 'string' } } }, timeout_s: 30 }],
+    tools: [
+      {
+        name: 'bench_echo',
+        description: 'Echoes its arguments.',
+        input_schema: { type: 'object', properties: { text: { type: 'string' } } },
+        timeout_s: 30,
+      },
+    ],
   }).then(() => process.stdout.write(`${JSON.stringify({ url: base, clientId })}\n`));
 });
-es.onerror = (e) => process.stderr.write(`app: event stream error ${(e as { message?: string }).message ?? ''}\n`);
+es.onerror = (e) =>
+  process.stderr.write(`app: event stream error ${(e as { message?: string }).message ?? ''}\n`);

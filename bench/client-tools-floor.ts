@@ -17,7 +17,10 @@ const server = createServer((req, res) => {
     req.on('data', (c: Buffer) => (n += c.length));
     req.on('end', () => {
       const body = JSON.stringify({ ok: true, bytes: n });
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+      });
       res.end(body);
     });
     return;

@@ -50,20 +50,38 @@ export async function paced(cfg: PacedConfig): Promise<PacedResult> {
     const k = i % cfg.tokens.length;
     const t0 = performance.now();
     return new Promise((resolve) => {
-      const req = request(target, {
-        method: 'POST', agent: agents[k],
-        headers: { ...cfg.headers, authorization: `Bearer ${cfg.tokens[k]}`, 'content-length': payload.length },
-      }, (res) => {
-        let text = '';
-        res.setEncoding('utf8').on('data', (c: string) => (text += c));
-        res.on('end', () => resolve(res.statusCode === 200 && (cfg.expect === undefined || text.includes(cfg.expect)) ? performance.now() - t0 : null));
-        res.on('error', () => resolve(null));
-      });
+      const req = request(
+        target,
+        {
+          method: 'POST',
+          agent: agents[k],
+          headers: {
+            ...cfg.headers,
+            authorization: `Bearer ${cfg.tokens[k]}`,
+            'content-length': payload.length,
+          },
+        },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8').on('data', (c: string) => (text += c));
+          res.on('end', () =>
+            resolve(
+              res.statusCode === 200 && (cfg.expect === undefined || text.includes(cfg.expect))
+                ? performance.now() - t0
+                : null,
+            ),
+          );
+          res.on('error', () => resolve(null));
+        },
+      );
       req.on('error', () => resolve(null));
       req.end(payload);
     });
   };
-  const phase = async (sec: number, record: boolean): Promise<{ lat: number[]; failed: number; late: number[]; sent: number }> => {
+  const phase = async (
+    sec: number,
+    record: boolean,
+  ): Promise<{ lat: number[]; failed: number; late: number[]; sent: number }> => {
     const lat: number[] = [];
     const late: number[] = [];
     let failed = 0;
@@ -75,10 +93,12 @@ export async function paced(cfg: PacedConfig): Promise<PacedResult> {
       const wait = due - performance.now();
       if (wait > 0.5) await new Promise((r) => setTimeout(r, wait));
       late.push(Math.max(0, performance.now() - due));
-      inflight.push(one(i).then((ms) => {
-        if (ms === null) failed++;
-        else if (record) lat.push(ms);
-      }));
+      inflight.push(
+        one(i).then((ms) => {
+          if (ms === null) failed++;
+          else if (record) lat.push(ms);
+        }),
+      );
     }
     await Promise.all(inflight);
     return { lat, failed, late, sent: n };
@@ -88,7 +108,14 @@ export async function paced(cfg: PacedConfig): Promise<PacedResult> {
   for (const a of agents) a.destroy();
   const lat = r.lat.sort((a, b) => a - b);
   const late = r.late.sort((a, b) => a - b);
-  return { sent: r.sent, ok: lat.length, failed: r.failed, p50Ms: round(quantile(lat, 0.5)), p99Ms: round(quantile(lat, 0.99)), lateMs: round(quantile(late, 0.5)) };
+  return {
+    sent: r.sent,
+    ok: lat.length,
+    failed: r.failed,
+    p50Ms: round(quantile(lat, 0.5)),
+    p99Ms: round(quantile(lat, 0.99)),
+    lateMs: round(quantile(late, 0.5)),
+  };
 }
 
 /**
@@ -116,7 +143,14 @@ export function sseDelivery(cfg: { url: string; rate: number; n: number }): Prom
       });
       res.on('end', () => {
         lat.sort((a, b) => a - b);
-        resolve({ sent: cfg.n, ok: lat.length, failed: 0, p50Ms: round(quantile(lat, 0.5)), p99Ms: round(quantile(lat, 0.99)), lateMs: 0 });
+        resolve({
+          sent: cfg.n,
+          ok: lat.length,
+          failed: 0,
+          p50Ms: round(quantile(lat, 0.5)),
+          p99Ms: round(quantile(lat, 0.99)),
+          lateMs: 0,
+        });
       });
     });
     req.on('error', reject);
@@ -126,6 +160,8 @@ export function sseDelivery(cfg: { url: string; rate: number; n: number }): Prom
 
 if (process.argv[2] !== undefined && process.argv[1]?.endsWith('client-tools-paced.js')) {
   const arg = JSON.parse(process.argv[2]) as PacedConfig & { sse?: boolean; n?: number };
-  const out = arg.sse ? await sseDelivery({ url: arg.url, rate: arg.rate, n: arg.n ?? 1000 }) : await paced(arg);
+  const out = arg.sse
+    ? await sseDelivery({ url: arg.url, rate: arg.rate, n: arg.n ?? 1000 })
+    : await paced(arg);
   process.stdout.write(`${JSON.stringify(out)}\n`);
 }

@@ -28,12 +28,20 @@ export const PACED_RATE = Number(process.env.BENCH_RELAY_RATE ?? 200);
 const ROUNDS = 3;
 
 /** One paced run (or the SSE floor) in its own process. */
-function runPaced(cfg: PacedConfig | { sse: true; url: string; rate: number; n: number }): Promise<PacedResult> {
+function runPaced(
+  cfg: PacedConfig | { sse: true; url: string; rate: number; n: number },
+): Promise<PacedResult> {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [PACED, JSON.stringify(cfg)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const p = spawn(process.execPath, [PACED, JSON.stringify(cfg)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     p.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    p.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as PacedResult) : reject(new Error(`paced caller exited ${code}`))));
+    p.once('exit', (code) =>
+      code === 0
+        ? resolve(JSON.parse(out) as PacedResult)
+        : reject(new Error(`paced caller exited ${code}`)),
+    );
   });
 }
 
@@ -50,14 +58,27 @@ const med = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(
 export function floorAdded(rttMs: number, sseMs: number): number {
   return sseMs + rttMs + rttMs / 2;
 }
-const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
-const call = (tool: string, args: unknown) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: args } });
+const HEADERS = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': '2025-11-25',
+};
+const call = (tool: string, args: unknown) =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: tool, arguments: args },
+  });
 const PLAIN = call('message_history_read', { target: 'channel:bench', limit: 20 });
 const RELAY = call('bench_echo', { text: 'ping' });
 
 /** CPU time (user + system) a process has used, in µs; NaN where /proc is not available. */
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
-const loadavg = () => osLoadavg().map((x) => x.toFixed(2)).join(' ');
+const loadavg = () =>
+  osLoadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
 
 function cpuMicros(pid: number): number {
   try {
@@ -87,7 +108,14 @@ export interface RelayReport {
   daemonCpuRelayUs: number;
   appCpuRelayUs: number;
   /** Evenly paced at PACED_RATE (own caller, keep-alive), medians over ROUNDS alternated rounds. */
-  even: { plainP50Ms: number; relayP50Ms: number; relayP99Ms: number; addedP50Ms: number; failed: number; lateMs: number };
+  even: {
+    plainP50Ms: number;
+    relayP50Ms: number;
+    relayP99Ms: number;
+    addedP50Ms: number;
+    failed: number;
+    lateMs: number;
+  };
   /** The floor in the same run: plain node:http between two processes. */
   floor: { rttP50Ms: number; sseP50Ms: number; addedMs: number };
   /** even.addedP50Ms / floor.addedMs. */
@@ -95,12 +123,23 @@ export interface RelayReport {
   load: { before: string; after: string };
 }
 
-function check(res: RawResponse, what: string, ok: (r: { isError?: boolean; content?: { text?: string }[]; structuredContent?: { messages?: unknown[] } }) => boolean): void {
+function check(
+  res: RawResponse,
+  what: string,
+  ok: (r: {
+    isError?: boolean;
+    content?: { text?: string }[];
+    structuredContent?: { messages?: unknown[] };
+  }) => boolean,
+): void {
   const result = (JSON.parse(res.body) as { result?: Parameters<typeof ok>[0] }).result;
-  if (res.status !== 200 || !result || result.isError || !ok(result)) throw new Error(`${what} did not answer: ${res.status} ${res.body.slice(0, 300)}`);
+  if (res.status !== 200 || !result || result.isError || !ok(result))
+    throw new Error(`${what} did not answer: ${res.status} ${res.body.slice(0, 300)}`);
 }
 
-export async function measure(opts: { agents?: number; durationSec?: number } = {}): Promise<RelayReport> {
+export async function measure(
+  opts: { agents?: number; durationSec?: number } = {},
+): Promise<RelayReport> {
   const agents = opts.agents ?? 50;
   const durationSec = opts.durationSec ?? Number(process.env.BENCH_DURATION ?? 8);
   const loadBefore = loadavg();
@@ -114,13 +153,35 @@ export async function measure(opts: { agents?: number; durationSec?: number } = 
     app = await startLineServer(APP, 'client tools app', [daemon.url, opToken]);
     const { tokens, url } = await openBenchLeases(daemon, agents, leases);
     for (let i = 0; i < 20; i++) {
-      await rpc(url, tokens[0]!, JSON.parse(call('message_send', { target: 'channel:bench', content: `benchmark message ${i}` })));
+      await rpc(
+        url,
+        tokens[0]!,
+        JSON.parse(
+          call('message_send', { target: 'channel:bench', content: `benchmark message ${i}` }),
+        ),
+      );
     }
-    check(await rpc(url, tokens[0]!, JSON.parse(PLAIN)), 'message_history_read', (r) => r.structuredContent?.messages?.length === 20);
-    check(await rpc(url, tokens[0]!, JSON.parse(RELAY)), 'bench_echo', (r) => r.content?.[0]?.text === '{"text":"ping"}');
+    check(
+      await rpc(url, tokens[0]!, JSON.parse(PLAIN)),
+      'message_history_read',
+      (r) => r.structuredContent?.messages?.length === 20,
+    );
+    check(
+      await rpc(url, tokens[0]!, JSON.parse(RELAY)),
+      'bench_echo',
+      (r) => r.content?.[0]?.text === '{"text":"ping"}',
+    );
 
     const load = (body: string, sec: number, rate?: number) =>
-      runLoad({ url, body, headers: HEADERS, tokens, connections: agents, durationSec: sec, ...(rate !== undefined ? { rate } : {}) });
+      runLoad({
+        url,
+        body,
+        headers: HEADERS,
+        tokens,
+        connections: agents,
+        durationSec: sec,
+        ...(rate !== undefined ? { rate } : {}),
+      });
     await load(PLAIN, 1);
     const plain = await load(PLAIN, durationSec);
     await load(RELAY, 1);
@@ -138,8 +199,23 @@ export async function measure(opts: { agents?: number; durationSec?: number } = 
 
     // Evenly paced at 200 calls/s: plain, relay and the floor, alternated.
     const evenSec = Math.max(2, Math.round(durationSec / 2));
-    const paced = (body: string, expect: string, u = url) => runPaced({ url: u, headers: HEADERS, tokens, body, rate: PACED_RATE, durationSec: evenSec, warmupSec: 0.5, expect });
-    const ev = { plain: [] as PacedResult[], relay: [] as PacedResult[], rtt: [] as PacedResult[], sse: [] as PacedResult[] };
+    const paced = (body: string, expect: string, u = url) =>
+      runPaced({
+        url: u,
+        headers: HEADERS,
+        tokens,
+        body,
+        rate: PACED_RATE,
+        durationSec: evenSec,
+        warmupSec: 0.5,
+        expect,
+      });
+    const ev = {
+      plain: [] as PacedResult[],
+      relay: [] as PacedResult[],
+      rtt: [] as PacedResult[],
+      sse: [] as PacedResult[],
+    };
     const cpu = { plain: 0, relay: 0, app: 0 };
     for (let r = 0; r < ROUNDS; r++) {
       let d0 = cpuMicros(daemon.pid);
@@ -151,7 +227,14 @@ export async function measure(opts: { agents?: number; durationSec?: number } = 
       cpu.relay += cpuMicros(daemon.pid) - d0;
       cpu.app += cpuMicros(appPid) - a0;
       ev.rtt.push(await paced(PLAIN, '"ok":true', `${floorServer.url}/rt`));
-      ev.sse.push(await runPaced({ sse: true, url: floorServer.url, rate: PACED_RATE, n: Math.round(PACED_RATE * evenSec) }));
+      ev.sse.push(
+        await runPaced({
+          sse: true,
+          url: floorServer.url,
+          rate: PACED_RATE,
+          n: Math.round(PACED_RATE * evenSec),
+        }),
+      );
     }
     // Per call, counting the warm-up calls each run also made.
     const perRun = Math.round(PACED_RATE * (evenSec + 0.5)) * ROUNDS;
@@ -160,14 +243,32 @@ export async function measure(opts: { agents?: number; durationSec?: number } = 
     const rtt = med(ev.rtt.map((x) => x.p50Ms));
     const sse = med(ev.sse.map((x) => x.p50Ms));
     const even = {
-      plainP50Ms: plainP50, relayP50Ms: relayP50, relayP99Ms: med(ev.relay.map((x) => x.p99Ms)), addedP50Ms: round3(relayP50 - plainP50),
-      failed: [...ev.plain, ...ev.relay].reduce((n, x) => n + x.failed, 0), lateMs: med([...ev.plain, ...ev.relay].map((x) => x.lateMs)),
+      plainP50Ms: plainP50,
+      relayP50Ms: relayP50,
+      relayP99Ms: med(ev.relay.map((x) => x.p99Ms)),
+      addedP50Ms: round3(relayP50 - plainP50),
+      failed: [...ev.plain, ...ev.relay].reduce((n, x) => n + x.failed, 0),
+      lateMs: med([...ev.plain, ...ev.relay].map((x) => x.lateMs)),
     };
     const floor = { rttP50Ms: rtt, sseP50Ms: sse, addedMs: round3(floorAdded(rtt, sse)) };
     return {
-      even, floor, ratio: round3(even.addedP50Ms / floor.addedMs), load: { before: loadBefore, after: loadavg() },
-      agents, durationSec, plain, relay, rate, pacedPlain, pacedRelay, addedP50Ms: pacedRelay.p50Ms - pacedPlain.p50Ms,
-      quotaCpu: { daemonPlainUs: (c1 - c0) / Math.max(1, pacedPlain.total), daemonRelayUs: (c2 - c1) / Math.max(1, pacedRelay.total), appRelayUs: (a2 - a1) / Math.max(1, pacedRelay.total) },
+      even,
+      floor,
+      ratio: round3(even.addedP50Ms / floor.addedMs),
+      load: { before: loadBefore, after: loadavg() },
+      agents,
+      durationSec,
+      plain,
+      relay,
+      rate,
+      pacedPlain,
+      pacedRelay,
+      addedP50Ms: pacedRelay.p50Ms - pacedPlain.p50Ms,
+      quotaCpu: {
+        daemonPlainUs: (c1 - c0) / Math.max(1, pacedPlain.total),
+        daemonRelayUs: (c2 - c1) / Math.max(1, pacedRelay.total),
+        appRelayUs: (a2 - a1) / Math.max(1, pacedRelay.total),
+      },
       daemonCpuPlainUs: cpu.plain / perRun,
       daemonCpuRelayUs: cpu.relay / perRun,
       appCpuRelayUs: cpu.app / perRun,
@@ -185,22 +286,63 @@ export async function run(): Promise<BenchResult[]> {
   const at = `${r.agents} agents`;
   const ev = `even ${PACED_RATE} calls/s`;
   return [
-    { metric: `plain message_history_read calls/s (${at})`, value: Math.round(r.plain.reqPerSec), unit: 'req/s' },
+    {
+      metric: `plain message_history_read calls/s (${at})`,
+      value: Math.round(r.plain.reqPerSec),
+      unit: 'req/s',
+    },
     { metric: `plain message_history_read p50 (${at})`, value: r.plain.p50Ms, unit: 'ms' },
-    { metric: `client tool relay calls/s (${at})`, value: Math.round(r.relay.reqPerSec), unit: 'req/s' },
+    {
+      metric: `client tool relay calls/s (${at})`,
+      value: Math.round(r.relay.reqPerSec),
+      unit: 'req/s',
+    },
     { metric: `client tool relay p50 (${at})`, value: r.relay.p50Ms, unit: 'ms' },
     { metric: `client tool relay p99 (${at})`, value: r.relay.p99Ms, unit: 'ms' },
-    { metric: `autocannon quota ${r.rate}/s (bursts of ${r.agents}): relay p50 minus plain p50`, value: r.addedP50Ms, unit: 'ms' },
+    {
+      metric: `autocannon quota ${r.rate}/s (bursts of ${r.agents}): relay p50 minus plain p50`,
+      value: r.addedP50Ms,
+      unit: 'ms',
+    },
     { metric: `${ev}: plain p50`, value: r.even.plainP50Ms, unit: 'ms' },
     { metric: `${ev}: relay p50`, value: r.even.relayP50Ms, unit: 'ms' },
     { metric: `${ev}: relay p99`, value: r.even.relayP99Ms, unit: 'ms' },
-    { metric: `${ev}: relay p50 minus plain p50`, value: r.even.addedP50Ms, unit: 'ms', target: '<= 5 ms', pass: r.even.addedP50Ms <= 5 },
-    { metric: 'floor: keep-alive loopback round trip p50 (node:http, two processes)', value: r.floor.rttP50Ms, unit: 'ms' },
-    { metric: 'floor: SSE event delivery p50 (node:http, two processes)', value: r.floor.sseP50Ms, unit: 'ms' },
-    { metric: 'floor: the hops a relay adds (SSE + claim round trip + half a round trip for the result)', value: r.floor.addedMs, unit: 'ms' },
-    { metric: 'relay added p50 / its floor', value: r.ratio, unit: 'x', target: '<= 2x', pass: r.ratio <= 2 },
+    {
+      metric: `${ev}: relay p50 minus plain p50`,
+      value: r.even.addedP50Ms,
+      unit: 'ms',
+      target: '<= 5 ms',
+      pass: r.even.addedP50Ms <= 5,
+    },
+    {
+      metric: 'floor: keep-alive loopback round trip p50 (node:http, two processes)',
+      value: r.floor.rttP50Ms,
+      unit: 'ms',
+    },
+    {
+      metric: 'floor: SSE event delivery p50 (node:http, two processes)',
+      value: r.floor.sseP50Ms,
+      unit: 'ms',
+    },
+    {
+      metric:
+        'floor: the hops a relay adds (SSE + claim round trip + half a round trip for the result)',
+      value: r.floor.addedMs,
+      unit: 'ms',
+    },
+    {
+      metric: 'relay added p50 / its floor',
+      value: r.ratio,
+      unit: 'x',
+      target: '<= 2x',
+      pass: r.ratio <= 2,
+    },
     { metric: `daemon CPU per plain call (${ev})`, value: r.daemonCpuPlainUs, unit: 'us' },
-    { metric: `daemon CPU per relayed call (${ev}; 3 requests + 1 event)`, value: r.daemonCpuRelayUs, unit: 'us' },
+    {
+      metric: `daemon CPU per relayed call (${ev}; 3 requests + 1 event)`,
+      value: r.daemonCpuRelayUs,
+      unit: 'us',
+    },
     { metric: `app CPU per relayed call (${ev})`, value: r.appCpuRelayUs, unit: 'us' },
   ];
 }

@@ -27,7 +27,10 @@ let children = 0;
 let stopping = false;
 
 function start(): void {
-  const c = spawn(process.execPath, [BIN, 'serve', '--stdio'], { env: { ...process.env, AGENTTEAM_HOME: home }, stdio: ['pipe', 'pipe', 'inherit'] });
+  const c = spawn(process.execPath, [BIN, 'serve', '--stdio'], {
+    env: { ...process.env, AGENTTEAM_HOME: home },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   child = c;
   children++;
   used = 1; // the initialize request
@@ -37,7 +40,13 @@ function start(): void {
     buf += chunk;
     let i: number;
     while ((i = buf.indexOf('\n')) >= 0) {
-      const f = JSON.parse(buf.slice(0, i)) as { id?: string | number; method?: string; params?: any; result?: any; error?: any };
+      const f = JSON.parse(buf.slice(0, i)) as {
+        id?: string | number;
+        method?: string;
+        params?: any;
+        result?: any;
+        error?: any;
+      };
       buf = buf.slice(i + 1);
       if (f.method === 'client.tool.call') {
         if (c !== child || used >= LIFETIME_IDS) {
@@ -46,11 +55,26 @@ function start(): void {
         }
         const { instance_id, data } = f.params;
         const { session_id, run_id, call_id, task_id, subagent_id } = data;
-        send({ jsonrpc: '2.0', id: ++used, method: 'client.tool.result', params: { instance_id, session_id, run_id, call_id, task_id, subagent_id, status: 'success', text: JSON.stringify(data.arguments) } });
+        send({
+          jsonrpc: '2.0',
+          id: ++used,
+          method: 'client.tool.result',
+          params: {
+            instance_id,
+            session_id,
+            run_id,
+            call_id,
+            task_id,
+            subagent_id,
+            status: 'success',
+            text: JSON.stringify(data.arguments),
+          },
+        });
         if (used >= LIFETIME_IDS) c.stdin.end(); // its last answer is written; the exit handler starts the next child
       } else if (f.id === 'init') {
         if (!f.result) throw new Error(`initialize failed: ${JSON.stringify(f)}`);
-        if (children === 1) process.stdout.write(`${JSON.stringify({ url: 'stdio', pid: c.pid })}\n`);
+        if (children === 1)
+          process.stdout.write(`${JSON.stringify({ url: 'stdio', pid: c.pid })}\n`);
       } else if (f.error) {
         process.stderr.write(`stdio app: ${JSON.stringify(f.error)}\n`);
       }
@@ -58,15 +82,28 @@ function start(): void {
   });
   c.on('exit', (code) => {
     if (stopping) {
-      process.stderr.write(`stdio app: ${children} children, ${dropped} calls left unanswered at a child's end\n`);
+      process.stderr.write(
+        `stdio app: ${children} children, ${dropped} calls left unanswered at a child's end\n`,
+      );
       process.exit(code ?? 0);
     }
     if (used >= LIFETIME_IDS) start();
     else process.exit(code ?? 1);
   });
   send({
-    jsonrpc: '2.0', id: 'init', method: 'initialize',
-    params: { required_capabilities: ['client.tools'], client_tools: [{ name: 'client__bench_echo', description: 'Echoes its arguments.', input_schema: { type: 'object', properties: { text: { type: 'string' } } } }] },
+    jsonrpc: '2.0',
+    id: 'init',
+    method: 'initialize',
+    params: {
+      required_capabilities: ['client.tools'],
+      client_tools: [
+        {
+          name: 'client__bench_echo',
+          description: 'Echoes its arguments.',
+          input_schema: { type: 'object', properties: { text: { type: 'string' } } },
+        },
+      ],
+    },
   });
 }
 

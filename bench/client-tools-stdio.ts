@@ -18,14 +18,32 @@ export const name = 'client-tools-stdio';
 
 const HTTP_APP = fileURLToPath(new URL('./client-tools-app.js', import.meta.url));
 const STDIO_APP = fileURLToPath(new URL('./client-tools-stdio-app.js', import.meta.url));
-const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
-const call = (tool: string) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: { text: 'ping' } } });
+const HEADERS = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': '2025-11-25',
+};
+const call = (tool: string) =>
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: tool, arguments: { text: 'ping' } },
+  });
 const HTTP = call('bench_echo');
 const STDIO = call('client__bench_echo');
 
 function check(res: RawResponse, what: string): void {
-  const result = (JSON.parse(res.body) as { result?: { isError?: boolean; content?: { text?: string }[] } }).result;
-  if (res.status !== 200 || !result || result.isError || result.content?.[0]?.text !== '{"text":"ping"}') throw new Error(`${what} did not answer: ${res.status} ${res.body.slice(0, 300)}`);
+  const result = (
+    JSON.parse(res.body) as { result?: { isError?: boolean; content?: { text?: string }[] } }
+  ).result;
+  if (
+    res.status !== 200 ||
+    !result ||
+    result.isError ||
+    result.content?.[0]?.text !== '{"text":"ping"}'
+  )
+    throw new Error(`${what} did not answer: ${res.status} ${res.body.slice(0, 300)}`);
 }
 
 export interface StdioReport {
@@ -38,7 +56,9 @@ export interface StdioReport {
   pacedStdio: LoadResult;
 }
 
-export async function measure(opts: { agents?: number; durationSec?: number } = {}): Promise<StdioReport> {
+export async function measure(
+  opts: { agents?: number; durationSec?: number } = {},
+): Promise<StdioReport> {
   const agents = opts.agents ?? 12;
   const durationSec = opts.durationSec ?? Number(process.env.BENCH_DURATION ?? 6);
   const daemon = await startDaemon();
@@ -52,7 +72,15 @@ export async function measure(opts: { agents?: number; durationSec?: number } = 
     check(await rpc(url, tokens[0]!, JSON.parse(HTTP)), 'bench_echo (HTTP/SSE)');
     check(await rpc(url, tokens[0]!, JSON.parse(STDIO)), 'client__bench_echo (stdio)');
     const load = (body: string, sec: number, rate?: number) =>
-      runLoad({ url, body, headers: HEADERS, tokens, connections: agents, durationSec: sec, ...(rate !== undefined ? { rate } : {}) });
+      runLoad({
+        url,
+        body,
+        headers: HEADERS,
+        tokens,
+        connections: agents,
+        durationSec: sec,
+        ...(rate !== undefined ? { rate } : {}),
+      });
     // Alternated, warmed: neither transport gets the quieter half of the run.
     await load(HTTP, 1);
     await load(STDIO, 1);
@@ -75,12 +103,32 @@ export async function run(): Promise<BenchResult[]> {
   const p50Ratio = r.pacedStdio.p50Ms / Math.max(0.001, r.pacedHttp.p50Ms);
   const tputRatio = r.http.reqPerSec / Math.max(1, r.stdio.reqPerSec);
   return [
-    { metric: `HTTP/SSE relay calls/s (${at}, closed loop)`, value: Math.round(r.http.reqPerSec), unit: 'req/s' },
-    { metric: `stdio relay calls/s (${at}, closed loop)`, value: Math.round(r.stdio.reqPerSec), unit: 'req/s' },
-    { metric: 'HTTP/SSE calls/s over stdio calls/s', value: Number(tputRatio.toFixed(2)), unit: 'x', target: '<= 1.5x', pass: tputRatio <= 1.5 },
+    {
+      metric: `HTTP/SSE relay calls/s (${at}, closed loop)`,
+      value: Math.round(r.http.reqPerSec),
+      unit: 'req/s',
+    },
+    {
+      metric: `stdio relay calls/s (${at}, closed loop)`,
+      value: Math.round(r.stdio.reqPerSec),
+      unit: 'req/s',
+    },
+    {
+      metric: 'HTTP/SSE calls/s over stdio calls/s',
+      value: Number(tputRatio.toFixed(2)),
+      unit: 'x',
+      target: '<= 1.5x',
+      pass: tputRatio <= 1.5,
+    },
     { metric: `paced ${r.rate} calls/s: HTTP/SSE p50`, value: r.pacedHttp.p50Ms, unit: 'ms' },
     { metric: `paced ${r.rate} calls/s: stdio p50`, value: r.pacedStdio.p50Ms, unit: 'ms' },
-    { metric: 'paced: stdio p50 over HTTP/SSE p50', value: Number(p50Ratio.toFixed(2)), unit: 'x', target: '<= 1.5x', pass: p50Ratio <= 1.5 },
+    {
+      metric: 'paced: stdio p50 over HTTP/SSE p50',
+      value: Number(p50Ratio.toFixed(2)),
+      unit: 'x',
+      target: '<= 1.5x',
+      pass: p50Ratio <= 1.5,
+    },
     { metric: `paced ${r.rate} calls/s: stdio p99`, value: r.pacedStdio.p99Ms, unit: 'ms' },
   ];
 }

@@ -25,7 +25,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const SLICE_SEC = Number(process.env.BENCH_SLICE ?? 4);
 const TARGET_P95_MS = 50;
 
-const p95 = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.max(0, Math.ceil(xs.length * 0.95) - 1)] ?? NaN;
+const p95 = (xs: readonly number[]) =>
+  [...xs].sort((a, b) => a - b)[Math.max(0, Math.ceil(xs.length * 0.95) - 1)] ?? NaN;
 
 export async function run(): Promise<BenchResult[]> {
   const d = await startDaemon({ home: benchHome('agentteam-bench-console-') });
@@ -35,37 +36,66 @@ export async function run(): Promise<BenchResult[]> {
     await d.stop();
     fillAudit(d.home, ROWS, Date.now());
     await d.start();
-    for (let i = 0; i < AGENTS; i++) agents.push(await startRuntime(d, { server: 'bench', agent: `b${i}` }));
+    for (let i = 0; i < AGENTS; i++)
+      agents.push(await startRuntime(d, { server: 'bench', agent: `b${i}` }));
     const session = await consoleCookie(d);
     const slice = async (withTabs: boolean): Promise<number[]> => {
-      if (withTabs) for (let i = 0; i < TABS; i++) open.push(openLive(d, session, '/console/live/overview'));
+      if (withTabs)
+        for (let i = 0; i < TABS; i++) open.push(openLive(d, session, '/console/live/overview'));
       const latencies: number[] = [];
       const until = performance.now() + SLICE_SEC * 1000;
-      await Promise.all(agents.map(async (rt) => {
-        while (performance.now() < until) {
-          const t0 = performance.now();
-          const r = await call(rt, 'task', 'list', {});
-          if (r.status !== 200) throw new Error(`task list answered ${r.status}: ${r.text.slice(0, 200)}`);
-          latencies.push(performance.now() - t0);
-        }
-      }));
+      await Promise.all(
+        agents.map(async (rt) => {
+          while (performance.now() < until) {
+            const t0 = performance.now();
+            const r = await call(rt, 'task', 'list', {});
+            if (r.status !== 200)
+              throw new Error(`task list answered ${r.status}: ${r.text.slice(0, 200)}`);
+            latencies.push(performance.now() - t0);
+          }
+        }),
+      );
       for (const tab of open.splice(0)) tab.close();
       return latencies;
     };
     await slice(false);
-    const withTabs: number[][] = [], without: number[][] = [];
+    const withTabs: number[][] = [],
+      without: number[][] = [];
     for (let i = 0; i < ROUNDS; i++) {
       const order = i % 2 === 0 ? [true, false] : [false, true];
       for (const tabs of order) (tabs ? withTabs : without).push(await slice(tabs));
     }
     const at = `${ROWS.toLocaleString('en')} audit rows in the hour, ${AGENTS} agents, ${ROUNDS} rounds of ${SLICE_SEC}s`;
-    const p95With = median(withTabs.map(p95)), p95Without = median(without.map(p95));
+    const p95With = median(withTabs.map(p95)),
+      p95Without = median(without.map(p95));
     return [
-      { metric: `task list p95, ${TABS} Overview tabs open (${at}; median of rounds)`, value: p95With, unit: 'ms', target: `<= ${TARGET_P95_MS} ms`, pass: p95With <= TARGET_P95_MS },
-      { metric: `task list p95, no tab open (${at}; median of rounds)`, value: p95Without, unit: 'ms' },
-      { metric: `task list p95, tabs / no tab (median of rounds)`, value: median(withTabs.map((w, i) => p95(w) / Math.max(1e-9, p95(without[i]!)))), unit: 'x' },
-      { metric: `task list max, ${TABS} Overview tabs open (worst round)`, value: Math.max(...withTabs.map((w) => Math.max(...w))), unit: 'ms' },
-      { metric: `task list calls answered per slice, tabs / no tab (median)`, value: median(withTabs.map((w, i) => w.length / Math.max(1, without[i]!.length))), unit: 'x' },
+      {
+        metric: `task list p95, ${TABS} Overview tabs open (${at}; median of rounds)`,
+        value: p95With,
+        unit: 'ms',
+        target: `<= ${TARGET_P95_MS} ms`,
+        pass: p95With <= TARGET_P95_MS,
+      },
+      {
+        metric: `task list p95, no tab open (${at}; median of rounds)`,
+        value: p95Without,
+        unit: 'ms',
+      },
+      {
+        metric: `task list p95, tabs / no tab (median of rounds)`,
+        value: median(withTabs.map((w, i) => p95(w) / Math.max(1e-9, p95(without[i]!)))),
+        unit: 'x',
+      },
+      {
+        metric: `task list max, ${TABS} Overview tabs open (worst round)`,
+        value: Math.max(...withTabs.map((w) => Math.max(...w))),
+        unit: 'ms',
+      },
+      {
+        metric: `task list calls answered per slice, tabs / no tab (median)`,
+        value: median(withTabs.map((w, i) => w.length / Math.max(1, without[i]!.length))),
+        unit: 'x',
+      },
     ];
   } finally {
     for (const tab of open) tab.close();
@@ -76,5 +106,8 @@ export async function run(): Promise<BenchResult[]> {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  for (const r of await run()) process.stdout.write(`${r.metric}: ${Number.isInteger(r.value) ? r.value : r.value.toFixed(1)} ${r.unit}${r.target ? ` (target ${r.target}: ${r.pass ? 'ok' : 'MISSED'})` : ''}\n`);
+  for (const r of await run())
+    process.stdout.write(
+      `${r.metric}: ${Number.isInteger(r.value) ? r.value : r.value.toFixed(1)} ${r.unit}${r.target ? ` (target ${r.target}: ${r.pass ? 'ok' : 'MISSED'})` : ''}\n`,
+    );
 }

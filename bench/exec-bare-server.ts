@@ -10,8 +10,15 @@ const TASK = {
   ok: true,
   data: {
     task: {
-      id: 'task_0123456789abcdefghij', title: 'bench', description: '', status: 'todo', assignee: null, projectId: null,
-      revision: 1, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z',
+      id: 'task_0123456789abcdefghij',
+      title: 'bench',
+      description: '',
+      status: 'todo',
+      assignee: null,
+      projectId: null,
+      revision: 1,
+      createdAt: '2026-01-01T00:00:00.000Z',
+      updatedAt: '2026-01-01T00:00:00.000Z',
     },
   },
 };
@@ -21,6 +28,8 @@ app.post('/bare/:domain/:action', async (c) => {
   return c.json(TASK);
 });
 const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, (info) => {
-  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${info.port}/bare/task/get` })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ url: `http://127.0.0.1:${info.port}/bare/task/get` })}\n`,
+  );
 });
 process.on('SIGTERM', () => server.close(() => process.exit(0)));

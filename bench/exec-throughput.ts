@@ -61,9 +61,23 @@ function cliProcessRows(body: string, runtimeEnv: NodeJS.ProcessEnv): BenchResul
   return variants.flatMap((v, vi) => {
     const ratio = median(cli[vi]!.map((c, i) => c / (node[vi]![i] ?? NaN)));
     return [
-      { metric: `[${v.label}] agentteam exec task get (median of ${RUNS})`, value: median(cli[vi]!), unit: 'ms' },
-      { metric: `[${v.label}] node -e 0 (median of ${RUNS})`, value: median(node[vi]!), unit: 'ms' },
-      { metric: `[${v.label}] exec task get process / node -e 0`, value: ratio, unit: 'x', target: `<= ${CLI_TARGET}x`, pass: ratio <= CLI_TARGET },
+      {
+        metric: `[${v.label}] agentteam exec task get (median of ${RUNS})`,
+        value: median(cli[vi]!),
+        unit: 'ms',
+      },
+      {
+        metric: `[${v.label}] node -e 0 (median of ${RUNS})`,
+        value: median(node[vi]!),
+        unit: 'ms',
+      },
+      {
+        metric: `[${v.label}] exec task get process / node -e 0`,
+        value: ratio,
+        unit: 'x',
+        target: `<= ${CLI_TARGET}x`,
+        pass: ratio <= CLI_TARGET,
+      },
     ];
   });
 }
@@ -73,7 +87,10 @@ export async function run(): Promise<BenchResult[]> {
   const bare = await startLineServer(BARE, 'bare server');
   try {
     // Two authorizations: one may hold only 32 requests in flight, the load keeps 50.
-    const runtimes = [await startRuntime(daemon, { server: 'bench', agent: 'b1' }), await startRuntime(daemon, { server: 'bench', agent: 'b1' })];
+    const runtimes = [
+      await startRuntime(daemon, { server: 'bench', agent: 'b1' }),
+      await startRuntime(daemon, { server: 'bench', agent: 'b1' }),
+    ];
     const created = await call(runtimes[0]!, 'task', 'create', { title: 'bench' });
     const body = JSON.stringify({ id: created.json.data.task.id as string });
     const check = await call(runtimes[0]!, 'task', 'get', JSON.parse(body));
@@ -81,27 +98,80 @@ export async function run(): Promise<BenchResult[]> {
     const url = `${runtimes[0]!.base}/task/get`;
     const tokens = runtimes.map((r) => r.token());
 
-    await runLoad({ url: url, body, headers: JSON_HEADERS, tokens: tokens, connections: CONNECTIONS, durationSec: 1 });
-    await runLoad({ url: bare.url, body, headers: JSON_HEADERS, tokens: [], connections: CONNECTIONS, durationSec: 1 });
+    await runLoad({
+      url: url,
+      body,
+      headers: JSON_HEADERS,
+      tokens: tokens,
+      connections: CONNECTIONS,
+      durationSec: 1,
+    });
+    await runLoad({
+      url: bare.url,
+      body,
+      headers: JSON_HEADERS,
+      tokens: [],
+      connections: CONNECTIONS,
+      durationSec: 1,
+    });
     // Alternate halves so that load from other work on the machine hits both sides alike.
     const execRuns: LoadResult[] = [];
     const bareRuns: LoadResult[] = [];
     for (let i = 0; i < 2; i++) {
-      execRuns.push(await runLoad({ url: url, body, headers: JSON_HEADERS, tokens: tokens, connections: CONNECTIONS, durationSec: DURATION / 2 }));
-      bareRuns.push(await runLoad({ url: bare.url, body, headers: JSON_HEADERS, tokens: [], connections: CONNECTIONS, durationSec: DURATION / 2 }));
+      execRuns.push(
+        await runLoad({
+          url: url,
+          body,
+          headers: JSON_HEADERS,
+          tokens: tokens,
+          connections: CONNECTIONS,
+          durationSec: DURATION / 2,
+        }),
+      );
+      bareRuns.push(
+        await runLoad({
+          url: bare.url,
+          body,
+          headers: JSON_HEADERS,
+          tokens: [],
+          connections: CONNECTIONS,
+          durationSec: DURATION / 2,
+        }),
+      );
     }
     const exec = meanLoad(execRuns);
     const base = meanLoad(bareRuns);
-    if (exec.non2xx + exec.errors > 0) throw new Error(`exec load saw ${exec.non2xx} non-2xx and ${exec.errors} errors`);
+    if (exec.non2xx + exec.errors > 0)
+      throw new Error(`exec load saw ${exec.non2xx} non-2xx and ${exec.errors} errors`);
 
     const cliRows = cliProcessRows(body, runtimes[0]!.env);
     await Promise.all(runtimes.map((r) => r.close()));
     const ratio = exec.reqPerSec / Math.max(1, base.reqPerSec);
     return [
-      { metric: `task get req/s, ${CONNECTIONS} conns, authenticated`, value: Math.round(exec.reqPerSec), unit: 'req/s' },
-      { metric: `bare hono route req/s, ${CONNECTIONS} conns`, value: Math.round(base.reqPerSec), unit: 'req/s' },
-      { metric: 'task get / bare hono req/s', value: ratio, unit: 'x', target: '>= 0.7x', pass: ratio >= 0.7 },
-      { metric: 'task get p99', value: exec.p99Ms, unit: 'ms', target: '<= 5 ms', pass: exec.p99Ms <= 5 },
+      {
+        metric: `task get req/s, ${CONNECTIONS} conns, authenticated`,
+        value: Math.round(exec.reqPerSec),
+        unit: 'req/s',
+      },
+      {
+        metric: `bare hono route req/s, ${CONNECTIONS} conns`,
+        value: Math.round(base.reqPerSec),
+        unit: 'req/s',
+      },
+      {
+        metric: 'task get / bare hono req/s',
+        value: ratio,
+        unit: 'x',
+        target: '>= 0.7x',
+        pass: ratio >= 0.7,
+      },
+      {
+        metric: 'task get p99',
+        value: exec.p99Ms,
+        unit: 'ms',
+        target: '<= 5 ms',
+        pass: exec.p99Ms <= 5,
+      },
       { metric: 'bare hono p99', value: base.p99Ms, unit: 'ms' },
       ...cliRows,
     ];
@@ -113,5 +183,8 @@ export async function run(): Promise<BenchResult[]> {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  for (const r of await run()) process.stdout.write(`${r.metric}: ${typeof r.value === 'number' && !Number.isInteger(r.value) ? r.value.toFixed(2) : r.value} ${r.unit}${r.target ? ` (target ${r.target}: ${r.pass ? 'ok' : 'MISSED'})` : ''}\n`);
+  for (const r of await run())
+    process.stdout.write(
+      `${r.metric}: ${typeof r.value === 'number' && !Number.isInteger(r.value) ? r.value.toFixed(2) : r.value} ${r.unit}${r.target ? ` (target ${r.target}: ${r.pass ? 'ok' : 'MISSED'})` : ''}\n`,
+    );
 }

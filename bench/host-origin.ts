@@ -18,7 +18,14 @@ const PER_ROUND = 20_000;
 function app(kind: 'bare' | 'noop' | 'guarded'): Hono {
   const a = new Hono();
   if (kind === 'guarded') {
-    a.use('*', hostOriginGuard({ listenHost: '127.0.0.1', port: () => PORT, reject: () => new Response(null, { status: 403 }) }));
+    a.use(
+      '*',
+      hostOriginGuard({
+        listenHost: '127.0.0.1',
+        port: () => PORT,
+        reject: () => new Response(null, { status: 403 }),
+      }),
+    );
   }
   if (kind === 'noop') a.use('*', async (_c, next) => next());
   a.get('/x', (c) => c.body('{"ok":true}', 200, { 'content-type': 'application/json' }));
@@ -41,11 +48,18 @@ export async function run(): Promise<BenchResult[]> {
   const bare = app('bare');
   const noop = app('noop');
   const guarded = app('guarded');
-  const plain = new Request(`http://127.0.0.1:${PORT}/x`, { headers: { host: `127.0.0.1:${PORT}` } });
-  const withOrigin = new Request(`http://127.0.0.1:${PORT}/x`, { headers: { host: `localhost:${PORT}`, origin: `http://localhost:${PORT}` } });
+  const plain = new Request(`http://127.0.0.1:${PORT}/x`, {
+    headers: { host: `127.0.0.1:${PORT}` },
+  });
+  const withOrigin = new Request(`http://127.0.0.1:${PORT}/x`, {
+    headers: { host: `localhost:${PORT}`, origin: `http://localhost:${PORT}` },
+  });
   await round(bare, plain);
   await round(guarded, withOrigin);
-  const b: number[] = [], n: number[] = [], g: number[] = [], o: number[] = [];
+  const b: number[] = [],
+    n: number[] = [],
+    g: number[] = [],
+    o: number[] = [];
   for (let i = 0; i < ROUNDS; i++) {
     // Rotate the order so no variant always runs right after a GC-heavy one.
     const jobs = [
@@ -67,5 +81,6 @@ export async function run(): Promise<BenchResult[]> {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  for (const r of await run()) process.stdout.write(`${r.metric}: ${r.value.toFixed(2)} ${r.unit}\n`);
+  for (const r of await run())
+    process.stdout.write(`${r.metric}: ${r.value.toFixed(2)} ${r.unit}\n`);
 }

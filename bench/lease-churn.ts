@@ -33,7 +33,8 @@ export async function run(): Promise<BenchResult[]> {
       const started = performance.now();
       const lease = await requestLease(d.url, op, { serverId: 'local', agentId: `bench${i}` });
       leases.push(lease);
-      if (lease.status !== 200) throw new Error(`lease ${i} refused: ${JSON.stringify(lease.body)}`);
+      if (lease.status !== 200)
+        throw new Error(`lease ${i} refused: ${JSON.stringify(lease.body)}`);
       opens.push(performance.now() - started);
     }
     const inARow = performance.now() - t0;
@@ -41,9 +42,14 @@ export async function run(): Promise<BenchResult[]> {
 
     const status = async () => {
       const started = performance.now();
-      const r = await send(new URL('/api/v1/status', d.url).toString(), 'GET', { authorization: `Bearer ${op}` });
+      const r = await send(new URL('/api/v1/status', d.url).toString(), 'GET', {
+        authorization: `Bearer ${op}`,
+      });
       if (r.status !== 200) throw new Error(`status answered ${r.status}`);
-      return { ms: performance.now() - started, leases: (JSON.parse(r.body) as { data: { leases: number } }).data.leases };
+      return {
+        ms: performance.now() - started,
+        leases: (JSON.parse(r.body) as { data: { leases: number } }).data.leases,
+      };
     };
     const c0 = performance.now();
     for (const l of leases) l.close();
@@ -60,8 +66,18 @@ export async function run(): Promise<BenchResult[]> {
       { metric: 'lease open, one by one: p50', value: pct(opens, 0.5), unit: 'ms' },
       { metric: 'lease open, one by one: p99', value: pct(opens, 0.99), unit: 'ms' },
       { metric: `${LEASES} leases opened in a row`, value: inARow, unit: 'ms' },
-      { metric: `status while ${LEASES} leases end: max`, value: worst, unit: 'ms', target: `<= ${STATUS_TARGET_MS} ms`, pass: worst <= STATUS_TARGET_MS },
-      { metric: `status while ${LEASES} leases end: p99 (${waits.length} asked)`, value: pct(waits, 0.99), unit: 'ms' },
+      {
+        metric: `status while ${LEASES} leases end: max`,
+        value: worst,
+        unit: 'ms',
+        target: `<= ${STATUS_TARGET_MS} ms`,
+        pass: worst <= STATUS_TARGET_MS,
+      },
+      {
+        metric: `status while ${LEASES} leases end: p99 (${waits.length} asked)`,
+        value: pct(waits, 0.99),
+        unit: 'ms',
+      },
       { metric: `all ${LEASES} leases gone`, value: drained, unit: 'ms' },
     ];
   } finally {

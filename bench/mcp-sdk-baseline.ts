@@ -36,12 +36,25 @@ function getServer(): McpServer {
     {
       title: 'Read message history',
       description: 'Reads the messages of one exact target, newest first.',
-      inputSchema: { target: z.string(), limit: z.number().int().min(1).max(50).optional(), cursor: z.string().optional() },
-      outputSchema: { target: z.string(), messages: z.array(messageShape), hasMore: z.boolean(), nextCursor: z.string().optional() },
+      inputSchema: {
+        target: z.string(),
+        limit: z.number().int().min(1).max(50).optional(),
+        cursor: z.string().optional(),
+      },
+      outputSchema: {
+        target: z.string(),
+        messages: z.array(messageShape),
+        hasMore: z.boolean(),
+        nextCursor: z.string().optional(),
+      },
       annotations: { readOnlyHint: true },
     },
     async ({ target, limit }) => {
-      const page = { target, messages: messages.filter((m) => m.target === target).slice(0, limit ?? 20), hasMore: false };
+      const page = {
+        target,
+        messages: messages.filter((m) => m.target === target).slice(0, limit ?? 20),
+        hasMore: false,
+      };
       return { content: [{ type: 'text', text: JSON.stringify(page) }], structuredContent: page };
     },
   );
@@ -71,7 +84,10 @@ const http = createServer(async (req, res) => {
   try {
     const body = await readJson(req);
     const server = getServer();
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
     res.on('close', () => {
       void transport.close();
       void server.close();

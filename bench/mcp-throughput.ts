@@ -27,7 +27,11 @@ export interface McpThroughputReport {
 }
 
 const BASELINE = fileURLToPath(new URL('./mcp-sdk-baseline.js', import.meta.url));
-export const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
+export const HEADERS = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': '2025-11-25',
+};
 export const CALL = JSON.stringify({
   jsonrpc: '2.0',
   id: 1,
@@ -37,8 +41,11 @@ export const CALL = JSON.stringify({
 
 const MODERN = '2026-07-28';
 const HEADERS_2026 = {
-  'content-type': 'application/json', accept: 'application/json, text/event-stream',
-  'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'message_history_read',
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': MODERN,
+  'mcp-method': 'tools/call',
+  'mcp-name': 'message_history_read',
 };
 const CALL_2026 = JSON.stringify({
   jsonrpc: '2.0',
@@ -55,15 +62,34 @@ const CALL_2026 = JSON.stringify({
   },
 });
 
-function load(url: string, tokens: string[], connections: number, durationSec: number, modern = false): Promise<LoadResult> {
-  return runLoad({ url, body: modern ? CALL_2026 : CALL, headers: modern ? HEADERS_2026 : HEADERS, tokens, connections, durationSec });
+function load(
+  url: string,
+  tokens: string[],
+  connections: number,
+  durationSec: number,
+  modern = false,
+): Promise<LoadResult> {
+  return runLoad({
+    url,
+    body: modern ? CALL_2026 : CALL,
+    headers: modern ? HEADERS_2026 : HEADERS,
+    tokens,
+    connections,
+    durationSec,
+  });
 }
 
 /** Both servers must answer the call with 20 messages before anything is measured. */
 export function checkPage(res: RawResponse, who: string): void {
-  const page = (JSON.parse(res.body) as { result?: { isError?: boolean; structuredContent?: { messages?: unknown[] } } }).result;
+  const page = (
+    JSON.parse(res.body) as {
+      result?: { isError?: boolean; structuredContent?: { messages?: unknown[] } };
+    }
+  ).result;
   if (res.status !== 200 || page?.isError || page?.structuredContent?.messages?.length !== 20) {
-    throw new Error(`${who} did not answer the benchmark call: ${res.status} ${res.body.slice(0, 300)}`);
+    throw new Error(
+      `${who} did not answer the benchmark call: ${res.status} ${res.body.slice(0, 300)}`,
+    );
   }
 }
 
@@ -72,32 +98,76 @@ export async function run(): Promise<BenchResult[]> {
   const r = await measure();
   const at = `${r.connections} conn`;
   return [
-    { metric: `agentteam MCP tools/call req/s (${at})`, value: Math.round(r.agentteam.reqPerSec), unit: 'req/s' },
+    {
+      metric: `agentteam MCP tools/call req/s (${at})`,
+      value: Math.round(r.agentteam.reqPerSec),
+      unit: 'req/s',
+    },
     { metric: `agentteam MCP tools/call p99 (${at})`, value: r.agentteam.p99Ms, unit: 'ms' },
-    { metric: `agentteam MCP 2026-07-28 tools/call req/s (${at})`, value: Math.round(r.agentteam2026.reqPerSec), unit: 'req/s' },
-    { metric: `agentteam MCP 2026-07-28 tools/call p99 (${at})`, value: r.agentteam2026.p99Ms, unit: 'ms' },
-    { metric: `SDK stateless tools/call req/s (${at})`, value: Math.round(r.sdkStateless.reqPerSec), unit: 'req/s' },
+    {
+      metric: `agentteam MCP 2026-07-28 tools/call req/s (${at})`,
+      value: Math.round(r.agentteam2026.reqPerSec),
+      unit: 'req/s',
+    },
+    {
+      metric: `agentteam MCP 2026-07-28 tools/call p99 (${at})`,
+      value: r.agentteam2026.p99Ms,
+      unit: 'ms',
+    },
+    {
+      metric: `SDK stateless tools/call req/s (${at})`,
+      value: Math.round(r.sdkStateless.reqPerSec),
+      unit: 'req/s',
+    },
     { metric: `SDK stateless tools/call p99 (${at})`, value: r.sdkStateless.p99Ms, unit: 'ms' },
-    { metric: 'agentteam 2025-11-25 / SDK stateless throughput', value: r.ratio, unit: 'x', target: '>= 10x', pass: r.ratio >= 10 },
-    { metric: 'agentteam 2026-07-28 / SDK stateless throughput', value: r.ratio2026, unit: 'x', target: '>= 10x', pass: r.ratio2026 >= 10 },
+    {
+      metric: 'agentteam 2025-11-25 / SDK stateless throughput',
+      value: r.ratio,
+      unit: 'x',
+      target: '>= 10x',
+      pass: r.ratio >= 10,
+    },
+    {
+      metric: 'agentteam 2026-07-28 / SDK stateless throughput',
+      value: r.ratio2026,
+      unit: 'x',
+      target: '>= 10x',
+      pass: r.ratio2026 >= 10,
+    },
   ];
 }
 
-export async function measure(opts: { connections?: number; durationSec?: number } = {}): Promise<McpThroughputReport> {
+export async function measure(
+  opts: { connections?: number; durationSec?: number } = {},
+): Promise<McpThroughputReport> {
   const connections = opts.connections ?? 50;
   const durationSec = opts.durationSec ?? Number(process.env.BENCH_DURATION ?? 8);
   const daemon = await startDaemon();
   const baseline = await startLineServer(BASELINE, 'SDK baseline');
   try {
     // Two authorizations for one agent: one token may hold only 32 requests in flight.
-    const runtimes = [await startRuntime(daemon, { server: 'local', agent: 'bench' }), await startRuntime(daemon, { server: 'local', agent: 'bench' })];
+    const runtimes = [
+      await startRuntime(daemon, { server: 'local', agent: 'bench' }),
+      await startRuntime(daemon, { server: 'local', agent: 'bench' }),
+    ];
     const url = runtimes[0]!.mcpUrl;
     const tokens = runtimes.map((r) => r.token());
     for (let i = 0; i < 20; i++) {
-      await rpc(url, tokens[0]!, { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'message_send', arguments: { target: 'channel:bench', content: `benchmark message ${i}` } } });
+      await rpc(url, tokens[0]!, {
+        jsonrpc: '2.0',
+        id: i,
+        method: 'tools/call',
+        params: {
+          name: 'message_send',
+          arguments: { target: 'channel:bench', content: `benchmark message ${i}` },
+        },
+      });
     }
     checkPage(await rpc(url, tokens[0]!, JSON.parse(CALL)), 'agentteam');
-    checkPage(await rpc(url, tokens[0]!, JSON.parse(CALL_2026), HEADERS_2026), 'agentteam 2026-07-28');
+    checkPage(
+      await rpc(url, tokens[0]!, JSON.parse(CALL_2026), HEADERS_2026),
+      'agentteam 2026-07-28',
+    );
     checkPage(await rpc(baseline.url, '', JSON.parse(CALL)), 'sdk baseline');
 
     // Warm-up, then the three targets in turn, ROUNDS times, each for a slice of the duration: on a shared
@@ -117,7 +187,15 @@ export async function measure(opts: { connections?: number; durationSec?: number
     const sdkStateless = meanLoad(runs.s);
     await Promise.all(runtimes.map((r) => r.close()));
     const sdk = Math.max(1, sdkStateless.reqPerSec);
-    return { connections, durationSec, agentteam, agentteam2026, sdkStateless, ratio: agentteam.reqPerSec / sdk, ratio2026: agentteam2026.reqPerSec / sdk };
+    return {
+      connections,
+      durationSec,
+      agentteam,
+      agentteam2026,
+      sdkStateless,
+      ratio: agentteam.reqPerSec / sdk,
+      ratio2026: agentteam2026.reqPerSec / sdk,
+    };
   } finally {
     baseline.proc.kill('SIGKILL');
     await daemon.close();

@@ -51,7 +51,10 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
 
-async function timeCalls(call: (i: number) => Promise<void>, n: number): Promise<{ p50: number; p99: number }> {
+async function timeCalls(
+  call: (i: number) => Promise<void>,
+  n: number,
+): Promise<{ p50: number; p99: number }> {
   for (let i = 0; i < 30; i++) await call(i); // warm-up
   const times: number[] = [];
   for (let i = 0; i < n; i++) {
@@ -88,9 +91,23 @@ export async function measure(): Promise<MemoryBenchReport> {
       const token = rt.token();
       let id = 0;
       const call = async (tool: string, args: Record<string, unknown>) => {
-        const res = await rpc(url, token, { jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name: tool, arguments: args } });
-        const result = (JSON.parse(res.body) as { result?: { isError?: boolean; content: { text: string }[]; structuredContent?: unknown } }).result;
-        if (res.status !== 200 || !result) throw new Error(`${tool}: ${res.status} ${res.body.slice(0, 200)}`);
+        const res = await rpc(url, token, {
+          jsonrpc: '2.0',
+          id: ++id,
+          method: 'tools/call',
+          params: { name: tool, arguments: args },
+        });
+        const result = (
+          JSON.parse(res.body) as {
+            result?: {
+              isError?: boolean;
+              content: { text: string }[];
+              structuredContent?: unknown;
+            };
+          }
+        ).result;
+        if (res.status !== 200 || !result)
+          throw new Error(`${tool}: ${res.status} ${res.body.slice(0, 200)}`);
         return result;
       };
 
@@ -103,8 +120,11 @@ export async function measure(): Promise<MemoryBenchReport> {
       }
       const indexSeconds = (performance.now() - t0) / 1000;
       const probe = Math.floor(FILES * 0.4242);
-      const check = (await call('memory_search', { query: `code${probe}` })).structuredContent as { hits: { path: string; line: number }[] };
-      if (check.hits[0]?.path !== `d${Math.floor(probe / 100)}/n${probe}.md`) throw new Error(`memory_search found ${JSON.stringify(check.hits[0])}`);
+      const check = (await call('memory_search', { query: `code${probe}` })).structuredContent as {
+        hits: { path: string; line: number }[];
+      };
+      if (check.hits[0]?.path !== `d${Math.floor(probe / 100)}/n${probe}.md`)
+        throw new Error(`memory_search found ${JSON.stringify(check.hits[0])}`);
 
       const search = async (query: string) => {
         const r = await call('memory_search', { query, limit: 10 });
@@ -112,14 +132,25 @@ export async function measure(): Promise<MemoryBenchReport> {
       };
       // A rare word (one passage) and frequent ones: the 40 most common words each occur in 16-100% of all passages.
       const rare = await timeCalls((i) => search(`code${(i * 7919) % FILES}`), CALLS);
-      const frequent = await timeCalls((i) => search(i % 2 === 0 ? VOCAB[i % 40]! : `${VOCAB[i % 40]} ${VOCAB[(i * 3 + 1) % 40]}`), CALLS / 4);
+      const frequent = await timeCalls(
+        (i) => search(i % 2 === 0 ? VOCAB[i % 40]! : `${VOCAB[i % 40]} ${VOCAB[(i * 3 + 1) % 40]}`),
+        CALLS / 4,
+      );
 
-      for (let i = 0; i < 20; i++) await call('message_send', { target: 'channel:bench', content: `benchmark message ${i}` });
+      for (let i = 0; i < 20; i++)
+        await call('message_send', { target: 'channel:bench', content: `benchmark message ${i}` });
       const history = await timeCalls(async () => {
         const r = await call('message_history_read', { target: 'channel:bench', limit: 20 });
         if (r.isError) throw new Error(r.content[0]!.text);
       }, CALLS);
-      return { files: FILES, indexSeconds, filesPerSec: FILES / indexSeconds, rare, frequent, history };
+      return {
+        files: FILES,
+        indexSeconds,
+        filesPerSec: FILES / indexSeconds,
+        rare,
+        frequent,
+        history,
+      };
     } finally {
       await rt.close();
     }
@@ -132,14 +163,38 @@ export async function run(): Promise<BenchResult[]> {
   const r = await measure();
   const ms = (x: number) => Math.round(x * 100) / 100;
   return [
-    { metric: `memory index first build (${r.files} files of 4 KB)`, value: Math.round(r.filesPerSec), unit: 'files/s' },
-    { metric: `memory_search p50, a rare word (${r.files} files, sequential)`, value: ms(r.rare.p50), unit: 'ms' },
+    {
+      metric: `memory index first build (${r.files} files of 4 KB)`,
+      value: Math.round(r.filesPerSec),
+      unit: 'files/s',
+    },
+    {
+      metric: `memory_search p50, a rare word (${r.files} files, sequential)`,
+      value: ms(r.rare.p50),
+      unit: 'ms',
+    },
     { metric: `memory_search p99, a rare word`, value: ms(r.rare.p99), unit: 'ms' },
-    { metric: `memory_search p50, frequent words (each in 16-100% of passages)`, value: ms(r.frequent.p50), unit: 'ms' },
+    {
+      metric: `memory_search p50, frequent words (each in 16-100% of passages)`,
+      value: ms(r.frequent.p50),
+      unit: 'ms',
+    },
     { metric: `memory_search p99, frequent words`, value: ms(r.frequent.p99), unit: 'ms' },
-    { metric: 'message_history_read p50 (same run, sequential)', value: ms(r.history.p50), unit: 'ms' },
-    { metric: 'message_history_read p99 (same run, sequential)', value: ms(r.history.p99), unit: 'ms' },
-    { metric: 'memory_search (rare word) / message_history_read p50', value: r.rare.p50 / r.history.p50, unit: 'x' },
+    {
+      metric: 'message_history_read p50 (same run, sequential)',
+      value: ms(r.history.p50),
+      unit: 'ms',
+    },
+    {
+      metric: 'message_history_read p99 (same run, sequential)',
+      value: ms(r.history.p99),
+      unit: 'ms',
+    },
+    {
+      metric: 'memory_search (rare word) / message_history_read p50',
+      value: r.rare.p50 / r.history.p50,
+      unit: 'x',
+    },
   ];
 }
 

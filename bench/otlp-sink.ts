@@ -12,5 +12,7 @@ const server = createServer((req, res) => {
   req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
 });
 server.listen(0, '127.0.0.1', () => {
-  process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })}\n`,
+  );
 });

@@ -39,10 +39,16 @@ export interface LoadResult {
 
 export function runLoad(cfg: LoadConfig): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [LOAD, JSON.stringify(cfg)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const p = spawn(process.execPath, [LOAD, JSON.stringify(cfg)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     p.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    p.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as LoadResult) : reject(new Error(`load exited ${code}`))));
+    p.once('exit', (code) =>
+      code === 0
+        ? resolve(JSON.parse(out) as LoadResult)
+        : reject(new Error(`load exited ${code}`)),
+    );
   });
 }
 
@@ -60,9 +66,15 @@ export function meanLoad(runs: readonly LoadResult[]): LoadResult {
 }
 
 /** Starts a baseline server script and resolves with the URL from its first stdout line. */
-export function startLineServer(script: string, what: string, args: readonly string[] = []): Promise<{ url: string; proc: ChildProcess }> {
+export function startLineServer(
+  script: string,
+  what: string,
+  args: readonly string[] = [],
+): Promise<{ url: string; proc: ChildProcess }> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const proc = spawn(process.execPath, [script, ...args], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     proc.stdout!.on('data', (c: Buffer) => {
       out += c.toString();
@@ -76,7 +88,11 @@ export function startLineServer(script: string, what: string, args: readonly str
  * `n` bench leases on one daemon. Each lease is pushed onto `leases` as soon as
  * it opens, so the caller's `finally` closes every one even if a later open fails.
  */
-export async function openBenchLeases(daemon: Daemon, n: number, leases: { close(): void }[]): Promise<{ tokens: string[]; url: string }> {
+export async function openBenchLeases(
+  daemon: Daemon,
+  n: number,
+  leases: { close(): void }[],
+): Promise<{ tokens: string[]; url: string }> {
   const tokens: string[] = [];
   let url = '';
   for (let i = 0; i < n; i++) {
@@ -92,7 +108,10 @@ export async function openBenchLeases(daemon: Daemon, n: number, leases: { close
 export const AUDIT_OFF = { enabled: false } as const;
 
 /** A fresh daemon home under the temp folder, with `audit` as its `audit.json` when given. */
-export function benchHome(prefix: string, audit?: Readonly<Record<string, unknown>> | null): string {
+export function benchHome(
+  prefix: string,
+  audit?: Readonly<Record<string, unknown>> | null,
+): string {
   const home = mkdtempSync(join(tmpdir(), prefix));
   if (audit) writeFileSync(join(home, 'audit.json'), JSON.stringify(audit));
   return home;

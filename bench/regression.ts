@@ -53,17 +53,22 @@ function option(argv: readonly string[], flag: string): string | undefined {
 function sh(cmd: string, args: readonly string[], cwd: string): string {
   const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   if ((r.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') {
-    throw new Error(`building a baseline from a commit needs ${cmd}, which is not installed: pass a built checkout with --baseline DIR (or BENCH_BASELINE)`);
+    throw new Error(
+      `building a baseline from a commit needs ${cmd}, which is not installed: pass a built checkout with --baseline DIR (or BENCH_BASELINE)`,
+    );
   }
   if (r.error) throw r.error;
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}): ${r.stderr.trim()}`);
+  if (r.status !== 0)
+    throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}): ${r.stderr.trim()}`);
   return r.stdout.trim();
 }
 
 /** `git archive <commit> | tar -x -C <dir>`, without a shell. */
 function exportCommit(commit: string, dir: string): Promise<void> {
   return new Promise((done, fail) => {
-    const git = spawn('git', ['-C', ROOT, 'archive', '--format=tar', commit], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const git = spawn('git', ['-C', ROOT, 'archive', '--format=tar', commit], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const tar = spawn('tar', ['-x', '-C', dir], { stdio: ['pipe', 'inherit', 'inherit'] });
     git.stdout.pipe(tar.stdin);
     let left = 2;
@@ -95,11 +100,16 @@ export async function buildBaseline(commit: string): Promise<string> {
   rmSync(partial, { recursive: true, force: true });
   mkdirSync(partial, { recursive: true });
   try {
-    process.stderr.write(`bench: regression: building ${commit} (${hash.slice(0, 12)}) in ${dir}\n`);
+    process.stderr.write(
+      `bench: regression: building ${commit} (${hash.slice(0, 12)}) in ${dir}\n`,
+    );
     await exportCommit(hash, partial);
     symlinkSync(join(ROOT, 'node_modules'), join(partial, 'node_modules'), 'dir');
     // The build's own output goes to stderr: stdout may be the --json table.
-    const r = spawnSync('npm', ['run', 'build', '--silent'], { cwd: partial, stdio: ['ignore', 2, 2] });
+    const r = spawnSync('npm', ['run', 'build', '--silent'], {
+      cwd: partial,
+      stdio: ['ignore', 2, 2],
+    });
     if (r.error) throw r.error;
     if (r.status !== 0) throw new Error(`npm run build of ${commit} failed (${r.status})`);
     writeFileSync(join(partial, BUILT), `${hash}\n`);
@@ -113,14 +123,22 @@ export async function buildBaseline(commit: string): Promise<string> {
 }
 
 /** The baseline's CLI: from a given built checkout, or a commit built here. */
-export async function baselineBin(argv: readonly string[]): Promise<{ bin: string; label: string }> {
+export async function baselineBin(
+  argv: readonly string[],
+): Promise<{ bin: string; label: string }> {
   const given = option(argv, '--baseline') ?? process.env.BENCH_BASELINE;
   if (given) {
     const bin = join(resolve(given), 'dist', 'cli', 'bin.js');
-    if (!existsSync(bin)) throw new Error(`the baseline ${given} is not built: ${bin} does not exist (run npm run build there)`);
+    if (!existsSync(bin))
+      throw new Error(
+        `the baseline ${given} is not built: ${bin} does not exist (run npm run build there)`,
+      );
     return { bin, label: resolve(given) };
   }
-  const commit = option(argv, '--baseline-commit') ?? process.env.BENCH_BASELINE_COMMIT ?? DEFAULT_BASELINE_COMMIT;
+  const commit =
+    option(argv, '--baseline-commit') ??
+    process.env.BENCH_BASELINE_COMMIT ??
+    DEFAULT_BASELINE_COMMIT;
   return { bin: join(await buildBaseline(commit), 'dist', 'cli', 'bin.js'), label: commit };
 }
 
@@ -133,7 +151,12 @@ interface Side {
   readonly tokens: string[];
 }
 
-async function startSide(bin: string | undefined, sides: Daemon[], runtimes: Runtime[], audit = true): Promise<Side> {
+async function startSide(
+  bin: string | undefined,
+  sides: Daemon[],
+  runtimes: Runtime[],
+  audit = true,
+): Promise<Side> {
   const home = benchHome('agentteam-d-', audit ? null : AUDIT_OFF);
   const daemon = await startDaemon(bin === undefined ? { home } : { bin, home });
   sides.push(daemon);
@@ -145,27 +168,55 @@ async function startSide(bin: string | undefined, sides: Daemon[], runtimes: Run
   }
   const first = rts[0]!;
   const created = await call(first, 'task', 'create', { title: 'bench' });
-  if (created.status !== 200) throw new Error(`task create failed on ${daemon.bin}: ${created.text}`);
+  if (created.status !== 200)
+    throw new Error(`task create failed on ${daemon.bin}: ${created.text}`);
   const body = JSON.stringify({ id: created.json.data.task.id as string });
   const check = await call(first, 'task', 'get', JSON.parse(body));
   if (check.status !== 200) throw new Error(`task get failed on ${daemon.bin}: ${check.text}`);
   const mcpUrl = first.env.AGENTTEAM_MCP_URL ?? '';
   const tokens = rts.map((r) => r.token());
   for (let i = 0; i < 20; i++) {
-    await rpc(mcpUrl, tokens[0]!, { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'message_send', arguments: { target: 'channel:bench', content: `benchmark message ${i}` } } });
+    await rpc(mcpUrl, tokens[0]!, {
+      jsonrpc: '2.0',
+      id: i,
+      method: 'tools/call',
+      params: {
+        name: 'message_send',
+        arguments: { target: 'channel:bench', content: `benchmark message ${i}` },
+      },
+    });
   }
   checkPage(await rpc(mcpUrl, tokens[0]!, JSON.parse(CALL)), daemon.bin ?? 'current');
   return { daemon, runtimes: rts, exec: { url: `${first.base}/task/get`, body }, mcpUrl, tokens };
 }
 
 type Kind = 'exec' | 'mcp';
-const LABEL: Record<Kind, string> = { exec: 'Exec task get', mcp: 'MCP tools/call message_history_read' };
+const LABEL: Record<Kind, string> = {
+  exec: 'Exec task get',
+  mcp: 'MCP tools/call message_history_read',
+};
 
 async function load(side: Side, kind: Kind, durationSec: number): Promise<LoadResult> {
-  const r = kind === 'exec'
-    ? await runLoad({ url: side.exec.url, body: side.exec.body, headers: JSON_HEADERS, tokens: side.tokens, connections: CONNECTIONS, durationSec })
-    : await runLoad({ url: side.mcpUrl, body: CALL, headers: HEADERS, tokens: side.tokens, connections: CONNECTIONS, durationSec });
-  if (r.non2xx + r.errors > 0) throw new Error(`${LABEL[kind]} load saw ${r.non2xx} non-2xx answers and ${r.errors} errors`);
+  const r =
+    kind === 'exec'
+      ? await runLoad({
+          url: side.exec.url,
+          body: side.exec.body,
+          headers: JSON_HEADERS,
+          tokens: side.tokens,
+          connections: CONNECTIONS,
+          durationSec,
+        })
+      : await runLoad({
+          url: side.mcpUrl,
+          body: CALL,
+          headers: HEADERS,
+          tokens: side.tokens,
+          connections: CONNECTIONS,
+          durationSec,
+        });
+  if (r.non2xx + r.errors > 0)
+    throw new Error(`${LABEL[kind]} load saw ${r.non2xx} non-2xx answers and ${r.errors} errors`);
   return r;
 }
 
@@ -188,7 +239,9 @@ export async function run(argv: readonly string[] = []): Promise<BenchResult[]> 
       await load(base, kind, 1);
       await load(current, kind, 1);
     }
-    process.stderr.write(`bench: regression: baseline ${baseline.label}, audit trail ${audit ? 'on' : 'off'} here, ${ROUNDS} rounds of ${SLICE} s per load and side, load average ${loadAverage()}\n`);
+    process.stderr.write(
+      `bench: regression: baseline ${baseline.label}, audit trail ${audit ? 'on' : 'off'} here, ${ROUNDS} rounds of ${SLICE} s per load and side, load average ${loadAverage()}\n`,
+    );
     for (let round = 1; round <= ROUNDS; round++) {
       for (const kind of ['exec', 'mcp'] as const) {
         // Alternate which side goes first, so neither always runs on the warmer (or busier) half.
@@ -198,15 +251,31 @@ export async function run(argv: readonly string[] = []): Promise<BenchResult[]> 
         const b = results.get(base)!.reqPerSec;
         const c = results.get(current)!.reqPerSec;
         ratios[kind].push(c / Math.max(1, b));
-        rows.push({ metric: `round ${round} ${LABEL[kind]} baseline req/s`, value: Math.round(b), unit: 'req/s' });
-        rows.push({ metric: `round ${round} ${LABEL[kind]} current req/s`, value: Math.round(c), unit: 'req/s' });
-        process.stderr.write(`bench: regression: round ${round} ${LABEL[kind]}: baseline ${Math.round(b)} req/s, current ${Math.round(c)} req/s, ${(c / Math.max(1, b)).toFixed(2)}x\n`);
+        rows.push({
+          metric: `round ${round} ${LABEL[kind]} baseline req/s`,
+          value: Math.round(b),
+          unit: 'req/s',
+        });
+        rows.push({
+          metric: `round ${round} ${LABEL[kind]} current req/s`,
+          value: Math.round(c),
+          unit: 'req/s',
+        });
+        process.stderr.write(
+          `bench: regression: round ${round} ${LABEL[kind]}: baseline ${Math.round(b)} req/s, current ${Math.round(c)} req/s, ${(c / Math.max(1, b)).toFixed(2)}x\n`,
+        );
       }
     }
     process.stderr.write(`bench: regression: load average at the end ${loadAverage()}\n`);
     for (const kind of ['exec', 'mcp'] as const) {
       const value = median(ratios[kind]);
-      rows.push({ metric: `${LABEL[kind]} current${audit ? '' : ' (audit off)'} / baseline ${baseline.label} (median of ${ROUNDS} rounds, ${CONNECTIONS} conns)`, value, unit: 'x', target: `>= ${TARGET}x`, pass: value >= TARGET });
+      rows.push({
+        metric: `${LABEL[kind]} current${audit ? '' : ' (audit off)'} / baseline ${baseline.label} (median of ${ROUNDS} rounds, ${CONNECTIONS} conns)`,
+        value,
+        unit: 'x',
+        target: `>= ${TARGET}x`,
+        pass: value >= TARGET,
+      });
     }
     return rows;
   } finally {
@@ -218,6 +287,8 @@ export async function run(argv: readonly string[] = []): Promise<BenchResult[]> 
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   for (const r of await run(process.argv.slice(2))) {
-    process.stdout.write(`${r.metric}: ${Number.isInteger(r.value) ? r.value : r.value.toFixed(2)} ${r.unit}${r.target ? ` (target ${r.target}: ${r.pass ? 'ok' : 'MISSED'})` : ''}\n`);
+    process.stdout.write(
+      `${r.metric}: ${Number.isInteger(r.value) ? r.value : r.value.toFixed(2)} ${r.unit}${r.target ? ` (target ${r.target}: ${r.pass ? 'ok' : 'MISSED'})` : ''}\n`,
+    );
   }
 }

@@ -61,19 +61,32 @@ async function daemon(bin: string, env: Record<string, string>): Promise<Daemon>
   mkdirSync(folder, { recursive: true });
   for (let i = 0; i < FILES; i++) writeFileSync(join(folder, `n${i}.md`), note(i));
   const full = { ...process.env, ...env, AGENTTEAM_HOME: home };
-  const { stdout } = await execFileP(process.execPath, [bin, 'daemon', 'start'], { env: full, timeout: 20_000 });
-  const { url, pid } = JSON.parse(stdout.trim().split('\n').pop() ?? '') as { url: string; pid: number };
+  const { stdout } = await execFileP(process.execPath, [bin, 'daemon', 'start'], {
+    env: full,
+    timeout: 20_000,
+  });
+  const { url, pid } = JSON.parse(stdout.trim().split('\n').pop() ?? '') as {
+    url: string;
+    pid: number;
+  };
   return {
-    home, url, pid,
+    home,
+    url,
+    pid,
     async stop() {
-      await execFileP(process.execPath, [bin, 'daemon', 'stop'], { env: full, timeout: 20_000 }).catch(() => undefined);
+      await execFileP(process.execPath, [bin, 'daemon', 'stop'], {
+        env: full,
+        timeout: 20_000,
+      }).catch(() => undefined);
       rmSync(home, { recursive: true, force: true });
     },
   };
 }
 
 function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    .replace(/^.*\) /, '')
+    .split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
@@ -96,21 +109,46 @@ async function side(label: Side['label'], d: Daemon): Promise<Side> {
   const base = (lease.data as unknown as { execBaseUrl: string }).execBaseUrl;
   let id = 0;
   const search = async (i: number) => {
-    const res = await rpc(lease.mcpUrl, lease.token(), { jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name: 'memory_search', arguments: { query: `code${(i * 7919) % FILES}`, limit: 10 } } });
-    if (res.status !== 200 || res.body.includes('"isError":true')) throw new Error(`${label} memory_search: ${res.body.slice(0, 300)}`);
+    const res = await rpc(lease.mcpUrl, lease.token(), {
+      jsonrpc: '2.0',
+      id: ++id,
+      method: 'tools/call',
+      params: {
+        name: 'memory_search',
+        arguments: { query: `code${(i * 7919) % FILES}`, limit: 10 },
+      },
+    });
+    if (res.status !== 200 || res.body.includes('"isError":true'))
+      throw new Error(`${label} memory_search: ${res.body.slice(0, 300)}`);
   };
   // The first build, then a check that a search answers.
   for (let i = 0; ; i++) {
-    const res = await rpc(lease.mcpUrl, lease.token(), { jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name: 'memory_search', arguments: { query: 'code7' } } });
+    const res = await rpc(lease.mcpUrl, lease.token(), {
+      jsonrpc: '2.0',
+      id: ++id,
+      method: 'tools/call',
+      params: { name: 'memory_search', arguments: { query: 'code7' } },
+    });
     if (!res.body.includes('index_unavailable')) break;
     if (i > 600) throw new Error(`${label}: the memory index never became ready`);
     await new Promise((r) => setTimeout(r, 100));
   }
   await search(0);
-  const created = await post(`${base}/task/create`, lease.token(), JSON.stringify({ title: 'bench task' }));
+  const created = await post(
+    `${base}/task/create`,
+    lease.token(),
+    JSON.stringify({ title: 'bench task' }),
+  );
   const body = JSON.stringify({ id: created.json.data.task.id as string });
   return {
-    label, d, search, p50s: [], cpu: 0, requests: 0, searchCpu: 0, searches: 0,
+    label,
+    d,
+    search,
+    p50s: [],
+    cpu: 0,
+    requests: 0,
+    searchCpu: 0,
+    searches: 0,
     task: { url: `${base}/task/get`, body, tokens: leases.map((l) => l.token()) },
     close: () => leases.forEach((l) => l.close()),
   };
@@ -130,17 +168,28 @@ export async function run(): Promise<BenchResult[]> {
   const beforeDir = process.env.BENCH_BEFORE;
   const beforeBin = beforeDir ? join(beforeDir, 'dist/cli/bin.js') : '';
   if (!beforeDir || !existsSync(beforeBin)) {
-    throw new Error('results-gate compares against an earlier build: set BENCH_BEFORE to a built checkout (git worktree add /tmp/gate-before <commit>; copy node_modules; npm run build there)');
+    throw new Error(
+      'results-gate compares against an earlier build: set BENCH_BEFORE to a built checkout (git worktree add /tmp/gate-before <commit>; copy node_modules; npm run build there)',
+    );
   }
   const secrets: Record<string, string> = {};
-  for (let i = 1; i <= 20; i++) secrets[`BENCH_SERVICE_${String(i).padStart(2, '0')}_TOKEN`] = randomBytes(24).toString('base64url');
+  for (let i = 1; i <= 20; i++)
+    secrets[`BENCH_SERVICE_${String(i).padStart(2, '0')}_TOKEN`] =
+      randomBytes(24).toString('base64url');
   const daemons = [await daemon(beforeBin, secrets), await daemon(AFTER_BIN, secrets)];
   try {
     const sides = [await side('before', daemons[0]!), await side('after', daemons[1]!)];
     // Warm-up of both paths on both daemons.
     for (const s of sides) {
       await searchP50(s, 50);
-      await runLoad({ url: s.task.url, body: s.task.body, headers: { 'content-type': 'application/json' }, tokens: s.task.tokens, connections: CONNECTIONS, durationSec: 1 });
+      await runLoad({
+        url: s.task.url,
+        body: s.task.body,
+        headers: { 'content-type': 'application/json' },
+        tokens: s.task.tokens,
+        connections: CONNECTIONS,
+        durationSec: 1,
+      });
     }
     for (let r = 0; r < ROUNDS; r++) {
       const order = r % 2 === 0 ? sides : [...sides].reverse();
@@ -152,7 +201,14 @@ export async function run(): Promise<BenchResult[]> {
       }
       for (const s of order) {
         const c0 = cpuMs(s.d.pid);
-        const load = await runLoad({ url: s.task.url, body: s.task.body, headers: { 'content-type': 'application/json' }, tokens: s.task.tokens, connections: CONNECTIONS, durationSec: DURATION / ROUNDS });
+        const load = await runLoad({
+          url: s.task.url,
+          body: s.task.body,
+          headers: { 'content-type': 'application/json' },
+          tokens: s.task.tokens,
+          connections: CONNECTIONS,
+          durationSec: DURATION / ROUNDS,
+        });
         if (load.non2xx + load.errors > 0) throw new Error(`${s.label}: task get saw failures`);
         s.cpu += cpuMs(s.d.pid) - c0;
         s.requests += load.total;
@@ -166,14 +222,46 @@ export async function run(): Promise<BenchResult[]> {
     const cpuRatio = cpuPer(after) / cpuPer(before);
     const us = (x: number) => Math.round(x * 1000);
     return [
-      { metric: `memory_search p50 before (20 secrets, ${FILES} notes, sequential)`, value: us(p50(before)), unit: 'us' },
+      {
+        metric: `memory_search p50 before (20 secrets, ${FILES} notes, sequential)`,
+        value: us(p50(before)),
+        unit: 'us',
+      },
       { metric: 'memory_search p50 after', value: us(p50(after)), unit: 'us' },
-      { metric: 'memory_search p50 after / before', value: searchRatio, unit: 'x', target: '<= 1.05', pass: searchRatio <= 1.05 },
-      { metric: 'memory_search daemon CPU per call before', value: Math.round((before.searchCpu * 1000) / before.searches), unit: 'us' },
-      { metric: 'memory_search daemon CPU per call after', value: Math.round((after.searchCpu * 1000) / after.searches), unit: 'us' },
-      { metric: `task get daemon CPU per request before (20 secrets, ${CONNECTIONS} connections)`, value: Math.round(cpuPer(before)), unit: 'us' },
-      { metric: 'task get daemon CPU per request after', value: Math.round(cpuPer(after)), unit: 'us' },
-      { metric: 'task get daemon CPU per request after / before', value: cpuRatio, unit: 'x', target: '<= 1.05', pass: cpuRatio <= 1.05 },
+      {
+        metric: 'memory_search p50 after / before',
+        value: searchRatio,
+        unit: 'x',
+        target: '<= 1.05',
+        pass: searchRatio <= 1.05,
+      },
+      {
+        metric: 'memory_search daemon CPU per call before',
+        value: Math.round((before.searchCpu * 1000) / before.searches),
+        unit: 'us',
+      },
+      {
+        metric: 'memory_search daemon CPU per call after',
+        value: Math.round((after.searchCpu * 1000) / after.searches),
+        unit: 'us',
+      },
+      {
+        metric: `task get daemon CPU per request before (20 secrets, ${CONNECTIONS} connections)`,
+        value: Math.round(cpuPer(before)),
+        unit: 'us',
+      },
+      {
+        metric: 'task get daemon CPU per request after',
+        value: Math.round(cpuPer(after)),
+        unit: 'us',
+      },
+      {
+        metric: 'task get daemon CPU per request after / before',
+        value: cpuRatio,
+        unit: 'x',
+        target: '<= 1.05',
+        pass: cpuRatio <= 1.05,
+      },
     ];
   } finally {
     for (const d of daemons) await d.stop();

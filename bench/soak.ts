@@ -22,11 +22,15 @@ export const name = 'soak';
 
 const WORKERS = 8;
 const MAX_GROWTH = 0.1;
-const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+const JSON_HEADERS = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+};
 
 function minutesArg(argv: readonly string[]): number {
   const i = argv.indexOf('--minutes');
-  const v = i >= 0 ? argv[i + 1] : argv.find((a) => a.startsWith('--minutes='))?.slice('--minutes='.length);
+  const v =
+    i >= 0 ? argv[i + 1] : argv.find((a) => a.startsWith('--minutes='))?.slice('--minutes='.length);
   const n = v === undefined ? 30 : Number(v);
   if (!(n > 0)) throw new Error(`--minutes must be a positive number, got "${v}"`);
   return n;
@@ -36,15 +40,20 @@ function minutesArg(argv: readonly string[]): number {
 async function heapMb(url: string, home: string): Promise<{ heap: number; external: number }> {
   const token = readFileSync(join(home, 'operator.token'), 'utf8').trim();
   const r = await new Promise<string>((resolve, reject) => {
-    const req = request(`${url}/api/v1/status`, { agent: false, headers: { authorization: `Bearer ${token}` } }, (res) => {
-      let b = '';
-      res.setEncoding('utf8').on('data', (d: string) => (b += d));
-      res.on('end', () => resolve(b));
-    });
+    const req = request(
+      `${url}/api/v1/status`,
+      { agent: false, headers: { authorization: `Bearer ${token}` } },
+      (res) => {
+        let b = '';
+        res.setEncoding('utf8').on('data', (d: string) => (b += d));
+        res.on('end', () => resolve(b));
+      },
+    );
     req.on('error', reject);
     req.end();
   });
-  const m = (JSON.parse(r) as { data: { memory: { heapUsed: number; external: number } } }).data.memory;
+  const m = (JSON.parse(r) as { data: { memory: { heapUsed: number; external: number } } }).data
+    .memory;
   return { heap: m.heapUsed / 1048576, external: m.external / 1048576 };
 }
 
@@ -56,27 +65,40 @@ function rssKb(pid: number): number {
 
 const keepAlive = new Agent({ keepAlive: true, maxSockets: WORKERS * 2 });
 
-function post(url: string, token: string, body: unknown, fresh: boolean): Promise<{ status: number; json: any }> {
+function post(
+  url: string,
+  token: string,
+  body: unknown,
+  fresh: boolean,
+): Promise<{ status: number; json: any }> {
   const text = JSON.stringify(body);
   return new Promise((resolve, reject) => {
-    const req = request(url, {
-      method: 'POST',
-      agent: fresh ? false : keepAlive,
-      headers: { ...JSON_HEADERS, authorization: `Bearer ${token}`, 'content-length': String(Buffer.byteLength(text)) },
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        let json: unknown = null;
-        try {
-          json = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-        } catch {
-          // counted as an error by the caller through the status or shape
-        }
-        resolve({ status: res.statusCode ?? 0, json });
-      });
-      res.on('error', reject);
-    });
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        agent: fresh ? false : keepAlive,
+        headers: {
+          ...JSON_HEADERS,
+          authorization: `Bearer ${token}`,
+          'content-length': String(Buffer.byteLength(text)),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          let json: unknown = null;
+          try {
+            json = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+          } catch {
+            // counted as an error by the caller through the status or shape
+          }
+          resolve({ status: res.statusCode ?? 0, json });
+        });
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(text);
   });
@@ -93,7 +115,13 @@ interface Counters {
 }
 
 /** One worker: a fixed rotation of Exec reads and writes and MCP message calls. */
-async function worker(rt: Runtime, id: number, until: number, c: Counters, mix: Mix): Promise<void> {
+async function worker(
+  rt: Runtime,
+  id: number,
+  until: number,
+  c: Counters,
+  mix: Mix,
+): Promise<void> {
   const base = rt.env.AGENTTEAM_EXEC_BASE_URL!;
   let taskId = '';
   for (let i = 0; Date.now() < until; i++) {
@@ -104,15 +132,35 @@ async function worker(rt: Runtime, id: number, until: number, c: Counters, mix: 
     if (step >= 8) {
       // 8: client tool, 9: declared tool, 10: memory search, 11: client tool again
       const m = mix.calls[step === 11 ? 0 : step - 8]!;
-      r = await post(rt.mcpUrl, token, { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: m.tool, arguments: m.args(i) } }, fresh);
+      r = await post(
+        rt.mcpUrl,
+        token,
+        {
+          jsonrpc: '2.0',
+          id: i,
+          method: 'tools/call',
+          params: { name: m.tool, arguments: m.args(i) },
+        },
+        fresh,
+      );
       c.mcp++;
       c.mixed[m.kind]++;
     } else if (step === 0 || !taskId) {
-      r = await post(`${base}/task/create`, token, { title: `soak ${id}-${i}`, description: 'x'.repeat(200) }, fresh);
+      r = await post(
+        `${base}/task/create`,
+        token,
+        { title: `soak ${id}-${i}`, description: 'x'.repeat(200) },
+        fresh,
+      );
       if (r.status === 200) taskId = r.json.data.task.id;
       c.exec++;
     } else if (step === 1) {
-      r = await post(`${base}/task/update`, token, { id: taskId, title: `soak ${id}-${i} updated` }, fresh);
+      r = await post(
+        `${base}/task/update`,
+        token,
+        { id: taskId, title: `soak ${id}-${i} updated` },
+        fresh,
+      );
       c.exec++;
     } else if (step <= 3) {
       r = await post(`${base}/task/get`, token, { id: taskId }, fresh);
@@ -121,13 +169,43 @@ async function worker(rt: Runtime, id: number, until: number, c: Counters, mix: 
       r = await post(`${base}/task/list`, token, { limit: 20 }, fresh);
       c.exec++;
     } else if (step === 5) {
-      r = await post(rt.mcpUrl, token, { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'message_send', arguments: { target: `channel:soak${id % 3}`, content: `soak message ${i}` } } }, fresh);
+      r = await post(
+        rt.mcpUrl,
+        token,
+        {
+          jsonrpc: '2.0',
+          id: i,
+          method: 'tools/call',
+          params: {
+            name: 'message_send',
+            arguments: { target: `channel:soak${id % 3}`, content: `soak message ${i}` },
+          },
+        },
+        fresh,
+      );
       c.mcp++;
     } else {
-      r = await post(rt.mcpUrl, token, { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'message_history_read', arguments: { target: `channel:soak${id % 3}`, limit: 20 } } }, fresh);
+      r = await post(
+        rt.mcpUrl,
+        token,
+        {
+          jsonrpc: '2.0',
+          id: i,
+          method: 'tools/call',
+          params: {
+            name: 'message_history_read',
+            arguments: { target: `channel:soak${id % 3}`, limit: 20 },
+          },
+        },
+        fresh,
+      );
       c.mcp++;
     }
-    const failed = r.status !== 200 || r.json?.ok === false || r.json?.error !== undefined || r.json?.result?.isError === true;
+    const failed =
+      r.status !== 200 ||
+      r.json?.ok === false ||
+      r.json?.error !== undefined ||
+      r.json?.result?.isError === true;
     if (failed) {
       c.errors++;
       c.lastError = `${r.status} ${JSON.stringify(r.json).slice(0, 200)}`;
@@ -141,22 +219,37 @@ export async function run(argv: readonly string[] = process.argv.slice(2)): Prom
   const warmMs = Math.max(30_000, totalMs / 5);
   const sampleMs = Math.max(2_000, Math.min(30_000, totalMs / 60));
   const daemon = await startDaemon();
-  const c: Counters = { exec: 0, mcp: 0, mixed: { client: 0, declared: 0, memory: 0 }, errors: 0, lastError: '', leases: 0 };
+  const c: Counters = {
+    exec: 0,
+    mcp: 0,
+    mixed: { client: 0, declared: 0, memory: 0 },
+    errors: 0,
+    lastError: '',
+    leases: 0,
+  };
   let mix: Mix | null = null;
   const samples: { t: number; kb: number }[] = [];
   const heap: number[] = [];
   try {
     mix = await startMix(daemon, ['soak-a', 'soak-b']);
-    const runtimes = [await startRuntime(daemon, { server: 'local', agent: 'soak-a' }), await startRuntime(daemon, { server: 'local', agent: 'soak-b' })];
+    const runtimes = [
+      await startRuntime(daemon, { server: 'local', agent: 'soak-a' }),
+      await startRuntime(daemon, { server: 'local', agent: 'soak-b' }),
+    ];
     const t0 = Date.now();
     const until = t0 + totalMs;
     const sampler = setInterval(() => {
       const s = { t: Date.now() - t0, kb: rssKb(daemon.pid) };
       samples.push(s);
-      void heapMb(daemon.url, daemon.home).then((h) => {
-        heap.push(h.heap);
-        process.stderr.write(`soak: ${(s.t / 1000).toFixed(0)} s  rss ${(s.kb / 1024).toFixed(1)} MB  heap ${h.heap.toFixed(1)} MB  external ${h.external.toFixed(1)} MB  exec ${c.exec}  mcp ${c.mcp} (client ${c.mixed.client}, declared ${c.mixed.declared}, memory ${c.mixed.memory})  errors ${c.errors}  leases ${c.leases}\n`);
-      }, () => undefined);
+      void heapMb(daemon.url, daemon.home).then(
+        (h) => {
+          heap.push(h.heap);
+          process.stderr.write(
+            `soak: ${(s.t / 1000).toFixed(0)} s  rss ${(s.kb / 1024).toFixed(1)} MB  heap ${h.heap.toFixed(1)} MB  external ${h.external.toFixed(1)} MB  exec ${c.exec}  mcp ${c.mcp} (client ${c.mixed.client}, declared ${c.mixed.declared}, memory ${c.mixed.memory})  errors ${c.errors}  leases ${c.leases}\n`,
+          );
+        },
+        () => undefined,
+      );
     }, sampleMs);
     // Lease churn: a runtime opened and closed every 5 s (credential files, renewal timers, drivers).
     const churn = (async () => {
@@ -169,7 +262,10 @@ export async function run(argv: readonly string[] = process.argv.slice(2)): Prom
       }
     })();
     const m = mix;
-    await Promise.all([...Array.from({ length: WORKERS }, (_, i) => worker(runtimes[i % 2]!, i, until, c, m)), churn]);
+    await Promise.all([
+      ...Array.from({ length: WORKERS }, (_, i) => worker(runtimes[i % 2]!, i, until, c, m)),
+      churn,
+    ]);
     clearInterval(sampler);
     samples.push({ t: Date.now() - t0, kb: rssKb(daemon.pid) });
     await Promise.all(runtimes.map((r) => r.close()));
@@ -191,23 +287,53 @@ export async function run(argv: readonly string[] = process.argv.slice(2)): Prom
   const maxKb = Math.max(...later.map((s) => s.kb));
   const growth = maxKb / baseKb - 1;
   const seconds = totalMs / 1000;
-  const points = [0, 0.2, 0.4, 0.6, 0.8, 1].map((f) => samples[Math.min(samples.length - 1, Math.round(f * (samples.length - 1)))]!);
-  process.stderr.write(`soak: rss samples (s:MB) ${samples.map((s) => `${Math.round(s.t / 1000)}:${(s.kb / 1024).toFixed(1)}`).join(' ')}\n`);
+  const points = [0, 0.2, 0.4, 0.6, 0.8, 1].map(
+    (f) => samples[Math.min(samples.length - 1, Math.round(f * (samples.length - 1)))]!,
+  );
+  process.stderr.write(
+    `soak: rss samples (s:MB) ${samples.map((s) => `${Math.round(s.t / 1000)}:${(s.kb / 1024).toFixed(1)}`).join(' ')}\n`,
+  );
   if (c.errors > 0) process.stderr.write(`soak: last error ${c.lastError}\n`);
   return [
-    { metric: `duration (${WORKERS} workers, warm-up ${Math.round(warmMs / 1000)} s)`, value: Math.round(seconds), unit: 's' },
+    {
+      metric: `duration (${WORKERS} workers, warm-up ${Math.round(warmMs / 1000)} s)`,
+      value: Math.round(seconds),
+      unit: 's',
+    },
     { metric: 'Exec calls', value: c.exec, unit: 'calls' },
     { metric: 'MCP calls', value: c.mcp, unit: 'calls' },
     { metric: 'calls per second', value: Math.round((c.exec + c.mcp) / seconds), unit: 'req/s' },
-    { metric: 'of the MCP calls: client tool (app in its own process)', value: c.mixed.client, unit: 'calls' },
+    {
+      metric: 'of the MCP calls: client tool (app in its own process)',
+      value: c.mixed.client,
+      unit: 'calls',
+    },
     { metric: 'of the MCP calls: declared command tool', value: c.mixed.declared, unit: 'calls' },
     { metric: 'of the MCP calls: memory_search', value: c.mixed.memory, unit: 'calls' },
-    { metric: 'registrations of 8 fresh client tool names', value: c.registrations ?? 0, unit: 'registrations' },
+    {
+      metric: 'registrations of 8 fresh client tool names',
+      value: c.registrations ?? 0,
+      unit: 'registrations',
+    },
     { metric: 'runtimes opened and closed', value: c.leases, unit: 'leases' },
     { metric: 'failed calls', value: c.errors, unit: 'calls', target: '0', pass: c.errors === 0 },
-    ...points.map((s) => ({ metric: `daemon RSS at ${Math.round(s.t / 1000)} s`, value: Math.round(s.kb / 102.4) / 10, unit: 'MB' })),
-    { metric: 'RSS level: highest in the first third after warm-up', value: Math.round(baseKb / 102.4) / 10, unit: 'MB' },
+    ...points.map((s) => ({
+      metric: `daemon RSS at ${Math.round(s.t / 1000)} s`,
+      value: Math.round(s.kb / 102.4) / 10,
+      unit: 'MB',
+    })),
+    {
+      metric: 'RSS level: highest in the first third after warm-up',
+      value: Math.round(baseKb / 102.4) / 10,
+      unit: 'MB',
+    },
     { metric: 'highest RSS after that', value: Math.round(maxKb / 102.4) / 10, unit: 'MB' },
-    { metric: 'RSS growth over the level', value: Math.round(growth * 1000) / 10, unit: '%', target: `<= ${MAX_GROWTH * 100}%`, pass: growth <= MAX_GROWTH },
+    {
+      metric: 'RSS growth over the level',
+      value: Math.round(growth * 1000) / 10,
+      unit: '%',
+      target: `<= ${MAX_GROWTH * 100}%`,
+      pass: growth <= MAX_GROWTH,
+    },
   ];
 }

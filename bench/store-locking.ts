@@ -32,7 +32,10 @@ async function open(dir: string, label: string, exclusive: boolean): Promise<Var
   const db = openDb(join(dir, `${label}.db`));
   if (exclusive) db.pragma('locking_mode = EXCLUSIVE');
   let t = Date.parse('2026-01-01T00:00:00Z');
-  const api = (await TeamServer.open(new SqliteSql(db, ':memory:'), () => (t += 1))).forCaller({ serverId: 'bench', agentId: 'a1' });
+  const api = (await TeamServer.open(new SqliteSql(db, ':memory:'), () => (t += 1))).forCaller({
+    serverId: 'bench',
+    agentId: 'a1',
+  });
   const ids: string[] = [];
   for (let i = 0; i < 200; i++) ids.push((await api.createTask({ title: `seed ${i}` })).task.id);
   return { label, db, api, ids };
@@ -55,7 +58,8 @@ export async function run(): Promise<BenchResult[]> {
       'task get (cached)': (v) => () => v.api.getTask({ id: v.ids[0]! }),
       // Alternating tasks after each write: every get reads SQLite.
       'task list (20)': (v) => () => v.api.listTasks({ limit: 20 }),
-      'task update (commit, fsync)': (v) => (i) => v.api.updateTask({ id: v.ids[i % v.ids.length]!, title: `u${i}` }),
+      'task update (commit, fsync)': (v) => (i) =>
+        v.api.updateTask({ id: v.ids[i % v.ids.length]!, title: `u${i}` }),
     };
     const rows: BenchResult[] = [];
     for (const [what, make] of Object.entries(ops)) {
@@ -71,8 +75,16 @@ export async function run(): Promise<BenchResult[]> {
         ratios.push(a / b);
       }
       rows.push(
-        { metric: `${what}: normal WAL locking, CPU per op`, value: median(per.normal!), unit: 'µs' },
-        { metric: `${what}: exclusive locking, CPU per op`, value: median(per.exclusive!), unit: 'µs' },
+        {
+          metric: `${what}: normal WAL locking, CPU per op`,
+          value: median(per.normal!),
+          unit: 'µs',
+        },
+        {
+          metric: `${what}: exclusive locking, CPU per op`,
+          value: median(per.exclusive!),
+          unit: 'µs',
+        },
         { metric: `${what}: normal / exclusive`, value: median(ratios), unit: 'x' },
       );
     }

@@ -1,6 +1,12 @@
 import { fileURLToPath } from 'node:url';
 import { call, closeHttp } from '../test/harness/http.js';
-import { cli, startDaemon, startRuntime, type Daemon, type Runtime } from '../test/harness/daemon.js';
+import {
+  cli,
+  startDaemon,
+  startRuntime,
+  type Daemon,
+  type Runtime,
+} from '../test/harness/daemon.js';
 import { startCluster } from '../test/harness/pg-cluster.js';
 import type { BenchResult } from './result.js';
 import { meanLoad, runLoad, type LoadResult } from './procs.js';
@@ -27,15 +33,29 @@ interface Target {
 
 async function target(daemon: Daemon): Promise<Target> {
   // Two authorizations: each may hold 32 requests in flight.
-  return { daemon, runtimes: [await startRuntime(daemon, { server: 'bench', agent: 'b1' }), await startRuntime(daemon, { server: 'bench', agent: 'b1' })] };
+  return {
+    daemon,
+    runtimes: [
+      await startRuntime(daemon, { server: 'bench', agent: 'b1' }),
+      await startRuntime(daemon, { server: 'bench', agent: 'b1' }),
+    ],
+  };
 }
 
 function load(t: Target, action: string, body: string, durationSec: number): Promise<LoadResult> {
-  return runLoad({ url: `${t.runtimes[0]!.base}/task/${action}`, body, headers: HEADERS, tokens: t.runtimes.map((r) => r.token()), connections: CONNECTIONS, durationSec });
+  return runLoad({
+    url: `${t.runtimes[0]!.base}/task/${action}`,
+    body,
+    headers: HEADERS,
+    tokens: t.runtimes.map((r) => r.token()),
+    connections: CONNECTIONS,
+    durationSec,
+  });
 }
 
 async function seeded(t: Target): Promise<string> {
-  for (let i = 0; i < 200; i++) await call(t.runtimes[0]!, 'task', 'create', { title: `seed ${i}` });
+  for (let i = 0; i < 200; i++)
+    await call(t.runtimes[0]!, 'task', 'create', { title: `seed ${i}` });
   const r = await call(t.runtimes[0]!, 'task', 'create', { title: 'bench' });
   if (r.status !== 200) throw new Error(`task create failed: ${r.text}`);
   return JSON.stringify({ id: r.json.data.task.id as string });
@@ -45,11 +65,13 @@ async function seeded(t: Target): Promise<string> {
 async function storeStats(d: Daemon): Promise<{ transactions: number; retries: number }> {
   const r = await cli(d.home, ['daemon', 'status']);
   if (r.code !== 0) throw new Error(`daemon status failed: ${r.stderr}`);
-  return (JSON.parse(r.stdout) as { data: { store: { transactions: number; retries: number } } }).data.store;
+  return (JSON.parse(r.stdout) as { data: { store: { transactions: number; retries: number } } })
+    .data.store;
 }
 
 function checked(r: LoadResult, what: string): LoadResult {
-  if (r.non2xx + r.errors > 0) throw new Error(`${what}: ${r.non2xx} non-2xx and ${r.errors} errors`);
+  if (r.non2xx + r.errors > 0)
+    throw new Error(`${what}: ${r.non2xx} non-2xx and ${r.errors} errors`);
   return r;
 }
 
@@ -64,7 +86,11 @@ export async function run(): Promise<BenchResult[]> {
     daemons.push(lite.daemon, pg1.daemon, pg2.daemon);
     const bodies = { lite: await seeded(lite), pg: await seeded(pg1) };
     const rows: BenchResult[] = [];
-    for (const [action, body] of [['create', () => '{"title":"load"}'], ['get', (k: 'lite' | 'pg') => bodies[k]], ['list', () => '{"limit":20}']] as const) {
+    for (const [action, body] of [
+      ['create', () => '{"title":"load"}'],
+      ['get', (k: 'lite' | 'pg') => bodies[k]],
+      ['list', () => '{"limit":20}'],
+    ] as const) {
       await load(lite, action, body('lite'), 1);
       await load(pg1, action, body('pg'), 1);
       const l: LoadResult[] = [];
@@ -75,9 +101,21 @@ export async function run(): Promise<BenchResult[]> {
       }
       const [ml, mp] = [meanLoad(l), meanLoad(p)];
       rows.push(
-        { metric: `task ${action} req/s, SQLite, ${CONNECTIONS} conns`, value: Math.round(ml.reqPerSec), unit: 'req/s' },
-        { metric: `task ${action} req/s, PostgreSQL, ${CONNECTIONS} conns`, value: Math.round(mp.reqPerSec), unit: 'req/s' },
-        { metric: `task ${action} PostgreSQL / SQLite`, value: mp.reqPerSec / Math.max(1, ml.reqPerSec), unit: 'x' },
+        {
+          metric: `task ${action} req/s, SQLite, ${CONNECTIONS} conns`,
+          value: Math.round(ml.reqPerSec),
+          unit: 'req/s',
+        },
+        {
+          metric: `task ${action} req/s, PostgreSQL, ${CONNECTIONS} conns`,
+          value: Math.round(mp.reqPerSec),
+          unit: 'req/s',
+        },
+        {
+          metric: `task ${action} PostgreSQL / SQLite`,
+          value: mp.reqPerSec / Math.max(1, ml.reqPerSec),
+          unit: 'x',
+        },
         { metric: `task ${action} p99, SQLite`, value: ml.p99Ms, unit: 'ms' },
         { metric: `task ${action} p99, PostgreSQL`, value: mp.p99Ms, unit: 'ms' },
       );
@@ -87,8 +125,13 @@ export async function run(): Promise<BenchResult[]> {
     const one: LoadResult[] = [];
     const two: number[] = [];
     for (let i = 0; i < 2; i++) {
-      one.push(checked(await load(pg1, 'create', '{"title":"alone"}', DURATION / 2), 'one daemon create'));
-      const both = await Promise.all([load(pg1, 'create', '{"title":"a"}', DURATION / 2), load(pg2, 'create', '{"title":"b"}', DURATION / 2)]);
+      one.push(
+        checked(await load(pg1, 'create', '{"title":"alone"}', DURATION / 2), 'one daemon create'),
+      );
+      const both = await Promise.all([
+        load(pg1, 'create', '{"title":"a"}', DURATION / 2),
+        load(pg2, 'create', '{"title":"b"}', DURATION / 2),
+      ]);
       both.forEach((r) => checked(r, 'two daemons create'));
       two.push(both[0].reqPerSec + both[1].reqPerSec);
     }
@@ -98,10 +141,26 @@ export async function run(): Promise<BenchResult[]> {
     const alone = meanLoad(one).reqPerSec;
     const together = two.reduce((a, b) => a + b, 0) / two.length;
     rows.push(
-      { metric: 'task create req/s, one daemon on PostgreSQL', value: Math.round(alone), unit: 'req/s' },
-      { metric: 'task create req/s, two daemons on one PostgreSQL database (sum)', value: Math.round(together), unit: 'req/s' },
-      { metric: 'two daemons / one daemon, task create', value: together / Math.max(1, alone), unit: 'x' },
-      { metric: 'serialization retries per 1,000 committed writes (that phase, both daemons)', value: (1000 * retried) / Math.max(1, committed), unit: '' },
+      {
+        metric: 'task create req/s, one daemon on PostgreSQL',
+        value: Math.round(alone),
+        unit: 'req/s',
+      },
+      {
+        metric: 'task create req/s, two daemons on one PostgreSQL database (sum)',
+        value: Math.round(together),
+        unit: 'req/s',
+      },
+      {
+        metric: 'two daemons / one daemon, task create',
+        value: together / Math.max(1, alone),
+        unit: 'x',
+      },
+      {
+        metric: 'serialization retries per 1,000 committed writes (that phase, both daemons)',
+        value: (1000 * retried) / Math.max(1, committed),
+        unit: '',
+      },
     );
     await Promise.all([lite, pg1, pg2].flatMap((t) => t.runtimes.map((r) => r.close())));
     return rows;
@@ -113,5 +172,8 @@ export async function run(): Promise<BenchResult[]> {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  for (const r of await run()) process.stdout.write(`${r.metric}: ${Number.isInteger(r.value) ? r.value : r.value.toFixed(2)} ${r.unit}\n`);
+  for (const r of await run())
+    process.stdout.write(
+      `${r.metric}: ${Number.isInteger(r.value) ? r.value : r.value.toFixed(2)} ${r.unit}\n`,
+    );
 }

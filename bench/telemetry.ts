@@ -6,7 +6,15 @@ import { promisify } from 'node:util';
 import { rpc } from '../test/harness/http.js';
 import { type Daemon } from '../test/harness/daemon.js';
 import { median, type BenchResult } from './result.js';
-import { AUDIT_OFF, benchHome, meanLoad, openBenchLeases, runLoad, startLineServer, type LoadResult } from './procs.js';
+import {
+  AUDIT_OFF,
+  benchHome,
+  meanLoad,
+  openBenchLeases,
+  runLoad,
+  startLineServer,
+  type LoadResult,
+} from './procs.js';
 
 /**
  * What telemetry and the audit trail cost on the request path, in one run,
@@ -36,8 +44,17 @@ const CONNECTIONS = 50;
 const DURATION = Number(process.env.BENCH_DURATION ?? 18);
 const ROUNDS = 6;
 const JSON_HEADERS = { 'content-type': 'application/json' };
-const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
-const MCP_CALL = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'message_history_read', arguments: { target: 'channel:bench', limit: 20 } } });
+const MCP_HEADERS = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': '2025-11-25',
+};
+const MCP_CALL = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: { name: 'message_history_read', arguments: { target: 'channel:bench', limit: 20 } },
+});
 
 interface Target {
   readonly label: string;
@@ -47,20 +64,30 @@ interface Target {
 }
 
 /** `daemon start` of the build in `dist`, with no OTEL_* variable but those in `env`, and the audit trail on or off. */
-async function startBuild(dist: string, env: Record<string, string>, audit: boolean): Promise<Daemon> {
+async function startBuild(
+  dist: string,
+  env: Record<string, string>,
+  audit: boolean,
+): Promise<Daemon> {
   const home = benchHome('agentteam-bench-otel-', audit ? null : AUDIT_OFF);
   const base: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('OTEL_')) base[k] = v;
   const full = { ...base, ...env, AGENTTEAM_HOME: home };
   const bin = resolve(dist, 'cli/bin.js');
-  const { stdout } = await run$(process.execPath, [bin, 'daemon', 'start'], { env: full, timeout: 20_000 });
+  const { stdout } = await run$(process.execPath, [bin, 'daemon', 'start'], {
+    env: full,
+    timeout: 20_000,
+  });
   const info = JSON.parse(stdout.trim().split('\n').pop() ?? '') as { url: string; pid: number };
   const cli: Daemon['cli'] = async (args) => {
     const r = await run$(process.execPath, [bin, ...args], { env: full, timeout: 20_000 });
     return { code: 0, stdout: r.stdout, stderr: r.stderr };
   };
   return {
-    home, url: info.url, pid: info.pid, cli,
+    home,
+    url: info.url,
+    pid: info.pid,
+    cli,
     async close() {
       await cli(['daemon', 'stop']).catch(() => undefined);
       try {
@@ -73,30 +100,74 @@ async function startBuild(dist: string, env: Record<string, string>, audit: bool
   };
 }
 
-async function prepare(label: string, daemon: Daemon, leases: { close(): void }[]): Promise<Target> {
+async function prepare(
+  label: string,
+  daemon: Daemon,
+  leases: { close(): void }[],
+): Promise<Target> {
   // Two leases each: one authorization holds at most 32 requests in flight, the load keeps 50.
   const { tokens, url } = await openBenchLeases(daemon, 2, leases);
   const execBase = url.replace('/api/internal/mcp/', '/api/internal/exec/');
-  const created = await fetch(`${execBase}/task/create`, { method: 'POST', headers: { ...JSON_HEADERS, authorization: `Bearer ${tokens[0]}` }, body: JSON.stringify({ title: 'bench' }) });
+  const created = await fetch(`${execBase}/task/create`, {
+    method: 'POST',
+    headers: { ...JSON_HEADERS, authorization: `Bearer ${tokens[0]}` },
+    body: JSON.stringify({ title: 'bench' }),
+  });
   const task = ((await created.json()) as { data: { task: { id: string } } }).data.task.id;
   for (let i = 0; i < 20; i++) {
-    const sent = await rpc(url, tokens[0]!, { jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'message_send', arguments: { target: 'channel:bench', content: `message ${i}` } } });
-    if (sent.status !== 200) throw new Error(`${label}: message_send failed: ${sent.body.slice(0, 200)}`);
+    const sent = await rpc(url, tokens[0]!, {
+      jsonrpc: '2.0',
+      id: i,
+      method: 'tools/call',
+      params: {
+        name: 'message_send',
+        arguments: { target: 'channel:bench', content: `message ${i}` },
+      },
+    });
+    if (sent.status !== 200)
+      throw new Error(`${label}: message_send failed: ${sent.body.slice(0, 200)}`);
   }
-  return { label, daemon, exec: { url: `${execBase}/task/get`, body: JSON.stringify({ id: task }), tokens }, mcp: { url, tokens } };
+  return {
+    label,
+    daemon,
+    exec: { url: `${execBase}/task/get`, body: JSON.stringify({ id: task }), tokens },
+    mcp: { url, tokens },
+  };
 }
 
-const execLoad = (t: Target, sec: number) => runLoad({ url: t.exec.url, body: t.exec.body, headers: JSON_HEADERS, tokens: t.exec.tokens, connections: CONNECTIONS, durationSec: sec });
-const mcpLoad = (t: Target, sec: number) => runLoad({ url: t.mcp.url, body: MCP_CALL, headers: MCP_HEADERS, tokens: t.mcp.tokens, connections: CONNECTIONS, durationSec: sec });
+const execLoad = (t: Target, sec: number) =>
+  runLoad({
+    url: t.exec.url,
+    body: t.exec.body,
+    headers: JSON_HEADERS,
+    tokens: t.exec.tokens,
+    connections: CONNECTIONS,
+    durationSec: sec,
+  });
+const mcpLoad = (t: Target, sec: number) =>
+  runLoad({
+    url: t.mcp.url,
+    body: MCP_CALL,
+    headers: MCP_HEADERS,
+    tokens: t.mcp.tokens,
+    connections: CONNECTIONS,
+    durationSec: sec,
+  });
 
 export async function run(): Promise<BenchResult[]> {
   const beforeDist = process.env.BENCH_BEFORE_DIST;
-  if (beforeDist !== undefined && !existsSync(resolve(beforeDist, 'cli/bin.js'))) throw new Error(`BENCH_BEFORE_DIST=${beforeDist} holds no cli/bin.js`);
+  if (beforeDist !== undefined && !existsSync(resolve(beforeDist, 'cli/bin.js')))
+    throw new Error(`BENCH_BEFORE_DIST=${beforeDist} holds no cli/bin.js`);
   const sink = await startLineServer(SINK, 'OTLP sink');
   const leases: { close(): void }[] = [];
   const daemons: Daemon[] = [];
   try {
-    const start = async (label: string, dist: string, env: Record<string, string>, audit = false) => {
+    const start = async (
+      label: string,
+      dist: string,
+      env: Record<string, string>,
+      audit = false,
+    ) => {
       const d = await startBuild(dist, env, audit);
       daemons.push(d);
       return prepare(label, d, leases);
@@ -105,12 +176,22 @@ export async function run(): Promise<BenchResult[]> {
     if (beforeDist) targets.push(await start('before', beforeDist, {}));
     targets.push(await start('unset', HERE_DIST, {}));
     targets.push(await start('audit', HERE_DIST, {}, true));
-    targets.push(await start('traced', HERE_DIST, { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, OTEL_METRIC_EXPORT_INTERVAL: '5000', ...(process.env.BENCH_OTLP_PROTOCOL ? { OTEL_EXPORTER_OTLP_PROTOCOL: process.env.BENCH_OTLP_PROTOCOL } : {}) }));
+    targets.push(
+      await start('traced', HERE_DIST, {
+        OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+        OTEL_METRIC_EXPORT_INTERVAL: '5000',
+        ...(process.env.BENCH_OTLP_PROTOCOL
+          ? { OTEL_EXPORTER_OTLP_PROTOCOL: process.env.BENCH_OTLP_PROTOCOL }
+          : {}),
+      }),
+    );
     for (const t of targets) {
       await execLoad(t, 1);
       await mcpLoad(t, 1);
     }
-    const runs = new Map<string, { exec: LoadResult[]; mcp: LoadResult[] }>(targets.map((t) => [t.label, { exec: [], mcp: [] }]));
+    const runs = new Map<string, { exec: LoadResult[]; mcp: LoadResult[] }>(
+      targets.map((t) => [t.label, { exec: [], mcp: [] }]),
+    );
     const slice = DURATION / ROUNDS;
     for (let i = 0; i < ROUNDS; i++) {
       // Each round in a rotated order, so no configuration always runs first.
@@ -119,11 +200,21 @@ export async function run(): Promise<BenchResult[]> {
       for (const t of order) runs.get(t.label)!.mcp.push(await mcpLoad(t, slice));
     }
     const rows: BenchResult[] = [];
-    const mean = new Map([...runs].map(([label, r]) => [label, { exec: meanLoad(r.exec), mcp: meanLoad(r.mcp) }]));
+    const mean = new Map(
+      [...runs].map(([label, r]) => [label, { exec: meanLoad(r.exec), mcp: meanLoad(r.mcp) }]),
+    );
     for (const [label, m] of mean) {
-      for (const [kind, r] of [['Exec task get', m.exec], ['MCP tools/call message_history_read', m.mcp]] as const) {
-        if (r.non2xx + r.errors > 0) throw new Error(`${label} ${kind}: ${r.non2xx} non-2xx, ${r.errors} errors`);
-        rows.push({ metric: `[${label}] ${kind} req/s (${CONNECTIONS} conns)`, value: Math.round(r.reqPerSec), unit: 'req/s' });
+      for (const [kind, r] of [
+        ['Exec task get', m.exec],
+        ['MCP tools/call message_history_read', m.mcp],
+      ] as const) {
+        if (r.non2xx + r.errors > 0)
+          throw new Error(`${label} ${kind}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+        rows.push({
+          metric: `[${label}] ${kind} req/s (${CONNECTIONS} conns)`,
+          value: Math.round(r.reqPerSec),
+          unit: 'req/s',
+        });
         rows.push({ metric: `[${label}] ${kind} p99`, value: r.p99Ms, unit: 'ms' });
       }
     }
@@ -139,8 +230,16 @@ export async function run(): Promise<BenchResult[]> {
     for (const kind of ['exec', 'mcp'] as const) {
       const what = kind === 'exec' ? 'Exec' : 'MCP';
       for (const [label, text, target] of ratios) {
-        const r = median(runs.get(label)![kind].map((x, i) => x.reqPerSec / baseRuns[kind][i]!.reqPerSec));
-        rows.push({ metric: `${what}: ${text} / ${baseName} (median of ${ROUNDS} rounds)`, value: r, unit: 'x', target: `>= ${target}x`, pass: r >= target });
+        const r = median(
+          runs.get(label)![kind].map((x, i) => x.reqPerSec / baseRuns[kind][i]!.reqPerSec),
+        );
+        rows.push({
+          metric: `${what}: ${text} / ${baseName} (median of ${ROUNDS} rounds)`,
+          value: r,
+          unit: 'x',
+          target: `>= ${target}x`,
+          pass: r >= target,
+        });
       }
     }
     return rows;
@@ -152,5 +251,8 @@ export async function run(): Promise<BenchResult[]> {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  for (const r of await run()) process.stdout.write(`${r.metric}: ${Number.isInteger(r.value) ? r.value : r.value.toFixed(2)} ${r.unit}${r.target ? ` (target ${r.target}: ${r.pass ? 'ok' : 'MISSED'})` : ''}\n`);
+  for (const r of await run())
+    process.stdout.write(
+      `${r.metric}: ${Number.isInteger(r.value) ? r.value : r.value.toFixed(2)} ${r.unit}${r.target ? ` (target ${r.target}: ${r.pass ? 'ok' : 'MISSED'})` : ''}\n`,
+    );
 }

@@ -14,7 +14,11 @@ export const name = 'validate-bytes';
 function strip(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(strip);
   if (schema === null || typeof schema !== 'object') return schema;
-  return Object.fromEntries(Object.entries(schema).filter(([k]) => k !== JSON_BYTES_KEYWORD).map(([k, v]) => [k, strip(v)]));
+  return Object.fromEntries(
+    Object.entries(schema)
+      .filter(([k]) => k !== JSON_BYTES_KEYWORD)
+      .map(([k, v]) => [k, strip(v)]),
+  );
 }
 
 function perCallMicros(fn: () => unknown, calls: number): number {
@@ -37,11 +41,15 @@ export async function run(): Promise<BenchResult[]> {
     // The longest description the schema publishes (LIMITS.taskDescription.chars code points), in three kinds of text.
     [`${max} ASCII characters`, { title: 't', description: 'a'.repeat(max) }],
     [`${max} emoji`, { title: 't', description: '\u{1F600}'.repeat(max) }],
-    [`${max - (max % 9)} characters with newlines and quotes`, { title: 't', description: 'a "line"\n'.repeat(Math.floor(max / 9)) }],
+    [
+      `${max - (max % 9)} characters with newlines and quotes`,
+      { title: 't', description: 'a "line"\n'.repeat(Math.floor(max / 9)) },
+    ],
   ];
   const rows: BenchResult[] = [];
   for (const [label, input] of inputs) {
-    if (!withBytes(input) || !without(input)) throw new Error(`${label}: the bench input must be valid`);
+    if (!withBytes(input) || !without(input))
+      throw new Error(`${label}: the bench input must be valid`);
     const calls = JSON.stringify(input).length > 1000 ? 2_000 : 200_000;
     const base = perCallMicros(() => without(input), calls);
     const bytes = perCallMicros(() => withBytes(input), calls);

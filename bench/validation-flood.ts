@@ -27,18 +27,34 @@ export async function run(): Promise<BenchResult[]> {
   const body: Record<string, unknown> = { title: 't' };
   for (let i = 0; i < FIELDS; i++) body[`u${i}`] = i;
   const text = JSON.stringify(body);
-  const uncapped = new Ajv2020({ allErrors: true, strict: false }).compile(taskCreate.input as object);
+  const uncapped = new Ajv2020({ allErrors: true, strict: false }).compile(
+    taskCreate.input as object,
+  );
   const capped = await loadInputValidator('task', 'create');
   if (!capped) throw new Error('run npm run build first: no generated validator for task create');
   const before = () => {
     uncapped(JSON.parse(text));
-    const details = (uncapped.errors ?? []).map((e) => ({ path: `${e.instancePath}/${String(e.params.additionalProperty)}`, message: 'is not a known field' }));
-    return JSON.stringify({ ok: false, error: { code: 'validation_failed', message: 'm', details } }).length;
+    const details = (uncapped.errors ?? []).map((e) => ({
+      path: `${e.instancePath}/${String(e.params.additionalProperty)}`,
+      message: 'is not a known field',
+    }));
+    return JSON.stringify({
+      ok: false,
+      error: { code: 'validation_failed', message: 'm', details },
+    }).length;
   };
   const after = () => {
     const r = capped(JSON.parse(text));
     if (r.ok) throw new Error('the flood passed validation');
-    return JSON.stringify({ ok: false, error: boundErrorBody({ code: 'validation_failed', message: 'm', details: r.details, detailsOmitted: r.detailsOmitted }) }).length;
+    return JSON.stringify({
+      ok: false,
+      error: boundErrorBody({
+        code: 'validation_failed',
+        message: 'm',
+        details: r.details,
+        detailsOmitted: r.detailsOmitted,
+      }),
+    }).length;
   };
   const parse = () => JSON.parse(text);
   for (let i = 0; i < 3; i++) [before, after, parse].forEach((f) => f());
@@ -55,8 +71,16 @@ export async function run(): Promise<BenchResult[]> {
     ratios.after.push(a / p);
   }
   return [
-    { metric: `JSON.parse of ${FIELDS} unknown fields (${(text.length / 1024).toFixed(0)} KiB)`, value: median(ms.parse), unit: 'ms' },
-    { metric: 'parse + validate + envelope, uncapped (before)', value: median(ms.before), unit: 'ms' },
+    {
+      metric: `JSON.parse of ${FIELDS} unknown fields (${(text.length / 1024).toFixed(0)} KiB)`,
+      value: median(ms.parse),
+      unit: 'ms',
+    },
+    {
+      metric: 'parse + validate + envelope, uncapped (before)',
+      value: median(ms.before),
+      unit: 'ms',
+    },
     { metric: 'parse + validate + envelope, capped (now)', value: median(ms.after), unit: 'ms' },
     { metric: 'uncapped / JSON.parse', value: median(ratios.before), unit: 'x' },
     { metric: 'capped / JSON.parse', value: median(ratios.after), unit: 'x' },

@@ -4,7 +4,15 @@
  */
 
 /** What carried a call past the daemon's front door: the agent's route, or where the daemon sent it on. */
-const AUDIT_TRANSPORTS = ['exec', 'extension', 'mcp', 'declared', 'client_http', 'client_stdio', 'kb_upstream'] as const;
+const AUDIT_TRANSPORTS = [
+  'exec',
+  'extension',
+  'mcp',
+  'declared',
+  'client_http',
+  'client_stdio',
+  'kb_upstream',
+] as const;
 export type AuditTransport = (typeof AUDIT_TRANSPORTS)[number];
 
 /** The agent-facing route a call arrived on. */

@@ -80,20 +80,30 @@ export function buildCatalog(
     const row = rows.get(key);
     if (!row) throw new CatalogError(`action "${key}" has no row in the action inventory`);
     if (row.risk !== descriptor.risk) {
-      throw new CatalogError(`action "${key}" has risk "${descriptor.risk}" but its inventory row says "${row.risk}"`);
+      throw new CatalogError(
+        `action "${key}" has risk "${descriptor.risk}" but its inventory row says "${row.risk}"`,
+      );
     }
     if (descriptor.risk === 'side_effect' && !row.receipt) {
       throw new CatalogError(`mutation "${key}" has no receipt policy in the action inventory`);
     }
-    const stray = row.receipt?.selectors.find((s) => !(RECEIPT_SELECTORS as readonly string[]).includes(s));
-    if (stray !== undefined) throw new CatalogError(`mutation "${key}" names receipt selector "${stray}", which the error envelope does not allow`);
+    const stray = row.receipt?.selectors.find(
+      (s) => !(RECEIPT_SELECTORS as readonly string[]).includes(s),
+    );
+    if (stray !== undefined)
+      throw new CatalogError(
+        `mutation "${key}" names receipt selector "${stray}", which the error envelope does not allow`,
+      );
     if (!Object.hasOwn(domains, descriptor.domain)) {
-      throw new CatalogError(`action "${key}" belongs to domain "${descriptor.domain}", which has no index line`);
+      throw new CatalogError(
+        `action "${key}" belongs to domain "${descriptor.domain}", which has no index line`,
+      );
     }
     entries.set(key, { descriptor, inventory: row });
   }
   for (const key of rows.keys()) {
-    if (!entries.has(key)) throw new CatalogError(`inventory row "${key}" names no action in the catalog`);
+    if (!entries.has(key))
+      throw new CatalogError(`inventory row "${key}" names no action in the catalog`);
   }
   return {
     entries,

@@ -9,7 +9,10 @@ export type SchemaObject = Readonly<Record<string, unknown>>;
  * One Exec action. Data only: no handler, no I/O. The input and output types
  * of the handler registered for it are derived from `input` and `output`.
  */
-export interface ActionDescriptor<I extends JSONSchema = JSONSchema, O extends JSONSchema = JSONSchema> {
+export interface ActionDescriptor<
+  I extends JSONSchema = JSONSchema,
+  O extends JSONSchema = JSONSchema,
+> {
   readonly domain: string;
   readonly action: string;
   readonly summary: string;

@@ -19,7 +19,10 @@ export const errorEnvelopeSchema = {
         code: { type: 'string', enum: ERROR_CODES },
         message: { type: 'string' },
         hint: { type: 'string', description: 'What to do instead.' },
-        next: { type: 'object', description: 'A concrete follow-up call: the action and the input to send.' },
+        next: {
+          type: 'object',
+          description: 'A concrete follow-up call: the action and the input to send.',
+        },
         details: {
           type: 'array',
           maxItems: 20,
@@ -28,7 +31,10 @@ export const errorEnvelopeSchema = {
             additionalProperties: false,
             required: ['path', 'message'],
             properties: {
-              path: { type: 'string', description: 'JSON pointer into the input ("" is the whole input).' },
+              path: {
+                type: 'string',
+                description: 'JSON pointer into the input ("" is the whole input).',
+              },
               message: { type: 'string' },
             },
           },
@@ -36,18 +42,24 @@ export const errorEnvelopeSchema = {
         detailsOmitted: {
           type: 'integer',
           minimum: 1,
-          description: 'How many further problems were found but left out of details (the envelope is at most 8 KiB).',
+          description:
+            'How many further problems were found but left out of details (the envelope is at most 8 KiB).',
         },
         metadata: {
           type: 'object',
           additionalProperties: false,
           properties: {
-            mutation_applied: { type: 'boolean', const: true, description: 'The mutation may have committed although its result was not returned.' },
+            mutation_applied: {
+              type: 'boolean',
+              const: true,
+              description: 'The mutation may have committed although its result was not returned.',
+            },
             mutation_receipt: {
               type: 'object',
               additionalProperties: false,
               required: ['entity'],
-              description: 'Allowlisted selectors of what the mutation wrote, and the call that reads it back.',
+              description:
+                'Allowlisted selectors of what the mutation wrote, and the call that reads it back.',
               properties: {
                 entity: { type: 'string' },
                 id: { type: 'string' },

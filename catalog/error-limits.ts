@@ -67,18 +67,29 @@ function serializedBytes(value: unknown): number {
  * are counted in `detailsOmitted` (added to any count already there).
  */
 export function boundErrorBody(body: ErrorBody): ErrorBody {
-  const out: ErrorBody = { code: body.code, message: cutJsonText(String(body.message), ERROR_TEXT_MAX_BYTES) };
+  const out: ErrorBody = {
+    code: body.code,
+    message: cutJsonText(String(body.message), ERROR_TEXT_MAX_BYTES),
+  };
   if (typeof body.hint === 'string') out.hint = cutJsonText(body.hint, ERROR_TEXT_MAX_BYTES);
   if (body.next !== undefined && fitsPart(body.next)) out.next = body.next;
   if (body.metadata !== undefined && fitsPart(body.metadata)) out.metadata = body.metadata;
   const given = Array.isArray(body.details) ? body.details : [];
-  let omitted = typeof body.detailsOmitted === 'number' && Number.isSafeInteger(body.detailsOmitted) && body.detailsOmitted > 0 ? body.detailsOmitted : 0;
+  let omitted =
+    typeof body.detailsOmitted === 'number' &&
+    Number.isSafeInteger(body.detailsOmitted) &&
+    body.detailsOmitted > 0
+      ? body.detailsOmitted
+      : 0;
   if (given.length === 0) {
     if (omitted > 0) out.detailsOmitted = omitted;
     return out;
   }
   // Room for the envelope around the error and a `"detailsOmitted":<n>` member.
-  let used = serializedBytes({ ok: false, error: out }) + ',"details":[]'.length + ',"detailsOmitted":9007199254740991'.length;
+  let used =
+    serializedBytes({ ok: false, error: out }) +
+    ',"details":[]'.length +
+    ',"detailsOmitted":9007199254740991'.length;
   const kept: ErrorDetail[] = [];
   for (const d of given) {
     if (kept.length >= MAX_DETAILS) break;
@@ -113,7 +124,11 @@ function fitsPart(value: unknown): boolean {
  * what remains is at most ~1 KiB of text and 2 KiB of metadata, each at most
  * doubled by one more level of escaping.
  */
-export function fitErrorBody(body: ErrorBody, size: (b: ErrorBody) => number, max = ERROR_ENVELOPE_MAX_BYTES): ErrorBody {
+export function fitErrorBody(
+  body: ErrorBody,
+  size: (b: ErrorBody) => number,
+  max = ERROR_ENVELOPE_MAX_BYTES,
+): ErrorBody {
   const out = boundErrorBody(body);
   while (size(out) > max && out.details && out.details.length > 0) {
     out.details = out.details.slice(0, -1);

@@ -21,7 +21,10 @@ const MAX_EXTENSION_ACTIONS = 64;
 
 export class ExtensionDefinitionError extends Error {
   override name = 'ExtensionDefinitionError';
-  constructor(readonly path: string, message: string) {
+  constructor(
+    readonly path: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -32,13 +35,21 @@ const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !
 function str(o: Obj, key: string, path: string, max: number, required = true): string | undefined {
   const v = o[key];
   if (v === undefined && !required) return undefined;
-  if (typeof v !== 'string' || v.length === 0 || v.length > max) throw new ExtensionDefinitionError(`${path}/${key}`, `${key} must be a non-empty string of at most ${max} characters`);
+  if (typeof v !== 'string' || v.length === 0 || v.length > max)
+    throw new ExtensionDefinitionError(
+      `${path}/${key}`,
+      `${key} must be a non-empty string of at most ${max} characters`,
+    );
   return v;
 }
 
 function objectSchema(o: Obj, key: string, path: string): SchemaObject {
   const v = o[key];
-  if (!isObj(v) || v.type !== 'object') throw new ExtensionDefinitionError(`${path}/${key}`, `${key} must be a JSON Schema with "type": "object"`);
+  if (!isObj(v) || v.type !== 'object')
+    throw new ExtensionDefinitionError(
+      `${path}/${key}`,
+      `${key} must be a JSON Schema with "type": "object"`,
+    );
   return v;
 }
 
@@ -48,7 +59,11 @@ function objectSchema(o: Obj, key: string, path: string): SchemaObject {
  * daemon also compiles them before installing.
  */
 export function parseExtension(text: string, reserved: readonly string[]): ExtensionDefinition {
-  if (Buffer.byteLength(text, 'utf8') > MAX_EXTENSION_BYTES) throw new ExtensionDefinitionError('', `the definition is larger than ${MAX_EXTENSION_BYTES / 1024} KiB`);
+  if (Buffer.byteLength(text, 'utf8') > MAX_EXTENSION_BYTES)
+    throw new ExtensionDefinitionError(
+      '',
+      `the definition is larger than ${MAX_EXTENSION_BYTES / 1024} KiB`,
+    );
   let doc: unknown;
   try {
     doc = JSON.parse(text);
@@ -56,10 +71,17 @@ export function parseExtension(text: string, reserved: readonly string[]): Exten
     throw new ExtensionDefinitionError('', 'the definition is not valid JSON');
   }
   if (!isObj(doc)) throw new ExtensionDefinitionError('', 'the definition must be a JSON object');
-  for (const k of Object.keys(doc)) if (!['name', 'description', 'upstream', 'actions'].includes(k)) throw new ExtensionDefinitionError(`/${k}`, `unknown field ${k}`);
+  for (const k of Object.keys(doc))
+    if (!['name', 'description', 'upstream', 'actions'].includes(k))
+      throw new ExtensionDefinitionError(`/${k}`, `unknown field ${k}`);
   const name = str(doc, 'name', '', 32)!;
-  if (!EXTENSION_NAME_PATTERN.test(name)) throw new ExtensionDefinitionError('/name', 'name must be lowercase letters, digits and dashes, starting with a letter');
-  if (reserved.includes(name)) throw new ExtensionDefinitionError('/name', `name "${name}" is a built-in domain`);
+  if (!EXTENSION_NAME_PATTERN.test(name))
+    throw new ExtensionDefinitionError(
+      '/name',
+      'name must be lowercase letters, digits and dashes, starting with a letter',
+    );
+  if (reserved.includes(name))
+    throw new ExtensionDefinitionError('/name', `name "${name}" is a built-in domain`);
   const upstream = str(doc, 'upstream', '', 2000)!;
   let url: URL;
   try {
@@ -67,40 +89,80 @@ export function parseExtension(text: string, reserved: readonly string[]): Exten
   } catch {
     throw new ExtensionDefinitionError('/upstream', 'upstream must be an absolute http(s) URL');
   }
-  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password || url.search || url.hash) {
-    throw new ExtensionDefinitionError('/upstream', 'upstream must be an http(s) URL without credentials, query or fragment');
+  if (
+    (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+    url.username ||
+    url.password ||
+    url.search ||
+    url.hash
+  ) {
+    throw new ExtensionDefinitionError(
+      '/upstream',
+      'upstream must be an http(s) URL without credentials, query or fragment',
+    );
   }
   const list = doc.actions;
   if (!Array.isArray(list) || list.length === 0 || list.length > MAX_EXTENSION_ACTIONS) {
-    throw new ExtensionDefinitionError('/actions', `actions must be a list of 1 to ${MAX_EXTENSION_ACTIONS} actions`);
+    throw new ExtensionDefinitionError(
+      '/actions',
+      `actions must be a list of 1 to ${MAX_EXTENSION_ACTIONS} actions`,
+    );
   }
   const seen = new Set<string>();
   const actions = list.map((a, i): ActionDescriptor => {
     const path = `/actions/${i}`;
     if (!isObj(a)) throw new ExtensionDefinitionError(path, 'an action must be an object');
     for (const k of Object.keys(a)) {
-      if (!['action', 'summary', 'help', 'example', 'risk', 'input', 'output'].includes(k)) throw new ExtensionDefinitionError(`${path}/${k}`, `unknown field ${k}`);
+      if (!['action', 'summary', 'help', 'example', 'risk', 'input', 'output'].includes(k))
+        throw new ExtensionDefinitionError(`${path}/${k}`, `unknown field ${k}`);
     }
     const action = str(a, 'action', path, 64)!;
-    if (!ACTION_PATTERN.test(action)) throw new ExtensionDefinitionError(`${path}/action`, 'action must be lowercase letters, digits and dashes');
-    if (seen.has(action)) throw new ExtensionDefinitionError(`${path}/action`, `action "${action}" appears twice`);
+    if (!ACTION_PATTERN.test(action))
+      throw new ExtensionDefinitionError(
+        `${path}/action`,
+        'action must be lowercase letters, digits and dashes',
+      );
+    if (seen.has(action))
+      throw new ExtensionDefinitionError(`${path}/action`, `action "${action}" appears twice`);
     seen.add(action);
     const summary = str(a, 'summary', path, 200)!;
     const risk = a.risk;
-    if (risk !== 'read' && risk !== 'side_effect') throw new ExtensionDefinitionError(`${path}/risk`, 'risk must be read or side_effect');
+    if (risk !== 'read' && risk !== 'side_effect')
+      throw new ExtensionDefinitionError(`${path}/risk`, 'risk must be read or side_effect');
     return {
-      domain: name, action, summary, help: str(a, 'help', path, 2000, false) ?? summary,
-      example: a.example ?? {}, risk: risk as Risk, input: objectSchema(a, 'input', path), output: objectSchema(a, 'output', path),
+      domain: name,
+      action,
+      summary,
+      help: str(a, 'help', path, 2000, false) ?? summary,
+      example: a.example ?? {},
+      risk: risk as Risk,
+      input: objectSchema(a, 'input', path),
+      output: objectSchema(a, 'output', path),
     };
   });
-  return { name, description: str(doc, 'description', '', 80, false) ?? `Extension actions of ${name}.`, upstream: upstream.replace(/\/+$/, ''), actions };
+  return {
+    name,
+    description: str(doc, 'description', '', 80, false) ?? `Extension actions of ${name}.`,
+    upstream: upstream.replace(/\/+$/, ''),
+    actions,
+  };
 }
 
 /** The inventory row an extension action gets: generic continuation advice, no receipt selectors beyond an id. */
 export function extensionInventoryRow(d: ActionDescriptor): InventoryRow {
   const row: InventoryRow = {
-    domain: d.domain, action: d.action, risk: d.risk,
-    result: { hint: `The ${d.domain} ${d.action} result is larger than the result budget; ask the provider for less (a narrower input).`, next: { action: `${d.domain} ${d.action}`, input: {} } },
+    domain: d.domain,
+    action: d.action,
+    risk: d.risk,
+    result: {
+      hint: `The ${d.domain} ${d.action} result is larger than the result budget; ask the provider for less (a narrower input).`,
+      next: { action: `${d.domain} ${d.action}`, input: {} },
+    },
   };
-  return d.risk === 'side_effect' ? { ...row, receipt: { entity: d.domain, selectors: ['id'], retrieval: `${d.domain} ${d.action}` } } : row;
+  return d.risk === 'side_effect'
+    ? {
+        ...row,
+        receipt: { entity: d.domain, selectors: ['id'], retrieval: `${d.domain} ${d.action}` },
+      }
+    : row;
 }

@@ -35,7 +35,12 @@ export interface HelpIndex {
 }
 
 /** The common task lifecycle and `review add`: shown inline so they need no second help call. */
-export const INLINE_EXAMPLES: readonly string[] = ['task/create', 'task/list', 'task/update', 'review/add'];
+export const INLINE_EXAMPLES: readonly string[] = [
+  'task/create',
+  'task/list',
+  'task/update',
+  'review/add',
+];
 
 export const EXIT_STATUS_LINE =
   'Exit status: 0 ok, 1 error envelope from the daemon, 2 usage or invalid input, 3 no daemon or no credentials.';
@@ -55,7 +60,11 @@ export function helpIndexOf(catalog: Catalog): HelpIndex {
           help: d.help,
           example: d.example,
           risk: d.risk,
-          fields: Object.entries(props).map(([name, s]) => ({ name, type: typeSummary(s), required: required.includes(name) })),
+          fields: Object.entries(props).map(([name, s]) => ({
+            name,
+            type: typeSummary(s),
+            required: required.includes(name),
+          })),
           acceptsEmpty: required.length === 0,
         };
       }),
@@ -65,7 +74,8 @@ export function helpIndexOf(catalog: Catalog): HelpIndex {
 
 /** A short human reading of a property schema: `string`, `todo|done`, `integer 1..100`, `string|null`. */
 export function typeSummary(s: SchemaObject): string {
-  if (Array.isArray(s.enum)) return s.enum.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join('|');
+  if (Array.isArray(s.enum))
+    return s.enum.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join('|');
   if ('const' in s) return JSON.stringify(s.const);
   if (Array.isArray(s.anyOf)) return (s.anyOf as SchemaObject[]).map(typeSummary).join('|');
   if (Array.isArray(s.type)) return s.type.join('|');
@@ -85,7 +95,10 @@ export function exampleLine(domain: string, a: ActionHelp): string {
   return `agentteam exec ${domain} ${a.action} ${shellQuote(JSON.stringify(a.example))}`;
 }
 
-function findAction(index: HelpIndex, key: string): { domain: string; action: ActionHelp } | undefined {
+function findAction(
+  index: HelpIndex,
+  key: string,
+): { domain: string; action: ActionHelp } | undefined {
   const [domain, action] = key.split('/');
   const d = index.domains.find((x) => x.domain === domain);
   const a = d?.actions.find((x) => x.action === action);
@@ -126,7 +139,12 @@ export function renderExecIndex(index: HelpIndex): string {
     'value, inline or as - to read it from stdin; the JSON envelope is printed on stdout.',
     '',
     'Domains:',
-    ...columns(index.domains.map((d) => [d.domain, `${d.line} (${d.actions.map((a) => a.action).join(', ')})`])),
+    ...columns(
+      index.domains.map((d) => [
+        d.domain,
+        `${d.line} (${d.actions.map((a) => a.action).join(', ')})`,
+      ]),
+    ),
     '',
     'Common calls:',
   ];
@@ -154,7 +172,12 @@ export function renderDomainHelp(d: DomainHelp): string {
     d.line,
     '',
     'Actions:',
-    ...columns(d.actions.map((a) => [a.action, a.risk === 'side_effect' ? `${a.summary} (changes data)` : a.summary])),
+    ...columns(
+      d.actions.map((a) => [
+        a.action,
+        a.risk === 'side_effect' ? `${a.summary} (changes data)` : a.summary,
+      ]),
+    ),
     '',
     `Run \`agentteam exec ${d.domain} <action> --help\` for usage and an example.`,
   ];
@@ -163,7 +186,10 @@ export function renderDomainHelp(d: DomainHelp): string {
 
 export function renderActionHelp(domain: string, a: ActionHelp): string {
   const usage = a.acceptsEmpty ? '[JSON | -]' : '<JSON | ->';
-  const fields = a.fields.map((f): [string, string] => [f.name, f.required ? `${f.type} (required)` : f.type]);
+  const fields = a.fields.map((f): [string, string] => [
+    f.name,
+    f.required ? `${f.type} (required)` : f.type,
+  ]);
   const lines = [
     `Usage: agentteam exec ${domain} ${a.action} ${usage}`,
     '',

@@ -28,8 +28,7 @@ export function isEntityId(v: unknown): v is string {
 }
 
 /** One sentence for error messages; never echoes the refused value. */
-export const ENTITY_ID_RULE =
-  `1-${ENTITY_ID_MAX} characters of A-Z a-z 0-9 . _ -, starting with a letter or digit`;
+export const ENTITY_ID_RULE = `1-${ENTITY_ID_MAX} characters of A-Z a-z 0-9 . _ -, starting with a letter or digit`;
 
 /**
  * The server id every operator command uses when `--server` is not given

@@ -48,20 +48,22 @@ export const INVENTORY_VERSION = 1;
  * catalog/agentteam-exec-action-inventory.json are derived from them.
  */
 export type BuiltinAction = ActionDescriptor & { readonly result: ResultPolicy } & (
-  | { readonly risk: 'read'; readonly receipt?: undefined }
-  | { readonly risk: 'side_effect'; readonly receipt: ReceiptPolicy }
-);
+    | { readonly risk: 'read'; readonly receipt?: undefined }
+    | { readonly risk: 'side_effect'; readonly receipt: ReceiptPolicy }
+  );
 
 /** The inventory of built-in actions, one row per action in catalog order. */
 export function inventoryOf(actions: readonly BuiltinAction[]): Inventory {
   return {
     version: INVENTORY_VERSION,
-    actions: actions.map((a): InventoryRow => ({
-      domain: a.domain,
-      action: a.action,
-      risk: a.risk,
-      result: a.result,
-      ...(a.receipt !== undefined ? { receipt: a.receipt } : {}),
-    })),
+    actions: actions.map(
+      (a): InventoryRow => ({
+        domain: a.domain,
+        action: a.action,
+        risk: a.risk,
+        result: a.result,
+        ...(a.receipt !== undefined ? { receipt: a.receipt } : {}),
+      }),
+    ),
   };
 }

@@ -135,7 +135,10 @@ export const LIMITS = {
 
 /** A string schema fragment with both limits. */
 export function textLimit(l: { chars: number; bytes: number }) {
-  return { maxLength: l.chars, [JSON_BYTES_KEYWORD]: l.bytes } as { maxLength: number; 'x-maxJsonBytes': number };
+  return { maxLength: l.chars, [JSON_BYTES_KEYWORD]: l.bytes } as {
+    maxLength: number;
+    'x-maxJsonBytes': number;
+  };
 }
 
 /**
@@ -174,7 +177,8 @@ export function isWellFormedText(s: string): boolean {
  * titles, log details), which must respect the bound its schema states.
  */
 export function clipJson(text: string, l: { chars: number; bytes: number }): string {
-  if (jsonBytes(text) <= l.bytes && countCodePoints(text) <= l.chars && isWellFormedText(text)) return text;
+  if (jsonBytes(text) <= l.bytes && countCodePoints(text) <= l.chars && isWellFormedText(text))
+    return text;
   const room = l.bytes - 3; // the ellipsis is 3 bytes
   let used = 0;
   let n = 0;

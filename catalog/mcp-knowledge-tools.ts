@@ -19,14 +19,23 @@ export const RETRIEVAL_LIMITS = {
   fetchBytes: 8192,
 } as const;
 
-const cursorSchema = { type: 'string', minLength: 1, maxLength: 512, 'x-maxJsonBytes': 512 } as const;
+const cursorSchema = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 512,
+  'x-maxJsonBytes': 512,
+} as const;
 /** Cursors, queries and doc ids are only decoded, searched for or looked up, never stored: maxLength is their whole rule. */
 const cursorInput = { type: 'string', minLength: 1, ...lookupText(512) } as const;
 const docIdInput = { type: 'string', minLength: 1, ...lookupText(LIMITS.docPath.chars) } as const;
 const docPathSchema = { type: 'string', minLength: 1, ...textLimit(LIMITS.docPath) } as const;
 const titleSchema = { type: 'string', ...textLimit(LIMITS.docTitle) } as const;
 /** Snippets are cut by their JSON spelling, so the byte figure is also the character bound. */
-const snippetSchema = { type: 'string', maxLength: RETRIEVAL_LIMITS.snippetBytes, 'x-maxJsonBytes': RETRIEVAL_LIMITS.snippetBytes } as const;
+const snippetSchema = {
+  type: 'string',
+  maxLength: RETRIEVAL_LIMITS.snippetBytes,
+  'x-maxJsonBytes': RETRIEVAL_LIMITS.snippetBytes,
+} as const;
 
 const queryInput = {
   query: {
@@ -35,7 +44,13 @@ const queryInput = {
     ...lookupText(RETRIEVAL_LIMITS.queryChars),
     description: 'All words must occur; "quote" a phrase; a trailing * matches a prefix.',
   },
-  limit: { type: 'integer', minimum: 1, maximum: RETRIEVAL_LIMITS.maxHits, default: RETRIEVAL_LIMITS.defaultHits, description: 'Hits per page (at most 50).' },
+  limit: {
+    type: 'integer',
+    minimum: 1,
+    maximum: RETRIEVAL_LIMITS.maxHits,
+    default: RETRIEVAL_LIMITS.defaultHits,
+    description: 'Hits per page (at most 50).',
+  },
   cursor: cursorInput,
 } as const;
 
@@ -57,8 +72,14 @@ function hitsPage<const T>(item: T) {
 export const memorySearch = defineTool({
   name: 'memory_search',
   title: 'Search your memory',
-  description: 'Full-text search of your memory folder. Returns locators (path, lines, snippet), best first; open the file there to read more.',
-  inputSchema: { type: 'object', additionalProperties: false, required: ['query'], properties: queryInput },
+  description:
+    'Full-text search of your memory folder. Returns locators (path, lines, snippet), best first; open the file there to read more.',
+  inputSchema: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['query'],
+    properties: queryInput,
+  },
   outputSchema: hitsPage({
     type: 'object',
     additionalProperties: false,
@@ -67,8 +88,15 @@ export const memorySearch = defineTool({
       path: { ...docPathSchema, description: 'Relative to your memory folder, "/"-separated.' },
       lineStart: { type: 'integer', minimum: 1 },
       lineEnd: { type: 'integer', minimum: 1 },
-      line: { type: 'integer', minimum: 1, description: 'The first line of the passage that matches.' },
-      snippet: { ...snippetSchema, description: 'At most 320 bytes (as JSON) around the match; matched words in [brackets].' },
+      line: {
+        type: 'integer',
+        minimum: 1,
+        description: 'The first line of the passage that matches.',
+      },
+      snippet: {
+        ...snippetSchema,
+        description: 'At most 320 bytes (as JSON) around the match; matched words in [brackets].',
+      },
       score: { type: 'number', description: 'Relevance (BM25, higher is better).' },
     },
   }),
@@ -82,8 +110,14 @@ export const memorySearch = defineTool({
 export const kbSearch = defineTool({
   name: 'kb_search',
   title: 'Search team knowledge',
-  description: "Searches team knowledge for the request of the person whose message started this turn (refused in other turns). Read a hit with kb_fetch.",
-  inputSchema: { type: 'object', additionalProperties: false, required: ['query'], properties: queryInput },
+  description:
+    'Searches team knowledge for the request of the person whose message started this turn (refused in other turns). Read a hit with kb_fetch.',
+  inputSchema: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['query'],
+    properties: queryInput,
+  },
   outputSchema: hitsPage({
     type: 'object',
     additionalProperties: false,
@@ -107,7 +141,8 @@ export const kbSearch = defineTool({
 export const kbFetch = defineTool({
   name: 'kb_fetch',
   title: 'Read a knowledge document',
-  description: 'Reads a kb_search hit by docId, 8 KiB a call; while hasMore, pass nextCursor as cursor. Same turn rule as kb_search.',
+  description:
+    'Reads a kb_search hit by docId, 8 KiB a call; while hasMore, pass nextCursor as cursor. Same turn rule as kb_search.',
   inputSchema: {
     type: 'object',
     additionalProperties: false,
@@ -124,7 +159,11 @@ export const kbFetch = defineTool({
     properties: {
       docId: docPathSchema,
       title: titleSchema,
-      text: { type: 'string', maxLength: RETRIEVAL_LIMITS.fetchBytes, 'x-maxJsonBytes': RETRIEVAL_LIMITS.fetchBytes },
+      text: {
+        type: 'string',
+        maxLength: RETRIEVAL_LIMITS.fetchBytes,
+        'x-maxJsonBytes': RETRIEVAL_LIMITS.fetchBytes,
+      },
       lineStart: { type: 'integer', minimum: 1 },
       lineEnd: { type: 'integer', minimum: 1 },
       ...pageOut,

@@ -15,7 +15,10 @@ export interface ToolAnnotations {
   readonly openWorldHint?: boolean;
 }
 
-export interface McpToolDescriptor<I extends JSONSchema = JSONSchema, O extends JSONSchema = JSONSchema> {
+export interface McpToolDescriptor<
+  I extends JSONSchema = JSONSchema,
+  O extends JSONSchema = JSONSchema,
+> {
   readonly name: string;
   readonly title: string;
   readonly description: string;

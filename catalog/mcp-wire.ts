@@ -30,9 +30,31 @@ interface WireTool {
 }
 
 /** Keywords whose value is a map of subschemas. */
-const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+const SCHEMA_MAPS = new Set([
+  'properties',
+  'patternProperties',
+  '$defs',
+  'definitions',
+  'dependentSchemas',
+]);
 /** Keywords whose value is a subschema or a list of them. */
-const SCHEMA_VALUES = new Set(['items', 'prefixItems', 'additionalProperties', 'anyOf', 'oneOf', 'allOf', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems', 'additionalItems']);
+const SCHEMA_VALUES = new Set([
+  'items',
+  'prefixItems',
+  'additionalProperties',
+  'anyOf',
+  'oneOf',
+  'allOf',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'additionalItems',
+]);
 
 /** True for the catalog's own keywords, which only its validators implement. */
 const isInternalKeyword = (key: string): boolean => key.startsWith('x-');
@@ -44,14 +66,28 @@ const isInternalKeyword = (key: string): boolean => key.startsWith('x-');
  * Property names inside `properties` are data, never keywords, so they are
  * all kept.
  */
-export function project(schema: unknown, keep: (key: string) => boolean, rename?: (key: string, value: unknown) => [string, unknown]): unknown {
+export function project(
+  schema: unknown,
+  keep: (key: string) => boolean,
+  rename?: (key: string, value: unknown) => [string, unknown],
+): unknown {
   if (Array.isArray(schema)) return schema.map((s) => project(s, keep, rename));
   if (schema === null || typeof schema !== 'object') return schema;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(schema as Record<string, unknown>)) {
     if (!keep(key)) continue;
-    if (SCHEMA_MAPS.has(key) && value !== null && typeof value === 'object' && !Array.isArray(value)) {
-      out[key] = Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, project(v, keep, rename)]));
+    if (
+      SCHEMA_MAPS.has(key) &&
+      value !== null &&
+      typeof value === 'object' &&
+      !Array.isArray(value)
+    ) {
+      out[key] = Object.fromEntries(
+        Object.entries(value as Record<string, unknown>).map(([k, v]) => [
+          k,
+          project(v, keep, rename),
+        ]),
+      );
     } else if (SCHEMA_VALUES.has(key)) {
       out[key] = project(value, keep, rename);
     } else if (rename) {
@@ -72,7 +108,8 @@ function wireInputSchema(schema: object): Record<string, unknown> {
 /** The type part of one property of a result: its `type`, the types of its `anyOf` branches, or nothing (any value). */
 function typeOf(schema: Record<string, unknown>): Record<string, unknown> {
   if (schema.type !== undefined) return { type: schema.type };
-  if (Array.isArray(schema.anyOf)) return { anyOf: (schema.anyOf as Record<string, unknown>[]).map(typeOf) };
+  if (Array.isArray(schema.anyOf))
+    return { anyOf: (schema.anyOf as Record<string, unknown>[]).map(typeOf) };
   return {};
 }
 
@@ -83,12 +120,25 @@ function typeOf(schema: Record<string, unknown>): Record<string, unknown> {
  * results.
  */
 function wireOutputSchema(schema: object): Record<string, unknown> {
-  const s = schema as { type?: unknown; required?: unknown; additionalProperties?: unknown; properties?: Record<string, Record<string, unknown>> };
+  const s = schema as {
+    type?: unknown;
+    required?: unknown;
+    additionalProperties?: unknown;
+    properties?: Record<string, Record<string, unknown>>;
+  };
   return {
     type: s.type,
-    ...(s.additionalProperties !== undefined ? { additionalProperties: s.additionalProperties } : {}),
+    ...(s.additionalProperties !== undefined
+      ? { additionalProperties: s.additionalProperties }
+      : {}),
     ...(s.required !== undefined ? { required: s.required } : {}),
-    ...(s.properties ? { properties: Object.fromEntries(Object.entries(s.properties).map(([k, v]) => [k, typeOf(v)])) } : {}),
+    ...(s.properties
+      ? {
+          properties: Object.fromEntries(
+            Object.entries(s.properties).map(([k, v]) => [k, typeOf(v)]),
+          ),
+        }
+      : {}),
   };
 }
 

@@ -34,14 +34,36 @@ export const OPERATOR_READS: readonly OperatorRead[] = [
   { command: ['scheduled-message', 'list'], domain: 'scheduled-message', action: 'list' },
   { command: ['scheduled-message', 'get'], domain: 'scheduled-message', action: 'get' },
   { command: ['scheduled-message', 'runs'], domain: 'scheduled-message', action: 'runs' },
-  { command: ['workflow', 'run', 'list'], domain: 'workflow', action: 'run', op: 'list', fields: ['planId', 'status', 'limit', 'cursor'], summary: 'List workflow runs, newest first.' },
-  { command: ['workflow', 'run', 'show'], domain: 'workflow', action: 'run', op: 'show', fields: ['id'], required: ['id'], summary: 'Show one workflow run with its steps.' },
+  {
+    command: ['workflow', 'run', 'list'],
+    domain: 'workflow',
+    action: 'run',
+    op: 'list',
+    fields: ['planId', 'status', 'limit', 'cursor'],
+    summary: 'List workflow runs, newest first.',
+  },
+  {
+    command: ['workflow', 'run', 'show'],
+    domain: 'workflow',
+    action: 'run',
+    op: 'show',
+    fields: ['id'],
+    required: ['id'],
+    summary: 'Show one workflow run with its steps.',
+  },
 ];
 
 /** The operator read for one call, or undefined: the action and op must be listed above. */
-export function operatorReadOf(domain: string, action: string, input: unknown): OperatorRead | undefined {
-  const op = input !== null && typeof input === 'object' ? (input as { op?: unknown }).op : undefined;
-  return OPERATOR_READS.find((r) => r.domain === domain && r.action === action && (r.op === undefined || r.op === op));
+export function operatorReadOf(
+  domain: string,
+  action: string,
+  input: unknown,
+): OperatorRead | undefined {
+  const op =
+    input !== null && typeof input === 'object' ? (input as { op?: unknown }).op : undefined;
+  return OPERATOR_READS.find(
+    (r) => r.domain === domain && r.action === action && (r.op === undefined || r.op === op),
+  );
 }
 
 /** One option or argument of an operator read command, derived from the action's input schema. */
@@ -74,29 +96,53 @@ const SELECTORS = new Set(['idempotencyKey', 'requestId', 'op']);
 const kebab = (s: string): string => s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
 /** The command specs of every operator read, from the catalog's descriptors; throws if one does not fit. */
-export function readCommandSpecs(catalog: Catalog, reads: readonly OperatorRead[] = OPERATOR_READS): ReadCommandSpec[] {
+export function readCommandSpecs(
+  catalog: Catalog,
+  reads: readonly OperatorRead[] = OPERATOR_READS,
+): ReadCommandSpec[] {
   return reads.map((r) => {
     const entry = catalog.get(r.domain, r.action);
-    if (!entry) throw new Error(`operator read ${r.command.join(' ')}: no catalog action ${r.domain} ${r.action}`);
+    if (!entry)
+      throw new Error(
+        `operator read ${r.command.join(' ')}: no catalog action ${r.domain} ${r.action}`,
+      );
     const d = entry.descriptor;
-    if (effectiveRisk(r.domain, r.action, d.risk, r.op === undefined ? {} : { op: r.op }) !== 'read') {
-      throw new Error(`operator read ${r.command.join(' ')}: ${r.domain} ${r.action} is not a read`);
+    if (
+      effectiveRisk(r.domain, r.action, d.risk, r.op === undefined ? {} : { op: r.op }) !== 'read'
+    ) {
+      throw new Error(
+        `operator read ${r.command.join(' ')}: ${r.domain} ${r.action} is not a read`,
+      );
     }
-    const schema = d.input as { properties?: Record<string, Record<string, unknown>>; required?: readonly string[] };
+    const schema = d.input as {
+      properties?: Record<string, Record<string, unknown>>;
+      required?: readonly string[];
+    };
     const props = schema.properties ?? {};
     const names = r.fields ?? Object.keys(props).filter((n) => !SELECTORS.has(n));
     const required = new Set(r.fields ? (r.required ?? []) : (schema.required ?? []));
     const fields = names.map((name): ReadField => {
       const p = props[name];
-      if (!p) throw new Error(`operator read ${r.command.join(' ')}: ${r.domain} ${r.action} has no input field ${name}`);
+      if (!p)
+        throw new Error(
+          `operator read ${r.command.join(' ')}: ${r.domain} ${r.action} has no input field ${name}`,
+        );
       const type = p.type === 'integer' ? 'integer' : p.type === 'string' ? 'string' : null;
-      if (!type) throw new Error(`operator read ${r.command.join(' ')}: field ${name} is neither a string nor an integer`);
+      if (!type)
+        throw new Error(
+          `operator read ${r.command.join(' ')}: field ${name} is neither a string nor an integer`,
+        );
       return {
         name,
         flag: `--${kebab(name)}`,
         type,
         required: required.has(name),
-        description: typeof p.description === 'string' ? p.description : name === 'id' ? `${r.domain} id` : `only those with this ${kebab(name).replace(/-/g, ' ')}`,
+        description:
+          typeof p.description === 'string'
+            ? p.description
+            : name === 'id'
+              ? `${r.domain} id`
+              : `only those with this ${kebab(name).replace(/-/g, ' ')}`,
         ...(Array.isArray(p.enum) ? { choices: p.enum as string[] } : {}),
         ...(typeof p.minimum === 'number' ? { minimum: p.minimum } : {}),
         ...(typeof p.maximum === 'number' ? { maximum: p.maximum } : {}),
@@ -104,8 +150,13 @@ export function readCommandSpecs(catalog: Catalog, reads: readonly OperatorRead[
     });
     const summary = r.summary ?? d.summary;
     return {
-      command: r.command, domain: r.domain, action: r.action, ...(r.op !== undefined ? { op: r.op } : {}),
-      summary, args: fields.filter((f) => f.required), options: fields.filter((f) => !f.required),
+      command: r.command,
+      domain: r.domain,
+      action: r.action,
+      ...(r.op !== undefined ? { op: r.op } : {}),
+      summary,
+      args: fields.filter((f) => f.required),
+      options: fields.filter((f) => !f.required),
     };
   });
 }

@@ -8,7 +8,12 @@ import type { ReceiptPolicy } from './inventory.js';
  */
 
 /** The only entity fields a receipt may carry, with their kinds (the inventory's selectors are a subset; the catalog checks it). */
-const SELECTOR_KINDS = { id: 'string', taskId: 'string', target: 'string', revision: 'integer' } as const;
+const SELECTOR_KINDS = {
+  id: 'string',
+  taskId: 'string',
+  target: 'string',
+  revision: 'integer',
+} as const;
 export const RECEIPT_SELECTORS = Object.keys(SELECTOR_KINDS) as (keyof typeof SELECTOR_KINDS)[];
 
 /** Idempotency selectors echoed from the caller's own input. */
@@ -44,10 +49,16 @@ export function buildReceipt(
 ): Receipt {
   const receipt: Receipt = { entity: policy.entity };
   for (const name of policy.selectors) {
-    const kind = Object.hasOwn(SELECTOR_KINDS, name) ? SELECTOR_KINDS[name as keyof typeof SELECTOR_KINDS] : undefined;
+    const kind = Object.hasOwn(SELECTOR_KINDS, name)
+      ? SELECTOR_KINDS[name as keyof typeof SELECTOR_KINDS]
+      : undefined;
     const v = fields[name];
     if (!isSelectorValue(v)) continue;
-    if ((kind === 'string' && typeof v === 'string') || (kind === 'integer' && typeof v === 'number')) receipt[name] = v;
+    if (
+      (kind === 'string' && typeof v === 'string') ||
+      (kind === 'integer' && typeof v === 'number')
+    )
+      receipt[name] = v;
   }
   for (const name of RECEIPT_IDEMPOTENCY) {
     const v = idempotency[name];
@@ -70,7 +81,9 @@ export function buildReceipt(
 }
 
 /** Splits a retrieval name: `task get` is an Exec action, a single word (`message_history_read`) an MCP tool. */
-export function parseRetrieval(retrieval: string): { domain: string; action: string } | { tool: string } {
+export function parseRetrieval(
+  retrieval: string,
+): { domain: string; action: string } | { tool: string } {
   const parts = retrieval.split(' ');
   return parts.length === 2 ? { domain: parts[0]!, action: parts[1]! } : { tool: retrieval };
 }

@@ -3,7 +3,13 @@
  * `codex-app-server`: the daemon drives `codex app-server` over its JSON-RPC
  * protocol and offers agentteam's tools as that server's dynamic tools.
  */
-export const RUNTIME_KINDS = ['claude', 'codex', 'codex-app-server', 'opencode', 'generic'] as const;
+export const RUNTIME_KINDS = [
+  'claude',
+  'codex',
+  'codex-app-server',
+  'opencode',
+  'generic',
+] as const;
 
 export type RuntimeKind = (typeof RUNTIME_KINDS)[number];
 

@@ -38,7 +38,15 @@ export interface SchemaSubset {
   readonly booleanSchemas: boolean;
 }
 
-const PRIMITIVE_TYPES: ReadonlySet<string> = new Set(['string', 'number', 'integer', 'boolean', 'object', 'array', 'null']);
+const PRIMITIVE_TYPES: ReadonlySet<string> = new Set([
+  'string',
+  'number',
+  'integer',
+  'boolean',
+  'object',
+  'array',
+  'null',
+]);
 
 const COMMON: Record<string, KeywordKind> = {
   type: 'type',
@@ -141,7 +149,11 @@ class Found extends Error {
  * accepted, else the first problem found (depth-first, in key order).
  * `requireObjectRoot` demands `"type": "object"` at the root.
  */
-export function checkSchemaSubset(schema: unknown, subset: SchemaSubset, opts: { requireObjectRoot?: boolean } = {}): SubsetProblem | null {
+export function checkSchemaSubset(
+  schema: unknown,
+  subset: SchemaSubset,
+  opts: { requireObjectRoot?: boolean } = {},
+): SubsetProblem | null {
   let count = 0;
   const fail = (path: string, message: string): never => {
     throw new Found({ path, message });
@@ -173,7 +185,8 @@ export function checkSchemaSubset(schema: unknown, subset: SchemaSubset, opts: {
         const seen = new Set<string>();
         names.forEach((n, i) => {
           const where = Array.isArray(v) ? child(at, i) : at;
-          if (typeof n !== 'string') fail(where, `type must be a string or a list of strings, not ${describe(n)}`);
+          if (typeof n !== 'string')
+            fail(where, `type must be a string or a list of strings, not ${describe(n)}`);
           if (!PRIMITIVE_TYPES.has(n as string)) fail(where, `unknown type ${JSON.stringify(n)}`);
           if (seen.has(n as string)) fail(where, `type ${JSON.stringify(n)} is listed twice`);
           seen.add(n as string);
@@ -188,7 +201,8 @@ export function checkSchemaSubset(schema: unknown, subset: SchemaSubset, opts: {
         return visit(v, at, depth + 1);
       case 'schemaMap':
         if (!isObject(v)) fail(at, `must be an object of schemas, not ${describe(v)}`);
-        for (const [k, s] of Object.entries(v as Record<string, unknown>)) visit(s, child(at, k), depth + 1);
+        for (const [k, s] of Object.entries(v as Record<string, unknown>))
+          visit(s, child(at, k), depth + 1);
         return;
       case 'schemaList':
         if (!Array.isArray(v) || v.length === 0) fail(at, 'must be a non-empty array of schemas');
@@ -216,13 +230,16 @@ export function checkSchemaSubset(schema: unknown, subset: SchemaSubset, opts: {
         if (typeof v !== 'string') fail(at, `must be a string, not ${describe(v)}`);
         return;
       case 'number':
-        if (typeof v !== 'number' || !Number.isFinite(v)) fail(at, `must be a number, not ${describe(v)}`);
+        if (typeof v !== 'number' || !Number.isFinite(v))
+          fail(at, `must be a number, not ${describe(v)}`);
         return;
       case 'positiveNumber':
-        if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) fail(at, 'must be a number greater than 0');
+        if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0)
+          fail(at, 'must be a number greater than 0');
         return;
       case 'nonNegativeInteger':
-        if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) fail(at, 'must be a non-negative integer');
+        if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0)
+          fail(at, 'must be a non-negative integer');
         return;
       case 'boolean':
         if (typeof v !== 'boolean') fail(at, `must be true or false, not ${describe(v)}`);

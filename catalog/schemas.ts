@@ -14,5 +14,9 @@ function schemaId(domain: string, action: string, kind: SchemaKind): string {
  * `$id`, so a tool that knows nothing of the catalog can validate against it.
  */
 export function standaloneSchema(d: ActionDescriptor, kind: SchemaKind): SchemaObject {
-  return { $schema: JSON_SCHEMA_DIALECT, $id: schemaId(d.domain, d.action, kind), ...(d[kind] as SchemaObject) };
+  return {
+    $schema: JSON_SCHEMA_DIALECT,
+    $id: schemaId(d.domain, d.action, kind),
+    ...(d[kind] as SchemaObject),
+  };
 }

@@ -19,7 +19,9 @@ export function isSelector(v: unknown): v is string {
   return typeof v === 'string' && v.length <= SELECTOR_MAX_BYTES && SELECTOR.test(v);
 }
 
-type BodySelector = { readonly ok: true; readonly value?: string } | { readonly ok: false; readonly detail: ErrorDetail };
+type BodySelector =
+  | { readonly ok: true; readonly value?: string }
+  | { readonly ok: false; readonly detail: ErrorDetail };
 
 /**
  * The one selector a (schema-valid) input carries, if any. Both fields with
@@ -29,7 +31,13 @@ export function bodySelector(input: unknown): BodySelector {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) return { ok: true };
   const { idempotencyKey, requestId } = input as { idempotencyKey?: unknown; requestId?: unknown };
   if (idempotencyKey !== undefined && requestId !== undefined && idempotencyKey !== requestId) {
-    return { ok: false, detail: { path: '/requestId', message: 'differs from idempotencyKey; give one selector, or the same value in both' } };
+    return {
+      ok: false,
+      detail: {
+        path: '/requestId',
+        message: 'differs from idempotencyKey; give one selector, or the same value in both',
+      },
+    };
   }
   const value = idempotencyKey ?? requestId;
   return typeof value === 'string' ? { ok: true, value } : { ok: true };

@@ -49,7 +49,8 @@ export interface StdioToolDescriptor {
 
 const DESCRIPTOR_KEYS = ['name', 'description', 'input_schema', 'timeout_ms'];
 const utf8 = (s: string) => Buffer.byteLength(s, 'utf8');
-const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isObj = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
 // C0 controls other than tab and LF, DEL and C1 controls.
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 
@@ -68,43 +69,69 @@ function depthOf(v: unknown): number {
  * Duplicate fields inside a descriptor are caught by the frame decoder,
  * which refuses repeated keys anywhere in a frame.
  */
-export function validateStdioTools(value: unknown): { ok: true; tools: StdioToolDescriptor[] } | { ok: false; message: string } {
+export function validateStdioTools(
+  value: unknown,
+): { ok: true; tools: StdioToolDescriptor[] } | { ok: false; message: string } {
   const fail = (message: string) => ({ ok: false as const, message });
   if (value === null) return fail('client_tools must be an array of descriptors, not null');
   if (!Array.isArray(value)) return fail('client_tools must be an array of descriptors');
-  if (value.length > STDIO_LIMITS.tools) return fail(`client_tools holds ${value.length} descriptors; at most ${STDIO_LIMITS.tools}`);
+  if (value.length > STDIO_LIMITS.tools)
+    return fail(`client_tools holds ${value.length} descriptors; at most ${STDIO_LIMITS.tools}`);
   const tools: StdioToolDescriptor[] = [];
   const names = new Set<string>();
   for (let i = 0; i < value.length; i++) {
     const at = `client_tools[${i}]`;
     const d: unknown = value[i];
     if (!isObj(d)) return fail(`${at} must be an object`);
-    for (const k of Object.keys(d)) if (!DESCRIPTOR_KEYS.includes(k)) return fail(`${at}: unknown field "${k}"`);
+    for (const k of Object.keys(d))
+      if (!DESCRIPTOR_KEYS.includes(k)) return fail(`${at}: unknown field "${k}"`);
     const { name, description, input_schema: schema } = d;
     if (typeof name !== 'string' || !STDIO_NAME_RE.test(name)) {
-      return fail(`${at}.name must be "client__" followed by 1-56 ASCII letters, digits or underscores (at most ${STDIO_LIMITS.name_bytes} bytes)`);
+      return fail(
+        `${at}.name must be "client__" followed by 1-56 ASCII letters, digits or underscores (at most ${STDIO_LIMITS.name_bytes} bytes)`,
+      );
     }
     if (names.has(name)) return fail(`${at}.name "${name}" is registered twice`);
     names.add(name);
-    if (typeof description !== 'string' || description.trim().length === 0) return fail(`${at}.description must be a non-blank string`);
-    if (utf8(description) > STDIO_LIMITS.description_bytes) return fail(`${at}.description is ${utf8(description)} UTF-8 bytes; at most ${STDIO_LIMITS.description_bytes}`);
-    if (CONTROL.test(description)) return fail(`${at}.description contains a control character (only LF and tab are allowed)`);
+    if (typeof description !== 'string' || description.trim().length === 0)
+      return fail(`${at}.description must be a non-blank string`);
+    if (utf8(description) > STDIO_LIMITS.description_bytes)
+      return fail(
+        `${at}.description is ${utf8(description)} UTF-8 bytes; at most ${STDIO_LIMITS.description_bytes}`,
+      );
+    if (CONTROL.test(description))
+      return fail(`${at}.description contains a control character (only LF and tab are allowed)`);
     if (!isObj(schema)) return fail(`${at}.input_schema must be an object schema`);
     const schemaBytes = utf8(JSON.stringify(schema));
-    if (schemaBytes > STDIO_LIMITS.schema_bytes) return fail(`${at}.input_schema is ${schemaBytes} compact bytes; at most ${STDIO_LIMITS.schema_bytes}`);
+    if (schemaBytes > STDIO_LIMITS.schema_bytes)
+      return fail(
+        `${at}.input_schema is ${schemaBytes} compact bytes; at most ${STDIO_LIMITS.schema_bytes}`,
+      );
     const depth = depthOf(schema);
-    if (depth > STDIO_LIMITS.schema_depth) return fail(`${at}.input_schema nests ${depth} containers; at most ${STDIO_LIMITS.schema_depth}`);
+    if (depth > STDIO_LIMITS.schema_depth)
+      return fail(
+        `${at}.input_schema nests ${depth} containers; at most ${STDIO_LIMITS.schema_depth}`,
+      );
     const problem = checkSchemaSubset(schema, STDIO_TOOL_SUBSET, { requireObjectRoot: true });
     if (problem) return fail(`${at}.input_schema ${formatSubsetProblem(problem)}`);
     const timeout = d.timeout_ms ?? STDIO_LIMITS.default_timeout_ms;
-    if (typeof timeout !== 'number' || !Number.isInteger(timeout) || timeout < STDIO_LIMITS.min_timeout_ms || timeout > STDIO_LIMITS.max_timeout_ms) {
-      return fail(`${at}.timeout_ms must be an integer from ${STDIO_LIMITS.min_timeout_ms} to ${STDIO_LIMITS.max_timeout_ms}`);
+    if (
+      typeof timeout !== 'number' ||
+      !Number.isInteger(timeout) ||
+      timeout < STDIO_LIMITS.min_timeout_ms ||
+      timeout > STDIO_LIMITS.max_timeout_ms
+    ) {
+      return fail(
+        `${at}.timeout_ms must be an integer from ${STDIO_LIMITS.min_timeout_ms} to ${STDIO_LIMITS.max_timeout_ms}`,
+      );
     }
     tools.push({ name, description, input_schema: schema, timeout_ms: timeout });
   }
   const registryBytes = utf8(JSON.stringify(tools));
   if (registryBytes > STDIO_LIMITS.registry_bytes) {
-    return fail(`the effective registry is ${registryBytes} compact bytes (timeouts included); at most ${STDIO_LIMITS.registry_bytes}`);
+    return fail(
+      `the effective registry is ${registryBytes} compact bytes (timeouts included); at most ${STDIO_LIMITS.registry_bytes}`,
+    );
   }
   return { ok: true, tools };
 }
@@ -113,7 +140,9 @@ export function validateStdioTools(value: unknown): { ok: true; tools: StdioTool
 export function argumentsProblem(args: unknown): string | null {
   if (!isObj(args)) return 'arguments must be a JSON object';
   const n = utf8(JSON.stringify(args));
-  return n > STDIO_LIMITS.arguments_bytes ? `arguments are ${n} compact bytes; at most ${STDIO_LIMITS.arguments_bytes}` : null;
+  return n > STDIO_LIMITS.arguments_bytes
+    ? `arguments are ${n} compact bytes; at most ${STDIO_LIMITS.arguments_bytes}`
+    : null;
 }
 
 /** result_bytes: UTF-8 bytes of text plus compact bytes of structured when present. */

@@ -45,13 +45,26 @@ export const catalogViewSchema = {
   additionalProperties: false,
   required: ['domains', 'actions'],
   properties: {
-    domains: { type: 'object', additionalProperties: { type: 'string' }, description: 'Domain name to its one-line description.' },
+    domains: {
+      type: 'object',
+      additionalProperties: { type: 'string' },
+      description: 'Domain name to its one-line description.',
+    },
     actions: {
       type: 'array',
       items: {
         type: 'object',
         additionalProperties: false,
-        required: ['domain', 'action', 'summary', 'help', 'risk', 'example', 'inputSchema', 'outputSchema'],
+        required: [
+          'domain',
+          'action',
+          'summary',
+          'help',
+          'risk',
+          'example',
+          'inputSchema',
+          'outputSchema',
+        ],
         properties: {
           domain: { type: 'string' },
           action: { type: 'string' },
@@ -60,7 +73,10 @@ export const catalogViewSchema = {
           risk: { type: 'string', enum: ['read', 'side_effect'] },
           example: {},
           inputSchema: { type: 'object', description: 'JSON Schema (draft 2020-12) of the input.' },
-          outputSchema: { type: 'object', description: 'JSON Schema (draft 2020-12) of `data` in a success envelope.' },
+          outputSchema: {
+            type: 'object',
+            description: 'JSON Schema (draft 2020-12) of `data` in a success envelope.',
+          },
         },
       },
     },

@@ -8,15 +8,42 @@ import type { Risk } from './descriptor.js';
  * side-effect ops. An op missing from the matrix counts as a side effect.
  */
 export const WORKFLOW_OP_MATRIX = {
-  plan: { list: 'read', show: 'read', version: 'read', validate: 'read', create: 'side_effect', update: 'side_effect', archive: 'side_effect', publish: 'side_effect' },
-  trigger: { list: 'read', show: 'read', validate: 'read', create: 'side_effect', update: 'side_effect', enable: 'side_effect', disable: 'side_effect', archive: 'side_effect' },
+  plan: {
+    list: 'read',
+    show: 'read',
+    version: 'read',
+    validate: 'read',
+    create: 'side_effect',
+    update: 'side_effect',
+    archive: 'side_effect',
+    publish: 'side_effect',
+  },
+  trigger: {
+    list: 'read',
+    show: 'read',
+    validate: 'read',
+    create: 'side_effect',
+    update: 'side_effect',
+    enable: 'side_effect',
+    disable: 'side_effect',
+    archive: 'side_effect',
+  },
   run: { list: 'read', show: 'read', logs: 'read', start: 'side_effect', cancel: 'side_effect' },
-  step: { list: 'read', get: 'read', complete: 'side_effect', fail: 'side_effect', pause: 'side_effect', park: 'side_effect' },
+  step: {
+    list: 'read',
+    get: 'read',
+    complete: 'side_effect',
+    fail: 'side_effect',
+    pause: 'side_effect',
+    park: 'side_effect',
+  },
 } as const satisfies Record<string, Record<string, Risk>>;
 
 export type WorkflowAction = keyof typeof WORKFLOW_OP_MATRIX;
 
-export function workflowOps<A extends WorkflowAction>(action: A): (keyof (typeof WORKFLOW_OP_MATRIX)[A])[] {
+export function workflowOps<A extends WorkflowAction>(
+  action: A,
+): (keyof (typeof WORKFLOW_OP_MATRIX)[A])[] {
   return Object.keys(WORKFLOW_OP_MATRIX[action]) as (keyof (typeof WORKFLOW_OP_MATRIX)[A])[];
 }
 
@@ -24,9 +51,15 @@ export function workflowOps<A extends WorkflowAction>(action: A): (keyof (typeof
  * The risk of one call: the descriptor's own risk, except for workflow
  * actions, whose risk is decided per `op` by the matrix (unknown: side effect).
  */
-export function effectiveRisk(domain: string, action: string, declared: Risk, input: unknown): Risk {
+export function effectiveRisk(
+  domain: string,
+  action: string,
+  declared: Risk,
+  input: unknown,
+): Risk {
   if (domain !== 'workflow' || !Object.hasOwn(WORKFLOW_OP_MATRIX, action)) return declared;
-  const op = input !== null && typeof input === 'object' ? (input as { op?: unknown }).op : undefined;
+  const op =
+    input !== null && typeof input === 'object' ? (input as { op?: unknown }).op : undefined;
   const row = WORKFLOW_OP_MATRIX[action as WorkflowAction] as Record<string, Risk>;
   return typeof op === 'string' && Object.hasOwn(row, op) ? row[op]! : 'side_effect';
 }

@@ -15,10 +15,15 @@ export const WHOLE_LIST_KEYWORD = 'x-wholeList';
  * property present. A schema without such a bound somewhere throws, naming the
  * path: an unbounded field is exactly what this exists to catch.
  */
-export function worstCaseBytes(schema: SchemaObject, path = '', opts: { pageOfOne?: boolean } = {}): number {
+export function worstCaseBytes(
+  schema: SchemaObject,
+  path = '',
+  opts: { pageOfOne?: boolean } = {},
+): number {
   const s = schema as Record<string, unknown>;
   if ('const' in s) return Buffer.byteLength(JSON.stringify(s.const), 'utf8');
-  if (Array.isArray(s.enum)) return Math.max(...s.enum.map((v) => Buffer.byteLength(JSON.stringify(v), 'utf8')));
+  if (Array.isArray(s.enum))
+    return Math.max(...s.enum.map((v) => Buffer.byteLength(JSON.stringify(v), 'utf8')));
   if (Array.isArray(s.anyOf) || Array.isArray(s.oneOf)) {
     const alts = (s.anyOf ?? s.oneOf) as SchemaObject[];
     return Math.max(...alts.map((a, i) => worstCaseBytes(a, `${path}/anyOf/${i}`)));
@@ -27,7 +32,12 @@ export function worstCaseBytes(schema: SchemaObject, path = '', opts: { pageOfOn
   return Math.max(...types.map((t) => worstOfType(t, s, path, opts)));
 }
 
-function worstOfType(type: string, s: Record<string, unknown>, path: string, opts: { pageOfOne?: boolean }): number {
+function worstOfType(
+  type: string,
+  s: Record<string, unknown>,
+  path: string,
+  opts: { pageOfOne?: boolean },
+): number {
   switch (type) {
     case 'null':
       return 4;
@@ -50,23 +60,29 @@ function worstOfType(type: string, s: Record<string, unknown>, path: string, opt
       const fromChars = typeof chars === 'number' ? chars * 6 : Infinity;
       const fromBytes = typeof bytes === 'number' ? bytes : Infinity;
       const worst = Math.min(fromChars, fromBytes);
-      if (!Number.isFinite(worst)) throw new Error(`${path || '/'}: string without maxLength or ${JSON_BYTES_KEYWORD}`);
+      if (!Number.isFinite(worst))
+        throw new Error(`${path || '/'}: string without maxLength or ${JSON_BYTES_KEYWORD}`);
       return worst + 2;
     }
     case 'array': {
       const items = s.items as SchemaObject | undefined;
       // A list returned whole beside a page (a run's steps next to its log page) is counted in full.
       const max = opts.pageOfOne && s[WHOLE_LIST_KEYWORD] !== true ? 1 : s.maxItems;
-      if (!items || typeof max !== 'number') throw new Error(`${path || '/'}: array without maxItems`);
+      if (!items || typeof max !== 'number')
+        throw new Error(`${path || '/'}: array without maxItems`);
       return 2 + max * worstCaseBytes(items, `${path}/items`) + Math.max(0, max - 1);
     }
     case 'object': {
       const props = (s.properties ?? {}) as Record<string, SchemaObject>;
-      if (s.additionalProperties !== false) throw new Error(`${path || '/'}: object open to unknown properties`);
+      if (s.additionalProperties !== false)
+        throw new Error(`${path || '/'}: object open to unknown properties`);
       // A page object (one with hasMore) is measured with its collection at one item: the page of one.
       const isPage = 'hasMore' in props;
       const parts = Object.entries(props).map(
-        ([k, v]) => Buffer.byteLength(JSON.stringify(k), 'utf8') + 1 + worstCaseBytes(v, `${path}/${k}`, { pageOfOne: isPage }),
+        ([k, v]) =>
+          Buffer.byteLength(JSON.stringify(k), 'utf8') +
+          1 +
+          worstCaseBytes(v, `${path}/${k}`, { pageOfOne: isPage }),
       );
       return 2 + parts.reduce((a, b) => a + b, 0) + Math.max(0, parts.length - 1);
     }
@@ -89,6 +105,7 @@ export function execEnvelopeBytes(dataBytes: number): number {
  * fits both.
  */
 export function mcpFrameBytes(dataBytes: number): number {
-  const shell = '{"content":[{"type":"text","text":""}],"structuredContent":,"isError":false}'.length;
+  const shell = '{"content":[{"type":"text","text":""}],"structuredContent":,"isError":false}'
+    .length;
   return shell + 2 * dataBytes + dataBytes;
 }

@@ -33,7 +33,6 @@ function isZombie(pid: number): boolean {
   }
 }
 
-
 /** daemon.json if it names a live process, else null. */
 export function readDaemonInfo(home: string): DaemonInfo | null {
   try {
@@ -59,35 +58,50 @@ export interface OperatorResponse {
 }
 
 /** One operator API call (`/api/v1/...`) with the operator bearer token. Throws NoDaemonError when none runs. */
-export async function operatorRequest(home: string, method: string, path: string, body?: unknown): Promise<OperatorResponse> {
+export async function operatorRequest(
+  home: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<OperatorResponse> {
   const info = readDaemonInfo(home);
   if (!info) throw new NoDaemonError(`no daemon is running for ${home}`);
   const token = readOperatorToken(home);
   const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
   return new Promise((resolve, reject) => {
-    const req = request(new URL(path, info.url), {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(payload ? { 'content-type': 'application/json', 'content-length': String(payload.length) } : {}),
+    const req = request(
+      new URL(path, info.url),
+      {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(payload
+            ? { 'content-type': 'application/json', 'content-length': String(payload.length) }
+            : {}),
+        },
       },
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json: unknown = null;
-        try {
-          json = text ? JSON.parse(text) : null;
-        } catch {
-          json = { raw: text };
-        }
-        resolve({ status: res.statusCode ?? 0, json });
-      });
-      res.on('error', reject);
-    });
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let json: unknown = null;
+          try {
+            json = text ? JSON.parse(text) : null;
+          } catch {
+            json = { raw: text };
+          }
+          resolve({ status: res.statusCode ?? 0, json });
+        });
+        res.on('error', reject);
+      },
+    );
     req.on('error', (err: NodeJS.ErrnoException) => {
-      reject(err.code === 'ECONNREFUSED' || err.code === 'ECONNRESET' ? new NoDaemonError(`the daemon at ${info.url} does not answer`) : err);
+      reject(
+        err.code === 'ECONNREFUSED' || err.code === 'ECONNRESET'
+          ? new NoDaemonError(`the daemon at ${info.url} does not answer`)
+          : err,
+      );
     });
     req.end(payload);
   });

@@ -15,11 +15,15 @@ export function exitStatusOfFailure(err: unknown): number {
   const exit = (err as { exitCode?: unknown } | null)?.exitCode;
   const expected = err instanceof Error && typeof exit === 'number';
   const message = err instanceof Error ? err.message : String(err);
-  process.stdout.write(`${jsonText({ ok: false, error: boundErrorBody({ code: expected && exit === 3 ? 'unavailable' : 'internal', message }) })}\n`);
+  process.stdout.write(
+    `${jsonText({ ok: false, error: boundErrorBody({ code: expected && exit === 3 ? 'unavailable' : 'internal', message }) })}\n`,
+  );
   if (expected) {
     process.stderr.write(`agentteam: ${visible(message)}\n`);
     return exit;
   }
-  process.stderr.write(`agentteam: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.stderr.write(
+    `agentteam: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+  );
   return 1;
 }

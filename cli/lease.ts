@@ -41,9 +41,15 @@ export function openLease(url: string, token: string, body: object): Promise<Ope
   return new Promise((resolve, reject) => {
     const req = request(new URL('/api/v1/runtimes', url), {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': String(payload.length) },
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        'content-length': String(payload.length),
+      },
     });
-    req.on('error', (err) => reject(Object.assign(new Error(`cannot reach the daemon: ${err.message}`), { exit: 3 })));
+    req.on('error', (err) =>
+      reject(Object.assign(new Error(`cannot reach the daemon: ${err.message}`), { exit: 3 })),
+    );
     req.on('response', (res) => {
       let buf = '';
       let opened = false;
@@ -62,7 +68,8 @@ export function openLease(url: string, token: string, body: object): Promise<Ope
           if (!opened && parsed?.data) {
             opened = true;
             resolve({ req, res, lease: parsed.data, ended });
-          } else if (parsed?.event === 'revoked' && typeof parsed.reason === 'string') reason = parsed.reason;
+          } else if (parsed?.event === 'revoked' && typeof parsed.reason === 'string')
+            reason = parsed.reason;
         }
       });
       // A daemon that dies cuts the stream (an error, then close); that is not our crash.
@@ -83,7 +90,9 @@ export function openLease(url: string, token: string, body: object): Promise<Ope
         } catch {
           // keep the raw text
         }
-        reject(Object.assign(new Error(`the daemon refused the runtime: ${message}`), { exit: 1, code }));
+        reject(
+          Object.assign(new Error(`the daemon refused the runtime: ${message}`), { exit: 1, code }),
+        );
       });
     });
     req.end(payload);
@@ -94,7 +103,12 @@ export function openLease(url: string, token: string, body: object): Promise<Ope
  * Waits for a daemon of this home other than `gone` (pid) to be recorded and
  * alive; null when none came up before `deadline` or `cancelled()` turned true.
  */
-export async function nextDaemon(home: string, gone: number, deadline: number, cancelled: () => boolean): Promise<DaemonInfo | null> {
+export async function nextDaemon(
+  home: string,
+  gone: number,
+  deadline: number,
+  cancelled: () => boolean,
+): Promise<DaemonInfo | null> {
   for (;;) {
     if (cancelled()) return null;
     const info = readDaemonInfo(home);
@@ -107,7 +121,9 @@ export async function nextDaemon(home: string, gone: number, deadline: number, c
 function parseLine(line: string): { data?: Lease; event?: string; reason?: unknown } | null {
   try {
     const v = JSON.parse(line) as unknown;
-    return typeof v === 'object' && v !== null ? (v as { data?: Lease; event?: string; reason?: unknown }) : null;
+    return typeof v === 'object' && v !== null
+      ? (v as { data?: Lease; event?: string; reason?: unknown })
+      : null;
   } catch {
     return null; // a line we do not understand says nothing
   }

@@ -20,7 +20,9 @@ function readCommandSpecs(): ReadCommandSpec[] {
 
 /** The subcommand `name` of `parent`, declared with `description` if it is not there yet. */
 function group(parent: CommandType, name: string, description: string): CommandType {
-  return parent.commands.find((c) => c.name() === name) ?? parent.command(name).description(description);
+  return (
+    parent.commands.find((c) => c.name() === name) ?? parent.command(name).description(description)
+  );
 }
 
 const GROUPS: Readonly<Record<string, string>> = {
@@ -36,11 +38,16 @@ const GROUPS: Readonly<Record<string, string>> = {
  * named and described as the catalog's input schema names them, plus
  * `--server`. Every command runs cli/commands/operator-read.ts.
  */
-export function declareReadCommands(program: CommandType, commander: Commander, action: (cmd: CommandType) => Promise<void>): void {
+export function declareReadCommands(
+  program: CommandType,
+  commander: Commander,
+  action: (cmd: CommandType) => Promise<void>,
+): void {
   const { InvalidArgumentError, Option } = commander;
   for (const spec of readCommandSpecs()) {
     let parent = program;
-    for (const word of spec.command.slice(0, -1)) parent = group(parent, word, GROUPS[word] ?? word);
+    for (const word of spec.command.slice(0, -1))
+      parent = group(parent, word, GROUPS[word] ?? word);
     const cmd = parent.command(spec.command.at(-1)!).description(spec.summary);
     for (const a of spec.args) cmd.argument(`<${a.name}>`, a.description);
     for (const f of spec.options) {
@@ -50,7 +57,9 @@ export function declareReadCommands(program: CommandType, commander: Commander, 
         opt.argParser((v: string) => {
           const n = /^-?[0-9]+$/.test(v) ? Number(v) : NaN;
           if (!(n >= (f.minimum ?? -Infinity) && n <= (f.maximum ?? Infinity))) {
-            throw new InvalidArgumentError(`expected an integer${f.minimum !== undefined ? ` from ${f.minimum}` : ''}${f.maximum !== undefined ? ` to ${f.maximum}` : ''}`);
+            throw new InvalidArgumentError(
+              `expected an integer${f.minimum !== undefined ? ` from ${f.minimum}` : ''}${f.maximum !== undefined ? ` to ${f.maximum}` : ''}`,
+            );
           }
           return n;
         });

@@ -11,12 +11,19 @@ import { visible } from './terminal-text.js';
  * from the daemon. Returns the code's exit status from the error table.
  */
 export function refuse(label: string, code: ErrorCode, message: string, hint?: string): number {
-  process.stdout.write(`${jsonText({ ok: false, error: boundErrorBody({ code, message, ...(hint ? { hint } : {}) }) })}\n`);
+  process.stdout.write(
+    `${jsonText({ ok: false, error: boundErrorBody({ code, message, ...(hint ? { hint } : {}) }) })}\n`,
+  );
   process.stderr.write(`agentteam ${label}: ${visible(message)}\n`);
   return ERROR_TABLE[code].exit;
 }
 
 /** No daemon for this home (exit 3), in the words every command uses. */
 export function noDaemon(label: string, home: string): number {
-  return refuse(label, 'unavailable', `no daemon is running for ${home}`, 'Start one with `agentteam daemon start`.');
+  return refuse(
+    label,
+    'unavailable',
+    `no daemon is running for ${home}`,
+    'Start one with `agentteam daemon start`.',
+  );
 }

@@ -46,12 +46,16 @@ export async function followDaemon(o: FollowOptions): Promise<string | null> {
     if (reason !== null && reason !== 'shutdown') return null; // replaced, or revoked by an operator
     const next = await nextDaemon(o.home, gonePid, Date.now() + o.waitMs, o.exited);
     if (o.exited()) return null;
-    if (!next) return `the daemon went away and none came back within ${o.waitMs / 1000} s; stopped the runtime`;
+    if (!next)
+      return `the daemon went away and none came back within ${o.waitMs / 1000} s; stopped the runtime`;
     if (new URL(next.url).origin !== origin) {
       return `the daemon restarted at ${next.url}, not at ${origin} where the runtime reaches it; stopped the runtime`;
     }
     try {
-      const resume = { resumeDir: basename(o.first.lease.privateDir), resumeSecret: o.first.lease.resumeSecret };
+      const resume = {
+        resumeDir: basename(o.first.lease.privateDir),
+        resumeSecret: o.first.lease.resumeSecret,
+      };
       current = await openLease(next.url, readOperatorToken(o.home), { ...o.body, ...resume });
     } catch (err) {
       return `the daemon restarted but did not renew the runtime's authorization (${(err as Error).message}); stopped the runtime`;

@@ -25,8 +25,10 @@ export function buildRuntimeEnv(
   driverEnv: Record<string, string> = {},
 ): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(inherited)) if (!OWNED.test(k) && !OTEL_CREDENTIALS.test(k) && v !== undefined) env[k] = v;
-  for (const [k, v] of Object.entries(driverEnv)) if (!OWNED.test(k) && !OTEL_CREDENTIALS.test(k)) env[k] = v;
+  for (const [k, v] of Object.entries(inherited))
+    if (!OWNED.test(k) && !OTEL_CREDENTIALS.test(k) && v !== undefined) env[k] = v;
+  for (const [k, v] of Object.entries(driverEnv))
+    if (!OWNED.test(k) && !OTEL_CREDENTIALS.test(k)) env[k] = v;
   env.AGENTTEAM_EXEC_BASE_URL = cred.execBaseUrl;
   env.AGENTTEAM_EXEC_TOKEN_FILE = cred.tokenFile;
   env.AGENTTEAM_MCP_URL = cred.mcpUrl;

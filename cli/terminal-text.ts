@@ -12,7 +12,8 @@
 /** C0, DEL, C1, the line and paragraph separators, and the bidi embeddings, overrides and isolates. */
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 /** The same set without line feed and tab, which a block of text keeps. */
-const CONTROL_IN_BLOCK = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+const CONTROL_IN_BLOCK =
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 const NAMED: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
@@ -21,7 +22,9 @@ function shown(c: string): string {
   if (named) return named;
   const code = c.charCodeAt(0);
   // \xHH for C0 and DEL as terminals document them; \uHHHH for the rest, as JSON would write them.
-  return code < 0x80 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  return code < 0x80
+    ? `\\x${code.toString(16).padStart(2, '0')}`
+    : `\\u${code.toString(16).padStart(4, '0')}`;
 }
 
 /** One field on one line: every control character is shown as its escape, newlines included. */

@@ -16,7 +16,12 @@ import { registerMetricsRoute } from './telemetry/metrics-route.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import { operatorClient } from './console/operator-client.js';
 import { consoleHostName, isConsolePath, mountConsole } from './console/mount.js';
-import { EXEC_CATALOG_PATH, MCP_PREFIXES, OPERATOR_SCOPE, RUNTIME_AUTH_PATHS } from './http/paths.js';
+import {
+  EXEC_CATALOG_PATH,
+  MCP_PREFIXES,
+  OPERATOR_SCOPE,
+  RUNTIME_AUTH_PATHS,
+} from './http/paths.js';
 
 interface AppContext extends OperatorContext {
   readonly store: AuthorizationStore;
@@ -33,11 +38,14 @@ interface AppContext extends OperatorContext {
   readonly clock?: Clock;
 }
 
-
 /** A refusal in the shape of the route family: a JSON-RPC frame for MCP, the envelope elsewhere. */
 function refuse(path: string, message: string): Response {
   const body = MCP_PREFIXES.some((p) => path.startsWith(p))
-    ? JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: ERROR_TABLE.forbidden.jsonrpc, message } })
+    ? JSON.stringify({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: ERROR_TABLE.forbidden.jsonrpc, message },
+      })
     : JSON.stringify({ ok: false, error: { code: 'forbidden', message } });
   return new Response(body, { status: 403, headers: { 'content-type': 'application/json' } });
 }
@@ -55,24 +63,33 @@ export function buildApp(ctx: AppContext): Hono<RuntimeEnv> {
   const app = new Hono<RuntimeEnv>({ router: new PatternRouter() });
   app.use('*', ctx.gate.middleware());
   app.onError((err, c) => {
-    if (!(err instanceof ExecError)) ctx.diag('internal_error', { path: c.req.path, error: String((err as Error)?.message ?? err) });
+    if (!(err instanceof ExecError))
+      ctx.diag('internal_error', {
+        path: c.req.path,
+        error: String((err as Error)?.message ?? err),
+      });
     const body = errorBody(err);
     const status = err instanceof ExecError ? err.status : 500;
     return c.json({ ok: false, error: body }, status as 500);
   });
-  app.notFound((c) => c.json({ ok: false, error: errorBody(new ExecError('not_found', 'no such route')) }, 404));
+  app.notFound((c) =>
+    c.json({ ok: false, error: errorBody(new ExecError('not_found', 'no such route')) }, 404),
+  );
 
   const consoleName = consoleHostName();
-  app.use('*', hostOriginGuard({
-    listenHost: ctx.listenHost,
-    console: { name: consoleName, owns: isConsolePath },
-    port: ctx.port,
-    ...(ctx.allowHosts ? { allowHosts: ctx.allowHosts } : {}),
-    reject: (c, message) => {
-      ctx.diag('host_origin_refused', { path: c.req.path });
-      return refuse(c.req.path, message);
-    },
-  }));
+  app.use(
+    '*',
+    hostOriginGuard({
+      listenHost: ctx.listenHost,
+      console: { name: consoleName, owns: isConsolePath },
+      port: ctx.port,
+      ...(ctx.allowHosts ? { allowHosts: ctx.allowHosts } : {}),
+      reject: (c, message) => {
+        ctx.diag('host_origin_refused', { path: c.req.path });
+        return refuse(c.req.path, message);
+      },
+    }),
+  );
   app.use(OPERATOR_SCOPE, operatorSpans());
   const operator = operatorAuth(ctx.operatorToken);
   app.use(OPERATOR_SCOPE, operator);
@@ -90,6 +107,11 @@ export function buildApp(ctx: AppContext): Hono<RuntimeEnv> {
   ctx.extraRoutes?.(app);
   // The operator console (/console/): its pages read the operator routes above, in process.
   const clock = ctx.clock ?? systemClock;
-  mountConsole(app, { operator: operatorClient((r) => app.fetch(r), ctx.operatorToken, ctx.port), clock, defaultServer: DEFAULT_SERVER, host: () => `${consoleName}:${ctx.port()}` });
+  mountConsole(app, {
+    operator: operatorClient((r) => app.fetch(r), ctx.operatorToken, ctx.port),
+    clock,
+    defaultServer: DEFAULT_SERVER,
+    host: () => `${consoleName}:${ctx.port()}`,
+  });
   return app;
 }

@@ -42,7 +42,8 @@ export function errorBody(err: unknown): ErrorBody {
     if (err.extra.next !== undefined) body.next = err.extra.next;
     if (err.extra.details !== undefined) body.details = err.extra.details;
     if (err.extra.detailsOmitted !== undefined) body.detailsOmitted = err.extra.detailsOmitted;
-    if (err.extra.metadata !== undefined) body.metadata = err.extra.metadata as ErrorBody['metadata'];
+    if (err.extra.metadata !== undefined)
+      body.metadata = err.extra.metadata as ErrorBody['metadata'];
     return boundErrorBody(body);
   }
   return { code: 'internal', message: 'internal error' };

@@ -17,11 +17,14 @@ async function main(argv: string[]): Promise<number> {
   // owner-only whatever umask the operator's shell had.
   process.umask(0o077);
   // A daemon started from inside a runtime must not carry that runtime's credential variables.
-  for (const k of Object.keys(process.env)) if (/^agentteam_(exec|mcp)_/i.test(k)) delete process.env[k];
+  for (const k of Object.keys(process.env))
+    if (/^agentteam_(exec|mcp)_/i.test(k)) delete process.env[k];
   // The store URL carries the database password. `daemon start` sends it on fd 3 (so it is in neither
   // this process's command line nor its environment); started some other way, the variable is read once
   // and removed, so no child inherits it.
-  const storeRaw = argv.includes('--store-fd') ? readStoreFd(Number(argv[argv.indexOf('--store-fd') + 1])) : process.env.AGENTTEAM_STORE_URL;
+  const storeRaw = argv.includes('--store-fd')
+    ? readStoreFd(Number(argv[argv.indexOf('--store-fd') + 1]))
+    : process.env.AGENTTEAM_STORE_URL;
   delete process.env.AGENTTEAM_STORE_URL;
   let store: StoreUrl | undefined;
   try {
@@ -60,13 +63,25 @@ async function main(argv: string[]): Promise<number> {
     } else process.stderr.write(line + '\n');
   };
   // OTLP export only when the OTEL_* variables name an endpoint; the SDK is not even loaded otherwise.
-  const telemetry = await startTelemetry(process.env, (event, fields) => log(JSON.stringify({ event, ...fields })));
+  const telemetry = await startTelemetry(process.env, (event, fields) =>
+    log(JSON.stringify({ event, ...fields })),
+  );
   let daemon;
   try {
-    daemon = await startDaemon({ home, ...(listen ? { listen } : {}), ...(store ? { store } : {}), ...holdDelivery(), allowRemote: flag('--allow-remote'), allowHosts, log });
+    daemon = await startDaemon({
+      home,
+      ...(listen ? { listen } : {}),
+      ...(store ? { store } : {}),
+      ...holdDelivery(),
+      allowRemote: flag('--allow-remote'),
+      allowHosts,
+      log,
+    });
   } catch (err) {
     if (err instanceof AlreadyRunningError) {
-      process.stderr.write(`agentteam: daemon already running for ${home}${err.pid ? ` (pid ${err.pid})` : ' (another daemon is starting)'}\n`);
+      process.stderr.write(
+        `agentteam: daemon already running for ${home}${err.pid ? ` (pid ${err.pid})` : ' (another daemon is starting)'}\n`,
+      );
       return 1;
     }
     if (err instanceof HomeError) {
@@ -94,7 +109,8 @@ async function main(argv: string[]): Promise<number> {
 
 /** Reads the whole store URL from the pipe `daemon start` opened on `fd`, then closes it. */
 function readStoreFd(fd: number): string {
-  if (!Number.isInteger(fd) || fd < 3) throw new StoreUrlError('--store-fd needs a file descriptor number of 3 or more');
+  if (!Number.isInteger(fd) || fd < 3)
+    throw new StoreUrlError('--store-fd needs a file descriptor number of 3 or more');
   try {
     return readFileSync(fd, 'utf8');
   } finally {
@@ -116,7 +132,9 @@ function holdDelivery(): { holdDeliveryMs?: number } {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
-    process.stderr.write(`agentteam: daemon failed: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(
+      `agentteam: daemon failed: ${err instanceof Error ? err.message : String(err)}\n`,
+    );
     process.exit(1);
   },
 );

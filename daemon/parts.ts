@@ -82,7 +82,9 @@ interface DaemonPartsOptions {
 export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonParts> {
   // Before anything is opened: a build without the CLI bundle cannot give runtimes their `agentteam`.
   const agentteam = selectAgentteamBinary();
-  const remembered = rememberedClientTools(opts.home, (message) => opts.diag('client_tools', { message }));
+  const remembered = rememberedClientTools(opts.home, (message) =>
+    opts.diag('client_tools', { message }),
+  );
   // denyTools may name declared tools too: their names are read before the profile is parsed.
   const toolsDir = homePaths(opts.home).tools;
   const declaredNames = new Set(readDeclarationFiles(toolsDir, []).map((d) => d.decl.name));
@@ -101,7 +103,12 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
     ...(opts.audit ? { audit: opts.audit } : {}),
   });
   const clientTools = openClientTools({
-    home: opts.home, clock: opts.clock, registry: services.tools, profile: services.profile, remembered, gate: services.gate,
+    home: opts.home,
+    clock: opts.clock,
+    registry: services.tools,
+    profile: services.profile,
+    remembered,
+    gate: services.gate,
     log: (message) => opts.diag('client_tools', { message }),
     ...(opts.streams ? { streams: opts.streams } : {}),
   });
@@ -110,9 +117,23 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
   await services.scheduler.start();
   // Declared tools: what they show and ask goes to the operator event stream through this one connection.
   const activity = new ToolActivity(opts.clock);
-  activity.connect((type, event) => clientTools.streams.publish({ type, data: { ...event }, redacted: null, audience: null }));
-  opts.logs?.connect((e) => clientTools.streams.publish({ type: 'daemon.log', data: { n: e.n, line: services.gate.maskText(e.line) }, redacted: null, audience: null }));
-  const declared = new DeclaredTools(toolsDir, services.tools, { gate: services.gate, activity, env: process.env, toolsDir });
+  activity.connect((type, event) =>
+    clientTools.streams.publish({ type, data: { ...event }, redacted: null, audience: null }),
+  );
+  opts.logs?.connect((e) =>
+    clientTools.streams.publish({
+      type: 'daemon.log',
+      data: { n: e.n, line: services.gate.maskText(e.line) },
+      redacted: null,
+      audience: null,
+    }),
+  );
+  const declared = new DeclaredTools(toolsDir, services.tools, {
+    gate: services.gate,
+    activity,
+    env: process.env,
+    toolsDir,
+  });
   const loadDeclared = () => {
     const report = declared.load();
     declaredNames.clear();
@@ -123,16 +144,36 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
   // Taken before the first load, so a change made while it runs is seen as one.
   // Real time, not the injected clock: that clock drives token lifetimes and schedules (tests advance
   // it timer by timer), while how often a folder is looked at is plumbing that must not add timers to it.
-  const watchTools = new ToolsDirWatch(toolsDir, systemClock, () => {
-    const { loaded, problems } = loadDeclared();
-    opts.diag('tools_reloaded', { trigger: 'watch', loaded: loaded.length, problems: problems.length });
-  }, (message) => opts.diag('tools_watch', { message }));
+  const watchTools = new ToolsDirWatch(
+    toolsDir,
+    systemClock,
+    () => {
+      const { loaded, problems } = loadDeclared();
+      opts.diag('tools_reloaded', {
+        trigger: 'watch',
+        loaded: loaded.length,
+        problems: problems.length,
+      });
+    },
+    (message) => opts.diag('tools_watch', { message }),
+  );
   const launchHook: LaunchHook = (auth, runtime, mcpUrl, env, runtimeVersion) => {
     const memoryDir = memoryFolder(opts.home, auth.principal.agentId);
-    const launch = prepareRuntimeDriver({ runtime, mcpUrl, tokenFile: auth.tokenFile, privateDir: auth.dir, env, runtimeVersion, agentteam, memoryDir });
+    const launch = prepareRuntimeDriver({
+      runtime,
+      mcpUrl,
+      tokenFile: auth.tokenFile,
+      privateDir: auth.dir,
+      env,
+      runtimeVersion,
+      agentteam,
+      memoryDir,
+    });
     return {
-      env: launch.env, args: launch.args,
-      ...(launch.argsFor ? { argsFor: launch.argsFor } : {}), ...(launch.shimDir ? { shimDir: launch.shimDir } : {}),
+      env: launch.env,
+      args: launch.args,
+      ...(launch.argsFor ? { argsFor: launch.argsFor } : {}),
+      ...(launch.shimDir ? { shimDir: launch.shimDir } : {}),
       ...(launch.tokenEnv ? { tokenEnv: launch.tokenEnv } : {}),
       ...(launch.binDir ? { binDir: launch.binDir } : {}),
     };
@@ -143,10 +184,22 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
     registerRoutes: (app, ctx) => {
       registerExecActionRoute(app, services);
       const host = registerMcpRoutes(app, {
-        messages: services.messages, knowledge: services.knowledge, clock: services.clock, gate: services.gate, tools: services.tools, audit: services.audit,
-        hiddenFor: clientTools.hiddenFor, notifier: clientTools.notifier, ...(opts.streams ? { streams: opts.streams } : {}),
+        messages: services.messages,
+        knowledge: services.knowledge,
+        clock: services.clock,
+        gate: services.gate,
+        tools: services.tools,
+        audit: services.audit,
+        hiddenFor: clientTools.hiddenFor,
+        notifier: clientTools.notifier,
+        ...(opts.streams ? { streams: opts.streams } : {}),
       });
-      registerCodexAppServerRoute(app, { auths: ctx.auths, host, gate: services.gate, diag: opts.diag });
+      registerCodexAppServerRoute(app, {
+        auths: ctx.auths,
+        host,
+        gate: services.gate,
+        diag: opts.diag,
+      });
       registerMessageOperatorRoutes(app, { messages: services.messages });
       if (opts.analysis) registerTokenAnalysisRoutes(app, opts.analysis, MCP_TOOLS);
       registerApprovalOperatorRoutes(app, services.approvals);
@@ -168,7 +221,17 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
       const tools = loadDeclared();
       return { ...services.reloadProfile(), tools };
     },
-    stats: () => ({ store: { ...services.store.describe, ...services.store.stats() }, clientTools: clientTools.broker.stats(), audit: services.audit ? { enabled: true, recordPayloads: services.audit.recorder.settings.recordPayloads, ...services.audit.recorder.stats() } : { enabled: false } }),
+    stats: () => ({
+      store: { ...services.store.describe, ...services.store.stats() },
+      clientTools: clientTools.broker.stats(),
+      audit: services.audit
+        ? {
+            enabled: true,
+            recordPayloads: services.audit.recorder.settings.recordPayloads,
+            ...services.audit.recorder.stats(),
+          }
+        : { enabled: false },
+    }),
     close: async () => {
       watchTools.close();
       clientTools.close();

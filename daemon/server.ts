@@ -14,7 +14,15 @@ import { pinCatalog } from './auth/pinned-catalog.js';
 import { DEFAULT_TTL_MS } from './auth/limits.js';
 import type { DirRemover } from './auth/private-dir.js';
 import { acquireSingleton } from './lifecycle/singleton.js';
-import { ensureHomeFolders, ensureOperatorToken, readLastPort, removeDaemonInfo, sweepRuntimeDir, writeDaemonInfo, writeLastPort } from './lifecycle/home-files.js';
+import {
+  ensureHomeFolders,
+  ensureOperatorToken,
+  readLastPort,
+  removeDaemonInfo,
+  sweepRuntimeDir,
+  writeDaemonInfo,
+  writeLastPort,
+} from './lifecycle/home-files.js';
 import { createDiag, type Diag } from './lifecycle/diag.js';
 import { LogTap } from './lifecycle/log-tap.js';
 import { parseListen } from './lifecycle/listen.js';
@@ -23,7 +31,12 @@ import { runtimeUrls } from './http/paths.js';
 import { openDaemonParts, type DaemonParts } from './parts.js';
 import type { IdempotencyLimits } from './store/idempotency.js';
 import type { StoreUrl } from '../lib/store-url.js';
-import { capConnections, connectionBudget, listenBacklog, serverTimeouts } from './http/connection-cap.js';
+import {
+  capConnections,
+  connectionBudget,
+  listenBacklog,
+  serverTimeouts,
+} from './http/connection-cap.js';
 import { LongLivedStreams, connectionReserve, streamCap } from './http/stream-budget.js';
 import { refuseHomeLinks } from './lifecycle/no-follow.js';
 import { daemonSecrets, fixedSource, tokenSource } from './results/sources.js';
@@ -100,7 +113,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
   });
   let stopRequested: ((reason: string) => void) | null = null;
   const pendingStop: string[] = [];
-  const requestStop = (reason: string) => (stopRequested ? stopRequested(reason) : pendingStop.push(reason));
+  const requestStop = (reason: string) =>
+    stopRequested ? stopRequested(reason) : pendingStop.push(reason);
 
   const singleton = await acquireSingleton(home, (err) => {
     diag('lock_compromised', { error: err.message });
@@ -121,7 +135,18 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       lastStreamShedLog = clock.now();
       diag('streams_shed', { total: e.total, max: streams.max, kind: e.kind });
     });
-    parts = await openDaemonParts({ home, clock, diag, idempotency: opts.idempotency, store: opts.store, holdDeliveryMs: opts.holdDeliveryMs, secrets, analysis: createAnalysisTokens(key, clock), streams, logs });
+    parts = await openDaemonParts({
+      home,
+      clock,
+      diag,
+      idempotency: opts.idempotency,
+      store: opts.store,
+      holdDeliveryMs: opts.holdDeliveryMs,
+      secrets,
+      analysis: createAnalysisTokens(key, clock),
+      streams,
+      logs,
+    });
     const defaultTtlMs = opts.defaultTtlMs ?? DEFAULT_TTL_MS;
     const deps: StoreDeps = {
       clock,
@@ -144,31 +169,63 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const stopping: { p: Promise<void> | null } = { p: null };
     const reload = () => parts!.reload();
     const app = buildApp({
-      store, operatorToken, diag, clock, listenHost: host, port: () => boundPort, allowHosts, gate: parts.gate,
-      status: () => ({ pid: process.pid, url, startedAt: new Date(startedAt).toISOString(), uptimeMs: clock.now() - startedAt, stopping: stopping.p !== null, connections: { open: conns?.open() ?? 0, max: budget.maxConnections, shed: conns?.shed() ?? 0 }, streams: streams.stats(), memory: memory(), ...store.stats(), ...parts!.stats() }),
+      store,
+      operatorToken,
+      diag,
+      clock,
+      listenHost: host,
+      port: () => boundPort,
+      allowHosts,
+      gate: parts.gate,
+      status: () => ({
+        pid: process.pid,
+        url,
+        startedAt: new Date(startedAt).toISOString(),
+        uptimeMs: clock.now() - startedAt,
+        stopping: stopping.p !== null,
+        connections: {
+          open: conns?.open() ?? 0,
+          max: budget.maxConnections,
+          shed: conns?.shed() ?? 0,
+        },
+        streams: streams.stats(),
+        memory: memory(),
+        ...store.stats(),
+        ...parts!.stats(),
+      }),
       stop: (reason) => void stop(reason),
       reload,
       urls: (s, a) => runtimeUrls(url, s, a),
       ...(parts.launchHook ? { launchHook: parts.launchHook } : {}),
       extraRoutes: (a) => parts!.registerRoutes(a, { auths: store }),
     });
-    const srv = createAdaptorServer({ fetch: app.fetch, hostname: host, serverOptions: serverTimeouts }) as Server;
+    const srv = createAdaptorServer({
+      fetch: app.fetch,
+      hostname: host,
+      serverOptions: serverTimeouts,
+    }) as Server;
     server = srv;
     let lastShedLog = 0;
-    conns = capConnections(srv, budget.maxConnections, (n) => {
-      if (clock.now() - lastShedLog < 1_000) return;
-      lastShedLog = clock.now();
-      diag('connections_shed', { total: n, max: budget.maxConnections });
-    }, () => streams.shedOne());
+    conns = capConnections(
+      srv,
+      budget.maxConnections,
+      (n) => {
+        if (clock.now() - lastShedLog < 1_000) return;
+        lastShedLog = clock.now();
+        diag('connections_shed', { total: n, max: budget.maxConnections });
+      },
+      () => streams.shedOne(),
+    );
     const reserve = connectionReserve(budget.maxConnections);
     streams.watchConnections(() => conns!.busy() >= budget.maxConnections - reserve);
-    const listenOn = (p: number) => new Promise<void>((resolve, reject) => {
-      srv.once('error', reject);
-      srv.listen({ host, port: p, backlog: listenBacklog(budget) }, () => {
-        srv.off('error', reject);
-        resolve();
+    const listenOn = (p: number) =>
+      new Promise<void>((resolve, reject) => {
+        srv.once('error', reject);
+        srv.listen({ host, port: p, backlog: listenBacklog(budget) }, () => {
+          srv.off('error', reject);
+          resolve();
+        });
       });
-    });
     // An ephemeral port is first asked for at the last one this home used: runtimes that outlived
     // the previous daemon know its URL and can only be re-leased at the same address.
     const lastPort = port === 0 ? readLastPort(home, host) : null;
@@ -180,11 +237,21 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       });
     }
     // accept() failing (EMFILE) is reported here; it must never become an uncaught exception.
-    srv.on('error', (err) => diag('server_error', { error: (err as NodeJS.ErrnoException).code ?? err.message }));
+    srv.on('error', (err) =>
+      diag('server_error', { error: (err as NodeJS.ErrnoException).code ?? err.message }),
+    );
     diag('connection_budget', { ...budget });
     const unobserve = observeDaemon(() => {
-      const s = parts!.stats() as { store: DaemonGauges['store']; clientTools: DaemonGauges['clientTools'] };
-      return { runtimes: store.stats(), connections: { open: conns?.open() ?? 0, shed: conns?.shed() ?? 0 }, store: s.store, clientTools: s.clientTools };
+      const s = parts!.stats() as {
+        store: DaemonGauges['store'];
+        clientTools: DaemonGauges['clientTools'];
+      };
+      return {
+        runtimes: store.stats(),
+        connections: { open: conns?.open() ?? 0, shed: conns?.shed() ?? 0 },
+        store: s.store,
+        clientTools: s.clientTools,
+      };
     });
     const addr = srv.address() as AddressInfo;
     boundPort = addr.port;
@@ -200,7 +267,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       if (o.state === 'lost') {
         diag('ownership_lost', { pid: o.pid });
         void stop('ownership_lost');
-      } else if (o.state === 'unknown') diag('owner_check_inconclusive', { reason: o.reason, repaired: o.repaired });
+      } else if (o.state === 'unknown')
+        diag('owner_check_inconclusive', { reason: o.reason, repaired: o.repaired });
     }, OWNER_CHECK_MS);
     ownerCheck.unref();
 
@@ -212,7 +280,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
         unobserve();
         await withTimeout(store.shutdown(), SHUTDOWN_REVOKE_MS);
         const drainUntil = Date.now() + DRAIN_MS;
-        while (store.stats().inFlight > 0 && Date.now() < drainUntil) await new Promise((r) => setTimeout(r, 20));
+        while (store.stats().inFlight > 0 && Date.now() < drainUntil)
+          await new Promise((r) => setTimeout(r, 20));
         await new Promise<void>((r) => {
           srv.close(() => r());
           srv.closeAllConnections();
@@ -233,7 +302,17 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       throw new Error('lost daemon ownership while starting');
     }
     writeDaemonInfo(home, { url, pid: process.pid, startedAt });
-    return { url, pid: process.pid, store, stop, stopped, reload, routes: routeTable(app.routes), diag, gatedResponses: () => parts!.gate.responses };
+    return {
+      url,
+      pid: process.pid,
+      store,
+      stop,
+      stopped,
+      reload,
+      routes: routeTable(app.routes),
+      diag,
+      gatedResponses: () => parts!.gate.responses,
+    };
   } catch (err) {
     if (server && !stopRequested) server.close();
     if (!stopRequested) {
@@ -247,7 +326,13 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
 /** Process memory in bytes, for status (the soak benchmark samples it). */
 function memory(): Record<string, number> {
   const m = process.memoryUsage();
-  return { rss: m.rss, heapUsed: m.heapUsed, heapTotal: m.heapTotal, external: m.external, arrayBuffers: m.arrayBuffers };
+  return {
+    rss: m.rss,
+    heapUsed: m.heapUsed,
+    heapTotal: m.heapTotal,
+    external: m.external,
+    arrayBuffers: m.arrayBuffers,
+  };
 }
 
 async function withTimeout(p: Promise<unknown>, ms: number): Promise<void> {

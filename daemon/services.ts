@@ -122,7 +122,9 @@ export async function openServices(opts: OpenServicesOptions): Promise<Services>
   const secrets = opts.secrets;
   // Whatever the caller's sink, lines are masked on the way to it (the log's writer).
   const log = maskedWriter(secrets, opts.log ?? ((m: string) => process.stderr.write(`${m}\n`)));
-  const diag = opts.diag ?? ((event: string, detail: Record<string, unknown>) => log(`${event} ${JSON.stringify(detail)}`));
+  const diag =
+    opts.diag ??
+    ((event: string, detail: Record<string, unknown>) => log(`${event} ${JSON.stringify(detail)}`));
   let db: Db | null = null;
   let sql: SqlStore;
   let auditWriter: AuditWriter | null = null;
@@ -144,21 +146,34 @@ export async function openServices(opts: OpenServicesOptions): Promise<Services>
   const now = () => opts.clock.now();
   let embedded: TeamServer;
   try {
-    embedded = new TeamServer(sql, now, await readCursorKey(sql), opts.idempotency, instanceId(opts.home));
+    embedded = new TeamServer(
+      sql,
+      now,
+      await readCursorKey(sql),
+      opts.idempotency,
+      instanceId(opts.home),
+    );
   } catch (err) {
     await sql.close();
     throw err;
   }
-  const profile = new ProfileStore(paths.profile, log, opts.denyable ? { denyable: opts.denyable } : {});
+  const profile = new ProfileStore(
+    paths.profile,
+    log,
+    opts.denyable ? { denyable: opts.denyable } : {},
+  );
   secrets.add(profileSource(() => ({ profile: profile.profile, revision: profile.revision })));
   const storePassword = opts.store?.password;
-  if (storePassword) secrets.add({ version: () => 0, entries: () => [['AGENTTEAM_STORE_PASSWORD', storePassword]] });
+  if (storePassword)
+    secrets.add({ version: () => 0, entries: () => [['AGENTTEAM_STORE_PASSWORD', storePassword]] });
   const gate = new ResultGate(secrets, new SpillStore({ dir: paths.spill, clock: opts.clock }));
   // Spill files left by an earlier daemon age out from the start, not only after the next spill.
   gate.spill.prune();
   const auditLog = new AuditStore(sql, embedded.cursors, auditWriter, auditReader);
   auditWriter?.start();
-  const recorder = auditSettings.enabled ? new AuditRecorder(auditLog, opts.clock, auditSettings, diag) : null;
+  const recorder = auditSettings.enabled
+    ? new AuditRecorder(auditLog, opts.clock, auditSettings, diag)
+    : null;
   const audit = recorder ? new AuditTrail(recorder, gate, now) : null;
   const knowledge: KnowledgeServices = {
     memory: new MemoryIndexes({ home: opts.home, clock: opts.clock, gate, diag }),
@@ -166,10 +181,24 @@ export async function openServices(opts: OpenServicesOptions): Promise<Services>
     turns: createTurnLookup(sql),
   };
   const triggers = embedded.workflows.triggers;
-  const messages = withMessageTriggers(new MessageStore(sql, opts.clock), triggers, sql, (message) => diag('message_trigger_failed', { message }));
-  const delivery = new ScheduleDelivery(sql, messages, opts.holdDeliveryMs ? { holdMs: opts.holdDeliveryMs } : {});
+  const messages = withMessageTriggers(
+    new MessageStore(sql, opts.clock),
+    triggers,
+    sql,
+    (message) => diag('message_trigger_failed', { message }),
+  );
+  const delivery = new ScheduleDelivery(
+    sql,
+    messages,
+    opts.holdDeliveryMs ? { holdMs: opts.holdDeliveryMs } : {},
+  );
   // Other daemons write a shared database too: look for their schedules every second, not only when woken.
-  const scheduler = new Scheduler(opts.clock, [delivery, triggers], diag, ...(opts.store ? [{ maxSleepMs: SHARED_STORE_POLL_MS }] : []));
+  const scheduler = new Scheduler(
+    opts.clock,
+    [delivery, triggers],
+    diag,
+    ...(opts.store ? [{ maxSleepMs: SHARED_STORE_POLL_MS }] : []),
+  );
   embedded.schedules.onChange = () => scheduler.wake();
   embedded.workflows.triggers.onChange = () => scheduler.wake();
   let closed = false;

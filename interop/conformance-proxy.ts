@@ -16,14 +16,27 @@ const upstream = new URL(target);
 const LOCAL = /^(localhost|127\.0\.0\.1)(:\d+)?$/;
 
 const server = createServer((req, res) => {
-  const headers = { ...req.headers, authorization: `Bearer ${readFileSync(tokenFile, 'utf8').trim()}` };
+  const headers = {
+    ...req.headers,
+    authorization: `Bearer ${readFileSync(tokenFile, 'utf8').trim()}`,
+  };
   if (LOCAL.test(req.headers.host ?? '')) headers.host = upstream.host;
   const origin = req.headers.origin;
-  if (origin !== undefined && /^http:\/\/(localhost|127\.0\.0\.1)(:\d+)?$/.test(origin)) headers.origin = `http://${upstream.host}`;
-  const up = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: upstream.pathname, headers }, (r) => {
-    res.writeHead(r.statusCode ?? 502, r.headers);
-    r.pipe(res);
-  });
+  if (origin !== undefined && /^http:\/\/(localhost|127\.0\.0\.1)(:\d+)?$/.test(origin))
+    headers.origin = `http://${upstream.host}`;
+  const up = request(
+    {
+      host: upstream.hostname,
+      port: upstream.port,
+      method: req.method,
+      path: upstream.pathname,
+      headers,
+    },
+    (r) => {
+      res.writeHead(r.statusCode ?? 502, r.headers);
+      r.pipe(res);
+    },
+  );
   up.on('error', (e) => {
     res.writeHead(502);
     res.end(String(e));

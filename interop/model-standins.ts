@@ -47,11 +47,14 @@ function readBody(req: IncomingMessage): Promise<any> {
 
 function sse(res: ServerResponse, events: [string, unknown][]): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  for (const [event, data] of events) res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  for (const [event, data] of events)
+    res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   res.end();
 }
 
-async function start(handle: (path: string, body: any, res: ServerResponse, s: StandIn) => void): Promise<StandIn> {
+async function start(
+  handle: (path: string, body: any, res: ServerResponse, s: StandIn) => void,
+): Promise<StandIn> {
   const seen: StandIn['seen'] = [];
   const results: string[] = [];
   let server: Server;
@@ -59,7 +62,11 @@ async function start(handle: (path: string, body: any, res: ServerResponse, s: S
     url: '',
     seen,
     results,
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
   server = createServer(async (req, res) => {
     const body = await readBody(req);
@@ -81,36 +88,81 @@ const text = (x: unknown): string => (typeof x === 'string' ? x : JSON.stringify
 /** Anthropic Messages API (`POST /v1/messages`, streamed or not) as Claude Code calls it. */
 export function startAnthropicStandIn(): Promise<StandIn> {
   return start((path, body, res, s) => {
-    if (path.endsWith('/count_tokens')) return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"input_tokens":10}');
+    if (path.endsWith('/count_tokens'))
+      return void res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end('{"input_tokens":10}');
     if (!path.endsWith('/v1/messages')) return void res.writeHead(404).end();
     const messages: any[] = body?.messages ?? [];
     const hasTool = (body?.tools ?? []).some((t: any) => t?.name === TOOL);
-    const toolResult = messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).find((c: any) => c?.type === 'tool_result');
+    const toolResult = messages
+      .flatMap((m) => (Array.isArray(m.content) ? m.content : []))
+      .find((c: any) => c?.type === 'tool_result');
     const marker = markerIn(text(messages));
     const id = `msg_${Date.now()}`;
     const usage = { input_tokens: 10, output_tokens: 5 };
     let block: any;
     let stop: string;
     if (hasTool && marker && !toolResult) {
-      block = { type: 'tool_use', id: `toolu_${Date.now()}`, name: TOOL, input: { target: 'channel:interop', content: marker } };
+      block = {
+        type: 'tool_use',
+        id: `toolu_${Date.now()}`,
+        name: TOOL,
+        input: { target: 'channel:interop', content: marker },
+      };
       stop = 'tool_use';
     } else {
       if (toolResult) s.results.push(text(toolResult.content));
-      block = { type: 'text', text: toolResult ? `done: ${text(toolResult.content).slice(0, 200)}` : 'ok' };
+      block = {
+        type: 'text',
+        text: toolResult ? `done: ${text(toolResult.content).slice(0, 200)}` : 'ok',
+      };
       stop = 'end_turn';
     }
-    const message = { id, type: 'message', role: 'assistant', model: body?.model ?? 'stand-in', content: [block], stop_reason: stop, stop_sequence: null, usage };
-    if (!body?.stream) return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(message));
-    const startBlock = block.type === 'tool_use' ? { ...block, input: {} } : { type: 'text', text: '' };
-    const delta = block.type === 'tool_use'
-      ? { type: 'input_json_delta', partial_json: JSON.stringify(block.input) }
-      : { type: 'text_delta', text: block.text };
+    const message = {
+      id,
+      type: 'message',
+      role: 'assistant',
+      model: body?.model ?? 'stand-in',
+      content: [block],
+      stop_reason: stop,
+      stop_sequence: null,
+      usage,
+    };
+    if (!body?.stream)
+      return void res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify(message));
+    const startBlock =
+      block.type === 'tool_use' ? { ...block, input: {} } : { type: 'text', text: '' };
+    const delta =
+      block.type === 'tool_use'
+        ? { type: 'input_json_delta', partial_json: JSON.stringify(block.input) }
+        : { type: 'text_delta', text: block.text };
     sse(res, [
-      ['message_start', { type: 'message_start', message: { ...message, content: [], stop_reason: null, usage: { input_tokens: 10, output_tokens: 1 } } }],
+      [
+        'message_start',
+        {
+          type: 'message_start',
+          message: {
+            ...message,
+            content: [],
+            stop_reason: null,
+            usage: { input_tokens: 10, output_tokens: 1 },
+          },
+        },
+      ],
       ['content_block_start', { type: 'content_block_start', index: 0, content_block: startBlock }],
       ['content_block_delta', { type: 'content_block_delta', index: 0, delta }],
       ['content_block_stop', { type: 'content_block_stop', index: 0 }],
-      ['message_delta', { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 5 } }],
+      [
+        'message_delta',
+        {
+          type: 'message_delta',
+          delta: { stop_reason: stop, stop_sequence: null },
+          usage: { output_tokens: 5 },
+        },
+      ],
       ['message_stop', { type: 'message_stop' }],
     ]);
   });
@@ -119,13 +171,21 @@ export function startAnthropicStandIn(): Promise<StandIn> {
 /** OpenAI Responses API (`POST /v1/responses`, streamed) as Codex calls it. */
 export function startOpenAIStandIn(): Promise<StandIn> {
   return start((path, body, res, s) => {
-    if (path.endsWith('/models')) return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"object":"list","data":[]}');
+    if (path.endsWith('/models'))
+      return void res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end('{"object":"list","data":[]}');
     if (!path.endsWith('/responses')) return void res.writeHead(404).end();
     const input: any[] = Array.isArray(body?.input) ? body.input : [];
     // Current Codex groups an MCP server's tools in a `namespace` tool (`mcp__agentteam` + `message_send`);
     // older builds list flat functions named `mcp__agentteam__message_send`.
     const tools: any[] = body?.tools ?? [];
-    const space = tools.find((t) => t?.type === 'namespace' && t?.name === 'mcp__agentteam' && (t.tools ?? []).some((x: any) => x?.name === 'message_send'));
+    const space = tools.find(
+      (t) =>
+        t?.type === 'namespace' &&
+        t?.name === 'mcp__agentteam' &&
+        (t.tools ?? []).some((x: any) => x?.name === 'message_send'),
+    );
     const flat = tools.some((t) => (t?.name ?? t?.function?.name) === TOOL);
     const output = input.find((i) => i?.type === 'function_call_output');
     const marker = markerIn(text(input));
@@ -134,15 +194,51 @@ export function startOpenAIStandIn(): Promise<StandIn> {
     if (marker && !output && (space || flat)) {
       const args = JSON.stringify({ target: 'channel:interop', content: marker });
       const named = space ? { name: 'message_send', namespace: 'mcp__agentteam' } : { name: TOOL };
-      item = { type: 'function_call', id: `fc_${Date.now()}`, call_id: `call_${Date.now()}`, ...named, arguments: args, status: 'completed' };
+      item = {
+        type: 'function_call',
+        id: `fc_${Date.now()}`,
+        call_id: `call_${Date.now()}`,
+        ...named,
+        arguments: args,
+        status: 'completed',
+      };
     } else {
       if (output) s.results.push(text(output.output));
-      item = { type: 'message', id: `msg_${Date.now()}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: output ? `done: ${text(output.output).slice(0, 200)}` : 'ok', annotations: [] }] };
+      item = {
+        type: 'message',
+        id: `msg_${Date.now()}`,
+        role: 'assistant',
+        status: 'completed',
+        content: [
+          {
+            type: 'output_text',
+            text: output ? `done: ${text(output.output).slice(0, 200)}` : 'ok',
+            annotations: [],
+          },
+        ],
+      };
     }
-    const usage = { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 };
-    const response = { id, object: 'response', created_at: Math.floor(Date.now() / 1000), status: 'completed', model: body?.model ?? 'stand-in', output: [item], usage };
+    const usage = {
+      input_tokens: 10,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: 5,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: 15,
+    };
+    const response = {
+      id,
+      object: 'response',
+      created_at: Math.floor(Date.now() / 1000),
+      status: 'completed',
+      model: body?.model ?? 'stand-in',
+      output: [item],
+      usage,
+    };
     sse(res, [
-      ['response.created', { type: 'response.created', response: { ...response, status: 'in_progress', output: [] } }],
+      [
+        'response.created',
+        { type: 'response.created', response: { ...response, status: 'in_progress', output: [] } },
+      ],
       ['response.output_item.added', { type: 'response.output_item.added', output_index: 0, item }],
       ['response.output_item.done', { type: 'response.output_item.done', output_index: 0, item }],
       ['response.completed', { type: 'response.completed', response }],
@@ -153,7 +249,12 @@ export function startOpenAIStandIn(): Promise<StandIn> {
 /** What the app-server stand-in told each thread to call, and the answers it got back, by call id. */
 export interface AppServerStandIn extends StandIn {
   /** `primary` or `child`, the tool asked for, and the output Codex returned (once it came). */
-  readonly calls: { who: 'primary' | 'child'; tool: string; callId: string; output: string | null }[];
+  readonly calls: {
+    who: 'primary' | 'child';
+    tool: string;
+    callId: string;
+    output: string | null;
+  }[];
 }
 
 const AGENTTEAM_NS = 'agentteam';
@@ -171,7 +272,10 @@ export function startAppServerStandIn(): Promise<AppServerStandIn> {
   const calls: AppServerStandIn['calls'] = [];
   let n = 0;
   return start((path, body, res) => {
-    if (path.endsWith('/models')) return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"object":"list","data":[]}');
+    if (path.endsWith('/models'))
+      return void res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end('{"object":"list","data":[]}');
     if (!path.endsWith('/responses')) return void res.writeHead(404).end();
     const input: any[] = Array.isArray(body?.input) ? body.input : [];
     for (const o of input.filter((i) => i?.type === 'function_call_output')) {
@@ -181,16 +285,50 @@ export function startAppServerStandIn(): Promise<AppServerStandIn> {
     const all = text(input);
     const child = /CHILDTASK/.test(all) && /NEW_TASK/.test(all) && !/Send interop-/.test(all);
     const marker = child ? undefined : markerIn(all);
-    const done = new Set(input.filter((i) => i?.type === 'function_call').map((i) => `${i.namespace ?? ''}.${i.name}`));
-    const has = (t: string) => (body?.tools ?? []).some((x: any) => x?.type === 'namespace' && x?.name === AGENTTEAM_NS && (x.tools ?? []).some((y: any) => y?.name === t));
+    const done = new Set(
+      input.filter((i) => i?.type === 'function_call').map((i) => `${i.namespace ?? ''}.${i.name}`),
+    );
+    const has = (t: string) =>
+      (body?.tools ?? []).some(
+        (x: any) =>
+          x?.type === 'namespace' &&
+          x?.name === AGENTTEAM_NS &&
+          (x.tools ?? []).some((y: any) => y?.name === t),
+      );
     let next: { namespace: string; name: string; args: unknown } | null = null;
     if (child) {
-      if (!done.has(`${AGENTTEAM_NS}.message_send`) && has('message_send')) next = { namespace: AGENTTEAM_NS, name: 'message_send', args: { target: 'channel:interop', content: 'interop-child-send' } };
-      else if (!done.has(`${AGENTTEAM_NS}.message_history_read`) && has('message_history_read')) next = { namespace: AGENTTEAM_NS, name: 'message_history_read', args: { target: 'channel:interop' } };
+      if (!done.has(`${AGENTTEAM_NS}.message_send`) && has('message_send'))
+        next = {
+          namespace: AGENTTEAM_NS,
+          name: 'message_send',
+          args: { target: 'channel:interop', content: 'interop-child-send' },
+        };
+      else if (!done.has(`${AGENTTEAM_NS}.message_history_read`) && has('message_history_read'))
+        next = {
+          namespace: AGENTTEAM_NS,
+          name: 'message_history_read',
+          args: { target: 'channel:interop' },
+        };
     } else if (marker) {
-      if (!done.has(`${AGENTTEAM_NS}.message_send`) && has('message_send')) next = { namespace: AGENTTEAM_NS, name: 'message_send', args: { target: 'channel:interop', content: marker } };
-      else if (!done.has('collaboration.spawn_agent') && (body?.tools ?? []).some((x: any) => x?.name === 'collaboration')) {
-        next = { namespace: 'collaboration', name: 'spawn_agent', args: { task_name: 'reader', message: 'CHILDTASK: read channel:interop and report back', fork_turns: 'none' } };
+      if (!done.has(`${AGENTTEAM_NS}.message_send`) && has('message_send'))
+        next = {
+          namespace: AGENTTEAM_NS,
+          name: 'message_send',
+          args: { target: 'channel:interop', content: marker },
+        };
+      else if (
+        !done.has('collaboration.spawn_agent') &&
+        (body?.tools ?? []).some((x: any) => x?.name === 'collaboration')
+      ) {
+        next = {
+          namespace: 'collaboration',
+          name: 'spawn_agent',
+          args: {
+            task_name: 'reader',
+            message: 'CHILDTASK: read channel:interop and report back',
+            fork_turns: 'none',
+          },
+        };
       }
     }
     const id = ++n;
@@ -198,14 +336,47 @@ export function startAppServerStandIn(): Promise<AppServerStandIn> {
     if (next) {
       const callId = `call_as_${id}`;
       calls.push({ who: child ? 'child' : 'primary', tool: next.name, callId, output: null });
-      item = { type: 'function_call', id: `fc_${id}`, call_id: callId, name: next.name, namespace: next.namespace, arguments: JSON.stringify(next.args), status: 'completed' };
+      item = {
+        type: 'function_call',
+        id: `fc_${id}`,
+        call_id: callId,
+        name: next.name,
+        namespace: next.namespace,
+        arguments: JSON.stringify(next.args),
+        status: 'completed',
+      };
     } else {
-      item = { type: 'message', id: `msg_as_${id}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: child ? 'child: done' : 'primary: done', annotations: [] }] };
+      item = {
+        type: 'message',
+        id: `msg_as_${id}`,
+        role: 'assistant',
+        status: 'completed',
+        content: [
+          { type: 'output_text', text: child ? 'child: done' : 'primary: done', annotations: [] },
+        ],
+      };
     }
-    const usage = { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 };
-    const response = { id: `resp_as_${id}`, object: 'response', created_at: Math.floor(Date.now() / 1000), status: 'completed', model: body?.model ?? 'stand-in', output: [item], usage };
+    const usage = {
+      input_tokens: 10,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: 5,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: 15,
+    };
+    const response = {
+      id: `resp_as_${id}`,
+      object: 'response',
+      created_at: Math.floor(Date.now() / 1000),
+      status: 'completed',
+      model: body?.model ?? 'stand-in',
+      output: [item],
+      usage,
+    };
     sse(res, [
-      ['response.created', { type: 'response.created', response: { ...response, status: 'in_progress', output: [] } }],
+      [
+        'response.created',
+        { type: 'response.created', response: { ...response, status: 'in_progress', output: [] } },
+      ],
       ['response.output_item.added', { type: 'response.output_item.added', output_index: 0, item }],
       ['response.output_item.done', { type: 'response.output_item.done', output_index: 0, item }],
       ['response.completed', { type: 'response.completed', response }],

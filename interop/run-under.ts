@@ -77,7 +77,9 @@ export async function runUnder(ctx: CheckContext, o: RunOptions): Promise<Ran> {
   const home = mkdtempSync(join(tmpdir(), 'agentteam-interop-home-'));
   o.setup?.(home);
   const inherited = { ...process.env };
-  for (const k of Object.keys(inherited)) if (/^(ANTHROPIC_|OPENAI_|CODEX_|OPENCODE_|CLAUDE_)/i.test(k) || /_proxy$/i.test(k)) delete inherited[k];
+  for (const k of Object.keys(inherited))
+    if (/^(ANTHROPIC_|OPENAI_|CODEX_|OPENCODE_|CLAUDE_)/i.test(k) || /_proxy$/i.test(k))
+      delete inherited[k];
   const env = {
     ...inherited,
     HOME: home,
@@ -85,15 +87,39 @@ export async function runUnder(ctx: CheckContext, o: RunOptions): Promise<Ran> {
     XDG_DATA_HOME: join(home, '.local', 'share'),
     XDG_CACHE_HOME: join(home, '.cache'),
     XDG_STATE_HOME: join(home, '.local', 'state'),
-    HTTP_PROXY: DEAD_PROXY, HTTPS_PROXY: DEAD_PROXY, ALL_PROXY: DEAD_PROXY,
-    http_proxy: DEAD_PROXY, https_proxy: DEAD_PROXY, all_proxy: DEAD_PROXY,
-    NO_PROXY: '127.0.0.1,localhost', no_proxy: '127.0.0.1,localhost',
+    HTTP_PROXY: DEAD_PROXY,
+    HTTPS_PROXY: DEAD_PROXY,
+    ALL_PROXY: DEAD_PROXY,
+    http_proxy: DEAD_PROXY,
+    https_proxy: DEAD_PROXY,
+    all_proxy: DEAD_PROXY,
+    NO_PROXY: '127.0.0.1,localhost',
+    no_proxy: '127.0.0.1,localhost',
     PATH: [ctx.nodeDir, ctx.binDir, process.env.PATH ?? ''].filter(Boolean).join(delimiter),
     AGENTTEAM_HOME: ctx.daemon.home,
     ...o.env,
   };
-  const args = [BIN, 'run', '--server', 'local', '--agent', o.agent, '--runtime', o.runtime, '--ttl', String(o.ttl), ...(o.runArgs ?? []), '--', ...(o.command ?? ['sh', '-c', o.script])];
-  const child = spawn(process.execPath, args, { env, cwd: home, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const args = [
+    BIN,
+    'run',
+    '--server',
+    'local',
+    '--agent',
+    o.agent,
+    '--runtime',
+    o.runtime,
+    '--ttl',
+    String(o.ttl),
+    ...(o.runArgs ?? []),
+    '--',
+    ...(o.command ?? ['sh', '-c', o.script]),
+  ];
+  const child = spawn(process.execPath, args, {
+    env,
+    cwd: home,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -123,23 +149,35 @@ export function tail(s: string, n = 1500): string {
 export function expectRounds(ran: Ran, what: string): void {
   const tokens = new Set([...ran.stdout.matchAll(/^interop-token (.*)$/gm)].map((m) => m[1]));
   if (ran.code !== 0 || tokens.size < ROUNDS) {
-    throw new Error(`${what}: exit ${ran.code}, ${tokens.size} token generations\nstdout: ${tail(ran.stdout)}\nstderr: ${tail(ran.stderr)}`);
+    throw new Error(
+      `${what}: exit ${ran.code}, ${tokens.size} token generations\nstdout: ${tail(ran.stdout)}\nstderr: ${tail(ran.stderr)}`,
+    );
   }
 }
 
 /** The marker contents a stand-in saw come back from message_send, in order. */
 export function sentThrough(m: StandIn): string[] {
-  return m.results.map((r) => /"content":"(interop-[a-z]+-\d+)"/.exec(r)?.[1] ?? `? ${r.slice(0, 120)}`);
+  return m.results.map(
+    (r) => /"content":"(interop-[a-z]+-\d+)"/.exec(r)?.[1] ?? `? ${r.slice(0, 120)}`,
+  );
 }
 
 export function expectMarkers(got: string[], name: string, ran: Ran): void {
   const want = Array.from({ length: ROUNDS }, (_, i) => `interop-${name}-${i + 1}`);
   if (JSON.stringify(got) !== JSON.stringify(want)) {
-    throw new Error(`expected ${want.join(', ')} to be sent, got [${got.join(', ')}]\nstdout: ${tail(ran.stdout)}\nstderr: ${tail(ran.stderr)}`);
+    throw new Error(
+      `expected ${want.join(', ')} to be sent, got [${got.join(', ')}]\nstdout: ${tail(ran.stdout)}\nstderr: ${tail(ran.stderr)}`,
+    );
   }
 }
 
 export async function versionOf(ctx: CheckContext, cmd: string): Promise<string> {
-  const ran = await runUnder(ctx, { runtime: 'generic', agent: 'version', ttl: 60, script: cmd, timeoutMs: 30_000 });
+  const ran = await runUnder(ctx, {
+    runtime: 'generic',
+    agent: 'version',
+    ttl: 60,
+    script: cmd,
+    timeoutMs: 30_000,
+  });
   return ran.stdout.trim().split('\n')[0] ?? '?';
 }

@@ -1,5 +1,12 @@
 import { startDaemon } from '../test/harness/daemon.js';
-import { checkClaude, checkConformance, checkInspector, checkMcpRemote, checkOpencode, checkPython } from './clients.js';
+import {
+  checkClaude,
+  checkConformance,
+  checkInspector,
+  checkMcpRemote,
+  checkOpencode,
+  checkPython,
+} from './clients.js';
 import { checkCodex } from './codex.js';
 import type { CheckContext, CheckResult } from './run-under.js';
 import { checkCodexAppServer } from './codex-app-server.js';
@@ -13,10 +20,17 @@ import { ensureNpm, ensurePython, NPM_CLIENTS, PYTHON_SDK, type Installed } from
  * any client failed. Not part of `npm test`: it downloads clients and takes
  * minutes.
  */
-type Row = { client: string; status: 'PASS' | 'SKIP' | 'FAIL'; version: string; detail: string; seconds: number };
+type Row = {
+  client: string;
+  status: 'PASS' | 'SKIP' | 'FAIL';
+  version: string;
+  detail: string;
+  seconds: number;
+};
 
 const only = new Set(process.argv.slice(2));
-const wanted = (id: string) => only.size === 0 || only.has(id) || (only.has('codex') && id === 'codex-app-server');
+const wanted = (id: string) =>
+  only.size === 0 || only.has(id) || (only.has('codex') && id === 'codex-app-server');
 
 interface Plan {
   id: string;
@@ -27,15 +41,55 @@ interface Plan {
 
 const npm = (id: string) => NPM_CLIENTS.find((c) => c.id === id)!;
 const PLANS: Plan[] = [
-  { id: 'python-sdk', install: ensurePython, pinned: `${PYTHON_SDK.pkg} ${PYTHON_SDK.version}`, run: (ctx) => checkPython(ctx) },
-  { id: 'inspector', install: () => ensureNpm(npm('inspector')), pinned: npm('inspector').version, run: checkInspector },
-  { id: 'claude', install: () => ensureNpm(npm('claude')), pinned: npm('claude').version, run: (ctx) => checkClaude(ctx) },
-  { id: 'codex', install: () => ensureNpm(npm('codex')), pinned: npm('codex').version, run: (ctx) => checkCodex(ctx) },
+  {
+    id: 'python-sdk',
+    install: ensurePython,
+    pinned: `${PYTHON_SDK.pkg} ${PYTHON_SDK.version}`,
+    run: (ctx) => checkPython(ctx),
+  },
+  {
+    id: 'inspector',
+    install: () => ensureNpm(npm('inspector')),
+    pinned: npm('inspector').version,
+    run: checkInspector,
+  },
+  {
+    id: 'claude',
+    install: () => ensureNpm(npm('claude')),
+    pinned: npm('claude').version,
+    run: (ctx) => checkClaude(ctx),
+  },
+  {
+    id: 'codex',
+    install: () => ensureNpm(npm('codex')),
+    pinned: npm('codex').version,
+    run: (ctx) => checkCodex(ctx),
+  },
   // The same pinned Codex, driven by the daemon as an app server; `-- codex` runs both.
-  { id: 'codex-app-server', install: () => ensureNpm(npm('codex')), pinned: npm('codex').version, run: (ctx) => checkCodexAppServer(ctx) },
-  { id: 'opencode', install: () => ensureNpm(npm('opencode')), pinned: npm('opencode').version, run: (ctx) => checkOpencode(ctx) },
-  { id: 'mcp-remote', install: () => ensureNpm(npm('mcp-remote')), pinned: npm('mcp-remote').version, run: checkMcpRemote },
-  { id: 'conformance', install: () => ensureNpm(npm('conformance')), pinned: npm('conformance').version, run: checkConformance },
+  {
+    id: 'codex-app-server',
+    install: () => ensureNpm(npm('codex')),
+    pinned: npm('codex').version,
+    run: (ctx) => checkCodexAppServer(ctx),
+  },
+  {
+    id: 'opencode',
+    install: () => ensureNpm(npm('opencode')),
+    pinned: npm('opencode').version,
+    run: (ctx) => checkOpencode(ctx),
+  },
+  {
+    id: 'mcp-remote',
+    install: () => ensureNpm(npm('mcp-remote')),
+    pinned: npm('mcp-remote').version,
+    run: checkMcpRemote,
+  },
+  {
+    id: 'conformance',
+    install: () => ensureNpm(npm('conformance')),
+    pinned: npm('conformance').version,
+    run: checkConformance,
+  },
 ];
 
 const rows: Row[] = [];
@@ -47,18 +101,35 @@ try {
     process.stdout.write(`[interop] ${plan.id} (${plan.pinned}) ...\n`);
     const installed = await plan.install();
     if (!installed.ok) {
-      rows.push({ client: plan.id, status: 'SKIP', version: plan.pinned, detail: installed.reason, seconds: seconds() });
+      rows.push({
+        client: plan.id,
+        status: 'SKIP',
+        version: plan.pinned,
+        detail: installed.reason,
+        seconds: seconds(),
+      });
       continue;
     }
-    const ctx: CheckContext = plan.id === 'python-sdk'
-      ? { daemon, binDir: '', pythonPath: installed.dir }
-      : { daemon, binDir: installed.dir, ...(installed.nodeDir ? { nodeDir: installed.nodeDir } : {}) };
+    const ctx: CheckContext =
+      plan.id === 'python-sdk'
+        ? { daemon, binDir: '', pythonPath: installed.dir }
+        : {
+            daemon,
+            binDir: installed.dir,
+            ...(installed.nodeDir ? { nodeDir: installed.nodeDir } : {}),
+          };
     try {
       const r = await plan.run(ctx, plan.pinned);
       const version = installed.note ? `${r.version} ${installed.note}` : r.version;
       rows.push({ client: plan.id, status: 'PASS', version, detail: r.detail, seconds: seconds() });
     } catch (err) {
-      rows.push({ client: plan.id, status: 'FAIL', version: plan.pinned, detail: (err as Error).message, seconds: seconds() });
+      rows.push({
+        client: plan.id,
+        status: 'FAIL',
+        version: plan.pinned,
+        detail: (err as Error).message,
+        seconds: seconds(),
+      });
     }
     const last = rows[rows.length - 1]!;
     process.stdout.write(`[interop] ${last.status} ${plan.id} in ${last.seconds} s\n`);
@@ -68,5 +139,8 @@ try {
 }
 
 process.stdout.write(`\nagentteam interop (Node ${process.version})\n`);
-for (const r of rows) process.stdout.write(`${r.status}  ${r.client.padEnd(11)} ${r.version}  [${r.seconds} s]\n      ${r.detail.split('\n').join('\n      ')}\n`);
+for (const r of rows)
+  process.stdout.write(
+    `${r.status}  ${r.client.padEnd(11)} ${r.version}  [${r.seconds} s]\n      ${r.detail.split('\n').join('\n      ')}\n`,
+  );
 process.exitCode = rows.some((r) => r.status === 'FAIL') ? 1 : 0;

@@ -12,7 +12,12 @@ if (!marker || sep !== '--' || !command) {
   process.stderr.write('usage: stdio-probe <marker> -- CMD [ARGS...]\n');
   process.exit(2);
 }
-const transport = new StdioClientTransport({ command, args, env: process.env as Record<string, string>, stderr: 'inherit' });
+const transport = new StdioClientTransport({
+  command,
+  args,
+  env: process.env as Record<string, string>,
+  stderr: 'inherit',
+});
 const client = new Client({ name: 'agentteam-interop', version: '1' });
 const timer = setTimeout(() => {
   process.stderr.write('stdio-probe: no answer within 60 s\n');
@@ -21,9 +26,16 @@ const timer = setTimeout(() => {
 try {
   await client.connect(transport);
   const tools = (await client.listTools()).tools.map((t) => t.name).sort();
-  const res = await client.callTool({ name: 'message_send', arguments: { target: 'channel:interop', content: marker } });
-  const sent = (res.structuredContent as { message?: { content?: string } } | undefined)?.message?.content ?? null;
-  process.stdout.write(`${JSON.stringify({ tools, isError: res.isError === true, sent, server: client.getServerVersion() })}\n`);
+  const res = await client.callTool({
+    name: 'message_send',
+    arguments: { target: 'channel:interop', content: marker },
+  });
+  const sent =
+    (res.structuredContent as { message?: { content?: string } } | undefined)?.message?.content ??
+    null;
+  process.stdout.write(
+    `${JSON.stringify({ tools, isError: res.isError === true, sent, server: client.getServerVersion() })}\n`,
+  );
 } finally {
   clearTimeout(timer);
   await client.close().catch(() => undefined);

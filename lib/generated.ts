@@ -37,7 +37,8 @@ export function schemaFile(name: string): string {
  */
 export function helpFile(domain?: string, action?: string): string {
   // "_index" cannot collide with a domain: names have no underscore.
-  const name = domain === undefined ? '_index' : action === undefined ? domain : `${domain}.${action}`;
+  const name =
+    domain === undefined ? '_index' : action === undefined ? domain : `${domain}.${action}`;
   return join(GENERATED_DIR, 'help', `${name}.txt`);
 }
 

@@ -11,7 +11,10 @@ export function resolveHome(env: NodeJS.ProcessEnv = process.env): string {
 /** The home cannot be used (missing parent that cannot be made, not a directory, no permission). */
 export class HomeError extends Error {
   override name = 'HomeError';
-  constructor(readonly home: string, reason: string) {
+  constructor(
+    readonly home: string,
+    reason: string,
+  ) {
     super(`cannot use ${home} as AGENTTEAM_HOME: ${reason}`);
   }
 }
@@ -51,11 +54,16 @@ function makeDirs(home: string): void {
       const code = (err as NodeJS.ErrnoException).code;
       if (code !== 'ENOENT') throw new HomeError(home, reasonOf(err, p));
       if (dirname(p) === p) throw new HomeError(home, reasonOf(err, p));
-      if (missing.length >= MAX_HOME_DEPTH) throw new HomeError(home, `more than ${MAX_HOME_DEPTH} of its directories are missing`);
+      if (missing.length >= MAX_HOME_DEPTH)
+        throw new HomeError(home, `more than ${MAX_HOME_DEPTH} of its directories are missing`);
       missing.push(p);
       continue;
     }
-    if (!isDir) throw new HomeError(home, p === home ? 'it exists and is not a directory' : `${p} is not a directory`);
+    if (!isDir)
+      throw new HomeError(
+        home,
+        p === home ? 'it exists and is not a directory' : `${p} is not a directory`,
+      );
     break;
   }
   for (const p of missing.reverse()) {
@@ -63,7 +71,11 @@ function makeDirs(home: string): void {
       mkdirSync(p, { mode: 0o700 });
     } catch (err) {
       // Made by someone else meanwhile is fine if it is a directory.
-      if ((err as NodeJS.ErrnoException).code === 'EEXIST' && statSync(p, { throwIfNoEntry: false })?.isDirectory()) continue;
+      if (
+        (err as NodeJS.ErrnoException).code === 'EEXIST' &&
+        statSync(p, { throwIfNoEntry: false })?.isDirectory()
+      )
+        continue;
       throw new HomeError(home, reasonOf(err, p));
     }
   }

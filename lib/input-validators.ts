@@ -16,7 +16,10 @@ export interface AjvErrorLike {
  * validators rewritten by lib/validator-cap.ts: the exact number of problems,
  * of which only the first few are in `errors` (an entry may be a hole).
  */
-export type ValidateFunction = ((data: unknown) => boolean) & { errors?: readonly (AjvErrorLike | undefined)[] | null; errorCount?: number };
+export type ValidateFunction = ((data: unknown) => boolean) & {
+  errors?: readonly (AjvErrorLike | undefined)[] | null;
+  errorCount?: number;
+};
 
 export type InputCheckResult =
   | { readonly ok: true }
@@ -36,7 +39,10 @@ function pointerToken(name: string): string {
  * problems are turned into details; the remaining errors are only counted, so
  * a body with 100 000 unknown fields costs no 100 000 strings.
  */
-export function detailsOf(errors: readonly (AjvErrorLike | undefined)[], total = errors.length): { details: ErrorDetail[]; detailsOmitted?: number } {
+export function detailsOf(
+  errors: readonly (AjvErrorLike | undefined)[],
+  total = errors.length,
+): { details: ErrorDetail[]; detailsOmitted?: number } {
   const out: ErrorDetail[] = [];
   const seen = new Set<string>();
   let i = 0;
@@ -48,7 +54,10 @@ export function detailsOf(errors: readonly (AjvErrorLike | undefined)[], total =
     if (e.keyword === 'required' && typeof e.params.missingProperty === 'string') {
       path = `${path}/${pointerToken(e.params.missingProperty)}`;
       message = 'is required';
-    } else if (e.keyword === 'additionalProperties' && typeof e.params.additionalProperty === 'string') {
+    } else if (
+      e.keyword === 'additionalProperties' &&
+      typeof e.params.additionalProperty === 'string'
+    ) {
       path = `${path}/${pointerToken(e.params.additionalProperty)}`;
       message = 'is not a known field';
     } else if (e.keyword === 'enum' && Array.isArray(e.params.allowedValues)) {
@@ -68,7 +77,10 @@ export const ENUM_VALUES_SHOWN = 20;
 
 /** `must be one of "a", "b" (and 3 more)`: the allowed values, bounded (the detail's byte limit cuts the rest). */
 function enumMessage(values: readonly unknown[]): string {
-  const shown = values.slice(0, ENUM_VALUES_SHOWN).map((v) => JSON.stringify(v)).join(', ');
+  const shown = values
+    .slice(0, ENUM_VALUES_SHOWN)
+    .map((v) => JSON.stringify(v))
+    .join(', ');
   const rest = values.length - ENUM_VALUES_SHOWN;
   return `must be one of ${shown}${rest > 0 ? ` (and ${rest} more)` : ''}`;
 }
@@ -101,7 +113,10 @@ async function requireFunction(): Promise<NodeJS.Require> {
  * build did not generate. Shared by the CLI (local validation) and the daemon
  * (server-side validation), so both apply exactly the same schema.
  */
-export async function loadInputValidator(domain: string, action: string): Promise<InputCheck | undefined> {
+export async function loadInputValidator(
+  domain: string,
+  action: string,
+): Promise<InputCheck | undefined> {
   if (!NAME_PATTERN.test(domain) || !NAME_PATTERN.test(action)) return undefined;
   const file = validatorFile(domain, action);
   // Checked first so that a broken generated module still fails loudly instead of reading as "unknown action".

@@ -7,8 +7,13 @@
  * real parse runs.
  */
 
-type FrameProblem = { readonly kind: 'utf8' | 'syntax' | 'duplicate_key' | 'depth'; readonly message: string };
-type FrameResult = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly problem: FrameProblem };
+type FrameProblem = {
+  readonly kind: 'utf8' | 'syntax' | 'duplicate_key' | 'depth';
+  readonly message: string;
+};
+type FrameResult =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly problem: FrameProblem };
 
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
@@ -24,7 +29,13 @@ export function decodeFrame(bytes: Uint8Array, maxDepth: number): FrameResult {
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch (err) {
-    return { ok: false, problem: { kind: 'syntax', message: `the frame is not one JSON value (${(err as Error).message.slice(0, 120)})` } };
+    return {
+      ok: false,
+      problem: {
+        kind: 'syntax',
+        message: `the frame is not one JSON value (${(err as Error).message.slice(0, 120)})`,
+      },
+    };
   }
 }
 
@@ -76,7 +87,8 @@ export function scanJson(text: string, maxDepth: number, noun = 'frame'): FrameP
       const top = stack[stack.length - 1];
       if (top && top.expectKey) {
         let key: string;
-        if (!escaped) key = text.slice(i + 1, j); // no escapes: the raw text is the key (JSON.parse still checks it later)
+        if (!escaped)
+          key = text.slice(i + 1, j); // no escapes: the raw text is the key (JSON.parse still checks it later)
         else {
           try {
             key = JSON.parse(text.slice(i, j + 1)) as string;
@@ -84,12 +96,17 @@ export function scanJson(text: string, maxDepth: number, noun = 'frame'): FrameP
             return { kind: 'syntax', message: `the ${noun} has a malformed object key` };
           }
         }
-        if (!addKey(top, key)) return { kind: 'duplicate_key', message: `the ${noun} repeats the object key ${JSON.stringify(key.slice(0, 64))}` };
+        if (!addKey(top, key))
+          return {
+            kind: 'duplicate_key',
+            message: `the ${noun} repeats the object key ${JSON.stringify(key.slice(0, 64))}`,
+          };
         top.expectKey = false;
       }
       i = j;
     } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
-      if (stack.length >= maxDepth) return { kind: 'depth', message: `the ${noun} nests deeper than ${maxDepth} levels` };
+      if (stack.length >= maxDepth)
+        return { kind: 'depth', message: `the ${noun} nests deeper than ${maxDepth} levels` };
       stack.push(c === 0x7b ? { keys: [], expectKey: true } : null);
     } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
       stack.pop();

@@ -29,23 +29,38 @@ interface BackupResult {
  * `home` is the daemon's home: a copy is never written inside it, where
  * `--force` could replace the live store (or its WAL) under the daemon.
  */
-export async function backupSqlite(db: BetterSqlite3.Database, dest: string, overwrite: boolean, home: string): Promise<BackupResult> {
-  if (!isAbsolute(dest)) throw new BackupTargetError(`the backup path must be absolute, got "${dest}"`);
+export async function backupSqlite(
+  db: BetterSqlite3.Database,
+  dest: string,
+  overwrite: boolean,
+  home: string,
+): Promise<BackupResult> {
+  if (!isAbsolute(dest))
+    throw new BackupTargetError(`the backup path must be absolute, got "${dest}"`);
   const realDir = realpathOrNull(dirname(dest));
   const realHome = realpathOrNull(home) ?? home;
   if (realDir && (realDir === realHome || realDir.startsWith(realHome + sep))) {
-    throw new BackupTargetError(`refusing to write the backup inside the daemon's home (${home}); choose a path outside it`);
+    throw new BackupTargetError(
+      `refusing to write the backup inside the daemon's home (${home}); choose a path outside it`,
+    );
   }
   const existing = lstatOrNull(dest);
-  if (existing && !overwrite) throw new BackupTargetError(`${dest} already exists (pass --force to overwrite it)`);
+  if (existing && !overwrite)
+    throw new BackupTargetError(`${dest} already exists (pass --force to overwrite it)`);
   if (existing?.isDirectory()) throw new BackupTargetError(`${dest} is a directory`);
   const started = Date.now();
   const tmp = join(dirname(dest), `.${basename(dest)}.${randomBytes(6).toString('hex')}.tmp`);
   let fd: number;
   try {
-    fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
+    fd = fs.openSync(
+      tmp,
+      fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
+      0o600,
+    );
   } catch (err) {
-    throw new BackupTargetError(`cannot write into ${dirname(dest)}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw new BackupTargetError(
+      `cannot write into ${dirname(dest)}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
   }
   fs.fchmodSync(fd, 0o600);
   fs.closeSync(fd);
@@ -57,12 +72,18 @@ export async function backupSqlite(db: BetterSqlite3.Database, dest: string, ove
       try {
         fs.linkSync(tmp, dest);
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new BackupTargetError(`${dest} already exists (pass --force to overwrite it)`);
+        if ((err as NodeJS.ErrnoException).code === 'EEXIST')
+          throw new BackupTargetError(`${dest} already exists (pass --force to overwrite it)`);
         throw err;
       }
       fs.unlinkSync(tmp);
     }
-    return { path: dest, bytes: fs.statSync(dest).size, pages: r.totalPages, ms: Date.now() - started };
+    return {
+      path: dest,
+      bytes: fs.statSync(dest).size,
+      pages: r.totalPages,
+      ms: Date.now() - started,
+    };
   } finally {
     for (const f of [tmp, `${tmp}-journal`]) fs.rmSync(f, { force: true });
   }

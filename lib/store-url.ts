@@ -26,7 +26,9 @@ function decodePart(part: string, what: string): string {
   try {
     return decodeURIComponent(part);
   } catch {
-    throw new StoreUrlError(`the store URL's ${what} has a malformed percent-escape; write a literal % as %25`);
+    throw new StoreUrlError(
+      `the store URL's ${what} has a malformed percent-escape; write a literal % as %25`,
+    );
   }
 }
 
@@ -36,14 +38,24 @@ export function parseStoreUrl(raw: string): StoreUrl {
   try {
     u = new URL(raw);
   } catch {
-    throw new StoreUrlError('the store URL is not a URL; expected postgres://USER:PASSWORD@HOST:PORT/DATABASE');
+    throw new StoreUrlError(
+      'the store URL is not a URL; expected postgres://USER:PASSWORD@HOST:PORT/DATABASE',
+    );
   }
   if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:') {
-    throw new StoreUrlError(`the store URL must start with postgres:// or postgresql:// (got ${u.protocol}//)`);
+    throw new StoreUrlError(
+      `the store URL must start with postgres:// or postgresql:// (got ${u.protocol}//)`,
+    );
   }
   const database = decodePart(u.pathname.replace(/^\//, ''), 'database name');
-  if (!u.hostname) throw new StoreUrlError('the store URL names no host; expected postgres://USER:PASSWORD@HOST:PORT/DATABASE');
-  if (!database || database.includes('/')) throw new StoreUrlError('the store URL names no database; expected postgres://USER:PASSWORD@HOST:PORT/DATABASE');
+  if (!u.hostname)
+    throw new StoreUrlError(
+      'the store URL names no host; expected postgres://USER:PASSWORD@HOST:PORT/DATABASE',
+    );
+  if (!database || database.includes('/'))
+    throw new StoreUrlError(
+      'the store URL names no database; expected postgres://USER:PASSWORD@HOST:PORT/DATABASE',
+    );
   const rawPassword = u.password;
   const password = rawPassword ? decodePart(rawPassword, 'password') : null;
   const queryPassword = u.searchParams.get('password');
@@ -51,7 +63,9 @@ export function parseStoreUrl(raw: string): StoreUrl {
   const location = `${u.hostname}:${port}/${database}`;
   const user = u.username ? `${u.username}${rawPassword || queryPassword ? ':***' : ''}@` : '';
   const masked = `${u.protocol}//${user}${u.hostname}:${port}/${encodeURIComponent(database)}${u.search ? '?…' : ''}`;
-  const secrets = [rawPassword, password, queryPassword, raw].filter((s): s is string => !!s).sort((a, b) => b.length - a.length);
+  const secrets = [rawPassword, password, queryPassword, raw]
+    .filter((s): s is string => !!s)
+    .sort((a, b) => b.length - a.length);
   return {
     connectionString: raw,
     location,

@@ -33,20 +33,31 @@ interface WireDefinition {
 }
 
 /** The keywords of Codex's JsonSchema (codex-rs/tools/src/json_schema.rs). */
-const CODEX_KEYWORDS = new Set(['type', 'description', 'enum', 'items', 'properties', 'required', 'additionalProperties', 'anyOf']);
+const CODEX_KEYWORDS = new Set([
+  'type',
+  'description',
+  'enum',
+  'items',
+  'properties',
+  'required',
+  'additionalProperties',
+  'anyOf',
+]);
 
 /** Codex's subset of a schema: its keywords only, `const` spelled as a one-value `enum`. */
-const codexSubset = (schema: unknown) => project(
-  schema,
-  (key) => key === 'const' || CODEX_KEYWORDS.has(key),
-  (key, value) => (key === 'const' ? ['enum', [value]] : [key, value]),
-);
+const codexSubset = (schema: unknown) =>
+  project(
+    schema,
+    (key) => key === 'const' || CODEX_KEYWORDS.has(key),
+    (key, value) => (key === 'const' ? ['enum', [value]] : [key, value]),
+  );
 
 /** A one-line account of the rule, printed with the report. */
 export const MODEL_VIEW_RULES: Record<RuntimeKind, string> = {
   claude: 'name, description, input_schema (a Claude API tool)',
-  codex: 'name, description, parameters in Codex\'s schema subset (a Responses API function tool)',
-  'codex-app-server': 'name, description, parameters in Codex\'s schema subset (a Responses API function tool)',
+  codex: "name, description, parameters in Codex's schema subset (a Responses API function tool)",
+  'codex-app-server':
+    "name, description, parameters in Codex's schema subset (a Responses API function tool)",
   opencode: 'name, description, input schema as a closed object (an AI SDK tool)',
   generic: 'name, description, input schema',
 };
@@ -61,9 +72,24 @@ export function modelView(runtime: RuntimeKind, definitionJson: string): string 
       return JSON.stringify({ name: d.name, description, input_schema: schema });
     case 'codex':
     case 'codex-app-server':
-      return JSON.stringify({ type: 'function', name: d.name, description, strict: false, parameters: codexSubset(schema) });
+      return JSON.stringify({
+        type: 'function',
+        name: d.name,
+        description,
+        strict: false,
+        parameters: codexSubset(schema),
+      });
     case 'opencode':
-      return JSON.stringify({ name: d.name, description, input_schema: { ...schema, type: 'object', properties: schema.properties ?? {}, additionalProperties: false } });
+      return JSON.stringify({
+        name: d.name,
+        description,
+        input_schema: {
+          ...schema,
+          type: 'object',
+          properties: schema.properties ?? {},
+          additionalProperties: false,
+        },
+      });
     case 'generic':
       return JSON.stringify({ name: d.name, description, inputSchema: schema });
   }

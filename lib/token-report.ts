@@ -66,19 +66,35 @@ const SURFACE_NAMES: Record<string, string> = {
   serverInstructions: 'server_instructions',
 };
 
-const share = (part: number, whole: number) => (whole > 0 ? Math.round((part / whole) * 10_000) / 10_000 : 0);
-const byTokens = <T extends Measure>(a: T, b: T) => b.tokens - a.tokens || b.bytes - a.bytes || a.name.localeCompare(b.name);
+const share = (part: number, whole: number) =>
+  whole > 0 ? Math.round((part / whole) * 10_000) / 10_000 : 0;
+const byTokens = <T extends Measure>(a: T, b: T) =>
+  b.tokens - a.tokens || b.bytes - a.bytes || a.name.localeCompare(b.name);
 
 /** The surfaces that make up the per-turn figure (the Exec index is inside the guidance, so it is not added again). */
 const PER_TURN = ['mcp_inventory', 'runtime_guidance', 'server_instructions'];
 
 /** Counts every surface and tool definition, on the wire and as the model sees it, and attributes a session's tool results per agentteam tool, largest first. */
-export function buildReport(input: SurfaceInput, count: Counter, tokenizer: string, session?: { file: string; parsed: SessionResults }): Report {
-  const measure = (name: string, text: string): Measure => ({ name, bytes: Buffer.byteLength(text), tokens: count(text) });
+export function buildReport(
+  input: SurfaceInput,
+  count: Counter,
+  tokenizer: string,
+  session?: { file: string; parsed: SessionResults },
+): Report {
+  const measure = (name: string, text: string): Measure => ({
+    name,
+    bytes: Buffer.byteLength(text),
+    tokens: count(text),
+  });
   const runtime = isRuntimeKind(input.runtime) ? input.runtime : 'generic';
   const defs = input.tools.map((t) => {
     const view = modelView(runtime, t.definition);
-    return { ...measure(t.name, t.definition), modelBytes: Buffer.byteLength(view), modelTokens: count(view), view };
+    return {
+      ...measure(t.name, t.definition),
+      modelBytes: Buffer.byteLength(view),
+      modelTokens: count(view),
+      view,
+    };
   });
   // A runtime lists its tools as one array of its own tool objects.
   const modelInventory = `[${defs.map((d) => d.view).join(',')}]`;
@@ -94,7 +110,9 @@ export function buildReport(input: SurfaceInput, count: Counter, tokenizer: stri
     tokenizer,
     modelView: MODEL_VIEW_RULES[runtime],
     surfaces,
-    tools: defs.map(({ view: _, ...d }) => ({ ...d, share: share(d.tokens, inventoryTokens) })).sort(byTokens),
+    tools: defs
+      .map(({ view: _, ...d }) => ({ ...d, share: share(d.tokens, inventoryTokens) }))
+      .sort(byTokens),
     perTurn: {
       bytes: turn.reduce((n, s) => n + s.modelBytes, 0),
       tokens: turn.reduce((n, s) => n + s.modelTokens, 0),
@@ -106,7 +124,10 @@ export function buildReport(input: SurfaceInput, count: Counter, tokenizer: stri
     const other = { calls: 0, bytes: 0, tokens: 0 };
     for (const r of session.parsed.results) {
       const m = measure(r.tool ?? '', r.text);
-      const slot = r.tool === null ? other : per.get(r.tool) ?? per.set(r.tool, { calls: 0, bytes: 0, tokens: 0 }).get(r.tool)!;
+      const slot =
+        r.tool === null
+          ? other
+          : (per.get(r.tool) ?? per.set(r.tool, { calls: 0, bytes: 0, tokens: 0 }).get(r.tool)!);
       slot.calls++;
       slot.bytes += m.bytes;
       slot.tokens += m.tokens;
@@ -117,7 +138,9 @@ export function buildReport(input: SurfaceInput, count: Counter, tokenizer: stri
       format: session.parsed.format,
       lines: session.parsed.lines,
       badLines: session.parsed.badLines,
-      tools: [...per].map(([name, v]) => ({ name, ...v, share: share(v.tokens, total) })).sort(byTokens),
+      tools: [...per]
+        .map(([name, v]) => ({ name, ...v, share: share(v.tokens, total) }))
+        .sort(byTokens),
       otherTools: other,
     };
   }
@@ -127,7 +150,14 @@ export function buildReport(input: SurfaceInput, count: Counter, tokenizer: stri
 function table(head: string[], rows: (string | number)[][]): string {
   const cells = [head, ...rows.map((r) => r.map(String))];
   const widths = head.map((_, i) => Math.max(...cells.map((r) => r[i]!.length)));
-  return cells.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd()).join('\n');
+  return cells
+    .map((r) =>
+      r
+        .map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
@@ -136,9 +166,15 @@ export function renderReport(r: Report): string {
   const out = [
     `agentteam token analyze: runtime ${r.runtime}, tokens counted with ${r.tokenizer}`,
     '',
-    table(['Surface', 'Bytes', 'Tokens'], r.surfaces.map((s) => [s.name, s.bytes, s.tokens])),
+    table(
+      ['Surface', 'Bytes', 'Tokens'],
+      r.surfaces.map((s) => [s.name, s.bytes, s.tokens]),
+    ),
     '',
-    table(['Tool definition', 'Bytes', 'Tokens', 'Share'], r.tools.map((t) => [t.name, t.bytes, t.tokens, pct(t.share)])),
+    table(
+      ['Tool definition', 'Bytes', 'Tokens', 'Share'],
+      r.tools.map((t) => [t.name, t.bytes, t.tokens, pct(t.share)]),
+    ),
     '',
     `What the model is sent (${r.modelView}); the tables above are the wire:`,
     '',
@@ -153,9 +189,23 @@ export function renderReport(r: Report): string {
   ];
   if (r.session) {
     const s = r.session;
-    out.push('', `Session ${s.file} (${s.format}, ${s.lines} lines${s.badLines ? `, ${s.badLines} unreadable` : ''}): agentteam tool results, largest first`, '');
-    out.push(s.tools.length === 0 ? '(no agentteam tool results)' : table(['Tool', 'Calls', 'Bytes', 'Tokens', 'Share'], s.tools.map((t) => [t.name, t.calls, t.bytes, t.tokens, pct(t.share)])));
-    out.push('', `Other tools: ${s.otherTools.calls} results, ${s.otherTools.bytes} bytes, ${s.otherTools.tokens} tokens`);
+    out.push(
+      '',
+      `Session ${s.file} (${s.format}, ${s.lines} lines${s.badLines ? `, ${s.badLines} unreadable` : ''}): agentteam tool results, largest first`,
+      '',
+    );
+    out.push(
+      s.tools.length === 0
+        ? '(no agentteam tool results)'
+        : table(
+            ['Tool', 'Calls', 'Bytes', 'Tokens', 'Share'],
+            s.tools.map((t) => [t.name, t.calls, t.bytes, t.tokens, pct(t.share)]),
+          ),
+    );
+    out.push(
+      '',
+      `Other tools: ${s.otherTools.calls} results, ${s.otherTools.bytes} bytes, ${s.otherTools.tokens} tokens`,
+    );
   }
   return out.join('\n') + '\n';
 }

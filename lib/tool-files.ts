@@ -1,4 +1,15 @@
-import { accessSync, closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, statSync, type Stats } from 'node:fs';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readSync,
+  statSync,
+  type Stats,
+} from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { checkDeclaration, lineColumn, type Declaration } from '../catalog/tool-declaration.js';
 
@@ -25,13 +36,27 @@ export interface DeclarationIssue {
 
 /** One line per problem: `file#/pointer: message` or `file:line:column: message`. */
 export function formatIssue(p: DeclarationIssue): string {
-  const where = p.pointer !== undefined ? `#${p.pointer}` : p.line !== undefined ? `:${p.line}:${p.column ?? 1}` : '';
+  const where =
+    p.pointer !== undefined
+      ? `#${p.pointer}`
+      : p.line !== undefined
+        ? `:${p.line}:${p.column ?? 1}`
+        : '';
   return `${p.file}${where}: ${p.message}`;
 }
 
 /** The program of argv[0]: a path (relative to `baseDir`) or a name searched on PATH; null when not an executable file. */
-export function resolveProgram(program: string, baseDir: string, path = process.env.PATH ?? ''): string | null {
-  const candidates = program.includes('/') ? [isAbsolute(program) ? program : resolve(baseDir, program)] : path.split(delimiter).filter(Boolean).map((d) => join(d, program));
+export function resolveProgram(
+  program: string,
+  baseDir: string,
+  path = process.env.PATH ?? '',
+): string | null {
+  const candidates = program.includes('/')
+    ? [isAbsolute(program) ? program : resolve(baseDir, program)]
+    : path
+        .split(delimiter)
+        .filter(Boolean)
+        .map((d) => join(d, program));
   for (const c of candidates) {
     try {
       if (statSync(c).isFile()) {
@@ -46,16 +71,28 @@ export function resolveProgram(program: string, baseDir: string, path = process.
 }
 
 /** Parses and checks every *.json file of `dir` (sorted by name); problems are appended. */
-export function readDeclarationFiles(dir: string, problems: DeclarationIssue[]): { file: string; decl: Declaration }[] {
+export function readDeclarationFiles(
+  dir: string,
+  problems: DeclarationIssue[],
+): { file: string; decl: Declaration }[] {
   let names: string[];
   try {
-    names = readdirSync(dir).filter((n) => n.endsWith('.json')).sort();
+    names = readdirSync(dir)
+      .filter((n) => n.endsWith('.json'))
+      .sort();
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') problems.push({ file: dir, message: `cannot read the tools directory: ${(err as Error).message}` });
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+      problems.push({
+        file: dir,
+        message: `cannot read the tools directory: ${(err as Error).message}`,
+      });
     return [];
   }
   if (names.length > MAX_DECLARATIONS) {
-    problems.push({ file: dir, message: `${names.length} declaration files; only the first ${MAX_DECLARATIONS} are read` });
+    problems.push({
+      file: dir,
+      message: `${names.length} declaration files; only the first ${MAX_DECLARATIONS} are read`,
+    });
     names = names.slice(0, MAX_DECLARATIONS);
   }
   const out: { file: string; decl: Declaration }[] = [];
@@ -68,7 +105,9 @@ export function readDeclarationFiles(dir: string, problems: DeclarationIssue[]):
 }
 
 /** Reads, parses and checks one declaration file (no registry, no program lookup). */
-export function checkDeclarationFile(file: string): { ok: true; file: string; decl: Declaration } | { ok: false; problems: DeclarationIssue[] } {
+export function checkDeclarationFile(
+  file: string,
+): { ok: true; file: string; decl: Declaration } | { ok: false; problems: DeclarationIssue[] } {
   let text: string;
   try {
     const read = readDeclarationText(file);
@@ -83,10 +122,17 @@ export function checkDeclarationFile(file: string): { ok: true; file: string; de
   } catch (err) {
     const at = /position (\d+)/.exec((err as Error).message);
     const where = at ? lineColumn(text, Number(at[1])) : undefined;
-    return { ok: false, problems: [{ file, ...(where ?? {}), message: `not valid JSON: ${(err as Error).message}` }] };
+    return {
+      ok: false,
+      problems: [{ file, ...(where ?? {}), message: `not valid JSON: ${(err as Error).message}` }],
+    };
   }
   const checked = checkDeclaration(doc);
-  if (!checked.ok) return { ok: false, problems: checked.problems.map((p) => ({ file, pointer: p.pointer, message: p.message })) };
+  if (!checked.ok)
+    return {
+      ok: false,
+      problems: checked.problems.map((p) => ({ file, pointer: p.pointer, message: p.message })),
+    };
   return { ok: true, file, decl: checked.decl };
 }
 
@@ -119,22 +165,27 @@ function kindOf(st: Stats): string {
 function readDeclarationText(file: string): string | { refused: string } {
   const seen = lstatSync(file);
   if (!seen.isFile()) return { refused: kindOf(seen) };
-  if (seen.size > MAX_DECLARATION_BYTES) return { refused: `larger than ${MAX_DECLARATION_BYTES} bytes` };
+  if (seen.size > MAX_DECLARATION_BYTES)
+    return { refused: `larger than ${MAX_DECLARATION_BYTES} bytes` };
   let fd: number;
   try {
     fd = openSync(file, OPEN_FLAGS);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ELOOP') return { refused: kindOf(lstatSync(file)) };
+    if ((err as NodeJS.ErrnoException).code === 'ELOOP')
+      return { refused: kindOf(lstatSync(file)) };
     throw err;
   }
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) return { refused: kindOf(st) };
-    if (st.dev !== seen.dev || st.ino !== seen.ino) return { refused: 'replaced while it was being read; it is read again at the next change' };
+    if (st.dev !== seen.dev || st.ino !== seen.ino)
+      return { refused: 'replaced while it was being read; it is read again at the next change' };
     const buf = Buffer.allocUnsafe(MAX_DECLARATION_BYTES + 1);
     let off = 0;
-    for (let n = 1; n > 0 && off < buf.length; off += n) n = readSync(fd, buf, off, buf.length - off, off);
-    if (off > MAX_DECLARATION_BYTES) return { refused: `larger than ${MAX_DECLARATION_BYTES} bytes` };
+    for (let n = 1; n > 0 && off < buf.length; off += n)
+      n = readSync(fd, buf, off, buf.length - off, off);
+    if (off > MAX_DECLARATION_BYTES)
+      return { refused: `larger than ${MAX_DECLARATION_BYTES} bytes` };
     return buf.subarray(0, off).toString('utf8');
   } finally {
     closeSync(fd);

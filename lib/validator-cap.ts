@@ -17,20 +17,32 @@
 export const MATERIALIZED_ERRORS = 64;
 
 const CREATE = /const (err\d+) = \{/g;
-const PUSH = /if\(vErrors === null\)\{vErrors = \[(err\d+)\];\}else \{vErrors\.push\(\1\);\}errors\+\+;/g;
+const PUSH =
+  /if\(vErrors === null\)\{vErrors = \[(err\d+)\];\}else \{vErrors\.push\(\1\);\}errors\+\+;/g;
 const FINISH = /(validate\d+)\.errors = vErrors;return errors === 0;/g;
 
-export function capValidatorErrors(code: string, cap = MATERIALIZED_ERRORS): { code: string; applied: boolean } {
+export function capValidatorErrors(
+  code: string,
+  cap = MATERIALIZED_ERRORS,
+): { code: string; applied: boolean } {
   const increments = code.match(/errors\+\+/g)?.length ?? 0;
   const pushes = code.match(PUSH)?.length ?? 0;
   const creates = code.match(CREATE)?.length ?? 0;
   const finishes = code.match(FINISH)?.length ?? 0;
   const unsafe = /errors = vErrors\.length|vErrors\[/.test(code);
-  if (unsafe || increments === 0 || increments !== pushes || creates !== pushes || finishes === 0) return { code, applied: false };
+  if (unsafe || increments === 0 || increments !== pushes || creates !== pushes || finishes === 0)
+    return { code, applied: false };
   const out = code
     .replace(CREATE, (_m, name: string) => `const ${name} = errors >= ${cap} ? null : {`)
-    .replace(PUSH, (_m, name: string) => `if(${name} !== null){if(vErrors === null){vErrors = [${name}];}else {vErrors.push(${name});}}errors++;`)
-    .replace(FINISH, (_m, fn: string) => `${fn}.errors = vErrors;${fn}.errorCount = errors;return errors === 0;`);
+    .replace(
+      PUSH,
+      (_m, name: string) =>
+        `if(${name} !== null){if(vErrors === null){vErrors = [${name}];}else {vErrors.push(${name});}}errors++;`,
+    )
+    .replace(
+      FINISH,
+      (_m, fn: string) => `${fn}.errors = vErrors;${fn}.errorCount = errors;return errors === 0;`,
+    );
   return { code: out, applied: true };
 }
 

@@ -49,10 +49,14 @@ export function createValidator(opts: ValidatorOptions = {}): SchemaCompiler {
     strict: opts.foreign !== true,
     allErrors: true,
     useDefaults: opts.useDefaults === true,
-    code: opts.standalone === true ? { source: true, process: capProcess } : { process: capProcess },
+    code:
+      opts.standalone === true ? { source: true, process: capProcess } : { process: capProcess },
   });
-  if (opts.foreign === true) ajv.addMetaSchema(requireJson('ajv/dist/refs/json-schema-draft-07.json') as object);
-  return ajv.addKeyword(jsonBytesKeyword).addKeyword({ keyword: WHOLE_LIST_KEYWORD, schemaType: 'boolean' });
+  if (opts.foreign === true)
+    ajv.addMetaSchema(requireJson('ajv/dist/refs/json-schema-draft-07.json') as object);
+  return ajv
+    .addKeyword(jsonBytesKeyword)
+    .addKeyword({ keyword: WHOLE_LIST_KEYWORD, schemaType: 'boolean' });
 }
 
 let shared: SchemaCompiler | undefined;

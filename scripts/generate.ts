@@ -24,7 +24,8 @@ const target = join(root, GENERATED);
 const fresh = join(root, `dist/generated.new-${process.pid}`);
 const old = join(root, `dist/generated.old-${process.pid}`);
 for (const a of buildArtifacts(catalog)) {
-  if (!a.path.startsWith(GENERATED)) throw new Error(`build artifact outside ${GENERATED}: ${a.path}`);
+  if (!a.path.startsWith(GENERATED))
+    throw new Error(`build artifact outside ${GENERATED}: ${a.path}`);
   write(join(fresh, a.path.slice(GENERATED.length)), a.content);
 }
 try {

@@ -17,7 +17,11 @@ interface TestEventData {
   readonly message?: string;
   readonly skip?: string | boolean;
   readonly todo?: string | boolean;
-  readonly details?: { readonly duration_ms?: number; readonly passed?: boolean; readonly error?: TestError };
+  readonly details?: {
+    readonly duration_ms?: number;
+    readonly passed?: boolean;
+    readonly error?: TestError;
+  };
 }
 
 interface TestError {
@@ -52,15 +56,23 @@ function sourceOf(file: string | undefined): string {
 function errorText(err: TestError | undefined): string {
   if (!err) return 'failed';
   const cause = err.cause as { stack?: unknown; message?: unknown } | string | undefined;
-  const text = typeof cause === 'object' && cause !== null
-    ? String(cause.stack ?? cause.message ?? err.message)
-    : String(cause ?? err.message ?? 'failed');
+  const text =
+    typeof cause === 'object' && cause !== null
+      ? String(cause.stack ?? cause.message ?? err.message)
+      : String(cause ?? err.message ?? 'failed');
   // The runner's own frames say nothing about the failure.
   const lines = text.split('\n').filter((l) => !/^\s+at .*\(?node:(internal|async_hooks)/.test(l));
-  return lines.slice(0, ERROR_LINES).join('\n') + (lines.length > ERROR_LINES ? `\n… ${lines.length - ERROR_LINES} more lines` : '');
+  return (
+    lines.slice(0, ERROR_LINES).join('\n') +
+    (lines.length > ERROR_LINES ? `\n… ${lines.length - ERROR_LINES} more lines` : '')
+  );
 }
 
-const indent = (text: string, by = '    ') => text.split('\n').map((l) => by + l).join('\n');
+const indent = (text: string, by = '    ') =>
+  text
+    .split('\n')
+    .map((l) => by + l)
+    .join('\n');
 
 interface FileState {
   tests: number;
@@ -96,7 +108,10 @@ export default async function* report(source: AsyncIterable<TestEvent>): AsyncGe
     // A file that failed outside any test (it did not load, or exited early) is one failure of its own.
     if (f.failed === 0) {
       const lines = stderr.get(file) ?? [];
-      failures.push({ where: `${sourceOf(file)} (the file itself)`, error: `${errorText(f.done.error)}${lines.length ? `\nlast stderr lines:\n${lines.join('\n')}` : ''}` });
+      failures.push({
+        where: `${sourceOf(file)} (the file itself)`,
+        error: `${errorText(f.done.error)}${lines.length ? `\nlast stderr lines:\n${lines.join('\n')}` : ''}`,
+      });
     }
     stderr.delete(file);
     return `✖ ${sourceOf(file)} (${f.tests === 0 ? 'did not run its tests' : `${f.failed || 'the file'} of ${f.tests} failed`}, ${seconds} s)\n`;
@@ -104,7 +119,11 @@ export default async function* report(source: AsyncIterable<TestEvent>): AsyncGe
   for await (const event of source) {
     const d = event.data;
     const file = d.file ?? '';
-    if (file && ['test:start', 'test:pass', 'test:fail', 'test:plan'].includes(event.type) && reporting !== file) {
+    if (
+      file &&
+      ['test:start', 'test:pass', 'test:fail', 'test:plan'].includes(event.type) &&
+      reporting !== file
+    ) {
       if (reporting !== null) {
         state(reporting).reported = true;
         yield line(reporting);
@@ -121,7 +140,11 @@ export default async function* report(source: AsyncIterable<TestEvent>): AsyncGe
       }
       case 'test:stderr': {
         const lines = stderr.get(file) ?? [];
-        lines.push(...String(d.message ?? '').split('\n').filter(Boolean));
+        lines.push(
+          ...String(d.message ?? '')
+            .split('\n')
+            .filter(Boolean),
+        );
         stderr.set(file, lines.slice(-STDERR_LINES));
         break;
       }
@@ -132,15 +155,25 @@ export default async function* report(source: AsyncIterable<TestEvent>): AsyncGe
         const path = [...(open.get(file) ?? []).slice(0, d.nesting), d.name].join(' › ');
         if (event.type === 'test:fail' && d.details?.error?.failureType !== 'subtestsFailed') {
           f.failed++;
-          failures.push({ where: `${sourceOf(d.file)} › ${path}`, error: errorText(d.details?.error) });
+          failures.push({
+            where: `${sourceOf(d.file)} › ${path}`,
+            error: errorText(d.details?.error),
+          });
         }
-        if (d.skip !== undefined && d.skip !== false) skipped.push(`${sourceOf(d.file)} › ${path}${typeof d.skip === 'string' ? `: ${d.skip}` : ''}`);
+        if (d.skip !== undefined && d.skip !== false)
+          skipped.push(
+            `${sourceOf(d.file)} › ${path}${typeof d.skip === 'string' ? `: ${d.skip}` : ''}`,
+          );
         f.tests++;
         break;
       }
       case 'test:complete': {
         if (d.name !== d.file || d.nesting !== 0) break;
-        state(file).done = { passed: d.details?.passed === true, ms: d.details?.duration_ms ?? 0, error: d.details?.error };
+        state(file).done = {
+          passed: d.details?.passed === true,
+          ms: d.details?.duration_ms ?? 0,
+          error: d.details?.error,
+        };
         yield line(file);
         break;
       }

@@ -54,9 +54,11 @@ export function unusedExports(root: string): UnusedExport[] {
   // The same bookkeeping for test/ files, kept apart: symbol or module -> the test files using it.
   const testUses = new Map<ts.Symbol | string, Set<string>>();
 
-  const resolveSymbol = (s: ts.Symbol): ts.Symbol => ((s.flags & ts.SymbolFlags.Alias) !== 0 ? checker.getAliasedSymbol(s) : s);
+  const resolveSymbol = (s: ts.Symbol): ts.Symbol =>
+    (s.flags & ts.SymbolFlags.Alias) !== 0 ? checker.getAliasedSymbol(s) : s;
   const moduleFile = (from: ts.SourceFile, spec: string): string | undefined =>
-    ts.resolveModuleName(spec, from.fileName, program.getCompilerOptions(), ts.sys).resolvedModule?.resolvedFileName;
+    ts.resolveModuleName(spec, from.fileName, program.getCompilerOptions(), ts.sys).resolvedModule
+      ?.resolvedFileName;
 
   for (const sf of program.getSourceFiles()) {
     if (sf.isDeclarationFile || !files.includes(sf.fileName)) continue;
@@ -70,7 +72,11 @@ export function unusedExports(root: string): UnusedExport[] {
       else testUses.set(file, (testUses.get(file) ?? new Set()).add(relative(root, sf.fileName)));
     };
     const visit = (node: ts.Node): void => {
-      if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+      if (
+        (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+        node.moduleSpecifier &&
+        ts.isStringLiteral(node.moduleSpecifier)
+      ) {
         const target = moduleFile(sf, node.moduleSpecifier.text);
         if (ts.isImportDeclaration(node)) {
           const bindings = node.importClause?.namedBindings;
@@ -98,8 +104,10 @@ export function unusedExports(root: string): UnusedExport[] {
           const target = moduleFile(sf, arg.text);
           // `const { a, b } = await import('x')` uses a and b; any other shape uses the whole module.
           const decl = ts.isAwaitExpression(node.parent) ? node.parent.parent : undefined;
-          const names = decl && ts.isVariableDeclaration(decl) && ts.isObjectBindingPattern(decl.name)
-            ? decl.name.elements.map((el) => (el.propertyName ?? el.name).getText(sf)) : undefined;
+          const names =
+            decl && ts.isVariableDeclaration(decl) && ts.isObjectBindingPattern(decl.name)
+              ? decl.name.elements.map((el) => (el.propertyName ?? el.name).getText(sf))
+              : undefined;
           const targetSf = target ? program.getSourceFile(target) : undefined;
           const mod = targetSf ? checker.getSymbolAtLocation(targetSf) : undefined;
           if (names && mod) {
@@ -112,12 +120,18 @@ export function unusedExports(root: string): UnusedExport[] {
         } else if (arg && ts.isTemplateExpression(arg)) {
           // Every file the template can name: same folder prefix and suffix.
           const head = resolve(dirname(sf.fileName), arg.head.text);
-          const tail = arg.templateSpans[arg.templateSpans.length - 1]?.literal.text.replace(/\.js$/, '.ts') ?? '';
+          const tail =
+            arg.templateSpans[arg.templateSpans.length - 1]?.literal.text.replace(/\.js$/, '.ts') ??
+            '';
           for (const f of files) if (f.startsWith(head) && f.endsWith(tail)) useModule(f);
         }
       }
       // `typeof import('./program.js')` types a dynamic import whose specifier is not a literal (cli/agentteam.ts).
-      if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+      if (
+        ts.isImportTypeNode(node) &&
+        ts.isLiteralTypeNode(node.argument) &&
+        ts.isStringLiteral(node.argument.literal)
+      ) {
         const target = moduleFile(sf, node.argument.literal.text);
         if (target) useModule(target);
       }
@@ -137,7 +151,10 @@ export function unusedExports(root: string): UnusedExport[] {
       const declFile = target.declarations?.[0]?.getSourceFile().fileName;
       if (declFile !== sf.fileName) continue;
       if (used.has(target)) continue;
-      const tests = new Set([...(testUses.get(target) ?? []), ...(testUses.get(sf.fileName) ?? [])]);
+      const tests = new Set([
+        ...(testUses.get(target) ?? []),
+        ...(testUses.get(sf.fileName) ?? []),
+      ]);
       out.push({ file: relative(root, sf.fileName), name: exp.name, tests: [...tests].sort() });
     }
   }
@@ -147,7 +164,10 @@ export function unusedExports(root: string): UnusedExport[] {
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
   const found = unusedExports(root);
-  for (const u of found) console.log(`${u.file}: ${u.name}${u.tests.length ? `  (tests only: ${u.tests.join(', ')})` : ''}`);
+  for (const u of found)
+    console.log(
+      `${u.file}: ${u.name}${u.tests.length ? `  (tests only: ${u.tests.join(', ')})` : ''}`,
+    );
   console.log(`${found.length} exports with no user outside test/`);
   process.exitCode = found.length > 0 ? 1 : 0;
 }

@@ -19,7 +19,9 @@ async function rows(d: Daemon): Promise<number> {
   let n = page.entries.length;
   let cursor = page.nextCursor;
   while (cursor) {
-    const next = JSON.parse((await cli(d.home, ['audit', '--json', '--limit', '100', '--cursor', cursor])).stdout).data;
+    const next = JSON.parse(
+      (await cli(d.home, ['audit', '--json', '--limit', '100', '--cursor', cursor])).stdout,
+    ).data;
     n += next.entries.length;
     cursor = next.nextCursor;
   }

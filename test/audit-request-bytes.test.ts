@@ -11,7 +11,12 @@ import { startDaemon, startRuntime, type SpawnedDaemon } from './harness/daemon.
  */
 
 /** One raw request with the headers exactly as given (the HTTP clients correct a lying Content-Length); the status. */
-function rawPost(url: string, path: string, headers: Record<string, string>, body: string): Promise<number> {
+function rawPost(
+  url: string,
+  path: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<number> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname);
@@ -25,17 +30,25 @@ function rawPost(url: string, path: string, headers: Record<string, string>, bod
       }
     });
     socket.on('error', reject);
-    const head = Object.entries({ host: `${hostname}:${port}`, ...headers }).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+    const head = Object.entries({ host: `${hostname}:${port}`, ...headers })
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('');
     socket.write(`POST ${path} HTTP/1.1\r\n${head}\r\n${body}`);
   });
 }
 
-async function rowsFor(d: SpawnedDaemon, tool: string, n: number): Promise<{ requestBytes: number; outcome: string }[]> {
+async function rowsFor(
+  d: SpawnedDaemon,
+  tool: string,
+  n: number,
+): Promise<{ requestBytes: number; outcome: string }[]> {
   const until = Date.now() + 10_000;
   for (;;) {
     const r = await d.cli(['audit', '--json', '--tool', tool]);
     assert.equal(r.code, 0, r.stderr);
-    const rows = (JSON.parse(r.stdout) as { data: { entries: { requestBytes: number; outcome: string }[] } }).data.entries;
+    const rows = (
+      JSON.parse(r.stdout) as { data: { entries: { requestBytes: number; outcome: string }[] } }
+    ).data.entries;
     if (rows.length >= n || Date.now() > until) return rows;
     await new Promise((res) => setTimeout(res, 100));
   }
@@ -47,14 +60,21 @@ test('a refused Exec call is audited with the bytes actually read, not the Conte
   const rt = await startRuntime(d, { server: 'local', agent: 'a1' });
   t.after(() => rt.close());
   const path = new URL(rt.base).pathname;
-  const headers = (length: string) => ({ authorization: `Bearer ${rt.token()}`, 'content-type': 'application/json', 'content-length': length });
+  const headers = (length: string) => ({
+    authorization: `Bearer ${rt.token()}`,
+    'content-type': 'application/json',
+    'content-length': length,
+  });
 
   assert.equal(await rawPost(rt.base, `${path}/task/list`, headers('999999999'), '{}'), 413);
   const [tooLarge] = await rowsFor(d, 'task/list', 1);
   assert.equal(tooLarge?.outcome, 'body_too_large');
   assert.equal(tooLarge?.requestBytes, 0, 'nothing of the body was read');
 
-  assert.equal(await rawPost(rt.base, `${path}/task/no-such-action`, headers('7340032'), '{}'), 404);
+  assert.equal(
+    await rawPost(rt.base, `${path}/task/no-such-action`, headers('7340032'), '{}'),
+    404,
+  );
   const [unknown] = await rowsFor(d, 'task/no-such-action', 1);
   assert.equal(unknown?.outcome, 'not_found');
   assert.equal(unknown?.requestBytes, 0, 'refused before its body was read');

@@ -18,7 +18,10 @@ const BACKENDS = [
 for (const backend of BACKENDS) {
   test(`audit retention (${backend.name}): a flood trims the flooder's own rows of that kind, never another agent's nor its telling call`, async (t) => {
     const store = await backend.store();
-    const p = await startInProc(t, { ...(store ? { store } : {}), audit: { ...AUDIT_DEFAULTS, maxRows: 100 } });
+    const p = await startInProc(t, {
+      ...(store ? { store } : {}),
+      audit: { ...AUDIT_DEFAULTS, maxRows: 100 },
+    });
     const audit = p.services.audit!;
     const a = await p.runtime('s1', 'a');
     const b = await p.runtime('s1', 'b');
@@ -34,15 +37,18 @@ for (const backend of BACKENDS) {
     assert.equal(page.hasMore, false, 'at most maxRows rows');
     const rows = page.items;
     assert.equal(rows.length, 100);
-    const of = (agent: string, tool?: string) => rows.filter((r) => r.agentId === agent && (tool === undefined || r.tool === tool));
+    const of = (agent: string, tool?: string) =>
+      rows.filter((r) => r.agentId === agent && (tool === undefined || r.tool === tool));
     assert.equal(of('b').length, 10, 'every row of the agent that did not flood survives');
-    assert.equal(of('a', 'task/create').length, 1, 'the flooder\'s own telling call survives');
+    assert.equal(of('a', 'task/create').length, 1, "the flooder's own telling call survives");
     // a's share is 90 (b keeps its 10): its one create, its 30 refusals (under an equal part of what is left), 59 lists.
     assert.equal(rows.filter((r) => r.agentId === 'a' && r.outcome !== 'ok').length, 30);
     assert.equal(of('a', 'task/list').length, 59);
     // Within the flooded kind the newest stay.
     const listSeqs = of('a', 'task/list').map((r) => r.seq);
-    const allListSeqs = (await p.services.auditLog.list({ agentId: 'a', tool: 'task/list', limit: 100 })).items.map((r) => r.seq);
+    const allListSeqs = (
+      await p.services.auditLog.list({ agentId: 'a', tool: 'task/list', limit: 100 })
+    ).items.map((r) => r.seq);
     assert.deepEqual(listSeqs, allListSeqs);
     assert.equal(await audit.recorder.trim(), 0, 'a second pass finds nothing to do');
   });

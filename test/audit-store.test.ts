@@ -2,7 +2,11 @@ import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import { startInProc } from './harness/inproc.js';
 import { freshDatabase } from './harness/pg.js';
-import { AUDIT_DEFAULTS, parseAuditSettings, AuditSettingsError } from '../daemon/audit/settings.js';
+import {
+  AUDIT_DEFAULTS,
+  parseAuditSettings,
+  AuditSettingsError,
+} from '../daemon/audit/settings.js';
 import { AUDIT_BATCH_ROWS, AUDIT_FLUSH_MS, AUDIT_QUEUE_MAX } from '../daemon/audit/recorder.js';
 import { traceIdOf } from '../daemon/audit/trace.js';
 import { cutBytes } from '../daemon/audit/hooks.js';
@@ -19,12 +23,16 @@ const BACKENDS = [
   { name: 'postgres', store: async () => freshDatabase() },
 ];
 
-const count = async (sql: { get<R>(s: string): Promise<R | undefined> }) => Number((await sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM audit'))!.n);
+const count = async (sql: { get<R>(s: string): Promise<R | undefined> }) =>
+  Number((await sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM audit'))!.n);
 
 for (const backend of BACKENDS) {
   test(`audit retention (${backend.name}): at most maxRows, none older than maxAge (injected clock)`, async (t) => {
     const store = await backend.store();
-    const p = await startInProc(t, { ...(store ? { store } : {}), audit: { ...AUDIT_DEFAULTS, maxRows: 100, maxAgeMs: DAY } });
+    const p = await startInProc(t, {
+      ...(store ? { store } : {}),
+      audit: { ...AUDIT_DEFAULTS, maxRows: 100, maxAgeMs: DAY },
+    });
     const call = await p.runtime();
     const audit = p.services.audit!;
     for (let i = 0; i < 150; i++) await call('task', 'list', {});
@@ -61,11 +69,20 @@ test('a call never waits for its audit row: rows are written after the response,
   const recorder = p.services.audit!.recorder;
   const r = await call('task', 'list', {});
   assert.equal(r.status, 200);
-  assert.deepEqual([recorder.stats().queued, recorder.stats().written], [1, 0], 'queued when the response is out');
+  assert.deepEqual(
+    [recorder.stats().queued, recorder.stats().written],
+    [1, 0],
+    'queued when the response is out',
+  );
   // Written by the timer (nothing here flushes); the writer thread may need a while to be scheduled on a loaded machine.
   await new Promise((res) => setTimeout(res, AUDIT_FLUSH_MS));
-  for (const until = Date.now() + 5_000; recorder.stats().written === 0 && Date.now() < until;) await new Promise((res) => setTimeout(res, 25));
-  assert.deepEqual([recorder.stats().queued, recorder.stats().written], [0, 1], 'written by the timer');
+  for (const until = Date.now() + 5_000; recorder.stats().written === 0 && Date.now() < until; )
+    await new Promise((res) => setTimeout(res, 25));
+  assert.deepEqual(
+    [recorder.stats().queued, recorder.stats().written],
+    [0, 1],
+    'written by the timer',
+  );
   // Its commit did not wait for fsync; on SQLite the store's own setting is back for everything else.
   if (p.services.sqlite) assert.equal(p.services.sqlite.pragma('synchronous', { simple: true }), 2);
   // A full batch is written without waiting for the timer.
@@ -81,12 +98,16 @@ test('a call never waits for its audit row: rows are written after the response,
 
 test('on the embedded store, audit rows are written by the writer thread, not by the connection that serves requests', async (t) => {
   const p = await startInProc(t);
-  if (!p.services.sqlite) return t.skip('the store is PostgreSQL (AGENTTEAM_TEST_STORE): its batches go through the pool');
+  if (!p.services.sqlite)
+    return t.skip(
+      'the store is PostgreSQL (AGENTTEAM_TEST_STORE): its batches go through the pool',
+    );
   const call = await p.runtime();
   const recorder = p.services.audit!.recorder;
   await call('task', 'list', {});
   await recorder.flush();
-  const own = () => p.services.sqlite!.prepare('SELECT total_changes() AS n').get() as { n: number };
+  const own = () =>
+    p.services.sqlite!.prepare('SELECT total_changes() AS n').get() as { n: number };
   const before = own().n;
   const written = recorder.stats().written;
   for (let i = 0; i < 300; i++) await call('task', 'list', {});
@@ -123,7 +144,17 @@ test('audit.json: defaults, every limit at the limit and one past it, unknown ke
   assert.equal(parseAuditSettings({ payloadBytes: 65_536 }).payloadBytes, 65_536);
   assert.equal(parseAuditSettings({ maxRows: 100 }).maxRows, 100);
   assert.equal(parseAuditSettings({ maxAgeDays: 1 }).maxAgeMs, DAY);
-  for (const bad of [{ payloadBytes: 63 }, { payloadBytes: 65_537 }, { maxRows: 99 }, { maxAgeDays: 0 }, { maxAgeDays: 3651 }, { enabled: 'yes' }, { colour: 1 }, [], null]) {
+  for (const bad of [
+    { payloadBytes: 63 },
+    { payloadBytes: 65_537 },
+    { maxRows: 99 },
+    { maxAgeDays: 0 },
+    { maxAgeDays: 3651 },
+    { enabled: 'yes' },
+    { colour: 1 },
+    [],
+    null,
+  ]) {
     assert.throws(() => parseAuditSettings(bad), AuditSettingsError, JSON.stringify(bad));
   }
 });
@@ -131,11 +162,24 @@ test('audit.json: defaults, every limit at the limit and one past it, unknown ke
 test('traceparent: only a valid W3C value gives a trace id', () => {
   const id = '4bf92f3577b34da6a3ce929d0e0e4736';
   assert.equal(traceIdOf(`00-${id}-00f067aa0ba902b7-01`), id);
-  for (const bad of [undefined, '', `00-${'0'.repeat(32)}-00f067aa0ba902b7-01`, `00-${id}-${'0'.repeat(16)}-01`, `ff-${id}-00f067aa0ba902b7-01`,
-    `00-${id.toUpperCase()}-00f067aa0ba902b7-01`, `00-${id}-00f067aa0ba902b7-01-extra`, `00-${id}-00f067aa0ba902b7`, 42]) {
+  for (const bad of [
+    undefined,
+    '',
+    `00-${'0'.repeat(32)}-00f067aa0ba902b7-01`,
+    `00-${id}-${'0'.repeat(16)}-01`,
+    `ff-${id}-00f067aa0ba902b7-01`,
+    `00-${id.toUpperCase()}-00f067aa0ba902b7-01`,
+    `00-${id}-00f067aa0ba902b7-01-extra`,
+    `00-${id}-00f067aa0ba902b7`,
+    42,
+  ]) {
     assert.equal(traceIdOf(bad), null, String(bad));
   }
-  assert.equal(traceIdOf(`01-${id}-00f067aa0ba902b7-01-future`), id, 'a later version may add fields');
+  assert.equal(
+    traceIdOf(`01-${id}-00f067aa0ba902b7-01-future`),
+    id,
+    'a later version may add fields',
+  );
 });
 
 test('cutBytes: at most n UTF-8 bytes, never half a character', () => {

@@ -13,7 +13,11 @@ import { waitFor } from './harness/wait.js';
  * Opens a POST whose headers announce a body that never comes: the action
  * route is left waiting in its body read, holding the admission slot.
  */
-function slowPost(port: number, path: string, token: string): Promise<{ socket: Socket; response: Promise<string> }> {
+function slowPost(
+  port: number,
+  path: string,
+  token: string,
+): Promise<{ socket: Socket; response: Promise<string> }> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     let data = '';
@@ -26,7 +30,9 @@ function slowPost(port: number, path: string, token: string): Promise<{ socket: 
     });
     socket.on('error', () => undefined);
     socket.once('connect', () => {
-      socket.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n`);
+      socket.write(
+        `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n`,
+      );
       resolve({ socket, response });
     });
     socket.once('error', reject);
@@ -46,10 +52,14 @@ test('the 33rd request of one authorization and the 1025th of the daemon get 409
   const auths: { path: string; token: string }[] = [];
   for (let i = 0; i < MAX_INFLIGHT_TOTAL / MAX_INFLIGHT_PER_AUTH + 1; i++) {
     const a = await daemon.store.create({ serverId: 's', agentId: `a${i}` });
-    auths.push({ path: `/api/internal/exec/servers/s/agents/a${i}/task/create`, token: readFileSync(a.tokenFile, 'utf8') });
+    auths.push({
+      path: `/api/internal/exec/servers/s/agents/a${i}/task/create`,
+      token: readFileSync(a.tokenFile, 'utf8'),
+    });
   }
   const hold = async (k: number, n: number) => {
-    for (let i = 0; i < n; i++) sockets.push((await slowPost(port, auths[k]!.path, auths[k]!.token)).socket);
+    for (let i = 0; i < n; i++)
+      sockets.push((await slowPost(port, auths[k]!.path, auths[k]!.token)).socket);
   };
 
   await hold(0, MAX_INFLIGHT_PER_AUTH);
@@ -65,9 +75,13 @@ test('the 33rd request of one authorization and the 1025th of the daemon get 409
   assert.ok(await waitFor(() => daemon.store.stats().inFlight === MAX_INFLIGHT_PER_AUTH + 1, 3000));
 
   const holders = [];
-  for (let k = 1; k < MAX_INFLIGHT_TOTAL / MAX_INFLIGHT_PER_AUTH; k++) holders.push(hold(k, k === 1 ? MAX_INFLIGHT_PER_AUTH - 1 : MAX_INFLIGHT_PER_AUTH));
+  for (let k = 1; k < MAX_INFLIGHT_TOTAL / MAX_INFLIGHT_PER_AUTH; k++)
+    holders.push(hold(k, k === 1 ? MAX_INFLIGHT_PER_AUTH - 1 : MAX_INFLIGHT_PER_AUTH));
   await Promise.all(holders);
-  assert.ok(await waitFor(() => daemon.store.stats().inFlight === MAX_INFLIGHT_TOTAL, 5000), `in flight ${daemon.store.stats().inFlight}`);
+  assert.ok(
+    await waitFor(() => daemon.store.stats().inFlight === MAX_INFLIGHT_TOTAL, 5000),
+    `in flight ${daemon.store.stats().inFlight}`,
+  );
   const last = auths[auths.length - 1]!;
   const r1025 = await slowPost(port, last.path, last.token);
   sockets.push(r1025.socket);
@@ -77,7 +91,10 @@ test('the 33rd request of one authorization and the 1025th of the daemon get 409
 
   // Slots come back when the clients give up (handlers end on the aborted read).
   for (const s of sockets) s.destroy();
-  assert.ok(await waitFor(() => daemon.store.stats().inFlight === 0, 3000), `in flight ${daemon.store.stats().inFlight}`);
+  assert.ok(
+    await waitFor(() => daemon.store.stats().inFlight === 0, 3000),
+    `in flight ${daemon.store.stats().inFlight}`,
+  );
 });
 
 test('revocation cancels in-flight requests: a handler waiting on its body answers 403, never success', async (t) => {
@@ -90,7 +107,9 @@ test('revocation cancels in-flight requests: a handler waiting on its body answe
   const port = Number(new URL(daemon.url).port);
   const auth = await daemon.store.create({ serverId: 's', agentId: 'a' });
   const token = readFileSync(auth.tokenFile, 'utf8');
-  const pending = await Promise.all([1, 2, 3].map(() => slowPost(port, '/api/internal/exec/servers/s/agents/a/task/create', token)));
+  const pending = await Promise.all(
+    [1, 2, 3].map(() => slowPost(port, '/api/internal/exec/servers/s/agents/a/task/create', token)),
+  );
   t.after(() => pending.forEach((p) => p.socket.destroy()));
   assert.ok(await waitFor(() => daemon.store.stats().inFlight === 3, 3000));
   await daemon.store.revoke(auth.id, 'test');

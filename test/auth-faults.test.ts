@@ -25,15 +25,25 @@ function setup(t: import('node:test').TestContext) {
     verify: (tok) => real.verify(tok),
   };
   const writer: TokenWriter = {
-    publish: (dir, tok) => (fail.publish ? Promise.reject(new Error('injected publish failure')) : fsTokenWriter.publish(dir, tok)),
+    publish: (dir, tok) =>
+      fail.publish
+        ? Promise.reject(new Error('injected publish failure'))
+        : fsTokenWriter.publish(dir, tok),
   };
   const events: string[] = [];
   const waiters = new Set<() => void>();
   const notify = () => waiters.forEach((w) => w());
   // A finished removal is reported once the store has acted on it (its continuation runs before the immediate).
-  const remover: DirRemover = (dir) => (fail.remove-- > 0 ? Promise.reject(new Error('injected remove failure')) : removeDir(dir).finally(() => setImmediate(notify)));
+  const remover: DirRemover = (dir) =>
+    fail.remove-- > 0
+      ? Promise.reject(new Error('injected remove failure'))
+      : removeDir(dir).finally(() => setImmediate(notify));
   const store = new AuthorizationStore({
-    clock, signer, writer, remover, runtimeDir: join(home, 'runtime'),
+    clock,
+    signer,
+    writer,
+    remover,
+    runtimeDir: join(home, 'runtime'),
     catalog: () => pinCatalog(defaultCatalog()),
     diag: (e) => {
       events.push(e);
@@ -46,15 +56,16 @@ function setup(t: import('node:test').TestContext) {
    * (a diagnostic, a published token): sign, publish and fs work run on real
    * I/O, so the test waits for their outcome rather than guessing how long it takes.
    */
-  const until = (cond: () => boolean) => new Promise<void>((resolve) => {
-    const check = () => {
-      if (!cond()) return;
-      waiters.delete(check);
-      resolve();
-    };
-    waiters.add(check);
-    check();
-  });
+  const until = (cond: () => boolean) =>
+    new Promise<void>((resolve) => {
+      const check = () => {
+        if (!cond()) return;
+        waiters.delete(check);
+        resolve();
+      };
+      waiters.add(check);
+      check();
+    });
   return { home, clock, fail, store, events, until };
 }
 
@@ -78,9 +89,15 @@ for (const kind of ['sign', 'publish'] as const) {
     clock.advance(8_000);
     await until(() => events.includes('renew_failed'));
     assert.equal(readFileSync(auth.tokenFile, 'utf8'), token0);
-    assert.deepEqual(auth.generations.map((g) => g.id), [gen0.id]);
+    assert.deepEqual(
+      auth.generations.map((g) => g.id),
+      [gen0.id],
+    );
     assert.equal((await store.authenticate(token0)).ok, true);
-    assert.ok(clock.nextAt()! <= gen0.expiresAtMs, 'the retry comes before the current token expires');
+    assert.ok(
+      clock.nextAt()! <= gen0.expiresAtMs,
+      'the retry comes before the current token expires',
+    );
 
     fail[kind] = false;
     clock.advance(clock.nextAt()! - clock.now());
@@ -89,7 +106,11 @@ for (const kind of ['sign', 'publish'] as const) {
     assert.notEqual(token1, token0);
     assert.equal(auth.generations.length, 2);
     assert.equal((await store.authenticate(token1)).ok, true);
-    assert.equal((await store.authenticate(token0)).ok, true, 'the predecessor stays valid until its own expiry');
+    assert.equal(
+      (await store.authenticate(token0)).ok,
+      true,
+      'the predecessor stays valid until its own expiry',
+    );
   });
 }
 
@@ -104,7 +125,13 @@ test('failed cleanup is cleanup debt: access is gone at once, removal retried wi
   assert.equal(aborted.length, 1, 'in-flight work is cancelled');
   assert.ok(aborted[0] instanceof ExecError);
   assert.equal((await store.authenticate(token)).ok, false, 'revocation is immediate');
-  assert.deepEqual(store.stats(), { active: 0, launching: 0, cleanupDebt: 1, leases: 1, inFlight: 0 });
+  assert.deepEqual(store.stats(), {
+    active: 0,
+    launching: 0,
+    cleanupDebt: 1,
+    leases: 1,
+    inFlight: 0,
+  });
   assert.ok(existsSync(auth.dir));
   // Backoff 200, 400, 800 ms: two more failures, then success.
   const delays: number[] = [];
@@ -118,7 +145,13 @@ test('failed cleanup is cleanup debt: access is gone at once, removal retried wi
   }
   assert.deepEqual(delays, [200, 400, 800]);
   assert.equal(events.filter((e) => e === 'cleanup_failed').length, 3);
-  assert.deepEqual(store.stats(), { active: 0, launching: 0, cleanupDebt: 0, leases: 0, inFlight: 0 });
+  assert.deepEqual(store.stats(), {
+    active: 0,
+    launching: 0,
+    cleanupDebt: 0,
+    leases: 0,
+    inFlight: 0,
+  });
   assert.equal((await store.authenticate(token)).ok, false, 'cleanup never restores access');
 });
 

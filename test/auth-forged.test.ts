@@ -25,7 +25,9 @@ function send(url: string, method: string, auth?: string, body?: string): Promis
     const req = request(url, { method, headers, agent: false }, (res) => {
       let b = '';
       res.setEncoding('utf8').on('data', (d: string) => (b += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: b, type: res.headers['content-type'] }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, body: b, type: res.headers['content-type'] }),
+      );
     });
     req.on('error', reject);
     req.end(body);
@@ -51,16 +53,38 @@ test('forged-token battery: every failure is the byte-identical 403', async (t) 
   const base = (s: string, a: string) => `${daemon.url}/api/internal/exec/servers/${s}/agents/${a}`;
   const ok = await send(`${base('s1', 'a1')}/catalog`, 'GET', `Bearer ${tok1}`);
   assert.equal(ok.status, 200, 'positive control');
-  const catalog = JSON.parse(ok.body) as { ok: boolean; data: { actions: Record<string, unknown>[] } };
+  const catalog = JSON.parse(ok.body) as {
+    ok: boolean;
+    data: { actions: Record<string, unknown>[] };
+  };
   assert.ok(catalog.ok && catalog.data.actions.length > 0);
-  for (const k of ['domain', 'action', 'summary', 'help', 'risk', 'example', 'inputSchema', 'outputSchema']) {
+  for (const k of [
+    'domain',
+    'action',
+    'summary',
+    'help',
+    'risk',
+    'example',
+    'inputSchema',
+    'outputSchema',
+  ]) {
     assert.ok(k in catalog.data.actions[0]!, `descriptor has ${k}`);
   }
 
   const nowS = Math.floor(clock.now() / 1000);
   const gen1 = a1.generations[0]!;
   type Claims = Record<string, unknown>;
-  const good: Claims = { scope: 'runtime', srv: 's1', agt: 'a1', iss: TOKEN_ISSUER, aud: TOKEN_AUDIENCE, sub: a1.id, jti: gen1.id, iat: nowS, exp: nowS + 60 };
+  const good: Claims = {
+    scope: 'runtime',
+    srv: 's1',
+    agt: 'a1',
+    iss: TOKEN_ISSUER,
+    aud: TOKEN_AUDIENCE,
+    sub: a1.id,
+    jti: gen1.id,
+    iat: nowS,
+    exp: nowS + 60,
+  };
   const sign = (claims: Claims, k = key, typ = TOKEN_TYP) => {
     const c = { ...claims };
     return new SignJWT(c).setProtectedHeader({ alg: 'HS256', typ }).sign(k);
@@ -79,7 +103,10 @@ test('forged-token battery: every failure is the byte-identical 403', async (t) 
     ['alg none', `Bearer ${enc({ alg: 'none', typ: TOKEN_TYP })}.${enc(good)}.`],
     ['HS256 with another key', `Bearer ${await sign(good, createSecretKey(randomBytes(32)))}`],
     ['expired', `Bearer ${await sign({ ...good, iat: nowS - 120, exp: nowS - 60 })}`],
-    ['iat in the future beyond tolerance', `Bearer ${await sign({ ...good, iat: nowS + 60, exp: nowS + 120 })}`],
+    [
+      'iat in the future beyond tolerance',
+      `Bearer ${await sign({ ...good, iat: nowS + 60, exp: nowS + 120 })}`,
+    ],
     ['no exp', `Bearer ${await sign(without('exp'))}`],
     ['no iat', `Bearer ${await sign(without('iat'))}`],
     ['no jti', `Bearer ${await sign(without('jti'))}`],
@@ -88,7 +115,10 @@ test('forged-token battery: every failure is the byte-identical 403', async (t) 
     ['wrong issuer', `Bearer ${await sign({ ...good, iss: 'someone-else' })}`],
     ['wrong typ', `Bearer ${await sign(good, key, 'JWT')}`],
     ['wrong scope', `Bearer ${await sign({ ...good, scope: 'token-analysis' })}`],
-    ['right key, no generation record', `Bearer ${await sign({ ...good, jti: 'not-a-generation' })}`],
+    [
+      'right key, no generation record',
+      `Bearer ${await sign({ ...good, jti: 'not-a-generation' })}`,
+    ],
     ["valid token on another agent's path", `Bearer ${tok1}`, base('s1', 'a2')],
     ["valid token on another server's path", `Bearer ${tok1}`, base('s2', 'a1')],
     ['revoked generation', `Bearer ${goneTok}`],
@@ -107,12 +137,29 @@ test('forged-token battery: every failure is the byte-identical 403', async (t) 
     }
   }
   // MCP routes share the middleware and therefore the bytes.
-  for (const url of [`${daemon.url}/api/internal/mcp/servers/s1/agents/a2`, `${daemon.url}/mcp/agentteam/s1/a2`]) {
-    const res = await send(url, 'POST', `Bearer ${tok1}`, '{"jsonrpc":"2.0","id":1,"method":"ping"}');
+  for (const url of [
+    `${daemon.url}/api/internal/mcp/servers/s1/agents/a2`,
+    `${daemon.url}/mcp/agentteam/s1/a2`,
+  ]) {
+    const res = await send(
+      url,
+      'POST',
+      `Bearer ${tok1}`,
+      '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+    );
     assert.deepEqual([res.status, res.body], [403, FORBIDDEN_BODY]);
   }
   // a2's own token still works on its own path.
-  assert.equal((await send(`${base('s1', 'a2')}/catalog`, 'GET', `Bearer ${readFileSync(a2.tokenFile, 'utf8')}`)).status, 200);
+  assert.equal(
+    (
+      await send(
+        `${base('s1', 'a2')}/catalog`,
+        'GET',
+        `Bearer ${readFileSync(a2.tokenFile, 'utf8')}`,
+      )
+    ).status,
+    200,
+  );
 
   // A real generation: valid through exp + tolerance (< 5 s), refused after, same bytes.
   const expS = gen1.expiresAtMs;

@@ -9,7 +9,11 @@ import { AuthorizationStore } from '../daemon/auth/store.js';
 import { createJoseSigner, CLOCK_TOLERANCE_S } from '../daemon/auth/signer.js';
 import { fsTokenWriter } from '../daemon/auth/token-file.js';
 import { pinCatalog } from '../daemon/auth/pinned-catalog.js';
-import { liveGenerationBound, MAX_LIVE_FORCED_GENERATIONS, scheduledLiveBound } from '../daemon/auth/limits.js';
+import {
+  liveGenerationBound,
+  MAX_LIVE_FORCED_GENERATIONS,
+  scheduledLiveBound,
+} from '../daemon/auth/limits.js';
 import { ExecError } from '../daemon/errors.js';
 import { defaultCatalog } from '../catalog/index.js';
 import { FakeClock } from './harness/auth-clock.js';
@@ -43,13 +47,21 @@ test('every generation works until its own expiry (+ tolerance) across forced an
   });
   const { authorizationId, execBaseUrl } = lease.body.data!;
   const tokens = new Set<string>([lease.token()]);
-  const status = async (tok: string) => (await send(`${execBaseUrl}/catalog`, 'GET', { authorization: `Bearer ${tok}` })).status;
-  const rotate = () => send(`${daemon.url}/api/v1/runtimes/${authorizationId}/rotate`, 'POST', { authorization: `Bearer ${op}` });
+  const status = async (tok: string) =>
+    (await send(`${execBaseUrl}/catalog`, 'GET', { authorization: `Bearer ${tok}` })).status;
+  const rotate = () =>
+    send(`${daemon.url}/api/v1/runtimes/${authorizationId}/rotate`, 'POST', {
+      authorization: `Bearer ${op}`,
+    });
   const checkAll = async () => {
     tokens.add(lease.token()); // scheduled rotations publish here
     for (const tok of tokens) {
       const want = clock.now() < expiryMs(tok) + TOL_MS ? 200 : 403;
-      assert.equal(await status(tok), want, `token expiring ${expiryMs(tok) - clock.now()} ms from now`);
+      assert.equal(
+        await status(tok),
+        want,
+        `token expiring ${expiryMs(tok) - clock.now()} ms from now`,
+      );
     }
   };
 
@@ -60,7 +72,11 @@ test('every generation works until its own expiry (+ tolerance) across forced an
     tokens.add(lease.token());
     await checkAll();
   }
-  assert.equal(tokens.size, 1 + MAX_LIVE_FORCED_GENERATIONS, 'each forced rotation published a new token');
+  assert.equal(
+    tokens.size,
+    1 + MAX_LIVE_FORCED_GENERATIONS,
+    'each forced rotation published a new token',
+  );
   // One forced rotation too many is refused; nothing is revoked to make room.
   const refused = await rotate();
   assert.equal(refused.status, 409, refused.body);
@@ -72,8 +88,15 @@ test('every generation works until its own expiry (+ tolerance) across forced an
     await settle();
     await checkAll();
   }
-  assert.ok(tokens.size >= 1 + MAX_LIVE_FORCED_GENERATIONS + 2, `scheduled rotations happened (${tokens.size} tokens)`);
-  assert.equal((await rotate()).status, 200, 'forced rotation possible again once the forced ones expired');
+  assert.ok(
+    tokens.size >= 1 + MAX_LIVE_FORCED_GENERATIONS + 2,
+    `scheduled rotations happened (${tokens.size} tokens)`,
+  );
+  assert.equal(
+    (await rotate()).status,
+    200,
+    'forced rotation possible again once the forced ones expired',
+  );
 });
 
 test('property: no generation is ever refused before its own expiry nor accepted after it, and the bound holds', async (t) => {
@@ -83,35 +106,48 @@ test('property: no generation is ever refused before its own expiry nor accepted
     fc.record({ kind: fc.constant('force' as const) }),
     fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 1, max: 4_000 }) }),
   );
-  await fc.assert(fc.asyncProperty(fc.integer({ min: 2, max: 30 }), fc.array(op, { maxLength: 25 }), async (ttlS, ops) => {
-    const clock = new FakeClock(Date.UTC(2026, 0, 1));
-    const store = new AuthorizationStore({
-      clock, signer: createJoseSigner(clock, 12 * 3600), writer: fsTokenWriter, runtimeDir: join(home, 'runtime'),
-      catalog: () => pinCatalog(defaultCatalog()), random: () => 1,
-    });
-    try {
-      const auth = await store.create({ serverId: 's', agentId: 'a', ttlMs: ttlS * 1000 });
-      const issued = new Map<string, number>([[readFileSync(auth.tokenFile, 'utf8'), auth.generations[0]!.expiresAtMs]]);
-      for (const o of ops) {
-        if (o.kind === 'force') {
-          try {
-            await store.rotateNow(auth.id);
-          } catch (err) {
-            assert.ok(err instanceof ExecError && err.code === 'busy', String(err));
+  await fc.assert(
+    fc.asyncProperty(
+      fc.integer({ min: 2, max: 30 }),
+      fc.array(op, { maxLength: 25 }),
+      async (ttlS, ops) => {
+        const clock = new FakeClock(Date.UTC(2026, 0, 1));
+        const store = new AuthorizationStore({
+          clock,
+          signer: createJoseSigner(clock, 12 * 3600),
+          writer: fsTokenWriter,
+          runtimeDir: join(home, 'runtime'),
+          catalog: () => pinCatalog(defaultCatalog()),
+          random: () => 1,
+        });
+        try {
+          const auth = await store.create({ serverId: 's', agentId: 'a', ttlMs: ttlS * 1000 });
+          const issued = new Map<string, number>([
+            [readFileSync(auth.tokenFile, 'utf8'), auth.generations[0]!.expiresAtMs],
+          ]);
+          for (const o of ops) {
+            if (o.kind === 'force') {
+              try {
+                await store.rotateNow(auth.id);
+              } catch (err) {
+                assert.ok(err instanceof ExecError && err.code === 'busy', String(err));
+              }
+            } else {
+              clock.advance(o.ms);
+              await settle();
+            }
+            for (const g of auth.generations) issued.set(g.token, g.expiresAtMs);
+            assert.ok(auth.generations.length <= liveGenerationBound(auth.ttlMs, TOL_MS));
+            for (const [tok, exp] of issued) {
+              const res = await store.authenticate(tok);
+              assert.equal(res.ok, clock.now() < exp + TOL_MS, `now-exp=${clock.now() - exp}`);
+            }
           }
-        } else {
-          clock.advance(o.ms);
-          await settle();
+        } finally {
+          await store.shutdown();
         }
-        for (const g of auth.generations) issued.set(g.token, g.expiresAtMs);
-        assert.ok(auth.generations.length <= liveGenerationBound(auth.ttlMs, TOL_MS));
-        for (const [tok, exp] of issued) {
-          const res = await store.authenticate(tok);
-          assert.equal(res.ok, clock.now() < exp + TOL_MS, `now-exp=${clock.now() - exp}`);
-        }
-      }
-    } finally {
-      await store.shutdown();
-    }
-  }), { numRuns: 25 });
+      },
+    ),
+    { numRuns: 25 },
+  );
 });

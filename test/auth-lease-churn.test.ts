@@ -25,15 +25,24 @@ test(`${LEASES} leases ending at once: every status request meanwhile is answere
   const leases: LeaseResult[] = [];
   t.after(() => leases.forEach((l) => l.close()));
   for (let i = 0; i < LEASES; i += BATCH) {
-    const batch = await Promise.all(Array.from({ length: BATCH }, (_, j) => requestLease(d.url, op, { serverId: 's1', agentId: `a${i + j}` })));
+    const batch = await Promise.all(
+      Array.from({ length: BATCH }, (_, j) =>
+        requestLease(d.url, op, { serverId: 's1', agentId: `a${i + j}` }),
+      ),
+    );
     leases.push(...batch);
     for (const l of batch) assert.equal(l.status, 200, JSON.stringify(l.body));
   }
   const status = async () => {
     const started = performance.now();
-    const r = await send(new URL('/api/v1/status', d.url).toString(), 'GET', { authorization: `Bearer ${op}` });
+    const r = await send(new URL('/api/v1/status', d.url).toString(), 'GET', {
+      authorization: `Bearer ${op}`,
+    });
     assert.equal(r.status, 200);
-    return { ms: performance.now() - started, leases: (JSON.parse(r.body) as { data: { leases: number } }).data.leases };
+    return {
+      ms: performance.now() - started,
+      leases: (JSON.parse(r.body) as { data: { leases: number } }).data.leases,
+    };
   };
   assert.equal((await status()).leases, LEASES);
 
@@ -44,5 +53,8 @@ test(`${LEASES} leases ending at once: every status request meanwhile is answere
     times.push(Math.round(s.ms));
     if (s.leases === 0) break;
   }
-  assert.ok(Math.max(...times) <= BOUND_MS, `status answered in ${times.join(', ')} ms while the leases ended`);
+  assert.ok(
+    Math.max(...times) <= BOUND_MS,
+    `status answered in ${times.join(', ')} ms while the leases ended`,
+  );
 });

@@ -34,21 +34,32 @@ async function inProcessDaemon(t: import('node:test').TestContext) {
   return { daemon, op: operatorToken(home) };
 }
 
-const catalogStatus = async (base: string, tok: string) => (await send(`${base}/catalog`, 'GET', { authorization: `Bearer ${tok}` })).status;
+const catalogStatus = async (base: string, tok: string) =>
+  (await send(`${base}/catalog`, 'GET', { authorization: `Bearer ${tok}` })).status;
 
 test('replacement: a new lease for the same server, agent and session revokes its predecessor first', async (t) => {
   const { daemon, op } = await inProcessDaemon(t);
-  const first = await requestLease(daemon.url, op, { serverId: 's', agentId: 'a', sessionId: 'sess-1' });
+  const first = await requestLease(daemon.url, op, {
+    serverId: 's',
+    agentId: 'a',
+    sessionId: 'sess-1',
+  });
   t.after(() => first.close());
   const firstToken = first.token();
   const firstDir = first.body.data!.privateDir;
   assert.equal(await catalogStatus(first.body.data!.execBaseUrl, firstToken), 200);
 
-  const second = await requestLease(daemon.url, op, { serverId: 's', agentId: 'a', sessionId: 'sess-1' });
+  const second = await requestLease(daemon.url, op, {
+    serverId: 's',
+    agentId: 'a',
+    sessionId: 'sess-1',
+  });
   t.after(() => second.close());
   // By the time the new lease answers, the old one is revoked and its directory removed.
   assert.equal(existsSync(firstDir), false, 'the old token directory is gone');
-  const old = await send(`${first.body.data!.execBaseUrl}/catalog`, 'GET', { authorization: `Bearer ${firstToken}` });
+  const old = await send(`${first.body.data!.execBaseUrl}/catalog`, 'GET', {
+    authorization: `Bearer ${firstToken}`,
+  });
   assert.deepEqual([old.status, old.body], [403, FORBIDDEN_BODY]);
   assert.equal(await catalogStatus(second.body.data!.execBaseUrl, second.token()), 200);
   await first.ended; // the old lease stream was closed by the revocation
@@ -62,16 +73,34 @@ test('replacement: a new lease for the same server, agent and session revokes it
     requestLease(daemon.url, op, { serverId: 's', agentId: 'a' }),
   ]);
   t.after(() => others.forEach((l) => l.close()));
-  for (const l of [second, ...others]) assert.equal(await catalogStatus(l.body.data!.execBaseUrl, l.token()), 200);
+  for (const l of [second, ...others])
+    assert.equal(await catalogStatus(l.body.data!.execBaseUrl, l.token()), 200);
   assert.equal(daemon.store.stats().active, 5);
 });
 
 test('replacement through agentteam run: the old runtime keeps running with a dead credential', async (t) => {
   const { env, track } = tempHome(t);
   await startDaemonCli(env, track);
-  const child = "const fs=require('fs');console.log(JSON.stringify({file:process.env.AGENTTEAM_EXEC_TOKEN_FILE,base:process.env.AGENTTEAM_EXEC_BASE_URL,token:fs.readFileSync(process.env.AGENTTEAM_EXEC_TOKEN_FILE,'utf8')}));setInterval(()=>{},1e6)";
+  const child =
+    "const fs=require('fs');console.log(JSON.stringify({file:process.env.AGENTTEAM_EXEC_TOKEN_FILE,base:process.env.AGENTTEAM_EXEC_BASE_URL,token:fs.readFileSync(process.env.AGENTTEAM_EXEC_TOKEN_FILE,'utf8')}));setInterval(()=>{},1e6)";
   const start = async () => {
-    const run = cliSpawn(['run', '--server', 's', '--agent', 'a', '--session', 'chat-9', '--', process.execPath, '-e', child], env, track);
+    const run = cliSpawn(
+      [
+        'run',
+        '--server',
+        's',
+        '--agent',
+        'a',
+        '--session',
+        'chat-9',
+        '--',
+        process.execPath,
+        '-e',
+        child,
+      ],
+      env,
+      track,
+    );
     const line = await new Promise<string>((resolve) => {
       let buf = '';
       run.stdout!.setEncoding('utf8').on('data', (d: string) => {
@@ -90,7 +119,13 @@ test('replacement through agentteam run: the old runtime keeps running with a de
 });
 
 /** Starts an Exec upload that sends its headers and half its body, then nothing; resolves once it is in flight. */
-async function slowUpload(t: import('node:test').TestContext, execBaseUrl: string, token: string, events: string[], inFlight: () => number) {
+async function slowUpload(
+  t: import('node:test').TestContext,
+  execBaseUrl: string,
+  token: string,
+  events: string[],
+  inFlight: () => number,
+) {
   const { port, pathname } = new URL(execBaseUrl);
   const socket = connect(Number(port), '127.0.0.1');
   t.after(() => socket.destroy());
@@ -107,7 +142,9 @@ async function slowUpload(t: import('node:test').TestContext, execBaseUrl: strin
   });
   socket.on('error', () => undefined);
   await new Promise((r) => socket.once('connect', r));
-  socket.write(`POST ${pathname}/task/create HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n{"title":"half`);
+  socket.write(
+    `POST ${pathname}/task/create HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n{"title":"half`,
+  );
   assert.ok(await waitFor(() => inFlight() === 1, 3000));
   return { done }; // wrapped: returning the promise itself would make the caller's await wait for the answer
 }
@@ -116,10 +153,19 @@ test('drain: daemon stop ends an in-flight upload with 403 before it finishes st
   const home = mkdtempSync(join(tmpdir(), 'agentteam-stop-drain-'));
   t.after(() => rmSync(home, { recursive: true, force: true }));
   const daemon = await startDaemon({ home, log: () => undefined });
-  const lease = await requestLease(daemon.url, operatorToken(home), { serverId: 's', agentId: 'a' });
+  const lease = await requestLease(daemon.url, operatorToken(home), {
+    serverId: 's',
+    agentId: 'a',
+  });
   t.after(() => lease.close());
   const events: string[] = [];
-  const { done: execDone } = await slowUpload(t, lease.body.data!.execBaseUrl, lease.token(), events, () => daemon.store.stats().inFlight);
+  const { done: execDone } = await slowUpload(
+    t,
+    lease.body.data!.execBaseUrl,
+    lease.token(),
+    events,
+    () => daemon.store.stats().inFlight,
+  );
   const stopped = daemon.stop('test').then(() => events.push('stopped'));
   const [exec] = await Promise.all([execDone, stopped]);
   assert.match(exec, /^HTTP\/1\.1 403 /);
@@ -132,9 +178,19 @@ test('drain: revoking a runtime ends its in-flight upload with 403 and answers o
   const lease = await requestLease(daemon.url, op, { serverId: 's', agentId: 'a' });
   t.after(() => lease.close());
   const events: string[] = [];
-  const { done: execDone } = await slowUpload(t, lease.body.data!.execBaseUrl, lease.token(), events, () => daemon.store.stats().inFlight);
+  const { done: execDone } = await slowUpload(
+    t,
+    lease.body.data!.execBaseUrl,
+    lease.token(),
+    events,
+    () => daemon.store.stats().inFlight,
+  );
 
-  const revoked = send(`${daemon.url}/api/v1/runtimes/${lease.body.data!.authorizationId}`, 'DELETE', { authorization: `Bearer ${op}` }).then((r) => {
+  const revoked = send(
+    `${daemon.url}/api/v1/runtimes/${lease.body.data!.authorizationId}`,
+    'DELETE',
+    { authorization: `Bearer ${op}` },
+  ).then((r) => {
     events.push('revoke answered');
     return r;
   });
@@ -146,13 +202,20 @@ test('drain: revoking a runtime ends its in-flight upload with 403 and answers o
   assert.equal(daemon.store.stats().inFlight, 0);
 });
 
-function bareStore(t: import('node:test').TestContext, clock = systemClock as import('../lib/clock.js').Clock) {
+function bareStore(
+  t: import('node:test').TestContext,
+  clock = systemClock as import('../lib/clock.js').Clock,
+) {
   const home = mkdtempSync(join(tmpdir(), 'agentteam-drain-'));
   t.after(() => rmSync(home, { recursive: true, force: true }));
   const events: string[] = [];
   const store = new AuthorizationStore({
-    clock, signer: createJoseSigner(clock, 12 * 3600), writer: fsTokenWriter, runtimeDir: join(home, 'runtime'),
-    catalog: () => pinCatalog(defaultCatalog()), diag: (e) => events.push(e),
+    clock,
+    signer: createJoseSigner(clock, 12 * 3600),
+    writer: fsTokenWriter,
+    runtimeDir: join(home, 'runtime'),
+    catalog: () => pinCatalog(defaultCatalog()),
+    diag: (e) => events.push(e),
   });
   return { store, events };
 }
@@ -165,7 +228,11 @@ test('drain: revoke waits for every admitted request to be released; repeated re
   const first = store.revoke(auth.id, 'test').then(() => (done = true));
   const again = store.revoke(auth.id, 'test');
   assert.equal(auth.signal.aborted, true, 'in-flight work is cancelled at once');
-  assert.equal((await store.authenticate(readFileSync(auth.tokenFile, 'utf8'))).ok, false, 'and the token refused at once');
+  assert.equal(
+    (await store.authenticate(readFileSync(auth.tokenFile, 'utf8'))).ok,
+    false,
+    'and the token refused at once',
+  );
   await new Promise((r) => setTimeout(r, 50));
   assert.equal(done, false);
   store.release(auth);
@@ -204,19 +271,33 @@ test('a handler that ignores the signal still cannot publish a success after rev
   const spillDir = mkdtempSync(join(tmpdir(), 'agentteam-drain-spill-'));
   t.after(() => rmSync(spillDir, { recursive: true, force: true }));
   const app = buildApp({
-    store, operatorToken: 'unused', diag: () => undefined, listenHost: '127.0.0.1', port: () => 80,
+    store,
+    operatorToken: 'unused',
+    diag: () => undefined,
+    listenHost: '127.0.0.1',
+    port: () => 80,
     gate: new ResultGate(new SecretSet(), new SpillStore({ dir: spillDir, clock: systemClock })),
-    status: () => ({}), stop: () => undefined, reload: async () => ({}), urls: () => ({ execBaseUrl: '', mcpUrl: '' }),
-    extraRoutes: (a) => a.post(`${EXEC_BASE}/slow/op`, async (c) => {
-      await gate; // never looks at c.get('runtime').signal
-      return c.json({ ok: true, data: { done: true } });
-    }),
+    status: () => ({}),
+    stop: () => undefined,
+    reload: async () => ({}),
+    urls: () => ({ execBaseUrl: '', mcpUrl: '' }),
+    extraRoutes: (a) =>
+      a.post(`${EXEC_BASE}/slow/op`, async (c) => {
+        await gate; // never looks at c.get('runtime').signal
+        return c.json({ ok: true, data: { done: true } });
+      }),
   });
   const auth = await store.create({ serverId: 's', agentId: 'a' });
   const events: string[] = [];
-  const response = Promise.resolve(app.request('/api/internal/exec/servers/s/agents/a/slow/op', {
-    method: 'POST', headers: { host: '127.0.0.1:80', authorization: `Bearer ${readFileSync(auth.tokenFile, 'utf8')}` },
-  })).then(async (r) => {
+  const response = Promise.resolve(
+    app.request('/api/internal/exec/servers/s/agents/a/slow/op', {
+      method: 'POST',
+      headers: {
+        host: '127.0.0.1:80',
+        authorization: `Bearer ${readFileSync(auth.tokenFile, 'utf8')}`,
+      },
+    }),
+  ).then(async (r) => {
     events.push('answered');
     return { status: r.status, body: await r.text() };
   });

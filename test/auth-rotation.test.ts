@@ -69,7 +69,10 @@ test('a reader across 1000 rotations never sees a missing, empty or partial file
     const before = auth.generations[auth.generations.length - 1]!.id;
     clock.advance(clock.nextAt()! - clock.now());
     // Sign + publish are asynchronous; the next rotation is scheduled only once the new file is in place.
-    while (auth.generations[auth.generations.length - 1]!.id === before || clock.nextAt() === undefined) {
+    while (
+      auth.generations[auth.generations.length - 1]!.id === before ||
+      clock.nextAt() === undefined
+    ) {
       await new Promise((r) => setImmediate(r));
     }
     // A token the reader saw is accepted exactly while it is within its own expiry (+5 s
@@ -77,7 +80,11 @@ test('a reader across 1000 rotations never sees a missing, empty or partial file
     for (const s of seen) {
       if (s.checked) continue;
       const live = clock.now() < expiryMs(s.token) + 5_000;
-      assert.equal(await get(url, s.token), live ? 200 : 403, `rotation ${i}: a token read from the file is accepted until its expiry`);
+      assert.equal(
+        await get(url, s.token),
+        live ? 200 : 403,
+        `rotation ${i}: a token read from the file is accepted until its expiry`,
+      );
       s.checked = true;
       if (live) accepted++;
     }
@@ -91,8 +98,16 @@ test('a reader across 1000 rotations never sees a missing, empty or partial file
   assert.ok(auth.generations.length <= 3, 'old generations are pruned');
   // The predecessor is still valid (its own expiry has not passed) and the first one is long expired.
   const prev = auth.generations[auth.generations.length - 2]!;
-  assert.equal(await get(url, prev.token), 200, 'previous generation stays valid until its own expiry');
+  assert.equal(
+    await get(url, prev.token),
+    200,
+    'previous generation stays valid until its own expiry',
+  );
   assert.equal(await get(url, first), 403, 'the first generation expired');
-  assert.deepEqual(readdirSync(join(home, 'runtime')).length, 1, 'one directory, no leftover temp dirs');
+  assert.deepEqual(
+    readdirSync(join(home, 'runtime')).length,
+    1,
+    'one directory, no leftover temp dirs',
+  );
   assert.deepEqual(readdirSync(auth.dir), ['token'], 'no leftover temp files');
 });

@@ -45,8 +45,18 @@ test('the generated validator and a freshly compiled ajv validator agree', async
     const generated = await loadInputValidator(d.domain, d.action);
     assert.ok(generated);
     const ex = d.example as Record<string, unknown>;
-    const samples: unknown[] = [d.example, {}, [], null, 'x', { ...ex, unknownField: 1 }, { ...ex, limit: 0 }, { ...ex, id: 'x'.repeat(65) }];
-    for (const s of samples) assert.deepEqual(generated(s), fresh(s), `${d.domain} ${d.action} ${JSON.stringify(s)}`);
+    const samples: unknown[] = [
+      d.example,
+      {},
+      [],
+      null,
+      'x',
+      { ...ex, unknownField: 1 },
+      { ...ex, limit: 0 },
+      { ...ex, id: 'x'.repeat(65) },
+    ];
+    for (const s of samples)
+      assert.deepEqual(generated(s), fresh(s), `${d.domain} ${d.action} ${JSON.stringify(s)}`);
   }
 });
 
@@ -67,7 +77,12 @@ test('details name the JSON pointer of each bad field, escaping ~ and /', () => 
   const { details } = detailsOf([
     { instancePath: '', keyword: 'required', params: { missingProperty: 'title' } },
     { instancePath: '', keyword: 'additionalProperties', params: { additionalProperty: 'a/b~c' } },
-    { instancePath: '/limit', keyword: 'maximum', params: { limit: 100 }, message: 'must be <= 100' },
+    {
+      instancePath: '/limit',
+      keyword: 'maximum',
+      params: { limit: 100 },
+      message: 'must be <= 100',
+    },
   ]);
   assert.deepEqual(details, [
     { path: '/title', message: 'is required' },
@@ -79,8 +94,14 @@ test('details name the JSON pointer of each bad field, escaping ~ and /', () => 
 test('the OpenAPI document covers the catalog route and every action, and every $ref resolves', () => {
   const doc = JSON.parse(readFileSync(join(ROOT, 'specs/openapi.json'), 'utf8')) as {
     openapi: string;
-    paths: Record<string, Record<string, { requestBody?: { content: Record<string, { example: unknown }> } }>>;
-    components: { schemas: Record<string, unknown>; securitySchemes: Record<string, { scheme: string }> };
+    paths: Record<
+      string,
+      Record<string, { requestBody?: { content: Record<string, { example: unknown }> } }>
+    >;
+    components: {
+      schemas: Record<string, unknown>;
+      securitySchemes: Record<string, { scheme: string }>;
+    };
   };
   assert.equal(doc.openapi, '3.1.0');
   assert.ok(doc.paths['/catalog']?.get);
@@ -90,12 +111,14 @@ test('the OpenAPI document covers the catalog route and every action, and every 
     assert.ok(op, `${d.domain} ${d.action}`);
     assert.deepEqual(op.requestBody?.content['application/json']?.example, d.example);
   }
-  const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map((m) => m[1]!);
+  const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g)].map(
+    (m) => m[1]!,
+  );
   assert.ok(refs.length > catalog.entries.size);
   for (const r of refs) assert.ok(doc.components.schemas[r], `dangling $ref ${r}`);
 });
 
-test('the daemon\'s catalog route body matches the CatalogView schema the OpenAPI document publishes', async () => {
+test("the daemon's catalog route body matches the CatalogView schema the OpenAPI document publishes", async () => {
   // The route serializes the pinned catalog once (daemon/auth/pinned-catalog.ts); check those very bytes.
   const { pinCatalog } = await import('../daemon/auth/pinned-catalog.js');
   const body = JSON.parse(pinCatalog(catalog).body) as { ok: boolean; data: unknown };

@@ -5,14 +5,21 @@ import { join } from 'node:path';
 import { cliEnv, cliSpawn, startDaemonCli, tempHome } from './harness/daemon.js';
 import { waitFor } from './harness/wait.js';
 
-const lines = (s: string) => s.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+const lines = (s: string) =>
+  s
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 test('daemon logs prints recent diagnostics; --follow adds new ones and ends with exit 3 when the daemon stops', async (t) => {
   const { home, env, track } = tempHome(t);
   await startDaemonCli(env, track);
   const recent = await cliEnv(['daemon', 'logs'], env);
   assert.equal(recent.code, 0, recent.stderr);
-  assert.ok(lines(recent.stdout).some((l) => l.event === 'connection_budget'), recent.stdout);
+  assert.ok(
+    lines(recent.stdout).some((l) => l.event === 'connection_budget'),
+    recent.stdout,
+  );
   const one = await cliEnv(['daemon', 'logs', '--limit', '1'], env);
   assert.equal(lines(one.stdout).length, 1);
   for (const bad of ['0', '1001']) {
@@ -45,7 +52,10 @@ test('only a stream opened with logs=1 carries daemon.log events', async (t) => 
   const open = async (query: string) => {
     const ac = new AbortController();
     t.after(() => ac.abort());
-    const res = await fetch(`${url}/api/v1/events?${query}`, { headers: { authorization: `Bearer ${token}` }, signal: ac.signal });
+    const res = await fetch(`${url}/api/v1/events?${query}`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: ac.signal,
+    });
     assert.equal(res.status, 200);
     const reader = res.body!.getReader();
     let text = '';
@@ -64,7 +74,9 @@ test('only a stream opened with logs=1 carries daemon.log events', async (t) => 
   };
   const plain = await open('client_tools=0&heartbeat_s=1');
   const logs = await open('client_tools=0&logs=1&heartbeat_s=1');
-  assert.ok(await waitFor(() => plain().includes('event: hello') && logs().includes('event: hello'), 5_000));
+  assert.ok(
+    await waitFor(() => plain().includes('event: hello') && logs().includes('event: hello'), 5_000),
+  );
   mkdirSync(join(env.AGENTTEAM_HOME!, 'tools'), { recursive: true });
   writeFileSync(join(env.AGENTTEAM_HOME!, 'tools', 'broken.json'), '{ not json');
   assert.equal((await cliEnv(['daemon', 'reload'], env)).code, 0);
@@ -74,8 +86,13 @@ test('only a stream opened with logs=1 carries daemon.log events', async (t) => 
   assert.ok(await waitFor(() => plain().split('event: heartbeat').length > beats, 5_000));
   assert.doesNotMatch(plain(), /daemon\.log/);
   const seqs = [...plain().matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
-  assert.deepEqual(seqs, seqs.map((_, i) => i + 1));
-  const bad = await fetch(`${url}/api/v1/events?logs=2`, { headers: { authorization: `Bearer ${token}` } });
+  assert.deepEqual(
+    seqs,
+    seqs.map((_, i) => i + 1),
+  );
+  const bad = await fetch(`${url}/api/v1/events?logs=2`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
   assert.equal(bad.status, 400);
 });
 

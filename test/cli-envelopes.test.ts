@@ -34,7 +34,12 @@ const NO_DAEMON: readonly Case[] = [
   [['run', '--agent', 'a1', '--', 'true'], 3, 'envelope', 'unavailable'],
   [['run', '--agent', 'a:b', '--', 'true'], 2, 'envelope', 'usage'],
   [['run', '--agent', 'a1'], 2, 'envelope', 'usage'],
-  [['message', 'post', '--target', 'channel:general', '--as', 'human:ada', 'hi'], 3, 'envelope', 'unavailable'],
+  [
+    ['message', 'post', '--target', 'channel:general', '--as', 'human:ada', 'hi'],
+    3,
+    'envelope',
+    'unavailable',
+  ],
   [['message', 'post', '--target', 'nowhere', '--as', 'human:ada', 'hi'], 2, 'envelope', 'usage'],
   [['message', 'history', '--target', 'channel:general'], 3, 'envelope', 'unavailable'],
   [['token', 'analyze'], 3, 'envelope', 'unavailable'],
@@ -74,7 +79,22 @@ const NO_DAEMON: readonly Case[] = [
 /** With a daemon. `daemon stop` runs last, alone. */
 const WITH_DAEMON = (copy: string, definition: string): readonly Case[] => [
   [['exec', 'task', 'list'], 3, 'envelope', 'unavailable'],
-  [['run', '--agent', 'a1', '--', process.execPath, BIN, 'exec', 'task', 'create', '{"title":"t"}'], 0, 'envelope'],
+  [
+    [
+      'run',
+      '--agent',
+      'a1',
+      '--',
+      process.execPath,
+      BIN,
+      'exec',
+      'task',
+      'create',
+      '{"title":"t"}',
+    ],
+    0,
+    'envelope',
+  ],
   [['daemon', 'start'], 1, 'envelope', 'already_exists'],
   [['daemon', 'status'], 0, 'envelope'],
   [['daemon', 'reload'], 0, 'envelope'],
@@ -116,7 +136,10 @@ function check(c: Case, r: { code: number | null; stdout: string; stderr: string
   const what = `agentteam ${argv.join(' ')}`;
   assert.equal(r.code, exit, `${what}: exit ${r.code}\n${r.stdout}${r.stderr}`);
   if (kind === 'text') return;
-  assert.ok(r.stdout.endsWith('\n'), `${what}: stdout ends with a line feed: ${JSON.stringify(r.stdout)}`);
+  assert.ok(
+    r.stdout.endsWith('\n'),
+    `${what}: stdout ends with a line feed: ${JSON.stringify(r.stdout)}`,
+  );
   const lines = r.stdout.slice(0, -1).split('\n');
   const values = lines.map((l) => {
     try {
@@ -128,7 +151,11 @@ function check(c: Case, r: { code: number | null; stdout: string; stderr: string
   if (kind === 'stream') return;
   assert.equal(lines.length, 1, `${what}: one line, got ${JSON.stringify(r.stdout)}`);
   if (kind === 'json') return;
-  const env = values[0] as { ok?: unknown; data?: unknown; error?: { code?: unknown; message?: unknown } };
+  const env = values[0] as {
+    ok?: unknown;
+    data?: unknown;
+    error?: { code?: unknown; message?: unknown };
+  };
   assert.equal(typeof env.ok, 'boolean', `${what}: an envelope: ${r.stdout}`);
   assert.equal(env.ok, exit === 0, `${what}: ok goes with the exit status`);
   if (env.ok) return assert.ok('data' in env, what);
@@ -146,22 +173,37 @@ function leaves(): string[] {
   const out: string[] = [];
   const walk = (c: commander.Command, path: string[]) => {
     const subs = c.commands.filter((s) => s.name() !== 'help');
-    if (path.length > 0 && (subs.length === 0 || (c as unknown as { _actionHandler: unknown })._actionHandler)) out.push(path.join(' '));
+    if (
+      path.length > 0 &&
+      (subs.length === 0 || (c as unknown as { _actionHandler: unknown })._actionHandler)
+    )
+      out.push(path.join(' '));
     for (const s of subs) walk(s, [...path, s.name()]);
   };
-  walk(buildProgram(commander, async () => undefined), []);
+  walk(
+    buildProgram(commander, async () => undefined),
+    [],
+  );
   return out;
 }
 
 test('every command of the program has cases here, with a daemon and without', () => {
   const all = leaves();
-  assert.ok(all.includes('daemon status') && all.includes('task list') && all.includes('tools'), all.join(', '));
+  assert.ok(
+    all.includes('daemon status') && all.includes('task list') && all.includes('tools'),
+    all.join(', '),
+  );
   // The longest declared command each case's argv starts with.
-  const commandOf = (argv: readonly string[]) => all.filter((l) => `${argv.join(' ')} `.startsWith(`${l} `)).sort((a, b) => b.length - a.length)[0];
+  const commandOf = (argv: readonly string[]) =>
+    all
+      .filter((l) => `${argv.join(' ')} `.startsWith(`${l} `))
+      .sort((a, b) => b.length - a.length)[0];
   for (const cases of [NO_DAEMON, WITH_DAEMON('x', 'y')]) {
     const covered = new Set(cases.map(([argv]) => commandOf(argv)));
     // With a daemon, `daemon stop` runs last on its own; serve is a stdio session (its refusal is above).
-    const missing = all.filter((l) => !covered.has(l) && (cases === NO_DAEMON || (l !== 'daemon stop' && l !== 'serve')));
+    const missing = all.filter(
+      (l) => !covered.has(l) && (cases === NO_DAEMON || (l !== 'daemon stop' && l !== 'serve')),
+    );
     assert.deepEqual(missing, []);
   }
 });
@@ -170,11 +212,14 @@ test('without a daemon: every refusal is one error envelope on stdout with its e
   const { env } = tempHome(t);
   const clean: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(env)) if (!/^agentteam_(exec|mcp)_/i.test(k)) clean[k] = v;
-  const results = await pool(NO_DAEMON.map((c) => () => cliEnv([...c[0]], clean)), 3);
+  const results = await pool(
+    NO_DAEMON.map((c) => () => cliEnv([...c[0]], clean)),
+    3,
+  );
   NO_DAEMON.forEach((c, i) => check(c, results[i]!));
 });
 
-test('with a daemon: successes, the daemon\'s refusals and the command line\'s, then daemon stop', async (t) => {
+test("with a daemon: successes, the daemon's refusals and the command line's, then daemon stop", async (t) => {
   const { env, track } = tempHome(t);
   await startDaemonCli(env, track);
   const dir = mkdtempSync(join(tmpdir(), 'agentteam-copy-'));
@@ -182,7 +227,10 @@ test('with a daemon: successes, the daemon\'s refusals and the command line\'s, 
   // A definition the daemon refuses (no upstream, no actions).
   writeFileSync(join(dir, 'ext.json'), '{"name":"broken"}');
   const cases = WITH_DAEMON(join(dir, 'copy.db'), join(dir, 'ext.json'));
-  const results = await pool(cases.map((c) => () => cliEnv([...c[0]], env)), 3);
+  const results = await pool(
+    cases.map((c) => () => cliEnv([...c[0]], env)),
+    3,
+  );
   cases.forEach((c, i) => check(c, results[i]!));
   check([['daemon', 'stop'], 0, 'envelope'], await cliEnv(['daemon', 'stop'], env));
 });

@@ -16,9 +16,19 @@ test('exec of an MCP tool as domain/action: the usage envelope names the tool an
     [['memory', 'search', '{"query":"x"}'], ['memory_search']],
     [['kb', 'fetch'], ['kb_fetch']],
     // An unknown action under a word that starts tool names: every such tool is named.
-    [['message', 'post'], ['message_send', 'message_history_read', 'message_react']],
+    [
+      ['message', 'post'],
+      ['message_send', 'message_history_read', 'message_react'],
+    ],
   ] as const;
-  const results = await pool(cases.map(([argv]) => () => runCli(['exec', ...argv], { env: cleanEnv() })), 3);
+  const results = await pool(
+    cases.map(
+      ([argv]) =>
+        () =>
+          runCli(['exec', ...argv], { env: cleanEnv() }),
+    ),
+    3,
+  );
   cases.forEach(([argv, tools], i) => {
     const r = results[i]!;
     assert.equal(r.code, 2, `${argv.join(' ')}: ${r.stderr}`);

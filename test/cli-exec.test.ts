@@ -21,7 +21,11 @@ interface Recorded {
  * to where, with what); the real daemon's answers are tested end to end in
  * test/exec-e2e.test.ts.
  */
-async function recorder(t: TestContext, status = 200, reply = '{"ok":true,"data":{"task":{"id":"task_0000001"}}}') {
+async function recorder(
+  t: TestContext,
+  status = 200,
+  reply = '{"ok":true,"data":{"task":{"id":"task_0000001"}}}',
+) {
   const requests: Recorded[] = [];
   const server = createServer((req, res) => {
     let body = '';
@@ -49,10 +53,16 @@ function tokenFile(t: TestContext, content: string): string {
   return file;
 }
 
-const parse = (stdout: string) => JSON.parse(stdout) as { ok: boolean; error: { code: string; details?: { path: string }[] } };
+const parse = (stdout: string) =>
+  JSON.parse(stdout) as { ok: boolean; error: { code: string; details?: { path: string }[] } };
 
 test('local validation failure: validation_failed envelope on stdout with the JSON pointer of each bad field, exit 2', async () => {
-  const r = await runCli(['exec', 'task', 'create', '{"title":"","status":"later","projectId":7,"colour":"red"}']);
+  const r = await runCli([
+    'exec',
+    'task',
+    'create',
+    '{"title":"","status":"later","projectId":7,"colour":"red"}',
+  ]);
   assert.equal(r.code, 2);
   const env = parse(r.stdout);
   assert.equal(env.ok, false);
@@ -68,17 +78,31 @@ test('a missing required field is reported at its own path; a non-object at the 
     runCli(['exec', 'task', 'get']),
   ]);
   assert.equal(missing.code, 2);
-  assert.deepEqual(parse(missing.stdout).error.details?.map((d) => d.path).sort(), ['/body', '/verdict']);
+  assert.deepEqual(
+    parse(missing.stdout)
+      .error.details?.map((d) => d.path)
+      .sort(),
+    ['/body', '/verdict'],
+  );
   assert.equal(root.code, 2);
-  assert.deepEqual(parse(root.stdout).error.details?.map((d) => d.path), ['']);
+  assert.deepEqual(
+    parse(root.stdout).error.details?.map((d) => d.path),
+    [''],
+  );
   assert.equal(omitted.code, 2);
-  assert.deepEqual(parse(omitted.stdout).error.details?.map((d) => d.path), ['/id']);
+  assert.deepEqual(
+    parse(omitted.stdout).error.details?.map((d) => d.path),
+    ['/id'],
+  );
 });
 
 test('stdin input (-) is validated the same way', async () => {
   const r = await runCli(['exec', 'task', 'list', '-'], { stdin: '{"limit":101}\n' });
   assert.equal(r.code, 2);
-  assert.deepEqual(parse(r.stdout).error.details?.map((d) => d.path), ['/limit']);
+  assert.deepEqual(
+    parse(r.stdout).error.details?.map((d) => d.path),
+    ['/limit'],
+  );
 });
 
 test('malformed or empty JSON is invalid_json, exit 2', async () => {
@@ -102,16 +126,38 @@ test('valid input without credentials exits 3 with a clear message and sends not
     [{}, /no daemon credentials: AGENTTEAM_EXEC_BASE_URL is not set/],
     [{ AGENTTEAM_EXEC_BASE_URL: base }, /AGENTTEAM_EXEC_TOKEN_FILE is not set/],
     // A raw token in the environment is never a fallback.
-    [{ AGENTTEAM_EXEC_BASE_URL: base, AGENTTEAM_EXEC_TOKEN: 'raw-token' }, /AGENTTEAM_EXEC_TOKEN_FILE is not set/],
+    [
+      { AGENTTEAM_EXEC_BASE_URL: base, AGENTTEAM_EXEC_TOKEN: 'raw-token' },
+      /AGENTTEAM_EXEC_TOKEN_FILE is not set/,
+    ],
     [{ AGENTTEAM_EXEC_TOKEN_FILE: tokenFile(t, 'tok') }, /AGENTTEAM_EXEC_BASE_URL is not set/],
-    [{ AGENTTEAM_EXEC_BASE_URL: base, AGENTTEAM_EXEC_TOKEN_FILE: missingFile }, /token file .*gone does not exist/],
-    [{ AGENTTEAM_EXEC_BASE_URL: base, AGENTTEAM_EXEC_TOKEN_FILE: tokenFile(t, '') }, /token file .* is empty/],
-    [{ AGENTTEAM_EXEC_BASE_URL: base, AGENTTEAM_EXEC_TOKEN_FILE: tokenFile(t, ' \n') }, /token file .* is empty/],
-    [{ AGENTTEAM_EXEC_BASE_URL: base, AGENTTEAM_EXEC_TOKEN_FILE: tokenFile(t, 'two\nlines') }, /does not hold a token/],
-    [{ AGENTTEAM_EXEC_BASE_URL: 'not a url', AGENTTEAM_EXEC_TOKEN_FILE: tokenFile(t, 'tok') }, /not a URL/],
+    [
+      { AGENTTEAM_EXEC_BASE_URL: base, AGENTTEAM_EXEC_TOKEN_FILE: missingFile },
+      /token file .*gone does not exist/,
+    ],
+    [
+      { AGENTTEAM_EXEC_BASE_URL: base, AGENTTEAM_EXEC_TOKEN_FILE: tokenFile(t, '') },
+      /token file .* is empty/,
+    ],
+    [
+      { AGENTTEAM_EXEC_BASE_URL: base, AGENTTEAM_EXEC_TOKEN_FILE: tokenFile(t, ' \n') },
+      /token file .* is empty/,
+    ],
+    [
+      { AGENTTEAM_EXEC_BASE_URL: base, AGENTTEAM_EXEC_TOKEN_FILE: tokenFile(t, 'two\nlines') },
+      /does not hold a token/,
+    ],
+    [
+      { AGENTTEAM_EXEC_BASE_URL: 'not a url', AGENTTEAM_EXEC_TOKEN_FILE: tokenFile(t, 'tok') },
+      /not a URL/,
+    ],
   ];
   // Root reads any file, so only check the unreadable case where permissions apply.
-  if (process.getuid?.() !== 0) cases.push([{ AGENTTEAM_EXEC_BASE_URL: base, AGENTTEAM_EXEC_TOKEN_FILE: unreadable }, /cannot be read/]);
+  if (process.getuid?.() !== 0)
+    cases.push([
+      { AGENTTEAM_EXEC_BASE_URL: base, AGENTTEAM_EXEC_TOKEN_FILE: unreadable },
+      /cannot be read/,
+    ]);
   for (const [extra, message] of cases) {
     const r = await runCli(['exec', 'task', 'create', '{"title":"x"}'], { env: cleanEnv(extra) });
     assert.equal(r.code, 3, JSON.stringify(extra));
@@ -127,7 +173,10 @@ test('with credentials: exactly one POST to {base}/{domain}/{action} with the be
   const { requests, base } = await recorder(t);
   const input = '{"title":"Ship it",  "assignee":"a1"}';
   const r = await runCli(['exec', 'task', 'create', input], {
-    env: cleanEnv({ AGENTTEAM_EXEC_BASE_URL: `${base}/`, AGENTTEAM_EXEC_TOKEN_FILE: tokenFile(t, 'header.payload.sig\n') }),
+    env: cleanEnv({
+      AGENTTEAM_EXEC_BASE_URL: `${base}/`,
+      AGENTTEAM_EXEC_TOKEN_FILE: tokenFile(t, 'header.payload.sig\n'),
+    }),
   });
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout, '{"ok":true,"data":{"task":{"id":"task_0000001"}}}\n');
@@ -141,8 +190,17 @@ test('with credentials: exactly one POST to {base}/{domain}/{action} with the be
 });
 
 test('an omitted input is sent as {} for actions that accept it', async (t) => {
-  const { requests, base } = await recorder(t, 200, '{"ok":true,"data":{"tasks":[],"hasMore":false}}');
-  const r = await runCli(['exec', 'task', 'list'], { env: cleanEnv({ AGENTTEAM_EXEC_BASE_URL: base, AGENTTEAM_EXEC_TOKEN_FILE: tokenFile(t, 'tok') }) });
+  const { requests, base } = await recorder(
+    t,
+    200,
+    '{"ok":true,"data":{"tasks":[],"hasMore":false}}',
+  );
+  const r = await runCli(['exec', 'task', 'list'], {
+    env: cleanEnv({
+      AGENTTEAM_EXEC_BASE_URL: base,
+      AGENTTEAM_EXEC_TOKEN_FILE: tokenFile(t, 'tok'),
+    }),
+  });
   assert.equal(r.code, 0, r.stderr);
   assert.equal(requests[0]?.body, '{}');
 });
@@ -151,13 +209,20 @@ test('a daemon error envelope is printed as is; the exit status comes from the e
   const cases: [number, string, number][] = [
     [404, '{"ok":false,"error":{"code":"not_found","message":"no such task"}}', 1],
     [403, '{"ok":false,"error":{"code":"forbidden","message":"forbidden"}}', 1],
-    [400, '{"ok":false,"error":{"code":"validation_failed","message":"bad cursor","details":[{"path":"/cursor","message":"x"}]}}', 2],
+    [
+      400,
+      '{"ok":false,"error":{"code":"validation_failed","message":"bad cursor","details":[{"path":"/cursor","message":"x"}]}}',
+      2,
+    ],
     [503, '{"ok":false,"error":{"code":"unavailable","message":"shutting down"}}', 3],
   ];
   for (const [status, body, exit] of cases) {
     const { base } = await recorder(t, status, body);
     const r = await runCli(['exec', 'task', 'get', '{"id":"task_01J9Z3K8Q2"}'], {
-      env: cleanEnv({ AGENTTEAM_EXEC_BASE_URL: base, AGENTTEAM_EXEC_TOKEN_FILE: tokenFile(t, 'tok') }),
+      env: cleanEnv({
+        AGENTTEAM_EXEC_BASE_URL: base,
+        AGENTTEAM_EXEC_TOKEN_FILE: tokenFile(t, 'tok'),
+      }),
     });
     assert.equal(r.code, exit, body);
     assert.equal(r.stdout, `${body}\n`);
@@ -167,7 +232,10 @@ test('a daemon error envelope is printed as is; the exit status comes from the e
 test('an answer that is not an envelope exits 1 with a message and an upstream_error envelope', async (t) => {
   const { base } = await recorder(t, 404, '404 Not Found');
   const r = await runCli(['exec', 'task', 'get', '{"id":"task_01J9Z3K8Q2"}'], {
-    env: cleanEnv({ AGENTTEAM_EXEC_BASE_URL: base, AGENTTEAM_EXEC_TOKEN_FILE: tokenFile(t, 'tok') }),
+    env: cleanEnv({
+      AGENTTEAM_EXEC_BASE_URL: base,
+      AGENTTEAM_EXEC_TOKEN_FILE: tokenFile(t, 'tok'),
+    }),
   });
   assert.equal(r.code, 1);
   assert.equal(JSON.parse(r.stdout).error.code, 'upstream_error');
@@ -180,7 +248,10 @@ test('no daemon listening: exit 3 with "connection refused"', async (t) => {
   const { port } = server.address() as AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   const r = await runCli(['exec', 'task', 'list', '{}'], {
-    env: cleanEnv({ AGENTTEAM_EXEC_BASE_URL: `http://127.0.0.1:${port}/api/internal/exec/servers/s1/agents/a1`, AGENTTEAM_EXEC_TOKEN_FILE: tokenFile(t, 'tok') }),
+    env: cleanEnv({
+      AGENTTEAM_EXEC_BASE_URL: `http://127.0.0.1:${port}/api/internal/exec/servers/s1/agents/a1`,
+      AGENTTEAM_EXEC_TOKEN_FILE: tokenFile(t, 'tok'),
+    }),
   });
   assert.equal(r.code, 3);
   assert.match(r.stderr, /no daemon at http:\/\/127\.0\.0\.1:\d+ \(connection refused\)/);

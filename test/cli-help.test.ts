@@ -2,7 +2,14 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { defaultCatalog } from '../catalog/catalog.js';
 import { errorEnvelopeSchema } from '../catalog/envelope.js';
-import { exampleLine, helpIndexOf, INLINE_EXAMPLES, renderActionHelp, renderDomainHelp, renderExecIndex } from '../catalog/help.js';
+import {
+  exampleLine,
+  helpIndexOf,
+  INLINE_EXAMPLES,
+  renderActionHelp,
+  renderDomainHelp,
+  renderExecIndex,
+} from '../catalog/help.js';
 import { standaloneSchema } from '../catalog/schemas.js';
 import { ESM_BIN, packageVersion, pool, runCli } from './harness/cli.js';
 
@@ -28,7 +35,10 @@ test('the ESM entry dist/cli/bin.js runs the same binary: exec help, a local val
   assert.equal(help.code, 0);
   assert.equal(help.stdout, (await runCli(['exec', 'task', 'create', '--help'])).stdout);
   assert.equal(bad.code, 2);
-  assert.equal((JSON.parse(bad.stdout) as { error: { code: string } }).error.code, 'validation_failed');
+  assert.equal(
+    (JSON.parse(bad.stdout) as { error: { code: string } }).error.code,
+    'validation_failed',
+  );
   assert.equal(version.code, 0);
   assert.equal(version.stdout.trim(), packageVersion());
 });
@@ -36,17 +46,21 @@ test('the ESM entry dist/cli/bin.js runs the same binary: exec help, a local val
 test('agentteam --help lists every command', async () => {
   const r = await runCli(['--help']);
   assert.equal(r.code, 0);
-  for (const name of ['exec', 'daemon', 'run', 'message']) assert.match(r.stdout, new RegExp(`^  ${name}\\b`, 'm'));
+  for (const name of ['exec', 'daemon', 'run', 'message'])
+    assert.match(r.stdout, new RegExp(`^  ${name}\\b`, 'm'));
 });
 
 test('exec --help is the mixed index: one line per domain and the inline lifecycle examples', async () => {
   const r = await runCli(['exec', '--help']);
   assert.equal(r.code, 0);
   assert.equal(r.stderr, '');
-  for (const d of index.domains) assert.match(r.stdout, new RegExp(`^  ${d.domain} +${d.line.replace(/[.()]/g, '\\$&')}`, 'm'));
+  for (const d of index.domains)
+    assert.match(r.stdout, new RegExp(`^  ${d.domain} +${d.line.replace(/[.()]/g, '\\$&')}`, 'm'));
   for (const key of INLINE_EXAMPLES) {
     const [domain, action] = key.split('/') as [string, string];
-    const a = index.domains.find((d) => d.domain === domain)?.actions.find((x) => x.action === action);
+    const a = index.domains
+      .find((d) => d.domain === domain)
+      ?.actions.find((x) => x.action === action);
     assert.ok(a);
     assert.ok(r.stdout.includes(exampleLine(domain, a)), `inline example of ${key}`);
   }
@@ -72,14 +86,24 @@ test('exec <domain> --help lists the actions of the domain with their summaries'
     const r = results[i]!;
     assert.equal(r.code, 0, d.domain);
     assert.match(r.stdout, new RegExp(`^Usage: agentteam exec ${d.domain} <action>`));
-    for (const a of d.actions) assert.ok(r.stdout.includes(`${a.action}  `) && r.stdout.includes(a.summary), `${d.domain} ${a.action}`);
+    for (const a of d.actions)
+      assert.ok(
+        r.stdout.includes(`${a.action}  `) && r.stdout.includes(a.summary),
+        `${d.domain} ${a.action}`,
+      );
     assert.equal(r.stdout, renderDomainHelp(d));
   });
 });
 
 test('exec <domain> <action> --help shows usage and the canonical example', async () => {
   const jobs = index.domains.flatMap((d) => d.actions.map((a) => ({ d, a })));
-  const results = await pool(jobs.map(({ d, a }) => () => runCli(['exec', d.domain, a.action, '--help'])));
+  const results = await pool(
+    jobs.map(
+      ({ d, a }) =>
+        () =>
+          runCli(['exec', d.domain, a.action, '--help']),
+    ),
+  );
   jobs.forEach(({ d, a }, i) => {
     const r = results[i]!;
     assert.equal(r.code, 0, `${d.domain} ${a.action}`);
@@ -91,14 +115,25 @@ test('exec <domain> <action> --help shows usage and the canonical example', asyn
 });
 
 test('--input-schema and --output-schema print standalone schemas equal to the descriptor schemas', async () => {
-  const jobs = entries.flatMap(({ descriptor: d }) => (['input', 'output'] as const).map((kind) => ({ d, kind })));
-  const results = await pool(jobs.map(({ d, kind }) => () => runCli(['exec', d.domain, d.action, `--${kind}-schema`])));
+  const jobs = entries.flatMap(({ descriptor: d }) =>
+    (['input', 'output'] as const).map((kind) => ({ d, kind })),
+  );
+  const results = await pool(
+    jobs.map(
+      ({ d, kind }) =>
+        () =>
+          runCli(['exec', d.domain, d.action, `--${kind}-schema`]),
+    ),
+  );
   jobs.forEach(({ d, kind }, i) => {
     const r = results[i]!;
     assert.equal(r.code, 0, `${d.domain} ${d.action} ${kind}`);
     const printed = JSON.parse(r.stdout) as Record<string, unknown>;
     assert.equal(printed.$schema, 'https://json-schema.org/draft/2020-12/schema');
-    assert.equal(printed.$id, `https://agentteam.dev/schemas/exec/${d.domain}/${d.action}.${kind}.json`);
+    assert.equal(
+      printed.$id,
+      `https://agentteam.dev/schemas/exec/${d.domain}/${d.action}.${kind}.json`,
+    );
     const { $schema: _s, $id: _i, ...rest } = printed;
     assert.deepEqual(rest, JSON.parse(JSON.stringify(d[kind])));
     assert.deepEqual(printed, standaloneSchema(d, kind));
@@ -128,7 +163,10 @@ test('an unknown domain or action exits 2 naming the closest valid names', async
   assert.match(help.stderr, /did you mean "project"\?/);
   assert.match(schema.stderr, /did you mean "list"\?/);
   assert.equal(domain.code, 2);
-  assert.match(JSON.parse(domain.stdout).error.message, /unknown domain "tsak"; did you mean "task"\?/);
+  assert.match(
+    JSON.parse(domain.stdout).error.message,
+    /unknown domain "tsak"; did you mean "task"\?/,
+  );
   assert.match(domain.stderr, /unknown domain "tsak"; did you mean "task"\?/);
   assert.equal(action.code, 2);
   assert.match(action.stderr, /unknown action "udpate"; did you mean "update"\?/);
@@ -151,5 +189,6 @@ test('usage errors exit 2: unknown option, too many arguments, unknown command, 
   }
   assert.match(results[3]!.stderr, /Did you mean exec\?/);
   // Exec's own grammar and commander's alike: the same error envelope on stdout as a validation error.
-  for (const r of results.slice(0, 5)) assert.equal(JSON.parse(r.stdout).error.code, 'usage', r.stdout);
+  for (const r of results.slice(0, 5))
+    assert.equal(JSON.parse(r.stdout).error.code, 'usage', r.stdout);
 });

@@ -1,6 +1,10 @@
 import { test, type TestContext } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { createServer as createHttpServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import {
+  createServer as createHttpServer,
+  type IncomingHttpHeaders,
+  type ServerResponse,
+} from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -74,7 +78,10 @@ function respond(s: Shape, res: ServerResponse): void {
   res.end();
 }
 
-async function listen(t: TestContext, server: Server | ReturnType<typeof createHttpServer>): Promise<number> {
+async function listen(
+  t: TestContext,
+  server: Server | ReturnType<typeof createHttpServer>,
+): Promise<number> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const sockets = new Set<Socket>();
   server.on('connection', (s: Socket) => {
@@ -89,7 +96,12 @@ async function listen(t: TestContext, server: Server | ReturnType<typeof createH
 }
 
 /** A real node:http server answering every request with the shape in its `x-shape` header, or else its body. */
-async function shapeServer(t: TestContext): Promise<{ port: number; seen: { headers: IncomingHttpHeaders; body: string; url: string; method: string }[] }> {
+async function shapeServer(
+  t: TestContext,
+): Promise<{
+  port: number;
+  seen: { headers: IncomingHttpHeaders; body: string; url: string; method: string }[];
+}> {
   const seen: { headers: IncomingHttpHeaders; body: string; url: string; method: string }[] = [];
   const server = createHttpServer((req, res) => {
     let body = '';
@@ -111,7 +123,15 @@ function capture(port: number, s: Shape): Promise<Buffer> {
     sock.on('error', reject);
     sock.on('close', () => resolve(Buffer.concat(chunks)));
     const body = Buffer.from(JSON.stringify(s), 'utf8');
-    sock.write(Buffer.concat([Buffer.from(requestHead(new URL(`http://127.0.0.1:${port}/x`), { 'content-length': body.length }), 'latin1'), body]));
+    sock.write(
+      Buffer.concat([
+        Buffer.from(
+          requestHead(new URL(`http://127.0.0.1:${port}/x`), { 'content-length': body.length }),
+          'latin1',
+        ),
+        body,
+      ]),
+    );
   });
 }
 
@@ -127,8 +147,9 @@ function split(bytes: Buffer, cuts: readonly number[]): Buffer[] {
   return out;
 }
 
-const cuts = fc.array(fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }), { maxLength: 40 });
-
+const cuts = fc.array(fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }), {
+  maxLength: 40,
+});
 
 test('any response node:http writes is read whole, however TCP splits it (interim responses, chunked, Content-Length, close-framed)', async (t) => {
   const { port } = await shapeServer(t);
@@ -148,21 +169,32 @@ test('any response node:http writes is read whole, however TCP splits it (interi
 test('a framed response is complete before the close, and one cut short is an ECONNRESET, never a shorter body', async (t) => {
   const { port } = await shapeServer(t);
   await fc.assert(
-    fc.asyncProperty(shape.filter((s) => s.framing !== 'close' && s.status !== 204 && s.body.length > 0), fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }), async (s, f) => {
-      const wire = await capture(port, s);
-      // Without the close, the framing alone says where the response ends.
-      assert.equal(readAll([wire], false)?.body.toString('utf8'), s.body);
-      const short = wire.subarray(0, Math.floor(f * (wire.length - 1)));
-      const r = new ResponseReader();
-      assert.equal(r.push(short), undefined);
-      assert.throws(() => r.end(), (e: NodeJS.ErrnoException) => e.code === 'ECONNRESET');
-    }),
+    fc.asyncProperty(
+      shape.filter((s) => s.framing !== 'close' && s.status !== 204 && s.body.length > 0),
+      fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }),
+      async (s, f) => {
+        const wire = await capture(port, s);
+        // Without the close, the framing alone says where the response ends.
+        assert.equal(readAll([wire], false)?.body.toString('utf8'), s.body);
+        const short = wire.subarray(0, Math.floor(f * (wire.length - 1)));
+        const r = new ResponseReader();
+        assert.equal(r.push(short), undefined);
+        assert.throws(
+          () => r.end(),
+          (e: NodeJS.ErrnoException) => e.code === 'ECONNRESET',
+        );
+      },
+    ),
     { numRuns: 100 },
   );
 });
 
 /** A server that plays `pieces` to each connection (a turn of the event loop between writes), then closes or stays open. */
-async function replay(t: TestContext, pieces: readonly Buffer[], opts: { close: boolean } = { close: true }): Promise<number> {
+async function replay(
+  t: TestContext,
+  pieces: readonly Buffer[],
+  opts: { close: boolean } = { close: true },
+): Promise<number> {
   const server = createServer((sock) => {
     sock.on('error', () => undefined);
     sock.once('data', async () => {
@@ -194,9 +226,23 @@ test('postJson over TCP: the real server response split into random writes gives
 
 test('postJson sends one well-formed POST: method, path, Host, headers, a UTF-8 body with its byte length', async (t) => {
   const { port, seen } = await shapeServer(t);
-  const s: Shape = { status: 200, body: '{"ok":true,"data":{}}', pieces: 1, framing: 'length', interim: [], padding: 0, trailer: false };
+  const s: Shape = {
+    status: 200,
+    body: '{"ok":true,"data":{}}',
+    pieces: 1,
+    framing: 'length',
+    interim: [],
+    padding: 0,
+    trailer: false,
+  };
   const body = '{"title":"é ✓ 😀"}';
-  const res = await postJson(`http://127.0.0.1:${port}/api/x/task/create?q=1`, 'tok.en', body, 5000, { 'x-shape': JSON.stringify(s), 'Idempotency-Key': 'k-1' });
+  const res = await postJson(
+    `http://127.0.0.1:${port}/api/x/task/create?q=1`,
+    'tok.en',
+    body,
+    5000,
+    { 'x-shape': JSON.stringify(s), 'Idempotency-Key': 'k-1' },
+  );
   assert.ok(res.ok);
   assert.equal(res.body, s.body);
   assert.equal(seen.length, 1);
@@ -216,9 +262,15 @@ test('postJson sends one well-formed POST: method, path, Host, headers, a UTF-8 
 test('a header value that would split the request is refused before anything is sent', async (t) => {
   const { port, seen } = await shapeServer(t);
   for (const bad of ['a\r\nx-evil: 1', 'a\nb', 'a\u0000b', 'ü✓']) {
-    await assert.rejects(postJson(`http://127.0.0.1:${port}/x`, 'tok', '{}', 5000, { 'x-test': bad }), { code: 'ERR_INVALID_CHAR' });
+    await assert.rejects(
+      postJson(`http://127.0.0.1:${port}/x`, 'tok', '{}', 5000, { 'x-test': bad }),
+      { code: 'ERR_INVALID_CHAR' },
+    );
   }
-  await assert.rejects(postJson(`http://127.0.0.1:${port}/x`, 'tok', '{}', 5000, { 'bad name': 'v' }), { code: 'ERR_INVALID_HTTP_TOKEN' });
+  await assert.rejects(
+    postJson(`http://127.0.0.1:${port}/x`, 'tok', '{}', 5000, { 'bad name': 'v' }),
+    { code: 'ERR_INVALID_HTTP_TOKEN' },
+  );
   await new Promise((r) => setTimeout(r, 50));
   assert.equal(seen.length, 0);
 });
@@ -241,7 +293,10 @@ test('postJson: a connection closed early, reset, or silent mid-body ends in a c
   assert.equal(!r3.ok && r3.error.code, 'ETIMEDOUT');
   assert.ok(Date.now() - started < 5000);
   // A reset (RST) from the server.
-  const reset = await listen(t, createServer((sock) => sock.once('data', () => sock.resetAndDestroy())));
+  const reset = await listen(
+    t,
+    createServer((sock) => sock.once('data', () => sock.resetAndDestroy())),
+  );
   const r4 = await postJson(url(reset), 'tok', '{}', 5000);
   assert.equal(!r4.ok && r4.error.code, 'ECONNRESET');
   // The whole answer, with the server keeping the connection open: complete without waiting for the close.
@@ -252,27 +307,63 @@ test('postJson: a connection closed early, reset, or silent mid-body ends in a c
 });
 
 test('the built CLI prints the same for every framing, and names the failure when the answer is broken or cut short', async (t) => {
-  const envelope = (b: string, status = '200 OK') => `HTTP/1.1 ${status}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(b)}\r\n\r\n${b}`;
+  const envelope = (b: string, status = '200 OK') =>
+    `HTTP/1.1 ${status}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(b)}\r\n\r\n${b}`;
   const data = '{"ok":true,"data":{"task":{"id":"task_Rctm06woo6H9iW5Vaps2","title":"é✓😀"}}}';
   const dir = mkdtempSync(join(tmpdir(), 'agentteam-h1-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   writeFileSync(join(dir, 'token'), 'tok\n', { mode: 0o600 });
   const chunked = Buffer.concat([
     Buffer.from('HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n'),
-    ...[...Buffer.from(data)].map((b) => Buffer.concat([Buffer.from('1\r\n'), Buffer.from([b]), Buffer.from('\r\n')])),
+    ...[...Buffer.from(data)].map((b) =>
+      Buffer.concat([Buffer.from('1\r\n'), Buffer.from([b]), Buffer.from('\r\n')]),
+    ),
     Buffer.from('0\r\n\r\n'),
   ]);
   // A refusal is an envelope on stdout as well as a message on stderr.
-  const unavailable = (why: RegExp) => new RegExp(`^\\{"ok":false,"error":\\{"code":"unavailable","message":"no daemon at http://127\\.0\\.0\\.1:\\d+ \\(${why.source}\\)[^"]*"\\}\\}\\n$`);
+  const unavailable = (why: RegExp) =>
+    new RegExp(
+      `^\\{"ok":false,"error":\\{"code":"unavailable","message":"no daemon at http://127\\.0\\.0\\.1:\\d+ \\(${why.source}\\)[^"]*"\\}\\}\\n$`,
+    );
   const cases: [string, string | Buffer, number, string | RegExp, RegExp | ''][] = [
     ['length', envelope(data), 0, `${data}\n`, ''],
     ['chunked, one byte a chunk', chunked, 0, `${data}\n`, ''],
-    ['interim', `HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nlink: </x>\r\n\r\n${envelope(data)}`, 0, `${data}\n`, ''],
+    [
+      'interim',
+      `HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nlink: </x>\r\n\r\n${envelope(data)}`,
+      0,
+      `${data}\n`,
+      '',
+    ],
     ['close-framed', `HTTP/1.1 200 OK\r\n\r\n${data}`, 0, `${data}\n`, ''],
-    ['error envelope', envelope('{"ok":false,"error":{"code":"not_found","message":"no task"}}', '404 Not Found'), 1, '{"ok":false,"error":{"code":"not_found","message":"no task"}}\n', ''],
-    ['cut short', Buffer.from(envelope(data)).subarray(0, -3), 3, unavailable(/ECONNRESET/), /^agentteam exec: no daemon at http:\/\/127\.0\.0\.1:\d+ \(ECONNRESET\); the action may or may not have been applied\n$/],
-    ['not HTTP', 'SSH-2.0-x\r\n\r\n', 3, unavailable(/HPE_INVALID_CONSTANT/), /^agentteam exec: no daemon at http:\/\/127\.0\.0\.1:\d+ \(HPE_INVALID_CONSTANT\)\n$/],
-    ['head too large', `HTTP/1.1 200 OK\r\nx: ${'a'.repeat(MAX_HEADER_BYTES)}\r\ncontent-length: 2\r\n\r\n{}`, 3, unavailable(/HPE_HEADER_OVERFLOW/), /\(HPE_HEADER_OVERFLOW\)\n$/],
+    [
+      'error envelope',
+      envelope('{"ok":false,"error":{"code":"not_found","message":"no task"}}', '404 Not Found'),
+      1,
+      '{"ok":false,"error":{"code":"not_found","message":"no task"}}\n',
+      '',
+    ],
+    [
+      'cut short',
+      Buffer.from(envelope(data)).subarray(0, -3),
+      3,
+      unavailable(/ECONNRESET/),
+      /^agentteam exec: no daemon at http:\/\/127\.0\.0\.1:\d+ \(ECONNRESET\); the action may or may not have been applied\n$/,
+    ],
+    [
+      'not HTTP',
+      'SSH-2.0-x\r\n\r\n',
+      3,
+      unavailable(/HPE_INVALID_CONSTANT/),
+      /^agentteam exec: no daemon at http:\/\/127\.0\.0\.1:\d+ \(HPE_INVALID_CONSTANT\)\n$/,
+    ],
+    [
+      'head too large',
+      `HTTP/1.1 200 OK\r\nx: ${'a'.repeat(MAX_HEADER_BYTES)}\r\ncontent-length: 2\r\n\r\n{}`,
+      3,
+      unavailable(/HPE_HEADER_OVERFLOW/),
+      /\(HPE_HEADER_OVERFLOW\)\n$/,
+    ],
   ];
   for (const [what, reply, code, stdout, stderr] of cases) {
     // The answer arrives in small pieces, as a slow link would deliver it.
@@ -281,7 +372,10 @@ test('the built CLI prints the same for every framing, and names the failure whe
     for (let i = 0; i < bytes.length; i += 7) pieces.push(bytes.subarray(i, i + 7));
     const port = await replay(t, pieces);
     const r = await runCli(['exec', 'task', 'get', '{"id":"task_Rctm06woo6H9iW5Vaps2"}'], {
-      env: cleanEnv({ AGENTTEAM_EXEC_BASE_URL: `http://127.0.0.1:${port}/x`, AGENTTEAM_EXEC_TOKEN_FILE: join(dir, 'token') }),
+      env: cleanEnv({
+        AGENTTEAM_EXEC_BASE_URL: `http://127.0.0.1:${port}/x`,
+        AGENTTEAM_EXEC_TOKEN_FILE: join(dir, 'token'),
+      }),
     });
     assert.equal(r.code, code, what);
     if (typeof stdout === 'string') assert.equal(r.stdout, stdout, what);

@@ -32,13 +32,24 @@ const RAW = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u
 /** No raw control on stdout but line feeds, and no line that passes for the forged record. */
 function inert(what: string, out: string): void {
   const raw = RAW.exec(out);
-  assert.equal(raw, null, `${what}: raw U+${raw?.[0]?.charCodeAt(0).toString(16).padStart(4, '0')} in ${JSON.stringify(out)}`);
-  for (const line of out.split('\n')) assert.ok(!line.startsWith(FORGED.slice(0, 10)), `${what}: forged line ${JSON.stringify(line)}`);
+  assert.equal(
+    raw,
+    null,
+    `${what}: raw U+${raw?.[0]?.charCodeAt(0).toString(16).padStart(4, '0')} in ${JSON.stringify(out)}`,
+  );
+  for (const line of out.split('\n'))
+    assert.ok(
+      !line.startsWith(FORGED.slice(0, 10)),
+      `${what}: forged line ${JSON.stringify(line)}`,
+    );
 }
 
 /** A CLI process that keeps printing (`--follow`), killed after the test. */
 function follow(t: TestContext, h: Home, args: string[]): { out: () => string } {
-  const child = spawn(process.execPath, [BIN, ...args], { env: h.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: h.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   t.after(() => child.kill('SIGKILL'));
   let out = '';
   child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
@@ -47,7 +58,18 @@ function follow(t: TestContext, h: Home, args: string[]): { out: () => string } 
 
 /** `agentteam exec` run by an agent under `agentteam run`; its JSON envelope. */
 async function agentExec(h: Home, domain: string, action: string, input: unknown): Promise<any> {
-  const r = await h.cli(['run', '--agent', 'a1', '--', process.execPath, BIN, 'exec', domain, action, JSON.stringify(input)]);
+  const r = await h.cli([
+    'run',
+    '--agent',
+    'a1',
+    '--',
+    process.execPath,
+    BIN,
+    'exec',
+    domain,
+    action,
+    JSON.stringify(input),
+  ]);
   assert.equal(r.code, 0, r.stderr);
   inert(`exec ${domain} ${action}`, r.stdout);
   return JSON.parse(r.stdout);
@@ -63,21 +85,32 @@ test('control sequences and newlines planted by agents reach operators inert', a
 
   const task = (await agentExec(h, 'task', 'create', { title: PLANT })).data.task;
   assert.equal(task.title, PLANT, 'exec prints the title exactly, escaped');
-  const approval = (await agentExec(h, 'approval', 'request', { title: PLANT, detail: PLANT })).data.approval;
+  const approval = (await agentExec(h, 'approval', 'request', { title: PLANT, detail: PLANT })).data
+    .approval;
   const asked = await agent.client.callTool({ name: 'name_branch', arguments: { topic: PLANT } });
   assert.equal(asked.isError, false);
-  const forged = await agent.client.callTool({ name: TOOL, arguments: {} }).catch((err: Error) => err);
+  const forged = await agent.client
+    .callTool({ name: TOOL, arguments: {} })
+    .catch((err: Error) => err);
   assert.ok(forged, 'the call with a forged name was made');
 
   // The audit rows are written in batches: wait for the forged one.
-  const rows = async () => (JSON.parse((await h.cli(['audit', '--json', '--limit', '100'])).stdout).data?.entries ?? []) as { tool: string }[];
-  assert.ok(await waitFor(async () => (await rows()).some((e) => e.tool === TOOL), 10_000), 'the forged tool name was recorded as sent');
+  const rows = async () =>
+    (JSON.parse((await h.cli(['audit', '--json', '--limit', '100'])).stdout).data?.entries ??
+      []) as { tool: string }[];
+  assert.ok(
+    await waitFor(async () => (await rows()).some((e) => e.tool === TOOL), 10_000),
+    'the forged tool name was recorded as sent',
+  );
 
   await t.test('audit, one line per call', async () => {
     const r = await h.cli(['audit']);
     assert.equal(r.code, 0, r.stderr);
     inert('audit', r.stdout);
-    assert.ok(r.stdout.includes('task/get\\n2031-01-01T00:00:00.000Z local/victim FORGED\\x1b[2K\\u009b2K'), r.stdout);
+    assert.ok(
+      r.stdout.includes('task/get\\n2031-01-01T00:00:00.000Z local/victim FORGED\\x1b[2K\\u009b2K'),
+      r.stdout,
+    );
   });
 
   await t.test('audit --json and audit --follow', async () => {
@@ -86,15 +119,25 @@ test('control sequences and newlines planted by agents reach operators inert', a
     assert.ok(JSON.parse(r.stdout).data.entries.some((e: { tool: string }) => e.tool === TOOL));
     const human = follow(t, h, ['audit', '--follow']);
     const json = follow(t, h, ['audit', '--follow', '--json']);
-    assert.ok(await waitFor(() => human.out().includes('FORGED') && json.out().includes('FORGED'), 10_000), 'both follows printed the row');
+    assert.ok(
+      await waitFor(() => human.out().includes('FORGED') && json.out().includes('FORGED'), 10_000),
+      'both follows printed the row',
+    );
     inert('audit --follow', human.out());
     inert('audit --follow --json', json.out());
-    const lines = json.out().trim().split('\n').map((l) => JSON.parse(l) as { tool: string });
+    const lines = json
+      .out()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { tool: string });
     assert.ok(lines.some((e) => e.tool === TOOL));
   });
 
   await t.test('audit --summary', async () => {
-    for (const args of [['audit', '--summary'], ['audit', '--summary', '--json']]) {
+    for (const args of [
+      ['audit', '--summary'],
+      ['audit', '--summary', '--json'],
+    ]) {
       const r = await h.cli(args);
       assert.equal(r.code, 0, r.stderr);
       inert(args.join(' '), r.stdout);
@@ -110,25 +153,46 @@ test('control sequences and newlines planted by agents reach operators inert', a
     assert.match(r.stdout, /\\x1b\]52;c;cHduZWQ=\\x07/);
     const j = await h.cli(['tools', 'log', '--json']);
     inert('tools log --json', j.stdout);
-    assert.ok(JSON.parse(j.stdout).data.pending.some((p: { question: string }) => p.question.includes(PLANT)));
+    assert.ok(
+      JSON.parse(j.stdout).data.pending.some((p: { question: string }) =>
+        p.question.includes(PLANT),
+      ),
+    );
   });
 
-  await t.test('task list, approval list and approval get print the JSON the agent planted, escaped', async () => {
-    const list = await h.cli(['task', 'list']);
-    inert('task list', list.stdout);
-    assert.equal(JSON.parse(list.stdout).data.tasks.find((x: { id: string }) => x.id === task.id).title, PLANT);
-    const approvals = await h.cli(['approval', 'list']);
-    inert('approval list', approvals.stdout);
-    assert.ok(JSON.parse(approvals.stdout).data.approvals.some((a: { title: string }) => a.title === PLANT));
-    const one = await h.cli(['approval', 'get', approval.id]);
-    inert('approval get', one.stdout);
-    assert.equal(JSON.parse(one.stdout).data.approval.detail, PLANT);
-  });
+  await t.test(
+    'task list, approval list and approval get print the JSON the agent planted, escaped',
+    async () => {
+      const list = await h.cli(['task', 'list']);
+      inert('task list', list.stdout);
+      assert.equal(
+        JSON.parse(list.stdout).data.tasks.find((x: { id: string }) => x.id === task.id).title,
+        PLANT,
+      );
+      const approvals = await h.cli(['approval', 'list']);
+      inert('approval list', approvals.stdout);
+      assert.ok(
+        JSON.parse(approvals.stdout).data.approvals.some(
+          (a: { title: string }) => a.title === PLANT,
+        ),
+      );
+      const one = await h.cli(['approval', 'get', approval.id]);
+      inert('approval get', one.stdout);
+      assert.equal(JSON.parse(one.stdout).data.approval.detail, PLANT);
+    },
+  );
 
-  await t.test('daemon logs --follow: the operator events carry the planted text, escaped', async () => {
-    assert.ok(await waitFor(() => logs.out().includes('tool.asked'), 10_000), logs.out());
-    inert('daemon logs --follow', logs.out());
-    const events = logs.out().trim().split('\n').map((l) => JSON.parse(l) as { event?: string; data?: { text?: string } });
-    assert.ok(events.some((e) => e.event === 'tool.shown' && e.data?.text?.includes(PLANT)));
-  });
+  await t.test(
+    'daemon logs --follow: the operator events carry the planted text, escaped',
+    async () => {
+      assert.ok(await waitFor(() => logs.out().includes('tool.asked'), 10_000), logs.out());
+      inert('daemon logs --follow', logs.out());
+      const events = logs
+        .out()
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { event?: string; data?: { text?: string } });
+      assert.ok(events.some((e) => e.event === 'tool.shown' && e.data?.text?.includes(PLANT)));
+    },
+  );
 });

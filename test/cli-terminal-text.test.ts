@@ -13,8 +13,30 @@ import { cleanEnv, runCli } from './harness/cli.js';
 
 /** Everything a terminal acts on, or that reorders or breaks what a person reads. */
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
-const DANGEROUS = ['\x1b', '\x07', '\n', '\r', '\t', '\x00', '\x7f', '\u0080', '\u009b', '\u009d', '\u009c', '\u2028', '\u2029', '\u202e', '\u2066', '\u2069', '\\'];
-const char = fc.oneof(fc.constantFrom(...DANGEROUS), fc.integer({ min: 0, max: 0x2100 }).map((c) => String.fromCharCode(c)), fc.string({ unit: 'grapheme', maxLength: 2 }));
+const DANGEROUS = [
+  '\x1b',
+  '\x07',
+  '\n',
+  '\r',
+  '\t',
+  '\x00',
+  '\x7f',
+  '\u0080',
+  '\u009b',
+  '\u009d',
+  '\u009c',
+  '\u2028',
+  '\u2029',
+  '\u202e',
+  '\u2066',
+  '\u2069',
+  '\\',
+];
+const char = fc.oneof(
+  fc.constantFrom(...DANGEROUS),
+  fc.integer({ min: 0, max: 0x2100 }).map((c) => String.fromCharCode(c)),
+  fc.string({ unit: 'grapheme', maxLength: 2 }),
+);
 const text = fc.array(char, { maxLength: 60 }).map((cs) => cs.join(''));
 
 test('visible(): no control character survives; text without one is unchanged; it works character by character', () => {
@@ -42,7 +64,11 @@ test('visibleBlock(): only line feeds and tabs are kept, and every line after th
   fc.assert(
     fc.property(text, fc.constantFrom('', '  ', '[thr_1] '), (s, indent) => {
       const out = visibleBlock(s, indent);
-      assert.equal(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/.test(out), false, JSON.stringify(out));
+      assert.equal(
+        /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/.test(out),
+        false,
+        JSON.stringify(out),
+      );
       const lines = out.split('\n');
       assert.equal(lines.length, s.replace(/\r\n/g, '\n').split('\n').length);
       for (const l of lines.slice(1)) assert.ok(l.startsWith(indent), JSON.stringify(l));
@@ -52,7 +78,13 @@ test('visibleBlock(): only line feeds and tabs are kept, and every line after th
 });
 
 test('jsonText(): parses back to exactly the value, with no raw DEL, C1, separator or bidi control', () => {
-  const value = fc.jsonValue().chain((v) => fc.record({ v: fc.constant(v), s: text, k: text }).map((r) => ({ [r.k]: r.s, v: r.v, list: [r.s, r.k] })));
+  const value = fc
+    .jsonValue()
+    .chain((v) =>
+      fc
+        .record({ v: fc.constant(v), s: text, k: text })
+        .map((r) => ({ [r.k]: r.s, v: r.v, list: [r.s, r.k] })),
+    );
   fc.assert(
     fc.property(value, (v) => {
       const out = jsonText(v);
@@ -74,8 +106,10 @@ test('escapeJsonText(): on JSON text the parsed value is the same; a line that i
   );
 });
 
-test('a command line with control sequences in it is refused inert: commander\'s message and the envelope', async () => {
-  const r = await runCli(['audit', '--since', '1h\x1b]0;owned\x07\u009b2K', '--nosuch\x1b[2K'], { env: cleanEnv() });
+test("a command line with control sequences in it is refused inert: commander's message and the envelope", async () => {
+  const r = await runCli(['audit', '--since', '1h\x1b]0;owned\x07\u009b2K', '--nosuch\x1b[2K'], {
+    env: cleanEnv(),
+  });
   assert.equal(r.code, 2);
   assert.equal(CONTROL.test(r.stderr.replace(/\n/g, '')), false, JSON.stringify(r.stderr));
   assert.equal(CONTROL.test(r.stdout.replace(/\n$/, '')), false, JSON.stringify(r.stdout));

@@ -11,7 +11,15 @@ import { startDaemon, type Daemon } from './harness/daemon.js';
  * the driver does know (an approval). It records each answer line exactly as
  * the driver wrote it, then ends the turn.
  */
-const PROTOTYPE_NAMES = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', '__defineGetter__'];
+const PROTOTYPE_NAMES = [
+  'constructor',
+  '__proto__',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+  'isPrototypeOf',
+  '__defineGetter__',
+];
 const FAKE = `
 const { createInterface } = require('node:readline');
 const { writeFileSync } = require('node:fs');
@@ -52,12 +60,32 @@ test('codex-app-server driver: server requests named like Object.prototype membe
   const fake = join(dir, 'codex');
   writeFileSync(fake, `#!${process.execPath}\n${FAKE}`, { mode: 0o755 });
   const outFile = join(dir, 'out.json');
-  const r = await d.cli(['run', '--server', 'local', '--agent', 'fx', '--runtime', 'codex-app-server', '--prompt', 'hi', '--', fake, 'app-server'], {
-    env: { CODEX_HOME: join(dir, 'codex-home'), FAKE_OUT: outFile },
-  });
+  const r = await d.cli(
+    [
+      'run',
+      '--server',
+      'local',
+      '--agent',
+      'fx',
+      '--runtime',
+      'codex-app-server',
+      '--prompt',
+      'hi',
+      '--',
+      fake,
+      'app-server',
+    ],
+    {
+      env: { CODEX_HOME: join(dir, 'codex-home'), FAKE_OUT: outFile },
+    },
+  );
   assert.equal(r.code, 0, r.stderr);
-  const answers = (JSON.parse(readFileSync(outFile, 'utf8')) as { answers: Record<string, string> }).answers;
-  const unknown = [...PROTOTYPE_NAMES.map((name, i) => `srv-${i}-${name}`), `srv-${PROTOTYPE_NAMES.length + 1}-no/such/method`];
+  const answers = (JSON.parse(readFileSync(outFile, 'utf8')) as { answers: Record<string, string> })
+    .answers;
+  const unknown = [
+    ...PROTOTYPE_NAMES.map((name, i) => `srv-${i}-${name}`),
+    `srv-${PROTOTYPE_NAMES.length + 1}-no/such/method`,
+  ];
   for (const id of unknown) {
     const name = id.replace(/^srv-\d+-/, '');
     const line = answers[id];
@@ -69,6 +97,12 @@ test('codex-app-server driver: server requests named like Object.prototype membe
     assert.equal(error.code, -32601, `${name}: ${line}`);
     assert.equal(typeof error.message, 'string');
   }
-  const approval = JSON.parse(answers[`srv-${PROTOTYPE_NAMES.length}-item/commandExecution/requestApproval`]!) as Record<string, unknown>;
-  assert.deepEqual(approval.result, { decision: 'decline' }, 'a method the driver knows is still answered');
+  const approval = JSON.parse(
+    answers[`srv-${PROTOTYPE_NAMES.length}-item/commandExecution/requestApproval`]!,
+  ) as Record<string, unknown>;
+  assert.deepEqual(
+    approval.result,
+    { decision: 'decline' },
+    'a method the driver knows is still answered',
+  );
 });

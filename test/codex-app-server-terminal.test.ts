@@ -16,7 +16,8 @@ const sh = promisify(execFile);
  * override) and calls a tool with such a name: the run's stdout and stderr
  * show them as escapes, and the answer's own line breaks stay.
  */
-const PLANT = 'done \x1b]52;c;cHduZWQ=\x07\x1b]0;owned\x07\x1b]8;;https://evil.example/\x1b\\link\x1b]8;;\x1b\\\x1b[2K\r\u009b2K\u009d0;t\u009c\u202eevil\x7f\nsecond line';
+const PLANT =
+  'done \x1b]52;c;cHduZWQ=\x07\x1b]0;owned\x07\x1b]8;;https://evil.example/\x1b\\link\x1b]8;;\x1b\\\x1b[2K\r\u009b2K\u009d0;t\u009c\u202eevil\x7f\nsecond line';
 const FAKE = `
 const { createInterface } = require('node:readline');
 const send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');
@@ -39,18 +40,42 @@ rl.on('close', () => process.exit(0));
 `;
 const RAW = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
-test('an app-server run shows the agent\'s control sequences as escapes, on stdout and stderr', async (t) => {
+test("an app-server run shows the agent's control sequences as escapes, on stdout and stderr", async (t) => {
   const d = await startDaemon();
   t.after(() => d.close());
   const dir = mkdtempSync(join(tmpdir(), 'agentteam-fake-app-server-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const fake = join(dir, 'codex');
   writeFileSync(fake, `#!${process.execPath}\n${FAKE}`, { mode: 0o755 });
-  const r = await sh(process.execPath, [BIN, 'run', '--agent', 'fx', '--runtime', 'codex-app-server', '--prompt', 'hi', '--', fake, 'app-server'], {
-    env: { ...process.env, AGENTTEAM_HOME: d.home, CODEX_HOME: join(dir, 'codex-home') }, timeout: 30_000,
-  });
+  const r = await sh(
+    process.execPath,
+    [
+      BIN,
+      'run',
+      '--agent',
+      'fx',
+      '--runtime',
+      'codex-app-server',
+      '--prompt',
+      'hi',
+      '--',
+      fake,
+      'app-server',
+    ],
+    {
+      env: { ...process.env, AGENTTEAM_HOME: d.home, CODEX_HOME: join(dir, 'codex-home') },
+      timeout: 30_000,
+    },
+  );
   assert.equal(RAW.exec(r.stdout), null, JSON.stringify(r.stdout));
   assert.equal(RAW.exec(r.stderr), null, JSON.stringify(r.stderr));
-  assert.match(r.stderr, /agentteam: xdone \\x1b\]52;c;cHduZWQ=\\x07.*\\nsecond line from the primary thread thr-P: /, r.stderr);
-  assert.equal(r.stdout, 'done \\x1b]52;c;cHduZWQ=\\x07\\x1b]0;owned\\x07\\x1b]8;;https://evil.example/\\x1b\\link\\x1b]8;;\\x1b\\\\x1b[2K\\r\\u009b2K\\u009d0;t\\u009c\\u202eevil\\x7f\nsecond line\n');
+  assert.match(
+    r.stderr,
+    /agentteam: xdone \\x1b\]52;c;cHduZWQ=\\x07.*\\nsecond line from the primary thread thr-P: /,
+    r.stderr,
+  );
+  assert.equal(
+    r.stdout,
+    'done \\x1b]52;c;cHduZWQ=\\x07\\x1b]0;owned\\x07\\x1b]8;;https://evil.example/\\x1b\\link\\x1b]8;;\\x1b\\\\x1b[2K\\r\\u009b2K\\u009d0;t\\u009c\\u202eevil\\x7f\nsecond line\n',
+  );
 });

@@ -11,10 +11,14 @@ import { signIn } from './harness/console.js';
  */
 test.after(() => closeHttp());
 
-const ids = (html: string) => [...html.matchAll(/<section class="card" data-approval="([^"]+)"/g)].map((m) => m[1]!);
-const older = (html: string) => /<a href="([^"]+)"[^>]*>Older requests/.exec(html)?.[1]?.replaceAll('&amp;', '&');
+const ids = (html: string) =>
+  [...html.matchAll(/<section class="card" data-approval="([^"]+)"/g)].map((m) => m[1]!);
+const older = (html: string) =>
+  /<a href="([^"]+)"[^>]*>Older requests/.exec(html)?.[1]?.replaceAll('&amp;', '&');
 
-test('Approvals: 51 pending from two agents, the older one reachable by paging, the page says how many wait', { timeout: 120_000 }, async (t) => {
+test('Approvals: 51 pending from two agents, the older one reachable by paging, the page says how many wait', {
+  timeout: 120_000,
+}, async (t) => {
   const d = await startDaemon();
   t.after(() => d.close());
   const b = await startRuntime(d, { server: 'local', agent: 'agent-b' });
@@ -49,17 +53,28 @@ test('Approvals: 51 pending from two agents, the older one reachable by paging, 
   const csrf = /name="csrf" value="([^"]+)"/.exec(page2.body)![1]!;
   const back = /name="back" value="([^"]+)"/.exec(page2.body)?.[1]?.replaceAll('&amp;', '&');
   assert.equal(back, next, "the page's form says where to come back to");
-  const decided = await c.post(`/console/approvals/${hidden}/decide`, { decision: 'approve', back }, csrf);
+  const decided = await c.post(
+    `/console/approvals/${hidden}/decide`,
+    { decision: 'approve', back },
+    csrf,
+  );
   assert.equal(decided.status, 303, decided.body);
   assert.equal(decided.headers.location, next, 'back to the page it was decided on');
-  assert.equal((await call(b, 'approval', 'get', { id: hidden })).json.data.approval.status, 'approved');
+  assert.equal(
+    (await call(b, 'approval', 'get', { id: hidden })).json.data.approval.status,
+    'approved',
+  );
   const after = await c.get('/console/approvals');
   assert.match(after.body, /50 waiting/);
   assert.equal(older(after.body), undefined);
   // The 50 newer requests still pending do not crowd the decision out of the Decided list either.
   assert.match(after.body, new RegExp(`<tr data-approval="${hidden}">`));
   // Only a link to an older approvals page is followed back; anything else returns to the newest page.
-  const offsite = await c.post(`/console/approvals/${onFirst[0]}/decide`, { decision: 'reject', back: 'https://evil.example/' }, csrf);
+  const offsite = await c.post(
+    `/console/approvals/${onFirst[0]}/decide`,
+    { decision: 'reject', back: 'https://evil.example/' },
+    csrf,
+  );
   assert.equal(offsite.headers.location, '/console/approvals');
   assert.match((await c.get('/console/approvals')).body, /49 waiting/);
 });

@@ -16,17 +16,28 @@ const SHOTS = process.env.AGENTTEAM_SCREENSHOTS;
  */
 const CHROMIUM = findChromium();
 
-test('console in Chromium: first render of every page with 10,000 audit rows in the store', { skip: SKIP, timeout: 180_000 }, async (t) => {
+test('console in Chromium: first render of every page with 10,000 audit rows in the store', {
+  skip: SKIP,
+  timeout: 180_000,
+}, async (t) => {
   const d = await startDaemon();
   t.after(() => d.close());
   await d.stop();
   const db = new Database(join(d.home, 'store.db'));
   const now = Date.now();
-  const insert = db.prepare(`INSERT INTO audit (at, server_id, agent_id, authorization_id, generation_id, runtime, thread_id, via, transport, tool, outcome, duration_us, request_bytes, result_bytes, trace_id, args, result)
+  const insert =
+    db.prepare(`INSERT INTO audit (at, server_id, agent_id, authorization_id, generation_id, runtime, thread_id, via, transport, tool, outcome, duration_us, request_bytes, result_bytes, trace_id, args, result)
     VALUES (?, 's1', ?, 'auth0', 'gen0', 'generic', NULL, 'exec', 'exec', ?, ?, ?, 20, 200, NULL, NULL, NULL)`);
   const tools = ['task/create', 'task/list', 'message/post', 'approval/request', 'kb/search'];
   db.transaction(() => {
-    for (let i = 0; i < 10_000; i++) insert.run(now - 3_000_000 + i * 300, `agent-${i % 7}`, tools[i % tools.length], i % 20 === 0 ? 'not_found' : 'ok', 1000 + ((i * 7919) % 50_000));
+    for (let i = 0; i < 10_000; i++)
+      insert.run(
+        now - 3_000_000 + i * 300,
+        `agent-${i % 7}`,
+        tools[i % tools.length],
+        i % 20 === 0 ? 'not_found' : 'ok',
+        1000 + ((i * 7919) % 50_000),
+      );
   })();
   db.close();
   await d.start();
@@ -41,13 +52,19 @@ test('console in Chromium: first render of every page with 10,000 audit rows in 
     const runs: number[] = [];
     for (let i = 0; i < 3; i++) {
       await page.goto(`${co}/console/${path}`);
-      const fcp = Number(await page.evaluate(`new Promise((r) => { const f = () => { const e = performance.getEntriesByName('first-contentful-paint')[0]; e ? r(e.startTime) : setTimeout(f, 10); }; f(); })`));
+      const fcp = Number(
+        await page.evaluate(
+          `new Promise((r) => { const f = () => { const e = performance.getEntriesByName('first-contentful-paint')[0]; e ? r(e.startTime) : setTimeout(f, 10); }; f(); })`,
+        ),
+      );
       runs.push(fcp);
     }
     runs.sort((x, y) => x - y);
     results[path || 'overview'] = Math.round(runs[1]!);
   }
-  t.diagnostic(`first contentful paint, median of 3, ms: ${JSON.stringify(results)} (load ${(await import('node:os')).loadavg()[0]!.toFixed(2)})`);
+  t.diagnostic(
+    `first contentful paint, median of 3, ms: ${JSON.stringify(results)} (load ${(await import('node:os')).loadavg()[0]!.toFixed(2)})`,
+  );
   // The overview counts all 10,000 from the audit summary, as `agentteam audit --summary --since 1h` does.
   await page.goto(`${co}/console/`);
   assert.equal(await page.locator('[data-stat="Calls, last hour"] b').textContent(), '10000');
@@ -64,6 +81,6 @@ test('console in Chromium: first render of every page with 10,000 audit rows in 
     }
   }
   // 200 ms is the target on a quiet machine; the assertion leaves room for a loaded CI host.
-  for (const [p, ms] of Object.entries(results)) assert.ok(ms < 1_000, `${p}: first render ${ms} ms`);
+  for (const [p, ms] of Object.entries(results))
+    assert.ok(ms < 1_000, `${p}: first render ${ms} ms`);
 });
-

@@ -16,19 +16,31 @@ import { findChromium, launchBrowser, CHROMIUM_SKIP, signInUrl } from './harness
 const CHROMIUM = findChromium();
 test.after(() => closeHttp());
 
-test('console in Chromium: the session cookie never reaches another loopback server, and replayed it opens nothing', { skip: CHROMIUM_SKIP, timeout: 120_000 }, async (t) => {
+test('console in Chromium: the session cookie never reaches another loopback server, and replayed it opens nothing', {
+  skip: CHROMIUM_SKIP,
+  timeout: 120_000,
+}, async (t) => {
   const d = await startDaemon();
   t.after(() => d.close());
   const seen: { host: string; path: string; cookie: string }[] = [];
   const other = createServer((req: IncomingMessage, res) => {
-    seen.push({ host: req.headers.host ?? '', path: req.url ?? '', cookie: req.headers.cookie ?? '' });
-    res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>other</title><p>another server</p>');
+    seen.push({
+      host: req.headers.host ?? '',
+      path: req.url ?? '',
+      cookie: req.headers.cookie ?? '',
+    });
+    res
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end('<!doctype html><title>other</title><p>another server</p>');
   });
   await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
-  t.after(() => new Promise<void>((r) => {
-    other.close(() => r());
-    other.closeAllConnections(); // Chromium keeps its connections open; close() alone would wait for them
-  }));
+  t.after(
+    () =>
+      new Promise<void>((r) => {
+        other.close(() => r());
+        other.closeAllConnections(); // Chromium keeps its connections open; close() alone would wait for them
+      }),
+  );
   const otherPort = (other.address() as AddressInfo).port;
 
   const b = await launchBrowser(t, CHROMIUM!);
@@ -56,16 +68,27 @@ test('console in Chromium: the session cookie never reaches another loopback ser
   for (const s of seen.filter((x) => x.cookie !== '')) {
     for (const host of hosts) {
       const r = await rawRequest(`${d.url}/console/approvals`, 'GET', { host, cookie: s.cookie });
-      assert.notEqual(r.status, 200, `the cookie sent to ${s.host}${s.path} opened the console under ${host}`);
+      assert.notEqual(
+        r.status,
+        200,
+        `the cookie sent to ${s.host}${s.path} opened the console under ${host}`,
+      );
       assert.doesNotMatch(r.body, /name="csrf"/);
     }
   }
   // The console's own session cookie, sent under any name but the console's, is refused too.
-  const own = (await b.context.cookies(`${consoleOrigin}/console/`)).map((c) => `${c.name}=${c.value}`).join('; ');
+  const own = (await b.context.cookies(`${consoleOrigin}/console/`))
+    .map((c) => `${c.name}=${c.value}`)
+    .join('; ');
   assert.ok(own, 'signed in');
   for (const host of hosts.slice(0, 2)) {
     const r = await rawRequest(`${d.url}/console/approvals`, 'GET', { host, cookie: own });
     assert.notEqual(r.status, 200, `the session cookie opened the console under ${host}`);
   }
-  assert.equal((await rawRequest(`${d.url}/console/approvals`, 'GET', { host: hosts[2]!, cookie: own })).status, 200, 'under its own name it works');
+  assert.equal(
+    (await rawRequest(`${d.url}/console/approvals`, 'GET', { host: hosts[2]!, cookie: own }))
+      .status,
+    200,
+    'under its own name it works',
+  );
 });

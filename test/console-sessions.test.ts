@@ -64,11 +64,13 @@ test('ending a session signs it out; at most 32 codes and 32 sessions are kept, 
 });
 
 test('property: no code other than the issued one signs in; CSRF comparison is exact', () => {
-  fc.assert(fc.property(fc.string({ minLength: 0, maxLength: 64 }), (guess) => {
-    const s = new ConsoleSessions(new FakeClock());
-    const { code } = s.issueCode();
-    fc.pre(guess !== code);
-    return s.exchange(guess) === null && s.exchange(code) !== null;
-  }));
+  fc.assert(
+    fc.property(fc.string({ minLength: 0, maxLength: 64 }), (guess) => {
+      const s = new ConsoleSessions(new FakeClock());
+      const { code } = s.issueCode();
+      fc.pre(guess !== code);
+      return s.exchange(guess) === null && s.exchange(code) !== null;
+    }),
+  );
   fc.assert(fc.property(fc.string(), fc.string(), (a, b) => sameSecret(a, b) === (a === b)));
 });

@@ -16,14 +16,23 @@ const FLOOD = 600;
 
 function post(url: string, token: string, body: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, {
-      method: 'POST', agent: false,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
-    }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (d: string) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-    });
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        agent: false,
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          'content-length': String(Buffer.byteLength(body)),
+        },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (d: string) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
     req.setTimeout(10_000, () => req.destroy(new Error('request timed out')));
     req.on('error', reject);
     req.end(body);
@@ -31,7 +40,10 @@ function post(url: string, token: string, body: string): Promise<{ status: numbe
 }
 
 /** Keeps `n` half-header connections open, re-opening each one the daemon closes, until stopped. */
-function flood(port: number, n: number): { stop(): void; opened(): number; closedByPeer(): number } {
+function flood(
+  port: number,
+  n: number,
+): { stop(): void; opened(): number; closedByPeer(): number } {
   const sockets = new Set<Socket>();
   let stopped = false;
   let opened = 0;
@@ -39,7 +51,9 @@ function flood(port: number, n: number): { stop(): void; opened(): number; close
   const open = () => {
     if (stopped) return;
     opened++;
-    const s = connect(port, '127.0.0.1', () => s.write('GET /api/v1/status HTTP/1.1\r\nHost: 127.0.0.1\r\n'));
+    const s = connect(port, '127.0.0.1', () =>
+      s.write('GET /api/v1/status HTTP/1.1\r\nHost: 127.0.0.1\r\n'),
+    );
     sockets.add(s);
     s.on('error', () => undefined);
     s.on('close', () => {
@@ -63,17 +77,42 @@ function flood(port: number, n: number): { stop(): void; opened(): number; close
 test(`a half-header connection flood past a ${LIMIT}-descriptor limit: daemon lives, runtime served, token rotates, flood shed`, async (t) => {
   const { home, env, track } = tempHome(t);
   // The daemon alone gets the low limit; this process keeps its own for the flood.
-  const daemon = spawn('/bin/sh', ['-c', `ulimit -n ${LIMIT} && exec "$0" "$@"`, process.execPath, MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const daemon = spawn(
+    '/bin/sh',
+    ['-c', `ulimit -n ${LIMIT} && exec "$0" "$@"`, process.execPath, MAIN],
+    { env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   track(daemon.pid!);
   let log = '';
   daemon.stderr!.setEncoding('utf8').on('data', (d: string) => (log += d));
   const ready = JSON.parse(await firstLine(daemon)) as { url: string; pid: number };
-  assert.equal(readFileSync(`/proc/${ready.pid}/limits`, 'utf8').match(/Max open files\s+(\d+)/)?.[1], String(LIMIT));
-  const budget = JSON.parse(log.split('\n').find((l) => l.includes('connection_budget')) ?? '{}') as { maxConnections?: number };
+  assert.equal(
+    readFileSync(`/proc/${ready.pid}/limits`, 'utf8').match(/Max open files\s+(\d+)/)?.[1],
+    String(LIMIT),
+  );
+  const budget = JSON.parse(
+    log.split('\n').find((l) => l.includes('connection_budget')) ?? '{}',
+  ) as { maxConnections?: number };
   assert.ok(budget.maxConnections! < LIMIT, `cap ${budget.maxConnections} below the limit`);
 
-  const run: ChildProcess = spawn(process.execPath, [BIN, 'run', '--server', 's1', '--agent', 'a1', '--ttl', '2', '--', process.execPath, '-e',
-    'process.stdout.write(JSON.stringify(process.env)+"\\n");setInterval(()=>{},1e6)'], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const run: ChildProcess = spawn(
+    process.execPath,
+    [
+      BIN,
+      'run',
+      '--server',
+      's1',
+      '--agent',
+      'a1',
+      '--ttl',
+      '2',
+      '--',
+      process.execPath,
+      '-e',
+      'process.stdout.write(JSON.stringify(process.env)+"\\n");setInterval(()=>{},1e6)',
+    ],
+    { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+  );
   track(-run.pid!);
   const renv = JSON.parse(await firstLine(run)) as Record<string, string>;
   const tokenFile = renv.AGENTTEAM_EXEC_TOKEN_FILE!;
@@ -115,13 +154,24 @@ test(`a half-header connection flood past a ${LIMIT}-descriptor limit: daemon li
   const shedSeen = f.closedByPeer();
   f.stop();
 
-  t.diagnostic(`flood opened ${opened}, shed by the daemon ${shedSeen}; calls served ${served}, failed ${failures.length}; generations seen ${tokens.size}; call ms median ${latencies.sort((a, b) => a - b)[latencies.length >> 1]} max ${latencies.at(-1)}; failures: ${failures.slice(0, 4).join(" | ")}`);
+  t.diagnostic(
+    `flood opened ${opened}, shed by the daemon ${shedSeen}; calls served ${served}, failed ${failures.length}; generations seen ${tokens.size}; call ms median ${latencies.sort((a, b) => a - b)[latencies.length >> 1]} max ${latencies.at(-1)}; failures: ${failures.slice(0, 4).join(' | ')}`,
+  );
   assert.equal(alive(ready.pid), true, `daemon alive; log:\n${log.slice(-2000)}`);
   assert.ok(opened > LIMIT * 3, `the flood opened ${opened} connections, well past the limit`);
   assert.ok(shedSeen > LIMIT, `the daemon shed ${shedSeen} flood connections`);
-  assert.ok(tokens.size >= 3, `the token rotated during the flood (${tokens.size} generations seen)`);
-  assert.ok(served >= 2, `authenticated calls served during the flood: ${served}, failures: ${failures.slice(0, 5).join(' | ')}`);
-  assert.ok(failures.length <= Math.max(1, served / 4), `few failed calls: ${failures.length} of ${served + failures.length}: ${failures.slice(0, 5).join(' | ')}`);
+  assert.ok(
+    tokens.size >= 3,
+    `the token rotated during the flood (${tokens.size} generations seen)`,
+  );
+  assert.ok(
+    served >= 2,
+    `authenticated calls served during the flood: ${served}, failures: ${failures.slice(0, 5).join(' | ')}`,
+  );
+  assert.ok(
+    failures.length <= Math.max(1, served / 4),
+    `few failed calls: ${failures.length} of ${served + failures.length}: ${failures.slice(0, 5).join(' | ')}`,
+  );
   assert.doesNotMatch(log, /"ownership_lost"|"stopping"/);
 
   // Still healthy after the flood, and an orderly stop.

@@ -1,6 +1,17 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
-import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,12 +55,13 @@ test('links planted at those names are left alone: nothing is made or re-moded t
   });
   const d = await startDaemon({ home });
   t.after(() => d.close());
-  for (const name of FOLDERS) assert.ok(lstatSync(join(home, name)).isSymbolicLink(), `${name} is still the link`);
+  for (const name of FOLDERS)
+    assert.ok(lstatSync(join(home, name)).isSymbolicLink(), `${name} is still the link`);
   assert.equal(statSync(join(out, 'shared')).mode & 0o777, 0o755, 'the target keeps its mode');
-  assert.equal(existsSync(join(out, 'not-yet')), false, 'nothing made at a dangling link\'s target');
+  assert.equal(existsSync(join(out, 'not-yet')), false, "nothing made at a dangling link's target");
 });
 
-test('the guidance names the agent\'s memory folder by its absolute path, and a note written there is found', async (t) => {
+test("the guidance names the agent's memory folder by its absolute path, and a note written there is found", async (t) => {
   const d = await startDaemon({ home: freshHome() });
   t.after(() => d.close());
   const rt = await startRuntime(d, { agent: 'a1' });
@@ -61,13 +73,16 @@ test('the guidance names the agent\'s memory folder by its absolute path, and a 
   assert.doesNotMatch(guidance, /\$AGENTTEAM_HOME/);
   // Following the guidance literally works: the agent makes its folder and writes a note there.
   mkdirSync(folder);
-  writeFileSync(join(folder, 'deploy.md'), '# Deploys\n\nThe staging deploy needs the flamingo flag.\n');
+  writeFileSync(
+    join(folder, 'deploy.md'),
+    '# Deploys\n\nThe staging deploy needs the flamingo flag.\n',
+  );
   const r = await callTool(rt.mcpUrl, rt.token(), 'memory_search', { query: 'flamingo' });
   assert.equal(r.isError, false, JSON.stringify(r.data));
   assert.equal((r.data as { hits: { path: string }[] }).hits[0]?.path, 'deploy.md');
 });
 
-test('examples/profile.json is accepted by the daemon\'s profile loader, and its agents are listed', async (t) => {
+test("examples/profile.json is accepted by the daemon's profile loader, and its agents are listed", async (t) => {
   const home = freshHome((h) => copyFileSync(EXAMPLE, join(h, 'profile.json')));
   const d = await startDaemon({ home });
   t.after(() => d.close());

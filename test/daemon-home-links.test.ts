@@ -1,6 +1,18 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, renameSync, existsSync, lstatSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+  renameSync,
+  existsSync,
+  lstatSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
@@ -15,13 +27,26 @@ function outside(t: TestContext): string {
 }
 
 function snapshot(dir: string): string {
-  return JSON.stringify(readdirSync(dir).sort().map((n) => {
-    const st = statSync(join(dir, n));
-    return [n, st.mode, st.size, st.isFile() ? readFileSync(join(dir, n), 'utf8') : readdirSync(join(dir, n)).sort()];
-  }));
+  return JSON.stringify(
+    readdirSync(dir)
+      .sort()
+      .map((n) => {
+        const st = statSync(join(dir, n));
+        return [
+          n,
+          st.mode,
+          st.size,
+          st.isFile() ? readFileSync(join(dir, n), 'utf8') : readdirSync(join(dir, n)).sort(),
+        ];
+      }),
+  );
 }
 
-async function refused(t: TestContext, plant: (home: string, out: string) => void, linkName: string): Promise<void> {
+async function refused(
+  t: TestContext,
+  plant: (home: string, out: string) => void,
+  linkName: string,
+): Promise<void> {
   const { home, env } = tempHome(t);
   const out = outside(t);
   writeFileSync(join(out, 'precious'), 'keep me\n'.repeat(8), { mode: 0o644 });
@@ -31,11 +56,17 @@ async function refused(t: TestContext, plant: (home: string, out: string) => voi
   const before = snapshot(out);
   const r = await cliEnv(['daemon', 'start'], env);
   assert.notEqual(r.code, 0, 'start refused');
-  assert.match(r.stderr, new RegExp(`${join(home, linkName).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is a symbolic link`));
+  assert.match(
+    r.stderr,
+    new RegExp(`${join(home, linkName).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is a symbolic link`),
+  );
   assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
   assert.equal(snapshot(out), before, 'nothing outside the home touched');
   if (linkName !== 'daemon.json') assert.equal(existsSync(join(home, 'daemon.json')), false);
-  assert.ok(lstatSync(join(home, linkName)).isSymbolicLink(), 'the link itself is left for the operator');
+  assert.ok(
+    lstatSync(join(home, linkName)).isSymbolicLink(),
+    'the link itself is left for the operator',
+  );
 }
 
 test('runtime/ as a link: refused at start, its target not emptied', async (t) => {
@@ -43,20 +74,36 @@ test('runtime/ as a link: refused at start, its target not emptied', async (t) =
 });
 
 test('operator.token as a link: neither adopted nor chmodded', async (t) => {
-  await refused(t, (home, out) => {
-    writeFileSync(join(out, 'token'), 'a'.repeat(43) + '\n', { mode: 0o644 });
-    symlinkSync(join(out, 'token'), join(home, 'operator.token'));
-  }, 'operator.token');
+  await refused(
+    t,
+    (home, out) => {
+      writeFileSync(join(out, 'token'), 'a'.repeat(43) + '\n', { mode: 0o644 });
+      symlinkSync(join(out, 'token'), join(home, 'operator.token'));
+    },
+    'operator.token',
+  );
 });
 
-for (const name of ['daemon.log', 'daemon.json', 'daemon.owner', 'daemon.lock', 'store.db', 'store.db-wal', 'store.db-shm']) {
+for (const name of [
+  'daemon.log',
+  'daemon.json',
+  'daemon.owner',
+  'daemon.lock',
+  'store.db',
+  'store.db-wal',
+  'store.db-shm',
+]) {
   test(`${name} as a link: refused at start, target untouched`, async (t) => {
     await refused(t, (home, out) => symlinkSync(join(out, 'precious'), join(home, name)), name);
   });
 }
 
 test('a dangling link is refused too (a create would land outside)', async (t) => {
-  await refused(t, (home, out) => symlinkSync(join(out, 'not-yet'), join(home, 'store.db')), 'store.db');
+  await refused(
+    t,
+    (home, out) => symlinkSync(join(out, 'not-yet'), join(home, 'store.db')),
+    'store.db',
+  );
 });
 
 test('links planted while the daemon runs: no token directory lands in the target, the log does not append through it', async (t) => {
@@ -72,7 +119,10 @@ test('links planted while the daemon runs: no token directory lands in the targe
 
   renameSync(join(home, 'runtime'), join(home, 'runtime.moved'));
   symlinkSync(out, join(home, 'runtime'));
-  const run = await cliEnv(['run', '--server', 's1', '--agent', 'a1', '--', process.execPath, '-e', '0'], env);
+  const run = await cliEnv(
+    ['run', '--server', 's1', '--agent', 'a1', '--', process.execPath, '-e', '0'],
+    env,
+  );
   assert.notEqual(run.code, 0, 'lease refused');
   assert.deepEqual(readdirSync(out), ['precious'], 'no token directory in the link target');
 
@@ -89,7 +139,15 @@ test('links planted while the daemon runs: no token directory lands in the targe
   // The same diagnostic does reach a real log file (so the check above could fail).
   rmSync(join(home, 'daemon.log'));
   process.kill(ready.pid, 'SIGHUP');
-  assert.ok(await waitFor(() => existsSync(join(home, 'daemon.log')) && readFileSync(join(home, 'daemon.log'), 'utf8').includes('profile'), 3000), 'log written');
+  assert.ok(
+    await waitFor(
+      () =>
+        existsSync(join(home, 'daemon.log')) &&
+        readFileSync(join(home, 'daemon.log'), 'utf8').includes('profile'),
+      3000,
+    ),
+    'log written',
+  );
   assert.equal(statSync(join(home, 'daemon.log')).mode & 0o777, 0o600);
 
   assert.equal((await cliEnv(['daemon', 'stop'], env)).code, 0);

@@ -1,6 +1,15 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { ensureHome, MAX_HOME_DEPTH } from '../lib/home.js';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
@@ -13,7 +22,12 @@ import { BIN, cliEnv } from './harness/daemon.js';
 const NOBODY = 65534;
 const asUnprivileged: SpawnOptions | null = (() => {
   if (process.getuid?.() !== 0) return {};
-  const probe = spawnSync(process.execPath, [BIN, '--version'], { uid: NOBODY, gid: NOBODY, stdio: 'ignore', timeout: 10_000 });
+  const probe = spawnSync(process.execPath, [BIN, '--version'], {
+    uid: NOBODY,
+    gid: NOBODY,
+    stdio: 'ignore',
+    timeout: 10_000,
+  });
   return probe.status === 0 ? { uid: NOBODY, gid: NOBODY } : null;
 })();
 
@@ -31,7 +45,8 @@ function holders(home: string): number[] {
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
     try {
-      if (`\0${readFileSync(`/proc/${name}/environ`, 'latin1')}`.includes(needle)) out.push(Number(name));
+      if (`\0${readFileSync(`/proc/${name}/environ`, 'latin1')}`.includes(needle))
+        out.push(Number(name));
     } catch {
       // gone, or not ours
     }
@@ -48,13 +63,22 @@ function scratch(t: TestContext): string {
   return dir;
 }
 
-async function refused(home: string, reason: RegExp, extra: string[] = [], as: SpawnOptions = {}): Promise<void> {
+async function refused(
+  home: string,
+  reason: RegExp,
+  extra: string[] = [],
+  as: SpawnOptions = {},
+): Promise<void> {
   // What starting one CLI process costs right now (the machine may be busy): the bound scales with it.
   const t0 = Date.now();
   await cliEnv(['--version'], process.env);
   const baseline = Date.now() - t0;
   const started = Date.now();
-  const r = await cliEnv(['daemon', 'start', ...extra], { ...process.env, AGENTTEAM_HOME: home }, { timeout: 30_000, ...as });
+  const r = await cliEnv(
+    ['daemon', 'start', ...extra],
+    { ...process.env, AGENTTEAM_HOME: home },
+    { timeout: 30_000, ...as },
+  );
   const ms = Date.now() - started;
   assert.equal(r.code, 2, `exit 2; stderr: ${r.stderr}`);
   // Detached, the CLI relays the refusal as an envelope too; in the foreground stdout is the daemon's own.
@@ -75,7 +99,11 @@ for (const mode of [[], ['--foreground']]) {
   const how = mode.length ? 'foreground' : 'detached';
 
   test(`unusable home (${how}): a path under /proc that cannot be created`, async () => {
-    await refused(`/proc/agentteam-nope-${randomBytes(6).toString('hex')}`, /it cannot be created there \(ENOENT at \/proc\//, mode);
+    await refused(
+      `/proc/agentteam-nope-${randomBytes(6).toString('hex')}`,
+      /it cannot be created there \(ENOENT at \/proc\//,
+      mode,
+    );
   });
 
   test(`unusable home (${how}): a regular file, and a path under one`, async (t) => {
@@ -86,7 +114,10 @@ for (const mode of [[], ['--foreground']]) {
   });
 
   test(`unusable home (${how}): a parent without write permission`, async (t) => {
-    if (!asUnprivileged) return t.skip('running as root, and user nobody cannot read the build to run as someone file permissions restrict');
+    if (!asUnprivileged)
+      return t.skip(
+        'running as root, and user nobody cannot read the build to run as someone file permissions restrict',
+      );
     const parent = scratch(t);
     chmodSync(parent, 0o555); // others may enter, nobody may create
     await refused(join(parent, 'home'), /permission denied \(EACCES at /, mode, asUnprivileged);

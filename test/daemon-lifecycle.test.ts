@@ -1,6 +1,14 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { alive, waitFor } from './harness/wait.js';
 import { cliEnv, cliSpawn, startDaemonCli, tempHome } from './harness/daemon.js';
@@ -14,7 +22,8 @@ test('daemon start / status / second start / stop through the CLI', async (t) =>
   assert.equal(statSync(join(home, 'operator.token')).mode & 0o777, 0o600);
   assert.equal(statSync(home).mode & 0o777, 0o700);
   // Whatever the caller's umask, every file the daemon makes is owner-only.
-  for (const f of ['daemon.json', 'store.db']) assert.equal(statSync(join(home, f)).mode & 0o077, 0, f);
+  for (const f of ['daemon.json', 'store.db'])
+    assert.equal(statSync(join(home, f)).mode & 0o077, 0, f);
 
   const second = await cliEnv(['daemon', 'start'], env);
   assert.notEqual(second.code, 0);
@@ -27,7 +36,8 @@ test('daemon start / status / second start / stop through the CLI', async (t) =>
   const status = (JSON.parse(st.stdout) as { ok: true; data: Record<string, unknown> }).data;
   assert.equal(status.pid, ready.pid);
   assert.equal(status.url, ready.url);
-  for (const k of ['uptimeMs', 'active', 'cleanupDebt', 'inFlight']) assert.equal(typeof status[k], 'number', k);
+  for (const k of ['uptimeMs', 'active', 'cleanupDebt', 'inFlight'])
+    assert.equal(typeof status[k], 'number', k);
 
   // Operator routes need the operator token.
   assert.equal((await httpGet(`${ready.url}/api/v1/status`)).status, 403);
@@ -57,7 +67,21 @@ test('a non-loopback listen address is refused without --allow-remote', async (t
 test('SIGTERM stops in order: runtime revoked, credential dir removed, lock released', async (t) => {
   const { home, env, track } = tempHome(t);
   const ready = await startDaemonCli(env, track);
-  const run = cliSpawn(['run', '--server', 's1', '--agent', 'a1', '--', process.execPath, '-e', 'setTimeout(() => {}, 60000)'], env, track);
+  const run = cliSpawn(
+    [
+      'run',
+      '--server',
+      's1',
+      '--agent',
+      'a1',
+      '--',
+      process.execPath,
+      '-e',
+      'setTimeout(() => {}, 60000)',
+    ],
+    env,
+    track,
+  );
   const runtimeDir = join(home, 'runtime');
   assert.ok(await waitFor(() => readdirSync(runtimeDir).length === 1, 5000), 'token dir appears');
   process.kill(ready.pid, 'SIGTERM');
@@ -71,7 +95,21 @@ test('SIGTERM stops in order: runtime revoked, credential dir removed, lock rele
 test('kill -9 of the daemon, then start: stale credential dirs are gone by the ready line', async (t) => {
   const { home, env, track } = tempHome(t);
   const first = await startDaemonCli(env, track);
-  const run = cliSpawn(['run', '--server', 's1', '--agent', 'a1', '--', process.execPath, '-e', 'setTimeout(() => {}, 60000)'], env, track);
+  const run = cliSpawn(
+    [
+      'run',
+      '--server',
+      's1',
+      '--agent',
+      'a1',
+      '--',
+      process.execPath,
+      '-e',
+      'setTimeout(() => {}, 60000)',
+    ],
+    env,
+    track,
+  );
   const runtimeDir = join(home, 'runtime');
   assert.ok(await waitFor(() => readdirSync(runtimeDir).length === 1, 5000));
   process.kill(first.pid, 'SIGKILL');
@@ -104,7 +142,10 @@ test('a compromised lock: re-adopted while the owner record is ours, orderly sto
   assert.equal(alive(ready.pid), true);
   assert.equal((await cliEnv(['daemon', 'status'], env)).code, 0);
   // Another process now owns the home (its record, its lock): this daemon stops in order.
-  writeFileSync(join(home, 'daemon.owner'), JSON.stringify({ pid: process.pid, nonce: 'someone-else', startedAt: Date.now(), argv1: '' }));
+  writeFileSync(
+    join(home, 'daemon.owner'),
+    JSON.stringify({ pid: process.pid, nonce: 'someone-else', startedAt: Date.now(), argv1: '' }),
+  );
   rmSync(lockDir, { recursive: true, force: true });
   mkdirSync(lockDir);
   assert.ok(await waitFor(() => !alive(ready.pid), 8000), 'daemon stops');

@@ -7,7 +7,10 @@ import { cliEnv, startDaemonCli, tempHome } from './harness/daemon.js';
 import { type RunResult } from './harness/cli.js';
 
 async function race(env: NodeJS.ProcessEnv, track: (pid: number) => void): Promise<number> {
-  const results: RunResult[] = await Promise.all([cliEnv(['daemon', 'start'], env), cliEnv(['daemon', 'start'], env)]);
+  const results: RunResult[] = await Promise.all([
+    cliEnv(['daemon', 'start'], env),
+    cliEnv(['daemon', 'start'], env),
+  ]);
   const winners = results.filter((r) => r.code === 0);
   const losers = results.filter((r) => r.code !== 0);
   assert.equal(winners.length, 1, `exactly one start succeeds: ${JSON.stringify(results)}`);
@@ -40,7 +43,12 @@ test('two concurrent starts over a stale lock left by a killed daemon: exactly o
     assert.ok(await waitFor(() => !alive(dead.pid), 2000));
     // Odd rounds: age the lock past proper-lockfile's stale threshold, so its own
     // (racy) stale reclaim runs and the owner-record check has to settle a double win.
-    if (i % 2 === 1) utimesSync(join(home, 'daemon.lock'), new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+    if (i % 2 === 1)
+      utimesSync(
+        join(home, 'daemon.lock'),
+        new Date(Date.now() - 60_000),
+        new Date(Date.now() - 60_000),
+      );
     const pid = await race(env, track);
     if (i === 5) {
       // Past one lock-update interval the winner must still hold its lock (not compromised).

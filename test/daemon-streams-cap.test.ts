@@ -40,23 +40,44 @@ function openStream(url: string, token: string, kind: 'get' | 'listen', id = 1):
   let endedResolve!: () => void;
   const ended = new Promise<void>((r) => (endedResolve = r));
   const status = new Promise<number>((resolve) => {
-    const body = kind === 'listen' ? JSON.stringify({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true }, _meta: META } }) : undefined;
-    const headers: Record<string, string> = kind === 'get'
-      ? { authorization: `Bearer ${token}`, accept: 'text/event-stream', 'mcp-protocol-version': '2025-11-25' }
-      : {
-          authorization: `Bearer ${token}`, accept: 'application/json, text/event-stream', 'content-type': 'application/json',
-          'mcp-protocol-version': V2026, 'mcp-method': 'subscriptions/listen', 'content-length': String(Buffer.byteLength(body!)),
-        };
-    req = request(url, { method: kind === 'get' ? 'GET' : 'POST', headers, agent: false }, (res) => {
-      resolve(res.statusCode ?? 0);
-      res.on('data', (c: Buffer) => (buf += c.toString()));
-      res.on('end', () => {
-        endedResolve();
-        req.destroy();
-      });
-      res.on('error', () => endedResolve());
-      res.on('close', () => endedResolve());
-    });
+    const body =
+      kind === 'listen'
+        ? JSON.stringify({
+            jsonrpc: '2.0',
+            id,
+            method: 'subscriptions/listen',
+            params: { notifications: { toolsListChanged: true }, _meta: META },
+          })
+        : undefined;
+    const headers: Record<string, string> =
+      kind === 'get'
+        ? {
+            authorization: `Bearer ${token}`,
+            accept: 'text/event-stream',
+            'mcp-protocol-version': '2025-11-25',
+          }
+        : {
+            authorization: `Bearer ${token}`,
+            accept: 'application/json, text/event-stream',
+            'content-type': 'application/json',
+            'mcp-protocol-version': V2026,
+            'mcp-method': 'subscriptions/listen',
+            'content-length': String(Buffer.byteLength(body!)),
+          };
+    req = request(
+      url,
+      { method: kind === 'get' ? 'GET' : 'POST', headers, agent: false },
+      (res) => {
+        resolve(res.statusCode ?? 0);
+        res.on('data', (c: Buffer) => (buf += c.toString()));
+        res.on('end', () => {
+          endedResolve();
+          req.destroy();
+        });
+        res.on('error', () => endedResolve());
+        res.on('close', () => endedResolve());
+      },
+    );
     req.on('error', () => {
       resolve(0);
       endedResolve();
@@ -71,7 +92,13 @@ test('the stream budget sheds the oldest stream of the runtime holding the most,
   assert.equal(streamCap(768), 384);
   const shed: string[] = [];
   const b = new LongLivedStreams(4);
-  const add = (owner: string, name: string, operator = false) => b.admit({ owner, operator, kind: operator ? 'events' : 'mcp_get', shed: () => shed.push(name) });
+  const add = (owner: string, name: string, operator = false) =>
+    b.admit({
+      owner,
+      operator,
+      kind: operator ? 'events' : 'mcp_get',
+      shed: () => shed.push(name),
+    });
   add('op', 'op1', true);
   add('a', 'a1');
   add('a', 'a2');
@@ -95,8 +122,11 @@ test('the stream budget sheds the oldest stream of the runtime holding the most,
   assert.equal(only.shed, 1);
 });
 
-test('150 runtimes each opening their maximum streams under ulimit -n 256: the operator and a new runtime are still served', { timeout: 240_000 }, async (t) => {
-  if (spawnSync('bash', ['-c', 'ulimit -n 256']).status !== 0) return t.skip('cannot lower the descriptor limit here (bash ulimit)');
+test('150 runtimes each opening their maximum streams under ulimit -n 256: the operator and a new runtime are still served', {
+  timeout: 240_000,
+}, async (t) => {
+  if (spawnSync('bash', ['-c', 'ulimit -n 256']).status !== 0)
+    return t.skip('cannot lower the descriptor limit here (bash ulimit)');
   const d = await startDaemon({ descriptorLimit: 256 });
   const leases: { close(): void }[] = [];
   const streams: OpenStream[] = [];
@@ -107,9 +137,20 @@ test('150 runtimes each opening their maximum streams under ulimit -n 256: the o
   });
   const op = readFileSync(join(d.home, 'operator.token'), 'utf8').trim();
   const status = async () => {
-    const res = await fetch(`${d.url}/api/v1/status`, { headers: { authorization: `Bearer ${op}` }, signal: AbortSignal.timeout(10_000) });
+    const res = await fetch(`${d.url}/api/v1/status`, {
+      headers: { authorization: `Bearer ${op}` },
+      signal: AbortSignal.timeout(10_000),
+    });
     assert.equal(res.status, 200);
-    return ((await res.json()) as { data: { connections: { open: number; max: number }; streams: { open: number; max: number; shed: number }; leases: number } }).data;
+    return (
+      (await res.json()) as {
+        data: {
+          connections: { open: number; max: number };
+          streams: { open: number; max: number; shed: number };
+          leases: number;
+        };
+      }
+    ).data;
   };
   const first = await status();
   assert.equal(first.connections.max, 192, 'the cap derived from 256 descriptors');
@@ -120,11 +161,17 @@ test('150 runtimes each opening their maximum streams under ulimit -n 256: the o
   for (let i = 0; i < RUNTIMES; i++) {
     const lease = await openLease(d, { serverId: 's', agentId: `r${i}` });
     leases.push(lease);
-    const mine = [0, 1, 2, 3].map(() => openStream(lease.mcpUrl, lease.token(), 'get')).concat([0, 1, 2, 3].map((n) => openStream(lease.mcpUrl, lease.token(), 'listen', n + 1)));
+    const mine = [0, 1, 2, 3]
+      .map(() => openStream(lease.mcpUrl, lease.token(), 'get'))
+      .concat([0, 1, 2, 3].map((n) => openStream(lease.mcpUrl, lease.token(), 'listen', n + 1)));
     streams.push(...mine);
     perRuntime.push(mine);
     const codes = await Promise.all(mine.map((s) => s.status));
-    assert.deepEqual(codes, [200, 200, 200, 200, 200, 200, 200, 200], `runtime ${i}: every stream up to its own maximum is accepted: ${codes.join(',')}`);
+    assert.deepEqual(
+      codes,
+      [200, 200, 200, 200, 200, 200, 200, 200],
+      `runtime ${i}: every stream up to its own maximum is accepted: ${codes.join(',')}`,
+    );
     if (i % 25 === 24) {
       const s = await status();
       assert.ok(s.streams.open <= 96, `${s.streams.open} streams open`);
@@ -141,14 +188,22 @@ test('150 runtimes each opening their maximum streams under ulimit -n 256: the o
   // A new runtime: its lease, a tools/list and a stream of its own.
   const fresh = await openLease(d, { serverId: 's', agentId: 'newcomer' });
   leases.push(fresh);
-  const listed = await rpc(fresh.mcpUrl, fresh.token(), { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+  const listed = await rpc(fresh.mcpUrl, fresh.token(), {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/list',
+    params: {},
+  });
   assert.equal(listed.status, 200);
   assert.ok((JSON.parse(listed.body) as { result: { tools: unknown[] } }).result.tools.length > 0);
   const own = openStream(fresh.mcpUrl, fresh.token(), 'get');
   streams.push(own);
   assert.equal(await own.status, 200);
   // The operator: status and an event stream.
-  const ev = await fetch(`${d.url}/api/v1/events`, { headers: { authorization: `Bearer ${op}` }, signal: AbortSignal.timeout(10_000) });
+  const ev = await fetch(`${d.url}/api/v1/events`, {
+    headers: { authorization: `Bearer ${op}` },
+    signal: AbortSignal.timeout(10_000),
+  });
   assert.equal(ev.status, 200);
   await ev.body?.cancel();
   assert.equal((await status()).leases, RUNTIMES + 1);

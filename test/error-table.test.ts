@@ -20,8 +20,14 @@ const SERVER_MAX = -32000;
 
 test('no two error codes share a JSON-RPC number', () => {
   const byNumber = new Map<number, string[]>();
-  for (const code of ERROR_CODES) byNumber.set(ERROR_TABLE[code].jsonrpc, [...(byNumber.get(ERROR_TABLE[code].jsonrpc) ?? []), code]);
-  const shared = [...byNumber].filter(([, codes]) => codes.length > 1).map(([n, codes]) => `${n}: ${codes.join(', ')}`);
+  for (const code of ERROR_CODES)
+    byNumber.set(ERROR_TABLE[code].jsonrpc, [
+      ...(byNumber.get(ERROR_TABLE[code].jsonrpc) ?? []),
+      code,
+    ]);
+  const shared = [...byNumber]
+    .filter(([, codes]) => codes.length > 1)
+    .map(([n, codes]) => `${n}: ${codes.join(', ')}`);
   assert.deepEqual(shared, []);
   assert.equal(byNumber.size, ERROR_CODES.length);
 });
@@ -30,8 +36,18 @@ test('each JSON-RPC number is a predefined error used for its own meaning, or in
   for (const code of ERROR_CODES) {
     const n = ERROR_TABLE[code].jsonrpc;
     assert.ok(Number.isSafeInteger(n), `${code}: ${n}`);
-    if (Object.hasOwn(PREDEFINED, n)) assert.equal(PREDEFINED[n], code, `${n} is JSON-RPC's own number for ${PREDEFINED[n]}, not ${code}`);
-    else assert.ok(n >= SERVER_MIN && n <= SERVER_MAX, `${code}: ${n} is outside ${SERVER_MIN}..${SERVER_MAX}`);
+    if (Object.hasOwn(PREDEFINED, n))
+      assert.equal(
+        PREDEFINED[n],
+        code,
+        `${n} is JSON-RPC's own number for ${PREDEFINED[n]}, not ${code}`,
+      );
+    else
+      assert.ok(
+        n >= SERVER_MIN && n <= SERVER_MAX,
+        `${code}: ${n} is outside ${SERVER_MIN}..${SERVER_MAX}`,
+      );
   }
-  for (const [n, code] of Object.entries(PREDEFINED)) assert.equal(ERROR_TABLE[code as keyof typeof ERROR_TABLE].jsonrpc, Number(n), code);
+  for (const [n, code] of Object.entries(PREDEFINED))
+    assert.equal(ERROR_TABLE[code as keyof typeof ERROR_TABLE].jsonrpc, Number(n), code);
 });

@@ -10,22 +10,38 @@ test.after(() => closeHttp());
 const MiB = 1024 * 1024;
 
 /** Sends `total` bytes of a JSON string body one chunk every `everyMs`; resolves with the response and when it came. */
-function trickle(rt: Runtime, totalMs: number, everyMs: number): Promise<{ status: number; json: any; afterMs: number }> {
+function trickle(
+  rt: Runtime,
+  totalMs: number,
+  everyMs: number,
+): Promise<{ status: number; json: any; afterMs: number }> {
   const started = Date.now();
   const chunks = Math.ceil(totalMs / everyMs);
   const body = `{"title":"${'x'.repeat(chunks)}"}`;
   return new Promise((resolve, reject) => {
-    const req = request(`${rt.base}/task/create`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${rt.token()}`, 'content-type': 'application/json', 'content-length': String(body.length) },
-    }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (c: Buffer) => parts.push(c));
-      res.on('end', () => {
-        clearInterval(timer);
-        resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(parts).toString() || 'null'), afterMs: Date.now() - started });
-      });
-    });
+    const req = request(
+      `${rt.base}/task/create`,
+      {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${rt.token()}`,
+          'content-type': 'application/json',
+          'content-length': String(body.length),
+        },
+      },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (c: Buffer) => parts.push(c));
+        res.on('end', () => {
+          clearInterval(timer);
+          resolve({
+            status: res.statusCode ?? 0,
+            json: JSON.parse(Buffer.concat(parts).toString() || 'null'),
+            afterMs: Date.now() - started,
+          });
+        });
+      },
+    );
     req.on('error', (err) => {
       clearInterval(timer);
       reject(err);
@@ -44,14 +60,27 @@ function trickle(rt: Runtime, totalMs: number, everyMs: number): Promise<{ statu
 /** A body streamed without Content-Length (chunked), so only the streaming limit can stop it. */
 function chunked(rt: Runtime, size: number): Promise<{ status: number; json: any }> {
   return new Promise((resolve, reject) => {
-    const req = request(`${rt.base}/task/create`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${rt.token()}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
-    }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (c: Buffer) => parts.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(parts).toString()) }));
-    });
+    const req = request(
+      `${rt.base}/task/create`,
+      {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${rt.token()}`,
+          'content-type': 'application/json',
+          'transfer-encoding': 'chunked',
+        },
+      },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (c: Buffer) => parts.push(c));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            json: JSON.parse(Buffer.concat(parts).toString()),
+          }),
+        );
+      },
+    );
     req.on('error', reject);
     const piece = Buffer.alloc(64 * 1024, 0x20);
     let left = size;
@@ -120,8 +149,14 @@ test('malformed JSON is 400 invalid_json, never 5xx', async (t) => {
     ['duplicate keys', '{"title":"x","title":"y"}'],
     ['deep nesting', '['.repeat(10_000) + ']'.repeat(10_000)],
     ['unbalanced deep nesting', '{"a":'.repeat(50_000)],
-    ['invalid UTF-8', Uint8Array.from([...Buffer.from('{"title":"'), 0xc3, 0x28, ...Buffer.from('"}')])],
-    ['lone continuation byte', Uint8Array.from([...Buffer.from('{"title":"'), 0x80, ...Buffer.from('"}')])],
+    [
+      'invalid UTF-8',
+      Uint8Array.from([...Buffer.from('{"title":"'), 0xc3, 0x28, ...Buffer.from('"}')]),
+    ],
+    [
+      'lone continuation byte',
+      Uint8Array.from([...Buffer.from('{"title":"'), 0x80, ...Buffer.from('"}')]),
+    ],
     ['not JSON', 'title=x'],
     ['truncated', '{"title":'],
   ];
@@ -133,7 +168,10 @@ test('malformed JSON is 400 invalid_json, never 5xx', async (t) => {
   const schema = await post(`${rt.base}/task/create`, rt.token(), '{"title":5,"extra":true}');
   assert.equal(schema.status, 400);
   assert.equal(schema.json.error.code, 'validation_failed');
-  assert.deepEqual(schema.json.error.details.map((x: { path: string }) => x.path).sort(), ['/extra', '/title']);
+  assert.deepEqual(schema.json.error.details.map((x: { path: string }) => x.path).sort(), [
+    '/extra',
+    '/title',
+  ]);
   const unknown = await post(`${rt.base}/task/delete`, rt.token(), '{}');
   assert.equal(unknown.status, 404);
   assert.equal(unknown.json.error.code, 'not_found');

@@ -13,7 +13,10 @@ test('result boundary through the daemon: a page over 64 KiB continues from the 
   t.after(() => rt.close());
   for (let i = 0; i < 10; i++) {
     // 5 000 quotes: 10 000 bytes as JSON, within the description's published 6 826 code points.
-    const r = await call(rt, 'task', 'create', { title: `big ${i}`, description: '"'.repeat(5_000) });
+    const r = await call(rt, 'task', 'create', {
+      title: `big ${i}`,
+      description: '"'.repeat(5_000),
+    });
     assert.equal(r.status, 200);
   }
   const small = await call(rt, 'task', 'list', { limit: 5 });
@@ -23,7 +26,10 @@ test('result boundary through the daemon: a page over 64 KiB continues from the 
   assert.equal(big.status, 422, big.text.slice(0, 200));
   assert.equal(big.json.error.code, 'result_budget_exceeded');
   // Six 10 KB tasks fit, seven do not: the largest page that fits, same filters, no cursor (the caller had none).
-  assert.deepEqual(big.json.error.next, { action: 'task list', input: { status: 'todo', limit: 6 } });
+  assert.deepEqual(big.json.error.next, {
+    action: 'task list',
+    input: { status: 'todo', limit: 6 },
+  });
   assert.equal(big.json.error.metadata, undefined);
   const followed = await call(rt, 'task', 'list', big.json.error.next.input);
   assert.equal(followed.status, 200);
@@ -32,11 +38,23 @@ test('result boundary through the daemon: a page over 64 KiB continues from the 
   // Control characters serialize as \u00XX: 20 000 of them used to make a 120 KB task from a valid input.
   // The published limit refuses it before any effect: nothing is stored, the idempotency key stays unused.
   const desc = '\u0001'.repeat(20_000);
-  const refused = await call(rt, 'task', 'create', { title: 'SECRET-TITLE', description: desc, idempotencyKey: 'huge-1' });
+  const refused = await call(rt, 'task', 'create', {
+    title: 'SECRET-TITLE',
+    description: desc,
+    idempotencyKey: 'huge-1',
+  });
   assert.equal(refused.status, 400);
   assert.equal(refused.json.error.code, 'validation_failed');
-  assert.deepEqual([...new Set(refused.json.error.details.map((x: { path: string }) => x.path))], ['/description']);
-  assert.ok(refused.json.error.details.some((x: { message: string }) => x.message.includes(`more than ${LIMITS.taskDescription.chars} characters`)), refused.text);
+  assert.deepEqual(
+    [...new Set(refused.json.error.details.map((x: { path: string }) => x.path))],
+    ['/description'],
+  );
+  assert.ok(
+    refused.json.error.details.some((x: { message: string }) =>
+      x.message.includes(`more than ${LIMITS.taskDescription.chars} characters`),
+    ),
+    refused.text,
+  );
   const first = await call(rt, 'task', 'list', { limit: 5 });
   const rest = await call(rt, 'task', 'list', { limit: 5, cursor: first.json.data.nextCursor });
   assert.equal(first.json.data.tasks.length + rest.json.data.tasks.length, 10);

@@ -35,7 +35,10 @@ test('kill -9 during 500 sequential creates: every create that returned ok is pr
       failures++;
     }
   }
-  assert.ok(acknowledged.length >= killAt - 1, `${acknowledged.length} acknowledged before the kill at ${killAt}`);
+  assert.ok(
+    acknowledged.length >= killAt - 1,
+    `${acknowledged.length} acknowledged before the kill at ${killAt}`,
+  );
   assert.ok(failures > 0, 'the kill interrupted the sequence');
   await rt.close();
   await d.start();

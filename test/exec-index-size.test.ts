@@ -7,5 +7,6 @@ test('the mixed exec index (prompt summary and exec --help) stays under 2 KB wit
   const text = renderExecIndex(helpIndexOf(defaultCatalog()));
   const bytes = Buffer.byteLength(text, 'utf8');
   assert.ok(bytes < 2048, `the index is ${bytes} bytes`);
-  for (const domain of Object.keys(defaultCatalog().domains)) assert.ok(text.includes(`  ${domain} `), domain);
+  for (const domain of Object.keys(defaultCatalog().domains))
+    assert.ok(text.includes(`  ${domain} `), domain);
 });

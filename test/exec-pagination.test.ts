@@ -10,7 +10,12 @@ interface Walk {
   pages: number;
 }
 
-async function walk(rt: Runtime, limit: number, filter: Record<string, unknown>, between: () => Promise<void>): Promise<Walk> {
+async function walk(
+  rt: Runtime,
+  limit: number,
+  filter: Record<string, unknown>,
+  between: () => Promise<void>,
+): Promise<Walk> {
   const ids: string[] = [];
   let cursor: string | undefined;
   let pages = 0;
@@ -33,7 +38,11 @@ test('250 tasks walked in pages of 20 and 100 while tasks are updated: no duplic
   t.after(() => rt.close());
   const all: string[] = [];
   for (let i = 0; i < 250; i += 25) {
-    const batch = await Promise.all(Array.from({ length: 25 }, (_, j) => call(rt, 'task', 'create', { title: `t${i + j}`, assignee: (i + j) % 2 ? 'odd' : 'even' })));
+    const batch = await Promise.all(
+      Array.from({ length: 25 }, (_, j) =>
+        call(rt, 'task', 'create', { title: `t${i + j}`, assignee: (i + j) % 2 ? 'odd' : 'even' }),
+      ),
+    );
     all.push(...batch.map((r) => r.json.data.task.id as string));
   }
   for (const limit of [20, 100]) {
@@ -47,14 +56,20 @@ test('250 tasks walked in pages of 20 and 100 while tasks are updated: no duplic
     const { ids, pages } = await walk(rt, limit, {}, async () => {
       const victims = [all[(n * 37) % 250]!, all[(n * 53 + 11) % 250]!];
       n++;
-      await Promise.all(victims.map((id) => call(rt, 'task', 'update', { id, status: 'in_progress' })));
+      await Promise.all(
+        victims.map((id) => call(rt, 'task', 'update', { id, status: 'in_progress' })),
+      );
       victims.forEach((v) => touched.add(v));
     });
     assert.equal(new Set(ids).size, ids.length, `duplicates with limit ${limit}`);
-    for (const id of all) if (!touched.has(id)) assert.ok(ids.includes(id), `gap: ${id} missing with limit ${limit}`);
+    for (const id of all)
+      if (!touched.has(id)) assert.ok(ids.includes(id), `gap: ${id} missing with limit ${limit}`);
     assert.ok(pages > 1);
     assert.ok(ids.every((id) => all.includes(id)));
-    assert.ok(ids.length + touched.size >= 250, 'every task is either returned or was moved behind the walk');
+    assert.ok(
+      ids.length + touched.size >= 250,
+      'every task is either returned or was moved behind the walk',
+    );
     // Without concurrent writes the walk is exact.
     const quiet = await walk(rt, limit, {}, async () => {});
     assert.deepEqual([...quiet.ids].sort(), [...all].sort());
@@ -76,7 +91,9 @@ test('tampered, filter-mismatched, foreign and malformed cursors are validation_
   const cursor: string = p1.json.data.nextCursor;
   const [body = '', mac = ''] = cursor.split('.');
   const decoded = JSON.parse(Buffer.from(body, 'base64url').toString());
-  const edited = Buffer.from(JSON.stringify({ ...decoded, k: [decoded.k[0] + 1, decoded.k[1]] })).toString('base64url');
+  const edited = Buffer.from(
+    JSON.stringify({ ...decoded, k: [decoded.k[0] + 1, decoded.k[1]] }),
+  ).toString('base64url');
   const flip = (s: string) => (s[0] === 'A' ? 'B' : 'A') + s.slice(1);
   const cases: [string, Runtime, string, Record<string, unknown>][] = [
     ['edited keyset, old signature', rt, 'task', { status: 'todo', cursor: `${edited}.${mac}` }],
@@ -92,7 +109,11 @@ test('tampered, filter-mismatched, foreign and malformed cursors are validation_
     const r = await call(who, domain, 'list', input);
     assert.equal(r.status, 400, `${name}: ${r.text}`);
     assert.equal(r.json.error.code, 'validation_failed', name);
-    assert.deepEqual(r.json.error.details.map((x: { path: string }) => x.path), ['/cursor'], name);
+    assert.deepEqual(
+      r.json.error.details.map((x: { path: string }) => x.path),
+      ['/cursor'],
+      name,
+    );
   }
   const ok = await call(rt, 'task', 'list', { status: 'todo', limit: 2, cursor });
   assert.equal(ok.status, 200);

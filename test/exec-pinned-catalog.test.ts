@@ -11,7 +11,10 @@ test('an action missing from the pinned catalog is not_found for that authorizat
   const inventory = inventoryJson as Inventory;
   const narrow = buildCatalog(
     BUILTIN_ACTIONS.filter((d) => !(d.domain === 'task' && d.action === 'list')),
-    { version: inventory.version, actions: inventory.actions.filter((r) => !(r.domain === 'task' && r.action === 'list')) },
+    {
+      version: inventory.version,
+      actions: inventory.actions.filter((r) => !(r.domain === 'task' && r.action === 'list')),
+    },
   );
   const p = await startInProc(t, { catalog: () => pinCatalog(narrow) });
   const call = await p.runtime('s1', 'a1');

@@ -13,7 +13,10 @@ function temp(t: { after(fn: () => void): void }) {
 }
 
 test('base URL keeps scheme, host, port and path only', () => {
-  assert.equal(safeBaseUrl('https://user:pw@api.example.com:8443/v1/x?key=SECRET#frag'), 'https://api.example.com:8443/v1/x');
+  assert.equal(
+    safeBaseUrl('https://user:pw@api.example.com:8443/v1/x?key=SECRET#frag'),
+    'https://api.example.com:8443/v1/x',
+  );
   assert.equal(safeBaseUrl('not a url SECRET'), null);
   assert.equal(safeBaseUrl('file:///etc/SECRET'), null);
   assert.equal(safeBaseUrl(null), null);
@@ -36,7 +39,10 @@ test('absent profile is empty; invalid file keeps the previous one; every load b
   assert.equal(bad.revision, r1.revision);
   assert.equal(store.profile.agents.length, 1);
   assert.match(logs.join('\n'), /not valid JSON/);
-  writeFileSync(path, JSON.stringify({ agents: [{ id: 'a1', runtime: 'emacs', headers: { x: 'SECRET' } }] }));
+  writeFileSync(
+    path,
+    JSON.stringify({ agents: [{ id: 'a1', runtime: 'emacs', headers: { x: 'SECRET' } }] }),
+  );
   assert.equal(store.reload().ok, false);
   assert.doesNotMatch(logs.join('\n'), /SECRET/);
   writeFileSync(path, JSON.stringify({ agents: [{ id: 'a1', runtime: 'claude' }], teams: [] }));
@@ -47,14 +53,32 @@ test('absent profile is empty; invalid file keeps the previous one; every load b
 
 test('projection carries names and counts, never values or paths', () => {
   const agent = {
-    id: 'a1', displayName: 'A', runtime: 'codex' as const, model: 'm', baseUrl: 'https://u:SECRETPW@h/p?SECRETQ#SECRETF',
-    headers: { 'X-Api-Key': 'SECRETV', Authorization: 'Bearer SECRETT' }, apiKeyEnv: 'OPENAI_API_KEY',
-    allowedPaths: ['/home/SECRETPATH', '/srv'], denyTools: [],
+    id: 'a1',
+    displayName: 'A',
+    runtime: 'codex' as const,
+    model: 'm',
+    baseUrl: 'https://u:SECRETPW@h/p?SECRETQ#SECRETF',
+    headers: { 'X-Api-Key': 'SECRETV', Authorization: 'Bearer SECRETT' },
+    apiKeyEnv: 'OPENAI_API_KEY',
+    allowedPaths: ['/home/SECRETPATH', '/srv'],
+    denyTools: [],
   };
-  const view = projectAgent(agent, { agents: [agent], teams: [{ teamId: 't1', handle: 'h', displayName: 'T', members: [{ kind: 'agent', handle: 'a1' }] }] });
+  const view = projectAgent(agent, {
+    agents: [agent],
+    teams: [
+      { teamId: 't1', handle: 'h', displayName: 'T', members: [{ kind: 'agent', handle: 'a1' }] },
+    ],
+  });
   assert.deepEqual(view, {
-    id: 'a1', displayName: 'A', runtime: 'codex', model: 'm', baseUrl: 'https://h/p',
-    headerNames: ['authorization', 'x-api-key'], apiKeyEnv: 'OPENAI_API_KEY', filesystem: { allowedPathCount: 2 }, teams: ['t1'],
+    id: 'a1',
+    displayName: 'A',
+    runtime: 'codex',
+    model: 'm',
+    baseUrl: 'https://h/p',
+    headerNames: ['authorization', 'x-api-key'],
+    apiKeyEnv: 'OPENAI_API_KEY',
+    filesystem: { allowedPathCount: 2 },
+    teams: ['t1'],
   });
   assert.doesNotMatch(JSON.stringify(view), /SECRET/);
 });

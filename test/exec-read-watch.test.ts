@@ -5,8 +5,15 @@ import { FakeClock } from './harness/auth-clock.js';
 
 /** A read registered at the clock's current time; `stopped` records why and when it was stopped. */
 function read(clock: FakeClock, signal: AbortSignal, deadlineMs = 5_000) {
-  const r = { stopped: [] as { why: string; at: number }[], w: undefined as unknown as WatchedRead };
-  r.w = { deadlineAt: clock.now() + deadlineMs, signal, stop: (why) => r.stopped.push({ why, at: clock.now() }) };
+  const r = {
+    stopped: [] as { why: string; at: number }[],
+    w: undefined as unknown as WatchedRead,
+  };
+  r.w = {
+    deadlineAt: clock.now() + deadlineMs,
+    signal,
+    stop: (why) => r.stopped.push({ why, at: clock.now() }),
+  };
   return r;
 }
 

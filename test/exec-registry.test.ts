@@ -19,26 +19,47 @@ test('every built-in catalog action has exactly one handler', () => {
 
 test('a duplicate handler fails at registration', () => {
   const r = new Registry(defaultCatalog());
-  r.registerJSON(taskGet, async () => { throw new Error('unused'); });
-  assert.throws(() => r.registerJSON(taskGet, async () => { throw new Error('unused'); }), RegistryError);
+  r.registerJSON(taskGet, async () => {
+    throw new Error('unused');
+  });
+  assert.throws(
+    () =>
+      r.registerJSON(taskGet, async () => {
+        throw new Error('unused');
+      }),
+    RegistryError,
+  );
 });
 
 test('a descriptor without a handler fails at seal (start-up)', () => {
   const r = new Registry(defaultCatalog());
-  r.registerJSON(taskGet, async () => { throw new Error('unused'); });
+  r.registerJSON(taskGet, async () => {
+    throw new Error('unused');
+  });
   assert.throws(() => r.seal(), /no handler registered for .*"task\/create"/);
 });
 
 test('a handler without a descriptor in the catalog fails at registration', () => {
   const stray = defineAction({
-    domain: 'task', action: 'archive', summary: 's', help: 'h', example: {}, risk: 'read',
-    input: { type: 'object' }, output: { type: 'object' },
+    domain: 'task',
+    action: 'archive',
+    summary: 's',
+    help: 'h',
+    example: {},
+    risk: 'read',
+    input: { type: 'object' },
+    output: { type: 'object' },
   });
   const r = new Registry(defaultCatalog());
   assert.throws(() => r.registerJSON(stray, async () => ({})), /no descriptor/);
   // A catalog built without task get: registering its handler is refused too.
-  const rows = (inventory as Inventory).actions.filter((a) => !(a.domain === 'task' && a.action === 'get'));
-  const smaller = buildCatalog(BUILTIN_ACTIONS.filter((d) => d !== taskGet), { version: 1, actions: rows });
+  const rows = (inventory as Inventory).actions.filter(
+    (a) => !(a.domain === 'task' && a.action === 'get'),
+  );
+  const smaller = buildCatalog(
+    BUILTIN_ACTIONS.filter((d) => d !== taskGet),
+    { version: 1, actions: rows },
+  );
   assert.throws(() => builtinRegistry(smaller), /no descriptor/);
 });
 
@@ -65,7 +86,12 @@ test('the build generated a standalone validator for every action, and it agrees
     ['agent', 'list', { limit: 0 }],
     ['task', 'list', { status: 'todo', limit: 5 }],
   ];
-  for (const [d, a, input] of cases) assert.deepEqual(generated.get(d, a)!.check(input), fallback.get(d, a)!.check(input), `${d} ${a}`);
+  for (const [d, a, input] of cases)
+    assert.deepEqual(
+      generated.get(d, a)!.check(input),
+      fallback.get(d, a)!.check(input),
+      `${d} ${a}`,
+    );
 });
 
 test('openServices refuses to start when the catalog has an action without a handler, before touching the store', async () => {
@@ -76,14 +102,31 @@ test('openServices refuses to start when the catalog has an action without a han
   const { daemonSecrets } = await import('../daemon/results/sources.js');
   const { systemClock } = await import('../lib/clock.js');
   const extra = defineAction({
-    domain: 'task', action: 'archive', summary: 's', help: 'h', example: {}, risk: 'read',
-    input: { type: 'object' }, output: { type: 'object' },
+    domain: 'task',
+    action: 'archive',
+    summary: 's',
+    help: 'h',
+    example: {},
+    risk: 'read',
+    input: { type: 'object' },
+    output: { type: 'object' },
   });
-  const row = { domain: 'task', action: 'archive', risk: 'read' as const, result: { hint: 'h', next: { action: 'task list', input: {} } } };
-  const bigger = buildCatalog([...BUILTIN_ACTIONS, extra], { version: 1, actions: [...(inventory as Inventory).actions, row] });
+  const row = {
+    domain: 'task',
+    action: 'archive',
+    risk: 'read' as const,
+    result: { hint: 'h', next: { action: 'task list', input: {} } },
+  };
+  const bigger = buildCatalog([...BUILTIN_ACTIONS, extra], {
+    version: 1,
+    actions: [...(inventory as Inventory).actions, row],
+  });
   const home = mkdtempSync(join(tmpdir(), 'agentteam-services-'));
   try {
-    await assert.rejects(openServices({ home, clock: systemClock, catalog: bigger, secrets: daemonSecrets() }), /no handler registered for "task\/archive"/);
+    await assert.rejects(
+      openServices({ home, clock: systemClock, catalog: bigger, secrets: daemonSecrets() }),
+      /no handler registered for "task\/archive"/,
+    );
     assert.equal(existsSync(join(home, 'store.db')), false);
     const ok = await openServices({ home, clock: systemClock, secrets: daemonSecrets() });
     assert.ok(ok.registry.get('task', 'create'));

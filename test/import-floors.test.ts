@@ -32,13 +32,28 @@ interface Floor {
 }
 
 const FLOORS: readonly Floor[] = [
-  { name: 'catalog/ and lib/ import no daemon or CLI code', from: ['catalog/', 'lib/'], not: ['daemon/', 'cli/'] },
+  {
+    name: 'catalog/ and lib/ import no daemon or CLI code',
+    from: ['catalog/', 'lib/'],
+    not: ['daemon/', 'cli/'],
+  },
   {
     name: 'daemon/store/ knows no HTTP, Exec, MCP, results, tools or client tools',
     from: ['daemon/store/'],
-    not: ['daemon/http/', 'daemon/exec/', 'daemon/mcp/', 'daemon/results/', 'daemon/tools/', 'daemon/clienttools/'],
+    not: [
+      'daemon/http/',
+      'daemon/exec/',
+      'daemon/mcp/',
+      'daemon/results/',
+      'daemon/tools/',
+      'daemon/clienttools/',
+    ],
   },
-  { name: 'daemon/http/ imports nothing from Exec or MCP', from: ['daemon/http/'], not: ['daemon/exec/', 'daemon/mcp/'] },
+  {
+    name: 'daemon/http/ imports nothing from Exec or MCP',
+    from: ['daemon/http/'],
+    not: ['daemon/exec/', 'daemon/mcp/'],
+  },
   { name: 'exec/ does not import mcp/', from: ['daemon/exec/'], not: ['daemon/mcp/'] },
   { name: 'mcp/ does not import exec/', from: ['daemon/mcp/'], not: ['daemon/exec/'] },
   { name: 'the daemon imports no CLI code', from: ['daemon/'], not: ['cli/'] },
@@ -46,7 +61,8 @@ const FLOORS: readonly Floor[] = [
 ];
 
 /** A folder's sources as repository paths (`daemon/http/body.ts`). */
-const sourceFiles = (dir: string) => tsFiles(join(ROOT, dir)).map((path) => relative(ROOT, path).split(sep).join(posix.sep));
+const sourceFiles = (dir: string) =>
+  tsFiles(join(ROOT, dir)).map((path) => relative(ROOT, path).split(sep).join(posix.sep));
 
 /** A relative specifier as the file it names (`./x.js` is written for `x.ts` or `x.tsx`). */
 function resolveSpec(from: string, spec: string, known: ReadonlySet<string>): string {
@@ -74,12 +90,15 @@ function importEdges(files: ReadonlyMap<string, string>): Edge[] {
   return edges;
 }
 
-const under = (path: string, prefixes: readonly string[]) => prefixes.some((p) => path.startsWith(p));
+const under = (path: string, prefixes: readonly string[]) =>
+  prefixes.some((p) => path.startsWith(p));
 
 /** Each edge that breaks a floor, as `file:line -> target (floor)`. */
 function floorViolations(edges: readonly Edge[], floors: readonly Floor[] = FLOORS): string[] {
   return edges.flatMap((e) =>
-    floors.filter((f) => under(e.from, f.from) && under(e.to, f.not)).map((f) => `${e.from}:${e.line} -> ${e.to} (${f.name})`),
+    floors
+      .filter((f) => under(e.from, f.from) && under(e.to, f.not))
+      .map((f) => `${e.from}:${e.line} -> ${e.to} (${f.name})`),
   );
 }
 
@@ -118,7 +137,13 @@ function fileCircles(edges: readonly Edge[]): string[] {
     } while (w !== v);
     if (members.length < 2) return;
     const inside = new Set(members);
-    const closing = members.sort().flatMap((m) => (out.get(m) ?? []).filter((e) => inside.has(e.to)).map((e) => `${e.from}:${e.line} -> ${e.to}`));
+    const closing = members
+      .sort()
+      .flatMap((m) =>
+        (out.get(m) ?? [])
+          .filter((e) => inside.has(e.to))
+          .map((e) => `${e.from}:${e.line} -> ${e.to}`),
+      );
     circles.push(`circle of ${members.length} files: ${closing.join(', ')}`);
   };
   for (const v of out.keys()) if (!index.has(v)) visit(v);
@@ -127,13 +152,17 @@ function fileCircles(edges: readonly Edge[]): string[] {
 
 function readTree(): Map<string, string> {
   const files = new Map<string, string>();
-  for (const dir of SOURCE_DIRS) for (const f of sourceFiles(dir)) files.set(f, readFileSync(join(ROOT, f), 'utf8'));
+  for (const dir of SOURCE_DIRS)
+    for (const f of sourceFiles(dir)) files.set(f, readFileSync(join(ROOT, f), 'utf8'));
   return files;
 }
 
 test('the sources keep every floor of the house', () => {
   const files = readTree();
-  assert.ok(files.size > 200, `the sources are read (${files.size} files under ${relative(process.cwd(), ROOT) || '.'})`);
+  assert.ok(
+    files.size > 200,
+    `the sources are read (${files.size} files under ${relative(process.cwd(), ROOT) || '.'})`,
+  );
   const edges = importEdges(files);
   assert.ok(edges.length > files.size, 'imports are found');
   assert.deepEqual(floorViolations(edges), []);
@@ -145,14 +174,20 @@ test('no circle between source files, counting import type', () => {
 
 test('the scanner sees import type, re-exports, side-effect and dynamic imports, and skips comments', () => {
   const files = new Map([
-    ['daemon/a.ts', "// import { x } from './commented.js';\nimport type { T } from './b.js';\nexport { y } from './c.js';\nimport './d.js';\nconst m = await import('./e.js');\nimport { ui } from './f.js';\nimport { pkg } from 'hono';\n"],
+    [
+      'daemon/a.ts',
+      "// import { x } from './commented.js';\nimport type { T } from './b.js';\nexport { y } from './c.js';\nimport './d.js';\nconst m = await import('./e.js');\nimport { ui } from './f.js';\nimport { pkg } from 'hono';\n",
+    ],
     ['daemon/b.ts', ''],
     ['daemon/c.ts', ''],
     ['daemon/d.ts', ''],
     ['daemon/e.ts', ''],
     ['daemon/f.tsx', ''],
   ]);
-  assert.deepEqual(importEdges(files).map((e) => `${e.to}:${e.line}`), ['daemon/b.ts:2', 'daemon/c.ts:3', 'daemon/d.ts:4', 'daemon/e.ts:5', 'daemon/f.tsx:6']);
+  assert.deepEqual(
+    importEdges(files).map((e) => `${e.to}:${e.line}`),
+    ['daemon/b.ts:2', 'daemon/c.ts:3', 'daemon/d.ts:4', 'daemon/e.ts:5', 'daemon/f.tsx:6'],
+  );
 });
 
 test('each floor fails on a synthetic violation and names the edge', () => {
@@ -168,7 +203,11 @@ test('each floor fails on a synthetic violation and names the edge', () => {
   ];
   const found = floorViolations(bad);
   assert.equal(found.length, bad.length, found.join('\n'));
-  for (const e of bad) assert.ok(found.some((f) => f.startsWith(`${e.from}:${e.line} -> ${e.to} (`)), `${e.from} -> ${e.to}`);
+  for (const e of bad)
+    assert.ok(
+      found.some((f) => f.startsWith(`${e.from}:${e.line} -> ${e.to} (`)),
+      `${e.from} -> ${e.to}`,
+    );
   // Downward and sideways edges are allowed.
   const good: Edge[] = [
     { from: 'daemon/exec/route.ts', to: 'daemon/http/body.ts', line: 1 },
@@ -188,6 +227,8 @@ test('a circle between files fails and is shown by the edges that close it', () 
     { from: 'c.ts', to: 'd.ts', line: 4 },
     { from: 'd.ts', to: 'd.ts', line: 5 },
   ];
-  assert.deepEqual(fileCircles(edges), ['circle of 3 files: a.ts:1 -> b.ts, b.ts:2 -> c.ts, c.ts:3 -> a.ts']);
+  assert.deepEqual(fileCircles(edges), [
+    'circle of 3 files: a.ts:1 -> b.ts, b.ts:2 -> c.ts, c.ts:3 -> a.ts',
+  ]);
   assert.deepEqual(fileCircles(edges.filter((e) => e.line !== 3)), []);
 });

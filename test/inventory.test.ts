@@ -2,7 +2,12 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BUILTIN_ACTIONS, BUILTIN_INVENTORY, buildCatalog, defaultCatalog } from '../catalog/catalog.js';
+import {
+  BUILTIN_ACTIONS,
+  BUILTIN_INVENTORY,
+  buildCatalog,
+  defaultCatalog,
+} from '../catalog/catalog.js';
 import { inventoryOf } from '../catalog/inventory.js';
 import { committedArtifacts } from '../scripts/gen/artifacts.js';
 import { INVENTORY_FILE, renderInventory } from '../scripts/gen/inventory.js';
@@ -16,18 +21,26 @@ import { ROOT } from './harness/cli.js';
 test('the inventory JSON on disk is exactly what the generator renders from the descriptors', () => {
   const onDisk = readFileSync(join(ROOT, INVENTORY_FILE), 'utf8');
   assert.equal(onDisk, renderInventory(defaultCatalog()));
-  assert.ok(committedArtifacts(defaultCatalog()).some((a) => a.path === INVENTORY_FILE && a.content === onDisk));
+  assert.ok(
+    committedArtifacts(defaultCatalog()).some(
+      (a) => a.path === INVENTORY_FILE && a.content === onDisk,
+    ),
+  );
   assert.deepEqual(JSON.parse(onDisk), BUILTIN_INVENTORY);
 });
 
-test('each row carries its descriptor\'s own risk, result policy and receipt policy, in catalog order', () => {
+test("each row carries its descriptor's own risk, result policy and receipt policy, in catalog order", () => {
   assert.equal(BUILTIN_INVENTORY.actions.length, BUILTIN_ACTIONS.length);
   BUILTIN_ACTIONS.forEach((d, i) => {
     const row = BUILTIN_INVENTORY.actions[i]!;
     assert.deepEqual([row.domain, row.action, row.risk], [d.domain, d.action, d.risk]);
     assert.equal(row.result, d.result);
     assert.equal(row.receipt, d.receipt);
-    assert.equal(Object.hasOwn(row, 'receipt'), d.risk === 'side_effect', `${d.domain} ${d.action}`);
+    assert.equal(
+      Object.hasOwn(row, 'receipt'),
+      d.risk === 'side_effect',
+      `${d.domain} ${d.action}`,
+    );
   });
 });
 

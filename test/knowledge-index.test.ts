@@ -48,19 +48,30 @@ test('a first build that is still running answers index_unavailable with progres
 
 test('chunks cover every non-blank line once, with exact line ranges', () => {
   fc.assert(
-    fc.property(fc.array(fc.oneof(fc.constant(''), fc.constant('# Head'), fc.string({ maxLength: 200 }).map((s) => s.replace(/[\r\n]/g, ' '))), { maxLength: 120 }), (lines) => {
-      const text = lines.join('\n');
-      const chunks = chunkText(text as Masked);
-      const all = text.split('\n');
-      let next = 1;
-      for (const c of chunks) {
-        assert.ok(c.lineStart >= next && c.lineEnd >= c.lineStart);
-        assert.equal(c.text, all.slice(c.lineStart - 1, c.lineEnd).join('\n'));
-        assert.ok(c.lineEnd - c.lineStart < 24);
-        for (let l = next; l < c.lineStart; l++) assert.equal(all[l - 1]!.trim(), '', 'only blank lines are left out');
-        next = c.lineEnd + 1;
-      }
-    }),
+    fc.property(
+      fc.array(
+        fc.oneof(
+          fc.constant(''),
+          fc.constant('# Head'),
+          fc.string({ maxLength: 200 }).map((s) => s.replace(/[\r\n]/g, ' ')),
+        ),
+        { maxLength: 120 },
+      ),
+      (lines) => {
+        const text = lines.join('\n');
+        const chunks = chunkText(text as Masked);
+        const all = text.split('\n');
+        let next = 1;
+        for (const c of chunks) {
+          assert.ok(c.lineStart >= next && c.lineEnd >= c.lineStart);
+          assert.equal(c.text, all.slice(c.lineStart - 1, c.lineEnd).join('\n'));
+          assert.ok(c.lineEnd - c.lineStart < 24);
+          for (let l = next; l < c.lineStart; l++)
+            assert.equal(all[l - 1]!.trim(), '', 'only blank lines are left out');
+          next = c.lineEnd + 1;
+        }
+      },
+    ),
   );
 });
 
@@ -68,19 +79,30 @@ test('clipBytes keeps at most the byte budget and never splits a character', () 
   // The budget is bytes as JSON spells the text (a snippet travels in JSON): `"` and a backslash cost two, a control character six.
   // Text that fits is kept whole; what fits in UTF-8 but not in JSON is cut (seeds 1 and -655202177 found such text).
   fc.assert(
-    fc.property(fc.string({ unit: 'grapheme', maxLength: 400 }), fc.integer({ min: 4, max: 400 }), (s, max) => {
-      const out = clipBytes(s as Masked, max);
-      assert.ok(jsonBytes(out) <= max);
-      assert.ok(Buffer.byteLength(out) <= max);
-      assert.equal(Buffer.from(out).toString('utf8'), out, 'valid UTF-8');
-      if (jsonBytes(s) <= max) assert.equal(out, s);
-    }),
+    fc.property(
+      fc.string({ unit: 'grapheme', maxLength: 400 }),
+      fc.integer({ min: 4, max: 400 }),
+      (s, max) => {
+        const out = clipBytes(s as Masked, max);
+        assert.ok(jsonBytes(out) <= max);
+        assert.ok(Buffer.byteLength(out) <= max);
+        assert.equal(Buffer.from(out).toString('utf8'), out, 'valid UTF-8');
+        if (jsonBytes(s) <= max) assert.equal(out, s);
+      },
+    ),
   );
   for (const seed of [1, -655202177]) {
-    fc.assert(fc.property(fc.string({ unit: 'grapheme', maxLength: 400 }), fc.integer({ min: 4, max: 400 }), (s, max) => {
-      const out = clipBytes(s as Masked, max);
-      return jsonBytes(out) <= max && (jsonBytes(s) > max || out === s);
-    }), { seed, numRuns: 2_000 });
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'grapheme', maxLength: 400 }),
+        fc.integer({ min: 4, max: 400 }),
+        (s, max) => {
+          const out = clipBytes(s as Masked, max);
+          return jsonBytes(out) <= max && (jsonBytes(s) > max || out === s);
+        },
+      ),
+      { seed, numRuns: 2_000 },
+    );
   }
 });
 
@@ -88,20 +110,42 @@ test('no query text can break the FTS5 expression: a page or validation_failed, 
   const dir = tempDir(t);
   mkdirSync(join(dir, 'root'));
   writeFileSync(join(dir, 'root', 'a.md'), '# A\nalpha beta "gamma" NEAR OR AND NOT delta*\n');
-  const index = new FolderIndex({ root: join(dir, 'root'), dbPath: join(dir, 'i.db'), clock: systemClock, gate: gateWith() });
+  const index = new FolderIndex({
+    root: join(dir, 'root'),
+    dbPath: join(dir, 'i.db'),
+    clock: systemClock,
+    gate: gateWith(),
+  });
   t.after(() => index.close());
   assert.ok(await index.whenReady(5000));
   fc.assert(
     fc.property(fc.string({ maxLength: 60 }), (q) => {
       try {
-        searchPage(index.db, { scope: 's', cursorPrefix: 'x', query: q, limit: 5, snippetBytes: 320, gate: gateWith() });
+        searchPage(index.db, {
+          scope: 's',
+          cursorPrefix: 'x',
+          query: q,
+          limit: 5,
+          snippetBytes: 320,
+          gate: gateWith(),
+        });
       } catch (err) {
-        assert.ok(err instanceof ExecError && err.code === 'validation_failed', `query ${JSON.stringify(q)}: ${String(err)}`);
+        assert.ok(
+          err instanceof ExecError && err.code === 'validation_failed',
+          `query ${JSON.stringify(q)}: ${String(err)}`,
+        );
       }
     }),
     { numRuns: 500 },
   );
-  const hits = searchPage(index.db, { scope: 's', cursorPrefix: 'x', query: 'NEAR OR', limit: 5, snippetBytes: 320, gate: gateWith() }).hits;
+  const hits = searchPage(index.db, {
+    scope: 's',
+    cursorPrefix: 'x',
+    query: 'NEAR OR',
+    limit: 5,
+    snippetBytes: 320,
+    gate: gateWith(),
+  }).hits;
   assert.equal(hits.length, 1, 'operator words are searched as words');
 });
 
@@ -110,13 +154,28 @@ test('a memory folder removed or replaced while its index is open is noticed at 
   const folder = join(home, 'memory', 'a2');
   mkdirSync(folder, { recursive: true });
   writeFileSync(join(folder, 'one.md'), '# one\nfirstword\n');
-  const memory = new MemoryIndexes({ home, clock: systemClock, buildWaitMs: 5000, gate: gateWith() });
+  const memory = new MemoryIndexes({
+    home,
+    clock: systemClock,
+    buildWaitMs: 5000,
+    gate: gateWith(),
+  });
   t.after(() => memory.close());
   assert.equal((await memory.search('a2', { query: 'firstword', limit: 10 })).hits.length, 1);
   rmSync(folder, { recursive: true });
-  await assert.rejects(memory.search('a2', { query: 'firstword', limit: 10 }), (err: unknown) => err instanceof ExecError && err.code === 'index_unavailable');
+  await assert.rejects(
+    memory.search('a2', { query: 'firstword', limit: 10 }),
+    (err: unknown) => err instanceof ExecError && err.code === 'index_unavailable',
+  );
   mkdirSync(folder);
   writeFileSync(join(folder, 'two.md'), '# two\nsecondword\n');
-  assert.equal((await memory.search('a2', { query: 'firstword', limit: 10 })).hits.length, 0, 'the old folder is forgotten');
-  assert.equal((await memory.search('a2', { query: 'secondword', limit: 10 })).hits[0]?.path, 'two.md');
+  assert.equal(
+    (await memory.search('a2', { query: 'firstword', limit: 10 })).hits.length,
+    0,
+    'the old folder is forgotten',
+  );
+  assert.equal(
+    (await memory.search('a2', { query: 'secondword', limit: 10 })).hits[0]?.path,
+    'two.md',
+  );
 });

@@ -25,7 +25,10 @@ function setUp(t: import('node:test').TestContext) {
   const source: SecretSource = { version: () => version, entries: () => pairs };
   const secrets = new SecretSet();
   secrets.add(source);
-  const gate = new ResultGate(secrets, new SpillStore({ dir: join(home, 'spill'), clock: systemClock }));
+  const gate = new ResultGate(
+    secrets,
+    new SpillStore({ dir: join(home, 'spill'), clock: systemClock }),
+  );
   const configure = (p: [string, string][]) => {
     pairs = p;
     version++;
@@ -37,15 +40,22 @@ test('a marker never lands inside a masked name: a query for one of its words hi
   const { home, gate, configure } = setUp(t);
   configure([['GITHUB_TOKEN', VALUE]]);
   mkdirSync(join(home, 'memory', 'a1'), { recursive: true });
-  writeFileSync(join(home, 'memory', 'a1', 'n.md'), `# Release\nthe registry token is ${VALUE} today\n`);
+  writeFileSync(
+    join(home, 'memory', 'a1', 'n.md'),
+    `# Release\nthe registry token is ${VALUE} today\n`,
+  );
   const memory = new MemoryIndexes({ home, clock: systemClock, gate, buildWaitMs: 10_000 });
   t.after(() => memory.close());
   const page = await memory.search('a1', { query: 'github', limit: 10 });
   assert.equal(page.hits.length, 1);
   assert.match(page.hits[0]!.snippet, /the registry token is \[\[GITHUB_TOKEN\]\] today/);
-  assert.match((await memory.search('a1', { query: 'token', limit: 10 })).hits[0]!.snippet, /\[token\] is \[\[GITHUB_TOKEN\]\]/);
+  assert.match(
+    (await memory.search('a1', { query: 'token', limit: 10 })).hits[0]!.snippet,
+    /\[token\] is \[\[GITHUB_TOKEN\]\]/,
+  );
   // The value's own words were never indexed: searching them finds nothing.
-  for (const query of ['ghp', '0123456789abcdefghijABCDEFGHIJ012345', 'ghp*', '0123*']) assert.equal((await memory.search('a1', { query, limit: 10 })).hits.length, 0, query);
+  for (const query of ['ghp', '0123456789abcdefghijABCDEFGHIJ012345', 'ghp*', '0123*'])
+    assert.equal((await memory.search('a1', { query, limit: 10 })).hits.length, 0, query);
 });
 
 test('an index masked under older values is rebuilt when a value is added (reload), memory and kb alike', async (t) => {
@@ -60,12 +70,18 @@ test('an index masked under older values is rebuilt when a value is added (reloa
   const kb = new EmbeddedKnowledge({ home, clock: systemClock, gate });
   t.after(() => kb.close());
   // Not configured yet: nothing to mask, so the value is ordinary text.
-  assert.ok((await memory.search('a1', { query: 'registry', limit: 10 })).hits[0]!.snippet.includes(VALUE));
+  assert.ok(
+    (await memory.search('a1', { query: 'registry', limit: 10 })).hits[0]!.snippet.includes(VALUE),
+  );
   assert.ok((await kb.search({ query: 'registry', limit: 10 })).hits[0]!.snippet.includes(VALUE));
   configure([['GITHUB_TOKEN', VALUE]]);
   const m = await memory.search('a1', { query: 'registry', limit: 10 });
   assert.match(m.hits[0]!.snippet, /uses \[GITHUB_TOKEN\] today/);
-  assert.equal((await memory.search('a1', { query: 'ghp', limit: 10 })).hits.length, 0, 'the rebuilt index no longer holds the value');
+  assert.equal(
+    (await memory.search('a1', { query: 'ghp', limit: 10 })).hits.length,
+    0,
+    'the rebuilt index no longer holds the value',
+  );
   let k: Awaited<ReturnType<typeof kb.search>> | undefined;
   for (let i = 0; i < 50 && !k; i++) {
     try {
@@ -84,12 +100,21 @@ test('a multi-line secret keeps line numbers true: masked text holds its line br
   const pem = `-----BEGIN KEY-----\n${'QUJD'.repeat(16)}\n${'REVG'.repeat(16)}\n-----END KEY-----`;
   configure([['PRIVATE_KEY', pem]]);
   mkdirSync(join(home, 'kb'), { recursive: true });
-  writeFileSync(join(home, 'kb', 'k.md'), `# Keys\n${pem}\nafter the key comes the marker word zebra\n`);
+  writeFileSync(
+    join(home, 'kb', 'k.md'),
+    `# Keys\n${pem}\nafter the key comes the marker word zebra\n`,
+  );
   const kb = new EmbeddedKnowledge({ home, clock: systemClock, gate });
   t.after(() => kb.close());
   const hit = (await kb.search({ query: 'zebra', limit: 10 })).hits[0]!;
-  assert.ok(hit.lineStart !== undefined && hit.lineStart <= 6 && (hit.lineEnd ?? 0) >= 6, JSON.stringify(hit));
+  assert.ok(
+    hit.lineStart !== undefined && hit.lineStart <= 6 && (hit.lineEnd ?? 0) >= 6,
+    JSON.stringify(hit),
+  );
   const page = await kb.fetch({ docId: 'k.md' });
-  assert.equal(page.text, '# Keys\n[PRIVATE_KEY]\n\n\n\nafter the key comes the marker word zebra\n');
+  assert.equal(
+    page.text,
+    '# Keys\n[PRIVATE_KEY]\n\n\n\nafter the key comes the marker word zebra\n',
+  );
   assert.equal(page.lineEnd, 6);
 });

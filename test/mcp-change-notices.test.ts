@@ -21,7 +21,11 @@ test('change notices (subscribers of the one coalescer): the first change is ann
   clock.advance(799);
   assert.equal(seen.length, 1);
   clock.advance(1);
-  assert.deepEqual(seen, [t0, t0 + 1_000], 'the burst becomes one notice at the end of the interval');
+  assert.deepEqual(
+    seen,
+    [t0, t0 + 1_000],
+    'the burst becomes one notice at the end of the interval',
+  );
 
   clock.advance(5_000);
   notices.changed();

@@ -20,7 +20,12 @@ test('operator routes read their JSON bodies under the Exec rules: 1 MiB cap, st
   t.after(() => d.close());
   const token = readFileSync(join(d.home, 'operator.token'), 'utf8').trim();
   const post = (path: string, body: string) =>
-    rawRequest(new URL(path, d.url).toString(), 'POST', { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body);
+    rawRequest(
+      new URL(path, d.url).toString(),
+      'POST',
+      { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body,
+    );
 
   for (const path of ROUTES) {
     // One byte past the cap: a string that makes the body 1 MiB + 1.
@@ -38,6 +43,11 @@ test('operator routes read their JSON bodies under the Exec rules: 1 MiB cap, st
     assert.equal(JSON.parse(trailing.body).error.code, 'invalid_json', path);
   }
   // The routes still work with a good body.
-  const ok = await operatorCall(d, 'POST', '/api/v1/messages', { serverId: 'local', target: 'channel:general', author: 'human:ada', content: 'hello' });
+  const ok = await operatorCall(d, 'POST', '/api/v1/messages', {
+    serverId: 'local',
+    target: 'channel:general',
+    author: 'human:ada',
+    content: 'hello',
+  });
   assert.equal(ok.status, 201, ok.body);
 });

@@ -39,8 +39,22 @@ function allocationPressure(): () => void {
 }
 
 const EXT = { name: 'github', upstream: '', digest: 'sha256:x', catalogVersion: 'v1' };
-const PRINCIPAL = { authorizationId: 'a', serverId: 's', agentId: 'k', sessionId: null, runId: null, workdir: null, primaryThreadId: null, turn: null } as Principal;
-const TURN = { target: 'channel:g', targetType: 'channel', targetKey: 'channel:g', messageId: 'm1' } as const;
+const PRINCIPAL = {
+  authorizationId: 'a',
+  serverId: 's',
+  agentId: 'k',
+  sessionId: null,
+  runId: null,
+  workdir: null,
+  primaryThreadId: null,
+  turn: null,
+} as Principal;
+const TURN = {
+  target: 'channel:g',
+  targetType: 'channel',
+  targetKey: 'channel:g',
+  messageId: 'm1',
+} as const;
 
 async function settles(p: Promise<unknown>): Promise<{ ms: number; err: ExecError }> {
   const started = Date.now();
@@ -52,7 +66,9 @@ async function settles(p: Promise<unknown>): Promise<{ ms: number; err: ExecErro
   throw new Error('the call succeeded against an upstream that never answers');
 }
 
-test('outbound calls under collection pressure: the deadline and the revocation both end the call and close its socket', { timeout: 30_000 }, async (t) => {
+test('outbound calls under collection pressure: the deadline and the revocation both end the call and close its socket', {
+  timeout: 30_000,
+}, async (t) => {
   const up = await startTrickle();
   t.after(() => up.close());
   const stop = allocationPressure();
@@ -74,7 +90,10 @@ test('outbound calls under collection pressure: the deadline and the revocation 
   const [extTimeout, extRevoked, kbTimeout, kbRevoked] = await results;
   assert.equal(extTimeout.err.code, 'upstream_unreachable');
   assert.match(extTimeout.err.message, /did not answer within 10 s/);
-  assert.ok(extTimeout.ms >= UPSTREAM_TIMEOUT_MS - 50 && extTimeout.ms < UPSTREAM_TIMEOUT_MS + 2_000, `extension deadline after ${extTimeout.ms} ms`);
+  assert.ok(
+    extTimeout.ms >= UPSTREAM_TIMEOUT_MS - 50 && extTimeout.ms < UPSTREAM_TIMEOUT_MS + 2_000,
+    `extension deadline after ${extTimeout.ms} ms`,
+  );
   assert.equal(extRevoked.err.code, 'unavailable');
   assert.ok(extRevoked.ms < 2_000, `extension revocation after ${extRevoked.ms} ms`);
   assert.equal(kbTimeout.err.code, 'upstream_error');
@@ -88,7 +107,9 @@ test('outbound calls under collection pressure: the deadline and the revocation 
 
 const EXAMPLE = readFileSync(join(ROOT, 'examples/extensions/github.json'), 'utf8');
 
-test('a trickling extension upstream, through the daemon: answered at its deadline while other calls allocate, its slot comes back, and revocation ends it', { timeout: 60_000 }, async (t) => {
+test('a trickling extension upstream, through the daemon: answered at its deadline while other calls allocate, its slot comes back, and revocation ends it', {
+  timeout: 60_000,
+}, async (t) => {
   const up = await startTrickle();
   t.after(() => up.close());
   const d = await startDaemon();
@@ -101,14 +122,21 @@ test('a trickling extension upstream, through the daemon: answered at its deadli
   const busy = await startRuntime(d, { server: 's1', agent: 'busy' });
   t.after(() => busy.close());
   const op = readFileSync(join(d.home, 'operator.token'), 'utf8').trim();
-  const inFlight = async () => ((await (await fetch(`${d.url}/api/v1/status`, { headers: { authorization: `Bearer ${op}` } })).json()) as { data: { inFlight: number } }).data.inFlight;
+  const inFlight = async () =>
+    (
+      (await (
+        await fetch(`${d.url}/api/v1/status`, { headers: { authorization: `Bearer ${op}` } })
+      ).json()) as { data: { inFlight: number } }
+    ).data.inFlight;
 
   // Other callers make the daemon allocate: 256 KiB inputs, parsed and refused, four at a time.
   let pressing = true;
   const big = { repo: 'x'.repeat(256 * 1024), number: 1, target: 'channel:x' };
-  const press = Promise.all([0, 1, 2, 3].map(async () => {
-    while (pressing) await call(busy, 'github', 'watch', big).catch(() => undefined);
-  }));
+  const press = Promise.all(
+    [0, 1, 2, 3].map(async () => {
+      while (pressing) await call(busy, 'github', 'watch', big).catch(() => undefined);
+    }),
+  );
   t.after(async () => {
     pressing = false;
     await press;
@@ -133,7 +161,10 @@ test('a trickling extension upstream, through the daemon: answered at its deadli
   while (up.accepted() === accepted) await new Promise((res) => setTimeout(res, 20));
   const revokedAt = Date.now();
   await rt.close();
-  assert.ok(await up.waitClosed(2, 3_000), `the upstream socket stayed open ${Date.now() - revokedAt} ms after revocation`);
+  assert.ok(
+    await up.waitClosed(2, 3_000),
+    `the upstream socket stayed open ${Date.now() - revokedAt} ms after revocation`,
+  );
   await second;
   assert.equal(await inFlight(), 0);
 });

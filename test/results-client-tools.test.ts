@@ -20,7 +20,9 @@ test('client tool results, structured fields (keys included) and app errors are 
   t.after(() => agent.close());
 
   const pending = agent.client.callTool({ name: 'ed_echo', arguments: { text: `args ${SECRET}` } });
-  const req = await app.next<{ request_id: string; arguments: { text: string } }>((f) => f.type === 'client_tool.request');
+  const req = await app.next<{ request_id: string; arguments: { text: string } }>(
+    (f) => f.type === 'client_tool.request',
+  );
   assert.equal(req.data.arguments.text, 'args [VENDOR_TOKEN]');
   await app.claim(req.data.request_id);
   const content = [
@@ -38,9 +40,14 @@ test('client tool results, structured fields (keys included) and app errors are 
   ]);
 
   const failing = agent.client.callTool({ name: 'ed_echo', arguments: { text: 'x' } });
-  const req2 = await app.next<{ request_id: string }>((f) => f.type === 'client_tool.request' && f.data.request_id !== req.data.request_id);
+  const req2 = await app.next<{ request_id: string }>(
+    (f) => f.type === 'client_tool.request' && f.data.request_id !== req.data.request_id,
+  );
   await app.claim(req2.data.request_id);
-  await app.answer(req2.data.request_id, { ok: false, error: { code: 'app_failed', message: `could not use ${SECRET}` } });
+  await app.answer(req2.data.request_id, {
+    ok: false,
+    error: { code: 'app_failed', message: `could not use ${SECRET}` },
+  });
   const failed = await failing;
   assert.equal(failed.isError, true);
   assert.ok(!JSON.stringify(failed).includes(SECRET));

@@ -18,7 +18,9 @@ import { deepFreeze } from '../lib/deep-freeze.js';
  */
 
 const POLICY: BoundaryPolicy = {
-  domain: 'task', action: 'get', risk: 'read',
+  domain: 'task',
+  action: 'get',
+  risk: 'read',
   result: { hint: 'smaller', next: { action: 'task get', input: {} } },
   receipt: null as never,
 };
@@ -26,7 +28,16 @@ const POLICY: BoundaryPolicy = {
 function gate(): { gate: ResultGate; secrets: SecretSet } {
   const secrets = new SecretSet();
   secrets.add(fixedSource('API_TOKEN', 'correct-horse-battery'));
-  return { gate: new ResultGate(secrets, new SpillStore({ dir: join(tmpdir(), 'agentteam-test-spill'), clock: { now: () => Date.now() } as never })), secrets };
+  return {
+    gate: new ResultGate(
+      secrets,
+      new SpillStore({
+        dir: join(tmpdir(), 'agentteam-test-spill'),
+        clock: { now: () => Date.now() } as never,
+      }),
+    ),
+    secrets,
+  };
 }
 
 test('json: the same object gets the very same outcome again, and an equal but other object its own', () => {
@@ -50,7 +61,9 @@ test('json: the same object gets the very same outcome again, and an equal but o
 
 test('json: a secret added after the body was made is masked in the next answer', () => {
   const { gate: g, secrets } = gate();
-  const data = Object.freeze({ task: Object.freeze({ id: 't2', title: 'deploy with hunter2-long-secret now' }) });
+  const data = Object.freeze({
+    task: Object.freeze({ id: 't2', title: 'deploy with hunter2-long-secret now' }),
+  });
   const before = g.json(POLICY, {}, data);
   assert.ok(before.ok && before.body.includes('hunter2-long-secret'));
   secrets.add(fixedSource('DEPLOY_KEY', 'hunter2-long-secret'));
@@ -65,7 +78,12 @@ test('json: a secret added after the body was made is masked in the next answer'
 
 test('json: an answer over the budget is refused every time and never kept', () => {
   const { gate: g } = gate();
-  const data = Object.freeze({ items: Array.from({ length: 8 }, (_, i) => ({ id: `m${i}`, text: 'x'.repeat(RESULT_BUDGET_BYTES / 6) })) });
+  const data = Object.freeze({
+    items: Array.from({ length: 8 }, (_, i) => ({
+      id: `m${i}`,
+      text: 'x'.repeat(RESULT_BUDGET_BYTES / 6),
+    })),
+  });
   const a = g.json(POLICY, { limit: 8 }, data);
   const b = g.json(POLICY, { limit: 8 }, data);
   assert.equal(a.ok, false);
@@ -80,12 +98,15 @@ test('deepFreeze: every object and array reachable is frozen, the value is uncha
     seen.add(v);
     return Object.isFrozen(v) && Object.values(v).every((x) => allFrozen(x, seen));
   };
-  fc.assert(fc.property(fc.jsonValue(), (v) => {
-    const copy = structuredClone(v);
-    assert.equal(deepFreeze(v), v);
-    assert.ok(allFrozen(v));
-    assert.deepEqual(v, copy);
-  }), { numRuns: 200 });
+  fc.assert(
+    fc.property(fc.jsonValue(), (v) => {
+      const copy = structuredClone(v);
+      assert.equal(deepFreeze(v), v);
+      assert.ok(allFrozen(v));
+      assert.deepEqual(v, copy);
+    }),
+    { numRuns: 200 },
+  );
   const cyclic: Record<string, unknown> = { a: [1, { b: 2 }] };
   cyclic.self = cyclic;
   deepFreeze(cyclic);

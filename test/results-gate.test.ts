@@ -1,6 +1,14 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -12,25 +20,47 @@ import type { BoundaryPolicy } from '../daemon/results/boundary.js';
 import type { Masked } from '../daemon/results/masked.js';
 
 const POLICY: BoundaryPolicy = {
-  domain: 'task', action: 'get', risk: 'read',
+  domain: 'task',
+  action: 'get',
+  risk: 'read',
   result: { hint: 'smaller', next: { action: 'task get', input: {} } },
   receipt: null as never,
 };
 
-function gateWith(t: import('node:test').TestContext, pairs: Record<string, string>, clock = { now: () => Date.now() }) {
+function gateWith(
+  t: import('node:test').TestContext,
+  pairs: Record<string, string>,
+  clock = { now: () => Date.now() },
+) {
   const dir = mkdtempSync(join(tmpdir(), 'agentteam-gate-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const secrets = new SecretSet();
   for (const [k, v] of Object.entries(pairs)) secrets.add(fixedSource(k, v));
-  return { gate: new ResultGate(secrets, new SpillStore({ dir: join(dir, 'spill'), clock: clock as never })), dir };
+  return {
+    gate: new ResultGate(
+      secrets,
+      new SpillStore({ dir: join(dir, 'spill'), clock: clock as never }),
+    ),
+    dir,
+  };
 }
 
 test('structured JSON: every string is masked, keys included, and the envelope stays valid JSON', (t) => {
   const { gate } = gateWith(t, { API_TOKEN: 'correct-horse-battery', QUOTED: 'a"b\\c-long-value' });
-  const out = gate.json(POLICY, {}, { 'correct-horse-battery': 1, nested: [{ v: 'x correct-horse-battery y' }, 'a"b\\c-long-value'] });
+  const out = gate.json(
+    POLICY,
+    {},
+    {
+      'correct-horse-battery': 1,
+      nested: [{ v: 'x correct-horse-battery y' }, 'a"b\\c-long-value'],
+    },
+  );
   assert.ok(out.ok);
   const doc = JSON.parse(out.body);
-  assert.deepEqual(doc, { ok: true, data: { '[API_TOKEN]': 1, nested: [{ v: 'x [API_TOKEN] y' }, '[QUOTED]'] } });
+  assert.deepEqual(doc, {
+    ok: true,
+    data: { '[API_TOKEN]': 1, nested: [{ v: 'x [API_TOKEN] y' }, '[QUOTED]'] },
+  });
 });
 
 test('a masking that would merge two keys is an error, never a silent drop', (t) => {
@@ -45,16 +75,28 @@ test('a masking that would merge two keys is an error, never a silent drop', (t)
 });
 
 test(`values shorter than ${MIN_SECRET_BYTES} bytes are not masked; the bound is in UTF-8 bytes`, () => {
-  const m = buildMatcher([['A_KEY', '1234567'], ['B_KEY', 'ééééé']]);
+  const m = buildMatcher([
+    ['A_KEY', '1234567'],
+    ['B_KEY', 'ééééé'],
+  ]);
   assert.equal(m.size, 1); // 'ééééé' is 10 bytes
   assert.equal(m.replace('1234567 ééééé'), '1234567 [B_KEY]');
 });
 
 test('property: masked text never contains a secret, whatever surrounds it', () => {
-  fc.assert(fc.property(fc.string({ minLength: 8, maxLength: 40 }), fc.string(), fc.string(), (secret, a, b) => {
-    const m = buildMatcher([['S_TOKEN', secret]]);
-    return !m.replace(`${a}${secret}${b}${secret}`).includes(secret) || `[S_TOKEN]`.includes(secret);
-  }));
+  fc.assert(
+    fc.property(
+      fc.string({ minLength: 8, maxLength: 40 }),
+      fc.string(),
+      fc.string(),
+      (secret, a, b) => {
+        const m = buildMatcher([['S_TOKEN', secret]]);
+        return (
+          !m.replace(`${a}${secret}${b}${secret}`).includes(secret) || `[S_TOKEN]`.includes(secret)
+        );
+      },
+    ),
+  );
 });
 
 test('text over its limit keeps head and tail within the limit and spills the whole, 0600, named in the note', (t) => {
@@ -79,10 +121,15 @@ test('spill files are pruned by age and by total size, never the one just writte
   let now = Date.now();
   const dir = mkdtempSync(join(tmpdir(), 'agentteam-spill-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const store = new SpillStore({ dir, clock: { now: () => now } as never, maxAgeMs: 60_000, maxTotalBytes: 3000 });
+  const store = new SpillStore({
+    dir,
+    clock: { now: () => now } as never,
+    maxAgeMs: 60_000,
+    maxTotalBytes: 3000,
+  });
   const old = join(dir, 'old.txt');
   writeFileSync(old, 'x');
-  utimesSync(old, new Date(now - 120_000) , new Date(now - 120_000));
+  utimesSync(old, new Date(now - 120_000), new Date(now - 120_000));
   const a = store.write('a'.repeat(1000) as Masked);
   assert.ok(!readdirSync(dir).includes('old.txt'));
   now += 1000;

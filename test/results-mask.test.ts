@@ -18,8 +18,22 @@ const SHORT = 'tiny7ch';
 
 async function setUp(t: import('node:test').TestContext) {
   const h = await prepareHome(t, {
-    env: { SERVICE_TOKEN: HORSE, DEPLOY_PASSWORD: TASKISH, SHORT_SECRET: SHORT, VENDOR_CREDS_FOR_AGENT: APIKEY },
-    profile: { agents: [{ id: 'a1', runtime: 'claude', headers: { 'X-Tenant-Auth': HEADER }, apiKeyEnv: 'VENDOR_CREDS_FOR_AGENT' }] },
+    env: {
+      SERVICE_TOKEN: HORSE,
+      DEPLOY_PASSWORD: TASKISH,
+      SHORT_SECRET: SHORT,
+      VENDOR_CREDS_FOR_AGENT: APIKEY,
+    },
+    profile: {
+      agents: [
+        {
+          id: 'a1',
+          runtime: 'claude',
+          headers: { 'X-Tenant-Auth': HEADER },
+          apiKeyEnv: 'VENDOR_CREDS_FOR_AGENT',
+        },
+      ],
+    },
   });
   const lease = await openLease(h as never, { serverId: 's1', agentId: 'a1' });
   t.after(() => lease.close());
@@ -38,7 +52,11 @@ test('Exec results, Exec errors, MCP results and operator data never carry a con
   const all = [HORSE, TASKISH, HEADER, APIKEY, token, opToken];
   const title = `deploy with ${HORSE} and ${HEADER}, key ${APIKEY}, token ${token}, op ${opToken}, short ${SHORT}`;
 
-  const created = await post(`${base}/task/create`, token, JSON.stringify({ title: 'deploy', description: title }));
+  const created = await post(
+    `${base}/task/create`,
+    token,
+    JSON.stringify({ title: 'deploy', description: title }),
+  );
   assert.equal(created.status, 200, created.text);
   assertClean(created.text, all);
   const data = created.json.data.task;
@@ -61,18 +79,38 @@ test('Exec results, Exec errors, MCP results and operator data never carry a con
   assert.match(missing.json.error.message, /\[DEPLOY_PASSWORD\]/);
 
   // MCP: a message and its history; an unknown tool named by a secret (JSON-RPC error text).
-  const sent = await rpc(lease.mcpUrl, token, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'message_send', arguments: { target: 'channel:ops', content: title } } });
+  const sent = await rpc(lease.mcpUrl, token, {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: 'message_send', arguments: { target: 'channel:ops', content: title } },
+  });
   assert.equal(sent.status, 200);
   assertClean(sent.body, all);
-  const hist = await rpc(lease.mcpUrl, token, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'message_history_read', arguments: { target: 'channel:ops' } } });
+  const hist = await rpc(lease.mcpUrl, token, {
+    jsonrpc: '2.0',
+    id: 2,
+    method: 'tools/call',
+    params: { name: 'message_history_read', arguments: { target: 'channel:ops' } },
+  });
   assertClean(hist.body, all);
   assert.match(hist.body, /\[SERVICE_TOKEN\]/);
-  const unknown = await rpc(lease.mcpUrl, token, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: HORSE, arguments: {} } });
+  const unknown = await rpc(lease.mcpUrl, token, {
+    jsonrpc: '2.0',
+    id: 3,
+    method: 'tools/call',
+    params: { name: HORSE, arguments: {} },
+  });
   assertClean(unknown.body, all);
   assert.match(unknown.body, /\[SERVICE_TOKEN\]/);
 
   // Operator routes that return data.
-  const posted = await h.op('POST', '/api/v1/messages', { serverId: 's1', target: 'channel:ops', author: 'human:ann', content: `again ${HORSE}` });
+  const posted = await h.op('POST', '/api/v1/messages', {
+    serverId: 's1',
+    target: 'channel:ops',
+    author: 'human:ann',
+    content: `again ${HORSE}`,
+  });
   assert.equal(posted.status, 201, posted.body);
   assertClean(posted.body, all);
   const read = await h.op('GET', '/api/v1/messages?serverId=s1&target=channel:ops');
@@ -88,8 +126,19 @@ test('a rotated token is masked as well as the previous generation', async (t) =
   assert.equal(rot.status, 200, rot.body);
   const second = lease.token();
   assert.notEqual(first, second);
-  const res = await rpc(lease.mcpUrl, second, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'message_send', arguments: { target: 'channel:ops', content: `${first} / ${second}` } } });
+  const res = await rpc(lease.mcpUrl, second, {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: {
+      name: 'message_send',
+      arguments: { target: 'channel:ops', content: `${first} / ${second}` },
+    },
+  });
   assert.equal(res.status, 200, res.body);
-  assert.equal(JSON.parse(res.body).result.structuredContent.message.content, '[AGENTTEAM_EXEC_TOKEN] / [AGENTTEAM_EXEC_TOKEN]');
+  assert.equal(
+    JSON.parse(res.body).result.structuredContent.message.content,
+    '[AGENTTEAM_EXEC_TOKEN] / [AGENTTEAM_EXEC_TOKEN]',
+  );
   void base;
 });

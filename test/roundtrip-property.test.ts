@@ -23,11 +23,16 @@ test(`round trip in-process: ${RUNS} generated strings per stored field (a quart
     let accepted = 0;
     let refused = 0;
     const started = performance.now();
-    await assertProperty(f.name,
+    await assertProperty(
+      f.name,
       fc.asyncProperty(stringsFor(f.rule), fc.boolean(), async (s, escape) => {
         const before = f.count();
         const ok = await f.run(s, escape);
-        assert.equal(ok, acceptable(s, f.rule) && (f.meaningful?.(s) ?? true), `${f.name}: verdict for ${JSON.stringify(s).slice(0, 80)}`);
+        assert.equal(
+          ok,
+          acceptable(s, f.rule) && (f.meaningful?.(s) ?? true),
+          `${f.name}: verdict for ${JSON.stringify(s).slice(0, 80)}`,
+        );
         if (ok) accepted++;
         else {
           refused++;
@@ -36,8 +41,12 @@ test(`round trip in-process: ${RUNS} generated strings per stored field (a quart
       }),
       f.runs ?? RUNS,
     );
-    if (process.env.AGENTTEAM_PROPERTY_TIMING) process.stderr.write(`${f.name}: ${Math.round(performance.now() - started)} ms\n`);
+    if (process.env.AGENTTEAM_PROPERTY_TIMING)
+      process.stderr.write(`${f.name}: ${Math.round(performance.now() - started)} ms\n`);
     // Both outcomes were exercised, not just one.
-    assert.ok(accepted > (f.runs ?? RUNS) / 10 && refused > (f.runs ?? RUNS) / 10, `${f.name}: ${accepted} accepted, ${refused} refused`);
+    assert.ok(
+      accepted > (f.runs ?? RUNS) / 10 && refused > (f.runs ?? RUNS) / 10,
+      `${f.name}: ${accepted} accepted, ${refused} refused`,
+    );
   }
 });

@@ -14,7 +14,7 @@ import { openLease, operatorToken, requestLease } from './harness/lease.js';
  * no daemon holds the port (another account's process may bind it).
  */
 
-test('after a restart, re-leasing a runtime\'s directory needs its resume secret; the operator token alone is refused', async (t) => {
+test("after a restart, re-leasing a runtime's directory needs its resume secret; the operator token alone is refused", async (t) => {
   const d = await startDaemon();
   t.after(() => d.close());
   const held = await openLease(d, { serverId: 's1', agentId: 'a1' });
@@ -27,15 +27,34 @@ test('after a restart, re-leasing a runtime\'s directory needs its resume secret
 
   for (const guess of [undefined, 'x'.repeat(43), `${secret ?? ''}x`]) {
     // requestLease: a granted lease is a stream that stays open until closed.
-    const r = await requestLease(d.url, operatorToken(d), { serverId: 's1', agentId: 'a1', resumeDir: name, ...(guess === undefined ? {} : { resumeSecret: guess }) });
+    const r = await requestLease(d.url, operatorToken(d), {
+      serverId: 's1',
+      agentId: 'a1',
+      resumeDir: name,
+      ...(guess === undefined ? {} : { resumeSecret: guess }),
+    });
     r.close();
     assert.equal(r.status, 403, `resume secret ${guess}: ${JSON.stringify(r.body)}`);
     assert.equal(r.body.error?.code, 'forbidden');
   }
-  const renewed = await openLease(d, { serverId: 's1', agentId: 'a1', resumeDir: name, resumeSecret: secret });
+  const renewed = await openLease(d, {
+    serverId: 's1',
+    agentId: 'a1',
+    resumeDir: name,
+    resumeSecret: secret,
+  });
   t.after(() => renewed.close());
-  assert.equal(renewed.data.tokenFile, held.data.tokenFile, 'the holder of the secret gets its path back');
-  const twice = await requestLease(d.url, operatorToken(d), { serverId: 's1', agentId: 'a2', resumeDir: name, resumeSecret: secret });
+  assert.equal(
+    renewed.data.tokenFile,
+    held.data.tokenFile,
+    'the holder of the secret gets its path back',
+  );
+  const twice = await requestLease(d.url, operatorToken(d), {
+    serverId: 's1',
+    agentId: 'a2',
+    resumeDir: name,
+    resumeSecret: secret,
+  });
   twice.close();
   assert.equal(twice.status, 409, 'a directory in use is not taken twice, secret or not');
 });
@@ -47,13 +66,22 @@ console.log(JSON.stringify({pid:process.pid}));
 (function next(n){const armed=fs.existsSync(marker);const r=spawnSync(process.execPath,[bin,'exec','task','create',JSON.stringify({title:(armed?'armed ':'')+'call '+n})],{encoding:'utf8'});
 console.log(JSON.stringify({n,armed,code:r.status,err:r.stderr.trim().split('\\n')[0]}));setTimeout(()=>next(n+1),20);})(0);`;
 
-interface Call { n: number; armed: boolean; code: number; err: string }
+interface Call {
+  n: number;
+  armed: boolean;
+  code: number;
+  err: string;
+}
 
-test('after kill -9 of the daemon, a process that binds the freed port receives none of the runtime\'s calls', async (t) => {
+test("after kill -9 of the daemon, a process that binds the freed port receives none of the runtime's calls", async (t) => {
   const { home, env, track } = tempHome(t);
   const first = await startDaemonCli(env, track);
   const marker = join(home, 'armed');
-  const run = cliSpawn(['run', '--server', 's1', '--agent', 'a1', '--', process.execPath, '-e', CALLER, BIN, marker], env, track);
+  const run = cliSpawn(
+    ['run', '--server', 's1', '--agent', 'a1', '--', process.execPath, '-e', CALLER, BIN, marker],
+    env,
+    track,
+  );
   const calls: Call[] = [];
   let buf = '';
   run.stdout!.setEncoding('utf8').on('data', (s: string) => {
@@ -64,7 +92,10 @@ test('after kill -9 of the daemon, a process that binds the freed port receives 
       if ('n' in line) calls.push(line);
     }
   });
-  assert.ok(await waitFor(() => calls.some((c) => c.code === 0), 20_000), `the runtime's calls work first: ${JSON.stringify(calls)}`);
+  assert.ok(
+    await waitFor(() => calls.some((c) => c.code === 0), 20_000),
+    `the runtime's calls work first: ${JSON.stringify(calls)}`,
+  );
 
   process.kill(first.pid, 'SIGKILL');
   assert.ok(await waitFor(() => !alive(first.pid), 5_000));
@@ -75,16 +106,29 @@ test('after kill -9 of the daemon, a process that binds the freed port receives 
   const received: string[] = [];
   const standIn = createServer((req, res) => {
     let body = '';
-    req.setEncoding('utf8').on('data', (c: string) => (body += c)).on('end', () => {
-      received.push(`${req.method} ${req.url} auth=${req.headers.authorization ? 'yes' : 'no'} ${body}`);
-      res.writeHead(503).end();
-    });
+    req
+      .setEncoding('utf8')
+      .on('data', (c: string) => (body += c))
+      .on('end', () => {
+        received.push(
+          `${req.method} ${req.url} auth=${req.headers.authorization ? 'yes' : 'no'} ${body}`,
+        );
+        res.writeHead(503).end();
+      });
   });
-  await new Promise<void>((r) => standIn.listen(Number(new URL(first.url).port), '127.0.0.1', () => r()));
+  await new Promise<void>((r) =>
+    standIn.listen(Number(new URL(first.url).port), '127.0.0.1', () => r()),
+  );
   t.after(() => standIn.close());
   writeFileSync(marker, '');
-  assert.ok(await waitFor(() => calls.filter((c) => c.armed).length >= 5, 20_000), 'the runtime kept calling');
+  assert.ok(
+    await waitFor(() => calls.filter((c) => c.armed).length >= 5, 20_000),
+    'the runtime kept calling',
+  );
   assert.deepEqual(received, [], 'the stand-in got nothing');
   const armed = calls.filter((c) => c.armed);
-  assert.ok(armed.every((c) => c.code === 3), JSON.stringify(armed));
+  assert.ok(
+    armed.every((c) => c.code === 3),
+    JSON.stringify(armed),
+  );
 });

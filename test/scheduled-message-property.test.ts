@@ -16,13 +16,17 @@ test('property: runs account for every cron occurrence exactly once across rando
   let n = 0;
   await fc.assert(
     fc.asyncProperty(
-      fc.array(fc.record({ ms: fc.integer({ min: 1, max: 10 * MIN }), down: fc.boolean() }), { minLength: 1, maxLength: 10 }),
+      fc.array(fc.record({ ms: fc.integer({ min: 1, max: 10 * MIN }), down: fc.boolean() }), {
+        minLength: 1,
+        maxLength: 10,
+      }),
       fc.constantFrom('* * * * *', '*/3 * * * *', '*/45 * * * * *'),
       async (steps, cron) => {
         const target = `channel:p${++n}`;
         await p.services.scheduler.start();
         const created = p.clock.now();
-        const s = (await server.createSchedule({ target, content: 'x', cron, timeZone: 'UTC' })).scheduledMessage;
+        const s = (await server.createSchedule({ target, content: 'x', cron, timeZone: 'UTC' }))
+          .scheduledMessage;
         let up = true;
         for (const step of steps) {
           if (step.down && up) await p.services.scheduler.stop();
@@ -34,15 +38,28 @@ test('property: runs account for every cron occurrence exactly once across rando
         const runs = [];
         let cursor: string | undefined;
         do {
-          const page = await server.listScheduleRuns({ id: s.id, limit: 100, ...(cursor ? { cursor } : {}) });
+          const page = await server.listScheduleRuns({
+            id: s.id,
+            limit: 100,
+            ...(cursor ? { cursor } : {}),
+          });
           runs.push(...page.runs);
           cursor = page.nextCursor;
         } while (cursor);
         const first = Date.parse(s.nextRunAt!);
-        const expected = first <= p.clock.now() ? countOccurrences({ cron, timeZone: 'UTC' }, first, p.clock.now()) : 0;
-        assert.equal(runs.reduce((n, r) => n + r.missed, 0), expected);
+        const expected =
+          first <= p.clock.now()
+            ? countOccurrences({ cron, timeZone: 'UTC' }, first, p.clock.now())
+            : 0;
+        assert.equal(
+          runs.reduce((n, r) => n + r.missed, 0),
+          expected,
+        );
         assert.equal(new Set(runs.map((r) => r.dueAt)).size, runs.length, 'one run per due time');
-        assert.ok(runs.every((r) => r.late === r.missed > 1 || r.late), 'a run standing for several occurrences is late');
+        assert.ok(
+          runs.every((r) => r.late === r.missed > 1 || r.late),
+          'a run standing for several occurrences is late',
+        );
         const messages = await p.services.messages.history({ serverId: 's1', target, limit: 50 });
         assert.equal(messages.messages.length, Math.min(runs.length, 50));
         assert.ok(created < first);

@@ -22,22 +22,38 @@ test('a one-off schedule due in 2 s is delivered exactly once and lands in the t
   await p.services.scheduler.start();
   const call = await p.runtime();
   const at = new Date(p.clock.now() + 2000).toISOString();
-  const c = await call('scheduled-message', 'create', { target: 'channel:ops', content: 'deploy window opens', at });
+  const c = await call('scheduled-message', 'create', {
+    target: 'channel:ops',
+    content: 'deploy window opens',
+    at,
+  });
   assert.equal(c.status, 200, JSON.stringify(c.json));
   const s = c.json.data.scheduledMessage;
   assert.deepEqual([s.status, s.nextRunAt, s.createdBy], ['active', at, 'agent:a1']);
   await p.advance(1999);
-  assert.equal((await p.services.messages.history({ serverId: 's1', target: 'channel:ops' })).messages.length, 0);
+  assert.equal(
+    (await p.services.messages.history({ serverId: 's1', target: 'channel:ops' })).messages.length,
+    0,
+  );
   await p.advance(1);
   await p.advance(10 * MIN);
   const h = await p.services.messages.history({ serverId: 's1', target: 'channel:ops' });
-  assert.deepEqual(h.messages.map((m) => [m.content, m.author]), [['deploy window opens', 'agent:a1']]);
+  assert.deepEqual(
+    h.messages.map((m) => [m.content, m.author]),
+    [['deploy window opens', 'agent:a1']],
+  );
   const runs = await call('scheduled-message', 'runs', { id: s.id });
   assert.equal(runs.json.data.runs.length, 1);
   const run = runs.json.data.runs[0];
-  assert.deepEqual([run.outcome, run.late, run.missed, run.messageId, run.attemptedAt, run.dueAt], ['delivered', false, 1, h.messages[0]!.id, at, at]);
+  assert.deepEqual(
+    [run.outcome, run.late, run.missed, run.messageId, run.attemptedAt, run.dueAt],
+    ['delivered', false, 1, h.messages[0]!.id, at, at],
+  );
   const after = await call('scheduled-message', 'get', { id: s.id });
-  assert.deepEqual([after.json.data.scheduledMessage.status, after.json.data.scheduledMessage.nextRunAt], ['completed', null]);
+  assert.deepEqual(
+    [after.json.data.scheduledMessage.status, after.json.data.scheduledMessage.nextRunAt],
+    ['completed', null],
+  );
   const cancel = await call('scheduled-message', 'cancel', { id: s.id });
   assert.equal(cancel.json.error.code, 'invalid_transition');
 });
@@ -46,7 +62,12 @@ test('downtime across several cron occurrences gives one late run for the missed
   const p = await startInProc(t);
   await p.services.scheduler.start();
   const call = await p.runtime();
-  const c = await call('scheduled-message', 'create', { target: 'channel:ops', content: 'tick', cron: '* * * * *', timeZone: 'Europe/Berlin' });
+  const c = await call('scheduled-message', 'create', {
+    target: 'channel:ops',
+    content: 'tick',
+    cron: '* * * * *',
+    timeZone: 'Europe/Berlin',
+  });
   const id = c.json.data.scheduledMessage.id;
   await p.advance(MIN);
   assert.equal((await call('scheduled-message', 'runs', { id })).json.data.runs.length, 1);
@@ -62,7 +83,10 @@ test('downtime across several cron occurrences gives one late run for the missed
   await p.advance(30_000);
   const more = (await call('scheduled-message', 'runs', { id })).json.data.runs;
   assert.deepEqual([more.length, more[0].late, more[0].missed], [3, false, 1]);
-  assert.equal((await p.services.messages.history({ serverId: 's1', target: 'channel:ops' })).messages.length, 3);
+  assert.equal(
+    (await p.services.messages.history({ serverId: 's1', target: 'channel:ops' })).messages.length,
+    3,
+  );
 });
 
 test('130 runs page without duplicates or gaps; runs cursors reject tampering, other schedules and other servers', async (t) => {
@@ -70,8 +94,22 @@ test('130 runs page without duplicates or gaps; runs cursors reject tampering, o
   await p.services.scheduler.start();
   const call = await p.runtime();
   const other = await p.runtime('s2', 'a1');
-  const a = (await call('scheduled-message', 'create', { target: 'channel:a', content: 'a', cron: '* * * * *', timeZone: 'UTC' })).json.data.scheduledMessage.id;
-  const b = (await call('scheduled-message', 'create', { target: 'channel:b', content: 'b', cron: '*/2 * * * *', timeZone: 'UTC' })).json.data.scheduledMessage.id;
+  const a = (
+    await call('scheduled-message', 'create', {
+      target: 'channel:a',
+      content: 'a',
+      cron: '* * * * *',
+      timeZone: 'UTC',
+    })
+  ).json.data.scheduledMessage.id;
+  const b = (
+    await call('scheduled-message', 'create', {
+      target: 'channel:b',
+      content: 'b',
+      cron: '*/2 * * * *',
+      timeZone: 'UTC',
+    })
+  ).json.data.scheduledMessage.id;
   for (let i = 0; i < 130; i++) await p.advance(MIN);
   for (const limit of [20, 100, 7]) {
     const ids = await walkRuns(call, a, limit);
@@ -80,8 +118,19 @@ test('130 runs page without duplicates or gaps; runs cursors reject tampering, o
   }
   const first = await call('scheduled-message', 'runs', { id: a, limit: 20 });
   const times = first.json.data.runs.map((r: { attemptedAt: string }) => Date.parse(r.attemptedAt));
-  assert.deepEqual(times, [...times].sort((x, y) => y - x));
-  const failures = await cursorCases(call, other, 'scheduled-message', 'runs', { id: a }, first.json.data.nextCursor, { id: b });
+  assert.deepEqual(
+    times,
+    [...times].sort((x, y) => y - x),
+  );
+  const failures = await cursorCases(
+    call,
+    other,
+    'scheduled-message',
+    'runs',
+    { id: a },
+    first.json.data.nextCursor,
+    { id: b },
+  );
   assert.deepEqual(failures, []);
   const unknown = await call('scheduled-message', 'runs', { id: 'sched_0000000000' });
   assert.equal(unknown.json.error.code, 'not_found');
@@ -94,14 +143,22 @@ test('list filters by status and target, pages newest first, and rejects bad cur
   const ids: string[] = [];
   for (let i = 0; i < 25; i++) {
     await p.advance(1000);
-    const r = await call('scheduled-message', 'create', { target: i % 2 ? 'channel:odd' : 'channel:even', content: `m${i}`, at: new Date(p.clock.now() + 3_600_000).toISOString() });
+    const r = await call('scheduled-message', 'create', {
+      target: i % 2 ? 'channel:odd' : 'channel:even',
+      content: `m${i}`,
+      at: new Date(p.clock.now() + 3_600_000).toISOString(),
+    });
     ids.push(r.json.data.scheduledMessage.id);
   }
   await call('scheduled-message', 'cancel', { id: ids[0] });
   const seen: string[] = [];
   let cursor: string | undefined;
   do {
-    const r = await call('scheduled-message', 'list', { status: 'active', limit: 5, ...(cursor ? { cursor } : {}) });
+    const r = await call('scheduled-message', 'list', {
+      status: 'active',
+      limit: 5,
+      ...(cursor ? { cursor } : {}),
+    });
     seen.push(...r.json.data.scheduledMessages.map((s: { id: string }) => s.id));
     cursor = r.json.data.nextCursor;
   } while (cursor);
@@ -109,7 +166,15 @@ test('list filters by status and target, pages newest first, and rejects bad cur
   const odd = await call('scheduled-message', 'list', { target: 'channel:odd', limit: 100 });
   assert.equal(odd.json.data.scheduledMessages.length, 12);
   const page = await call('scheduled-message', 'list', { status: 'active', limit: 2 });
-  const failures = await cursorCases(call, other, 'scheduled-message', 'list', { status: 'active' }, page.json.data.nextCursor, { status: 'cancelled' });
+  const failures = await cursorCases(
+    call,
+    other,
+    'scheduled-message',
+    'list',
+    { status: 'active' },
+    page.json.data.nextCursor,
+    { status: 'cancelled' },
+  );
   assert.deepEqual(failures, []);
 });
 
@@ -128,7 +193,11 @@ test('create refuses ambiguous or impossible timing, with the field named', asyn
     [{ at: future, timeZone: 'UTC' }, '/timeZone'],
   ];
   for (const [timing, path] of cases) {
-    const r = await call('scheduled-message', 'create', { target: 'channel:x', content: 'x', ...timing });
+    const r = await call('scheduled-message', 'create', {
+      target: 'channel:x',
+      content: 'x',
+      ...timing,
+    });
     assert.equal(r.json.error?.code, 'validation_failed', JSON.stringify(timing));
     assert.equal(r.json.error.details[0].path, path, JSON.stringify(timing));
   }
@@ -139,8 +208,16 @@ test('a failed delivery is recorded as a failed run with its error; a cancelled 
   await p.services.scheduler.start();
   const call = await p.runtime();
   const at = new Date(p.clock.now() + 5000).toISOString();
-  const bad = (await call('scheduled-message', 'create', { target: 'thread:msg_doesnotexist', content: 'x', at })).json.data.scheduledMessage.id;
-  const gone = (await call('scheduled-message', 'create', { target: 'channel:quiet', content: 'never', at })).json.data.scheduledMessage.id;
+  const bad = (
+    await call('scheduled-message', 'create', {
+      target: 'thread:msg_doesnotexist',
+      content: 'x',
+      at,
+    })
+  ).json.data.scheduledMessage.id;
+  const gone = (
+    await call('scheduled-message', 'create', { target: 'channel:quiet', content: 'never', at })
+  ).json.data.scheduledMessage.id;
   const c1 = await call('scheduled-message', 'cancel', { id: gone, idempotencyKey: 'c1' });
   assert.equal(c1.json.data.scheduledMessage.status, 'cancelled');
   const c2 = await call('scheduled-message', 'cancel', { id: gone });
@@ -152,7 +229,11 @@ test('a failed delivery is recorded as a failed run with its error; a cancelled 
   assert.match(runs[0].error, /^not_found: /);
   assert.equal(runs[0].messageId, null);
   assert.equal((await call('scheduled-message', 'runs', { id: gone })).json.data.runs.length, 0);
-  assert.equal((await p.services.messages.history({ serverId: 's1', target: 'channel:quiet' })).messages.length, 0);
+  assert.equal(
+    (await p.services.messages.history({ serverId: 's1', target: 'channel:quiet' })).messages
+      .length,
+    0,
+  );
 });
 
 test('scheduler: ticks never overlap, a wake during a tick re-arms after it, stop waits for the running tick, maxSleepMs polls an idle store', async () => {
@@ -205,13 +286,27 @@ test('scheduler: ticks never overlap, a wake during a tick re-arms after it, sto
   await quiet.start();
   assert.equal(clock.nextAt(), undefined);
   await quiet.stop();
-  const polling = new Scheduler(clock, [{ runDue: async () => [], nextDueAt: async () => null }], () => {}, { maxSleepMs: 1000 });
+  const polling = new Scheduler(
+    clock,
+    [{ runDue: async () => [], nextDueAt: async () => null }],
+    () => {},
+    { maxSleepMs: 1000 },
+  );
   await polling.start();
   assert.equal(clock.nextAt(), clock.now() + 1000);
-  const soon = new Scheduler(clock, [{ runDue: async () => [], nextDueAt: async () => clock.now() + 60_000 }], () => {}, { maxSleepMs: 1000 });
+  const soon = new Scheduler(
+    clock,
+    [{ runDue: async () => [], nextDueAt: async () => clock.now() + 60_000 }],
+    () => {},
+    { maxSleepMs: 1000 },
+  );
   await polling.stop();
   await soon.start();
-  assert.equal(clock.nextAt(), clock.now() + 1000, 'a due time beyond maxSleepMs is looked at again after maxSleepMs');
+  assert.equal(
+    clock.nextAt(),
+    clock.now() + 1000,
+    'a due time beyond maxSleepMs is looked at again after maxSleepMs',
+  );
   await soon.stop();
   assert.ok(asked > 0);
 });
@@ -240,7 +335,14 @@ test('scheduler: a due time that stays past after an empty tick (held by another
     waits.push(at - clock.now());
     await clock.advanceAsync(at - clock.now(), () => s.idle());
   }
-  assert.deepEqual(waits, [STALL_BACKOFF_MS, 2 * STALL_BACKOFF_MS, 4 * STALL_BACKOFF_MS, 8 * STALL_BACKOFF_MS, 16 * STALL_BACKOFF_MS, 1000]);
+  assert.deepEqual(waits, [
+    STALL_BACKOFF_MS,
+    2 * STALL_BACKOFF_MS,
+    4 * STALL_BACKOFF_MS,
+    8 * STALL_BACKOFF_MS,
+    16 * STALL_BACKOFF_MS,
+    1000,
+  ]);
   assert.equal(ticks, 7);
   // Once the other daemon lets go, the next tick delivers and the backoff is over.
   held = false;
@@ -252,9 +354,23 @@ test('scheduler: a due time that stays past after an empty tick (held by another
 
 test('concurrent reactions to one message all land (read-modify-write in one transaction)', async (t) => {
   const p = await startInProc(t);
-  const m = await p.services.messages.send({ serverId: 's1', target: 'channel:r', author: 'human:ana', content: 'x' });
+  const m = await p.services.messages.send({
+    serverId: 's1',
+    target: 'channel:r',
+    author: 'human:ana',
+    content: 'x',
+  });
   const { LIMITS } = await import('../catalog/limits.js');
-  await Promise.all(Array.from({ length: LIMITS.reactors }, (_, i) => p.services.messages.react({ serverId: 's1', messageId: m.id, emoji: '👍', author: `agent:a${i}` })));
+  await Promise.all(
+    Array.from({ length: LIMITS.reactors }, (_, i) =>
+      p.services.messages.react({
+        serverId: 's1',
+        messageId: m.id,
+        emoji: '👍',
+        author: `agent:a${i}`,
+      }),
+    ),
+  );
   const h = await p.services.messages.history({ serverId: 's1', target: 'channel:r' });
   assert.equal(h.messages[0]!.reactions[0]!.authors.length, LIMITS.reactors);
 });
@@ -270,19 +386,29 @@ test('holdMs keeps the delivery transaction open after the message is written; o
   const db = openDb(':memory:');
   const sql = new SqliteSql(db, ':memory:');
   try {
-    const server = (await TeamServer.open(sql, () => clock.now())).forCaller({ serverId: 's1', agentId: 'a1' });
+    const server = (await TeamServer.open(sql, () => clock.now())).forCaller({
+      serverId: 's1',
+      agentId: 'a1',
+    });
     const at = new Date(clock.now() + 1000).toISOString();
-    const id = (await server.createSchedule({ target: 'channel:held', content: 'held', at })).scheduledMessage.id;
+    const id = (await server.createSchedule({ target: 'channel:held', content: 'held', at }))
+      .scheduledMessage.id;
     const delivery = new ScheduleDelivery(sql, new MessageStore(sql, clock), { holdMs: 200 });
     clock.advance(1000);
     const started = Date.now();
     const running = delivery.runDue(clock.now());
     await new Promise((r) => setImmediate(r));
-    const seen = await sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM messages WHERE target = ?', ['channel:held']);
+    const seen = await sql.get<{ n: number }>(
+      'SELECT COUNT(*) AS n FROM messages WHERE target = ?',
+      ['channel:held'],
+    );
     assert.ok(Date.now() - started >= 150, 'the read waited for the held transaction');
     assert.equal(seen!.n, 1);
     const out = await running;
-    assert.deepEqual(out.map((r) => [r.scheduleId, r.delivered]), [[id, true]]);
+    assert.deepEqual(
+      out.map((r) => [r.scheduleId, r.delivered]),
+      [[id, true]],
+    );
     assert.deepEqual(await delivery.runDue(clock.now()), [], 'delivered once');
   } finally {
     await sql.close();

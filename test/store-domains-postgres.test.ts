@@ -15,23 +15,37 @@ import { fileURLToPath } from 'node:url';
  */
 const DIR = dirname(fileURLToPath(import.meta.url));
 
-test('every in-process domain suite passes with its store on PostgreSQL', { timeout: 600_000 }, async (t) => {
+test('every in-process domain suite passes with its store on PostgreSQL', {
+  timeout: 600_000,
+}, async (t) => {
   const files = readdirSync(DIR)
-    .filter((f) => f.endsWith('.test.js') && f !== 'store-contract.test.js' && f !== 'store-domains-postgres.test.js')
+    .filter(
+      (f) =>
+        f.endsWith('.test.js') &&
+        f !== 'store-contract.test.js' &&
+        f !== 'store-domains-postgres.test.js',
+    )
     .filter((f) => readFileSync(join(DIR, f), 'utf8').includes("from './harness/inproc.js'"));
   assert.ok(files.length >= 6, `found only ${files.join(', ')}`);
   t.diagnostic(`suites: ${files.join(', ')}`);
-  const child = spawn(process.execPath, ['--test', '--test-concurrency=1', '--test-reporter=tap', ...files.map((f) => join(DIR, f))], {
-    // Without NODE_TEST_CONTEXT the child is a test runner of its own, not a reporter for this one.
-    env: { ...withoutTestContext(process.env), AGENTTEAM_TEST_STORE: 'postgres' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--test', '--test-concurrency=1', '--test-reporter=tap', ...files.map((f) => join(DIR, f))],
+    {
+      // Without NODE_TEST_CONTEXT the child is a test runner of its own, not a reporter for this one.
+      env: { ...withoutTestContext(process.env), AGENTTEAM_TEST_STORE: 'postgres' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   t.after(() => void child.kill('SIGKILL'));
   let out = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
   child.stderr.setEncoding('utf8').on('data', (d: string) => (out += d));
   const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
-  const summary = out.split('\n').filter((l) => /^# (tests|pass|fail) /.test(l)).join(', ');
+  const summary = out
+    .split('\n')
+    .filter((l) => /^# (tests|pass|fail) /.test(l))
+    .join(', ');
   t.diagnostic(summary);
   const failures = out.split('\n').filter((l) => /^\s*not ok /.test(l));
   assert.equal(code, 0, `on PostgreSQL: ${summary}\n${failures.join('\n')}\n${out.slice(-4000)}`);

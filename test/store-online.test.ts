@@ -17,7 +17,11 @@ async function otherProcess(db: string, sql: string, ...params: string[]): Promi
   const script = `const D = require(process.argv[1]); const db = new D(process.argv[2]); db.pragma('busy_timeout = 5000');
     const st = db.prepare(process.argv[3]); const p = process.argv.slice(4);
     process.stdout.write(JSON.stringify(st.reader ? st.pluck().get(...p) : st.run(...p).changes)); db.close();`;
-  const { stdout } = await execFileP(process.execPath, ['-e', script, SQLITE_MODULE, db, sql, ...params], { timeout: 15_000 });
+  const { stdout } = await execFileP(
+    process.execPath,
+    ['-e', script, SQLITE_MODULE, db, sql, ...params],
+    { timeout: 15_000 },
+  );
   return JSON.parse(stdout);
 }
 
@@ -27,7 +31,9 @@ async function sqliteShell(db: string, sql: string): Promise<string | null> {
   } catch {
     return null; // not installed here
   }
-  const { stdout } = await execFileP('sqlite3', ['-cmd', '.timeout 5000', db, sql], { timeout: 15_000 });
+  const { stdout } = await execFileP('sqlite3', ['-cmd', '.timeout 5000', db, sql], {
+    timeout: 15_000,
+  });
   return stdout.trim();
 }
 
@@ -59,22 +65,34 @@ test('the store is readable (and writable) by other processes while the daemon s
   writing = false;
   await writer;
   assert.ok(created > 0);
-  for (let i = 1; i < counts.length; i++) assert.ok(counts[i]! >= counts[i - 1]!, `counts grow: ${counts}`);
+  for (let i = 1; i < counts.length; i++)
+    assert.ok(counts[i]! >= counts[i - 1]!, `counts grow: ${counts}`);
   assert.ok(counts.at(-1)! > 0, `writes seen from outside: ${counts}`);
   assert.equal(await otherProcess(store, 'select count(*) from tasks'), created);
-  t.diagnostic(`counts from a second process: ${counts.join(', ')}; sqlite3 shell: ${shell.join(', ') || 'not installed'}; created ${created}`);
+  t.diagnostic(
+    `counts from a second process: ${counts.join(', ')}; sqlite3 shell: ${shell.join(', ') || 'not installed'}; created ${created}`,
+  );
   await t.test('the sqlite3 shell read the same file meanwhile', (st) => {
-    if (shell.length === 0) return st.skip('sqlite3 is not installed: only the better-sqlite3 reader above was checked');
+    if (shell.length === 0)
+      return st.skip('sqlite3 is not installed: only the better-sqlite3 reader above was checked');
     assert.equal(shell.length, counts.length);
     for (const s of shell) assert.match(s, /^\d+$/);
   });
 
   // A write from elsewhere is seen by the daemon's next read (its read cache keys on data_version).
-  const { task } = (await call(rt, 'task', 'create', { title: 'before' })).json.data as { task: { id: string } };
+  const { task } = (await call(rt, 'task', 'create', { title: 'before' })).json.data as {
+    task: { id: string };
+  };
   assert.equal((await call(rt, 'task', 'get', { id: task.id })).json.data.task.title, 'before');
   assert.equal((await call(rt, 'task', 'get', { id: task.id })).json.data.task.title, 'before');
-  assert.equal(await otherProcess(store, "update tasks set title = 'from elsewhere' where id = ?", task.id), 1);
-  assert.equal((await call(rt, 'task', 'get', { id: task.id })).json.data.task.title, 'from elsewhere');
+  assert.equal(
+    await otherProcess(store, "update tasks set title = 'from elsewhere' where id = ?", task.id),
+    1,
+  );
+  assert.equal(
+    (await call(rt, 'task', 'get', { id: task.id })).json.data.task.title,
+    'from elsewhere',
+  );
 });
 
 test('store backup: online through the daemon, refuses to overwrite without --force, 0600, restores; direct when no daemon runs', async (t) => {
@@ -93,19 +111,29 @@ test('store backup: online through the daemon, refuses to overwrite without --fo
     rmSync(out, { recursive: true, force: true });
     rmSync(restoredHome, { recursive: true, force: true });
   });
-  for (let i = 0; i < 20; i++) assert.equal((await call(rt, 'task', 'create', { title: `kept ${i}` })).status, 200);
+  for (let i = 0; i < 20; i++)
+    assert.equal((await call(rt, 'task', 'create', { title: `kept ${i}` })).status, 200);
   let writing = true;
   const writer = (async () => {
     while (writing) await call(rt, 'task', 'create', { title: 'during' });
   })();
   const file = join(out, 'copy.db');
   // A relative FILE is resolved against the caller's working directory.
-  const r = await execFileP(process.execPath, [BIN, 'store', 'backup', 'copy.db'], { env: { ...process.env, AGENTTEAM_HOME: d.home }, cwd: out, timeout: 20_000 })
-    .then((x) => ({ code: 0, ...x }), (e: { code: number; stdout: string; stderr: string }) => e);
+  const r = await execFileP(process.execPath, [BIN, 'store', 'backup', 'copy.db'], {
+    env: { ...process.env, AGENTTEAM_HOME: d.home },
+    cwd: out,
+    timeout: 20_000,
+  }).then(
+    (x) => ({ code: 0, ...x }),
+    (e: { code: number; stdout: string; stderr: string }) => e,
+  );
   writing = false;
   await writer;
   assert.equal(r.code, 0, r.stderr);
-  const env = JSON.parse(r.stdout) as { ok: boolean; data: { path: string; bytes: number; via: string } };
+  const env = JSON.parse(r.stdout) as {
+    ok: boolean;
+    data: { path: string; bytes: number; via: string };
+  };
   assert.equal(env.ok, true);
   assert.equal(env.data.via, 'daemon');
   assert.equal(env.data.path, file);
@@ -139,7 +167,8 @@ test('store backup: online through the daemon, refuses to overwrite without --fo
   const titles = new Set<string>();
   let cursor: string | undefined;
   do {
-    const page = (await call(rt2, 'task', 'list', { limit: 50, ...(cursor ? { cursor } : {}) })).json.data as { tasks: { title: string }[]; nextCursor?: string };
+    const page = (await call(rt2, 'task', 'list', { limit: 50, ...(cursor ? { cursor } : {}) }))
+      .json.data as { tasks: { title: string }[]; nextCursor?: string };
     for (const task of page.tasks) titles.add(task.title);
     cursor = page.nextCursor;
   } while (cursor);
@@ -151,8 +180,14 @@ test('store backup: online through the daemon, refuses to overwrite without --fo
   const direct = await cli(d.home, ['store', 'backup', join(out, 'direct.db')]);
   assert.equal(direct.code, 0, direct.stderr);
   assert.equal((JSON.parse(direct.stdout) as { data: { via: string } }).data.via, 'direct');
-  assert.match((await cli(d.home, ['store', 'backup', '--force', join(d.home, 'runtime', 'x.db')])).stderr, /inside the daemon's home/);
+  assert.match(
+    (await cli(d.home, ['store', 'backup', '--force', join(d.home, 'runtime', 'x.db')])).stderr,
+    /inside the daemon's home/,
+  );
   assert.equal(statSync(join(out, 'direct.db')).mode & 0o777, 0o600);
-  assert.equal(await otherProcess(join(out, 'direct.db'), 'select count(*) from tasks'), await otherProcess(join(d.home, 'store.db'), 'select count(*) from tasks'));
+  assert.equal(
+    await otherProcess(join(out, 'direct.db'), 'select count(*) from tasks'),
+    await otherProcess(join(d.home, 'store.db'), 'select count(*) from tasks'),
+  );
   assert.equal(existsSync(join(d.home, 'daemon.json')), false);
 });

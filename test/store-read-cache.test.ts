@@ -31,13 +31,19 @@ test('task get never serves a stale task: own writes, writes by another connecti
   const api = server.forCaller({ serverId: 's1', agentId: 'a1' });
   const { task } = await api.createTask({ title: 'x' });
   assert.deepEqual((await api.getTask({ id: task.id })).task, task);
-  assert.deepEqual((await api.getTask({ id: task.id })).task, task, 'a repeated read is the same task');
+  assert.deepEqual(
+    (await api.getTask({ id: task.id })).task,
+    task,
+    'a repeated read is the same task',
+  );
 
   const upd = await api.updateTask({ id: task.id, title: 'y' });
   assert.equal((await api.getTask({ id: task.id })).task.title, 'y');
   assert.equal((await api.getTask({ id: task.id })).task.revision, upd.task.revision);
 
-  other.prepare("UPDATE tasks SET title = 'from elsewhere', revision = revision + 1 WHERE id = ?").run(task.id);
+  other
+    .prepare("UPDATE tasks SET title = 'from elsewhere', revision = revision + 1 WHERE id = ?")
+    .run(task.id);
   const seen = (await api.getTask({ id: task.id })).task;
   assert.equal(seen.title, 'from elsewhere');
   assert.equal(seen.revision, upd.task.revision + 1);
@@ -47,7 +53,10 @@ test('task get never serves a stale task: own writes, writes by another connecti
   assert.equal((await api.getTask({ id: task.id })).task.status, 'done');
 
   // Another server never gets a cached task of this one.
-  await assert.rejects(server.forCaller({ serverId: 's2', agentId: 'a1' }).getTask({ id: task.id }), /not found/);
+  await assert.rejects(
+    server.forCaller({ serverId: 's2', agentId: 'a1' }).getTask({ id: task.id }),
+    /not found/,
+  );
 });
 
 test('nothing is cached while a transaction is open; a transaction that rolls back leaves no trace; cached values are frozen', async (t) => {
@@ -126,22 +135,48 @@ test('message history: every first page read through the cache equals a fresh re
   const clock = new FakeClock();
   const cached = new MessageStore(sql, clock);
   const step = fc.oneof(
-    fc.record({ kind: fc.constant('send' as const), target: fc.constantFrom('channel:a', 'channel:b'), content: fc.string({ maxLength: 8 }) }),
-    fc.record({ kind: fc.constant('read' as const), target: fc.constantFrom('channel:a', 'channel:b'), limit: fc.integer({ min: 1, max: 4 }) }),
-    fc.record({ kind: fc.constant('tx' as const), target: fc.constantFrom('channel:a', 'channel:b'), content: fc.string({ maxLength: 8 }) }),
+    fc.record({
+      kind: fc.constant('send' as const),
+      target: fc.constantFrom('channel:a', 'channel:b'),
+      content: fc.string({ maxLength: 8 }),
+    }),
+    fc.record({
+      kind: fc.constant('read' as const),
+      target: fc.constantFrom('channel:a', 'channel:b'),
+      limit: fc.integer({ min: 1, max: 4 }),
+    }),
+    fc.record({
+      kind: fc.constant('tx' as const),
+      target: fc.constantFrom('channel:a', 'channel:b'),
+      content: fc.string({ maxLength: 8 }),
+    }),
   );
-  await fc.assert(fc.asyncProperty(fc.array(step, { maxLength: 25 }), async (steps) => {
-    for (const s of steps) {
-      if (s.kind === 'send') await cached.send({ serverId: 's1', target: s.target, author: 'a1', content: s.content });
-      else if (s.kind === 'tx') {
-        // A send inside a transaction that also reads: nothing read there may be kept.
-        await sql.tx(async (q) => {
-          await cached.send({ serverId: 's1', target: s.target, author: 'a1', content: s.content }, q);
-        });
-      } else {
-        const fresh = await new MessageStore(sql, clock).history({ serverId: 's1', target: s.target, limit: s.limit });
-        assert.deepEqual(await cached.history({ serverId: 's1', target: s.target, limit: s.limit }), fresh);
+  await fc.assert(
+    fc.asyncProperty(fc.array(step, { maxLength: 25 }), async (steps) => {
+      for (const s of steps) {
+        if (s.kind === 'send')
+          await cached.send({ serverId: 's1', target: s.target, author: 'a1', content: s.content });
+        else if (s.kind === 'tx') {
+          // A send inside a transaction that also reads: nothing read there may be kept.
+          await sql.tx(async (q) => {
+            await cached.send(
+              { serverId: 's1', target: s.target, author: 'a1', content: s.content },
+              q,
+            );
+          });
+        } else {
+          const fresh = await new MessageStore(sql, clock).history({
+            serverId: 's1',
+            target: s.target,
+            limit: s.limit,
+          });
+          assert.deepEqual(
+            await cached.history({ serverId: 's1', target: s.target, limit: s.limit }),
+            fresh,
+          );
+        }
       }
-    }
-  }), { numRuns: 60 });
+    }),
+    { numRuns: 60 },
+  );
 });

@@ -43,10 +43,13 @@ test('TxScope: inside only in what a run awaits; overlapping runs each stay insi
 
 test('TxScope: a run that throws still ends; the next run is guarded again', async () => {
   const scope = new TxScope();
-  await assert.rejects(scope.run(async () => {
-    await tick();
-    throw new Error('boom');
-  }), /boom/);
+  await assert.rejects(
+    scope.run(async () => {
+      await tick();
+      throw new Error('boom');
+    }),
+    /boom/,
+  );
   assert.equal(scope.inside(), false);
   await scope.run(async () => assert.equal(scope.inside(), true));
 });
@@ -69,7 +72,9 @@ test('SQLite: a statement on the store from inside its own transaction is refuse
     });
     await tick();
     // Another caller, not part of the transaction, waits for it instead of being refused.
-    const outside = sql.get<{ value: string }>('SELECT value FROM meta WHERE key = ?', [`k${round}`]);
+    const outside = sql.get<{ value: string }>('SELECT value FROM meta WHERE key = ?', [
+      `k${round}`,
+    ]);
     await tick();
     release();
     await tx;

@@ -37,7 +37,9 @@ test('pragmas: WAL, synchronous FULL, foreign keys; migrations recorded once', a
   assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
   assert.equal(db.pragma('synchronous', { simple: true }), 2);
   assert.equal(db.pragma('foreign_keys', { simple: true }), 1);
-  const ids = (db.prepare('SELECT id FROM schema_migrations').all() as { id: string }[]).map((r) => r.id);
+  const ids = (db.prepare('SELECT id FROM schema_migrations').all() as { id: string }[]).map(
+    (r) => r.id,
+  );
   assert.ok(ids.includes('001_core'));
   // Re-opening applies nothing new.
   const again = openDb(join(dir, 'store.db'));
@@ -47,10 +49,30 @@ test('pragmas: WAL, synchronous FULL, foreign keys; migrations recorded once', a
 
 test('a failing migration rolls back with its record; a duplicate id is refused', async (t) => {
   const { db } = await tempStore(t);
-  const bad: Migration = { id: '900_bad', up: (d) => { d.exec('CREATE TABLE half (x INTEGER)'); throw new Error('boom'); } };
+  const bad: Migration = {
+    id: '900_bad',
+    up: (d) => {
+      d.exec('CREATE TABLE half (x INTEGER)');
+      throw new Error('boom');
+    },
+  };
   assert.throws(() => runMigrations(db, [bad]), /boom/);
-  assert.equal((db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'half'").get() as { n: number }).n, 0);
-  assert.equal((db.prepare("SELECT count(*) AS n FROM schema_migrations WHERE id = '900_bad'").get() as { n: number }).n, 0);
+  assert.equal(
+    (
+      db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'half'").get() as {
+        n: number;
+      }
+    ).n,
+    0,
+  );
+  assert.equal(
+    (
+      db.prepare("SELECT count(*) AS n FROM schema_migrations WHERE id = '900_bad'").get() as {
+        n: number;
+      }
+    ).n,
+    0,
+  );
   const m: Migration = { id: 'x', up: () => {} };
   assert.throws(() => runMigrations(db, [m, m]), /twice/);
 });
@@ -62,16 +84,27 @@ test('task create/get/update with revisions and conflicts', async (t) => {
   assert.match(task.id, new RegExp(ID_PATTERN));
   assert.equal(task.status, 'todo');
   assert.equal(task.revision, 1);
-  const upd = await api.updateTask({ id: task.id, status: 'done', assignee: 'a2', expectedRevision: 1 });
+  const upd = await api.updateTask({
+    id: task.id,
+    status: 'done',
+    assignee: 'a2',
+    expectedRevision: 1,
+  });
   assert.equal(upd.task.revision, 2);
   assert.equal(upd.task.assignee, 'a2');
-  await rejects(api.updateTask({ id: task.id, title: 'y', expectedRevision: 1 }), 'revision_conflict');
+  await rejects(
+    api.updateTask({ id: task.id, title: 'y', expectedRevision: 1 }),
+    'revision_conflict',
+  );
   await rejects(api.updateTask({ id: task.id }), 'validation_failed', '');
   const cleared = await api.updateTask({ id: task.id, assignee: null });
   assert.equal(cleared.task.assignee, null);
   await rejects(api.getTask({ id: 'task_doesnotexist' }), 'not_found');
   // Another server does not see the task.
-  await rejects(server.forCaller({ serverId: 's2', agentId: 'a1' }).getTask({ id: task.id }), 'not_found');
+  await rejects(
+    server.forCaller({ serverId: 's2', agentId: 'a1' }).getTask({ id: task.id }),
+    'not_found',
+  );
   await rejects(api.createTask({ title: 'y', projectId: 'project_nothere' }), 'not_found');
 });
 
@@ -82,11 +115,15 @@ test('idempotency: replay, conflict, scope per agent and action', async (t) => {
   const again = await a1.createTask({ title: 'x', idempotencyKey: 'k1' });
   assert.deepEqual(again, first);
   await rejects(a1.createTask({ title: 'other', idempotencyKey: 'k1' }), 'idempotency_conflict');
-  const a2 = await server.forCaller({ serverId: 's1', agentId: 'a2' }).createTask({ title: 'x', idempotencyKey: 'k1' });
+  const a2 = await server
+    .forCaller({ serverId: 's1', agentId: 'a2' })
+    .createTask({ title: 'x', idempotencyKey: 'k1' });
   assert.notEqual(a2.task.id, first.task.id);
   const count = (db.prepare('SELECT count(*) AS n FROM tasks').get() as { n: number }).n;
   assert.equal(count, 2);
-  const results = await Promise.all(Array.from({ length: 50 }, () => a1.createProject({ name: 'p', idempotencyKey: 'same' })));
+  const results = await Promise.all(
+    Array.from({ length: 50 }, () => a1.createProject({ name: 'p', idempotencyKey: 'same' })),
+  );
   assert.equal(new Set(results.map((r) => JSON.stringify(r))).size, 1);
   assert.equal((db.prepare('SELECT count(*) AS n FROM projects').get() as { n: number }).n, 1);
 });
@@ -94,7 +131,8 @@ test('idempotency: replay, conflict, scope per agent and action', async (t) => {
 test('task list: keyset order, filters, tampered/foreign/mismatched cursors', async (t) => {
   const { server } = await tempStore(t);
   const api = server.forCaller({ serverId: 's1', agentId: 'a1' });
-  for (let i = 0; i < 45; i++) await api.createTask({ title: `t${i}`, status: i % 3 === 0 ? 'done' : 'todo' });
+  for (let i = 0; i < 45; i++)
+    await api.createTask({ title: `t${i}`, status: i % 3 === 0 ? 'done' : 'todo' });
   const seen: string[] = [];
   let cursor: string | undefined;
   let pages = 0;
@@ -110,11 +148,33 @@ test('task list: keyset order, filters, tampered/foreign/mismatched cursors', as
   const first = await api.listTasks({ status: 'done', limit: 5 });
   assert.ok(first.tasks.every((x) => x.status === 'done'));
   const c = first.nextCursor!;
-  await rejects(api.listTasks({ status: 'todo', limit: 5, cursor: c }), 'validation_failed', '/cursor');
-  await rejects(api.listTasks({ status: 'done', limit: 5, cursor: c.slice(0, -2) + (c.endsWith('A') ? 'BB' : 'AA') }), 'validation_failed', '/cursor');
-  await rejects(api.listTasks({ status: 'done', limit: 5, cursor: 'garbage' }), 'validation_failed', '/cursor');
+  await rejects(
+    api.listTasks({ status: 'todo', limit: 5, cursor: c }),
+    'validation_failed',
+    '/cursor',
+  );
+  await rejects(
+    api.listTasks({
+      status: 'done',
+      limit: 5,
+      cursor: c.slice(0, -2) + (c.endsWith('A') ? 'BB' : 'AA'),
+    }),
+    'validation_failed',
+    '/cursor',
+  );
+  await rejects(
+    api.listTasks({ status: 'done', limit: 5, cursor: 'garbage' }),
+    'validation_failed',
+    '/cursor',
+  );
   await rejects(api.listProjects({ limit: 5, cursor: c }), 'validation_failed', '/cursor');
-  await rejects(server.forCaller({ serverId: 's2', agentId: 'a1' }).listTasks({ status: 'done', limit: 5, cursor: c }), 'validation_failed', '/cursor');
+  await rejects(
+    server
+      .forCaller({ serverId: 's2', agentId: 'a1' })
+      .listTasks({ status: 'done', limit: 5, cursor: c }),
+    'validation_failed',
+    '/cursor',
+  );
   const ok = await api.listTasks({ status: 'done', limit: 5, cursor: c });
   assert.ok(ok.tasks.length > 0);
   const last = await api.listTasks({ limit: 100 });
@@ -126,13 +186,27 @@ test('reviews: thread per task, newest first, author is the caller', async (t) =
   const { server } = await tempStore(t);
   const api = server.forCaller({ serverId: 's1', agentId: 'rev' });
   const { task } = await api.createTask({ title: 'x' });
-  for (let i = 0; i < 5; i++) await api.addReview({ taskId: task.id, verdict: 'comment', body: `r${i}` });
+  for (let i = 0; i < 5; i++)
+    await api.addReview({ taskId: task.id, verdict: 'comment', body: `r${i}` });
   const p1 = await api.listReviews({ taskId: task.id, limit: 3 });
-  assert.deepEqual(p1.reviews.map((r) => r.body), ['r4', 'r3', 'r2']);
+  assert.deepEqual(
+    p1.reviews.map((r) => r.body),
+    ['r4', 'r3', 'r2'],
+  );
   assert.equal(p1.reviews[0]!.author, 'rev');
   const p2 = await api.listReviews({ taskId: task.id, limit: 3, cursor: p1.nextCursor! });
-  assert.deepEqual(p2.reviews.map((r) => r.body), ['r1', 'r0']);
+  assert.deepEqual(
+    p2.reviews.map((r) => r.body),
+    ['r1', 'r0'],
+  );
   const other = await api.createTask({ title: 'y' });
-  await rejects(api.listReviews({ taskId: other.task.id, limit: 3, cursor: p1.nextCursor! }), 'validation_failed', '/cursor');
-  await rejects(api.addReview({ taskId: 'task_missing1', verdict: 'approve', body: 'x' }), 'not_found');
+  await rejects(
+    api.listReviews({ taskId: other.task.id, limit: 3, cursor: p1.nextCursor! }),
+    'validation_failed',
+    '/cursor',
+  );
+  await rejects(
+    api.addReview({ taskId: 'task_missing1', verdict: 'approve', body: 'x' }),
+    'not_found',
+  );
 });

@@ -33,20 +33,30 @@ test('with: the context follows every await of fn, is gone outside, and the stor
   assert.equal(m.running, 0);
   assert.equal(nameIn(m), undefined);
   // A synchronous fn: its context is active during the call only.
-  assert.equal(m.with(ctxOf('s'), () => nameIn(m)), 's');
+  assert.equal(
+    m.with(ctxOf('s'), () => nameIn(m)),
+    's',
+  );
   assert.equal(m.running, 0);
   assert.equal(nameIn(m), undefined);
 });
 
 test('with: a rejection or a throw leaves it as it was', async () => {
   const m = new RequestContextManager();
-  await assert.rejects(m.with(ctxOf('r'), async () => {
-    await tick();
-    throw new Error('boom');
-  }), /boom/);
-  assert.throws(() => m.with(ctxOf('t'), () => {
-    throw new Error('sync boom');
-  }), /sync boom/);
+  await assert.rejects(
+    m.with(ctxOf('r'), async () => {
+      await tick();
+      throw new Error('boom');
+    }),
+    /boom/,
+  );
+  assert.throws(
+    () =>
+      m.with(ctxOf('t'), () => {
+        throw new Error('sync boom');
+      }),
+    /sync boom/,
+  );
   await tick();
   assert.equal(m.running, 0);
   assert.equal(nameIn(m), undefined);
@@ -67,13 +77,18 @@ test('withSync: the context is active during the call; a promise begun inside do
   // Inside an async with, a withSync is its own context while it runs, and the with's again after.
   await m.with(ctxOf('handler'), async () => {
     await tick();
-    assert.equal(m.withSync(ctxOf('gate'), () => nameIn(m)), 'gate');
+    assert.equal(
+      m.withSync(ctxOf('gate'), () => nameIn(m)),
+      'gate',
+    );
     assert.equal(nameIn(m), 'handler');
     // An async with inside a withSync is not shadowed by it.
-    const inner = m.withSync(ctxOf('gate'), () => m.with(ctxOf('tx'), async () => {
-      await tick();
-      return nameIn(m);
-    }));
+    const inner = m.withSync(ctxOf('gate'), () =>
+      m.with(ctxOf('tx'), async () => {
+        await tick();
+        return nameIn(m);
+      }),
+    );
     assert.equal(await inner, 'tx');
     assert.equal(nameIn(m), 'handler');
   });
@@ -94,7 +109,10 @@ test('bind: a bound function runs in its context wherever it is called from', as
 test('property: interleaved requests each see only their own context at every step, nested or not', async () => {
   await fc.assert(
     fc.asyncProperty(
-      fc.array(fc.array(fc.constantFrom('tick', 'timer', 'micro', 'sync', 'nest'), { maxLength: 6 }), { minLength: 1, maxLength: 8 }),
+      fc.array(
+        fc.array(fc.constantFrom('tick', 'timer', 'micro', 'sync', 'nest'), { maxLength: 6 }),
+        { minLength: 1, maxLength: 8 },
+      ),
       async (plans) => {
         const m = new RequestContextManager();
         const wrong: string[] = [];
@@ -115,9 +133,13 @@ test('property: interleaved requests each see only their own context at every st
           const now = nameIn(m);
           if (now !== name) wrong.push(`${name} after ${kind} saw ${String(now)}`);
         };
-        await Promise.all(plans.map((plan, i) => m.with(ctxOf(`r${i}`), async () => {
-          for (const kind of plan) await step(`r${i}`, kind);
-        })));
+        await Promise.all(
+          plans.map((plan, i) =>
+            m.with(ctxOf(`r${i}`), async () => {
+              for (const kind of plan) await step(`r${i}`, kind);
+            }),
+          ),
+        );
         assert.deepEqual(wrong, []);
         assert.equal(m.running, 0);
         assert.equal(nameIn(m), undefined);

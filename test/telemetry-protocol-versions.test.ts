@@ -24,18 +24,40 @@ test('made-up protocol versions are all _other; a served version keeps its label
   // Where a client names its revision without being refused first: initialize's params, and a 2026 request's _meta.
   for (let i = 1; i <= 20; i++) {
     const junk = `2099-01-${String(i).padStart(2, '0')}`;
-    const params = i % 2 ? { protocolVersion: junk, capabilities: {}, clientInfo: { name: 'x', version: '1' } } : { _meta: { 'io.modelcontextprotocol/protocolVersion': junk } };
-    await rpc(lease.mcpUrl, lease.token(), { jsonrpc: '2.0', id: i, method: i % 2 ? 'initialize' : 'tools/list', params });
+    const params =
+      i % 2
+        ? { protocolVersion: junk, capabilities: {}, clientInfo: { name: 'x', version: '1' } }
+        : { _meta: { 'io.modelcontextprotocol/protocolVersion': junk } };
+    await rpc(lease.mcpUrl, lease.token(), {
+      jsonrpc: '2.0',
+      id: i,
+      method: i % 2 ? 'initialize' : 'tools/list',
+      params,
+    });
   }
-  const real = await rpc(lease.mcpUrl, lease.token(), { jsonrpc: '2.0', id: 99, method: 'tools/list', params: {} }, { 'mcp-protocol-version': '2025-06-18' });
+  const real = await rpc(
+    lease.mcpUrl,
+    lease.token(),
+    { jsonrpc: '2.0', id: 99, method: 'tools/list', params: {} },
+    { 'mcp-protocol-version': '2025-06-18' },
+  );
   assert.equal(real.status, 200, real.body);
 
   const op = readFileSync(join(d.home, 'operator.token'), 'utf8').trim();
-  const res = await rawRequest(new URL('/metrics', d.url).toString(), 'GET', { authorization: `Bearer ${op}` });
+  const res = await rawRequest(new URL('/metrics', d.url).toString(), 'GET', {
+    authorization: `Bearer ${op}`,
+  });
   assert.equal(res.status, 200, res.body);
-  const durations = res.body.split('\n').filter((l) => l.startsWith('mcp_server_operation_duration_count{'));
-  const labels = new Set(durations.map((l) => /mcp_protocol_version="([^"]*)"/.exec(l)?.[1]).filter((v) => v !== undefined));
+  const durations = res.body
+    .split('\n')
+    .filter((l) => l.startsWith('mcp_server_operation_duration_count{'));
+  const labels = new Set(
+    durations
+      .map((l) => /mcp_protocol_version="([^"]*)"/.exec(l)?.[1])
+      .filter((v) => v !== undefined),
+  );
   assert.ok(labels.has('2025-06-18'), `the real client keeps its label: ${durations.join('\n')}`);
   assert.ok(labels.has('_other'), 'the made-up versions are counted as _other');
-  for (const v of labels) assert.ok(v === '_other' || SERVED.includes(v!), `no made-up label: ${v}`);
+  for (const v of labels)
+    assert.ok(v === '_other' || SERVED.includes(v!), `no made-up label: ${v}`);
 });

@@ -37,7 +37,12 @@ test('histogram buckets: a value on a boundary counts in that bucket, past the l
   h.record(DURATION_BUCKETS[0]!, {});
   h.record(DURATION_BUCKETS[0]! * 1.01, {});
   h.record(DURATION_BUCKETS.at(-1)! + 1, {});
-  const p = r.snapshot()[0]!.points[0] as unknown as { counts: number[]; count: number; min: number; max: number };
+  const p = r.snapshot()[0]!.points[0] as unknown as {
+    counts: number[];
+    count: number;
+    min: number;
+    max: number;
+  };
   assert.equal(p.counts[0], 1);
   assert.equal(p.counts[1], 1);
   assert.equal(p.counts.at(-1), 1);
@@ -49,7 +54,9 @@ test('histogram buckets: a value on a boundary counts in that bucket, past the l
 test('observed sources are read at collection and removed with their daemon; a failing source is skipped', () => {
   const r = new Recorder();
   let v = 1;
-  const remove = r.observe(() => [{ name: 'g', description: '', unit: '1', kind: 'gauge', read: () => [{ attrs: {}, value: v }] }]);
+  const remove = r.observe(() => [
+    { name: 'g', description: '', unit: '1', kind: 'gauge', read: () => [{ attrs: {}, value: v }] },
+  ]);
   r.observe(() => {
     throw new Error('half stopped');
   });
@@ -66,22 +73,64 @@ test('OTEL_* reading: off without an endpoint, per-signal endpoints and exporter
     return { traces: c.traces, metrics: c.metrics, problems: c.problems };
   };
   assert.deepEqual(read({}), { traces: false, metrics: false, problems: [] });
-  assert.deepEqual(read({ OTEL_SERVICE_NAME: 'x', OTEL_TRACES_SAMPLER: 'always_on' }), { traces: false, metrics: false, problems: [] });
-  assert.deepEqual(read({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' }), { traces: true, metrics: true, problems: [] });
+  assert.deepEqual(read({ OTEL_SERVICE_NAME: 'x', OTEL_TRACES_SAMPLER: 'always_on' }), {
+    traces: false,
+    metrics: false,
+    problems: [],
+  });
+  assert.deepEqual(read({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' }), {
+    traces: true,
+    metrics: true,
+    problems: [],
+  });
   assert.equal(read({ OTEL_EXPORTER_OTLP_ENDPOINT: ' ' }).traces, false);
-  assert.deepEqual(read({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://h/v1/traces' }), { traces: true, metrics: false, problems: [] });
-  assert.deepEqual(read({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://h', OTEL_METRICS_EXPORTER: 'none' }), { traces: true, metrics: false, problems: [] });
-  assert.deepEqual(read({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://h', OTEL_SDK_DISABLED: 'TRUE' }), { traces: false, metrics: false, problems: [] });
+  assert.deepEqual(read({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://h/v1/traces' }), {
+    traces: true,
+    metrics: false,
+    problems: [],
+  });
+  assert.deepEqual(
+    read({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://h', OTEL_METRICS_EXPORTER: 'none' }),
+    { traces: true, metrics: false, problems: [] },
+  );
+  assert.deepEqual(read({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://h', OTEL_SDK_DISABLED: 'TRUE' }), {
+    traces: false,
+    metrics: false,
+    problems: [],
+  });
   const zipkin = read({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://h', OTEL_TRACES_EXPORTER: 'zipkin' });
   assert.equal(zipkin.traces, false);
   assert.match(zipkin.problems[0]!, /OTEL_TRACES_EXPORTER=zipkin is not supported/);
   // http/protobuf is the default; http/json on request, per signal too; gRPC is reported and sent as protobuf.
-  assert.deepEqual(readOtelConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://h' }).encoding, { traces: 'protobuf', metrics: 'protobuf' });
-  assert.deepEqual(readOtelConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://h', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }).encoding, { traces: 'json', metrics: 'json' });
-  assert.deepEqual(readOtelConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://h', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: 'http/protobuf' }).encoding, { traces: 'json', metrics: 'protobuf' });
-  const grpc = readOtelConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://h', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' });
+  assert.deepEqual(readOtelConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://h' }).encoding, {
+    traces: 'protobuf',
+    metrics: 'protobuf',
+  });
+  assert.deepEqual(
+    readOtelConfig({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://h',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+    }).encoding,
+    { traces: 'json', metrics: 'json' },
+  );
+  assert.deepEqual(
+    readOtelConfig({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://h',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: 'http/protobuf',
+    }).encoding,
+    { traces: 'json', metrics: 'protobuf' },
+  );
+  const grpc = readOtelConfig({
+    OTEL_EXPORTER_OTLP_ENDPOINT: 'http://h',
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+  });
   assert.equal(grpc.traces, true);
   assert.deepEqual(grpc.encoding, { traces: 'protobuf', metrics: 'protobuf' });
   assert.equal(grpc.problems.length, 2, 'one line per signal');
-  assert.deepEqual(read({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://h', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' }).problems, []);
+  assert.deepEqual(
+    read({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://h', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' })
+      .problems,
+    [],
+  );
 });

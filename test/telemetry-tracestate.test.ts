@@ -30,26 +30,50 @@ function planted(token: string): { tracestate: string; pieces: string[] } {
 
 const nowhere = (pieces: readonly string[], upstreamHeaders: IncomingHttpHeaders[]) => {
   for (const piece of pieces) {
-    assert.equal(receiver.bodies.some((b) => b.includes(piece)), false, 'no piece of the token is in an OTLP body');
-    assert.equal(upstreamHeaders.some((h) => JSON.stringify(h).includes(piece)), false, 'no piece of the token is in an upstream request');
+    assert.equal(
+      receiver.bodies.some((b) => b.includes(piece)),
+      false,
+      'no piece of the token is in an OTLP body',
+    );
+    assert.equal(
+      upstreamHeaders.some((h) => JSON.stringify(h).includes(piece)),
+      false,
+      'no piece of the token is in an upstream request',
+    );
   }
 };
 
-test('Exec: a tracestate carrying the runtime\'s token reaches neither the OTLP export nor the extension upstream', async (t) => {
+test("Exec: a tracestate carrying the runtime's token reaches neither the OTLP export nor the extension upstream", async (t) => {
   const up = await startUpstream();
   t.after(() => up.close());
   const file = join(d.home, 'github.json');
-  writeFileSync(file, readFileSync(join(ROOT, 'examples/extensions/github.json'), 'utf8').replace('http://127.0.0.1:8787', up.url));
+  writeFileSync(
+    file,
+    readFileSync(join(ROOT, 'examples/extensions/github.json'), 'utf8').replace(
+      'http://127.0.0.1:8787',
+      up.url,
+    ),
+  );
   assert.equal((await d.cli(['extension', 'install', file])).code, 0);
   const rt = await startRuntime(d, { server: 'local', agent: 't1' });
   t.after(() => rt.close());
   const send = async (tracestate: string) => {
     const caller = callerContext();
-    const res = await rawRequest(`${rt.base}/github/watch`, 'POST', {
-      authorization: `Bearer ${rt.token()}`, 'content-type': 'application/json', traceparent: caller.traceparent, tracestate,
-    }, JSON.stringify({ repo: 'acme/api', number: 5, target: 'channel:reviews' }));
+    const res = await rawRequest(
+      `${rt.base}/github/watch`,
+      'POST',
+      {
+        authorization: `Bearer ${rt.token()}`,
+        'content-type': 'application/json',
+        traceparent: caller.traceparent,
+        tracestate,
+      },
+      JSON.stringify({ repo: 'acme/api', number: 5, target: 'channel:reviews' }),
+    );
     assert.equal(res.status, 200, res.body);
-    const server = await receiver.waitFor(() => inTrace(caller.traceId).find((s) => s.kind === SPAN_KIND.SERVER));
+    const server = await receiver.waitFor(() =>
+      inTrace(caller.traceId).find((s) => s.kind === SPAN_KIND.SERVER),
+    );
     await receiver.waitFor(() => childrenOf(server).find((s) => s.kind === SPAN_KIND.CLIENT));
     return up.received.at(-1)!.headers;
   };
@@ -58,33 +82,71 @@ test('Exec: a tracestate carrying the runtime\'s token reaches neither the OTLP 
   const { tracestate, pieces } = planted(rt.token());
   const got = await send(`vendor=plain,${tracestate}`);
   assert.equal(got.tracestate, undefined, 'dropped whole, not carried in part');
-  nowhere(pieces, up.received.map((r) => r.headers));
+  nowhere(
+    pieces,
+    up.received.map((r) => r.headers),
+  );
 });
 
-test('MCP: a tracestate in _meta carrying the runtime\'s token reaches neither the OTLP export nor the kb upstream', async (t) => {
+test("MCP: a tracestate in _meta carrying the runtime's token reaches neither the OTLP export nor the kb upstream", async (t) => {
   const seen: IncomingHttpHeaders[] = [];
   const upstream = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
       seen.push(req.headers);
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ hits: [], hasMore: false }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ hits: [], hasMore: false }));
     });
   });
   await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
   t.after(() => new Promise<void>((r) => upstream.close(() => r())));
-  writeFileSync(join(d.home, 'kb.json'), JSON.stringify({ upstream: { url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`, timeoutMs: 2000 } }));
+  writeFileSync(
+    join(d.home, 'kb.json'),
+    JSON.stringify({
+      upstream: {
+        url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+        timeoutMs: 2000,
+      },
+    }),
+  );
   t.after(() => rmSync(join(d.home, 'kb.json'), { force: true }));
   assert.equal((await d.cli(['daemon', 'reload'])).code, 0);
-  const posted = await d.cli(['message', 'post', '--target', 'channel:ts', '--as', 'human:ada', 'How do we deploy?']);
-  const messageId = (JSON.parse(posted.stdout) as { data: { message: { id: string } } }).data.message.id;
-  const rt = await startRuntime(d, { server: 'local', agent: 't2', runArgs: ['--turn-target', 'channel:ts', '--turn-message', messageId] });
+  const posted = await d.cli([
+    'message',
+    'post',
+    '--target',
+    'channel:ts',
+    '--as',
+    'human:ada',
+    'How do we deploy?',
+  ]);
+  const messageId = (JSON.parse(posted.stdout) as { data: { message: { id: string } } }).data
+    .message.id;
+  const rt = await startRuntime(d, {
+    server: 'local',
+    agent: 't2',
+    runArgs: ['--turn-target', 'channel:ts', '--turn-message', messageId],
+  });
   t.after(() => rt.close());
   const search = async (tracestate: string) => {
     const caller = callerContext();
     const _meta = { traceparent: caller.traceparent, tracestate };
-    const res = await rpc(rt.mcpUrl, rt.token(), { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'kb_search', arguments: { query: 'deploy' }, _meta } }, { 'mcp-protocol-version': '2025-06-18' });
+    const res = await rpc(
+      rt.mcpUrl,
+      rt.token(),
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'kb_search', arguments: { query: 'deploy' }, _meta },
+      },
+      { 'mcp-protocol-version': '2025-06-18' },
+    );
     assert.equal(JSON.parse(res.body).result.isError, false, res.body);
-    const server = await receiver.waitFor(() => inTrace(caller.traceId).find((s) => s.kind === SPAN_KIND.SERVER));
+    const server = await receiver.waitFor(() =>
+      inTrace(caller.traceId).find((s) => s.kind === SPAN_KIND.SERVER),
+    );
     await receiver.waitFor(() => childrenOf(server).find((s) => s.kind === SPAN_KIND.CLIENT));
     return seen.at(-1)!;
   };

@@ -16,7 +16,11 @@ const definition = JSON.stringify({
     properties: {
       kind: { const: 'a', description: 'Always a.' },
       n: { type: 'integer', minimum: 1, maximum: 50, default: 20 },
-      tags: { type: 'array', maxItems: 3, items: { type: 'string', pattern: '^[a-z]+$', maxLength: 8 } },
+      tags: {
+        type: 'array',
+        maxItems: 3,
+        items: { type: 'string', pattern: '^[a-z]+$', maxLength: 8 },
+      },
       at: { anyOf: [{ type: 'string', format: 'date-time' }, { type: 'null' }] },
     },
   },
@@ -31,7 +35,11 @@ test('model view: Claude gets name, description and the input schema as it is; n
 });
 
 test("model view: Codex's schema subset drops bounds, patterns, defaults and formats, and turns const into an enum", () => {
-  const v = JSON.parse(modelView('codex', definition)) as { type: string; strict: boolean; parameters: any };
+  const v = JSON.parse(modelView('codex', definition)) as {
+    type: string;
+    strict: boolean;
+    parameters: any;
+  };
   assert.equal(v.type, 'function');
   assert.equal(v.strict, false);
   assert.deepEqual(v.parameters, {
@@ -48,11 +56,21 @@ test("model view: Codex's schema subset drops bounds, patterns, defaults and for
 });
 
 test('model view: OpenCode closes the input object; every runtime leaves out title, annotations and the output schema', () => {
-  const open = JSON.parse(modelView('opencode', JSON.stringify({ name: 'x', description: 'd', inputSchema: { type: 'object', properties: {} } })));
+  const open = JSON.parse(
+    modelView(
+      'opencode',
+      JSON.stringify({
+        name: 'x',
+        description: 'd',
+        inputSchema: { type: 'object', properties: {} },
+      }),
+    ),
+  );
   assert.equal(open.input_schema.additionalProperties, false);
   for (const runtime of RUNTIME_KINDS) {
     const text = modelView(runtime, definition);
-    for (const left of ['outputSchema', 'annotations', 'Pick one']) assert.ok(!text.includes(left), `${runtime}: ${left}`);
+    for (const left of ['outputSchema', 'annotations', 'Pick one'])
+      assert.ok(!text.includes(left), `${runtime}: ${left}`);
   }
 });
 

@@ -18,19 +18,25 @@ import { OutputBudget } from '../daemon/tools/output-budget.js';
 const NODE = process.execPath;
 const none = { type: 'object', properties: {}, additionalProperties: false };
 const cmd = (name: string, argv: string[], extra: Record<string, unknown> = {}) => ({
-  name, description: `test tool ${name}`, needs: none, annotations: { readOnlyHint: true }, transport: { type: 'command', argv, ...extra },
+  name,
+  description: `test tool ${name}`,
+  needs: none,
+  annotations: { readOnlyHint: true },
+  transport: { type: 'command', argv, ...extra },
 });
 const text = (r: any) => (r.content as { text: string }[]).map((c) => c.text).join('');
 
 /** Peak and current resident memory of a process (kB from /proc, as bytes). */
 function memoryOf(pid: number): { hwm: number; rss: number } {
   const s = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(s)?.[1] ?? NaN) * 1024;
+  const kb = (k: string) =>
+    Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(s)?.[1] ?? NaN) * 1024;
   return { hwm: kb('VmHWM'), rss: kb('VmRSS') };
 }
 
 test('nothing a declared command starts outlives its call: setsid and a double fork are killed at the timeout', async (t) => {
-  if (spawnSync('setsid', ['--version']).error) return t.skip('setsid (util-linux) is not installed');
+  if (spawnSync('setsid', ['--version']).error)
+    return t.skip('setsid (util-linux) is not installed');
   const pids = join(tmpdir(), `agentteam-escapees-${process.pid}-${Date.now()}`);
   t.after(() => {
     try {
@@ -57,7 +63,9 @@ test('nothing a declared command starts outlives its call: setsid and a double f
     `fs.appendFileSync(${P},mid.pid+"\\n"+process.pid+"\\n");`,
     'setInterval(()=>{},1000);',
   ].join('');
-  const h = await prepareHome(t, { tools: { 'escape.json': cmd('escapees', [NODE, '-e', script], { timeoutMs: 1500 }) } });
+  const h = await prepareHome(t, {
+    tools: { 'escape.json': cmd('escapees', [NODE, '-e', script], { timeoutMs: 1500 }) },
+  });
   const agent = await connectAgent(h as never, 'a1');
   t.after(() => agent.close());
 
@@ -65,30 +73,63 @@ test('nothing a declared command starts outlives its call: setsid and a double f
   assert.equal(r.isError, true);
   assert.match(text(r), /"code":"timeout"/);
   const all = readFileSync(pids, 'utf8').split('\n').filter(Boolean).map(Number);
-  assert.equal(all.length, 5, `setsid shell, its sleep, the double-fork child and grandchild, the command: ${all}`);
+  assert.equal(
+    all.length,
+    5,
+    `setsid shell, its sleep, the double-fork child and grandchild, the command: ${all}`,
+  );
   // The call is answered only after the sweep; a killed orphan may need a moment to be reaped by init.
   const living = () => all.filter((p) => alive(p));
-  assert.ok(await waitFor(() => living().length === 0, 1000), `still alive after the timeout: ${living()}`);
+  assert.ok(
+    await waitFor(() => living().length === 0, 1000),
+    `still alive after the timeout: ${living()}`,
+  );
 });
 
-test('32 concurrent maximal outputs: the daemon-wide output budget holds the daemon RSS under 768 MiB', { timeout: 600_000 }, async (t) => {
-  if (spawnSync('head', ['--version']).error || spawnSync('yes', ['--version']).error) return t.skip('coreutils head/yes are not installed');
+test('32 concurrent maximal outputs: the daemon-wide output budget holds the daemon RSS under 768 MiB', {
+  timeout: 600_000,
+}, async (t) => {
+  if (spawnSync('head', ['--version']).error || spawnSync('yes', ['--version']).error)
+    return t.skip('coreutils head/yes are not installed');
   // Exactly the per-call maximum: each call alone would be accepted.
-  const argv = ['sh', '-c', `yes abcdefghijklmnopqrstuvwxyz0123456789 | head -c ${MAX_CAPTURE_BYTES}`];
-  const h = await prepareHome(t, { tools: { 'max.json': cmd('max_out', argv, { timeoutMs: 600_000 }) } });
+  const argv = [
+    'sh',
+    '-c',
+    `yes abcdefghijklmnopqrstuvwxyz0123456789 | head -c ${MAX_CAPTURE_BYTES}`,
+  ];
+  const h = await prepareHome(t, {
+    tools: { 'max.json': cmd('max_out', argv, { timeoutMs: 600_000 }) },
+  });
   const agent = await connectAgent(h as never, 'a1');
   t.after(() => agent.close());
   const before = memoryOf(h.pid);
   const started = Date.now();
-  const results = await Promise.all(Array.from({ length: 32 }, () => agent.client.callTool({ name: 'max_out', arguments: {} }, undefined, { timeout: 600_000 })));
+  const results = await Promise.all(
+    Array.from({ length: 32 }, () =>
+      agent.client.callTool({ name: 'max_out', arguments: {} }, undefined, { timeout: 600_000 }),
+    ),
+  );
   const after = memoryOf(h.pid);
   const failed = results.filter((r) => r.isError).map((r) => text(r).slice(0, 300));
-  t.diagnostic(`32 maximal outputs answered in ${Date.now() - started} ms; daemon RSS before ${(before.rss / 2 ** 20).toFixed(0)} MiB, peak ${(after.hwm / 2 ** 20).toFixed(0)} MiB`);
-  assert.deepEqual(failed, [], 'past the budget a call waits for room (its command blocks on the pipe); none fails');
-  for (const r of results) assert.match(text(r), /bytes dropped from the middle/, 'each got its whole output (head, tail, spill)');
+  t.diagnostic(
+    `32 maximal outputs answered in ${Date.now() - started} ms; daemon RSS before ${(before.rss / 2 ** 20).toFixed(0)} MiB, peak ${(after.hwm / 2 ** 20).toFixed(0)} MiB`,
+  );
+  assert.deepEqual(
+    failed,
+    [],
+    'past the budget a call waits for room (its command blocks on the pipe); none fails',
+  );
+  for (const r of results)
+    assert.match(
+      text(r),
+      /bytes dropped from the middle/,
+      'each got its whole output (head, tail, spill)',
+    );
   assert.ok(after.hwm < 768 * 2 ** 20, `peak RSS ${(after.hwm / 2 ** 20).toFixed(0)} MiB`);
   // Nothing stays held: a call after the burst still gets its whole output through.
-  const again = await agent.client.callTool({ name: 'max_out', arguments: {} }, undefined, { timeout: 120_000 });
+  const again = await agent.client.callTool({ name: 'max_out', arguments: {} }, undefined, {
+    timeout: 120_000,
+  });
   assert.equal(again.isError, false, text(again).slice(0, 300));
 });
 

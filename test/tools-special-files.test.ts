@@ -16,12 +16,21 @@ import { prepareHome } from './harness/tools.js';
  */
 const NODE = process.execPath;
 const none = { type: 'object', properties: {}, additionalProperties: false };
-const decl = (name: string) => ({ name, description: `the ${name} tool`, needs: none, annotations: { readOnlyHint: true }, transport: { type: 'command', argv: [NODE, '-e', 'process.stdout.write("hi")'] } });
+const decl = (name: string) => ({
+  name,
+  description: `the ${name} tool`,
+  needs: none,
+  annotations: { readOnlyHint: true },
+  transport: { type: 'command', argv: [NODE, '-e', 'process.stdout.write("hi")'] },
+});
 const LIMIT = 256 * 1024;
 
 function within<T>(ms: number, p: Promise<T>, what: string): Promise<T> {
   let timer!: NodeJS.Timeout;
-  const late = new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms)));
+  const late = new Promise<T>(
+    (_, reject) =>
+      (timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms)),
+  );
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
@@ -43,13 +52,17 @@ function mkfifo(t: TestContext, path: string): boolean {
   return true;
 }
 
-interface Report { tools: { name: string }[]; declarations: { problems: { file: string; message: string }[] } }
+interface Report {
+  tools: { name: string }[];
+  declarations: { problems: { file: string; message: string }[] };
+}
 async function report(d: { readonly home: string; readonly url: string }): Promise<Report> {
   const r = await within(3_000, operatorCall(d, 'GET', '/api/v1/tools'), 'GET /api/v1/tools');
   assert.equal(r.status, 200, r.body);
   return (JSON.parse(r.body) as { data: Report }).data;
 }
-const problemOf = (r: Report, name: string) => r.declarations.problems.find((p) => p.file.endsWith(`/${name}`))?.message;
+const problemOf = (r: Report, name: string) =>
+  r.declarations.problems.find((p) => p.file.endsWith(`/${name}`))?.message;
 const names = (r: Report) => r.tools.map((x) => x.name);
 
 test('a named pipe in tools/ at start: the daemon starts at once, reports it and loads the rest', async (t) => {
@@ -73,7 +86,11 @@ test('a named pipe added while running: calls stay answered and the pipe is repo
   // The watcher reloads about 250 ms after the event; every call in the next 2 s must be answered promptly.
   const until = Date.now() + 2_000;
   while (Date.now() < until) {
-    const res = await within(2_000, agent.client.callTool({ name: 'good', arguments: {} }), 'tools/call good');
+    const res = await within(
+      2_000,
+      agent.client.callTool({ name: 'good', arguments: {} }),
+      'tools/call good',
+    );
     assert.notEqual(res.isError, true);
   }
   const r = await report(h);
@@ -82,7 +99,10 @@ test('a named pipe added while running: calls stay answered and the pipe is repo
 });
 
 test('a link to /dev/zero is refused as a link, never read', async (t) => {
-  const h = await prepareHome(t, { tools: { 'good.json': decl('good') }, setup: (home) => symlinkSync('/dev/zero', join(home, 'tools', 'zero.json')) });
+  const h = await prepareHome(t, {
+    tools: { 'good.json': decl('good') },
+    setup: (home) => symlinkSync('/dev/zero', join(home, 'tools', 'zero.json')),
+  });
   const r = await report(h);
   assert.match(problemOf(r, 'zero.json') ?? '', /symbolic link/);
   assert.ok(names(r).includes('good'));

@@ -14,13 +14,21 @@ type Validate = ((d: unknown) => boolean) & { errors?: unknown[] | null; errorCo
 
 /** Inputs near each schema: its own example, mutated with extra, missing and wrongly typed fields, many of them. */
 function inputsFor(example: Record<string, unknown>) {
-  const value = fc.oneof(fc.string(), fc.integer(), fc.constant(null), fc.boolean(), fc.array(fc.integer(), { maxLength: 3 }));
+  const value = fc.oneof(
+    fc.string(),
+    fc.integer(),
+    fc.constant(null),
+    fc.boolean(),
+    fc.array(fc.integer(), { maxLength: 3 }),
+  );
   return fc
     .tuple(
       fc.dictionary(fc.string({ maxLength: 6 }), value, { maxKeys: 200 }),
       fc.subarray(Object.keys(example)),
       // An example with no fields (workspace get: `{}`) has nothing to retype.
-      Object.keys(example).length > 0 ? fc.dictionary(fc.constantFrom(...Object.keys(example)), value, { maxKeys: 4 }) : fc.constant({}),
+      Object.keys(example).length > 0
+        ? fc.dictionary(fc.constantFrom(...Object.keys(example)), value, { maxKeys: 4 })
+        : fc.constant({}),
     )
     .map(([extra, drop, retype]) => {
       const o: Record<string, unknown> = { ...example, ...extra, ...retype };
@@ -45,7 +53,10 @@ test('the capped validators give the same verdict and the same first errors as p
         if (want) return true;
         const all = reference.errors ?? [];
         assert.equal(gen.errorCount, all.length);
-        assert.deepEqual((gen.errors ?? []).slice(0, MATERIALIZED_ERRORS), all.slice(0, MATERIALIZED_ERRORS));
+        assert.deepEqual(
+          (gen.errors ?? []).slice(0, MATERIALIZED_ERRORS),
+          all.slice(0, MATERIALIZED_ERRORS),
+        );
         assert.ok((gen.errors ?? []).length <= MATERIALIZED_ERRORS);
         const r = check(input);
         assert.equal(r.ok, false);

@@ -19,17 +19,38 @@ type Counted = ((d: unknown) => boolean) & { errors?: unknown[] | null; errorCou
 
 test('the dialect is JSON Schema 2020-12: prefixItems holds, a 2020-12 $schema compiles, a draft-07 one does not', () => {
   const ajv = createValidator();
-  const pair = ajv.compile({ type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }], minItems: 2, items: false });
+  const pair = ajv.compile({
+    type: 'array',
+    prefixItems: [{ type: 'string' }, { type: 'integer' }],
+    minItems: 2,
+    items: false,
+  });
   assert.equal(pair(['a', 1]), true);
   assert.equal(pair([1, 'a']), false);
   assert.equal(pair(['a', 1, 2]), false);
-  assert.equal(ajv.compile({ $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object' })({}), true);
-  assert.throws(() => createValidator().compile({ $schema: 'http://json-schema.org/draft-07/schema#', type: 'object' }), /no schema with key or ref/);
+  assert.equal(
+    ajv.compile({ $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object' })({}),
+    true,
+  );
+  assert.throws(
+    () =>
+      createValidator().compile({
+        $schema: 'http://json-schema.org/draft-07/schema#',
+        type: 'object',
+      }),
+    /no schema with key or ref/,
+  );
 });
 
 test('project schemas are strict: an unknown keyword or a required name not under properties fails to compile', () => {
-  assert.throws(() => createValidator().compile({ type: 'object', frobnicate: 1 }), /unknown keyword/);
-  assert.throws(() => createValidator().compile({ type: 'object', required: ['a'] }), /required property "a" is not defined/);
+  assert.throws(
+    () => createValidator().compile({ type: 'object', frobnicate: 1 }),
+    /unknown keyword/,
+  );
+  assert.throws(
+    () => createValidator().compile({ type: 'object', required: ['a'] }),
+    /required property "a" is not defined/,
+  );
 });
 
 test('x-maxJsonBytes counts UTF-8 bytes as JSON writes them: at the limit passes, one past fails', () => {
@@ -41,8 +62,17 @@ test('x-maxJsonBytes counts UTF-8 bytes as JSON writes them: at the limit passes
 });
 
 test('every instance is bounded: past the cap errors are only counted, and the verdict and the count stay exact', () => {
-  for (const opts of [{}, { foreign: true }, { foreign: true, useDefaults: true }, { standalone: true }]) {
-    const v = createValidator(opts).compile({ type: 'object', additionalProperties: false, properties: {} }) as Counted;
+  for (const opts of [
+    {},
+    { foreign: true },
+    { foreign: true, useDefaults: true },
+    { standalone: true },
+  ]) {
+    const v = createValidator(opts).compile({
+      type: 'object',
+      additionalProperties: false,
+      properties: {},
+    }) as Counted;
     const input = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`k${i}`, i]));
     assert.equal(v(input), false);
     assert.equal(v.errors?.length, MATERIALIZED_ERRORS, JSON.stringify(opts));
@@ -54,14 +84,24 @@ test('every instance is bounded: past the cap errors are only counted, and the v
 test('foreign schemas: no strict checks, draft-07 or 2020-12 named in $schema, defaults filled when asked', () => {
   const loose = { type: 'object', required: ['a'], properties: { n: { minimum: 1 } } };
   assert.doesNotThrow(() => createValidator({ foreign: true }).compile(loose));
-  for (const $schema of ['http://json-schema.org/draft-07/schema#', 'https://json-schema.org/draft/2020-12/schema']) {
-    const v = createValidator({ foreign: true }).compile({ $schema, type: 'object', properties: { a: { type: 'string' } } });
+  for (const $schema of [
+    'http://json-schema.org/draft-07/schema#',
+    'https://json-schema.org/draft/2020-12/schema',
+  ]) {
+    const v = createValidator({ foreign: true }).compile({
+      $schema,
+      type: 'object',
+      properties: { a: { type: 'string' } },
+    });
     assert.equal(v({ a: 'x' }), true, $schema);
     assert.equal(v({ a: 1 }), false, $schema);
   }
   const withDefault = { type: 'object', properties: { mode: { type: 'string', default: 'fast' } } };
   const filled: Record<string, unknown> = {};
-  assert.equal(createValidator({ foreign: true, useDefaults: true }).compile(withDefault)(filled), true);
+  assert.equal(
+    createValidator({ foreign: true, useDefaults: true }).compile(withDefault)(filled),
+    true,
+  );
   assert.deepEqual(filled, { mode: 'fast' });
   const untouched: Record<string, unknown> = {};
   createValidator({ foreign: true }).compile(withDefault)(untouched);
@@ -86,7 +126,8 @@ test('no shipped module but lib/validator.js makes an ajv instance or imports an
     for (const f of jsFiles(join(dist, dir))) {
       const src = readFileSync(f, 'utf8');
       // Type-only imports are gone from the compiled code; what is left is a value import.
-      if (/\bnew Ajv\w*\(|from\s*['"]ajv(?:\/dist\/(?:2019|2020|jtd|core)(?:\.js)?)?['"]/.test(src)) makers.push(relative(dist, f));
+      if (/\bnew Ajv\w*\(|from\s*['"]ajv(?:\/dist\/(?:2019|2020|jtd|core)(?:\.js)?)?['"]/.test(src))
+        makers.push(relative(dist, f));
     }
   }
   assert.deepEqual(makers, ['lib/validator.js']);
@@ -97,7 +138,12 @@ test('a declared tool whose needs names either dialect loads; an input with 100 
   const tool = (name: string, $schema: string) => ({
     name,
     description: `test tool ${name}`,
-    needs: { $schema, type: 'object', additionalProperties: false, properties: { text: { type: 'string' } } },
+    needs: {
+      $schema,
+      type: 'object',
+      additionalProperties: false,
+      properties: { text: { type: 'string' } },
+    },
     annotations: { readOnlyHint: true },
     transport: { type: 'command', argv: [NODE, '-e', 'process.stdout.write("fine")'] },
   });
@@ -120,7 +166,11 @@ test('a declared tool whose needs names either dialect loads; an input with 100 
     const args = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`extra${i}`, i]));
     const bad = await agent.client.callTool({ name, arguments: args });
     assert.equal(bad.isError, true);
-    const error = (JSON.parse(text(bad)) as { error: { code: string; details: unknown[]; detailsOmitted: number } }).error;
+    const error = (
+      JSON.parse(text(bad)) as {
+        error: { code: string; details: unknown[]; detailsOmitted: number };
+      }
+    ).error;
     assert.equal(error.code, 'validation_failed');
     assert.equal(error.details.length, MAX_DETAILS);
     assert.equal(error.details.length + error.detailsOmitted, 100);

@@ -6,12 +6,17 @@ import { agentSchema } from './agent.js';
 /** Agent ids: the same grammar runtime authorizations accept for an agent. */
 export const AGENT_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$';
 
-const agentIdSchema = { type: 'string', pattern: AGENT_ID_PATTERN, ...textLimit(LIMITS.agentId) } as const;
+const agentIdSchema = {
+  type: 'string',
+  pattern: AGENT_ID_PATTERN,
+  ...textLimit(LIMITS.agentId),
+} as const;
 const revisionSchema = {
   type: 'string',
   minLength: 1,
   ...lookupText(LIMITS.profileRevision.chars),
-  description: 'The profile revision the caller read (profile get); the edit fails with revision_conflict if it changed.',
+  description:
+    'The profile revision the caller read (profile get); the edit fails with revision_conflict if it changed.',
 } as const;
 const baseUrlSchema = {
   type: 'string',
@@ -19,12 +24,20 @@ const baseUrlSchema = {
   ...inputText(LIMITS.profileUrl),
   description: 'http(s) URL without credentials, query or fragment.',
 } as const;
-const envNameSchema = { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]{0,127}$', ...textLimit(LIMITS.profileName) } as const;
+const envNameSchema = {
+  type: 'string',
+  pattern: '^[A-Za-z_][A-Za-z0-9_]{0,127}$',
+  ...textLimit(LIMITS.profileName),
+} as const;
 /**
  * Within the profile file's own byte limits (daemon/profile/parse.ts), which
  * agent reads return; as code points, only as many as always fit them.
  */
-const displayNameSchema = { type: 'string', minLength: 1, ...inputText(LIMITS.profileName) } as const;
+const displayNameSchema = {
+  type: 'string',
+  minLength: 1,
+  ...inputText(LIMITS.profileName),
+} as const;
 const modelSchema = { type: 'string', minLength: 1, ...inputText(LIMITS.profileName) } as const;
 
 const outRevision = { type: 'string', ...textLimit(LIMITS.profileRevision) } as const;
@@ -33,7 +46,10 @@ const editOutput = {
   type: 'object',
   additionalProperties: false,
   required: ['agent', 'revision'],
-  properties: { agent: agentSchema, revision: { ...outRevision, description: 'The profile revision after the edit.' } },
+  properties: {
+    agent: agentSchema,
+    revision: { ...outRevision, description: 'The profile revision after the edit.' },
+  },
 } as const;
 
 export const agentCreate = defineAction({
@@ -41,9 +57,17 @@ export const agentCreate = defineAction({
   action: 'create',
   summary: 'Add an agent to the local profile.',
   help: 'Writes profile.json atomically and bumps the profile revision (agent list cursors issued before must restart). Header values and filesystem paths are not set here. An id in use is already_exists.',
-  example: { id: 'reviewer', displayName: 'Code reviewer', runtime: 'claude', model: 'claude-sonnet-4' },
+  example: {
+    id: 'reviewer',
+    displayName: 'Code reviewer',
+    runtime: 'claude',
+    model: 'claude-sonnet-4',
+  },
   risk: 'side_effect',
-  result: { hint: 'The agent was added but its projection is too large to return; read it with agent get.', next: { action: 'agent get', input: { id: '<agent id>' } } },
+  result: {
+    hint: 'The agent was added but its projection is too large to return; read it with agent get.',
+    next: { action: 'agent get', input: { id: '<agent id>' } },
+  },
   receipt: { entity: 'agent', selectors: ['id'], retrieval: 'agent get' },
   input: {
     type: 'object',
@@ -66,11 +90,14 @@ export const agentCreate = defineAction({
 export const agentUpdate = defineAction({
   domain: 'agent',
   action: 'update',
-  summary: 'Change an agent\'s display name, runtime, model, base URL or API-key variable.',
+  summary: "Change an agent's display name, runtime, model, base URL or API-key variable.",
   help: 'Give the id and the fields to change; model, baseUrl and apiKeyEnv accept null to clear them. Headers, filesystem policy and unknown fields of the entry are kept. Bumps the profile revision.',
   example: { id: 'reviewer', model: 'claude-opus-4', expectedRevision: 'k3J9aQ.4' },
   risk: 'side_effect',
-  result: { hint: 'The agent was updated but its projection is too large to return; read it with agent get.', next: { action: 'agent get', input: { id: '<agent id>' } } },
+  result: {
+    hint: 'The agent was updated but its projection is too large to return; read it with agent get.',
+    next: { action: 'agent get', input: { id: '<agent id>' } },
+  },
   receipt: { entity: 'agent', selectors: ['id'], retrieval: 'agent get' },
   input: {
     type: 'object',
@@ -97,20 +124,32 @@ export const agentDelete = defineAction({
   help: 'Writes profile.json atomically and bumps the profile revision. Team memberships naming the agent are removed with it.',
   example: { id: 'reviewer' },
   risk: 'side_effect',
-  result: { hint: 'The agent was removed; list agents with agent list.', next: { action: 'agent list', input: { limit: 5 } } },
+  result: {
+    hint: 'The agent was removed; list agents with agent list.',
+    next: { action: 'agent list', input: { limit: 5 } },
+  },
   receipt: { entity: 'deleted', selectors: ['id'], retrieval: 'agent list' },
   input: {
     type: 'object',
     additionalProperties: false,
     required: ['id'],
-    properties: { id: agentIdSchema, expectedRevision: revisionSchema, ...idempotencySelectorProps },
+    properties: {
+      id: agentIdSchema,
+      expectedRevision: revisionSchema,
+      ...idempotencySelectorProps,
+    },
   },
   output: {
     type: 'object',
     additionalProperties: false,
     required: ['deleted', 'revision'],
     properties: {
-      deleted: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: agentIdSchema } },
+      deleted: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['id'],
+        properties: { id: agentIdSchema },
+      },
       revision: outRevision,
     },
   },

@@ -15,22 +15,48 @@ const urlSchema = { type: 'string', minLength: 1, ...textLimit(LIMITS.profileUrl
 export const agentSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['id', 'displayName', 'runtime', 'model', 'baseUrl', 'headerNames', 'apiKeyEnv', 'filesystem', 'teams'],
+  required: [
+    'id',
+    'displayName',
+    'runtime',
+    'model',
+    'baseUrl',
+    'headerNames',
+    'apiKeyEnv',
+    'filesystem',
+    'teams',
+  ],
   properties: {
     id: agentIdSchema,
     displayName: nameSchema,
     runtime: runtimeKindSchema,
     model: { anyOf: [nameSchema, { type: 'null' }] },
-    baseUrl: { anyOf: [urlSchema, { type: 'null' }], description: 'Scheme, host, port and path only.' },
-    headerNames: { type: 'array', maxItems: LIMITS.agentHeaders, items: nameSchema, description: 'Names of configured headers, lower-cased; never values.' },
-    apiKeyEnv: { anyOf: [nameSchema, { type: 'null' }], description: 'Name of the environment variable holding the API key; never its value.' },
+    baseUrl: {
+      anyOf: [urlSchema, { type: 'null' }],
+      description: 'Scheme, host, port and path only.',
+    },
+    headerNames: {
+      type: 'array',
+      maxItems: LIMITS.agentHeaders,
+      items: nameSchema,
+      description: 'Names of configured headers, lower-cased; never values.',
+    },
+    apiKeyEnv: {
+      anyOf: [nameSchema, { type: 'null' }],
+      description: 'Name of the environment variable holding the API key; never its value.',
+    },
     filesystem: {
       type: 'object',
       additionalProperties: false,
       required: ['allowedPathCount'],
       properties: { allowedPathCount: { type: 'integer', minimum: 0 } },
     },
-    teams: { type: 'array', maxItems: LIMITS.agentTeams, items: nameSchema, description: 'teamIds this agent belongs to.' },
+    teams: {
+      type: 'array',
+      maxItems: LIMITS.agentTeams,
+      items: nameSchema,
+      description: 'teamIds this agent belongs to.',
+    },
   },
 } as const;
 
@@ -55,7 +81,10 @@ export const agentList = defineAction({
     type: 'object',
     additionalProperties: false,
     required: ['agents', 'hasMore'],
-    properties: { agents: { type: 'array', maxItems: 100, items: agentSchema }, ...pageOutputProps },
+    properties: {
+      agents: { type: 'array', maxItems: 100, items: agentSchema },
+      ...pageOutputProps,
+    },
   },
 });
 
@@ -66,7 +95,9 @@ export const agentGet = defineAction({
   help: 'Header values, API keys, URL credentials and filesystem paths are never returned; only their names or a count.',
   example: { id: 'a1' },
   risk: 'read',
-  result: { hint: 'The agent projection is larger than the result budget, which the profile limits are meant to rule out; no smaller read of one agent exists.' },
+  result: {
+    hint: 'The agent projection is larger than the result budget, which the profile limits are meant to rule out; no smaller read of one agent exists.',
+  },
   input: {
     type: 'object',
     additionalProperties: false,

@@ -1,15 +1,42 @@
 import { LIMITS, textLimit } from '../limits.js';
 import { defineAction } from '../descriptor.js';
-import { idSchema, idempotencySelectorProps, pageInputProps, pageOutputProps, timestampSchema, rowRevisionSchema } from '../common.js';
+import {
+  idSchema,
+  idempotencySelectorProps,
+  pageInputProps,
+  pageOutputProps,
+  timestampSchema,
+  rowRevisionSchema,
+} from '../common.js';
 
 /** agent:<id> or human:<handle>, bounded like message authors. */
-const authorSchema = { type: 'string', maxLength: 6 + LIMITS.agentId.chars, 'x-maxJsonBytes': 6 + LIMITS.agentId.bytes } as const;
-const statusSchema = { type: 'string', enum: ['pending', 'approved', 'rejected', 'expired'] } as const;
+const authorSchema = {
+  type: 'string',
+  maxLength: 6 + LIMITS.agentId.chars,
+  'x-maxJsonBytes': 6 + LIMITS.agentId.bytes,
+} as const;
+const statusSchema = {
+  type: 'string',
+  enum: ['pending', 'approved', 'rejected', 'expired'],
+} as const;
 
 export const approvalSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['id', 'title', 'detail', 'status', 'requestedBy', 'decidedBy', 'note', 'expiresAt', 'decidedAt', 'revision', 'createdAt', 'updatedAt'],
+  required: [
+    'id',
+    'title',
+    'detail',
+    'status',
+    'requestedBy',
+    'decidedBy',
+    'note',
+    'expiresAt',
+    'decidedAt',
+    'revision',
+    'createdAt',
+    'updatedAt',
+  ],
   properties: {
     id: idSchema,
     title: { type: 'string', ...textLimit(LIMITS.approvalTitle) },
@@ -17,7 +44,11 @@ export const approvalSchema = {
     status: statusSchema,
     requestedBy: authorSchema,
     decidedBy: { ...authorSchema, type: ['string', 'null'] },
-    note: { type: ['string', 'null'], ...textLimit(LIMITS.decisionNote), description: 'What the person who decided wrote with the decision.' },
+    note: {
+      type: ['string', 'null'],
+      ...textLimit(LIMITS.decisionNote),
+      description: 'What the person who decided wrote with the decision.',
+    },
     expiresAt: timestampSchema,
     decidedAt: { type: ['string', 'null'], maxLength: 40, 'x-maxJsonBytes': 40 },
     revision: rowRevisionSchema,
@@ -40,9 +71,16 @@ export const approvalRequest = defineAction({
   action: 'request',
   summary: 'Ask a person to approve something before you do it.',
   help: 'Returns a pending approval. A person decides with `agentteam approval decide ID approve|reject`; poll approval get for the decision. Undecided requests expire (default 24 h, expiresInSeconds 60..604800).',
-  example: { title: 'Deploy release 2.4 to production', detail: 'All checks green; rollback plan in task_01J9Z3K8Q2.', idempotencyKey: 'deploy-2.4' },
+  example: {
+    title: 'Deploy release 2.4 to production',
+    detail: 'All checks green; rollback plan in task_01J9Z3K8Q2.',
+    idempotencyKey: 'deploy-2.4',
+  },
   risk: 'side_effect',
-  result: { hint: 'The approval was too large to return; read it back with approval get.', next: { action: 'approval get', input: { id: '<approval id>' } } },
+  result: {
+    hint: 'The approval was too large to return; read it back with approval get.',
+    next: { action: 'approval get', input: { id: '<approval id>' } },
+  },
   receipt: { entity: 'approval', selectors: ['id', 'revision'], retrieval: 'approval get' },
   input: {
     type: 'object',
@@ -65,8 +103,15 @@ export const approvalGet = defineAction({
   help: 'status is pending until a person decides (approved or rejected, with an optional note) or the request expires.',
   example: { id: 'appr_01J9Z3K8Q2' },
   risk: 'read',
-  result: { hint: 'The approval is larger than the result budget, which its input limits are meant to rule out; no smaller read of one approval exists.' },
-  input: { type: 'object', additionalProperties: false, required: ['id'], properties: { id: idSchema } },
+  result: {
+    hint: 'The approval is larger than the result budget, which its input limits are meant to rule out; no smaller read of one approval exists.',
+  },
+  input: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['id'],
+    properties: { id: idSchema },
+  },
   output: approvalOutput,
 });
 
@@ -78,7 +123,11 @@ export const approvalList = defineAction({
   example: { status: 'pending', limit: 20 },
   risk: 'read',
   result: { hint: 'The page is larger than the result budget.' },
-  input: { type: 'object', additionalProperties: false, properties: { status: statusSchema, ...pageInputProps } },
+  input: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { status: statusSchema, ...pageInputProps },
+  },
   output: {
     type: 'object',
     additionalProperties: false,
@@ -90,19 +139,32 @@ export const approvalList = defineAction({
 export const approvalDecide = defineAction({
   domain: 'approval',
   action: 'decide',
-  summary: 'Decide another agent\'s pending approval.',
+  summary: "Decide another agent's pending approval.",
   help: 'Usually people decide (agentteam approval decide). An agent may decide a request of another agent, never its own. A decided request is invalid_transition; an expired one is expired.',
   example: { id: 'appr_01J9Z3K8Q2', decision: 'approve', note: 'Go ahead after 18:00.' },
   risk: 'side_effect',
-  result: { hint: 'The decision was recorded but the approval is too large to return; read it back with approval get.', next: { action: 'approval get', input: { id: '<approval id>' } } },
+  result: {
+    hint: 'The decision was recorded but the approval is too large to return; read it back with approval get.',
+    next: { action: 'approval get', input: { id: '<approval id>' } },
+  },
   receipt: { entity: 'approval', selectors: ['id', 'revision'], retrieval: 'approval get' },
   input: {
     type: 'object',
     additionalProperties: false,
     required: ['id', 'decision'],
-    properties: { id: idSchema, decision: decisionSchema, note: { type: 'string', ...textLimit(LIMITS.decisionNote) }, ...idempotencySelectorProps },
+    properties: {
+      id: idSchema,
+      decision: decisionSchema,
+      note: { type: 'string', ...textLimit(LIMITS.decisionNote) },
+      ...idempotencySelectorProps,
+    },
   },
   output: approvalOutput,
 });
 
-export const approvalActions = [approvalRequest, approvalGet, approvalList, approvalDecide] as const;
+export const approvalActions = [
+  approvalRequest,
+  approvalGet,
+  approvalList,
+  approvalDecide,
+] as const;

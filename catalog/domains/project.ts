@@ -1,6 +1,13 @@
 import { defineAction } from '../descriptor.js';
 import { LIMITS, textLimit } from '../limits.js';
-import { idSchema, idempotencySelectorProps, pageInputProps, pageOutputProps, timestampSchema, rowRevisionSchema } from '../common.js';
+import {
+  idSchema,
+  idempotencySelectorProps,
+  pageInputProps,
+  pageOutputProps,
+  timestampSchema,
+  rowRevisionSchema,
+} from '../common.js';
 
 const nameSchema = { type: 'string', minLength: 1, ...textLimit(LIMITS.projectName) } as const;
 const descriptionSchema = { type: 'string', ...textLimit(LIMITS.projectDescription) } as const;
@@ -33,7 +40,10 @@ export const projectCreate = defineAction({
   help: 'Project names are free text. Pass idempotencyKey when retrying so the project is created once.',
   example: { name: 'Website relaunch', description: 'Q1 redesign', idempotencyKey: 'relaunch-1' },
   risk: 'side_effect',
-  result: { hint: 'The project was too large to return; read it back with project get.', next: { action: 'project get', input: { id: '<project id>' } } },
+  result: {
+    hint: 'The project was too large to return; read it back with project get.',
+    next: { action: 'project get', input: { id: '<project id>' } },
+  },
   receipt: { entity: 'project', selectors: ['id', 'revision'], retrieval: 'project get' },
   input: {
     type: 'object',
@@ -55,7 +65,9 @@ export const projectGet = defineAction({
   help: 'Returns the project with its current revision.',
   example: { id: 'project_01J9Z3K8Q2' },
   risk: 'read',
-  result: { hint: 'The project is larger than the result budget, which its input limits are meant to rule out; no smaller read of one project exists.' },
+  result: {
+    hint: 'The project is larger than the result budget, which its input limits are meant to rule out; no smaller read of one project exists.',
+  },
   input: {
     type: 'object',
     additionalProperties: false,
@@ -82,7 +94,10 @@ export const projectList = defineAction({
     type: 'object',
     additionalProperties: false,
     required: ['projects', 'hasMore'],
-    properties: { projects: { type: 'array', maxItems: 100, items: projectSchema }, ...pageOutputProps },
+    properties: {
+      projects: { type: 'array', maxItems: 100, items: projectSchema },
+      ...pageOutputProps,
+    },
   },
 });
 

@@ -1,6 +1,12 @@
 import { defineAction } from '../descriptor.js';
 import { LIMITS, textLimit } from '../limits.js';
-import { idSchema, idempotencySelectorProps, pageInputProps, pageOutputProps, timestampSchema } from '../common.js';
+import {
+  idSchema,
+  idempotencySelectorProps,
+  pageInputProps,
+  pageOutputProps,
+  timestampSchema,
+} from '../common.js';
 
 const verdictSchema = { type: 'string', enum: ['approve', 'request_changes', 'comment'] } as const;
 
@@ -13,7 +19,11 @@ export const reviewSchema = {
   properties: {
     id: idSchema,
     taskId: idSchema,
-    author: { type: 'string', ...textLimit(LIMITS.agentId), description: 'Agent id of the reviewer.' },
+    author: {
+      type: 'string',
+      ...textLimit(LIMITS.agentId),
+      description: 'Agent id of the reviewer.',
+    },
     verdict: verdictSchema,
     body: bodySchema,
     createdAt: timestampSchema,
@@ -24,11 +34,18 @@ export const reviewSchema = {
 export const reviewAdd = defineAction({
   domain: 'review',
   action: 'add',
-  summary: 'Add a review to a task\'s review thread.',
+  summary: "Add a review to a task's review thread.",
   help: 'The task is named explicitly by taskId; there is no default target. verdict is approve, request_changes or comment.',
-  example: { taskId: 'task_01J9Z3K8Q2', verdict: 'approve', body: 'Looks good; tests cover the edge cases.' },
+  example: {
+    taskId: 'task_01J9Z3K8Q2',
+    verdict: 'approve',
+    body: 'Looks good; tests cover the edge cases.',
+  },
   risk: 'side_effect',
-  result: { hint: 'The review was too large to return; read the thread with review list.', next: { action: 'review list', input: { taskId: '<task id>', limit: 1 } } },
+  result: {
+    hint: 'The review was too large to return; read the thread with review list.',
+    next: { action: 'review list', input: { taskId: '<task id>', limit: 1 } },
+  },
   receipt: { entity: 'review', selectors: ['id', 'taskId'], retrieval: 'review list' },
   input: {
     type: 'object',
@@ -53,7 +70,7 @@ export const reviewList = defineAction({
   domain: 'review',
   action: 'list',
   summary: 'List the reviews of one task, newest first.',
-  help: 'Ordered by updatedAt descending, then id descending, within the task\'s thread. Continue with nextCursor and the same taskId.',
+  help: "Ordered by updatedAt descending, then id descending, within the task's thread. Continue with nextCursor and the same taskId.",
   example: { taskId: 'task_01J9Z3K8Q2', limit: 20 },
   risk: 'read',
   result: { hint: 'The page is larger than the result budget.' },
@@ -67,7 +84,10 @@ export const reviewList = defineAction({
     type: 'object',
     additionalProperties: false,
     required: ['reviews', 'hasMore'],
-    properties: { reviews: { type: 'array', maxItems: 100, items: reviewSchema }, ...pageOutputProps },
+    properties: {
+      reviews: { type: 'array', maxItems: 100, items: reviewSchema },
+      ...pageOutputProps,
+    },
   },
 });
 

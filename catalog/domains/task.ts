@@ -1,8 +1,18 @@
 import { defineAction } from '../descriptor.js';
 import { LIMITS, textLimit } from '../limits.js';
-import { idSchema, idempotencySelectorProps, pageInputProps, pageOutputProps, timestampSchema, rowRevisionSchema } from '../common.js';
+import {
+  idSchema,
+  idempotencySelectorProps,
+  pageInputProps,
+  pageOutputProps,
+  timestampSchema,
+  rowRevisionSchema,
+} from '../common.js';
 
-const statusSchema = { type: 'string', enum: ['todo', 'in_progress', 'blocked', 'done', 'cancelled'] } as const;
+const statusSchema = {
+  type: 'string',
+  enum: ['todo', 'in_progress', 'blocked', 'done', 'cancelled'],
+} as const;
 const handleSchema = { type: 'string', minLength: 1, ...textLimit(LIMITS.handle) } as const;
 const titleSchema = { type: 'string', minLength: 1, ...textLimit(LIMITS.taskTitle) } as const;
 const descriptionSchema = { type: 'string', ...textLimit(LIMITS.taskDescription) } as const;
@@ -10,7 +20,17 @@ const descriptionSchema = { type: 'string', ...textLimit(LIMITS.taskDescription)
 export const taskSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['id', 'title', 'description', 'status', 'assignee', 'projectId', 'revision', 'createdAt', 'updatedAt'],
+  required: [
+    'id',
+    'title',
+    'description',
+    'status',
+    'assignee',
+    'projectId',
+    'revision',
+    'createdAt',
+    'updatedAt',
+  ],
   properties: {
     id: idSchema,
     title: titleSchema,
@@ -38,7 +58,10 @@ export const taskCreate = defineAction({
   help: 'Creates a task in status "todo" unless another status is given. Pass idempotencyKey when retrying so the task is created once.',
   example: { title: 'Write the release notes', assignee: 'a1', idempotencyKey: 'release-notes-1' },
   risk: 'side_effect',
-  result: { hint: 'The task was too large to return; read it back with task get.', next: { action: 'task get', input: { id: '<task id>' } } },
+  result: {
+    hint: 'The task was too large to return; read it back with task get.',
+    next: { action: 'task get', input: { id: '<task id>' } },
+  },
   receipt: { entity: 'task', selectors: ['id', 'revision'], retrieval: 'task get' },
   input: {
     type: 'object',
@@ -63,7 +86,9 @@ export const taskGet = defineAction({
   help: 'Returns the task with its current revision.',
   example: { id: 'task_01J9Z3K8Q2' },
   risk: 'read',
-  result: { hint: 'The task is larger than the result budget, which its input limits are meant to rule out; no smaller read of one task exists.' },
+  result: {
+    hint: 'The task is larger than the result budget, which its input limits are meant to rule out; no smaller read of one task exists.',
+  },
   input: {
     type: 'object',
     additionalProperties: false,
@@ -102,11 +127,14 @@ export const taskList = defineAction({
 export const taskUpdate = defineAction({
   domain: 'task',
   action: 'update',
-  summary: 'Change a task\'s title, description, status, assignee or project.',
+  summary: "Change a task's title, description, status, assignee or project.",
   help: 'Give the id and at least one field to change; assignee and projectId accept null to clear them. expectedRevision makes the update fail with revision_conflict if someone changed the task first.',
   example: { id: 'task_01J9Z3K8Q2', status: 'done', expectedRevision: 1 },
   risk: 'side_effect',
-  result: { hint: 'The updated task was too large to return; read it back with task get.', next: { action: 'task get', input: { id: '<task id>' } } },
+  result: {
+    hint: 'The updated task was too large to return; read it back with task get.',
+    next: { action: 'task get', input: { id: '<task id>' } },
+  },
   receipt: { entity: 'task', selectors: ['id', 'revision'], retrieval: 'task get' },
   input: {
     type: 'object',

@@ -29,7 +29,6 @@ export const teamSchema = {
   },
 } as const;
 
-
 export const teamList = defineAction({
   domain: 'team',
   action: 'list',
@@ -58,13 +57,17 @@ export const teamGet = defineAction({
   help: 'Name the team by teamId.',
   example: { teamId: 'team-core' },
   risk: 'read',
-  result: { hint: 'The team is larger than the result budget, which the profile limits are meant to rule out; no smaller read of one team exists.' },
+  result: {
+    hint: 'The team is larger than the result budget, which the profile limits are meant to rule out; no smaller read of one team exists.',
+  },
   input: {
     type: 'object',
     additionalProperties: false,
     required: ['teamId'],
     // Only looked up: every name of that length is a fair question (an unknown one is not_found).
-    properties: { teamId: { type: 'string', minLength: 1, ...lookupText(LIMITS.profileName.chars) } },
+    properties: {
+      teamId: { type: 'string', minLength: 1, ...lookupText(LIMITS.profileName.chars) },
+    },
   },
   output: {
     type: 'object',

@@ -8,13 +8,28 @@ const stepDefSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['name'],
-  properties: { name: { type: 'string', minLength: 1, ...textLimit(LIMITS.stepName) }, description: { type: 'string', ...textLimit(LIMITS.stepDescription) } },
+  properties: {
+    name: { type: 'string', minLength: 1, ...textLimit(LIMITS.stepName) },
+    description: { type: 'string', ...textLimit(LIMITS.stepDescription) },
+  },
 } as const;
 
-export const stepDefsSchema = { type: 'array', items: stepDefSchema, minItems: 1, maxItems: LIMITS.planSteps } as const;
+export const stepDefsSchema = {
+  type: 'array',
+  items: stepDefSchema,
+  minItems: 1,
+  maxItems: LIMITS.planSteps,
+} as const;
 
-export const planNameSchema = { type: 'string', minLength: 1, ...textLimit(LIMITS.planName) } as const;
-export const planDescriptionSchema = { type: 'string', ...textLimit(LIMITS.planDescription) } as const;
+export const planNameSchema = {
+  type: 'string',
+  minLength: 1,
+  ...textLimit(LIMITS.planName),
+} as const;
+export const planDescriptionSchema = {
+  type: 'string',
+  ...textLimit(LIMITS.planDescription),
+} as const;
 export const stepNoteSchema = { type: 'string', ...textLimit(LIMITS.stepNote) } as const;
 const timeOrNull = { type: ['string', 'null'], maxLength: 40, 'x-maxJsonBytes': 40 } as const;
 const idOrNull = { type: ['string', 'null'], maxLength: 64, 'x-maxJsonBytes': 64 } as const;
@@ -22,14 +37,27 @@ const idOrNull = { type: ['string', 'null'], maxLength: 64, 'x-maxJsonBytes': 64
 export const planSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['id', 'name', 'description', 'status', 'latestVersion', 'publishedVersion', 'revision', 'createdAt', 'updatedAt'],
+  required: [
+    'id',
+    'name',
+    'description',
+    'status',
+    'latestVersion',
+    'publishedVersion',
+    'revision',
+    'createdAt',
+    'updatedAt',
+  ],
   properties: {
     id: idSchema,
     name: { type: 'string', ...textLimit(LIMITS.planName) },
     description: { type: 'string', ...textLimit(LIMITS.planDescription) },
     status: { type: 'string', enum: ['draft', 'published', 'archived'] },
     latestVersion: { type: 'integer', minimum: 1 },
-    publishedVersion: { type: ['integer', 'null'], description: 'The version runs start from; null until published.' },
+    publishedVersion: {
+      type: ['integer', 'null'],
+      description: 'The version runs start from; null until published.',
+    },
     revision: rowRevisionSchema,
     createdAt: timestampSchema,
     updatedAt: timestampSchema,
@@ -47,8 +75,13 @@ export const planVersionSchema = {
       type: 'array',
       maxItems: LIMITS.planSteps,
       items: {
-        type: 'object', additionalProperties: false, required: ['name', 'description'],
-        properties: { name: { type: 'string', ...textLimit(LIMITS.stepName) }, description: { type: 'string', ...textLimit(LIMITS.stepDescription) } },
+        type: 'object',
+        additionalProperties: false,
+        required: ['name', 'description'],
+        properties: {
+          name: { type: 'string', ...textLimit(LIMITS.stepName) },
+          description: { type: 'string', ...textLimit(LIMITS.stepDescription) },
+        },
       },
     },
     createdAt: timestampSchema,
@@ -65,27 +98,57 @@ export const validationSchema = {
       type: 'array',
       maxItems: LIMITS.validationProblems,
       items: {
-        type: 'object', additionalProperties: false, required: ['path', 'message'],
-        properties: { path: { type: 'string', ...textLimit(LIMITS.validationPath) }, message: { type: 'string', ...textLimit(LIMITS.validationMessage) } },
+        type: 'object',
+        additionalProperties: false,
+        required: ['path', 'message'],
+        properties: {
+          path: { type: 'string', ...textLimit(LIMITS.validationPath) },
+          message: { type: 'string', ...textLimit(LIMITS.validationMessage) },
+        },
       },
     },
   },
 } as const;
 
-export const triggerKindSchema = { type: 'string', enum: ['manual', 'schedule', 'message'] } as const;
-export const wfTargetSchema = { type: 'string', pattern: TARGET_PATTERN, maxLength: 140, 'x-maxJsonBytes': 140 } as const;
+export const triggerKindSchema = {
+  type: 'string',
+  enum: ['manual', 'schedule', 'message'],
+} as const;
+export const wfTargetSchema = {
+  type: 'string',
+  pattern: TARGET_PATTERN,
+  maxLength: 140,
+  'x-maxJsonBytes': 140,
+} as const;
 
 export const triggerSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['id', 'planId', 'kind', 'cron', 'timeZone', 'target', 'status', 'nextFireAt', 'revision', 'createdAt', 'updatedAt'],
+  required: [
+    'id',
+    'planId',
+    'kind',
+    'cron',
+    'timeZone',
+    'target',
+    'status',
+    'nextFireAt',
+    'revision',
+    'createdAt',
+    'updatedAt',
+  ],
   properties: {
     id: idSchema,
     planId: idSchema,
     kind: triggerKindSchema,
     cron: { type: ['string', 'null'], ...textLimit(LIMITS.cron) },
     timeZone: { type: ['string', 'null'], ...textLimit(LIMITS.timeZone) },
-    target: { type: ['string', 'null'], maxLength: 140, 'x-maxJsonBytes': 140, description: 'For message triggers: a message to this exact target starts a run.' },
+    target: {
+      type: ['string', 'null'],
+      maxLength: 140,
+      'x-maxJsonBytes': 140,
+      description: 'For message triggers: a message to this exact target starts a run.',
+    },
     status: { type: 'string', enum: ['enabled', 'disabled', 'archived'] },
     nextFireAt: timeOrNull,
     revision: rowRevisionSchema,
@@ -97,14 +160,30 @@ export const triggerSchema = {
 export const runSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['id', 'planId', 'planVersion', 'triggerId', 'status', 'startedBy', 'revision', 'createdAt', 'updatedAt', 'finishedAt'],
+  required: [
+    'id',
+    'planId',
+    'planVersion',
+    'triggerId',
+    'status',
+    'startedBy',
+    'revision',
+    'createdAt',
+    'updatedAt',
+    'finishedAt',
+  ],
   properties: {
     id: idSchema,
     planId: idSchema,
     planVersion: { type: 'integer', minimum: 1 },
     triggerId: idOrNull,
     status: { type: 'string', enum: ['running', 'completed', 'failed', 'cancelled'] },
-    startedBy: { type: 'string', maxLength: 8 + LIMITS.agentId.chars, 'x-maxJsonBytes': 8 + LIMITS.agentId.bytes, description: 'agent:<id>, or trigger:<id> for schedule and message triggers.' },
+    startedBy: {
+      type: 'string',
+      maxLength: 8 + LIMITS.agentId.chars,
+      'x-maxJsonBytes': 8 + LIMITS.agentId.bytes,
+      description: 'agent:<id>, or trigger:<id> for schedule and message triggers.',
+    },
     revision: rowRevisionSchema,
     createdAt: timestampSchema,
     updatedAt: timestampSchema,
@@ -112,7 +191,10 @@ export const runSchema = {
   },
 } as const;
 
-const stepStatusSchema = { type: 'string', enum: ['pending', 'ready', 'completed', 'failed', 'paused', 'parked'] } as const;
+const stepStatusSchema = {
+  type: 'string',
+  enum: ['pending', 'ready', 'completed', 'failed', 'paused', 'parked'],
+} as const;
 
 export const stepSchema = {
   type: 'object',
@@ -124,7 +206,11 @@ export const stepSchema = {
     index: { type: 'integer', minimum: 0 },
     name: { type: 'string', ...textLimit(LIMITS.stepName) },
     status: stepStatusSchema,
-    note: { type: ['string', 'null'], ...textLimit(LIMITS.stepNote), description: 'The output, failure reason or pause note of the last transition.' },
+    note: {
+      type: ['string', 'null'],
+      ...textLimit(LIMITS.stepNote),
+      description: 'The output, failure reason or pause note of the last transition.',
+    },
     revision: rowRevisionSchema,
     updatedAt: timestampSchema,
   },

@@ -1,10 +1,28 @@
 import { defineAction } from '../descriptor.js';
 import { LIMITS } from '../limits.js';
 import { workflowOps } from '../workflow-ops.js';
-import { cronSchema, idSchema, idempotencySelectorProps, pageInputProps, pageOutputProps, timeZoneSchema } from '../common.js';
 import {
-  logSchema, planDescriptionSchema, planNameSchema, planSchema, stepNoteSchema, planVersionSchema, runSchema, stepDefsSchema, stepSchema, triggerKindSchema, triggerSchema,
-  validationSchema, wfTargetSchema,
+  cronSchema,
+  idSchema,
+  idempotencySelectorProps,
+  pageInputProps,
+  pageOutputProps,
+  timeZoneSchema,
+} from '../common.js';
+import {
+  logSchema,
+  planDescriptionSchema,
+  planNameSchema,
+  planSchema,
+  stepNoteSchema,
+  planVersionSchema,
+  runSchema,
+  stepDefsSchema,
+  stepSchema,
+  triggerKindSchema,
+  triggerSchema,
+  validationSchema,
+  wfTargetSchema,
 } from './workflow-schemas.js';
 
 /*
@@ -21,10 +39,23 @@ export const workflowPlan = defineAction({
   action: 'plan',
   summary: 'Versioned workflow plans: list/show/version/validate; create/update/archive/publish.',
   help: 'Reads: list {status?}, show {id}, version {id, version}, validate {steps}. Effects: create {name, steps}, update {id, name?, description?, steps?} (new steps make a new version), publish {id, version?}, archive {id}. Runs start from the published version.',
-  example: { op: 'create', name: 'Release', steps: [{ name: 'build' }, { name: 'verify' }, { name: 'announce' }], idempotencyKey: 'release-plan' },
+  example: {
+    op: 'create',
+    name: 'Release',
+    steps: [{ name: 'build' }, { name: 'verify' }, { name: 'announce' }],
+    idempotencyKey: 'release-plan',
+  },
   risk: 'side_effect',
-  result: { hint: 'The result is larger than the result budget; one plan or version is bounded by the plan limits and has no smaller read.', next: { action: 'workflow plan', input: { op: 'show', id: '<plan id>' } } },
-  receipt: { entity: 'plan', selectors: ['id', 'revision'], retrieval: 'workflow plan', retrievalInput: { op: 'show', id: '<id>' } },
+  result: {
+    hint: 'The result is larger than the result budget; one plan or version is bounded by the plan limits and has no smaller read.',
+    next: { action: 'workflow plan', input: { op: 'show', id: '<plan id>' } },
+  },
+  receipt: {
+    entity: 'plan',
+    selectors: ['id', 'revision'],
+    retrieval: 'workflow plan',
+    retrievalInput: { op: 'show', id: '<id>' },
+  },
   input: {
     type: 'object',
     additionalProperties: false,
@@ -57,12 +88,27 @@ export const workflowPlan = defineAction({
 export const workflowTrigger = defineAction({
   domain: 'workflow',
   action: 'trigger',
-  summary: 'What starts runs (manual, schedule, message): list/show/validate; create/update/enable/disable/archive.',
+  summary:
+    'What starts runs (manual, schedule, message): list/show/validate; create/update/enable/disable/archive.',
   help: 'create {planId, kind, cron+timeZone for schedule, target for message}. A schedule trigger starts a run at each occurrence (one late run after downtime); a message trigger starts one for each message to its exact target.',
-  example: { op: 'create', planId: 'plan_01J9Z3K8Q2', kind: 'schedule', cron: '0 9 * * 1', timeZone: 'UTC' },
+  example: {
+    op: 'create',
+    planId: 'plan_01J9Z3K8Q2',
+    kind: 'schedule',
+    cron: '0 9 * * 1',
+    timeZone: 'UTC',
+  },
   risk: 'side_effect',
-  result: { hint: 'The result is larger than the result budget; one trigger is bounded by its input limits and has no smaller read.', next: { action: 'workflow trigger', input: { op: 'show', id: '<trigger id>' } } },
-  receipt: { entity: 'trigger', selectors: ['id', 'revision'], retrieval: 'workflow trigger', retrievalInput: { op: 'show', id: '<id>' } },
+  result: {
+    hint: 'The result is larger than the result budget; one trigger is bounded by its input limits and has no smaller read.',
+    next: { action: 'workflow trigger', input: { op: 'show', id: '<trigger id>' } },
+  },
+  receipt: {
+    entity: 'trigger',
+    selectors: ['id', 'revision'],
+    retrieval: 'workflow trigger',
+    retrievalInput: { op: 'show', id: '<id>' },
+  },
   input: {
     type: 'object',
     additionalProperties: false,
@@ -82,7 +128,12 @@ export const workflowTrigger = defineAction({
   output: {
     type: 'object',
     additionalProperties: false,
-    properties: { trigger: triggerSchema, triggers: { type: 'array', items: triggerSchema }, validation: validationSchema, ...pageOutputProps },
+    properties: {
+      trigger: triggerSchema,
+      triggers: { type: 'array', items: triggerSchema },
+      validation: validationSchema,
+      ...pageOutputProps,
+    },
   },
 });
 
@@ -90,11 +141,19 @@ export const workflowRun = defineAction({
   domain: 'workflow',
   action: 'run',
   summary: 'Workflow runs: list/show/logs; start/cancel.',
-  help: 'start {planId} or {triggerId} of a manual trigger runs the published version: its first step is ready, the others pending. show returns the run with its steps; logs pages the run\'s log oldest first.',
+  help: "start {planId} or {triggerId} of a manual trigger runs the published version: its first step is ready, the others pending. show returns the run with its steps; logs pages the run's log oldest first.",
   example: { op: 'start', planId: 'plan_01J9Z3K8Q2', idempotencyKey: 'release-2.4' },
   risk: 'side_effect',
-  result: { hint: 'The result is larger than the result budget; one run with all its steps is bounded by the plan limits and has no smaller read.', next: { action: 'workflow run', input: { op: 'show', id: '<run id>' } } },
-  receipt: { entity: 'run', selectors: ['id', 'revision'], retrieval: 'workflow run', retrievalInput: { op: 'show', id: '<id>' } },
+  result: {
+    hint: 'The result is larger than the result budget; one run with all its steps is bounded by the plan limits and has no smaller read.',
+    next: { action: 'workflow run', input: { op: 'show', id: '<run id>' } },
+  },
+  receipt: {
+    entity: 'run',
+    selectors: ['id', 'revision'],
+    retrieval: 'workflow run',
+    retrievalInput: { op: 'show', id: '<id>' },
+  },
   input: {
     type: 'object',
     additionalProperties: false,
@@ -130,8 +189,16 @@ export const workflowStep = defineAction({
   help: 'list {runId}, get {id}. complete {id, note?} and fail {id, note?} act on a ready, paused or parked step; pause needs ready; park needs ready or paused. Completing the last step completes the run; a failed step fails it. Anything else is invalid_transition.',
   example: { op: 'complete', id: 'step_01J9Z3K8Q2', note: 'Build 2.4.0 is green.' },
   risk: 'side_effect',
-  result: { hint: 'The result is larger than the result budget; one step is bounded by its input limits and has no smaller read.', next: { action: 'workflow step', input: { op: 'get', id: '<step id>' } } },
-  receipt: { entity: 'step', selectors: ['id', 'revision'], retrieval: 'workflow step', retrievalInput: { op: 'get', id: '<id>' } },
+  result: {
+    hint: 'The result is larger than the result budget; one step is bounded by its input limits and has no smaller read.',
+    next: { action: 'workflow step', input: { op: 'get', id: '<step id>' } },
+  },
+  receipt: {
+    entity: 'step',
+    selectors: ['id', 'revision'],
+    retrieval: 'workflow step',
+    retrievalInput: { op: 'get', id: '<id>' },
+  },
   input: {
     type: 'object',
     additionalProperties: false,
@@ -148,7 +215,12 @@ export const workflowStep = defineAction({
   output: {
     type: 'object',
     additionalProperties: false,
-    properties: { step: stepSchema, steps: { type: 'array', items: stepSchema }, run: runSchema, ...pageOutputProps },
+    properties: {
+      step: stepSchema,
+      steps: { type: 'array', items: stepSchema },
+      run: runSchema,
+      ...pageOutputProps,
+    },
   },
 });
 

@@ -19,7 +19,9 @@ export const workspaceGet = defineAction({
   help: 'A safe projection of the runtime authorization: the working directory is reported only as set or not, never as a path.',
   example: {},
   risk: 'read',
-  result: { hint: 'The workspace is larger than the result budget, which the profile limits are meant to rule out; no smaller read of it exists.' },
+  result: {
+    hint: 'The workspace is larger than the result budget, which the profile limits are meant to rule out; no smaller read of it exists.',
+  },
   input: { type: 'object', additionalProperties: false, properties: {} },
   output: {
     type: 'object',
@@ -36,7 +38,12 @@ export const workspaceGet = defineAction({
           sessionId: { type: ['string', 'null'], ...textLimit(LIMITS.agentId) },
           runId: { type: ['string', 'null'], ...textLimit(LIMITS.agentId) },
           workdirSet: { type: 'boolean' },
-          teams: { type: 'array', maxItems: LIMITS.agentTeams, items: teamRef, description: 'Teams of the local profile the agent belongs to.' },
+          teams: {
+            type: 'array',
+            maxItems: LIMITS.agentTeams,
+            items: teamRef,
+            description: 'Teams of the local profile the agent belongs to.',
+          },
         },
       },
     },
@@ -47,10 +54,12 @@ export const profileGet = defineAction({
   domain: 'profile',
   action: 'get',
   summary: 'Read the local profile summary, its revision and your own agent entry.',
-  help: 'Counts and the calling agent\'s safe projection (null when the profile does not configure it). Pass revision as expectedRevision to agent create/update/delete.',
+  help: "Counts and the calling agent's safe projection (null when the profile does not configure it). Pass revision as expectedRevision to agent create/update/delete.",
   example: {},
   risk: 'read',
-  result: { hint: 'The profile summary is larger than the result budget, which the profile limits are meant to rule out; no smaller read of it exists.' },
+  result: {
+    hint: 'The profile summary is larger than the result budget, which the profile limits are meant to rule out; no smaller read of it exists.',
+  },
   input: { type: 'object', additionalProperties: false, properties: {} },
   output: {
     type: 'object',

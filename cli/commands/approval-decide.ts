@@ -16,5 +16,11 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
   const body: Record<string, unknown> = { decision };
   if (typeof opts.note === 'string') body.note = opts.note;
   if (typeof opts.as === 'string') body.decidedBy = opts.as;
-  return sendOperator(resolveHome(), 'POST', `/api/v1/approvals/${id}/decide`, body, 'approval decide');
+  return sendOperator(
+    resolveHome(),
+    'POST',
+    `/api/v1/approvals/${id}/decide`,
+    body,
+    'approval decide',
+  );
 }

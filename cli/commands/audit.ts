@@ -20,13 +20,28 @@ async function get(home: string, path: string): Promise<Reply> {
   try {
     res = await operatorRequest(home, 'GET', path);
   } catch (err) {
-    return { ok: false, code: refuse('audit', 'unavailable', `cannot reach the daemon: ${err instanceof Error ? err.message : String(err)}`) };
+    return {
+      ok: false,
+      code: refuse(
+        'audit',
+        'unavailable',
+        `cannot reach the daemon: ${err instanceof Error ? err.message : String(err)}`,
+      ),
+    };
   }
-  const json = res.json as { ok?: boolean; data?: unknown; error?: { message?: string; details?: { path: string; message: string }[] } } | null;
+  const json = res.json as {
+    ok?: boolean;
+    data?: unknown;
+    error?: { message?: string; details?: { path: string; message: string }[] };
+  } | null;
   if (json?.ok === true) return { ok: true, data: json.data };
   process.stdout.write(`${jsonText(json)}\n`);
   const detail = json?.error?.details?.[0];
-  say(detail ? `${detail.path.slice(1)}: ${detail.message}` : (json?.error?.message ?? `the daemon answered ${res.status}`));
+  say(
+    detail
+      ? `${detail.path.slice(1)}: ${detail.message}`
+      : (json?.error?.message ?? `the daemon answered ${res.status}`),
+  );
   return { ok: false, code: 1 };
 }
 
@@ -39,15 +54,24 @@ function line(e: AuditEntry): string {
   const thread = e.threadId ? ` thread=${visible(e.threadId)}` : '';
   const trace = e.traceId ? ` trace=${visible(e.traceId)}` : '';
   const base = `${e.at} ${visible(`${e.serverId}/${e.agentId}`)} ${visible(e.tool)} ${visible(e.outcome)} ${e.durationMs.toFixed(1)}ms ${e.via}${e.transport !== e.via ? `/${e.transport}` : ''} in=${e.requestBytes}B out=${e.resultBytes}B${thread}${trace}`;
-  const payload = (e.args !== undefined ? `\n  args: ${visible(e.args)}` : '') + (e.result !== undefined ? `\n  result: ${visible(e.result)}` : '');
+  const payload =
+    (e.args !== undefined ? `\n  args: ${visible(e.args)}` : '') +
+    (e.result !== undefined ? `\n  result: ${visible(e.result)}` : '');
   return base + payload;
 }
 
 function table(title: string, rows: AuditSummaryRow[]): string {
   const head = [title, 'calls', 'errors', 'p50 ms', 'p95 ms'];
-  const body = rows.map((r) => [visible(r.key), String(r.calls), String(r.errors), r.p50Ms.toFixed(1), r.p95Ms.toFixed(1)]);
+  const body = rows.map((r) => [
+    visible(r.key),
+    String(r.calls),
+    String(r.errors),
+    r.p50Ms.toFixed(1),
+    r.p95Ms.toFixed(1),
+  ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
-  const fmt = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const fmt = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   return [fmt(head), ...body.map(fmt)].join('\n');
 }
 
@@ -61,7 +85,8 @@ function table(title: string, rows: AuditSummaryRow[]): string {
 export async function main(opts: Record<string, unknown>, _args: string[]): Promise<number> {
   const home = resolveHome();
   const q = new URLSearchParams();
-  for (const k of ['agent', 'tool', 'outcome', 'server', 'since'] as const) if (typeof opts[k] === 'string') q.set(k, opts[k] as string);
+  for (const k of ['agent', 'tool', 'outcome', 'server', 'since'] as const)
+    if (typeof opts[k] === 'string') q.set(k, opts[k] as string);
   if (typeof opts.since === 'string' && !SINCE_PATTERN.test(opts.since)) {
     return refuse('audit', 'usage', '--since must be a number and a unit: 90s, 15m, 1h, 7d');
   }
@@ -73,7 +98,11 @@ export async function main(opts: Record<string, unknown>, _args: string[]): Prom
     const r = await get(home, `/api/v1/audit/summary?${q}`);
     if (!r.ok) return r.code;
     const s = r.data as AuditSummary;
-    process.stdout.write(json ? `${jsonText({ ok: true, data: s })}\n` : `since ${s.since}\n\n${table('tool', s.byTool)}\n\n${table('agent', s.byAgent)}\n`);
+    process.stdout.write(
+      json
+        ? `${jsonText({ ok: true, data: s })}\n`
+        : `since ${s.since}\n\n${table('tool', s.byTool)}\n\n${table('agent', s.byAgent)}\n`,
+    );
     return 0;
   }
   if (opts.limit !== undefined) q.set('limit', String(opts.limit));
@@ -85,9 +114,17 @@ export async function main(opts: Record<string, unknown>, _args: string[]): Prom
   }
   const first = await get(home, `/api/v1/audit?${q}`);
   if (!first.ok) return first.code;
-  const page = first.data as { entries: AuditEntry[]; hasMore: boolean; nextCursor?: string; lastSeq?: number };
+  const page = first.data as {
+    entries: AuditEntry[];
+    hasMore: boolean;
+    nextCursor?: string;
+    lastSeq?: number;
+  };
   if (!opts.follow) {
-    if (json) process.stdout.write(`${jsonText({ ok: true, data: { entries: page.entries, hasMore: page.hasMore, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) } })}\n`);
+    if (json)
+      process.stdout.write(
+        `${jsonText({ ok: true, data: { entries: page.entries, hasMore: page.hasMore, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) } })}\n`,
+      );
     else {
       for (const e of page.entries) process.stdout.write(`${line(e)}\n`);
       if (page.nextCursor) say(`more: --cursor ${page.nextCursor}`);

@@ -24,17 +24,29 @@ async function commandTree(): Promise<Node[]> {
   const out: Node[] = [];
   const walk = (cmd: Command, path: string) => {
     const subs = cmd.commands.map((c) => c.name()).filter((n) => n !== 'help');
-    const options = cmd.options.flatMap((o) => [o.long, o.short].filter((x): x is string => typeof x === 'string'));
+    const options = cmd.options.flatMap((o) =>
+      [o.long, o.short].filter((x): x is string => typeof x === 'string'),
+    );
     out.push({ path, children: subs, options: [...options, '--help'] });
     // exec has its own grammar; its words come from the catalog below.
-    for (const c of cmd.commands) if (c.name() !== 'exec') walk(c, path ? `${path} ${c.name()}` : c.name());
+    for (const c of cmd.commands)
+      if (c.name() !== 'exec') walk(c, path ? `${path} ${c.name()}` : c.name());
   };
   walk(program, '');
   const index = await loadHelpIndex();
   out.push({ path: 'exec', children: index.domains.map((d) => d.domain), options: EXEC_FLAGS });
   for (const d of index.domains) {
-    out.push({ path: `exec ${d.domain}`, children: d.actions.map((a) => a.action), options: EXEC_FLAGS });
-    for (const a of d.actions) out.push({ path: `exec ${d.domain} ${a.action}`, children: [], options: [...EXEC_FLAGS, '-'] });
+    out.push({
+      path: `exec ${d.domain}`,
+      children: d.actions.map((a) => a.action),
+      options: EXEC_FLAGS,
+    });
+    for (const a of d.actions)
+      out.push({
+        path: `exec ${d.domain} ${a.action}`,
+        children: [],
+        options: [...EXEC_FLAGS, '-'],
+      });
   }
   return out;
 }
@@ -45,14 +57,17 @@ const WORD = /^[A-Za-z0-9][A-Za-z0-9._-]*$|^--?[A-Za-z0-9][A-Za-z0-9-]*$|^-$/;
 function table(nodes: readonly Node[]): string {
   const lines: string[] = [];
   const words = (ws: readonly string[]) => {
-    for (const w of ws) if (!WORD.test(w)) throw new Error(`cannot complete the word ${JSON.stringify(w)}`);
+    for (const w of ws)
+      if (!WORD.test(w)) throw new Error(`cannot complete the word ${JSON.stringify(w)}`);
     return ws.join(' ');
   };
   lines.push('# The words that may follow a command path ($1), then its options.');
   lines.push('_agentteam_children() {', '  case "$1" in');
-  for (const n of nodes) lines.push(`    ${JSON.stringify(n.path)}) echo ${JSON.stringify(words(n.children))} ;;`);
+  for (const n of nodes)
+    lines.push(`    ${JSON.stringify(n.path)}) echo ${JSON.stringify(words(n.children))} ;;`);
   lines.push('  esac', '}', '_agentteam_options() {', '  case "$1" in');
-  for (const n of nodes) lines.push(`    ${JSON.stringify(n.path)}) echo ${JSON.stringify(words(n.options))} ;;`);
+  for (const n of nodes)
+    lines.push(`    ${JSON.stringify(n.path)}) echo ${JSON.stringify(words(n.options))} ;;`);
   lines.push('  esac', '}');
   // Shared by both shells: the command path is the run of words, from the first,
   // each a child of the path before it; option values and arguments end no path.

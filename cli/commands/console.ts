@@ -23,12 +23,16 @@ export async function main(opts: Record<string, unknown>, _args: string[]): Prom
   if (opts.open) {
     const opener = await findOpener();
     if (!opener) {
-      process.stderr.write('--open: neither xdg-open nor open is on PATH; open the link yourself.\n');
+      process.stderr.write(
+        '--open: neither xdg-open nor open is on PATH; open the link yourself.\n',
+      );
       return 0;
     }
     const { spawn } = await import('node:child_process');
     const child = spawn(opener, [url], { stdio: 'ignore', detached: true });
-    child.on('error', () => process.stderr.write(`--open: ${opener} could not be started; open the link yourself.\n`));
+    child.on('error', () =>
+      process.stderr.write(`--open: ${opener} could not be started; open the link yourself.\n`),
+    );
     child.unref();
   }
   return 0;

@@ -44,11 +44,15 @@ export async function main(opts: Record<string, unknown>, _args: string[]): Prom
   const done = new Promise<number>((resolve) => (ended = resolve));
   if (opts.follow) {
     try {
-      await link.open((e) => (caughtUp ? print(e) : early.push(e)), (why) => {
-        // Lines were printed already: the stream ends with its reason on stderr only.
-        process.stderr.write(`agentteam daemon logs: ${visible(why)}\n`);
-        ended(3);
-      }, false);
+      await link.open(
+        (e) => (caughtUp ? print(e) : early.push(e)),
+        (why) => {
+          // Lines were printed already: the stream ends with its reason on stderr only.
+          process.stderr.write(`agentteam daemon logs: ${visible(why)}\n`);
+          ended(3);
+        },
+        false,
+      );
     } catch (err) {
       link.close();
       return refuse('daemon logs', 'unavailable', (err as Error).message);
@@ -63,7 +67,9 @@ export async function main(opts: Record<string, unknown>, _args: string[]): Prom
   }
   if (answer.body?.ok !== true) {
     process.stdout.write(`${jsonText(answer.body)}\n`);
-    process.stderr.write(`agentteam daemon logs: ${visible(String(answer.body?.error?.message ?? `HTTP ${answer.status}`))}\n`);
+    process.stderr.write(
+      `agentteam daemon logs: ${visible(String(answer.body?.error?.message ?? `HTTP ${answer.status}`))}\n`,
+    );
     link.close();
     return 1;
   }

@@ -29,7 +29,12 @@ const DAEMON_MAIN = fileURLToPath(new URL('../../daemon/main.js', import.meta.ur
 export async function main(opts: Record<string, unknown>, _args: string[]): Promise<number> {
   const home = resolveHome();
   const running = readDaemonInfo(home);
-  if (running) return refuse('daemon start', 'already_exists', `daemon already running for ${home} (pid ${running.pid}) at ${running.url}`);
+  if (running)
+    return refuse(
+      'daemon start',
+      'already_exists',
+      `daemon already running for ${home} (pid ${running.pid}) at ${running.url}`,
+    );
   const env = { ...process.env };
   const store = typeof opts.store === 'string' ? opts.store : env.AGENTTEAM_STORE_URL;
   delete env.AGENTTEAM_STORE_URL;
@@ -46,7 +51,8 @@ export async function main(opts: Record<string, unknown>, _args: string[]): Prom
   if (secret !== null) argv.push('--store-fd', '3');
   if (typeof opts.listen === 'string') argv.push('--listen', opts.listen);
   if (opts.allowRemote) argv.push('--allow-remote');
-  for (const h of Array.isArray(opts.allowHost) ? (opts.allowHost as string[]) : []) argv.push('--allow-host', h);
+  for (const h of Array.isArray(opts.allowHost) ? (opts.allowHost as string[]) : [])
+    argv.push('--allow-host', h);
   if (opts.foreground) return foreground(argv, env, secret);
   argv.push('--detached');
   return detached(argv, env, secret);
@@ -65,8 +71,15 @@ function sendStore(child: ChildProcess, secret: string | null): void {
   pipe.end(secret);
 }
 
-async function foreground(argv: string[], env: NodeJS.ProcessEnv, secret: string | null): Promise<number> {
-  const child: ChildProcess = spawn(process.execPath, argv, { stdio: withStoreFd(['inherit', 'inherit', 'inherit'], secret), env });
+async function foreground(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  secret: string | null,
+): Promise<number> {
+  const child: ChildProcess = spawn(process.execPath, argv, {
+    stdio: withStoreFd(['inherit', 'inherit', 'inherit'], secret),
+    env,
+  });
   sendStore(child, secret);
   const forward = (sig: NodeJS.Signals) => () => child.kill(sig);
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, forward(sig));
@@ -80,16 +93,26 @@ function signalNumber(sig: NodeJS.Signals): number {
   return table[sig] ?? 0;
 }
 
-async function detached(argv: string[], env: NodeJS.ProcessEnv, secret: string | null): Promise<number> {
-  const child: ChildProcess = spawn(process.execPath, argv, { detached: true, stdio: withStoreFd(['ignore', 'pipe', 'pipe'], secret), env });
+async function detached(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  secret: string | null,
+): Promise<number> {
+  const child: ChildProcess = spawn(process.execPath, argv, {
+    detached: true,
+    stdio: withStoreFd(['ignore', 'pipe', 'pipe'], secret),
+    env,
+  });
   sendStore(child, secret);
   let out = '';
   let err = '';
   let exited = child.exitCode !== null || child.signalCode !== null;
-  const gone = new Promise<void>((r) => child.once('exit', () => {
-    exited = true;
-    r();
-  }));
+  const gone = new Promise<void>((r) =>
+    child.once('exit', () => {
+      exited = true;
+      r();
+    }),
+  );
   return new Promise((resolve) => {
     let done = false;
     const finish = (code: number) => {
@@ -120,10 +143,18 @@ async function detached(argv: string[], env: NodeJS.ProcessEnv, secret: string |
       }
       finish(code);
     };
-    const timer = setTimeout(() => void abandon('timeout', 'the daemon did not become ready in time; stopped it', 1), READY_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => void abandon('timeout', 'the daemon did not become ready in time; stopped it', 1),
+      READY_TIMEOUT_MS,
+    );
     // Interrupted while waiting for the ready line: the daemon, in its own session, would not hear it.
     const handlers = (['SIGINT', 'SIGTERM', 'SIGHUP'] as const).map((sig) => {
-      const fn = () => void abandon('cancelled', `interrupted (${sig}) before the daemon was ready; stopped it`, 128 + signalNumber(sig));
+      const fn = () =>
+        void abandon(
+          'cancelled',
+          `interrupted (${sig}) before the daemon was ready; stopped it`,
+          128 + signalNumber(sig),
+        );
       process.on(sig, fn);
       return [sig, fn] as const;
     });
@@ -146,7 +177,9 @@ async function detached(argv: string[], env: NodeJS.ProcessEnv, secret: string |
         const status = code && code !== 0 ? code : 1;
         const line = err.trim().split('\n').pop() || `the daemon exited with status ${code}`;
         process.stderr.write(`${visible(line)}\n`);
-        process.stdout.write(`${jsonText({ ok: false, error: boundErrorBody({ code: exitedCode(status, line), message: line.replace(/^agentteam: /, '') }) })}\n`);
+        process.stdout.write(
+          `${jsonText({ ok: false, error: boundErrorBody({ code: exitedCode(status, line), message: line.replace(/^agentteam: /, '') }) })}\n`,
+        );
         finish(status);
       });
     });

@@ -13,11 +13,21 @@ export async function main(_opts: Record<string, unknown>, _args: string[]): Pro
   const res = await operatorRequest(home, 'POST', '/api/v1/stop');
   if (res.status !== 202) {
     const error = (res.json as { error?: { message?: unknown } } | null)?.error;
-    return refuse('daemon stop', 'upstream_error', `stop failed: ${typeof error?.message === 'string' ? error.message : `HTTP ${res.status}`}`);
+    return refuse(
+      'daemon stop',
+      'upstream_error',
+      `stop failed: ${typeof error?.message === 'string' ? error.message : `HTTP ${res.status}`}`,
+    );
   }
   const until = Date.now() + STOP_WAIT_MS;
   while (pidAlive(info.pid)) {
-    if (Date.now() > until) return refuse('daemon stop', 'busy', `the daemon (pid ${info.pid}) is still stopping`, 'Run `agentteam daemon status` in a moment.');
+    if (Date.now() > until)
+      return refuse(
+        'daemon stop',
+        'busy',
+        `the daemon (pid ${info.pid}) is still stopping`,
+        'Run `agentteam daemon status` in a moment.',
+      );
     await new Promise((r) => setTimeout(r, 25));
   }
   process.stdout.write(`${jsonText({ ok: true, data: { stopped: true, pid: info.pid } })}\n`);

@@ -1,6 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { ERROR_TABLE } from '../../catalog/errors.js';
-import { helpFile, loadHelpIndex, MCP_TOOL_NAMES_FILE, NAME_PATTERN, schemaFile } from '../../lib/generated.js';
+import {
+  helpFile,
+  loadHelpIndex,
+  MCP_TOOL_NAMES_FILE,
+  NAME_PATTERN,
+  schemaFile,
+} from '../../lib/generated.js';
 import { printError, printMessage, writeOut } from '../exec/output.js';
 
 /**
@@ -15,29 +21,50 @@ import { printError, printMessage, writeOut } from '../exec/output.js';
  */
 export async function main(opts: Record<string, unknown>, args: string[]): Promise<number> {
   const [domain, action, input] = args;
-  if ((domain !== undefined && !NAME_PATTERN.test(domain)) || (action !== undefined && !NAME_PATTERN.test(action))) {
+  if (
+    (domain !== undefined && !NAME_PATTERN.test(domain)) ||
+    (action !== undefined && !NAME_PATTERN.test(action))
+  ) {
     return unknownName(domain, action);
   }
   if (opts.errorSchema) {
     if (domain !== undefined) return usage('--error-schema takes no domain or action');
-    return print(1, readIfExists(schemaFile('error-envelope')), 0) ?? brokenBuild('error-envelope schema');
+    return (
+      print(1, readIfExists(schemaFile('error-envelope')), 0) ??
+      brokenBuild('error-envelope schema')
+    );
   }
   if (opts.help || domain === undefined || action === undefined) {
     // Without --help, `agentteam exec [<domain>]` is incomplete: the page goes to stderr as a usage error.
-    let page = readIfExists(helpFile(domain, action)) ?? (domain !== undefined ? await extensionHelp(domain, action) : undefined);
+    let page =
+      readIfExists(helpFile(domain, action)) ??
+      (domain !== undefined ? await extensionHelp(domain, action) : undefined);
     if (page !== undefined && domain === undefined && opts.help) page += await extensionIndex();
     if (opts.help) return print(1, page, 0) ?? unknownName(domain, action);
     if (page === undefined) return unknownName(domain, action);
     print(2, page, ERROR_TABLE.usage.exit);
-    return printError({ code: 'usage', message: domain === undefined ? 'exec needs a domain and an action' : `exec ${domain} needs an action`, hint: 'The list of what there is was printed on stderr.' });
+    return printError({
+      code: 'usage',
+      message:
+        domain === undefined
+          ? 'exec needs a domain and an action'
+          : `exec ${domain} needs an action`,
+      hint: 'The list of what there is was printed on stderr.',
+    });
   }
-  if (opts.inputSchema && opts.outputSchema) return usage('give either --input-schema or --output-schema, not both');
+  if (opts.inputSchema && opts.outputSchema)
+    return usage('give either --input-schema or --output-schema, not both');
   if (opts.inputSchema || opts.outputSchema) {
     const kind = opts.inputSchema ? 'input' : 'output';
-    const schema = readIfExists(schemaFile(`${domain}.${action}.${kind}`)) ?? (await extensionSchema(domain, action, kind));
+    const schema =
+      readIfExists(schemaFile(`${domain}.${action}.${kind}`)) ??
+      (await extensionSchema(domain, action, kind));
     return print(1, schema, 0) ?? unknownName(domain, action);
   }
-  const [{ loadInputValidator }, { call }] = await Promise.all([import('../../lib/input-validators.js'), import('../exec/call.js')]);
+  const [{ loadInputValidator }, { call }] = await Promise.all([
+    import('../../lib/input-validators.js'),
+    import('../exec/call.js'),
+  ]);
   const check = await loadInputValidator(domain, action);
   if (check) return call(domain, action, input, check);
   // An extension action of the pinned catalog: the daemon validates it (the build has no validator for it).
@@ -52,19 +79,28 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
  */
 async function extensionIndex(): Promise<string> {
   const { remoteExtensionDomains, catalogSource } = await import('../exec/remote-catalog.js');
-  const domains = await remoteExtensionDomains(new Set((await loadHelpIndex()).domains.map((d) => d.domain)));
+  const domains = await remoteExtensionDomains(
+    new Set((await loadHelpIndex()).domains.map((d) => d.domain)),
+  );
   if (domains.length === 0) return '';
   const width = Math.max(...domains.map((d) => d.domain.length));
-  const lines = domains.map((d) => `  ${d.domain.padEnd(width)}  ${d.line} (${d.actions.map((a) => a.action).join(', ')})`);
-  const where = catalogSource() === 'runtime' ? 'for this runtime' : 'in the daemon (runtimes started from now on can call them)';
+  const lines = domains.map(
+    (d) => `  ${d.domain.padEnd(width)}  ${d.line} (${d.actions.map((a) => a.action).join(', ')})`,
+  );
+  const where =
+    catalogSource() === 'runtime'
+      ? 'for this runtime'
+      : 'in the daemon (runtimes started from now on can call them)';
   return `\nExtensions installed ${where} (agentteam exec <extension> --help):\n${lines.join('\n')}\n`;
 }
 
 /** Help for an extension domain or action, from the runtime's pinned catalog; undefined outside a runtime. */
-async function extensionHelp(domain: string, action: string | undefined): Promise<string | undefined> {
-  const [{ remoteDomain, helpOf, remoteAction }, { renderActionHelp, renderDomainHelp }] = await Promise.all([
-    import('../exec/remote-catalog.js'), import('../../catalog/help.js'),
-  ]);
+async function extensionHelp(
+  domain: string,
+  action: string | undefined,
+): Promise<string | undefined> {
+  const [{ remoteDomain, helpOf, remoteAction }, { renderActionHelp, renderDomainHelp }] =
+    await Promise.all([import('../exec/remote-catalog.js'), import('../../catalog/help.js')]);
   if (action === undefined) {
     const d = await remoteDomain(domain);
     return d && renderDomainHelp(d);
@@ -73,7 +109,11 @@ async function extensionHelp(domain: string, action: string | undefined): Promis
   return a && renderActionHelp(domain, helpOf(a));
 }
 
-async function extensionSchema(domain: string, action: string, kind: 'input' | 'output'): Promise<string | undefined> {
+async function extensionSchema(
+  domain: string,
+  action: string,
+  kind: 'input' | 'output',
+): Promise<string | undefined> {
   const { remoteAction } = await import('../exec/remote-catalog.js');
   const a = await remoteAction(domain, action);
   if (!a) return undefined;
@@ -98,14 +138,34 @@ function print(fd: 1 | 2, text: string | undefined, status: number): number | un
 }
 
 /** Names the unknown domain or action and the nearest valid names. */
-async function unknownName(domain: string | undefined, action: string | undefined): Promise<number> {
+async function unknownName(
+  domain: string | undefined,
+  action: string | undefined,
+): Promise<number> {
   const { unknownNameMessage } = await import('../exec/suggest.js');
   if (domain === undefined) return brokenBuild('the exec index');
   const index = await loadHelpIndex();
   const d = index.domains.find((x) => x.domain === domain);
-  if (!d) return usage(unknownNameMessage('domain', domain, index.domains.map((x) => x.domain)), undefined, mcpToolHint(domain, action));
+  if (!d)
+    return usage(
+      unknownNameMessage(
+        'domain',
+        domain,
+        index.domains.map((x) => x.domain),
+      ),
+      undefined,
+      mcpToolHint(domain, action),
+    );
   if (action !== undefined && !d.actions.some((x) => x.action === action)) {
-    return usage(unknownNameMessage('action', action, d.actions.map((x) => x.action)), `agentteam exec ${domain} --help`, mcpToolHint(domain, action));
+    return usage(
+      unknownNameMessage(
+        'action',
+        action,
+        d.actions.map((x) => x.action),
+      ),
+      `agentteam exec ${domain} --help`,
+      mcpToolHint(domain, action),
+    );
   }
   return brokenBuild(`${domain} ${action ?? ''}`);
 }
@@ -139,6 +199,9 @@ function mcpToolHint(domain: string, action: string | undefined): string | undef
   const related = tools.filter((t) => t.startsWith(`${domain}_`));
   if (!exact && related.length === 0) return undefined;
   const names = exact ? [exact] : related;
-  const named = names.length === 1 ? `\`${names[0]}\` is an MCP tool, not an \`agentteam exec\` action` : `${names.map((t) => `\`${t}\``).join(', ')} are MCP tools, not \`agentteam exec\` actions`;
+  const named =
+    names.length === 1
+      ? `\`${names[0]}\` is an MCP tool, not an \`agentteam exec\` action`
+      : `${names.map((t) => `\`${t}\``).join(', ')} are MCP tools, not \`agentteam exec\` actions`;
   return `${named}: call MCP tools through the MCP server "agentteam" (your runtime lists them as mcp__agentteam__<tool> or mcp_agentteam_<tool>; its endpoint is the URL in AGENTTEAM_MCP_URL). MCP tools: ${tools.join(', ')}. Exec actions: \`agentteam exec --help\`.`;
 }

@@ -9,7 +9,16 @@ export async function main(_opts: Record<string, unknown>, args: string[]): Prom
   try {
     text = readFileSync(file ?? '', 'utf8');
   } catch (err) {
-    return usage('extension install', `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    return usage(
+      'extension install',
+      `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
   }
-  return sendOperator(resolveHome(), 'POST', '/api/v1/extensions', { definition: text }, 'extension install');
+  return sendOperator(
+    resolveHome(),
+    'POST',
+    '/api/v1/extensions',
+    { definition: text },
+    'extension install',
+  );
 }

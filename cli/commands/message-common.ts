@@ -7,13 +7,23 @@ import { visible } from '../terminal-text.js';
  * Sends one operator request for the message commands and prints the JSON
  * envelope on stdout. Exit: 0 ok, 1 error envelope, 3 no daemon.
  */
-export async function sendOperator(home: string, method: string, path: string, body: unknown, label: string): Promise<number> {
+export async function sendOperator(
+  home: string,
+  method: string,
+  path: string,
+  body: unknown,
+  label: string,
+): Promise<number> {
   if (!readDaemonInfo(home)) return noDaemon(label, home);
   let res: { status: number; json: unknown };
   try {
     res = await operatorRequest(home, method, path, body);
   } catch (err) {
-    return refuse(label, 'unavailable', `cannot reach the daemon: ${err instanceof Error ? err.message : String(err)}`);
+    return refuse(
+      label,
+      'unavailable',
+      `cannot reach the daemon: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
   process.stdout.write(`${jsonText(res.json)}\n`);
   const ok = (res.json as { ok?: unknown } | null)?.ok === true;

@@ -8,7 +8,10 @@ import { serverOf } from './message-post.js';
 export async function main(opts: Record<string, unknown>, _args: string[]): Promise<number> {
   const target = opts.target;
   if (typeof target !== 'string' || !new RegExp(TARGET_PATTERN).test(target)) {
-    return usage('message history', '--target must be channel:<name>, dm:<handle>, thread:<messageId> or task:<taskId>');
+    return usage(
+      'message history',
+      '--target must be channel:<name>, dm:<handle>, thread:<messageId> or task:<taskId>',
+    );
   }
   const serverId = serverOf(opts);
   if (!isEntityId(serverId)) {
@@ -23,5 +26,11 @@ export async function main(opts: Record<string, unknown>, _args: string[]): Prom
     q.set('limit', limit);
   }
   if (typeof opts.cursor === 'string') q.set('cursor', opts.cursor);
-  return sendOperator(resolveHome(), 'GET', `/api/v1/messages?${q.toString()}`, undefined, 'message history');
+  return sendOperator(
+    resolveHome(),
+    'GET',
+    `/api/v1/messages?${q.toString()}`,
+    undefined,
+    'message history',
+  );
 }

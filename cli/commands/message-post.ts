@@ -13,7 +13,10 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
   const as = opts.as;
   const text = args.join(' ');
   if (typeof target !== 'string' || !new RegExp(TARGET_PATTERN).test(target)) {
-    return usage('message post', '--target must be channel:<name>, dm:<handle>, thread:<messageId> or task:<taskId>');
+    return usage(
+      'message post',
+      '--target must be channel:<name>, dm:<handle>, thread:<messageId> or task:<taskId>',
+    );
   }
   if (typeof as !== 'string' || !as.startsWith('human:') || !new RegExp(AUTHOR_PATTERN).test(as)) {
     return usage('message post', '--as must be human:<handle>');

@@ -25,7 +25,10 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
   const label = spec.command.join(' ');
   const serverId = typeof opts.server === 'string' ? opts.server : DEFAULT_SERVER;
   if (!isEntityId(serverId)) {
-    return printError({ code: 'usage', message: `agentteam ${label}: --server must be ${ENTITY_ID_RULE}` });
+    return printError({
+      code: 'usage',
+      message: `agentteam ${label}: --server must be ${ENTITY_ID_RULE}`,
+    });
   }
   const input: Record<string, unknown> = spec.op === undefined ? {} : { op: spec.op };
   spec.args.forEach((f, i) => (input[f.name] = args[i]));
@@ -37,8 +40,11 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
   const verdict = check?.(input);
   if (verdict && !verdict.ok) {
     return printError({
-      code: 'validation_failed', message: `agentteam ${label}: the options do not match the ${spec.domain} ${spec.action} schema`,
-      hint: `See agentteam ${label} --help.`, details: verdict.details, ...(verdict.detailsOmitted ? { detailsOmitted: verdict.detailsOmitted } : {}),
+      code: 'validation_failed',
+      message: `agentteam ${label}: the options do not match the ${spec.domain} ${spec.action} schema`,
+      hint: `See agentteam ${label} --help.`,
+      details: verdict.details,
+      ...(verdict.detailsOmitted ? { detailsOmitted: verdict.detailsOmitted } : {}),
     });
   }
   const route = `/api/v1/servers/${serverId}/reads/${spec.domain}/${spec.action}`;

@@ -15,15 +15,24 @@ import { visible, visibleBlock } from '../terminal-text.js';
  * terminal and no line passes for another thread's or for ours.
  */
 export function driveAppServer(
-  url: string, token: string, authorizationId: string,
+  url: string,
+  token: string,
+  authorizationId: string,
   body: { command: string[]; env: Record<string, string>; cwd: string; prompt: string },
 ): Promise<number> {
   const payload = Buffer.from(JSON.stringify(body));
   return new Promise((resolve) => {
-    const req = request(new URL(`/api/v1/runtimes/${encodeURIComponent(authorizationId)}/codex-app-server`, url), {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': String(payload.length) },
-    });
+    const req = request(
+      new URL(`/api/v1/runtimes/${encodeURIComponent(authorizationId)}/codex-app-server`, url),
+      {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          'content-length': String(payload.length),
+        },
+      },
+    );
     req.on('error', (err) => {
       process.stderr.write(`agentteam: the app-server run was cut off: ${err.message}\n`);
       resolve(1);
@@ -43,7 +52,9 @@ export function driveAppServer(
           } catch {
             // the raw text
           }
-          process.stderr.write(`agentteam: the daemon refused the app-server run: ${visible(message)}\n`);
+          process.stderr.write(
+            `agentteam: the daemon refused the app-server run: ${visible(message)}\n`,
+          );
           resolve(1);
         });
         return;
@@ -58,26 +69,36 @@ export function driveAppServer(
         switch (e.event) {
           case 'thread':
             if (e.role === 'primary') primary = e.threadId;
-            process.stderr.write(`agentteam: ${visible(String(e.role))} thread ${visible(String(e.threadId))}${e.parentId ? ` (spawned by ${visible(String(e.parentId))})` : ''}\n`);
+            process.stderr.write(
+              `agentteam: ${visible(String(e.role))} thread ${visible(String(e.threadId))}${e.parentId ? ` (spawned by ${visible(String(e.parentId))})` : ''}\n`,
+            );
             break;
           case 'message':
-            if (e.threadId === primary) process.stdout.write(`${visibleBlock(String(e.text), '')}\n`);
+            if (e.threadId === primary)
+              process.stdout.write(`${visibleBlock(String(e.text), '')}\n`);
             else {
               const tag = `[${visible(String(e.threadId))}] `;
               process.stdout.write(`${tag}${visibleBlock(String(e.text), tag)}\n`);
             }
             break;
           case 'tool':
-            process.stderr.write(`agentteam: ${visible(String(e.tool))} from the ${visible(String(e.role))} thread ${visible(String(e.threadId))}: ${visible(String(e.decision))}${e.isError ? ' (error result)' : ''}\n`);
+            process.stderr.write(
+              `agentteam: ${visible(String(e.tool))} from the ${visible(String(e.role))} thread ${visible(String(e.threadId))}: ${visible(String(e.decision))}${e.isError ? ' (error result)' : ''}\n`,
+            );
             break;
           case 'declined':
-            process.stderr.write(`agentteam: declined ${visible(String(e.method))} (nobody to ask in an app-server run)\n`);
+            process.stderr.write(
+              `agentteam: declined ${visible(String(e.method))} (nobody to ask in an app-server run)\n`,
+            );
             break;
           case 'warning':
             process.stderr.write(`agentteam: codex: ${visible(String(e.message))}\n`);
             break;
           case 'done':
-            if (e.error) process.stderr.write(`agentteam: the app-server run ended ${visible(String(e.status))}: ${visible(String(e.error))}\n`);
+            if (e.error)
+              process.stderr.write(
+                `agentteam: the app-server run ended ${visible(String(e.status))}: ${visible(String(e.error))}\n`,
+              );
             status = e.status === 'completed' ? 0 : 1;
             break;
         }

@@ -27,7 +27,10 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
   if (!cmd) {
     return refuse('run', 'usage', 'run needs a command after --');
   }
-  for (const [flag, v] of [['--server', opts.server], ['--agent', opts.agent]] as const) {
+  for (const [flag, v] of [
+    ['--server', opts.server],
+    ['--agent', opts.agent],
+  ] as const) {
     // The daemon checks again; refusing here saves a round trip and names the flag.
     if (!isEntityId(v)) {
       return refuse('run', 'usage', `${flag} must be ${ENTITY_ID_RULE}`);
@@ -35,7 +38,13 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
   }
   const appServer = opts.runtime === 'codex-app-server';
   if (appServer !== (typeof opts.prompt === 'string')) {
-    return refuse('run', 'usage', appServer ? '--runtime codex-app-server needs --prompt TEXT (the primary thread\'s first turn)' : '--prompt is only for --runtime codex-app-server');
+    return refuse(
+      'run',
+      'usage',
+      appServer
+        ? "--runtime codex-app-server needs --prompt TEXT (the primary thread's first turn)"
+        : '--prompt is only for --runtime codex-app-server',
+    );
   }
   if ((typeof opts.turnTarget === 'string') !== (typeof opts.turnMessage === 'string')) {
     return refuse('run', 'usage', '--turn-target and --turn-message go together');
@@ -45,14 +54,22 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
   if (!info) return noDaemon('run', home);
   const str = (k: string) => (typeof opts[k] === 'string' ? (opts[k] as string) : null);
   const body = {
-    serverId: str('server'), agentId: str('agent'), sessionId: str('session'), runId: str('run'),
-    workdir: str('workdir'), runtime: str('runtime') ?? 'generic', pid: process.pid,
-    turnTarget: str('turnTarget'), turnMessageId: str('turnMessage'),
+    serverId: str('server'),
+    agentId: str('agent'),
+    sessionId: str('session'),
+    runId: str('run'),
+    workdir: str('workdir'),
+    runtime: str('runtime') ?? 'generic',
+    pid: process.pid,
+    turnTarget: str('turnTarget'),
+    turnMessageId: str('turnMessage'),
     primaryThreadId: process.env.AGENTTEAM_PRIMARY_THREAD_ID ?? null,
     ...(typeof opts.ttl === 'number' ? { ttlSeconds: opts.ttl } : {}),
     // The user's Codex home as this process sees it: the driver reads (never writes) its config.
     env: { CODEX_HOME: process.env.CODEX_HOME || join(homedir(), '.codex') },
-    ...(opts.runtime === 'codex' || appServer ? { runtimeVersion: runtimeVersion(basename(cmd) === 'codex' ? cmd : 'codex') } : {}),
+    ...(opts.runtime === 'codex' || appServer
+      ? { runtimeVersion: runtimeVersion(basename(cmd) === 'codex' ? cmd : 'codex') }
+      : {}),
   };
   let current: OpenLease;
   try {
@@ -60,7 +77,11 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
   } catch (err) {
     // Nothing was started: the command's stdout is still ours, for the refusal's envelope.
     const { exit, code } = err as { exit?: number; code?: unknown };
-    refuse('run', exit === 3 ? 'unavailable' : isErrorCode(code) ? code : 'upstream_error', (err as Error).message);
+    refuse(
+      'run',
+      exit === 3 ? 'unavailable' : isErrorCode(code) ? code : 'upstream_error',
+      (err as Error).message,
+    );
     return exit ?? 1;
   }
   const { lease } = current;
@@ -69,16 +90,25 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
   // them as its own; then a shim first on PATH adds them to the runtime the command starts.
   // The daemon's own `agentteam` comes first on PATH, whatever the runtime's PATH held.
   const direct = !lease.argsFor || basename(cmd) === lease.argsFor;
-  env.PATH = [direct ? undefined : lease.shimDir, lease.binDir, env.PATH].filter(Boolean).join(delimiter);
+  env.PATH = [direct ? undefined : lease.shimDir, lease.binDir, env.PATH]
+    .filter(Boolean)
+    .join(delimiter);
   if (appServer) {
     // The daemon starts `codex app-server` itself, with this environment, and drives it.
     const plain: Record<string, string> = {};
     for (const [k, v] of Object.entries(env)) if (v !== undefined) plain[k] = v;
     const code = await driveAppServer(info.url, readOperatorToken(home), lease.authorizationId, {
-      command: [cmd, ...cmdArgs], env: plain, cwd: body.workdir ?? process.cwd(), prompt: opts.prompt as string,
+      command: [cmd, ...cmdArgs],
+      env: plain,
+      cwd: body.workdir ?? process.cwd(),
+      prompt: opts.prompt as string,
     });
     await Promise.race([
-      operatorRequest(home, 'DELETE', `/api/v1/runtimes/${encodeURIComponent(lease.authorizationId)}`).catch(() => undefined),
+      operatorRequest(
+        home,
+        'DELETE',
+        `/api/v1/runtimes/${encodeURIComponent(lease.authorizationId)}`,
+      ).catch(() => undefined),
       new Promise((r) => setTimeout(r, REVOKE_WAIT_MS).unref()),
     ]);
     current.req.destroy();
@@ -93,7 +123,11 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
       return 1;
     }
   }
-  const child = spawn(cmd, direct ? [...lease.args, ...cmdArgs] : cmdArgs, { stdio: 'inherit', env, ...(body.workdir ? { cwd: body.workdir } : {}) });
+  const child = spawn(cmd, direct ? [...lease.args, ...cmdArgs] : cmdArgs, {
+    stdio: 'inherit',
+    env,
+    ...(body.workdir ? { cwd: body.workdir } : {}),
+  });
   // A terminal's Ctrl-C already reaches the child (same process group); forwarding it
   // again would look like a second Ctrl-C. Signals sent to `run` alone are passed on.
   const forward = (sig: NodeJS.Signals) => () => {
@@ -110,9 +144,15 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
     child.on('exit', (c, signal) => resolve(c ?? 128 + (signal ? constants.signals[signal] : 0)));
   });
   void code.then(() => (exited = true));
-  const waitMs = (typeof opts.restartWait === 'number' ? opts.restartWait : DEFAULT_RESTART_WAIT_S) * 1000;
+  const waitMs =
+    (typeof opts.restartWait === 'number' ? opts.restartWait : DEFAULT_RESTART_WAIT_S) * 1000;
   void followDaemon({
-    home, pid: info.pid, body, first: current, waitMs, exited: () => exited,
+    home,
+    pid: info.pid,
+    body,
+    first: current,
+    waitMs,
+    exited: () => exited,
     renewed: (next) => {
       current = next;
     },
@@ -122,7 +162,11 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
   const status = await code;
   // Revoke explicitly (waits for the directory to go), then drop the lease connection.
   await Promise.race([
-    operatorRequest(home, 'DELETE', `/api/v1/runtimes/${encodeURIComponent(current.lease.authorizationId)}`).catch(() => undefined),
+    operatorRequest(
+      home,
+      'DELETE',
+      `/api/v1/runtimes/${encodeURIComponent(current.lease.authorizationId)}`,
+    ).catch(() => undefined),
     new Promise((r) => setTimeout(r, REVOKE_WAIT_MS).unref()),
   ]);
   current.req.destroy();
@@ -132,7 +176,11 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
 /** The runtime's `--version` line, or null when it cannot be run (the daemon then assumes a current build). */
 function runtimeVersion(bin: string): string | null {
   try {
-    const out = execFileSync(bin, ['--version'], { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'ignore'] });
+    const out = execFileSync(bin, ['--version'], {
+      encoding: 'utf8',
+      timeout: 10_000,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     return out.trim().split('\n')[0]?.slice(0, 200) ?? null;
   } catch {
     return null;

@@ -43,7 +43,10 @@ export async function main(opts: Record<string, unknown>, _args: string[]): Prom
     out: (frame) => writeFrame(out, frame),
     connect() {
       const info = readDaemonInfo(home);
-      if (!info) throw new NoDaemonError(`no daemon is running for ${home}; start one with \`agentteam daemon start\``);
+      if (!info)
+        throw new NoDaemonError(
+          `no daemon is running for ${home}; start one with \`agentteam daemon start\``,
+        );
       return new DaemonLink(info.url, readOperatorToken(home));
     },
     fatal: (message) => end(1, message),
@@ -58,7 +61,14 @@ export async function main(opts: Record<string, unknown>, _args: string[]): Prom
     },
     () => {
       // An oversized input frame closes the connection, as the base protocol does.
-      writeFrame(out, errorFrame(null, 'body_too_large', `an input frame is longer than ${STDIO_WIRE.inputFrameBytes} bytes; closing`));
+      writeFrame(
+        out,
+        errorFrame(
+          null,
+          'body_too_large',
+          `an input frame is longer than ${STDIO_WIRE.inputFrameBytes} bytes; closing`,
+        ),
+      );
       end(1, 'an input frame exceeded the size bound');
     },
   );

@@ -22,7 +22,8 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
   const path = resolve(file);
   const overwrite = opts.force === true;
   const home = resolveHome();
-  if (readDaemonInfo(home)) return sendOperator(home, 'POST', '/api/v1/store/backup', { path, overwrite }, 'store backup');
+  if (readDaemonInfo(home))
+    return sendOperator(home, 'POST', '/api/v1/store/backup', { path, overwrite }, 'store backup');
   const store = homePaths(home).store;
   if (!existsSync(store)) {
     return refuse('store backup', 'not_found', `no store at ${store}`);

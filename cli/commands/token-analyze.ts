@@ -20,7 +20,10 @@ function getJson(url: URL, token: string): Promise<{ status: number; json: unkno
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
         try {
-          resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+          resolve({
+            status: res.statusCode ?? 0,
+            json: JSON.parse(Buffer.concat(chunks).toString('utf8')),
+          });
         } catch (err) {
           reject(err);
         }
@@ -51,7 +54,11 @@ export async function main(opts: Record<string, unknown>): Promise<number> {
     try {
       sessionText = readFileSync(file, 'utf8');
     } catch (err) {
-      return refuse('token analyze', 'usage', `cannot read the session file ${file}: ${(err as Error).message}`);
+      return refuse(
+        'token analyze',
+        'usage',
+        `cannot read the session file ${file}: ${(err as Error).message}`,
+      );
     }
     try {
       parsed = parseSession(sessionText);
@@ -66,22 +73,38 @@ export async function main(opts: Record<string, unknown>): Promise<number> {
   const cred = await operatorRequest(home, 'POST', '/api/v1/token-analysis/credentials');
   const token = (cred.json as { data?: { token?: string } } | null)?.data?.token;
   if (cred.status !== 201 || typeof token !== 'string') {
-    return refuse('token analyze', 'upstream_error', `the daemon refused a token-analysis credential (HTTP ${cred.status})`);
+    return refuse(
+      'token analyze',
+      'upstream_error',
+      `the daemon refused a token-analysis credential (HTTP ${cred.status})`,
+    );
   }
   const url = new URL(SURFACE_PATH, info.url);
   url.searchParams.set('runtime', runtime);
   const res = await getJson(url, token);
   const data = (res.json as { ok?: boolean; data?: SurfaceInput }).data;
   if (res.status !== 200 || !data) {
-    return refuse('token analyze', 'upstream_error', `the daemon did not return the tool surface (HTTP ${res.status})`);
+    return refuse(
+      'token analyze',
+      'upstream_error',
+      `the daemon did not return the tool surface (HTTP ${res.status})`,
+    );
   }
   const { countTokens } = await import('gpt-tokenizer/encoding/o200k_base');
   // Transcripts may quote special-token text; it is counted as the plain text it is.
   // Bounded pieces keep the count linear in the text's length (pieces.ts).
   const none = new Set<string>();
-  const count = (text: string) => countInPieces(text, (piece) => countTokens(piece, { disallowedSpecial: none }));
-  const report = buildReport(data, count, TOKENIZER, file !== null && parsed !== null ? { file, parsed } : undefined);
+  const count = (text: string) =>
+    countInPieces(text, (piece) => countTokens(piece, { disallowedSpecial: none }));
+  const report = buildReport(
+    data,
+    count,
+    TOKENIZER,
+    file !== null && parsed !== null ? { file, parsed } : undefined,
+  );
   // Tool names come from apps too: the tables keep their lines, nothing else that drives a terminal.
-  process.stdout.write(opts.json === true ? `${jsonText(report)}\n` : visibleBlock(renderReport(report), ''));
+  process.stdout.write(
+    opts.json === true ? `${jsonText(report)}\n` : visibleBlock(renderReport(report), ''),
+  );
   return 0;
 }

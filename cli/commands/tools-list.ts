@@ -14,16 +14,35 @@ export async function main(opts: Record<string, unknown>, _args: string[]): Prom
   if (typeof res === 'number') return res;
   if (res.json?.ok !== true) return reportFailure(res.json);
   const { tools, declarations } = res.json.data as {
-    tools: { name: string; source: string; transport: string; file?: string; annotations: { readOnlyHint?: boolean } }[];
+    tools: {
+      name: string;
+      source: string;
+      transport: string;
+      file?: string;
+      annotations: { readOnlyHint?: boolean };
+    }[];
     declarations: { problems: Parameters<typeof formatIssue>[0][] };
   };
   if (opts.json === true) process.stdout.write(`${jsonText(res.json)}\n`);
   else {
     // Client tools are named by apps: shown through visible() like every agent- or app-chosen text.
-    const rows = tools.map((t) => [visible(t.name), t.source, t.transport, t.annotations.readOnlyHint === true ? 'read-only' : 'may change', visible(t.file ?? '')]);
+    const rows = tools.map((t) => [
+      visible(t.name),
+      t.source,
+      t.transport,
+      t.annotations.readOnlyHint === true ? 'read-only' : 'may change',
+      visible(t.file ?? ''),
+    ]);
     const widths = [0, 1, 2, 3].map((i) => Math.max(...rows.map((r) => r[i]!.length), 4));
-    for (const r of rows) process.stdout.write(`${r.map((c, i) => (i < 4 ? c.padEnd(widths[i]!) : c)).join('  ').trimEnd()}\n`);
+    for (const r of rows)
+      process.stdout.write(
+        `${r
+          .map((c, i) => (i < 4 ? c.padEnd(widths[i]!) : c))
+          .join('  ')
+          .trimEnd()}\n`,
+      );
   }
-  for (const p of declarations.problems) process.stderr.write(`agentteam tools: ${visible(formatIssue(p))}\n`);
+  for (const p of declarations.problems)
+    process.stderr.write(`agentteam tools: ${visible(formatIssue(p))}\n`);
   return declarations.problems.length > 0 ? 1 : 0;
 }

@@ -22,19 +22,36 @@ interface Event {
 export async function main(opts: Record<string, unknown>, _args: string[]): Promise<number> {
   const q = new URLSearchParams();
   if (opts.limit !== undefined) q.set('limit', String(opts.limit));
-  const res = await toolsRequest(resolveHome(), 'GET', `/api/v1/tools/log${q.size > 0 ? `?${q}` : ''}`);
+  const res = await toolsRequest(
+    resolveHome(),
+    'GET',
+    `/api/v1/tools/log${q.size > 0 ? `?${q}` : ''}`,
+  );
   if (typeof res === 'number') return res;
   if (res.json?.ok !== true) return reportFailure(res.json);
-  const { events, pending } = res.json.data as { events: Event[]; pending: { askId: string; agent: string; tool: string; question: string }[] };
+  const { events, pending } = res.json.data as {
+    events: Event[];
+    pending: { askId: string; agent: string; tool: string; question: string }[];
+  };
   if (opts.json === true) {
     process.stdout.write(`${jsonText(res.json)}\n`);
     return 0;
   }
   for (const e of events) {
-    const kind = e.type === 'tool.shown' ? 'shown' : e.type === 'tool.asked' ? `asked ${e.askId}` : `answered ${e.askId}`;
+    const kind =
+      e.type === 'tool.shown'
+        ? 'shown'
+        : e.type === 'tool.asked'
+          ? `asked ${e.askId}`
+          : `answered ${e.askId}`;
     // The text is a block of its own, indented under its header line; the other fields are one line each.
-    process.stdout.write(`${visible(e.at)} ${visible(e.agent)} ${visible(e.tool)} ${visible(kind)}:\n  ${visibleBlock(e.text, '  ')}\n`);
+    process.stdout.write(
+      `${visible(e.at)} ${visible(e.agent)} ${visible(e.tool)} ${visible(kind)}:\n  ${visibleBlock(e.text, '  ')}\n`,
+    );
   }
-  for (const p of pending) process.stdout.write(`waiting ${visible(p.askId)} (${visible(p.agent)} ${visible(p.tool)}): ${visible(p.question)}\n`);
+  for (const p of pending)
+    process.stdout.write(
+      `waiting ${visible(p.askId)} (${visible(p.agent)} ${visible(p.tool)}): ${visible(p.question)}\n`,
+    );
   return 0;
 }

@@ -42,7 +42,10 @@ export function parseExecArgv(tokens: readonly string[]): ExecArgv {
     }
   }
   if (args.length > MAX_OPERANDS) {
-    return { ok: false, message: `too many arguments: expected <domain> <action> and one JSON value (quote it) or -` };
+    return {
+      ok: false,
+      message: `too many arguments: expected <domain> <action> and one JSON value (quote it) or -`,
+    };
   }
   return { ok: true, opts, args };
 }
@@ -51,9 +54,13 @@ export function parseExecArgv(tokens: readonly string[]): ExecArgv {
 export async function runExec(tokens: readonly string[]): Promise<number> {
   const parsed = parseExecArgv(tokens);
   if (!parsed.ok) {
-    process.stderr.write(`agentteam exec: ${visible(parsed.message)}\nSee \`agentteam exec --help\`.\n`);
+    process.stderr.write(
+      `agentteam exec: ${visible(parsed.message)}\nSee \`agentteam exec --help\`.\n`,
+    );
     // The same envelope as every other refusal, on stdout (written here: the error table is not loaded on this path).
-    process.stdout.write(`${jsonText({ ok: false, error: { code: 'usage', message: parsed.message, hint: 'See `agentteam exec --help`.' } })}\n`);
+    process.stdout.write(
+      `${jsonText({ ok: false, error: { code: 'usage', message: parsed.message, hint: 'See `agentteam exec --help`.' } })}\n`,
+    );
     return USAGE_EXIT;
   }
   return execMain(parsed.opts, parsed.args);

@@ -1,10 +1,16 @@
 import { readFileSync } from 'node:fs';
 import type { ErrorBody } from '../../catalog/envelope.js';
-import { IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, bodySelector } from '../../catalog/selectors.js';
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  REQUEST_ID_HEADER,
+  bodySelector,
+} from '../../catalog/selectors.js';
 import type { InputCheck } from '../../lib/input-validators.js';
 import { printData, printError, printMessage } from './output.js';
 
-type ParsedInput = { readonly ok: true; readonly value: unknown; readonly text: string } | { readonly ok: false; readonly error: ErrorBody };
+type ParsedInput =
+  | { readonly ok: true; readonly value: unknown; readonly text: string }
+  | { readonly ok: false; readonly error: ErrorBody };
 
 async function readStdin(): Promise<string> {
   try {
@@ -27,12 +33,21 @@ async function readInput(arg: string | undefined): Promise<ParsedInput> {
   const text = arg === undefined ? '{}' : arg === '-' ? await readStdin() : arg;
   const source = arg === '-' ? 'stdin' : 'the input argument';
   if (text.trim() === '') {
-    return { ok: false, error: { code: 'invalid_json', message: `${source} is empty; expected one JSON value` } };
+    return {
+      ok: false,
+      error: { code: 'invalid_json', message: `${source} is empty; expected one JSON value` },
+    };
   }
   try {
     return { ok: true, value: JSON.parse(text), text };
   } catch (err) {
-    return { ok: false, error: { code: 'invalid_json', message: `${source} is not valid JSON: ${(err as Error).message}` } };
+    return {
+      ok: false,
+      error: {
+        code: 'invalid_json',
+        message: `${source} is not valid JSON: ${(err as Error).message}`,
+      },
+    };
   }
 }
 
@@ -53,8 +68,16 @@ const TOKEN = /^[\x21-\x7e]+$/;
 export function readCredentials(env: NodeJS.ProcessEnv): CredentialResult {
   const base = env.AGENTTEAM_EXEC_BASE_URL;
   const file = env.AGENTTEAM_EXEC_TOKEN_FILE;
-  if (!base) return { ok: false, message: `no daemon credentials: AGENTTEAM_EXEC_BASE_URL is not set; ${OUTSIDE_RUN}` };
-  if (!file) return { ok: false, message: `no daemon credentials: AGENTTEAM_EXEC_TOKEN_FILE is not set; ${OUTSIDE_RUN}` };
+  if (!base)
+    return {
+      ok: false,
+      message: `no daemon credentials: AGENTTEAM_EXEC_BASE_URL is not set; ${OUTSIDE_RUN}`,
+    };
+  if (!file)
+    return {
+      ok: false,
+      message: `no daemon credentials: AGENTTEAM_EXEC_TOKEN_FILE is not set; ${OUTSIDE_RUN}`,
+    };
   let url: URL;
   try {
     url = new URL(base);
@@ -62,7 +85,10 @@ export function readCredentials(env: NodeJS.ProcessEnv): CredentialResult {
     return { ok: false, message: 'no daemon credentials: AGENTTEAM_EXEC_BASE_URL is not a URL' };
   }
   if (url.protocol !== 'http:') {
-    return { ok: false, message: `no daemon credentials: AGENTTEAM_EXEC_BASE_URL must be an http: URL, not ${url.protocol}` };
+    return {
+      ok: false,
+      message: `no daemon credentials: AGENTTEAM_EXEC_BASE_URL must be an http: URL, not ${url.protocol}`,
+    };
   }
   let raw: string;
   try {
@@ -73,8 +99,13 @@ export function readCredentials(env: NodeJS.ProcessEnv): CredentialResult {
     return { ok: false, message: `no daemon credentials: the token file ${file} ${why}` };
   }
   const token = raw.trim();
-  if (token === '') return { ok: false, message: `no daemon credentials: the token file ${file} is empty` };
-  if (!TOKEN.test(token)) return { ok: false, message: `no daemon credentials: the token file ${file} does not hold a token` };
+  if (token === '')
+    return { ok: false, message: `no daemon credentials: the token file ${file} is empty` };
+  if (!TOKEN.test(token))
+    return {
+      ok: false,
+      message: `no daemon credentials: the token file ${file} does not hold a token`,
+    };
   return { ok: true, baseUrl: base.replace(/\/+$/, ''), token };
 }
 
@@ -83,7 +114,12 @@ export function readCredentials(env: NodeJS.ProcessEnv): CredentialResult {
  * input locally, read the credential once, send exactly one request, print
  * the daemon's envelope.
  */
-export async function call(domain: string, action: string, arg: string | undefined, check: InputCheck): Promise<number> {
+export async function call(
+  domain: string,
+  action: string,
+  arg: string | undefined,
+  check: InputCheck,
+): Promise<number> {
   const input = await readInput(arg);
   if (!input.ok) return printError(input.error);
   const verdict = check(input.value);
@@ -92,15 +128,27 @@ export async function call(domain: string, action: string, arg: string | undefin
       arg === undefined
         ? `${domain} ${action} needs an input: pass one JSON value or - for stdin (see agentteam exec ${domain} ${action} --help).`
         : `See agentteam exec ${domain} ${action} --help or --input-schema.`;
-    return printError({ code: 'validation_failed', message: `input does not match the ${domain} ${action} schema`, hint, details: verdict.details, detailsOmitted: verdict.detailsOmitted });
+    return printError({
+      code: 'validation_failed',
+      message: `input does not match the ${domain} ${action} schema`,
+      hint,
+      details: verdict.details,
+      detailsOmitted: verdict.detailsOmitted,
+    });
   }
   // The body's idempotency selector travels in both headers too; conflicting fields never leave the CLI.
   const selector = bodySelector(input.value);
   if (!selector.ok) {
-    return printError({ code: 'validation_failed', message: 'conflicting idempotency selectors', details: [selector.detail] });
+    return printError({
+      code: 'validation_failed',
+      message: 'conflicting idempotency selectors',
+      details: [selector.detail],
+    });
   }
   const headers: Record<string, string> =
-    selector.value === undefined ? {} : { [IDEMPOTENCY_KEY_HEADER]: selector.value, [REQUEST_ID_HEADER]: selector.value };
+    selector.value === undefined
+      ? {}
+      : { [IDEMPOTENCY_KEY_HEADER]: selector.value, [REQUEST_ID_HEADER]: selector.value };
   const creds = readCredentials(process.env);
   if (!creds.ok) {
     printMessage(creds.message);
@@ -111,9 +159,15 @@ export async function call(domain: string, action: string, arg: string | undefin
   const { postJson, ANSWER_TIMEOUT_MS } = await import('./request.js');
   const res = await postJson(url, creds.token, input.text, ANSWER_TIMEOUT_MS, headers);
   if (!res.ok) {
-    const why = res.error.code === 'ECONNREFUSED' ? 'connection refused' : (res.error.code ?? res.error.message);
+    const why =
+      res.error.code === 'ECONNREFUSED'
+        ? 'connection refused'
+        : (res.error.code ?? res.error.message);
     // Once the request may have reached the daemon, the caller cannot know whether it took effect.
-    const maybe = res.error.code === 'ECONNRESET' || res.error.code === 'ETIMEDOUT' ? '; the action may or may not have been applied' : '';
+    const maybe =
+      res.error.code === 'ECONNRESET' || res.error.code === 'ETIMEDOUT'
+        ? '; the action may or may not have been applied'
+        : '';
     const message = `no daemon at ${new URL(url).origin} (${why})${maybe}`;
     printMessage(message);
     return printError({ code: 'unavailable', message });

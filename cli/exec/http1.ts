@@ -55,18 +55,29 @@ function fieldLines(lines: readonly string[]): [string, string][] {
   return lines.map((line) => {
     const colon = line.indexOf(':');
     const name = colon > 0 ? line.slice(0, colon) : '';
-    if (!FIELD_NAME.test(name)) throw httpError('HPE_INVALID_HEADER_TOKEN', 'the response has a malformed header field');
+    if (!FIELD_NAME.test(name))
+      throw httpError('HPE_INVALID_HEADER_TOKEN', 'the response has a malformed header field');
     const value = line.slice(colon + 1).replace(/^[\t ]+|[\t ]+$/g, '');
-    if (!FIELD_VALUE.test(value)) throw httpError('HPE_INVALID_HEADER_TOKEN', `the response's ${name} header holds a forbidden character`);
+    if (!FIELD_VALUE.test(value))
+      throw httpError(
+        'HPE_INVALID_HEADER_TOKEN',
+        `the response's ${name} header holds a forbidden character`,
+      );
     return [name.toLowerCase(), value];
   });
 }
 
 /** The values of one field, comma lists split, empty elements dropped. */
-function listValues(headers: readonly (readonly [string, string])[], name: string): string[] | undefined {
+function listValues(
+  headers: readonly (readonly [string, string])[],
+  name: string,
+): string[] | undefined {
   const raw = headers.filter(([n]) => n === name).map(([, v]) => v);
   if (raw.length === 0) return undefined;
-  return raw.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+  return raw
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
 }
 
 export class ResponseReader {
@@ -83,7 +94,8 @@ export class ResponseReader {
     this.pending = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
     while (this.step());
     // One request was sent, so nothing may follow its response (node:http's parser refuses the same bytes).
-    if (this.response && this.pending.length > 0) throw httpError('HPE_INVALID_CONSTANT', 'the server sent bytes after the response');
+    if (this.response && this.pending.length > 0)
+      throw httpError('HPE_INVALID_CONSTANT', 'the server sent bytes after the response');
     return this.response;
   }
 
@@ -91,9 +103,12 @@ export class ResponseReader {
   end(): Http1Response {
     if (this.state.kind === 'close') this.finish();
     if (this.response) return this.response;
-    throw httpError('ECONNRESET', this.state.kind === 'head' && this.pending.length === 0
-      ? 'the connection closed without a response'
-      : 'the connection closed before the response was complete');
+    throw httpError(
+      'ECONNRESET',
+      this.state.kind === 'head' && this.pending.length === 0
+        ? 'the connection closed without a response'
+        : 'the connection closed before the response was complete',
+    );
   }
 
   /** One parsing step over the pending bytes; false when more bytes are needed (or the response is complete). */
@@ -113,12 +128,18 @@ export class ResponseReader {
         if (this.pending.length > 0) this.keep(this.pending.length);
         return false;
       case 'chunk-size': {
-        const line = this.line(MAX_CHUNK_LINE_BYTES, 'HPE_INVALID_CHUNK_SIZE', 'a chunk-size line is too long');
+        const line = this.line(
+          MAX_CHUNK_LINE_BYTES,
+          'HPE_INVALID_CHUNK_SIZE',
+          'a chunk-size line is too long',
+        );
         if (line === undefined) return false;
         const m = CHUNK_LINE.exec(line);
-        if (!m) throw httpError('HPE_INVALID_CHUNK_SIZE', 'the response has a malformed chunk size');
+        if (!m)
+          throw httpError('HPE_INVALID_CHUNK_SIZE', 'the response has a malformed chunk size');
         const size = parseInt(m[1]!, 16);
-        this.state = size === 0 ? { kind: 'trailers', bytes: 0 } : { kind: 'chunk-data', remaining: size };
+        this.state =
+          size === 0 ? { kind: 'trailers', bytes: 0 } : { kind: 'chunk-data', remaining: size };
         return true;
       }
       case 'chunk-data': {
@@ -132,13 +153,18 @@ export class ResponseReader {
       }
       case 'chunk-end': {
         if (this.pending.length < 2) return false;
-        if (this.pending[0] !== 0x0d || this.pending[1] !== 0x0a) throw httpError('HPE_STRICT', 'a chunk is not followed by CRLF');
+        if (this.pending[0] !== 0x0d || this.pending[1] !== 0x0a)
+          throw httpError('HPE_STRICT', 'a chunk is not followed by CRLF');
         this.pending = this.pending.subarray(2);
         this.state = { kind: 'chunk-size' };
         return true;
       }
       case 'trailers': {
-        const line = this.line(MAX_HEADER_BYTES - s.bytes, 'HPE_HEADER_OVERFLOW', `the response's trailers are larger than ${MAX_HEADER_BYTES} bytes`);
+        const line = this.line(
+          MAX_HEADER_BYTES - s.bytes,
+          'HPE_HEADER_OVERFLOW',
+          `the response's trailers are larger than ${MAX_HEADER_BYTES} bytes`,
+        );
         if (line === undefined) return false;
         s.bytes += line.length + 2;
         if (line === '') {
@@ -170,7 +196,10 @@ export class ResponseReader {
     const at = this.pending.indexOf(HEAD_END);
     // Not found yet: the head would end at pending.length + 1 at the earliest.
     if (at < 0 ? this.pending.length >= MAX_HEADER_BYTES : at + 4 > MAX_HEADER_BYTES) {
-      throw httpError('HPE_HEADER_OVERFLOW', `the response's header is larger than ${MAX_HEADER_BYTES} bytes`);
+      throw httpError(
+        'HPE_HEADER_OVERFLOW',
+        `the response's header is larger than ${MAX_HEADER_BYTES} bytes`,
+      );
     }
     if (at < 0) return false;
     const lines = this.pending.toString('latin1', 0, at).split('\r\n');
@@ -179,7 +208,11 @@ export class ResponseReader {
     if (!m) throw httpError('HPE_INVALID_CONSTANT', 'the answer is not an HTTP/1.x response');
     const status = Number(m[1]);
     const headers = fieldLines(lines.slice(1));
-    if (status === 101) throw httpError('HPE_UNEXPECTED_UPGRADE', 'the server switched protocols, which the CLI did not ask for');
+    if (status === 101)
+      throw httpError(
+        'HPE_UNEXPECTED_UPGRADE',
+        'the server switched protocols, which the CLI did not ask for',
+      );
     // An interim response (100 Continue, 103 Early Hints): the final one follows.
     if (status < 200) return true;
     this.status = status;
@@ -195,14 +228,20 @@ export class ResponseReader {
     const codings = listValues(headers, 'transfer-encoding');
     if (codings !== undefined) {
       const chunkedAt = codings.findIndex((c) => c.toLowerCase() === 'chunked');
-      if (chunkedAt >= 0 && chunkedAt !== codings.length - 1) throw httpError('HPE_INVALID_TRANSFER_ENCODING', 'chunked is not the last transfer coding');
+      if (chunkedAt >= 0 && chunkedAt !== codings.length - 1)
+        throw httpError('HPE_INVALID_TRANSFER_ENCODING', 'chunked is not the last transfer coding');
       // Transfer-Encoding overrides Content-Length; without chunked last the body runs to the close.
       return chunkedAt >= 0 ? { kind: 'chunk-size' } : { kind: 'close' };
     }
     const lengths = listValues(headers, 'content-length');
     if (lengths === undefined) return { kind: 'close' };
-    if (lengths.length === 0 || !lengths.every((v) => DIGITS.test(v))) throw httpError('HPE_INVALID_CONTENT_LENGTH', 'the response has a malformed Content-Length');
-    if (new Set(lengths.map(Number)).size !== 1) throw httpError('HPE_UNEXPECTED_CONTENT_LENGTH', 'the response has conflicting Content-Length values');
+    if (lengths.length === 0 || !lengths.every((v) => DIGITS.test(v)))
+      throw httpError('HPE_INVALID_CONTENT_LENGTH', 'the response has a malformed Content-Length');
+    if (new Set(lengths.map(Number)).size !== 1)
+      throw httpError(
+        'HPE_UNEXPECTED_CONTENT_LENGTH',
+        'the response has conflicting Content-Length values',
+      );
     return { kind: 'length', remaining: Number(lengths[0]) };
   }
 

@@ -15,7 +15,11 @@ import { readCredentials } from './call.js';
 export async function remoteDomain(domain: string): Promise<DomainHelp | undefined> {
   const view = await fetchCatalog();
   if (!view || !Object.hasOwn(view.domains, domain)) return undefined;
-  return { domain, line: view.domains[domain]!, actions: view.actions.filter((a) => a.domain === domain).map(helpOf) };
+  return {
+    domain,
+    line: view.domains[domain]!,
+    actions: view.actions.filter((a) => a.domain === domain).map(helpOf),
+  };
 }
 
 /** The pinned catalog's domains that are not built in (extensions), with their actions. */
@@ -24,10 +28,17 @@ export async function remoteExtensionDomains(builtin: ReadonlySet<string>): Prom
   if (!view) return [];
   return Object.entries(view.domains)
     .filter(([d]) => !builtin.has(d))
-    .map(([domain, line]) => ({ domain, line, actions: view.actions.filter((a) => a.domain === domain).map(helpOf) }));
+    .map(([domain, line]) => ({
+      domain,
+      line,
+      actions: view.actions.filter((a) => a.domain === domain).map(helpOf),
+    }));
 }
 
-export async function remoteAction(domain: string, action: string): Promise<CatalogViewAction | undefined> {
+export async function remoteAction(
+  domain: string,
+  action: string,
+): Promise<CatalogViewAction | undefined> {
   return (await fetchCatalog())?.actions.find((a) => a.domain === domain && a.action === action);
 }
 
@@ -35,8 +46,16 @@ export function helpOf(a: CatalogViewAction): ActionHelp {
   const required = (a.inputSchema.required ?? []) as readonly string[];
   const props = (a.inputSchema.properties ?? {}) as Record<string, SchemaObject>;
   return {
-    action: a.action, summary: a.summary, help: a.help, example: a.example, risk: a.risk,
-    fields: Object.entries(props).map(([name, s]) => ({ name, type: typeSummary(s), required: required.includes(name) })),
+    action: a.action,
+    summary: a.summary,
+    help: a.help,
+    example: a.example,
+    risk: a.risk,
+    fields: Object.entries(props).map(([name, s]) => ({
+      name,
+      type: typeSummary(s),
+      required: required.includes(name),
+    })),
     acceptsEmpty: required.length === 0,
   };
 }
@@ -50,7 +69,10 @@ export function catalogSource(): 'runtime' | 'daemon' {
 
 /** The operator's view: the daemon of this home, if one runs and its operator token is readable. */
 async function operatorCatalogRequest(): Promise<{ url: string; token: string } | undefined> {
-  const [{ resolveHome }, { readDaemonInfo, readOperatorToken }] = await Promise.all([import('../../lib/home.js'), import('../daemon-client.js')]);
+  const [{ resolveHome }, { readDaemonInfo, readOperatorToken }] = await Promise.all([
+    import('../../lib/home.js'),
+    import('../daemon-client.js'),
+  ]);
   const home = resolveHome();
   const info = readDaemonInfo(home);
   if (!info) return undefined;
@@ -71,7 +93,8 @@ function fetchCatalog(): Promise<CatalogView | undefined> {
     if (!target) return undefined;
     const text = await get(target.url, target.token).catch(() => undefined);
     try {
-      const env = text === undefined ? undefined : (JSON.parse(text) as { ok?: boolean; data?: CatalogView });
+      const env =
+        text === undefined ? undefined : (JSON.parse(text) as { ok?: boolean; data?: CatalogView });
       return env?.ok === true ? env.data : undefined;
     } catch {
       return undefined;
@@ -82,12 +105,20 @@ function fetchCatalog(): Promise<CatalogView | undefined> {
 
 function get(url: string, token: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'GET', agent: false, headers: { authorization: `Bearer ${token}`, accept: 'application/json' } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-      res.on('error', reject);
-    });
+    const req = request(
+      url,
+      {
+        method: 'GET',
+        agent: false,
+        headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+        res.on('error', reject);
+      },
+    );
     req.setTimeout(10_000, () => req.destroy(new Error('timeout')));
     req.on('error', reject);
     req.end();

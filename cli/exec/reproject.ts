@@ -27,7 +27,12 @@ const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !
  * called (never from paths on the wire). Anything else is dropped.
  * Returns undefined when the text is not an envelope at all.
  */
-export async function reproject(domain: string, action: string, input: unknown, body: string): Promise<Printed | undefined> {
+export async function reproject(
+  domain: string,
+  action: string,
+  input: unknown,
+  body: string,
+): Promise<Printed | undefined> {
   let value: unknown;
   try {
     value = JSON.parse(body);
@@ -40,7 +45,10 @@ export async function reproject(domain: string, action: string, input: unknown, 
     // The usual case: exactly {ok, data} on one line, printed as sent (raw C0 is only whitespace
     // between tokens there, which printData would escape into invalid JSON: written anew instead).
     const keys = Object.keys(value);
-    const text = keys.length === 2 && !/[\u0000-\u001f]/.test(body) ? body : JSON.stringify({ ok: true, data: value.data });
+    const text =
+      keys.length === 2 && !/[\u0000-\u001f]/.test(body)
+        ? body
+        : JSON.stringify({ ok: true, data: value.data });
     if (Buffer.byteLength(text, 'utf8') <= RESULT_BUDGET_BYTES) return { text, status: 0 };
     const error = await overBudget(domain, action, input, value.data);
     return { text: JSON.stringify({ ok: false, error }), status: ERROR_TABLE[error.code].exit };
@@ -55,7 +63,12 @@ export async function reproject(domain: string, action: string, input: unknown, 
  * printed, never cut. A mutation says it was applied, with a receipt built
  * from the data by the same policy the daemon uses; a read says to narrow it.
  */
-async function overBudget(domain: string, action: string, input: unknown, data: unknown): Promise<ErrorBody> {
+async function overBudget(
+  domain: string,
+  action: string,
+  input: unknown,
+  data: unknown,
+): Promise<ErrorBody> {
   const policy = policies()[`${domain}.${action}`];
   if (!policy) {
     return boundErrorBody({
@@ -66,11 +79,15 @@ async function overBudget(domain: string, action: string, input: unknown, data: 
   }
   const entity = isObj(data) && isObj(data[policy.entity]) ? (data[policy.entity] as Obj) : {};
   const receipt = buildReceipt(policy, entity, isObj(input) ? input : {}, policy.retrievalRequired);
-  if (receipt.retrieval !== undefined && !(await validCall(receipt.retrieval))) delete receipt.retrieval;
+  if (receipt.retrieval !== undefined && !(await validCall(receipt.retrieval)))
+    delete receipt.retrieval;
   return boundErrorBody({
     code: 'result_budget_exceeded',
     message: `${domain} ${action} was applied, but its result is larger than the 64 KiB budget`,
-    metadata: { mutation_applied: true, mutation_receipt: receipt as NonNullable<ErrorBody['metadata']>['mutation_receipt'] },
+    metadata: {
+      mutation_applied: true,
+      mutation_receipt: receipt as NonNullable<ErrorBody['metadata']>['mutation_receipt'],
+    },
   });
 }
 
@@ -80,24 +97,39 @@ function policies(): Policies {
   return loaded;
 }
 
-async function reprojectError(domain: string, action: string, input: unknown, e: Obj): Promise<ErrorBody> {
+async function reprojectError(
+  domain: string,
+  action: string,
+  input: unknown,
+  e: Obj,
+): Promise<ErrorBody> {
   const known = isErrorCode(e.code);
   const code: ErrorCode = known ? (e.code as ErrorCode) : 'upstream_error';
   const out: ErrorBody = {
     code,
-    message: known ? (typeof e.message === 'string' ? e.message : '') : 'the daemon answered with an error code outside the closed set',
+    message: known
+      ? typeof e.message === 'string'
+        ? e.message
+        : ''
+      : 'the daemon answered with an error code outside the closed set',
   };
   if (known && typeof e.hint === 'string') out.hint = e.hint;
   const next = await validCall(e.next);
   if (next) out.next = next;
   if (Array.isArray(e.details)) {
-    const details: ErrorDetail[] = e.details.filter(
-      (d): d is ErrorDetail => isObj(d) && typeof d.path === 'string' && typeof d.message === 'string',
-    ).map((d) => ({ path: d.path, message: d.message }));
+    const details: ErrorDetail[] = e.details
+      .filter(
+        (d): d is ErrorDetail =>
+          isObj(d) && typeof d.path === 'string' && typeof d.message === 'string',
+      )
+      .map((d) => ({ path: d.path, message: d.message }));
     if (details.length > 0) out.details = details;
   }
   if (typeof e.detailsOmitted === 'number') out.detailsOmitted = e.detailsOmitted;
-  const metadata = code === 'result_budget_exceeded' ? await receiptMetadata(domain, action, input, e.metadata) : undefined;
+  const metadata =
+    code === 'result_budget_exceeded'
+      ? await receiptMetadata(domain, action, input, e.metadata)
+      : undefined;
   if (metadata) out.metadata = metadata;
   return boundErrorBody(out);
 }
@@ -106,7 +138,8 @@ async function reprojectError(domain: string, action: string, input: unknown, e:
 async function validCall(v: unknown): Promise<{ action: string; input: Obj } | undefined> {
   if (!isObj(v) || typeof v.action !== 'string' || !isObj(v.input)) return undefined;
   const target = parseRetrieval(v.action);
-  if ('tool' in target || !NAME_PATTERN.test(target.domain) || !NAME_PATTERN.test(target.action)) return undefined;
+  if ('tool' in target || !NAME_PATTERN.test(target.domain) || !NAME_PATTERN.test(target.action))
+    return undefined;
   const check = await loadInputValidator(target.domain, target.action);
   if (!check || !check(v.input).ok) return undefined;
   return { action: `${target.domain} ${target.action}`, input: v.input };
@@ -122,12 +155,21 @@ type Policies = Record<string, ReceiptPolicy & { retrievalRequired: readonly str
  * policy and the retrieval action's required inputs, kept only when it passes
  * that action's validator. A read cannot have applied anything: no metadata.
  */
-async function receiptMetadata(domain: string, action: string, input: unknown, m: unknown): Promise<ErrorBody['metadata'] | undefined> {
+async function receiptMetadata(
+  domain: string,
+  action: string,
+  input: unknown,
+  m: unknown,
+): Promise<ErrorBody['metadata'] | undefined> {
   if (!isObj(m) || m.mutation_applied !== true) return undefined;
   const policy = policies()[`${domain}.${action}`];
   if (!policy) return undefined;
   const wire = isObj(m.mutation_receipt) ? m.mutation_receipt : {};
   const receipt = buildReceipt(policy, wire, isObj(input) ? input : {}, policy.retrievalRequired);
-  if (receipt.retrieval !== undefined && !(await validCall(receipt.retrieval))) delete receipt.retrieval;
-  return { mutation_applied: true, mutation_receipt: receipt as NonNullable<ErrorBody['metadata']>['mutation_receipt'] };
+  if (receipt.retrieval !== undefined && !(await validCall(receipt.retrieval)))
+    delete receipt.retrieval;
+  return {
+    mutation_applied: true,
+    mutation_receipt: receipt as NonNullable<ErrorBody['metadata']>['mutation_receipt'],
+  };
 }

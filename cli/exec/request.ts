@@ -9,12 +9,21 @@ type PostResult =
 export const ANSWER_TIMEOUT_MS = 120_000;
 
 /** The request head; a header that could not be sent as is throws, as node:http's request() does. */
-export function requestHead(target: URL, headers: Readonly<Record<string, string | number>>): string {
+export function requestHead(
+  target: URL,
+  headers: Readonly<Record<string, string | number>>,
+): string {
   let head = `POST ${target.pathname}${target.search} HTTP/1.1\r\nHost: ${target.host}\r\n`;
   for (const [name, raw] of Object.entries(headers)) {
     const value = String(raw);
-    if (!FIELD_NAME.test(name)) throw Object.assign(new TypeError(`Header name must be a valid HTTP token ["${name}"]`), { code: 'ERR_INVALID_HTTP_TOKEN' });
-    if (!FIELD_VALUE.test(value)) throw Object.assign(new TypeError(`Invalid character in header content ["${name}"]`), { code: 'ERR_INVALID_CHAR' });
+    if (!FIELD_NAME.test(name))
+      throw Object.assign(new TypeError(`Header name must be a valid HTTP token ["${name}"]`), {
+        code: 'ERR_INVALID_HTTP_TOKEN',
+      });
+    if (!FIELD_VALUE.test(value))
+      throw Object.assign(new TypeError(`Invalid character in header content ["${name}"]`), {
+        code: 'ERR_INVALID_CHAR',
+      });
     head += `${name}: ${value}\r\n`;
   }
   return `${head}Connection: close\r\n\r\n`;
@@ -29,10 +38,20 @@ export function requestHead(target: URL, headers: Readonly<Record<string, string
  * answer is complete, and with the socket's own error (`ECONNREFUSED`...)
  * otherwise.
  */
-export function postJson(url: string, token: string, body: string, timeoutMs = ANSWER_TIMEOUT_MS, extraHeaders: Readonly<Record<string, string>> = {}): Promise<PostResult> {
+export function postJson(
+  url: string,
+  token: string,
+  body: string,
+  timeoutMs = ANSWER_TIMEOUT_MS,
+  extraHeaders: Readonly<Record<string, string>> = {},
+): Promise<PostResult> {
   return new Promise((resolve) => {
     const target = new URL(url);
-    if (target.protocol !== 'http:') throw Object.assign(new TypeError(`Protocol "${target.protocol}" not supported. Expected "http:"`), { code: 'ERR_INVALID_PROTOCOL' });
+    if (target.protocol !== 'http:')
+      throw Object.assign(
+        new TypeError(`Protocol "${target.protocol}" not supported. Expected "http:"`),
+        { code: 'ERR_INVALID_PROTOCOL' },
+      );
     const payload = Buffer.from(body, 'utf8');
     const head = requestHead(target, {
       authorization: `Bearer ${token}`,
@@ -50,11 +69,14 @@ export function postJson(url: string, token: string, body: string, timeoutMs = A
       resolve(result);
     };
     const fail = (error: NodeJS.ErrnoException): void => settle({ ok: false, error });
-    const answered = (res: { status: number; body: Buffer }): void => settle({ ok: true, status: res.status, body: res.body.toString('utf8') });
+    const answered = (res: { status: number; body: Buffer }): void =>
+      settle({ ok: true, status: res.status, body: res.body.toString('utf8') });
     // An IPv6 literal's URL hostname keeps its brackets; net wants the bare address.
     const host = target.hostname.startsWith('[') ? target.hostname.slice(1, -1) : target.hostname;
     const socket = connect({ host, port: Number(target.port || 80) });
-    socket.setTimeout(timeoutMs, () => fail(httpError('ETIMEDOUT', `no answer within ${timeoutMs} ms`)));
+    socket.setTimeout(timeoutMs, () =>
+      fail(httpError('ETIMEDOUT', `no answer within ${timeoutMs} ms`)),
+    );
     socket.on('error', fail);
     socket.on('data', (chunk: Buffer) => {
       try {

@@ -1,5 +1,12 @@
 import type { ErrorCode } from '../../catalog/errors.js';
-import { CLIENT_TOOLS_CAPABILITY, STDIO_LIMITS, STDIO_WIRE, resultBytes, validateStdioTools, type StdioToolDescriptor } from '../../catalog/stdio-tools.js';
+import {
+  CLIENT_TOOLS_CAPABILITY,
+  STDIO_LIMITS,
+  STDIO_WIRE,
+  resultBytes,
+  validateStdioTools,
+  type StdioToolDescriptor,
+} from '../../catalog/stdio-tools.js';
 
 /**
  * The parameters of the stdio session's methods, checked before anything
@@ -9,55 +16,104 @@ import { CLIENT_TOOLS_CAPABILITY, STDIO_LIMITS, STDIO_WIRE, resultBytes, validat
  */
 
 type Obj = Record<string, unknown>;
-export const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+export const isObj = (v: unknown): v is Obj =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
 
 export class RpcFailure extends Error {
   constructor(
-  readonly code: ErrorCode,
-  message: string,
+    readonly code: ErrorCode,
+    message: string,
   ) {
-  super(message);
+    super(message);
   }
 }
 
-const RESULT_KEYS = ['instance_id', 'session_id', 'run_id', 'call_id', 'task_id', 'subagent_id', 'status', 'text', 'structured'];
+const RESULT_KEYS = [
+  'instance_id',
+  'session_id',
+  'run_id',
+  'call_id',
+  'task_id',
+  'subagent_id',
+  'status',
+  'text',
+  'structured',
+];
 
 /** `initialize`: the client tools to register, or null when client.tools is not negotiated. */
 export function initializeParams(params: unknown): StdioToolDescriptor[] | null {
   const p = params === undefined ? {} : params;
   if (!isObj(p)) throw new RpcFailure('invalid_params', 'params must be an object');
   const caps = p.required_capabilities ?? [];
-  if (!Array.isArray(caps) || !caps.every((c) => typeof c === 'string')) throw new RpcFailure('invalid_params', 'required_capabilities must be an array of strings');
+  if (!Array.isArray(caps) || !caps.every((c) => typeof c === 'string'))
+    throw new RpcFailure('invalid_params', 'required_capabilities must be an array of strings');
   const wants = caps.includes(CLIENT_TOOLS_CAPABILITY);
-  const max = wants ? STDIO_WIRE.requiredCapabilitiesWithClientTools : STDIO_WIRE.requiredCapabilities;
-  if (caps.length > max) throw new RpcFailure('invalid_params', `required_capabilities has ${caps.length} entries; at most ${max}${wants ? ' with client.tools' : ''}`);
-  if (new Set(caps).size !== caps.length) throw new RpcFailure('invalid_params', 'required_capabilities lists a capability twice');
+  const max = wants
+    ? STDIO_WIRE.requiredCapabilitiesWithClientTools
+    : STDIO_WIRE.requiredCapabilities;
+  if (caps.length > max)
+    throw new RpcFailure(
+      'invalid_params',
+      `required_capabilities has ${caps.length} entries; at most ${max}${wants ? ' with client.tools' : ''}`,
+    );
+  if (new Set(caps).size !== caps.length)
+    throw new RpcFailure('invalid_params', 'required_capabilities lists a capability twice');
   const missing = caps.filter((c) => c !== CLIENT_TOOLS_CAPABILITY);
-  if (missing.length > 0) throw new RpcFailure('invalid_params', `this server does not provide the required capability ${JSON.stringify(missing[0])} (it provides "client.tools")`);
+  if (missing.length > 0)
+    throw new RpcFailure(
+      'invalid_params',
+      `this server does not provide the required capability ${JSON.stringify(missing[0])} (it provides "client.tools")`,
+    );
   const has = Object.hasOwn(p, 'client_tools');
   if (!wants) {
-    if (has) throw new RpcFailure('invalid_params', 'client_tools is only allowed when required_capabilities includes "client.tools"');
+    if (has)
+      throw new RpcFailure(
+        'invalid_params',
+        'client_tools is only allowed when required_capabilities includes "client.tools"',
+      );
     return null;
   }
-  if (!has) throw new RpcFailure('invalid_params', 'client_tools is required when "client.tools" is negotiated ([] registers none)');
+  if (!has)
+    throw new RpcFailure(
+      'invalid_params',
+      'client_tools is required when "client.tools" is negotiated ([] registers none)',
+    );
   const checked = validateStdioTools(p.client_tools);
   if (!checked.ok) throw new RpcFailure('invalid_params', checked.message);
   return checked.tools;
 }
 
 /** `client.tool.result` with every field present and of its type, within the result budget. */
-export function resultParams(params: unknown): Obj & { instance_id: string; call_id: string; status: 'success' | 'error'; text: string } {
+export function resultParams(
+  params: unknown,
+): Obj & { instance_id: string; call_id: string; status: 'success' | 'error'; text: string } {
   if (!isObj(params)) throw new RpcFailure('invalid_params', 'params must be an object');
-  for (const k of Object.keys(params)) if (!RESULT_KEYS.includes(k)) throw new RpcFailure('invalid_params', `unknown field "${k}"`);
-  for (const k of RESULT_KEYS) if (k !== 'structured' && !Object.hasOwn(params, k)) throw new RpcFailure('invalid_params', `${k} is required`);
-  if (typeof params.instance_id !== 'string' || typeof params.call_id !== 'string') throw new RpcFailure('invalid_params', 'instance_id and call_id must be strings');
+  for (const k of Object.keys(params))
+    if (!RESULT_KEYS.includes(k)) throw new RpcFailure('invalid_params', `unknown field "${k}"`);
+  for (const k of RESULT_KEYS)
+    if (k !== 'structured' && !Object.hasOwn(params, k))
+      throw new RpcFailure('invalid_params', `${k} is required`);
+  if (typeof params.instance_id !== 'string' || typeof params.call_id !== 'string')
+    throw new RpcFailure('invalid_params', 'instance_id and call_id must be strings');
   for (const k of ['session_id', 'run_id', 'task_id', 'subagent_id']) {
-    if (params[k] !== null && typeof params[k] !== 'string') throw new RpcFailure('invalid_params', `${k} must be a string or null`);
+    if (params[k] !== null && typeof params[k] !== 'string')
+      throw new RpcFailure('invalid_params', `${k} must be a string or null`);
   }
-  if (params.status !== 'success' && params.status !== 'error') throw new RpcFailure('invalid_params', 'status must be "success" or "error"');
-  if (typeof params.text !== 'string') throw new RpcFailure('invalid_params', 'text must be a string');
+  if (params.status !== 'success' && params.status !== 'error')
+    throw new RpcFailure('invalid_params', 'status must be "success" or "error"');
+  if (typeof params.text !== 'string')
+    throw new RpcFailure('invalid_params', 'text must be a string');
   const hasStructured = Object.hasOwn(params, 'structured');
   const bytes = resultBytes(params.text, params.structured, hasStructured);
-  if (bytes > STDIO_LIMITS.result_bytes) throw new RpcFailure('invalid_params', `the result is ${bytes} bytes (text plus structured); at most ${STDIO_LIMITS.result_bytes}`);
-  return params as Obj & { instance_id: string; call_id: string; status: 'success' | 'error'; text: string };
+  if (bytes > STDIO_LIMITS.result_bytes)
+    throw new RpcFailure(
+      'invalid_params',
+      `the result is ${bytes} bytes (text plus structured); at most ${STDIO_LIMITS.result_bytes}`,
+    );
+  return params as Obj & {
+    instance_id: string;
+    call_id: string;
+    status: 'success' | 'error';
+    text: string;
+  };
 }

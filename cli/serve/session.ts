@@ -71,22 +71,42 @@ export class StdioSession {
       try {
         msg = JSON.parse(Buffer.from(bytes).toString('utf8'));
       } catch (err) {
-        return this.send(errorFrame(null, 'invalid_json', `the frame is not one JSON value (${(err as Error).message.slice(0, 120)})`));
+        return this.send(
+          errorFrame(
+            null,
+            'invalid_json',
+            `the frame is not one JSON value (${(err as Error).message.slice(0, 120)})`,
+          ),
+        );
       }
-      const id = isObj(msg) && (typeof msg.id === 'string' || (typeof msg.id === 'number' && Number.isSafeInteger(msg.id))) ? msg.id : null;
-      if (id === null) return this.send(errorFrame(null, 'invalid_request', decoded.problem.message));
+      const id =
+        isObj(msg) &&
+        (typeof msg.id === 'string' || (typeof msg.id === 'number' && Number.isSafeInteger(msg.id)))
+          ? msg.id
+          : null;
+      if (id === null)
+        return this.send(errorFrame(null, 'invalid_request', decoded.problem.message));
       if (this.admit(id)) this.send(errorFrame(id, 'invalid_params', decoded.problem.message));
       return;
     }
     if (!decoded.ok) {
       const p = decoded.problem;
-      return this.send(errorFrame(null, p.kind === 'depth' ? 'invalid_request' : 'invalid_json', p.message));
+      return this.send(
+        errorFrame(null, p.kind === 'depth' ? 'invalid_request' : 'invalid_json', p.message),
+      );
     }
     const msg = decoded.value;
     if (!isObj(msg) || msg.jsonrpc !== '2.0' || typeof msg.method !== 'string') {
       // Responses are never expected (the child sends only notifications); anything else is malformed.
-      const id = isObj(msg) && (typeof msg.id === 'string' || typeof msg.id === 'number') ? msg.id : null;
-      return this.send(errorFrame(id, 'invalid_request', 'expected a JSON-RPC 2.0 request {jsonrpc: "2.0", id, method, params}'));
+      const id =
+        isObj(msg) && (typeof msg.id === 'string' || typeof msg.id === 'number') ? msg.id : null;
+      return this.send(
+        errorFrame(
+          id,
+          'invalid_request',
+          'expected a JSON-RPC 2.0 request {jsonrpc: "2.0", id, method, params}',
+        ),
+      );
     }
     if (!Object.hasOwn(msg, 'id')) return; // a notification: nothing to answer
     const id = msg.id;
@@ -106,11 +126,23 @@ export class StdioSession {
   /** Takes a request id for life; false (and the error sent) for a used id or once 4096 were taken. */
   private admit(id: RpcId): boolean {
     if (this.ids.has(id)) {
-      this.send(errorFrame(id, 'duplicate_id', `request id ${JSON.stringify(id)} was already used; every request needs a fresh id`));
+      this.send(
+        errorFrame(
+          id,
+          'duplicate_id',
+          `request id ${JSON.stringify(id)} was already used; every request needs a fresh id`,
+        ),
+      );
       return false;
     }
     if (this.ids.size >= STDIO_WIRE.lifetimeRequestIds) {
-      this.send(errorFrame(id, 'request_ids_exhausted', `this child has accepted its ${STDIO_WIRE.lifetimeRequestIds} lifetime request ids; restart it`));
+      this.send(
+        errorFrame(
+          id,
+          'request_ids_exhausted',
+          `this child has accepted its ${STDIO_WIRE.lifetimeRequestIds} lifetime request ids; restart it`,
+        ),
+      );
       return false;
     }
     this.ids.add(id);
@@ -120,21 +152,35 @@ export class StdioSession {
   private send(frame: unknown): void {
     if (this.closed) return;
     const r = this.deps.out(frame);
-    if (r === 'overflow') this.deps.fatal('the app does not read stdout; more than 512 KiB is queued');
+    if (r === 'overflow')
+      this.deps.fatal('the app does not read stdout; more than 512 KiB is queued');
     // Responses are small (the initialize answer is bounded by the registry limit); never too large.
   }
 
   private dispatch(method: string, params: unknown): Promise<unknown> | unknown {
     if (method === 'initialize') return this.initialize(params);
     if (method === 'client.tool.result') {
-      if (!this.negotiated || this.phase !== 'ready') throw new RpcFailure('unsupported_method', 'client.tool.result needs client.tools negotiated at initialize');
+      if (!this.negotiated || this.phase !== 'ready')
+        throw new RpcFailure(
+          'unsupported_method',
+          'client.tool.result needs client.tools negotiated at initialize',
+        );
       return this.result(params);
     }
-    throw new RpcFailure('unsupported_method', `unknown method ${JSON.stringify(method.slice(0, 64))}`);
+    throw new RpcFailure(
+      'unsupported_method',
+      `unknown method ${JSON.stringify(method.slice(0, 64))}`,
+    );
   }
 
   private async initialize(params: unknown): Promise<unknown> {
-    if (this.phase !== 'new') throw new RpcFailure('invalid_request', this.phase === 'ready' ? 'already initialized; restart the child to change its registration' : 'initialize is in progress');
+    if (this.phase !== 'new')
+      throw new RpcFailure(
+        'invalid_request',
+        this.phase === 'ready'
+          ? 'already initialized; restart the child to change its registration'
+          : 'initialize is in progress',
+      );
     const registered = initializeParams(params);
     if (registered === null) {
       this.phase = 'ready';
@@ -150,13 +196,28 @@ export class StdioSession {
     try {
       link = this.deps.connect();
       this.opening = link;
-      await link.open((e) => this.event(e), (why) => this.lost(why));
+      await link.open(
+        (e) => this.event(e),
+        (why) => this.lost(why),
+      );
       stillOpen();
-      const res = await link.call('POST', '/api/v1/client-tools/stdio', { client_id: link.clientId, ...(this.deps.serverId ? { server_id: this.deps.serverId } : {}), tools: registered });
+      const res = await link.call('POST', '/api/v1/client-tools/stdio', {
+        client_id: link.clientId,
+        ...(this.deps.serverId ? { server_id: this.deps.serverId } : {}),
+        tools: registered,
+      });
       if (res.status !== 200 || !res.body?.ok) {
         const code = res.body?.error?.code;
         const message = res.body?.error?.message ?? `HTTP ${res.status}`;
-        throw new RpcFailure(code === 'invalid_tool' || code === 'name_conflict' || code === 'too_many_tools' || code === 'inventory_too_large' ? 'invalid_params' : 'unavailable', `the daemon refused the registration (${code ?? 'error'}): ${message}`);
+        throw new RpcFailure(
+          code === 'invalid_tool' ||
+            code === 'name_conflict' ||
+            code === 'too_many_tools' ||
+            code === 'inventory_too_large'
+            ? 'invalid_params'
+            : 'unavailable',
+          `the daemon refused the registration (${code ?? 'error'}): ${message}`,
+        );
       }
       stillOpen();
     } catch (err) {
@@ -175,7 +236,14 @@ export class StdioSession {
       instance_id: link.clientId,
       capabilities: [CLIENT_TOOLS_CAPABILITY],
       client_tools: { tools, limits: STDIO_LIMITS },
-      extensions: { [CLIENT_TOOLS_CAPABILITY]: { schema_version: 1, registration: 'startup_only', tools, limits: STDIO_LIMITS } },
+      extensions: {
+        [CLIENT_TOOLS_CAPABILITY]: {
+          schema_version: 1,
+          registration: 'startup_only',
+          tools,
+          limits: STDIO_LIMITS,
+        },
+      },
     };
   }
 
@@ -188,23 +256,40 @@ export class StdioSession {
       const requestId = d.request_id as string;
       if (!call || typeof requestId !== 'string') return;
       const data = {
-        session_id: call.session_id, run_id: call.run_id, call_id: call.call_id, task_id: call.task_id, subagent_id: call.subagent_id,
-        name: d.tool, arguments: d.arguments, timeout_ms: call.timeout_ms,
+        session_id: call.session_id,
+        run_id: call.run_id,
+        call_id: call.call_id,
+        task_id: call.task_id,
+        subagent_id: call.subagent_id,
+        name: d.tool,
+        arguments: d.arguments,
+        timeout_ms: call.timeout_ms,
       };
       // The daemon's trace context, when it traces: the app's own spans join the agent's trace.
       const meta = traceMetaOf(d._meta);
-      const r = this.deps.out({ jsonrpc: '2.0', method: 'client.tool.call', params: { instance_id: this.instanceId, data, ...(meta ? { _meta: meta } : {}) } });
+      const r = this.deps.out({
+        jsonrpc: '2.0',
+        method: 'client.tool.call',
+        params: { instance_id: this.instanceId, data, ...(meta ? { _meta: meta } : {}) },
+      });
       if (r === 'too_large') {
         // Fails here, never sent: the agent reads client_tool_payload_limit.
-        void this.link?.call('POST', `/api/v1/client-tools/requests/${encodeURIComponent(requestId)}/result`, {
-          client_id: this.instanceId, ok: false,
-          error: { code: 'client_tool_payload_limit', message: `the call does not fit one ${STDIO_WIRE.outputFrameBytes}-byte stdio frame` },
-        }).catch(() => undefined);
+        void this.link
+          ?.call('POST', `/api/v1/client-tools/requests/${encodeURIComponent(requestId)}/result`, {
+            client_id: this.instanceId,
+            ok: false,
+            error: {
+              code: 'client_tool_payload_limit',
+              message: `the call does not fit one ${STDIO_WIRE.outputFrameBytes}-byte stdio frame`,
+            },
+          })
+          .catch(() => undefined);
         return;
       }
       this.calls.set(call.call_id, { requestId, identity: call });
       this.byRequest.set(requestId, call.call_id);
-      if (r === 'overflow') this.deps.fatal('the app does not read stdout; more than 512 KiB is queued');
+      if (r === 'overflow')
+        this.deps.fatal('the app does not read stdout; more than 512 KiB is queued');
     } else if (e.type === 'client_tool.cancelled') {
       const requestId = e.data.request_id as string;
       const callId = this.byRequest.get(requestId);
@@ -222,7 +307,14 @@ export class StdioSession {
 
   private cancel(call: Call, reason: string): void {
     const { session_id, run_id, call_id, task_id, subagent_id } = call.identity;
-    this.send({ jsonrpc: '2.0', method: 'client.tool.cancel', params: { instance_id: this.instanceId, data: { session_id, run_id, call_id, task_id, subagent_id, reason } } });
+    this.send({
+      jsonrpc: '2.0',
+      method: 'client.tool.cancel',
+      params: {
+        instance_id: this.instanceId,
+        data: { session_id, run_id, call_id, task_id, subagent_id, reason },
+      },
+    });
   }
 
   private forget(requestId: string): void {
@@ -245,32 +337,50 @@ export class StdioSession {
     const call = this.calls.get(params.call_id);
     const stale = (why: string) => new RpcFailure('stale_client_tool_call', why);
     if (params.instance_id !== this.instanceId) throw stale('instance_id names another child');
-    if (!call) throw stale(`call ${params.call_id} is unknown, already answered, expired or cancelled`);
-    for (const k of IDENTITY_KEYS) if (params[k] !== call.identity[k]) throw stale(`${k} does not match the call`);
+    if (!call)
+      throw stale(`call ${params.call_id} is unknown, already answered, expired or cancelled`);
+    for (const k of IDENTITY_KEYS)
+      if (params[k] !== call.identity[k]) throw stale(`${k} does not match the call`);
     // While the daemon decides, the call is answered as far as the app is concerned: a second result is stale.
     this.forget(call.requestId);
     const flight: { call: Call; cancelled?: string } = { call };
     this.answering.set(call.requestId, flight);
     let res: ApiAnswer;
     try {
-      res = await this.link!.call('POST', `/api/v1/client-tools/requests/${encodeURIComponent(call.requestId)}/reply`, {
-        client_id: this.instanceId, status: params.status, text: params.text, ...(hasStructured ? { structured: params.structured } : {}),
-      });
+      res = await this.link!.call(
+        'POST',
+        `/api/v1/client-tools/requests/${encodeURIComponent(call.requestId)}/reply`,
+        {
+          client_id: this.instanceId,
+          status: params.status,
+          text: params.text,
+          ...(hasStructured ? { structured: params.structured } : {}),
+        },
+      );
     } finally {
       this.answering.delete(call.requestId);
     }
     if (res.status === 200 && res.body?.ok) return { accepted: true };
     const code = res.body?.error?.code;
-    if (code === 'unknown_request' || code === 'already_settled') throw stale(`call ${params.call_id} already ended (expired or cancelled)`);
+    if (code === 'unknown_request' || code === 'already_settled')
+      throw stale(`call ${params.call_id} already ended (expired or cancelled)`);
     if (code === 'validation_failed') {
       // The result gate refused the result (masking made two keys equal, it cannot fit): the call is still pending,
       // so the app may answer again with a fresh id, unless a cancellation came meanwhile.
       const reason = flight.cancelled;
-      if (reason === undefined) (this.calls.set(call.identity.call_id, call), this.byRequest.set(call.requestId, call.identity.call_id));
+      if (reason === undefined)
+        this.calls.set(call.identity.call_id, call),
+          this.byRequest.set(call.requestId, call.identity.call_id);
       else this.cancel(call, CANCEL_REASONS.includes(reason) ? reason : 'cancelled');
-      throw new RpcFailure('invalid_params', res.body?.error?.message ?? 'the daemon refused the result');
+      throw new RpcFailure(
+        'invalid_params',
+        res.body?.error?.message ?? 'the daemon refused the result',
+      );
     }
-    throw new RpcFailure('unavailable', `the daemon did not accept the result: ${res.body?.error?.message ?? `HTTP ${res.status}`}`);
+    throw new RpcFailure(
+      'unavailable',
+      `the daemon did not accept the result: ${res.body?.error?.message ?? `HTTP ${res.status}`}`,
+    );
   }
 
   /**
@@ -290,6 +400,12 @@ export class StdioSession {
 function traceMetaOf(meta: unknown): { traceparent: string; tracestate?: string } | undefined {
   if (meta === null || typeof meta !== 'object') return undefined;
   const { traceparent, tracestate } = meta as Record<string, unknown>;
-  if (typeof traceparent !== 'string' || !/^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/.test(traceparent)) return undefined;
-  return typeof tracestate === 'string' && tracestate.length <= 512 ? { traceparent, tracestate } : { traceparent };
+  if (
+    typeof traceparent !== 'string' ||
+    !/^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/.test(traceparent)
+  )
+    return undefined;
+  return typeof tracestate === 'string' && tracestate.length <= 512
+    ? { traceparent, tracestate }
+    : { traceparent };
 }

@@ -10,8 +10,16 @@ import { STDIO_WIRE } from '../../catalog/stdio-tools.js';
 
 export type RpcId = string | number;
 
-export function errorFrame(id: RpcId | null, code: ErrorCode, message: string): Record<string, unknown> {
-  return { jsonrpc: '2.0', id, error: { code: ERROR_TABLE[code].jsonrpc, message, data: { code } } };
+export function errorFrame(
+  id: RpcId | null,
+  code: ErrorCode,
+  message: string,
+): Record<string, unknown> {
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: { code: ERROR_TABLE[code].jsonrpc, message, data: { code } },
+  };
 }
 
 /** Cuts a byte stream into lines; a line longer than the input bound is reported once and ends the reader. */
@@ -47,7 +55,10 @@ export class LineReader {
       this.size = 0;
       start = lf + 1;
       // A CR before the LF belongs to the line terminator.
-      const body = line.length > 0 && line[line.length - 1] === 0x0d ? line.subarray(0, line.length - 1) : line;
+      const body =
+        line.length > 0 && line[line.length - 1] === 0x0d
+          ? line.subarray(0, line.length - 1)
+          : line;
       if (body.length > 0) this.onLine(body);
     }
   }

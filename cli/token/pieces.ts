@@ -13,7 +13,17 @@ export const PIECE_CHARS = 1024;
 
 // Exactly the characters of JavaScript's \s, which the tokenizer's pre-token pattern uses.
 const isSpace = (c: number) =>
-  c === 0x20 || (c >= 0x09 && c <= 0x0d) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+  c === 0x20 ||
+  (c >= 0x09 && c <= 0x0d) ||
+  c === 0xa0 ||
+  c === 0x1680 ||
+  (c >= 0x2000 && c <= 0x200a) ||
+  c === 0x2028 ||
+  c === 0x2029 ||
+  c === 0x202f ||
+  c === 0x205f ||
+  c === 0x3000 ||
+  c === 0xfeff;
 const isHighSurrogate = (c: number) => c >= 0xd800 && c <= 0xdbff;
 
 /** Where the piece starting at `start` ends: linear work per piece, so linear overall. */
@@ -39,7 +49,11 @@ export function* pieces(text: string, max = PIECE_CHARS): Generator<string> {
 }
 
 /** Counts `text` with `count` piece by piece. */
-export function countInPieces(text: string, count: (piece: string) => number, max = PIECE_CHARS): number {
+export function countInPieces(
+  text: string,
+  count: (piece: string) => number,
+  max = PIECE_CHARS,
+): number {
   let n = 0;
   for (const p of pieces(text, max)) n += count(p);
   return n;

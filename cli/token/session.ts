@@ -31,7 +31,15 @@ export interface ParsedSession {
 
 type Json = Record<string, unknown>;
 
-const SHELL_TOOLS = new Set(['Bash', 'bash', 'shell', 'shell_command', 'exec_command', 'local_shell', 'container.exec']);
+const SHELL_TOOLS = new Set([
+  'Bash',
+  'bash',
+  'shell',
+  'shell_command',
+  'exec_command',
+  'local_shell',
+  'container.exec',
+]);
 const EXEC_RE = /\bagentteam\s+exec\s+([a-z][a-z0-9-]*)\s+([a-z][a-z0-9-]*)/;
 
 /** The agentteam tool a runtime-visible call names, or null. */
@@ -61,7 +69,13 @@ function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) {
     return content
-      .map((b) => (b && typeof b === 'object' && typeof (b as Json).text === 'string' ? ((b as Json).text as string) : b && typeof b === 'object' && (b as Json).type === 'image' ? '' : JSON.stringify(b)))
+      .map((b) =>
+        b && typeof b === 'object' && typeof (b as Json).text === 'string'
+          ? ((b as Json).text as string)
+          : b && typeof b === 'object' && (b as Json).type === 'image'
+            ? ''
+            : JSON.stringify(b),
+      )
       .join('\n');
   }
   if (content && typeof content === 'object') {
@@ -93,7 +107,8 @@ function nestsDeeperThan(line: string, max: number): boolean {
   for (let i = 0; i < line.length; i++) {
     const c = line.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x7b || c === 0x5b) {
@@ -117,7 +132,9 @@ export function parseSession(text: string): ParsedSession {
     if (raw.trim() === '') continue;
     lines++;
     if (nestsDeeperThan(raw, MAX_LINE_DEPTH)) {
-      throw new SessionError(`line ${lineNo} nests deeper than ${MAX_LINE_DEPTH} levels of JSON; this is not a transcript token analyze reads`);
+      throw new SessionError(
+        `line ${lineNo} nests deeper than ${MAX_LINE_DEPTH} levels of JSON; this is not a transcript token analyze reads`,
+      );
     }
     const obj = safeJson(raw) as Json | null;
     if (!obj || typeof obj !== 'object') {
@@ -125,15 +142,23 @@ export function parseSession(text: string): ParsedSession {
       continue;
     }
     const message = obj.message as Json | undefined;
-    if ((obj.type === 'assistant' || obj.type === 'user') && message && Array.isArray(message.content)) {
+    if (
+      (obj.type === 'assistant' || obj.type === 'user') &&
+      message &&
+      Array.isArray(message.content)
+    ) {
       claude++;
       for (const b of message.content as Json[]) {
-        if (b?.type === 'tool_use' && typeof b.id === 'string' && typeof b.name === 'string') calls.set(b.id, { name: b.name, input: b.input });
-        if (b?.type === 'tool_result' && typeof b.tool_use_id === 'string') outputs.push({ id: b.tool_use_id, text: textOf(b.content) });
+        if (b?.type === 'tool_use' && typeof b.id === 'string' && typeof b.name === 'string')
+          calls.set(b.id, { name: b.name, input: b.input });
+        if (b?.type === 'tool_result' && typeof b.tool_use_id === 'string')
+          outputs.push({ id: b.tool_use_id, text: textOf(b.content) });
       }
       continue;
     }
-    const item = (obj.type === 'response_item' || obj.type === 'event_msg' ? obj.payload : obj) as Json | undefined;
+    const item = (obj.type === 'response_item' || obj.type === 'event_msg' ? obj.payload : obj) as
+      | Json
+      | undefined;
     if (!item || typeof item !== 'object') continue;
     const id = typeof item.call_id === 'string' ? item.call_id : null;
     switch (item.type) {
@@ -142,7 +167,10 @@ export function parseSession(text: string): ParsedSession {
         codex++;
         // Current Codex records an MCP (or app-server dynamic) tool as a name inside its namespace (`mcp__agentteam` + `message_send`).
         if (id && typeof item.name === 'string') {
-          const name = typeof item.namespace === 'string' && item.namespace.length > 0 ? `${item.namespace}__${item.name}` : item.name;
+          const name =
+            typeof item.namespace === 'string' && item.namespace.length > 0
+              ? `${item.namespace}__${item.name}`
+              : item.name;
           calls.set(id, { name, input: item.arguments ?? item.input });
         }
         break;
@@ -158,7 +186,11 @@ export function parseSession(text: string): ParsedSession {
       case 'mcp_tool_call_end': {
         codex++;
         const inv = item.invocation as Json | undefined;
-        if (id && inv) fallbacks.set(id, { tool: inv.server === 'agentteam' && typeof inv.tool === 'string' ? inv.tool : null, text: textOf(item.result) });
+        if (id && inv)
+          fallbacks.set(id, {
+            tool: inv.server === 'agentteam' && typeof inv.tool === 'string' ? inv.tool : null,
+            text: textOf(item.result),
+          });
         break;
       }
       default:
@@ -173,6 +205,7 @@ export function parseSession(text: string): ParsedSession {
     results.push({ tool: call ? agentteamTool(call.name, call.input) : null, text: o.text });
   }
   for (const [id, f] of fallbacks) if (!answered.has(id)) results.push(f);
-  const format: SessionFormat = claude === 0 && codex === 0 ? 'unknown' : claude >= codex ? 'claude' : 'codex';
+  const format: SessionFormat =
+    claude === 0 && codex === 0 ? 'unknown' : claude >= codex ? 'claude' : 'codex';
   return { format, lines, badLines, results };
 }

@@ -19,17 +19,27 @@ import { ANALYSIS_PATH } from '../http/paths.js';
  * The credential route is an operator route; the surface route accepts only
  * a token-analysis credential.
  */
-export function registerTokenAnalysisRoutes(app: Hono<any>, tokens: AnalysisTokens, inventory: readonly McpToolDescriptor[]): void {
-  app.post('/api/v1/token-analysis/credentials', async (c) => c.json({ ok: true, data: await tokens.issue() }, 201));
+export function registerTokenAnalysisRoutes(
+  app: Hono<any>,
+  tokens: AnalysisTokens,
+  inventory: readonly McpToolDescriptor[],
+): void {
+  app.post('/api/v1/token-analysis/credentials', async (c) =>
+    c.json({ ok: true, data: await tokens.issue() }, 201),
+  );
 
   app.get(ANALYSIS_PATH, async (c) => {
     const m = /^Bearer +(\S+) *$/i.exec(c.req.header('authorization') ?? '');
     if (!m || !(await tokens.verify(m[1]!))) return forbidden();
     const runtime = c.req.query('runtime') ?? 'generic';
-    if (!isRuntimeKind(runtime)) throw new ExecError('invalid_request', `unknown runtime "${runtime}"`);
+    if (!isRuntimeKind(runtime))
+      throw new ExecError('invalid_request', `unknown runtime "${runtime}"`);
     // Each definition is the tools/list entry (the wire form, catalog/mcp-wire.ts) under the name the runtime shows;
     // the CLI derives what the runtime's model is sent from it (lib/token-model-view.ts).
-    const tools = inventory.map((t) => ({ name: t.name, definition: JSON.stringify(wireTool(t, toRuntimeName(runtime, t.name))) }));
+    const tools = inventory.map((t) => ({
+      name: t.name,
+      definition: JSON.stringify(wireTool(t, toRuntimeName(runtime, t.name))),
+    }));
     return c.json({
       ok: true,
       data: {

@@ -38,13 +38,24 @@ export class AuditTrail {
     const { principal, runtime, generationId } = c.get('runtime') as RuntimeRequest;
     const { settings } = this.recorder;
     this.recorder.record({
-      at, serverId: principal.serverId, agentId: principal.agentId, authorizationId: principal.authorizationId,
-      generationId: generationId ?? '', runtime: runtime ?? 'generic',
-      threadId: threadId === null ? null : this.name(threadId), via, transport: note.transport ?? via,
-      tool: this.name(tool), outcome, durationUs: Math.round((performance.now() - started) * 1000),
-      requestBytes: note.requestBytes ?? 0, resultBytes, traceId,
+      at,
+      serverId: principal.serverId,
+      agentId: principal.agentId,
+      authorizationId: principal.authorizationId,
+      generationId: generationId ?? '',
+      runtime: runtime ?? 'generic',
+      threadId: threadId === null ? null : this.name(threadId),
+      via,
+      transport: note.transport ?? via,
+      tool: this.name(tool),
+      outcome,
+      durationUs: Math.round((performance.now() - started) * 1000),
+      requestBytes: note.requestBytes ?? 0,
+      resultBytes,
+      traceId,
       args: settings.recordPayloads && note.input !== undefined ? this.payload(note.input) : null,
-      result: settings.recordPayloads && note.result !== undefined ? this.payload(note.result) : null,
+      result:
+        settings.recordPayloads && note.result !== undefined ? this.payload(note.result) : null,
     });
   }
 
@@ -69,7 +80,7 @@ export class AuditTrail {
   private payload(v: unknown): string {
     let text: string;
     try {
-      text = typeof v === 'string' ? v : JSON.stringify(this.gate.maskJson(v)) ?? 'null';
+      text = typeof v === 'string' ? v : (JSON.stringify(this.gate.maskJson(v)) ?? 'null');
     } catch {
       return '[not recorded: the value could not be masked]';
     }
@@ -100,7 +111,11 @@ export function cutBytes(s: string, n: number): string {
 }
 
 /** Exec: wraps one action call; `run` fills the note (body size, input, result, outcome of an error envelope). */
-export async function auditExec(trail: AuditTrail | null, c: Context, run: (note: AuditNote) => Promise<Response>): Promise<Response> {
+export async function auditExec(
+  trail: AuditTrail | null,
+  c: Context,
+  run: (note: AuditNote) => Promise<Response>,
+): Promise<Response> {
   const note: AuditNote = {};
   if (trail === null) return run(note);
   const at = trail.now();
@@ -108,13 +123,24 @@ export async function auditExec(trail: AuditTrail | null, c: Context, run: (note
   const res = await run(note);
   // Refused before its body was read: nothing was read. (The announced Content-Length is the caller's word, not a measure.)
   note.requestBytes ??= 0;
-  const outcome = note.outcome ?? (res.status === 200 ? 'ok' : res.status === 403 ? 'forbidden' : 'internal');
+  const outcome =
+    note.outcome ?? (res.status === 200 ? 'ok' : res.status === 403 ? 'forbidden' : 'internal');
   const tool = `${c.req.param('domain') ?? ''}/${c.req.param('action') ?? ''}`;
   const thread = c.req.header(THREAD_HEADER);
-  trail.finish(c, {
-    via: 'exec', tool, threadId: thread ? thread : null, traceId: traceIdOf(c.req.header('traceparent')), at, started,
-    resultBytes: note.result === undefined ? 0 : Buffer.byteLength(note.result, 'utf8'), outcome,
-  }, note);
+  trail.finish(
+    c,
+    {
+      via: 'exec',
+      tool,
+      threadId: thread ? thread : null,
+      traceId: traceIdOf(c.req.header('traceparent')),
+      at,
+      started,
+      resultBytes: note.result === undefined ? 0 : Buffer.byteLength(note.result, 'utf8'),
+      outcome,
+    },
+    note,
+  );
   return res;
 }
 
@@ -133,7 +159,11 @@ type McpOutcome = { ok: true; resultJson: string } | { ok: false; code: number; 
 
 /** MCP tools/call: wraps one call through the tool host; tool errors and transports are noted by the layers below. */
 export async function auditMcp<O extends McpOutcome>(
-  trail: AuditTrail | null, c: Context, params: Record<string, unknown>, context: (audit: AuditNote | undefined) => CallContext, run: (ctx: CallContext) => Promise<O>,
+  trail: AuditTrail | null,
+  c: Context,
+  params: Record<string, unknown>,
+  context: (audit: AuditNote | undefined) => CallContext,
+  run: (ctx: CallContext) => Promise<O>,
 ): Promise<O> {
   if (trail === null) return run(context(undefined));
   const at = trail.now();
@@ -147,9 +177,19 @@ export async function auditMcp<O extends McpOutcome>(
   if (trail.recorder.settings.recordPayloads) note.result = result;
   const outcome = note.outcome ?? (out.ok ? 'ok' : 'invalid_request');
   const tool = typeof params.name === 'string' ? params.name : '(no name)';
-  trail.finish(c, {
-    via: 'mcp', tool, threadId: ctx.threadId, traceId: mcpTraceId(params, c.req.header('traceparent')), at, started,
-    resultBytes: Buffer.byteLength(result, 'utf8'), outcome,
-  }, note);
+  trail.finish(
+    c,
+    {
+      via: 'mcp',
+      tool,
+      threadId: ctx.threadId,
+      traceId: mcpTraceId(params, c.req.header('traceparent')),
+      at,
+      started,
+      resultBytes: Buffer.byteLength(result, 'utf8'),
+      outcome,
+    },
+    note,
+  );
   return out;
 }

@@ -98,19 +98,27 @@ export class AuditRecorder {
         }
         this.counts.failedWrites++;
         // Only the error's class and code: row contents never reach the log.
-        if (!this.failing) this.diag('audit_write_failed', { error: (cause as { code?: string }).code ?? (cause as Error)?.name ?? 'error', queued: this.queue.length });
+        if (!this.failing)
+          this.diag('audit_write_failed', {
+            error: (cause as { code?: string }).code ?? (cause as Error)?.name ?? 'error',
+            queued: this.queue.length,
+          });
         this.failing = true;
       } finally {
         this.writing = null;
       }
-      if (this.queue.length > 0 && !this.closed) this.schedule(this.failing ? RETRY_MS : this.queue.length >= AUDIT_BATCH_ROWS ? 0 : AUDIT_FLUSH_MS);
+      if (this.queue.length > 0 && !this.closed)
+        this.schedule(
+          this.failing ? RETRY_MS : this.queue.length >= AUDIT_BATCH_ROWS ? 0 : AUDIT_FLUSH_MS,
+        );
     })();
     return this.writing;
   }
 
   private async trimIfDue(): Promise<void> {
     const now = this.clock.now();
-    if (now - this.lastTrim < AUDIT_TRIM_EVERY_MS && this.sinceTrim < this.settings.maxRows / 10) return;
+    if (now - this.lastTrim < AUDIT_TRIM_EVERY_MS && this.sinceTrim < this.settings.maxRows / 10)
+      return;
     await this.trim();
   }
 
@@ -132,7 +140,10 @@ export class AuditRecorder {
     }
     while (this.writing || this.queue.length > 0) {
       await (this.writing ?? this.writeOne());
-      if (this.failing) throw new Error(`the audit trail could not be written; ${this.queue.length} rows are still queued`);
+      if (this.failing)
+        throw new Error(
+          `the audit trail could not be written; ${this.queue.length} rows are still queued`,
+        );
     }
   }
 
@@ -143,7 +154,10 @@ export class AuditRecorder {
       await this.flush();
       await this.trim();
     } catch (err) {
-      this.diag('audit_lost_on_stop', { rows: this.queue.length, error: (err as Error)?.name ?? 'error' });
+      this.diag('audit_lost_on_stop', {
+        rows: this.queue.length,
+        error: (err as Error)?.name ?? 'error',
+      });
     }
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);

@@ -18,7 +18,11 @@ export interface AuditSettings {
 }
 
 export const AUDIT_DEFAULTS: AuditSettings = {
-  enabled: true, recordPayloads: false, payloadBytes: 4096, maxRows: 100_000, maxAgeMs: 30 * 86_400_000,
+  enabled: true,
+  recordPayloads: false,
+  payloadBytes: 4096,
+  maxRows: 100_000,
+  maxAgeMs: 30 * 86_400_000,
 };
 
 export class AuditSettingsError extends Error {
@@ -50,7 +54,8 @@ export function parseAuditSettings(v: unknown, where = 'audit settings'): AuditS
   const bad = (m: string) => new AuditSettingsError(`${where}: ${m}`);
   if (v === null || typeof v !== 'object' || Array.isArray(v)) throw bad('must be a JSON object');
   const o = v as Record<string, unknown>;
-  for (const k of Object.keys(o)) if (!KEYS.has(k)) throw bad(`unknown setting "${k}" (known: ${[...KEYS].join(', ')})`);
+  for (const k of Object.keys(o))
+    if (!KEYS.has(k)) throw bad(`unknown setting "${k}" (known: ${[...KEYS].join(', ')})`);
   const bool = (k: string, d: boolean) => {
     if (o[k] === undefined) return d;
     if (typeof o[k] !== 'boolean') throw bad(`${k} must be true or false`);
@@ -58,7 +63,8 @@ export function parseAuditSettings(v: unknown, where = 'audit settings'): AuditS
   };
   const int = (k: string, d: number, min: number, max: number) => {
     if (o[k] === undefined) return d;
-    if (!Number.isInteger(o[k]) || (o[k] as number) < min || (o[k] as number) > max) throw bad(`${k} must be an integer from ${min} to ${max}`);
+    if (!Number.isInteger(o[k]) || (o[k] as number) < min || (o[k] as number) > max)
+      throw bad(`${k} must be an integer from ${min} to ${max}`);
     return o[k] as number;
   };
   return {

@@ -17,7 +17,10 @@ export function traceIdOf(traceparent: unknown): string | null {
 }
 
 /** MCP: `params._meta.traceparent` wins over the request's `traceparent` header. */
-export function mcpTraceId(params: Record<string, unknown>, header: string | undefined): string | null {
+export function mcpTraceId(
+  params: Record<string, unknown>,
+  header: string | undefined,
+): string | null {
   const meta = params._meta;
   if (meta !== null && typeof meta === 'object' && !Array.isArray(meta)) {
     const id = traceIdOf((meta as Record<string, unknown>).traceparent);

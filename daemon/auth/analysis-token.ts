@@ -1,7 +1,13 @@
 import { randomBytes, type KeyObject } from 'node:crypto';
 import { SignJWT, jwtVerify } from 'jose';
 import type { Clock } from '../../lib/clock.js';
-import { CLOCK_TOLERANCE_S, MAX_TOKEN_BYTES, TOKEN_AUDIENCE, TOKEN_ISSUER, TOKEN_TYP } from './signer.js';
+import {
+  CLOCK_TOLERANCE_S,
+  MAX_TOKEN_BYTES,
+  TOKEN_AUDIENCE,
+  TOKEN_ISSUER,
+  TOKEN_TYP,
+} from './signer.js';
 
 /** The scope of `agentteam token analyze` credentials; the runtime routes accept only `runtime`. */
 const ANALYSIS_SCOPE = 'token-analysis';
@@ -39,8 +45,13 @@ export function createAnalysisTokens(key: KeyObject, clock: Clock): AnalysisToke
       if (token.length === 0 || token.length > MAX_TOKEN_BYTES) return false;
       try {
         const { payload } = await jwtVerify(token, key, {
-          algorithms: ['HS256'], issuer: TOKEN_ISSUER, audience: TOKEN_AUDIENCE, typ: TOKEN_TYP,
-          requiredClaims: ['exp', 'iat', 'jti', 'sub'], maxTokenAge: ANALYSIS_TTL_S, clockTolerance: CLOCK_TOLERANCE_S,
+          algorithms: ['HS256'],
+          issuer: TOKEN_ISSUER,
+          audience: TOKEN_AUDIENCE,
+          typ: TOKEN_TYP,
+          requiredClaims: ['exp', 'iat', 'jti', 'sub'],
+          maxTokenAge: ANALYSIS_TTL_S,
+          clockTolerance: CLOCK_TOLERANCE_S,
           currentDate: new Date(clock.now()),
         });
         return payload.scope === ANALYSIS_SCOPE;

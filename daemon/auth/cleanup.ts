@@ -31,8 +31,17 @@ export class CleanupQueue {
     } catch (err) {
       auth.state = 'cleanup_retry';
       this.debt.add(auth);
-      const delay = backoff(CLEANUP_BACKOFF_BASE_MS, CLEANUP_BACKOFF_CAP_MS, auth.cleanupAttempts++);
-      this.diag?.('cleanup_failed', { authorizationId: auth.id, attempt: auth.cleanupAttempts, retryInMs: delay, error: String((err as Error)?.message ?? err) });
+      const delay = backoff(
+        CLEANUP_BACKOFF_BASE_MS,
+        CLEANUP_BACKOFF_CAP_MS,
+        auth.cleanupAttempts++,
+      );
+      this.diag?.('cleanup_failed', {
+        authorizationId: auth.id,
+        attempt: auth.cleanupAttempts,
+        retryInMs: delay,
+        error: String((err as Error)?.message ?? err),
+      });
       const timer = this.clock.setTimeout(() => {
         auth.cleanupTimer = null;
         void this.attempt(auth);
@@ -48,10 +57,12 @@ export class CleanupQueue {
 
   /** Shutdown: one more immediate attempt for every directory still owed. */
   async flush(): Promise<void> {
-    await Promise.all([...this.debt].map((auth) => {
-      if (auth.cleanupTimer) this.clock.clearTimeout(auth.cleanupTimer);
-      auth.cleanupTimer = null;
-      return this.attempt(auth);
-    }));
+    await Promise.all(
+      [...this.debt].map((auth) => {
+        if (auth.cleanupTimer) this.clock.clearTimeout(auth.cleanupTimer);
+        auth.cleanupTimer = null;
+        return this.attempt(auth);
+      }),
+    );
   }
 }

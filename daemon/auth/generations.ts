@@ -22,7 +22,10 @@ export class GenerationBook {
    */
   version = 0;
 
-  constructor(private readonly clock: Clock, private readonly diag?: (event: string, detail: Record<string, unknown>) => void) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly diag?: (event: string, detail: Record<string, unknown>) => void,
+  ) {}
 
   /** Registered before publication, so a reader that sees the new file can use it at once. */
   add(auth: Authorization, gen: Generation): void {
@@ -61,18 +64,25 @@ export class GenerationBook {
 
   checkRoom(auth: Authorization, forced: boolean): void {
     const gens = auth.generations;
-    const oldest = (list: Generation[]) => Math.max(0, list[0]!.expiresAtMs + CLOCK_TOLERANCE_S * 1000 - this.clock.now());
+    const oldest = (list: Generation[]) =>
+      Math.max(0, list[0]!.expiresAtMs + CLOCK_TOLERANCE_S * 1000 - this.clock.now());
     if (forced) {
       const live = gens.filter((g) => g.forced);
       if (live.length >= L.MAX_LIVE_FORCED_GENERATIONS) {
         const waitS = Math.ceil(oldest(live) / 1000);
-        throw new ExecError('busy', `${live.length} force-rotated tokens of this runtime are still valid; the next forced rotation is possible in ${waitS} s`);
+        throw new ExecError(
+          'busy',
+          `${live.length} force-rotated tokens of this runtime are still valid; the next forced rotation is possible in ${waitS} s`,
+        );
       }
     }
     // Scheduled issues cannot reach this (see limits.ts); kept so a bug refuses rather than revokes.
     if (gens.length >= L.liveGenerationBound(auth.ttlMs, CLOCK_TOLERANCE_S * 1000)) {
       this.diag?.('generation_bound_reached', { authorizationId: auth.id, live: gens.length });
-      throw new ExecError('busy', `the runtime holds the most valid tokens allowed; retry in ${Math.ceil(oldest(gens) / 1000)} s`);
+      throw new ExecError(
+        'busy',
+        `the runtime holds the most valid tokens allowed; retry in ${Math.ceil(oldest(gens) / 1000)} s`,
+      );
     }
   }
 

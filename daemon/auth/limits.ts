@@ -48,5 +48,8 @@ export function backoff(base: number, cap: number, attempt: number): number {
 
 /** Delay from issue to rotation: ~80% of the TTL with a little downward jitter. */
 export function rotationDelay(ttlMs: number, random: () => number): number {
-  return Math.max(minRotationDelay(ttlMs), Math.floor(ttlMs * (ROTATE_AT - ROTATE_JITTER * random())));
+  return Math.max(
+    minRotationDelay(ttlMs),
+    Math.floor(ttlMs * (ROTATE_AT - ROTATE_JITTER * random())),
+  );
 }

@@ -41,7 +41,9 @@ export class Renewal {
    */
   rotateNow(auth: Authorization, forced = false): Promise<Generation> {
     const prev = this.inProgress.get(auth);
-    const p = (prev ? prev.then(noop, noop) : Promise.resolve()).then(() => this.issue(auth, forced));
+    const p = (prev ? prev.then(noop, noop) : Promise.resolve()).then(() =>
+      this.issue(auth, forced),
+    );
     this.inProgress.set(auth, p);
     return p.then(
       (gen) => {
@@ -68,7 +70,12 @@ export class Renewal {
       const left = newest ? newest.expiresAtMs - this.clock.now() : 0;
       let delay = backoff(RENEW_RETRY_BASE_MS, RENEW_RETRY_CAP_MS, auth.renewFailures++);
       if (left > 0) delay = Math.min(delay, Math.max(100, Math.floor(left / 2)));
-      this.diag?.('renew_failed', { authorizationId: auth.id, attempt: auth.renewFailures, retryInMs: delay, error: String((err as Error)?.message ?? err) });
+      this.diag?.('renew_failed', {
+        authorizationId: auth.id,
+        attempt: auth.renewFailures,
+        retryInMs: delay,
+        error: String((err as Error)?.message ?? err),
+      });
       this.schedule(auth, delay);
     }
   }

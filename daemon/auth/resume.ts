@@ -21,7 +21,11 @@ export function newResumeSecret(): string {
 
 /** 32 hex characters (128 bits of SHA-256), the shape every runtime directory name has. */
 function resumeDirName(secret: string): string {
-  return createHash('sha256').update('agentteam-resume\u0000').update(secret).digest('hex').slice(0, 32);
+  return createHash('sha256')
+    .update('agentteam-resume\u0000')
+    .update(secret)
+    .digest('hex')
+    .slice(0, 32);
 }
 
 /** Whether `secret` is the one `dir` was named after (compared in constant time). */
@@ -37,12 +41,29 @@ function provesDir(dir: string, secret: unknown): boolean {
  * hold it. The directory is only ever made with a plain mkdir, so it is
  * never someone else's.
  */
-export function runtimeDirName(runtimeDir: string, resume: AuthorizationInit['resume'], secret: string, held: (dir: string) => boolean): string {
+export function runtimeDirName(
+  runtimeDir: string,
+  resume: AuthorizationInit['resume'],
+  secret: string,
+  held: (dir: string) => boolean,
+): string {
   if (resume === undefined) return resumeDirName(secret);
   const wanted = resume.dir;
-  if (!/^[0-9a-f]{32}$/.test(wanted)) throw new ExecError('invalid_request', 'resumeDir must be the 32 hex characters naming a runtime directory');
-  if (!provesDir(wanted, resume.secret)) throw new ExecError('forbidden', 'resumeSecret does not match resumeDir: only the run that held the runtime may renew it');
+  if (!/^[0-9a-f]{32}$/.test(wanted))
+    throw new ExecError(
+      'invalid_request',
+      'resumeDir must be the 32 hex characters naming a runtime directory',
+    );
+  if (!provesDir(wanted, resume.secret))
+    throw new ExecError(
+      'forbidden',
+      'resumeSecret does not match resumeDir: only the run that held the runtime may renew it',
+    );
   const dir = join(runtimeDir, wanted);
-  if (held(dir) || existsSync(dir)) throw new ExecError('already_exists', `the runtime directory ${wanted} is in use by another authorization`);
+  if (held(dir) || existsSync(dir))
+    throw new ExecError(
+      'already_exists',
+      `the runtime directory ${wanted} is in use by another authorization`,
+    );
   return wanted;
 }

@@ -34,8 +34,15 @@ interface IssueRequest {
 
 /** Why a token was refused; only ever reaches internal diagnostics. */
 export type RejectReason =
-  | 'missing' | 'malformed' | 'oversize' | 'signature' | 'expired' | 'claims'
-  | 'scope' | 'revoked' | 'binding';
+  | 'missing'
+  | 'malformed'
+  | 'oversize'
+  | 'signature'
+  | 'expired'
+  | 'claims'
+  | 'scope'
+  | 'revoked'
+  | 'binding';
 
 type VerifyResult = { ok: true; claims: TokenClaims } | { ok: false; reason: RejectReason };
 
@@ -51,7 +58,11 @@ export interface TokenSigner {
  * `maxAgeS` is the longest TTL the daemon issues; each generation's own
  * expiry is enforced again by the authorization store.
  */
-export function createJoseSigner(clock: Clock, maxAgeS: number, key: KeyObject = createSecretKey(randomBytes(32))): TokenSigner {
+export function createJoseSigner(
+  clock: Clock,
+  maxAgeS: number,
+  key: KeyObject = createSecretKey(randomBytes(32)),
+): TokenSigner {
   return {
     async sign(req) {
       return new SignJWT({ scope: TOKEN_SCOPE, srv: req.serverId, agt: req.agentId })
@@ -79,7 +90,8 @@ export function createJoseSigner(clock: Clock, maxAgeS: number, key: KeyObject =
           currentDate: new Date(clock.now()),
         });
         if (payload.scope !== TOKEN_SCOPE) return { ok: false, reason: 'scope' };
-        if (typeof payload.srv !== 'string' || typeof payload.agt !== 'string') return { ok: false, reason: 'claims' };
+        if (typeof payload.srv !== 'string' || typeof payload.agt !== 'string')
+          return { ok: false, reason: 'claims' };
         return { ok: true, claims: payload as unknown as TokenClaims };
       } catch (err) {
         return { ok: false, reason: classify(err) };

@@ -5,7 +5,12 @@ import { ENTITY_ID_RULE, isEntityId } from '../../catalog/ids.js';
 import { ExecError } from '../errors.js';
 import { Authorization, type AuthorizationInit, type Generation } from './authorization.js';
 import type { PinnedCatalog } from './pinned-catalog.js';
-import { CLOCK_TOLERANCE_S, MAX_TOKEN_BYTES, type RejectReason, type TokenSigner } from './signer.js';
+import {
+  CLOCK_TOLERANCE_S,
+  MAX_TOKEN_BYTES,
+  type RejectReason,
+  type TokenSigner,
+} from './signer.js';
 import { TOKEN_FILE_NAME, type TokenWriter } from './token-file.js';
 import { createPrivateDir, removeDir, type DirRemover } from './private-dir.js';
 import * as L from './limits.js';
@@ -29,7 +34,9 @@ export interface StoreDeps {
   readonly diag?: (event: string, detail: Record<string, unknown>) => void;
 }
 
-type AuthResult = { ok: true; auth: Authorization; generationId: string } | { ok: false; reason: RejectReason };
+type AuthResult =
+  | { ok: true; auth: Authorization; generationId: string }
+  | { ok: false; reason: RejectReason };
 
 interface StoreStats {
   readonly active: number;
@@ -58,8 +65,18 @@ export class AuthorizationStore {
   constructor(private readonly deps: StoreDeps) {
     this.defaultTtlMs = deps.defaultTtlMs ?? L.DEFAULT_TTL_MS;
     this.gens = new GenerationBook(deps.clock, deps.diag);
-    this.renewal = new Renewal(deps.clock, deps.random ?? Math.random, (a, forced) => this.issue(a, forced), deps.diag);
-    this.cleanup = new CleanupQueue(deps.clock, deps.remover ?? removeDir, (a) => this.auths.delete(a.id), deps.diag);
+    this.renewal = new Renewal(
+      deps.clock,
+      deps.random ?? Math.random,
+      (a, forced) => this.issue(a, forced),
+      deps.diag,
+    );
+    this.cleanup = new CleanupQueue(
+      deps.clock,
+      deps.remover ?? removeDir,
+      (a) => this.auths.delete(a.id),
+      deps.diag,
+    );
   }
 
   get(id: string): Authorization | undefined {
@@ -74,20 +91,36 @@ export class AuthorizationStore {
   /** Creates, publishes and activates a new authorization, or fails with nothing left behind. */
   async create(init: AuthorizationInit): Promise<Authorization> {
     if (this.closed) throw new ExecError('unavailable', 'the daemon is shutting down');
-    for (const [name, v] of [['serverId', init.serverId], ['agentId', init.agentId]] as const) {
-      if (!isEntityId(v)) throw new ExecError('invalid_request', `${name} must be ${ENTITY_ID_RULE}`);
+    for (const [name, v] of [
+      ['serverId', init.serverId],
+      ['agentId', init.agentId],
+    ] as const) {
+      if (!isEntityId(v))
+        throw new ExecError('invalid_request', `${name} must be ${ENTITY_ID_RULE}`);
     }
     // Every record still in the map is a lease: launching, active, or cleanup not yet finished.
     if (this.auths.size >= L.MAX_LEASES) {
-      throw new ExecError('busy', `runtime lease limit reached (${L.MAX_LEASES} active, launching or cleaning up); stop a runtime and retry`);
+      throw new ExecError(
+        'busy',
+        `runtime lease limit reached (${L.MAX_LEASES} active, launching or cleaning up); stop a runtime and retry`,
+      );
     }
-    const ttlMs = Math.min(this.defaultTtlMs, Math.max(L.MIN_TTL_MS, init.ttlMs ?? this.defaultTtlMs));
+    const ttlMs = Math.min(
+      this.defaultTtlMs,
+      Math.max(L.MIN_TTL_MS, init.ttlMs ?? this.defaultTtlMs),
+    );
     const key = `${init.serverId}\u0000${init.agentId}`;
     const processGeneration = (this.processGenerations.get(key) ?? 0) + 1;
     this.processGenerations.set(key, processGeneration);
     const id = randomBytes(12).toString('base64url');
-    const resumeSecret = typeof init.resume?.secret === 'string' ? init.resume.secret : newResumeSecret();
-    const dir = join(this.deps.runtimeDir, runtimeDirName(this.deps.runtimeDir, init.resume, resumeSecret, (d) => [...this.auths.values()].some((a) => a.dir === d)));
+    const resumeSecret =
+      typeof init.resume?.secret === 'string' ? init.resume.secret : newResumeSecret();
+    const dir = join(
+      this.deps.runtimeDir,
+      runtimeDirName(this.deps.runtimeDir, init.resume, resumeSecret, (d) =>
+        [...this.auths.values()].some((a) => a.dir === d),
+      ),
+    );
     const principal = Object.freeze({
       authorizationId: id,
       serverId: init.serverId,
@@ -99,20 +132,35 @@ export class AuthorizationStore {
       threadsByDriver: init.runtime === 'codex-app-server',
       turn: init.turn ? Object.freeze({ ...init.turn }) : null,
     });
-    const auth = new Authorization(id, principal, this.deps.catalog(), ttlMs, dir, join(dir, TOKEN_FILE_NAME), processGeneration, init.runtime ?? 'generic', resumeSecret);
+    const auth = new Authorization(
+      id,
+      principal,
+      this.deps.catalog(),
+      ttlMs,
+      dir,
+      join(dir, TOKEN_FILE_NAME),
+      processGeneration,
+      init.runtime ?? 'generic',
+      resumeSecret,
+    );
     this.auths.set(id, auth); // reserved synchronously, before any await
     try {
       await createPrivateDir(this.deps.runtimeDir, dir);
       await this.issue(auth);
-      if (auth.state !== 'launching') throw new ExecError('unavailable', 'the authorization was revoked during launch');
+      if (auth.state !== 'launching')
+        throw new ExecError('unavailable', 'the authorization was revoked during launch');
     } catch (err) {
       await this.revoke(id, 'launch_abort');
-      throw err instanceof ExecError ? err : new ExecError('internal', 'could not publish the runtime credential');
+      throw err instanceof ExecError
+        ? err
+        : new ExecError('internal', 'could not publish the runtime credential');
     }
     auth.state = 'active';
     this.renewal.schedule(auth);
     // Replacement: the predecessor's tokens stop working and its requests drain before this answers.
-    await Promise.all(this.predecessors(auth, init.replaces).map((p) => this.revoke(p.id, 'replaced')));
+    await Promise.all(
+      this.predecessors(auth, init.replaces).map((p) => this.revoke(p.id, 'replaced')),
+    );
     return auth;
   }
 
@@ -128,7 +176,11 @@ export class AuthorizationStore {
     for (const a of this.auths.values()) {
       if (a === auth) break; // insertion order: only those created before this one
       if (!a.live) continue;
-      const same = sessionId !== null && a.principal.sessionId === sessionId && a.principal.serverId === serverId && a.principal.agentId === agentId;
+      const same =
+        sessionId !== null &&
+        a.principal.sessionId === sessionId &&
+        a.principal.serverId === serverId &&
+        a.principal.agentId === agentId;
       if (same || a.id === named) out.push(a);
     }
     return out;
@@ -147,11 +199,22 @@ export class AuthorizationStore {
     const expiresAtMs = Math.floor((now + auth.ttlMs) / 1000) * 1000;
     const genId = randomBytes(12).toString('base64url');
     const token = await this.deps.signer.sign({
-      authorizationId: auth.id, generationId: genId, serverId: auth.principal.serverId,
-      agentId: auth.principal.agentId, issuedAtMs, expiresAtMs,
+      authorizationId: auth.id,
+      generationId: genId,
+      serverId: auth.principal.serverId,
+      agentId: auth.principal.agentId,
+      issuedAtMs,
+      expiresAtMs,
     });
     if (auth.state !== 'launching' && auth.state !== 'active') throw new Error('revoked');
-    const gen: Generation = { id: genId, authorizationId: auth.id, issuedAtMs, expiresAtMs, forced, token };
+    const gen: Generation = {
+      id: genId,
+      authorizationId: auth.id,
+      issuedAtMs,
+      expiresAtMs,
+      forced,
+      token,
+    };
     // Registered before publication so a reader that sees the new file can use it at once.
     this.gens.add(auth, gen);
     try {
@@ -169,14 +232,18 @@ export class AuthorizationStore {
     try {
       this.deps.onPublished?.(auth);
     } catch (err) {
-      this.deps.diag?.('publish_hook_failed', { authorizationId: auth.id, error: String((err as Error)?.message ?? err) });
+      this.deps.diag?.('publish_hook_failed', {
+        authorizationId: auth.id,
+        error: String((err as Error)?.message ?? err),
+      });
     }
   }
 
   /** Forces a rotation now (operator route, tests). */
   async rotateNow(id: string): Promise<Generation> {
     const auth = this.auths.get(id);
-    if (!auth || !auth.live) throw new ExecError('not_found', 'no such active runtime authorization');
+    if (!auth || !auth.live)
+      throw new ExecError('not_found', 'no such active runtime authorization');
     return this.renewal.rotateNow(auth, true);
   }
 
@@ -203,7 +270,8 @@ export class AuthorizationStore {
     const v = await this.deps.signer.verify(token);
     if (!v.ok) return v;
     const gen = this.gens.get(v.claims.jti);
-    if (!gen || gen.authorizationId !== v.claims.sub || gen.token !== token) return { ok: false, reason: 'revoked' };
+    if (!gen || gen.authorizationId !== v.claims.sub || gen.token !== token)
+      return { ok: false, reason: 'revoked' };
     this.gens.rememberVerified(token, gen);
     return this.checkGeneration(gen);
   }
@@ -211,13 +279,15 @@ export class AuthorizationStore {
   private checkGeneration(gen: Generation): AuthResult {
     const auth = this.auths.get(gen.authorizationId);
     if (!auth || !auth.live || !this.gens.has(gen.id)) return { ok: false, reason: 'revoked' };
-    if (this.deps.clock.now() >= gen.expiresAtMs + CLOCK_TOLERANCE_S * 1000) return { ok: false, reason: 'expired' };
+    if (this.deps.clock.now() >= gen.expiresAtMs + CLOCK_TOLERANCE_S * 1000)
+      return { ok: false, reason: 'expired' };
     return { ok: true, auth, generationId: gen.id };
   }
 
   /** Takes an in-flight slot, or refuses when the authorization (32) or daemon (1024) is full. */
   admit(auth: Authorization): boolean {
-    if (auth.inFlight >= L.MAX_INFLIGHT_PER_AUTH || this.inFlightTotal >= L.MAX_INFLIGHT_TOTAL) return false;
+    if (auth.inFlight >= L.MAX_INFLIGHT_PER_AUTH || this.inFlightTotal >= L.MAX_INFLIGHT_TOTAL)
+      return false;
     auth.inFlight++;
     this.inFlightTotal++;
     return true;
@@ -243,7 +313,11 @@ export class AuthorizationStore {
     this.renewal.cancel(auth);
     for (const g of [...auth.generations]) this.gens.drop(auth, g);
     // The reason travels with the abort, so parked work can tell a daemon shutdown from a runtime's end.
-    auth.controller.abort(new ExecError('unavailable', 'the runtime authorization was revoked', { metadata: { reason } }));
+    auth.controller.abort(
+      new ExecError('unavailable', 'the runtime authorization was revoked', {
+        metadata: { reason },
+      }),
+    );
     this.deps.diag?.('revoked', { authorizationId: id, reason });
     auth.revocation = this.drain(auth).then(() => this.cleanup.start(auth));
     return auth.revocation;
@@ -274,12 +348,20 @@ export class AuthorizationStore {
   }
 
   stats(): StoreStats {
-    let active = 0, launching = 0, cleanupDebt = 0;
+    let active = 0,
+      launching = 0,
+      cleanupDebt = 0;
     for (const a of this.auths.values()) {
       if (a.state === 'active') active++;
       else if (a.state === 'launching') launching++;
       else if (a.state === 'cleanup_retry') cleanupDebt++;
     }
-    return { active, launching, cleanupDebt, leases: this.auths.size, inFlight: this.inFlightTotal };
+    return {
+      active,
+      launching,
+      cleanupDebt,
+      leases: this.auths.size,
+      inFlight: this.inFlightTotal,
+    };
   }
 }

@@ -36,7 +36,13 @@ export class Clients {
   /** A new connected client (one event stream); `provider` streams may register tools and serve calls. */
   connect(provider: boolean): string {
     const id = `c_${randomBytes(9).toString('base64url')}`;
-    this.byId.set(id, { id, provider, groups: new Set(), key: randomBytes(18).toString('base64url'), bound: false });
+    this.byId.set(id, {
+      id,
+      provider,
+      groups: new Set(),
+      key: randomBytes(18).toString('base64url'),
+      bound: false,
+    });
     return id;
   }
 
@@ -56,14 +62,25 @@ export class Clients {
   provider(clientId: string, key?: string): Client {
     const c = this.byId.get(clientId);
     if (!c || (c.bound && !sameSecret(c.key, key))) {
-      throw new ExecError('unknown_client', `client ${JSON.stringify(clientId)} is not connected; open GET /api/v1/events?client_tools=1 and use the client_id of its hello`);
+      throw new ExecError(
+        'unknown_client',
+        `client ${JSON.stringify(clientId)} is not connected; open GET /api/v1/events?client_tools=1 and use the client_id of its hello`,
+      );
     }
-    if (!c.provider) throw new ExecError('unknown_client', `client ${clientId} did not open its event stream with client_tools=1`);
+    if (!c.provider)
+      throw new ExecError(
+        'unknown_client',
+        `client ${clientId} did not open its event stream with client_tools=1`,
+      );
     return c;
   }
 
   /** The connected clients as an operator sees them: what each is and the groups it holds, never its key. */
   connected(): { clientId: string; provider: boolean; groups: string[] }[] {
-    return [...this.byId.values()].map((c) => ({ clientId: c.id, provider: c.provider, groups: [...c.groups].sort() }));
+    return [...this.byId.values()].map((c) => ({
+      clientId: c.id,
+      provider: c.provider,
+      groups: [...c.groups].sort(),
+    }));
   }
 }

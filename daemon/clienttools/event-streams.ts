@@ -47,7 +47,10 @@ export class EventStreams {
     try {
       return JSON.stringify(this.gate.maskJson(data));
     } catch {
-      return JSON.stringify({ unmaskable: 'this event held a secret that could not be masked without changing its structure; it was not sent' });
+      return JSON.stringify({
+        unmaskable:
+          'this event held a secret that could not be masked without changing its structure; it was not sent',
+      });
     }
   }
 
@@ -67,7 +70,9 @@ export class EventStreams {
       if (event.type === 'daemon.log' && !s.logs) continue;
       const sees = event.audience === null || event.audience.has(s.clientId);
       s.seq++;
-      s.sink.write(`id: ${s.seq}\nevent: ${event.type}\ndata: {"seq":${s.seq},"type":${JSON.stringify(event.type)},"data":${sees ? full : redacted}}\n\n`);
+      s.sink.write(
+        `id: ${s.seq}\nevent: ${event.type}\ndata: {"seq":${s.seq},"type":${JSON.stringify(event.type)},"data":${sees ? full : redacted}}\n\n`,
+      );
     }
   }
 
@@ -77,13 +82,19 @@ export class EventStreams {
     if (q.client_tools !== undefined && q.client_tools !== '1' && q.client_tools !== '0') {
       throw new ExecError('invalid_request', 'client_tools must be 1 or 0');
     }
-    if (q.logs !== undefined && q.logs !== '1' && q.logs !== '0') throw new ExecError('invalid_request', 'logs must be 1 or 0');
+    if (q.logs !== undefined && q.logs !== '1' && q.logs !== '0')
+      throw new ExecError('invalid_request', 'logs must be 1 or 0');
     let heartbeatS = DEFAULT_HEARTBEAT_S;
     if (q.heartbeat_s !== undefined) {
       heartbeatS = /^\d{1,3}$/.test(q.heartbeat_s) ? Number(q.heartbeat_s) : NaN;
-      if (!(heartbeatS >= 1 && heartbeatS <= 300)) throw new ExecError('invalid_request', 'heartbeat_s must be an integer from 1 to 300');
+      if (!(heartbeatS >= 1 && heartbeatS <= 300))
+        throw new ExecError('invalid_request', 'heartbeat_s must be an integer from 1 to 300');
     }
-    if (this.streams.size >= MAX_STREAMS) throw new ExecError('busy', `at most ${MAX_STREAMS} event streams may be open; close one first`);
+    if (this.streams.size >= MAX_STREAMS)
+      throw new ExecError(
+        'busy',
+        `at most ${MAX_STREAMS} event streams may be open; close one first`,
+      );
     const clientId = this.broker().connect(provider);
     const stream: { s: Stream | null } = { s: null };
     const { body, sink } = openSse({
@@ -97,11 +108,26 @@ export class EventStreams {
       },
     });
     // Operator streams count against the daemon-wide budget but are shed only after every runtime stream.
-    const ticket = this.budget?.admit({ owner: clientId, operator: true, kind: 'events', socket: socketOf(c), shed: () => sink.close() });
+    const ticket = this.budget?.admit({
+      owner: clientId,
+      operator: true,
+      kind: 'events',
+      socket: socketOf(c),
+      shed: () => sink.close(),
+    });
     const s: Stream = { clientId, sink, logs: q.logs === '1', seq: 0 };
     stream.s = s;
     this.streams.set(clientId, s);
-    sink.write('retry: 2000\n\n' + this.frame(s, 'hello', { client_id: clientId, ...(provider ? { client_key: this.broker().keyOf(clientId) } : {}), features: FEATURES, provider, heartbeat_s: heartbeatS }));
+    sink.write(
+      'retry: 2000\n\n' +
+        this.frame(s, 'hello', {
+          client_id: clientId,
+          ...(provider ? { client_key: this.broker().keyOf(clientId) } : {}),
+          features: FEATURES,
+          provider,
+          heartbeat_s: heartbeatS,
+        }),
+    );
     const conn = c.req.raw.signal;
     if (conn.aborted) sink.close();
     else conn.addEventListener('abort', () => sink.close(), { once: true });

@@ -1,5 +1,11 @@
 import type { Principal } from '../http/principal.js';
-import type { CallContext, ListedTool, RegisteredTool, ToolOwner, ToolRegistry } from '../tools/registry.js';
+import type {
+  CallContext,
+  ListedTool,
+  RegisteredTool,
+  ToolOwner,
+  ToolRegistry,
+} from '../tools/registry.js';
 import { ExecError } from '../errors.js';
 import type { ClientToolBroker } from './broker.js';
 import { toolFingerprint } from '../../catalog/tool-fingerprint.js';
@@ -16,8 +22,14 @@ import { noteClientGroup, noteFailure } from '../audit/note.js';
  * re-list, listed once any app has ever registered.
  */
 
-const groupOwner = (group: string): ToolOwner => ({ key: `client:${group}`, label: `client tool group "${group}"` });
-export const FALLBACK_OWNER: ToolOwner = { key: 'client-fallback', label: 'the fallback tools app_tools and app_call' };
+const groupOwner = (group: string): ToolOwner => ({
+  key: `client:${group}`,
+  label: `client tool group "${group}"`,
+});
+export const FALLBACK_OWNER: ToolOwner = {
+  key: 'client-fallback',
+  label: 'the fallback tools app_tools and app_call',
+};
 
 export interface ExposureDeps {
   readonly registry: ToolRegistry;
@@ -32,7 +44,9 @@ export interface ExposureDeps {
 /** The effective descriptor a fingerprint covers: what the app registered, its timeout made explicit. */
 function effectiveDescriptor(spec: ClientToolSpec): Record<string, unknown> {
   const { name, description, input_schema } = spec;
-  return spec.timeout_ms !== undefined ? { name, description, input_schema, timeout_ms: spec.timeout_ms } : { name, description, input_schema, timeout_s: spec.timeout_s };
+  return spec.timeout_ms !== undefined
+    ? { name, description, input_schema, timeout_ms: spec.timeout_ms }
+    : { name, description, input_schema, timeout_s: spec.timeout_s };
 }
 
 const fingerprints = new WeakMap<ClientToolSpec, string>();
@@ -59,9 +73,18 @@ function clientEntry(deps: ExposureDeps, group: string, spec: ClientToolSpec): R
       let delegation = null;
       if (DelegatedScopes.delegated(ctx)) {
         delegation = deps.scopes.allows(ctx, spec.name, fp);
-        if (!delegation) return failed(ctx, 'forbidden', `${spec.name} is not in this delegated thread's saved scope with its current fingerprint`);
+        if (!delegation)
+          return failed(
+            ctx,
+            'forbidden',
+            `${spec.name} is not in this delegated thread's saved scope with its current fingerprint`,
+          );
       }
-      return clientResultFrame(await deps.broker().call(spec.name, args, ctx, delegation), ctx, deps.gate);
+      return clientResultFrame(
+        await deps.broker().call(spec.name, args, ctx, delegation),
+        ctx,
+        deps.gate,
+      );
     },
   };
   specs.set(entry, spec);
@@ -74,27 +97,54 @@ function clientEntry(deps: ExposureDeps, group: string, spec: ClientToolSpec): R
  * and inventory_too_large when the group (with the fallback tools its first
  * registration brings) would push tools/list past the budget.
  */
-export function checkGroupNames(registry: ToolRegistry, group: string, tools: readonly ClientToolSpec[]): void {
+export function checkGroupNames(
+  registry: ToolRegistry,
+  group: string,
+  tools: readonly ClientToolSpec[],
+): void {
   const owner = groupOwner(group);
   const c = registry.conflictOf(owner.key, tools);
-  if (c?.holder) throw new ExecError('name_conflict', `tool name "${c.name}" of ${owner.label} is already taken by ${c.holder.label}`);
-  const fallbacks = tools.length > 0 && registry.ownedBy(FALLBACK_OWNER.key).length === 0 ? FALLBACK_LISTING : [];
+  if (c?.holder)
+    throw new ExecError(
+      'name_conflict',
+      `tool name "${c.name}" of ${owner.label} is already taken by ${c.holder.label}`,
+    );
+  const fallbacks =
+    tools.length > 0 && registry.ownedBy(FALLBACK_OWNER.key).length === 0 ? FALLBACK_LISTING : [];
   registry.checkBudget(owner, tools.map(listedOf), fallbacks);
 }
 
 /** How a client tool appears in tools/list (what clientEntry registers). */
-const listedOf = (spec: ClientToolSpec): ListedTool => ({ name: spec.name, description: spec.description, inputSchema: spec.input_schema, annotations: {} });
+const listedOf = (spec: ClientToolSpec): ListedTool => ({
+  name: spec.name,
+  description: spec.description,
+  inputSchema: spec.input_schema,
+  annotations: {},
+});
 
 /** Mirrors the broker's groups into the registry: removed groups go, changed groups are replaced as a whole. */
-export function syncGroups(deps: ExposureDeps, groups: ReadonlyMap<string, readonly ClientToolSpec[]>): void {
+export function syncGroups(
+  deps: ExposureDeps,
+  groups: ReadonlyMap<string, readonly ClientToolSpec[]>,
+): void {
   for (const t of deps.registry.list()) {
-    if (t.owner.key.startsWith('client:') && !groups.has(t.owner.key.slice('client:'.length))) deps.registry.remove(t.owner.key);
+    if (t.owner.key.startsWith('client:') && !groups.has(t.owner.key.slice('client:'.length)))
+      deps.registry.remove(t.owner.key);
   }
   for (const [group, tools] of groups) {
     const current = deps.registry.ownedBy(groupOwner(group).key);
     // Compared by fingerprint: a changed timeout is a changed tool too (saved scopes name fingerprints).
-    const same = current.length === tools.length && current.every((t, i) => { const s = specs.get(t); return s !== undefined && fingerprintOf(s) === fingerprintOf(tools[i]!); });
-    if (!same) deps.registry.replace(groupOwner(group), tools.map((spec) => clientEntry(deps, group, spec)));
+    const same =
+      current.length === tools.length &&
+      current.every((t, i) => {
+        const s = specs.get(t);
+        return s !== undefined && fingerprintOf(s) === fingerprintOf(tools[i]!);
+      });
+    if (!same)
+      deps.registry.replace(
+        groupOwner(group),
+        tools.map((spec) => clientEntry(deps, group, spec)),
+      );
   }
 }
 
@@ -104,7 +154,12 @@ function failed(ctx: CallContext, code: string, message: string): string {
   return toolErrorFrame(code, message);
 }
 
-const textFrame = (value: unknown) => JSON.stringify({ content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value, isError: false });
+const textFrame = (value: unknown) =>
+  JSON.stringify({
+    content: [{ type: 'text', text: JSON.stringify(value) }],
+    structuredContent: value,
+    isError: false,
+  });
 
 /** The frame size an app_tools page may reach: the result budget with room for the tools/call envelope. */
 const TOOLS_PAGE_BYTES = Math.floor(RESULT_BUDGET_BYTES * 0.85);
@@ -118,7 +173,12 @@ type ToolEntry = { name: string; group: string; description: string; input_schem
  */
 function toolsPage(all: ToolEntry[]): string {
   let n = all.length;
-  const frame = (k: number) => textFrame(k < all.length ? { tools: all.slice(0, k), hasMore: true, nextCursor: encodeToolsCursor(all[k - 1]!.name) } : { tools: all, hasMore: false });
+  const frame = (k: number) =>
+    textFrame(
+      k < all.length
+        ? { tools: all.slice(0, k), hasMore: true, nextCursor: encodeToolsCursor(all[k - 1]!.name) }
+        : { tools: all, hasMore: false },
+    );
   let out = frame(n);
   while (n > 1 && Buffer.byteLength(out) > TOOLS_PAGE_BYTES) out = frame(--n);
   return out;
@@ -139,35 +199,61 @@ const FALLBACK_LISTING: readonly ListedTool[] = [
   {
     name: FALLBACK_TOOL_NAMES[0],
     title: 'List app tools',
-    description: 'Lists the tools that connected apps offer right now, by name: name, group, description and input schema. Call one with app_call. A page holds as many tools as fit the result budget; while hasMore is true, call again with nextCursor.',
+    description:
+      'Lists the tools that connected apps offer right now, by name: name, group, description and input schema. Call one with app_call. A page holds as many tools as fit the result budget; while hasMore is true, call again with nextCursor.',
     inputSchema: {
       type: 'object',
       additionalProperties: false,
-      properties: { cursor: { type: 'string', minLength: 1, maxLength: 128, 'x-maxJsonBytes': 128, description: 'nextCursor of the previous page.' } },
+      properties: {
+        cursor: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 128,
+          'x-maxJsonBytes': 128,
+          description: 'nextCursor of the previous page.',
+        },
+      },
     },
     annotations: { title: 'List app tools', readOnlyHint: true, openWorldHint: false },
   },
   {
     name: FALLBACK_TOOL_NAMES[1],
     title: 'Call an app tool',
-    description: 'Calls one tool a connected app offers (see app_tools) with its arguments: {"tool": "<name>", "args": {...}}. Returns what the app returns.',
+    description:
+      'Calls one tool a connected app offers (see app_tools) with its arguments: {"tool": "<name>", "args": {...}}. Returns what the app returns.',
     inputSchema: {
       type: 'object',
       required: ['tool'],
       additionalProperties: false,
       properties: {
-        tool: { type: 'string', minLength: 1, maxLength: 64, description: 'The tool name, as app_tools lists it.' },
-        args: { type: 'object', description: 'The arguments, matching the input_schema app_tools shows.' },
+        tool: {
+          type: 'string',
+          minLength: 1,
+          maxLength: 64,
+          description: 'The tool name, as app_tools lists it.',
+        },
+        args: {
+          type: 'object',
+          description: 'The arguments, matching the input_schema app_tools shows.',
+        },
       },
     },
-    annotations: { title: 'Call an app tool', readOnlyHint: false, destructiveHint: true, openWorldHint: true },
+    annotations: {
+      title: 'Call an app tool',
+      readOnlyHint: false,
+      destructiveHint: true,
+      openWorldHint: true,
+    },
   },
 ];
 
 export function fallbackTools(deps: ExposureDeps): RegisteredTool[] {
   const visible = (ctx: CallContext) => {
     const hidden = deps.hidden(ctx.principal);
-    return deps.broker().offered().filter((o) => !hidden?.has(o.tool.name));
+    return deps
+      .broker()
+      .offered()
+      .filter((o) => !hidden?.has(o.tool.name));
   };
   return [
     {
@@ -176,11 +262,21 @@ export function fallbackTools(deps: ExposureDeps): RegisteredTool[] {
       call(args, ctx) {
         const extra = Object.keys(args).filter((k) => k !== 'cursor');
         const after = args.cursor === undefined ? '' : decodeToolsCursor(args.cursor);
-        if (extra.length > 0 || after === null) return failed(ctx, 'validation_failed', 'app_tools takes {} or {"cursor": "<nextCursor of the previous page>"}');
+        if (extra.length > 0 || after === null)
+          return failed(
+            ctx,
+            'validation_failed',
+            'app_tools takes {} or {"cursor": "<nextCursor of the previous page>"}',
+          );
         const all = visible(ctx)
           .filter((o) => o.tool.name > after)
           .sort((a, b) => (a.tool.name < b.tool.name ? -1 : 1))
-          .map((o) => ({ name: o.tool.name, group: o.group, description: o.tool.description, input_schema: o.tool.input_schema }));
+          .map((o) => ({
+            name: o.tool.name,
+            group: o.group,
+            description: o.tool.description,
+            input_schema: o.tool.input_schema,
+          }));
         return toolsPage(all);
       },
     },
@@ -191,13 +287,27 @@ export function fallbackTools(deps: ExposureDeps): RegisteredTool[] {
         const tool = args.tool;
         const inner = args.args ?? {};
         const extra = Object.keys(args).filter((k) => k !== 'tool' && k !== 'args');
-        if (typeof tool !== 'string' || extra.length > 0 || inner === null || typeof inner !== 'object' || Array.isArray(inner)) {
-          return failed(ctx, 'validation_failed', 'app_call takes {"tool": "<name>", "args": {...}}');
+        if (
+          typeof tool !== 'string' ||
+          extra.length > 0 ||
+          inner === null ||
+          typeof inner !== 'object' ||
+          Array.isArray(inner)
+        ) {
+          return failed(
+            ctx,
+            'validation_failed',
+            'app_call takes {"tool": "<name>", "args": {...}}',
+          );
         }
         const offer = visible(ctx).find((o) => o.tool.name === tool);
         if (!offer) return failed(ctx, 'no_client', `no connected app offers tool "${tool}"`);
         noteClientGroup(ctx, offer.group);
-        return clientResultFrame(await deps.broker().call(tool, inner as Record<string, unknown>, ctx), ctx, deps.gate);
+        return clientResultFrame(
+          await deps.broker().call(tool, inner as Record<string, unknown>, ctx),
+          ctx,
+          deps.gate,
+        );
       },
     },
   ];

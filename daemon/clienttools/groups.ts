@@ -53,8 +53,12 @@ export class Groups {
     let others = 0;
     for (const g of this.byName.values()) if (g.name !== replacing) others += g.tools.length;
     if (others + count > LIMITS.toolsPerDaemon) {
-      const [who, what] = replacing === null ? ['by other apps', 'child'] : ['in other groups', 'group'];
-      throw new ExecError('too_many_tools', `the daemon holds at most ${LIMITS.toolsPerDaemon} client tools; ${others} are registered ${who} and this ${what} has ${count}`);
+      const [who, what] =
+        replacing === null ? ['by other apps', 'child'] : ['in other groups', 'group'];
+      throw new ExecError(
+        'too_many_tools',
+        `the daemon holds at most ${LIMITS.toolsPerDaemon} client tools; ${others} are registered ${who} and this ${what} has ${count}`,
+      );
     }
   }
 
@@ -69,7 +73,9 @@ export class Groups {
 
   /** Every offered tool with its group, in registration order. */
   offered(): { group: string; tool: ClientToolSpec }[] {
-    return [...this.byName.values()].flatMap((g) => g.tools.map((tool) => ({ group: g.name, tool })));
+    return [...this.byName.values()].flatMap((g) =>
+      g.tools.map((tool) => ({ group: g.name, tool })),
+    );
   }
 
   /** Each group's tools, as the registry adapter mirrors them. */
@@ -78,7 +84,14 @@ export class Groups {
   }
 }
 
-export const newGroup = (name: string): Group => ({ name, stdio: false, serverId: null, tools: [], providers: new Set<string>(), owners: new Map<string, string>() });
+export const newGroup = (name: string): Group => ({
+  name,
+  stdio: false,
+  serverId: null,
+  tools: [],
+  providers: new Set<string>(),
+  owners: new Map<string, string>(),
+});
 
 /** A client stops providing a group: it no longer serves it, nor owns any agent's use of it. */
 export function leaveGroup(g: Group, clientId: string): void {

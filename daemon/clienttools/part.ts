@@ -10,7 +10,13 @@ import { EventStreams, registerEventRoutes } from './event-streams.js';
 import type { LongLivedStreams } from '../http/stream-budget.js';
 import { ClientToolBroker } from './broker.js';
 import type { ResultGate } from '../results/gate.js';
-import { FALLBACK_OWNER, checkGroupNames, fallbackTools, syncGroups, type ExposureDeps } from './exposure.js';
+import {
+  FALLBACK_OWNER,
+  checkGroupNames,
+  fallbackTools,
+  syncGroups,
+  type ExposureDeps,
+} from './exposure.js';
 import { registerClientToolRoutes } from './routes.js';
 import { DelegatedScopes } from './scopes.js';
 import { registerStdioRoutes } from './stdio-routes.js';
@@ -40,7 +46,8 @@ export function rememberedClientTools(home: string, log: (m: string) => void): R
 }
 
 export function isDenyable(remembered: { has(name: string): boolean }): (name: string) => boolean {
-  return (name) => remembered.has(name) || (FALLBACK_TOOL_NAMES as readonly string[]).includes(name);
+  return (name) =>
+    remembered.has(name) || (FALLBACK_TOOL_NAMES as readonly string[]).includes(name);
 }
 
 export function openClientTools(opts: {
@@ -64,7 +71,14 @@ export function openClientTools(opts: {
     const profile = opts.profile.profile;
     let byAgent = hiddenOf.get(profile);
     if (!byAgent) {
-      byAgent = new Map(profile.agents.map((a) => [a.id, a.denyTools.length > 0 ? { names: new Set(a.denyTools), key: [...new Set(a.denyTools)].sort().join('\u0000') } : undefined]));
+      byAgent = new Map(
+        profile.agents.map((a) => [
+          a.id,
+          a.denyTools.length > 0
+            ? { names: new Set(a.denyTools), key: [...new Set(a.denyTools)].sort().join('\u0000') }
+            : undefined,
+        ]),
+      );
       hiddenOf = new WeakMap([[profile, byAgent]]);
     }
     return byAgent.get(principal.agentId);
@@ -75,20 +89,31 @@ export function openClientTools(opts: {
 
   let broker!: ClientToolBroker;
   const scopes = new DelegatedScopes();
-  const deps: ExposureDeps = { registry, broker: () => broker, hidden: (p) => hiddenFor(p)?.names, scopes, gate: opts.gate };
+  const deps: ExposureDeps = {
+    registry,
+    broker: () => broker,
+    hidden: (p) => hiddenFor(p)?.names,
+    scopes,
+    gate: opts.gate,
+  };
   const showFallbacks = () => {
-    if (registry.ownedBy(FALLBACK_OWNER.key).length === 0) registry.replace(FALLBACK_OWNER, fallbackTools(deps));
+    if (registry.ownedBy(FALLBACK_OWNER.key).length === 0)
+      registry.replace(FALLBACK_OWNER, fallbackTools(deps));
   };
   const streams = new EventStreams(opts.clock, () => broker, opts.gate, opts.streams);
-  broker = new ClientToolBroker(opts.clock, {
-    publish: (event) => streams.publish(event),
-    toolsChanged(groups) {
-      syncGroups(deps, groups);
-      const names = [...groups.values()].flat().map((t) => t.name);
-      if (names.length > 0) showFallbacks();
-      remembered.remember(names);
+  broker = new ClientToolBroker(
+    opts.clock,
+    {
+      publish: (event) => streams.publish(event),
+      toolsChanged(groups) {
+        syncGroups(deps, groups);
+        const names = [...groups.values()].flat().map((t) => t.name);
+        if (names.length > 0) showFallbacks();
+        remembered.remember(names);
+      },
     },
-  }, opts.gate);
+    opts.gate,
+  );
   // An app registered with this home before: the fallback tools are listed from boot on.
   if (remembered.size > 0) showFallbacks();
 
@@ -99,7 +124,8 @@ export function openClientTools(opts: {
     hiddenFor,
     registerRoutes(app) {
       registerEventRoutes(app, streams);
-      const checkNames = (group: string, tools: readonly ClientToolSpec[]) => checkGroupNames(registry, group, tools);
+      const checkNames = (group: string, tools: readonly ClientToolSpec[]) =>
+        checkGroupNames(registry, group, tools);
       registerClientToolRoutes(app, { clock: opts.clock, broker, checkNames, gate: opts.gate });
       registerStdioRoutes(app, { broker, scopes, checkNames, clock: opts.clock, gate: opts.gate });
     },

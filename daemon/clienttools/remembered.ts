@@ -1,4 +1,8 @@
-import { clientToolsStateText, writeClientToolsState, writeClientToolsStateAsync } from './state-file.js';
+import {
+  clientToolsStateText,
+  writeClientToolsState,
+  writeClientToolsStateAsync,
+} from './state-file.js';
 
 /**
  * How many client tool names a home remembers, and how large the file may
@@ -106,7 +110,11 @@ export class RememberedNames {
       while (this.dirty && !this.closed) {
         this.dirty = false;
         try {
-          await writeClientToolsStateAsync(this.path, clientToolsStateText(this.names()), () => !this.closed);
+          await writeClientToolsStateAsync(
+            this.path,
+            clientToolsStateText(this.names()),
+            () => !this.closed,
+          );
         } catch (err) {
           this.log(`client tools: cannot write ${this.path}: ${(err as Error).message}`);
         }

@@ -2,7 +2,16 @@ import { randomFillSync } from 'node:crypto';
 import type { Clock, ClockTimer } from '../../lib/clock.js';
 import { ExecError } from '../errors.js';
 import type { CallContext } from '../tools/registry.js';
-import { STDIO_CANCEL_REASON, type BrokerEvent, type CallOutcome, type CancelReason, type ClientToolSpec, type RequestView, type StdioCallIdentity, type StdioCancelReason } from './types.js';
+import {
+  STDIO_CANCEL_REASON,
+  type BrokerEvent,
+  type CallOutcome,
+  type CancelReason,
+  type ClientToolSpec,
+  type RequestView,
+  type StdioCallIdentity,
+  type StdioCancelReason,
+} from './types.js';
 
 /** One parked agent call, from the broker's side. */
 export interface Pending {
@@ -54,16 +63,21 @@ export function whenAborted(signal: AbortSignal, fn: () => void): () => void {
   if (!set) {
     const fns = (set = new Set());
     watchers.set(signal, fns);
-    signal.addEventListener('abort', () => {
-      watchers.delete(signal);
-      for (const f of [...fns]) f();
-    }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        watchers.delete(signal);
+        for (const f of [...fns]) f();
+      },
+      { once: true },
+    );
   }
   set.add(fn);
   return () => void set.delete(fn);
 }
 
-export const agentKeyOf = (ctx: CallContext) => `${ctx.principal.serverId}\u0000${ctx.principal.agentId}`;
+export const agentKeyOf = (ctx: CallContext) =>
+  `${ctx.principal.serverId}\u0000${ctx.principal.agentId}`;
 
 /** The request as apps see it (event data, the pending list, a claim's answer). */
 export function requestView(p: Pending): RequestView {
@@ -73,7 +87,12 @@ export function requestView(p: Pending): RequestView {
     group: p.group,
     tool: p.tool.name,
     arguments: p.args,
-    agent: { server_id: pr.serverId, agent_id: pr.agentId, session_id: pr.sessionId, run_id: pr.runId },
+    agent: {
+      server_id: pr.serverId,
+      agent_id: pr.agentId,
+      session_id: pr.sessionId,
+      run_id: pr.runId,
+    },
     timeout_s: p.tool.timeout_s,
     created_at: new Date(p.createdAt).toISOString(),
     state: p.claimant === null ? 'pending' : 'claimed',
@@ -141,8 +160,12 @@ export class PendingCalls {
   answerable(requestId: string): Pending {
     const p = this.byId.get(requestId);
     if (p) return p;
-    if (this.settled.has(requestId)) throw new ExecError('already_settled', `request ${requestId} already has its result`);
-    throw new ExecError('unknown_request', `no pending request ${JSON.stringify(requestId)} (unknown or already settled)`);
+    if (this.settled.has(requestId))
+      throw new ExecError('already_settled', `request ${requestId} already has its result`);
+    throw new ExecError(
+      'unknown_request',
+      `no pending request ${JSON.stringify(requestId)} (unknown or already settled)`,
+    );
   }
 
   /** Ends every pending call `which` selects with the same outcome. */
@@ -151,7 +174,12 @@ export class PendingCalls {
   }
 
   /** Ends one call (once; later calls for it do nothing); `cancel` null = answered by its app. */
-  finish(p: Pending, outcome: CallOutcome, cancel: CancelReason | null, stdioReason?: StdioCancelReason): void {
+  finish(
+    p: Pending,
+    outcome: CallOutcome,
+    cancel: CancelReason | null,
+    stdioReason?: StdioCancelReason,
+  ): void {
     if (!this.byId.delete(p.id)) return;
     if (p.timer) this.clock.clearTimeout(p.timer);
     p.unlisten();
@@ -162,8 +190,19 @@ export class PendingCalls {
       // The app is told, unless the one app that held it is the one that went away.
       const audience = p.claimant ? new Set([p.claimant]) : this.audienceOf(p);
       // A stdio child also gets the reason in the stdio contract's words (its calls alone carry `call`).
-      const data = p.call ? { request_id: p.id, reason: cancel, call_reason: stdioReason ?? STDIO_CANCEL_REASON[cancel] } : { request_id: p.id, reason: cancel };
-      this.publish({ type: 'client_tool.cancelled', data, redacted: { request_id: p.id }, audience });
+      const data = p.call
+        ? {
+            request_id: p.id,
+            reason: cancel,
+            call_reason: stdioReason ?? STDIO_CANCEL_REASON[cancel],
+          }
+        : { request_id: p.id, reason: cancel };
+      this.publish({
+        type: 'client_tool.cancelled',
+        data,
+        redacted: { request_id: p.id },
+        audience,
+      });
     }
     p.settle(outcome);
   }

@@ -12,22 +12,36 @@ import { noteFailure } from '../audit/note.js';
  * the call then stays pending so the app can answer again. An app's error
  * reaches the agent as a tool error "<code>: <message>", bounded the same way.
  */
-export function answerOutcome(gate: ResultGate, answer: ToolAnswer | { readonly code: string; readonly message: string }): CallOutcome {
+export function answerOutcome(
+  gate: ResultGate,
+  answer: ToolAnswer | { readonly code: string; readonly message: string },
+): CallOutcome {
   if ('code' in answer) {
-    const frame = gate.toolAnswer({ content: [{ type: 'text', text: `${answer.code}: ${answer.message}` }], isError: true });
+    const frame = gate.toolAnswer({
+      content: [{ type: 'text', text: `${answer.code}: ${answer.message}` }],
+      isError: true,
+    });
     return { ok: true, frame, isError: true, code: answer.code };
   }
   return { ok: true, frame: gate.toolAnswer(answer), isError: answer.isError };
 }
 
 /** The one place a client tool's result leaves the daemon for the agent, as a serialized MCP CallToolResult. */
-export function clientResultFrame(outcome: CallOutcome, ctx: CallContext, gate: ResultGate): string {
-  if (!outcome.ok || outcome.isError) noteFailure(ctx, outcome.ok ? (outcome.code ?? 'upstream_error') : outcome.code);
+export function clientResultFrame(
+  outcome: CallOutcome,
+  ctx: CallContext,
+  gate: ResultGate,
+): string {
+  if (!outcome.ok || outcome.isError)
+    noteFailure(ctx, outcome.ok ? (outcome.code ?? 'upstream_error') : outcome.code);
   if (outcome.ok) return outcome.frame;
   // The daemon's own failures (timeout, no_client, cancelled, ...): short messages, masked all the same.
   return toolErrorFrame(outcome.code, gate.maskText(outcome.message));
 }
 
 export function toolErrorFrame(code: string, message: string): string {
-  return JSON.stringify({ content: [{ type: 'text', text: `${code}: ${message}` }], isError: true });
+  return JSON.stringify({
+    content: [{ type: 'text', text: `${code}: ${message}` }],
+    isError: true,
+  });
 }

@@ -41,7 +41,9 @@ export function registerClientToolRoutes(app: Hono<any>, deps: ClientToolRouteDe
     // Without client_id: ids only (no arguments, no agent), as a stream that is not the provider sees them.
     if (q.client_id === undefined) return gate.ok({ requests: broker.listIds(q.pending === '1') });
     const clientId = clientIdOf({ client_id: q.client_id });
-    return gate.ok({ requests: broker.list(clientId, q.pending === '1', c.req.header(CLIENT_KEY_HEADER)) });
+    return gate.ok({
+      requests: broker.list(clientId, q.pending === '1', c.req.header(CLIENT_KEY_HEADER)),
+    });
   });
   app.post('/api/v1/client-tools/requests/:id/claim', async (c) => {
     const clientId = clientIdOf(await readJsonBody(c, clock));

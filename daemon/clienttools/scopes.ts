@@ -30,7 +30,8 @@ export class DelegatedScopes {
     const key = keyOf(scope.authorization_id, scope.thread_id);
     this.scopes.delete(key);
     this.scopes.set(key, scope);
-    while (this.scopes.size > SCOPE_LIMITS.scopes) this.scopes.delete(this.scopes.keys().next().value!);
+    while (this.scopes.size > SCOPE_LIMITS.scopes)
+      this.scopes.delete(this.scopes.keys().next().value!);
   }
 
   get(authorizationId: string, threadId: string): SavedScope | undefined {
@@ -58,8 +59,12 @@ export class DelegatedScopes {
     if (this.watched.has(ctx.signal)) return;
     this.watched.add(ctx.signal);
     const id = ctx.principal.authorizationId;
-    ctx.signal.addEventListener('abort', () => {
-      for (const [k, s] of this.scopes) if (s.authorization_id === id) this.scopes.delete(k);
-    }, { once: true });
+    ctx.signal.addEventListener(
+      'abort',
+      () => {
+        for (const [k, s] of this.scopes) if (s.authorization_id === id) this.scopes.delete(k);
+      },
+      { once: true },
+    );
   }
 }

@@ -23,15 +23,23 @@ export function readClientToolsState(path: string, log: (m: string) => void): st
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') log(`client tools: cannot read ${path}: ${(err as Error).message}`);
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+      log(`client tools: cannot read ${path}: ${(err as Error).message}`);
     return [];
   }
   try {
     const doc = JSON.parse(text) as Partial<ClientToolsState>;
-    if (doc.version !== 1 || !Array.isArray(doc.names) || !doc.names.every((n) => typeof n === 'string')) throw new Error('unexpected shape');
+    if (
+      doc.version !== 1 ||
+      !Array.isArray(doc.names) ||
+      !doc.names.every((n) => typeof n === 'string')
+    )
+      throw new Error('unexpected shape');
     return doc.names;
   } catch (err) {
-    log(`client tools: ${path} is invalid (${(err as Error).message}); starting with no remembered names`);
+    log(
+      `client tools: ${path} is invalid (${(err as Error).message}); starting with no remembered names`,
+    );
     return [];
   }
 }
@@ -57,7 +65,11 @@ export function writeClientToolsState(path: string, text: string): void {
  * is asked just before the rename; when it says no (a newer synchronous write
  * happened meanwhile), the temp file is removed and the file left alone.
  */
-export async function writeClientToolsStateAsync(path: string, text: string, commit: () => boolean): Promise<void> {
+export async function writeClientToolsStateAsync(
+  path: string,
+  text: string,
+  commit: () => boolean,
+): Promise<void> {
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const tmp = tmpOf(path);
   try {

@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { STDIO_LIMITS, argumentsProblem } from '../../catalog/stdio-tools.js';
 import type { CallContext } from '../tools/registry.js';
 import type { ToolAnswer } from '../results/tool-answer.js';
-import type { CallOutcome, ClientToolSpec, Delegation, StdioCallIdentity, StdioReply } from './types.js';
+import type {
+  CallOutcome,
+  ClientToolSpec,
+  Delegation,
+  StdioCallIdentity,
+  StdioReply,
+} from './types.js';
 
 /**
  * What the broker does differently for the tools of a stdio child: the
@@ -22,16 +28,30 @@ export function admitStdioCall(
   held: number,
 ): { ok: true; call: StdioCall } | { ok: false; outcome: CallOutcome } {
   const tooBig = argumentsProblem(args);
-  if (tooBig) return { ok: false, outcome: { ok: false, code: 'client_tool_payload_limit', message: tooBig } };
+  if (tooBig)
+    return {
+      ok: false,
+      outcome: { ok: false, code: 'client_tool_payload_limit', message: tooBig },
+    };
   if (held >= STDIO_LIMITS.pending_calls) {
-    return { ok: false, outcome: { ok: false, code: 'client_tool_busy', message: `the app already holds ${STDIO_LIMITS.pending_calls} pending calls; retry when one finishes` } };
+    return {
+      ok: false,
+      outcome: {
+        ok: false,
+        code: 'client_tool_busy',
+        message: `the app already holds ${STDIO_LIMITS.pending_calls} pending calls; retry when one finishes`,
+      },
+    };
   }
   const pr = ctx.principal;
   return {
     ok: true,
     call: {
-      session_id: pr.sessionId, run_id: pr.runId, call_id: randomUUID(),
-      task_id: delegation?.task_id ?? null, subagent_id: delegation?.subagent_id ?? null,
+      session_id: pr.sessionId,
+      run_id: pr.runId,
+      call_id: randomUUID(),
+      task_id: delegation?.task_id ?? null,
+      subagent_id: delegation?.subagent_id ?? null,
       timeout_ms: tool.timeout_ms ?? tool.timeout_s * 1000,
     },
   };
@@ -39,5 +59,9 @@ export function admitStdioCall(
 
 /** The app's status, text and structured JSON as an answer for the result gate: one text block, then the structured JSON. */
 export function replyAnswer(body: StdioReply): ToolAnswer {
-  return { content: [{ type: 'text', text: body.text }], ...(body.structured ? { structured: body.structured } : {}), isError: body.status === 'error' };
+  return {
+    content: [{ type: 'text', text: body.text }],
+    ...(body.structured ? { structured: body.structured } : {}),
+    isError: body.status === 'error',
+  };
 }

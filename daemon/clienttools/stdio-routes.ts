@@ -44,13 +44,18 @@ function onlyKeys(o: Obj, allowed: readonly string[], make: (m: string) => ExecE
   for (const k of Object.keys(o)) if (!allowed.includes(k)) throw make(`unknown field "${k}"`);
 }
 
-function decodeStdioRegistration(body: unknown): { client_id: string; server_id: string | null; tools: ClientToolSpec[] } {
+function decodeStdioRegistration(body: unknown): {
+  client_id: string;
+  server_id: string | null;
+  tools: ClientToolSpec[];
+} {
   const invalid = (m: string) => new ExecError('invalid_tool', m);
   if (!isObj(body)) throw invalid('the body must be an object {client_id, tools}');
   const client_id = clientIdOf(body);
   onlyKeys(body, ['client_id', 'server_id', 'tools'], invalid);
   const server_id = body.server_id ?? null;
-  if (server_id !== null && (typeof server_id !== 'string' || !ID_RE.test(server_id))) throw invalid(`server_id must match ${ID_RE.source}`);
+  if (server_id !== null && (typeof server_id !== 'string' || !ID_RE.test(server_id)))
+    throw invalid(`server_id must match ${ID_RE.source}`);
   const checked = validateStdioTools(body.tools);
   if (!checked.ok) throw invalid(checked.message);
   const tools = checked.tools.map((t) => ({ ...t, timeout_s: Math.ceil(t.timeout_ms / 1000) }));
@@ -59,27 +64,50 @@ function decodeStdioRegistration(body: unknown): { client_id: string; server_id:
 
 function decodeStdioReply(body: unknown): StdioReply {
   const invalid = (m: string) => new ExecError('validation_failed', m);
-  if (!isObj(body)) throw invalid('the body must be an object {client_id, status, text, structured?}');
+  if (!isObj(body))
+    throw invalid('the body must be an object {client_id, status, text, structured?}');
   const client_id = clientIdOf(body);
   onlyKeys(body, ['client_id', 'status', 'text', 'structured'], invalid);
-  if (body.status !== 'success' && body.status !== 'error') throw invalid('status must be "success" or "error"');
+  if (body.status !== 'success' && body.status !== 'error')
+    throw invalid('status must be "success" or "error"');
   if (typeof body.text !== 'string') throw invalid('text must be a string');
   const has = Object.hasOwn(body, 'structured');
   const n = resultBytes(body.text, body.structured, has);
-  if (n > STDIO_LIMITS.result_bytes) throw invalid(`the result is ${n} bytes (text plus structured); at most ${STDIO_LIMITS.result_bytes}`);
-  return { client_id, status: body.status, text: body.text, ...(has ? { structured: { value: body.structured } } : {}) };
+  if (n > STDIO_LIMITS.result_bytes)
+    throw invalid(
+      `the result is ${n} bytes (text plus structured); at most ${STDIO_LIMITS.result_bytes}`,
+    );
+  return {
+    client_id,
+    status: body.status,
+    text: body.text,
+    ...(has ? { structured: { value: body.structured } } : {}),
+  };
 }
 
 function decodeScope(body: unknown): { task_id: string; tools: Map<string, string> } {
   const invalid = (m: string) => new ExecError('invalid_request', m);
-  if (!isObj(body)) throw invalid('the body must be an object {task_id, tools: [{name, fingerprint}]}');
+  if (!isObj(body))
+    throw invalid('the body must be an object {task_id, tools: [{name, fingerprint}]}');
   onlyKeys(body, ['task_id', 'tools'], invalid);
-  if (typeof body.task_id !== 'string' || !ID_RE.test(body.task_id)) throw invalid(`task_id must match ${ID_RE.source}`);
-  if (!Array.isArray(body.tools) || body.tools.length > SCOPE_LIMITS.toolsPerScope) throw invalid(`tools must be an array of at most ${SCOPE_LIMITS.toolsPerScope} {name, fingerprint}`);
+  if (typeof body.task_id !== 'string' || !ID_RE.test(body.task_id))
+    throw invalid(`task_id must match ${ID_RE.source}`);
+  if (!Array.isArray(body.tools) || body.tools.length > SCOPE_LIMITS.toolsPerScope)
+    throw invalid(
+      `tools must be an array of at most ${SCOPE_LIMITS.toolsPerScope} {name, fingerprint}`,
+    );
   const tools = new Map<string, string>();
   body.tools.forEach((t: unknown, i: number) => {
-    if (!isObj(t) || typeof t.name !== 'string' || typeof t.fingerprint !== 'string' || !FINGERPRINT_RE.test(t.fingerprint) || Object.keys(t).length !== 2) {
-      throw invalid(`tools[${i}] must be {name, fingerprint} with a lowercase hex SHA-256 fingerprint`);
+    if (
+      !isObj(t) ||
+      typeof t.name !== 'string' ||
+      typeof t.fingerprint !== 'string' ||
+      !FINGERPRINT_RE.test(t.fingerprint) ||
+      Object.keys(t).length !== 2
+    ) {
+      throw invalid(
+        `tools[${i}] must be {name, fingerprint} with a lowercase hex SHA-256 fingerprint`,
+      );
     }
     tools.set(t.name, t.fingerprint);
   });
@@ -90,7 +118,15 @@ export function registerStdioRoutes(app: Hono<any>, deps: StdioRouteDeps): void 
   const { broker, scopes, gate } = deps;
   app.post('/api/v1/client-tools/stdio', async (c) => {
     const body = decodeStdioRegistration(await readJsonBody(c, deps.clock));
-    return gate.ok(broker.registerStdio(body.client_id, c.req.header(CLIENT_KEY_HEADER), body.tools, deps.checkNames, body.server_id));
+    return gate.ok(
+      broker.registerStdio(
+        body.client_id,
+        c.req.header(CLIENT_KEY_HEADER),
+        body.tools,
+        deps.checkNames,
+        body.server_id,
+      ),
+    );
   });
   app.post('/api/v1/client-tools/requests/:id/reply', async (c) => {
     const body = decodeStdioReply(await readJsonBody(c, deps.clock));
@@ -98,18 +134,32 @@ export function registerStdioRoutes(app: Hono<any>, deps: StdioRouteDeps): void 
   });
   app.get('/api/v1/client-tools', (c) => {
     const tools = broker.offered().map(({ group, tool }) => ({
-      name: tool.name, group, fingerprint: fingerprintOf(tool),
-      ...(tool.timeout_ms !== undefined ? { timeout_ms: tool.timeout_ms } : { timeout_s: tool.timeout_s }),
+      name: tool.name,
+      group,
+      fingerprint: fingerprintOf(tool),
+      ...(tool.timeout_ms !== undefined
+        ? { timeout_ms: tool.timeout_ms }
+        : { timeout_s: tool.timeout_s }),
     }));
     return gate.ok({ revision: broker.revision, tools });
   });
   app.put('/api/v1/client-tools/scopes/:authorizationId/:threadId', async (c) => {
     const authorization_id = c.req.param('authorizationId');
     const thread_id = c.req.param('threadId');
-    if (!AUTHORIZATION_ID_RE.test(authorization_id)) throw new ExecError('invalid_request', `the authorization id must match ${AUTHORIZATION_ID_RE.source}`);
-    if (!ID_RE.test(thread_id)) throw new ExecError('invalid_request', `the thread id must match ${ID_RE.source}`);
+    if (!AUTHORIZATION_ID_RE.test(authorization_id))
+      throw new ExecError(
+        'invalid_request',
+        `the authorization id must match ${AUTHORIZATION_ID_RE.source}`,
+      );
+    if (!ID_RE.test(thread_id))
+      throw new ExecError('invalid_request', `the thread id must match ${ID_RE.source}`);
     const { task_id, tools } = decodeScope(await readJsonBody(c, deps.clock));
     scopes.save({ authorization_id, thread_id, task_id, tools });
-    return gate.ok({ authorization_id, thread_id, task_id, tools: [...tools].map(([name, fingerprint]) => ({ name, fingerprint })) });
+    return gate.ok({
+      authorization_id,
+      thread_id,
+      task_id,
+      tools: [...tools].map(([name, fingerprint]) => ({ name, fingerprint })),
+    });
   });
 }

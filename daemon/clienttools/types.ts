@@ -121,7 +121,12 @@ export type CallOutcome =
   | { readonly ok: false; readonly code: string; readonly message: string };
 
 /** Why a call was withdrawn from the app (client_tool.cancelled reason). */
-export type CancelReason = 'agent_stopped' | 'tool_withdrawn' | 'timeout' | 'no_client' | 'shutdown';
+export type CancelReason =
+  | 'agent_stopped'
+  | 'tool_withdrawn'
+  | 'timeout'
+  | 'no_client'
+  | 'shutdown';
 
 /** How a stdio app reads a cancellation (client.tool.cancel reason). */
 export type StdioCancelReason = 'cancelled' | 'timeout' | 'run_finished' | 'shutdown';
@@ -136,7 +141,14 @@ export const STDIO_CANCEL_REASON: Readonly<Record<CancelReason, StdioCancelReaso
 
 /** One event the broker publishes on the event streams. */
 export interface BrokerEvent {
-  readonly type: 'client_tool.request' | 'client_tool.cancelled' | 'client_tools.changed' | 'tool.shown' | 'tool.asked' | 'tool.answered' | 'daemon.log';
+  readonly type:
+    | 'client_tool.request'
+    | 'client_tool.cancelled'
+    | 'client_tools.changed'
+    | 'tool.shown'
+    | 'tool.asked'
+    | 'tool.answered'
+    | 'daemon.log';
   readonly data: Record<string, unknown>;
   /** What streams outside `audience` see instead (ids only); null when everyone sees `data`. */
   readonly redacted: Record<string, unknown> | null;

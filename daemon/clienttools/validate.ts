@@ -1,7 +1,19 @@
 import { isWellFormedText, jsonBytes } from '../../catalog/limits.js';
-import { CLIENT_TOOL_SUBSET, checkSchemaSubset, formatSubsetProblem } from '../../catalog/schema-subset.js';
+import {
+  CLIENT_TOOL_SUBSET,
+  checkSchemaSubset,
+  formatSubsetProblem,
+} from '../../catalog/schema-subset.js';
 import { ExecError } from '../errors.js';
-import { GROUP_RE, LIMITS, TOOL_NAME_RE, type ClientToolSpec, type ContentBlock, type RegisterBody, type ResultBody } from './types.js';
+import {
+  GROUP_RE,
+  LIMITS,
+  TOOL_NAME_RE,
+  type ClientToolSpec,
+  type ContentBlock,
+  type RegisterBody,
+  type ResultBody,
+} from './types.js';
 
 /**
  * Decoding of the app-facing request bodies. Pure: every problem is an
@@ -18,14 +30,23 @@ function invalidTool(message: string): ExecError {
   return new ExecError('invalid_tool', message);
 }
 
-function onlyKeys(o: Obj, allowed: readonly string[], where: string, make: (m: string) => ExecError): void {
-  for (const k of Object.keys(o)) if (!allowed.includes(k)) throw make(`${where}: unknown field "${k}"`);
+function onlyKeys(
+  o: Obj,
+  allowed: readonly string[],
+  where: string,
+  make: (m: string) => ExecError,
+): void {
+  for (const k of Object.keys(o))
+    if (!allowed.includes(k)) throw make(`${where}: unknown field "${k}"`);
 }
 
 /** client_id: required, a string (whether it is connected is the broker's question). */
 export function clientIdOf(body: unknown): string {
   if (!isObj(body) || typeof body.client_id !== 'string' || body.client_id.length === 0) {
-    throw new ExecError('unknown_client', 'client_id must name a connected client (the client_id of your event stream hello)');
+    throw new ExecError(
+      'unknown_client',
+      'client_id must name a connected client (the client_id of your event stream hello)',
+    );
   }
   return body.client_id;
 }
@@ -38,18 +59,29 @@ function toolSpec(v: unknown, i: number): ClientToolSpec {
   if (typeof name !== 'string' || !TOOL_NAME_RE.test(name)) {
     throw invalidTool(`${where}.name must be 1-${LIMITS.nameBytes} letters, digits, "_" or "-"`);
   }
-  if (typeof description !== 'string' || description.trim().length === 0) throw invalidTool(`${where}.description must be a non-blank string`);
+  if (typeof description !== 'string' || description.trim().length === 0)
+    throw invalidTool(`${where}.description must be a non-blank string`);
   if (jsonBytes(description) > LIMITS.descriptionBytes || !isWellFormedText(description)) {
-    throw invalidTool(`${where}.description is longer than ${LIMITS.descriptionBytes} bytes as JSON writes it, or holds an unpaired surrogate`);
+    throw invalidTool(
+      `${where}.description is longer than ${LIMITS.descriptionBytes} bytes as JSON writes it, or holds an unpaired surrogate`,
+    );
   }
   const timeout = v.timeout_s ?? LIMITS.defaultTimeoutS;
-  if (typeof timeout !== 'number' || !Number.isInteger(timeout) || timeout < 0 || timeout > LIMITS.maxTimeoutS) {
-    throw invalidTool(`${where}.timeout_s must be an integer from 0 (never times out) to ${LIMITS.maxTimeoutS}`);
+  if (
+    typeof timeout !== 'number' ||
+    !Number.isInteger(timeout) ||
+    timeout < 0 ||
+    timeout > LIMITS.maxTimeoutS
+  ) {
+    throw invalidTool(
+      `${where}.timeout_s must be an integer from 0 (never times out) to ${LIMITS.maxTimeoutS}`,
+    );
   }
   if (schema === undefined) throw invalidTool(`${where}.input_schema is required`);
   const problem = checkSchemaSubset(schema, CLIENT_TOOL_SUBSET, { requireObjectRoot: true });
   if (problem) throw invalidTool(`${where}.input_schema ${formatSubsetProblem(problem)}`);
-  if (utf8(JSON.stringify(schema)) > LIMITS.schemaBytes) throw invalidTool(`${where}.input_schema is larger than ${LIMITS.schemaBytes} bytes`);
+  if (utf8(JSON.stringify(schema)) > LIMITS.schemaBytes)
+    throw invalidTool(`${where}.input_schema is larger than ${LIMITS.schemaBytes} bytes`);
   return { name, description, input_schema: schema as Obj, timeout_s: timeout };
 }
 
@@ -63,7 +95,10 @@ export function decodeRegister(body: unknown): RegisterBody {
   }
   if (!Array.isArray(body.tools)) throw invalidTool('tools must be an array');
   if (body.tools.length > LIMITS.toolsPerGroup) {
-    throw new ExecError('too_many_tools', `a group holds at most ${LIMITS.toolsPerGroup} tools; this one has ${body.tools.length}`);
+    throw new ExecError(
+      'too_many_tools',
+      `a group holds at most ${LIMITS.toolsPerGroup} tools; this one has ${body.tools.length}`,
+    );
   }
   const tools = body.tools.map(toolSpec);
   const seen = new Set<string>();
@@ -84,8 +119,10 @@ function contentBlock(v: unknown, i: number): ContentBlock {
   if (v.type === 'text') {
     if (typeof v.text !== 'string') throw invalidResult(`${where}.text must be a string`);
   } else if (v.type === 'image') {
-    if (typeof v.data !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(v.data)) throw invalidResult(`${where}.data must be base64`);
-    if (typeof v.mimeType !== 'string' || !/^image\/[A-Za-z0-9.+-]+$/.test(v.mimeType)) throw invalidResult(`${where}.mimeType must be an image/* type`);
+    if (typeof v.data !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(v.data))
+      throw invalidResult(`${where}.data must be base64`);
+    if (typeof v.mimeType !== 'string' || !/^image\/[A-Za-z0-9.+-]+$/.test(v.mimeType))
+      throw invalidResult(`${where}.mimeType must be an image/* type`);
   } else {
     throw invalidResult(`${where}.type must be "text" or "image"`);
   }
@@ -94,17 +131,24 @@ function contentBlock(v: unknown, i: number): ContentBlock {
 
 /** POST /api/v1/client-tools/requests/{id}/result. */
 export function decodeResult(body: unknown): ResultBody {
-  if (!isObj(body)) throw invalidResult('the body must be an object {client_id, ok, content | error}');
+  if (!isObj(body))
+    throw invalidResult('the body must be an object {client_id, ok, content | error}');
   const client_id = clientIdOf(body);
   if (body.ok === true) {
     onlyKeys(body, ['client_id', 'ok', 'content'], 'body', invalidResult);
-    if (!Array.isArray(body.content)) throw invalidResult('content must be an array of MCP content blocks');
+    if (!Array.isArray(body.content))
+      throw invalidResult('content must be an array of MCP content blocks');
     return { client_id, ok: true, content: body.content.map(contentBlock) };
   }
   if (body.ok === false) {
     onlyKeys(body, ['client_id', 'ok', 'error'], 'body', invalidResult);
     const e = body.error;
-    if (!isObj(e) || typeof e.code !== 'string' || !/^[a-z][a-z0-9_]{0,63}$/.test(e.code) || typeof e.message !== 'string') {
+    if (
+      !isObj(e) ||
+      typeof e.code !== 'string' ||
+      !/^[a-z][a-z0-9_]{0,63}$/.test(e.code) ||
+      typeof e.message !== 'string'
+    ) {
       throw invalidResult('error must be {code: snake_case string, message: string}');
     }
     return { client_id, ok: false, error: { code: e.code, message: e.message } };

@@ -4,7 +4,8 @@ import type { ConsoleSession, ConsoleSessions } from './sessions.js';
 import { sameSecret } from '../../lib/same-secret.js';
 
 export const COOKIE = 'agentteam_console';
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 /** Headers on every console response, refusals included. */
 export function consoleHeaders(): MiddlewareHandler {
@@ -30,7 +31,10 @@ export function consoleHeaders(): MiddlewareHandler {
 export function onlyAt(host: () => string): MiddlewareHandler {
   return async (c, next) => {
     if (c.req.header('host')?.toLowerCase() === host()) return next();
-    return c.html('<!doctype html><title>agentteam console</title><p>The console answers only at the address in its sign-in link. Run <code>agentteam console</code> for one.</p>', 421);
+    return c.html(
+      '<!doctype html><title>agentteam console</title><p>The console answers only at the address in its sign-in link. Run <code>agentteam console</code> for one.</p>',
+      421,
+    );
   };
 }
 
@@ -46,21 +50,31 @@ export function fromConsolePage(c: Context, host: () => string): boolean {
 
 async function csrfOk(c: Context, session: ConsoleSession, host: () => string): Promise<boolean> {
   if (!fromConsolePage(c, host)) return false;
-  const form = await c.req.parseBody().catch(() => ({} as Record<string, unknown>));
+  const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
   const token = c.req.header('x-csrf-token') ?? (typeof form.csrf === 'string' ? form.csrf : '');
   return sameSecret(session.csrf, token);
 }
 
 /** Every console path but the sign-in needs a live session cookie; POSTs need the CSRF token and Origin too. */
-export function sessionGuard(sessions: ConsoleSessions, host: () => string, open: (path: string) => boolean): MiddlewareHandler<{ Variables: { session: ConsoleSession } }> {
+export function sessionGuard(
+  sessions: ConsoleSessions,
+  host: () => string,
+  open: (path: string) => boolean,
+): MiddlewareHandler<{ Variables: { session: ConsoleSession } }> {
   return async (c, next) => {
     if (open(c.req.path)) return next();
     const session = sessions.lookup(getCookie(c, COOKIE));
     if (!session) {
-      return c.html('<!doctype html><title>agentteam console</title><p>Not signed in. Run <code>agentteam console</code> for a sign-in link.</p>', 401);
+      return c.html(
+        '<!doctype html><title>agentteam console</title><p>Not signed in. Run <code>agentteam console</code> for a sign-in link.</p>',
+        401,
+      );
     }
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD' && !(await csrfOk(c, session, host))) {
-      return c.html('<!doctype html><title>agentteam console</title><p>Refused: this request did not come from a console page (Origin or CSRF token missing).</p>', 403);
+      return c.html(
+        '<!doctype html><title>agentteam console</title><p>Refused: this request did not come from a console page (Origin or CSRF token missing).</p>',
+        403,
+      );
     }
     c.set('session', session);
     return next();

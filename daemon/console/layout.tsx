@@ -14,7 +14,12 @@ const PAGES = [
 export type PageId = (typeof PAGES)[number]['id'];
 
 /** The page shell: navigation, then the body in a <main> that the client script refreshes from `live` (an SSE URL). */
-export function Layout(props: { page: PageId | 'login' | 'detail'; title: string; live?: string; children: Child }) {
+export function Layout(props: {
+  page: PageId | 'login' | 'detail';
+  title: string;
+  live?: string;
+  children: Child;
+}) {
   return (
     <html lang="en">
       <head>
@@ -30,12 +35,19 @@ export function Layout(props: { page: PageId | 'login' | 'detail'; title: string
           {props.page !== 'login' && (
             <nav aria-label="Console pages">
               {PAGES.map((p) => (
-                <a href={`/console/${p.path}`} aria-current={p.id === props.page ? 'page' : undefined}>{p.title}</a>
+                <a
+                  href={`/console/${p.path}`}
+                  aria-current={p.id === props.page ? 'page' : undefined}
+                >
+                  {p.title}
+                </a>
               ))}
             </nav>
           )}
         </header>
-        <main id="main" data-live={props.live}>{props.children}</main>
+        <main id="main" data-live={props.live}>
+          {props.children}
+        </main>
       </body>
     </html>
   );

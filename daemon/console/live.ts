@@ -26,7 +26,10 @@ interface Channel {
 
 /** One SSE frame carrying an HTML fragment (every line of it a data: line). */
 function fragmentFrame(html: string): string {
-  return `event: fragment\n${html.split(/\r\n|\r|\n/).map((l) => `data: ${l}`).join('\n')}\n\n`;
+  return `event: fragment\n${html
+    .split(/\r\n|\r|\n/)
+    .map((l) => `data: ${l}`)
+    .join('\n')}\n\n`;
 }
 
 /**
@@ -46,15 +49,23 @@ export class LivePages {
 
   constructor(private readonly clock: Clock) {}
 
-  body(c: Context, key: string, render: () => Promise<string>, stillSignedIn: () => boolean): Response {
+  body(
+    c: Context,
+    key: string,
+    render: () => Promise<string>,
+    stillSignedIn: () => boolean,
+  ): Response {
     if (this.open >= MAX_LIVE) return c.text('too many live console pages', 503);
     this.open++;
     let channel = this.channels.get(key);
-    if (!channel) this.channels.set(key, (channel = { tabs: new Set(), render, timer: null, html: null }));
+    if (!channel)
+      this.channels.set(key, (channel = { tabs: new Set(), render, timer: null, html: null }));
     const ch = channel;
     let tab: Tab | null = null;
     const { body, sink } = openSse({
-      clock: this.clock, heartbeatMs: HEARTBEAT_MS, heartbeat: () => ': keep-alive\n\n',
+      clock: this.clock,
+      heartbeatMs: HEARTBEAT_MS,
+      heartbeat: () => ': keep-alive\n\n',
       onClose: () => {
         this.open--;
         if (tab) ch.tabs.delete(tab);
@@ -77,11 +88,13 @@ export class LivePages {
     try {
       const html = await ch.render();
       ch.html = html;
-      for (const tab of ch.tabs) if (html !== tab.last && tab.sink.write(fragmentFrame(html))) tab.last = html;
+      for (const tab of ch.tabs)
+        if (html !== tab.last && tab.sink.write(fragmentFrame(html))) tab.last = html;
     } catch {
       // a failed read (daemon stopping) is retried next round
     }
-    if (ch.tabs.size > 0 && this.channels.get(key) === ch) ch.timer = this.clock.setTimeout(() => void this.round(key, ch), LIVE_POLL_MS);
+    if (ch.tabs.size > 0 && this.channels.get(key) === ch)
+      ch.timer = this.clock.setTimeout(() => void this.round(key, ch), LIVE_POLL_MS);
   }
 
   private stop(key: string, ch: Channel): void {

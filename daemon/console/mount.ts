@@ -30,11 +30,12 @@ export function mountConsole(app: Hono<any>, opts: MountOptions): void {
     return c.json({ ok: true, data: { url, expiresAt: new Date(expiresAtMs).toISOString() } });
   });
   let pages: Promise<Hono> | null = null;
-  const load = () => (pages ??= import('./routes.js').then((m) => {
-    const sub = new Hono();
-    m.registerConsoleRoutes(sub, { sessions, ...opts });
-    return sub;
-  }));
+  const load = () =>
+    (pages ??= import('./routes.js').then((m) => {
+      const sub = new Hono();
+      m.registerConsoleRoutes(sub, { sessions, ...opts });
+      return sub;
+    }));
   const forward = async (c: { req: { raw: Request } }) => (await load()).fetch(c.req.raw);
   app.all('/console', forward);
   app.all('/console/*', forward);

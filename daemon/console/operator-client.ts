@@ -12,19 +12,50 @@ export interface OperatorClient {
 }
 
 export class OperatorCallError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
   }
 }
 
-export function operatorClient(fetch: (req: Request) => Response | Promise<Response>, token: string, port: () => number): OperatorClient {
+export function operatorClient(
+  fetch: (req: Request) => Response | Promise<Response>,
+  token: string,
+  port: () => number,
+): OperatorClient {
   const call = async (method: string, path: string, body?: unknown, bearer = token) => {
-    const headers: Record<string, string> = { authorization: `Bearer ${bearer}`, host: `127.0.0.1:${port()}` };
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${bearer}`,
+      host: `127.0.0.1:${port()}`,
+    };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(new Request(`http://127.0.0.1:${port()}${path}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) }));
-    const env = (await res.json()) as { ok: boolean; data?: unknown; error?: { code: string; message: string } };
-    if (!env.ok) throw new OperatorCallError(res.status, env.error?.code ?? 'internal', env.error?.message ?? 'failed');
+    const res = await fetch(
+      new Request(`http://127.0.0.1:${port()}${path}`, {
+        method,
+        headers,
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      }),
+    );
+    const env = (await res.json()) as {
+      ok: boolean;
+      data?: unknown;
+      error?: { code: string; message: string };
+    };
+    if (!env.ok)
+      throw new OperatorCallError(
+        res.status,
+        env.error?.code ?? 'internal',
+        env.error?.message ?? 'failed',
+      );
     return env.data as any;
   };
-  return { get: (p) => call('GET', p), post: (p, b) => call('POST', p, b), del: (p) => call('DELETE', p), getAs: (p, b) => call('GET', p, undefined, b) };
+  return {
+    get: (p) => call('GET', p),
+    post: (p, b) => call('POST', p, b),
+    del: (p) => call('DELETE', p),
+    getAs: (p, b) => call('GET', p, undefined, b),
+  };
 }

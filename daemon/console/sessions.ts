@@ -75,4 +75,3 @@ function bounded<V>(m: Map<string, V>, max: number): Map<string, V> {
   while (m.size >= max) m.delete(m.keys().next().value!);
   return m;
 }
-

@@ -22,7 +22,10 @@ class MissingBinaryError extends Error {
 /** Selected once, at daemon start; a build without the CLI bundle cannot launch runtimes and is refused. */
 export function selectAgentteamBinary(): AgentteamBinary {
   const cli = fileURLToPath(new URL('../../cli/agentteam.cjs', import.meta.url));
-  if (!existsSync(cli)) throw new MissingBinaryError(`the agentteam CLI bundle ${cli} is missing; run \`npm run build\``);
+  if (!existsSync(cli))
+    throw new MissingBinaryError(
+      `the agentteam CLI bundle ${cli} is missing; run \`npm run build\``,
+    );
   return { node: process.execPath, cli };
 }
 

@@ -19,7 +19,11 @@ export function prepareClaude(input: DriverInput, guidance: string): DriverLaunc
   const helper = join(dir, 'mcp-headers.sh');
   const config = join(dir, 'mcp-config.json');
   writeHeadersHelper(helper, input.tokenFile);
-  const body = { mcpServers: { [MCP_SERVER_NAME]: { type: 'http', url: input.mcpUrl, headersHelper: shQuote(helper) } } };
+  const body = {
+    mcpServers: {
+      [MCP_SERVER_NAME]: { type: 'http', url: input.mcpUrl, headersHelper: shQuote(helper) },
+    },
+  };
   writePrivateFile(config, `${JSON.stringify(body, null, 2)}\n`);
   const guidanceFile = join(dir, 'guidance.md');
   writePrivateFile(guidanceFile, guidance);

@@ -12,7 +12,9 @@ import type { DriverInput, DriverLaunch } from './types.js';
  * has no agentteam tool at all. The tools themselves and the instructions go
  * in `thread/start`, not in the configuration.
  */
-export const APP_SERVER_OVERRIDES: CodexOverrides = [['features.multi_agent_v2_dynamic_tools', 'true']];
+export const APP_SERVER_OVERRIDES: CodexOverrides = [
+  ['features.multi_agent_v2_dynamic_tools', 'true'],
+];
 
 /** Where the session finds the developer instructions the launch prepared. */
 export function appServerInstructionsFile(privateDir: string): string {
@@ -34,5 +36,9 @@ export function prepareCodexAppServer(input: DriverInput, guidance: string): Dri
   writePrivateFile(guidanceFile, guidance);
   const instructions = appServerInstructionsFile(input.privateDir);
   writePrivateFile(instructions, layeredInstructions(user, guidance));
-  return { env: { AGENTTEAM_GUIDANCE_FILE: guidanceFile }, args: overrideArgs(APP_SERVER_OVERRIDES), files: { guidance: guidanceFile, instructions } };
+  return {
+    env: { AGENTTEAM_GUIDANCE_FILE: guidanceFile },
+    args: overrideArgs(APP_SERVER_OVERRIDES),
+    files: { guidance: guidanceFile, instructions },
+  };
 }

@@ -30,19 +30,29 @@ function readToml(file: string): Table | null {
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new ExecError('invalid_request', `cannot read the Codex configuration ${file}: ${(err as Error).message}`);
+    throw new ExecError(
+      'invalid_request',
+      `cannot read the Codex configuration ${file}: ${(err as Error).message}`,
+    );
   }
   try {
     return parse(text) as Table;
   } catch (err) {
     const first = (err as Error).message.split('\n')[0] ?? '';
-    throw new ExecError('invalid_request', `the Codex configuration ${file} is not valid TOML (${first}); Codex would refuse it too`);
+    throw new ExecError(
+      'invalid_request',
+      `the Codex configuration ${file} is not valid TOML (${first}); Codex would refuse it too`,
+    );
   }
 }
 
 function declaresServer(doc: Table | null): boolean {
   const servers = doc?.mcp_servers;
-  return servers !== null && typeof servers === 'object' && Object.hasOwn(servers as Table, MCP_SERVER_NAME);
+  return (
+    servers !== null &&
+    typeof servers === 'object' &&
+    Object.hasOwn(servers as Table, MCP_SERVER_NAME)
+  );
 }
 
 /**
@@ -57,7 +67,9 @@ export function readCodexUserConfig(home: string): CodexUserConfig {
   const files = [main];
   let names: string[] = [];
   try {
-    names = readdirSync(home).filter((n) => n.endsWith('.config.toml')).sort();
+    names = readdirSync(home)
+      .filter((n) => n.endsWith('.config.toml'))
+      .sort();
   } catch {
     // no Codex home yet: Codex creates it on first use
   }
@@ -65,9 +77,13 @@ export function readCodexUserConfig(home: string): CodexUserConfig {
   for (const file of files) {
     const d = file === main ? doc : readToml(file);
     if (declaresServer(d)) {
-      throw new ExecError('already_exists', `${file} already declares an MCP server named "${MCP_SERVER_NAME}"; agentteam adds its own under that name for the run. Rename or remove yours, then start the run again.`, {
-        metadata: { conflict: `mcp_servers.${MCP_SERVER_NAME}`, file },
-      });
+      throw new ExecError(
+        'already_exists',
+        `${file} already declares an MCP server named "${MCP_SERVER_NAME}"; agentteam adds its own under that name for the run. Rename or remove yours, then start the run again.`,
+        {
+          metadata: { conflict: `mcp_servers.${MCP_SERVER_NAME}`, file },
+        },
+      );
     }
   }
   const di = doc?.developer_instructions;

@@ -27,7 +27,8 @@ function parseCodexVersion(text: string | null | undefined): [number, number, nu
 function codexHasHeadersHelper(version: string | null | undefined): boolean {
   const v = parseCodexVersion(version);
   if (!v) return true;
-  for (let i = 0; i < 3; i++) if (v[i] !== CODEX_HEADERS_HELPER_SINCE[i]) return v[i]! > CODEX_HEADERS_HELPER_SINCE[i]!;
+  for (let i = 0; i < 3; i++)
+    if (v[i] !== CODEX_HEADERS_HELPER_SINCE[i]) return v[i]! > CODEX_HEADERS_HELPER_SINCE[i]!;
   return true;
 }
 
@@ -51,12 +52,18 @@ export function overrideArgs(overrides: CodexOverrides): string[] {
  * which a tool that needs approval is refused) and the guidance as
  * `developer_instructions` (the user's own top-level ones first).
  */
-function codexExecOverrides(input: DriverInput, guidance: string, helper: string | null): CodexOverrides {
+function codexExecOverrides(
+  input: DriverInput,
+  guidance: string,
+  helper: string | null,
+): CodexOverrides {
   const user = readCodexUserConfig(userCodexHome(input.env ?? {}));
   const server = `mcp_servers.${MCP_SERVER_NAME}`;
   return [
     [`${server}.url`, tomlString(input.mcpUrl)],
-    helper ? [`${server}.http_headers_helper`, tomlString(helper)] : [`${server}.bearer_token_env_var`, tomlString(CODEX_BEARER_ENV)],
+    helper
+      ? [`${server}.http_headers_helper`, tomlString(helper)]
+      : [`${server}.bearer_token_env_var`, tomlString(CODEX_BEARER_ENV)],
     [`${server}.default_tools_approval_mode`, tomlString('approve')],
     ['developer_instructions', tomlString(layeredInstructions(user, guidance))],
   ];
@@ -98,9 +105,22 @@ export function prepareCodex(input: DriverInput, guidance: string): DriverLaunch
 }
 
 /** The PATH shim for a wrapped command: drops its own directory from PATH, then runs the real codex with the overrides. */
-function renderCodexShim(shimDir: string, args: readonly string[], bearerFrom: string | null): string {
-  return renderPathShim(shimDir, 'starts the real codex with agentteam\'s -c overrides on top of your own configuration.', [
-    ...(bearerFrom ? [`${CODEX_BEARER_ENV}=$(cat ${shQuote(bearerFrom)}) || exit 1`, `export ${CODEX_BEARER_ENV}`] : []),
-    `exec codex ${args.map(shQuote).join(' ')} "$@"`,
-  ]);
+function renderCodexShim(
+  shimDir: string,
+  args: readonly string[],
+  bearerFrom: string | null,
+): string {
+  return renderPathShim(
+    shimDir,
+    "starts the real codex with agentteam's -c overrides on top of your own configuration.",
+    [
+      ...(bearerFrom
+        ? [
+            `${CODEX_BEARER_ENV}=$(cat ${shQuote(bearerFrom)}) || exit 1`,
+            `export ${CODEX_BEARER_ENV}`,
+          ]
+        : []),
+      `exec codex ${args.map(shQuote).join(' ')} "$@"`,
+    ],
+  );
 }

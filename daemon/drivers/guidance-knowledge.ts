@@ -6,7 +6,11 @@ import { toRuntimeName, type RuntimeKind } from './names.js';
  * only when its tool is in the inventory, so the prompt never describes a
  * tool the route does not serve.
  */
-export function renderKnowledgeGuidance(runtime: RuntimeKind, inventory: readonly McpToolDescriptor[], memoryDir?: string): string[] {
+export function renderKnowledgeGuidance(
+  runtime: RuntimeKind,
+  inventory: readonly McpToolDescriptor[],
+  memoryDir?: string,
+): string[] {
   const has = (name: string) => inventory.some((t) => t.name === name);
   const n = (name: string) => `\`${toRuntimeName(runtime, name)}\``;
   const lines: string[] = [];

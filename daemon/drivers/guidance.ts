@@ -12,11 +12,18 @@ import { renderKnowledgeGuidance } from './guidance-knowledge.js';
  * is the catalog's mixed index (the same text as `agentteam exec --help`),
  * which points to the per-domain and per-action help instead of listing it.
  */
-export function renderToolGuidance(runtime: RuntimeKind, inventory: readonly McpToolDescriptor[], agentteamPath?: string, memoryDir?: string): string {
+export function renderToolGuidance(
+  runtime: RuntimeKind,
+  inventory: readonly McpToolDescriptor[],
+  agentteamPath?: string,
+  memoryDir?: string,
+): string {
   const lines = [
     '# AgentTeam tools',
     '',
-    runtime === 'codex-app-server' ? '## Messages (tools in the namespace "agentteam")' : '## Messages (MCP server "agentteam")',
+    runtime === 'codex-app-server'
+      ? '## Messages (tools in the namespace "agentteam")'
+      : '## Messages (MCP server "agentteam")',
     '',
     'Message tools need the exact target of the conversation you answer; nothing is filled in for you.',
     'A failed call returns isError with an error envelope; follow error.hint.',
@@ -32,7 +39,9 @@ export function renderToolGuidance(runtime: RuntimeKind, inventory: readonly Mcp
     );
   }
   for (const t of inventory) {
-    lines.push(`- \`${toRuntimeName(runtime, t.name)}\` (${t.annotations.readOnlyHint === true ? 'read-only' : 'changes data'})`);
+    lines.push(
+      `- \`${toRuntimeName(runtime, t.name)}\` (${t.annotations.readOnlyHint === true ? 'read-only' : 'changes data'})`,
+    );
   }
   lines.push(
     '',
@@ -44,7 +53,10 @@ export function renderToolGuidance(runtime: RuntimeKind, inventory: readonly Mcp
     'Tasks, projects, reviews, approvals, workflows, installed extensions and the rest are `agentteam exec` actions; run it with your shell tool:',
     '',
     ...(agentteamPath
-      ? [`\`agentteam\` is first on your PATH; where a shell does not find it, call it by its absolute path: \`${agentteamPath.replace(/[\r\n`]/g, '')}\`.`, '']
+      ? [
+          `\`agentteam\` is first on your PATH; where a shell does not find it, call it by its absolute path: \`${agentteamPath.replace(/[\r\n`]/g, '')}\`.`,
+          '',
+        ]
       : []),
     '```text',
     renderExecIndex(helpIndexOf(defaultCatalog())).trimEnd(),

@@ -37,7 +37,11 @@ export function prepareRuntimeDriver(opts: PrepareDriverOptions): DriverLaunch {
   const launcher = writeAgentteamLauncher(input.privateDir, opts.agentteam);
   const guidance = renderToolGuidance(input.runtime, input.inventory, launcher, opts.memoryDir);
   const launch = prepareFor(input, guidance);
-  return { ...launch, binDir: binDirOf(input.privateDir), files: { ...launch.files, agentteam: launcher } };
+  return {
+    ...launch,
+    binDir: binDirOf(input.privateDir),
+    files: { ...launch.files, agentteam: launcher },
+  };
 }
 
 function prepareFor(input: DriverInput, guidance: string): DriverLaunch {

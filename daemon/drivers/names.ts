@@ -20,7 +20,11 @@ function prefixOf(runtime: RuntimeKind, server: string): string {
 }
 
 /** Raw tool name (`message_send`) to the model-visible name (`mcp__agentteam__message_send`). */
-export function toRuntimeName(runtime: RuntimeKind, tool: string, server: string = MCP_SERVER_NAME): string {
+export function toRuntimeName(
+  runtime: RuntimeKind,
+  tool: string,
+  server: string = MCP_SERVER_NAME,
+): string {
   return prefixOf(runtime, server) + tool;
 }
 

@@ -28,5 +28,9 @@ export function prepareOpencode(input: DriverInput, guidance: string): DriverLau
     },
   };
   writePrivateFile(config, `${JSON.stringify(body, null, 2)}\n`);
-  return { env: { OPENCODE_CONFIG: config, AGENTTEAM_GUIDANCE_FILE: guidanceFile }, args: [], files: { config, bridge, guidance: guidanceFile } };
+  return {
+    env: { OPENCODE_CONFIG: config, AGENTTEAM_GUIDANCE_FILE: guidanceFile },
+    args: [],
+    files: { config, bridge, guidance: guidanceFile },
+  };
 }

@@ -9,12 +9,18 @@ import { attachedThread, checkChildGate } from '../http/child-gate.js';
  * The risk is the call's effective one (workflow ops by the matrix), decided
  * from the catalog, never from anything else the caller sends.
  */
-export function execChildGate(principal: Principal, thread: string | undefined, risk: Risk, label: string): ExecError | null {
+export function execChildGate(
+  principal: Principal,
+  thread: string | undefined,
+  risk: Risk,
+  label: string,
+): ExecError | null {
   try {
     const claimed = thread !== undefined && thread.length > 0 ? thread : null;
     // A runtime whose driver attaches threads (Codex app-server) has none attached on this route.
     if (principal.threadsByDriver) attachedThread(claimed, null);
-    else checkChildGate(label, { readOnlyHint: risk === 'read' }, claimed, principal.primaryThreadId);
+    else
+      checkChildGate(label, { readOnlyHint: risk === 'read' }, claimed, principal.primaryThreadId);
     return null;
   } catch (err) {
     if (err instanceof ExecError) return err;

@@ -6,7 +6,10 @@ import type { HandlerContext } from './context.js';
 import { compileInputCheck } from './validate.js';
 
 /** A typed handler: its input and output types are derived from the descriptor's schemas. */
-type JsonHandler<D extends ActionDescriptor> = (input: InputOf<D>, ctx: HandlerContext) => Promise<OutputOf<D>>;
+type JsonHandler<D extends ActionDescriptor> = (
+  input: InputOf<D>,
+  ctx: HandlerContext,
+) => Promise<OutputOf<D>>;
 
 /** What the dispatcher needs for one action, after registration. */
 export interface RegisteredAction {
@@ -26,7 +29,11 @@ export interface ExtensibleCatalog {
 }
 
 /** The route's view: a registered action for an extension entry of the pinned catalog, if it is one. */
-export function extensionActionOf(catalog: Catalog, domain: string, action: string): RegisteredAction | undefined {
+export function extensionActionOf(
+  catalog: Catalog,
+  domain: string,
+  action: string,
+): RegisteredAction | undefined {
   return (catalog as ExtensibleCatalog).extensionAction?.(domain, action);
 }
 
@@ -52,7 +59,10 @@ export class Registry {
     if (this.actions.has(key)) throw new RegistryError(`action "${key}" has two handlers`);
     const entry = this.catalog.entries.get(key);
     if (!entry) throw new RegistryError(`handler for "${key}" has no descriptor in the catalog`);
-    if (entry.descriptor !== descriptor) throw new RegistryError(`handler for "${key}" was registered against a different descriptor than the catalog's`);
+    if (entry.descriptor !== descriptor)
+      throw new RegistryError(
+        `handler for "${key}" was registered against a different descriptor than the catalog's`,
+      );
     this.actions.set(key, {
       key,
       entry,
@@ -64,7 +74,10 @@ export class Registry {
   /** Ends registration; every catalog action must have a handler by now. */
   seal(): this {
     const missing = [...this.catalog.entries.keys()].filter((k) => !this.actions.has(k));
-    if (missing.length > 0) throw new RegistryError(`no handler registered for ${missing.map((k) => `"${k}"`).join(', ')}`);
+    if (missing.length > 0)
+      throw new RegistryError(
+        `no handler registered for ${missing.map((k) => `"${k}"`).join(', ')}`,
+      );
     this.sealed = true;
     return this;
   }
@@ -77,7 +90,10 @@ export class Registry {
   async useGeneratedValidators(): Promise<string[]> {
     const fallback: string[] = [];
     for (const a of this.actions.values()) {
-      const generated = await loadInputValidator(a.entry.descriptor.domain, a.entry.descriptor.action);
+      const generated = await loadInputValidator(
+        a.entry.descriptor.domain,
+        a.entry.descriptor.action,
+      );
       if (generated) a.check = generated;
       else fallback.push(a.key);
     }

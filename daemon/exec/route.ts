@@ -17,7 +17,12 @@ import { execChildGate } from './effect-gate.js';
 import { THREAD_HEADER } from '../http/child-gate.js';
 import { auditExec } from '../audit/hooks.js';
 import type { AuditNote } from '../audit/note.js';
-import { inRequestSpan, inRequestSpanSync, noteOutcome, observeExec } from '../telemetry/observe.js';
+import {
+  inRequestSpan,
+  inRequestSpanSync,
+  noteOutcome,
+  observeExec,
+} from '../telemetry/observe.js';
 
 /** What the Exec route uses, and nothing else (the daemon's Services satisfies it). */
 interface ExecDeps {
@@ -36,7 +41,12 @@ interface ExecDeps {
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;
 
 /** An error envelope that leaves through the result gate here (masked once, not read back by its middleware). */
-function errorResponse(gate: ResultGate, err: ExecError, close = false, note?: AuditNote): Response {
+function errorResponse(
+  gate: ResultGate,
+  err: ExecError,
+  close = false,
+  note?: AuditNote,
+): Response {
   const headers: Record<string, string> = { ...JSON_HEADERS };
   // After 413/408 the rest of the body is unread; closing is cheaper than draining it.
   if (close) headers.connection = 'close';
@@ -58,23 +68,37 @@ function errorResponse(gate: ResultGate, err: ExecError, close = false, note?: A
  * authorization never sees a success.
  */
 export function registerExecActionRoute(app: Hono<RuntimeEnv>, services: ExecDeps): void {
-  app.post(EXEC_ACTION_PATH, (c) => observeExec(c, () => auditExec(services.audit, c, (note) => execAction(c, services, note))));
+  app.post(EXEC_ACTION_PATH, (c) =>
+    observeExec(c, () => auditExec(services.audit, c, (note) => execAction(c, services, note))),
+  );
   app.on(['GET', 'PUT', 'PATCH', 'DELETE'], EXEC_ACTION_PATH, () =>
-    errorResponse(services.gate, new ExecError('method_not_allowed', 'actions are called with POST')),
+    errorResponse(
+      services.gate,
+      new ExecError('method_not_allowed', 'actions are called with POST'),
+    ),
   );
 }
 
-async function execAction(c: Context<RuntimeEnv>, services: ExecDeps, note: AuditNote): Promise<Response> {
+async function execAction(
+  c: Context<RuntimeEnv>,
+  services: ExecDeps,
+  note: AuditNote,
+): Promise<Response> {
   const fail = (err: ExecError, close = false) => errorResponse(services.gate, err, close, note);
   const { principal, signal, catalog } = c.get('runtime');
   const domain = c.req.param('domain') ?? '';
   const name = c.req.param('action') ?? '';
   // An action outside the authorization's pinned catalog does not exist for it.
   const builtin = catalog.get(domain, name) ? services.registry.get(domain, name) : undefined;
-  const action = builtin ?? (catalog.get(domain, name) ? extensionActionOf(catalog, domain, name) : undefined);
+  const action =
+    builtin ?? (catalog.get(domain, name) ? extensionActionOf(catalog, domain, name) : undefined);
   if (action && !builtin) note.transport = 'extension';
   if (!action) {
-    return fail(new ExecError('not_found', 'no such action', { hint: 'See agentteam exec --help for the domains and actions.' }));
+    return fail(
+      new ExecError('not_found', 'no such action', {
+        hint: 'See agentteam exec --help for the domains and actions.',
+      }),
+    );
   }
   // Selector headers are checked before a byte of the body is read.
   const fromHeaders = headerSelector((name) => c.req.header(name), action.entry.descriptor.risk);
@@ -90,13 +114,19 @@ async function execAction(c: Context<RuntimeEnv>, services: ExecDeps, note: Audi
   } catch (err) {
     note.requestBytes = counted.bytes;
     if (err instanceof RevokedError || signal.aborted) return forbidden();
-    if (err instanceof ExecError) return fail(err, err.code === 'body_too_large' || err.code === 'read_timeout');
+    if (err instanceof ExecError)
+      return fail(err, err.code === 'body_too_large' || err.code === 'read_timeout');
     // The client broke the stream (reset, aborted upload): its fault, so a 4xx.
     return fail(new ExecError('invalid_request', 'the body could not be read'), true);
   }
   const checked = action.check(input);
   if (!checked.ok) {
-    return fail(new ExecError('validation_failed', 'the input does not match the action schema', { details: checked.details, detailsOmitted: checked.detailsOmitted }));
+    return fail(
+      new ExecError('validation_failed', 'the input does not match the action schema', {
+        details: checked.details,
+        detailsOmitted: checked.detailsOmitted,
+      }),
+    );
   }
   const selected = checkSelectors(input, fromHeaders, (name) => c.req.header(name));
   if (selected instanceof ExecError) return fail(selected);
@@ -123,7 +153,10 @@ async function execAction(c: Context<RuntimeEnv>, services: ExecDeps, note: Audi
     return fail(err instanceof ExecError ? err : internal(err, services.diag));
   }
   if (signal.aborted) return forbidden();
-  const policy = risk === action.entry.inventory.risk ? action.entry.inventory : { ...action.entry.inventory, risk };
+  const policy =
+    risk === action.entry.inventory.risk
+      ? action.entry.inventory
+      : { ...action.entry.inventory, risk };
   // The result gate: secrets masked by value, then the 64 KiB boundary (a cached read's answer is screened once).
   const out = inRequestSpanSync(c, () => services.gate.json(policy, input, data));
   if (!out.ok) return fail(out.error);
@@ -133,6 +166,8 @@ async function execAction(c: Context<RuntimeEnv>, services: ExecDeps, note: Audi
 
 function internal(err: unknown, diag: ExecDeps['diag']): ExecError {
   // The cause stays in the daemon's log; the runtime sees the closed `internal` code only.
-  diag('exec_handler_failed', { error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+  diag('exec_handler_failed', {
+    error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+  });
   return new ExecError('internal', 'internal error');
 }

@@ -1,4 +1,9 @@
-import { IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, bodySelector, isSelector } from '../../catalog/selectors.js';
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  REQUEST_ID_HEADER,
+  bodySelector,
+  isSelector,
+} from '../../catalog/selectors.js';
 import type { Risk } from '../../catalog/descriptor.js';
 import { ExecError } from '../errors.js';
 
@@ -16,15 +21,24 @@ export function headerSelector(header: HeaderOf, risk: Risk): string | undefined
     const v = header(name);
     if (v === undefined) continue;
     if (!isSelector(v)) {
-      return new ExecError('invalid_request', `the ${name} header is not a valid selector: 1 to 128 of A-Z a-z 0-9 . _ : -`);
+      return new ExecError(
+        'invalid_request',
+        `the ${name} header is not a valid selector: 1 to 128 of A-Z a-z 0-9 . _ : -`,
+      );
     }
     if (value !== undefined && v !== value) {
-      return new ExecError('invalid_request', `the ${IDEMPOTENCY_KEY_HEADER} and ${REQUEST_ID_HEADER} headers differ; send one selector`);
+      return new ExecError(
+        'invalid_request',
+        `the ${IDEMPOTENCY_KEY_HEADER} and ${REQUEST_ID_HEADER} headers differ; send one selector`,
+      );
     }
     value = v;
   }
   if (value !== undefined && risk !== 'side_effect') {
-    return new ExecError('invalid_request', `${IDEMPOTENCY_KEY_HEADER} and ${REQUEST_ID_HEADER} apply to mutations only; this action is a read`);
+    return new ExecError(
+      'invalid_request',
+      `${IDEMPOTENCY_KEY_HEADER} and ${REQUEST_ID_HEADER} apply to mutations only; this action is a read`,
+    );
   }
   return value;
 }
@@ -37,26 +51,42 @@ export function headerSelector(header: HeaderOf, risk: Risk): string | undefined
  * handler sees the key the caller sent. Returns the input to dispatch, or
  * the error to send.
  */
-export function checkSelectors(input: unknown, fromHeaders: string | undefined, header: HeaderOf): unknown | ExecError {
+export function checkSelectors(
+  input: unknown,
+  fromHeaders: string | undefined,
+  header: HeaderOf,
+): unknown | ExecError {
   const body = bodySelector(input);
-  if (!body.ok) return new ExecError('validation_failed', 'conflicting idempotency selectors', { details: [body.detail] });
+  if (!body.ok)
+    return new ExecError('validation_failed', 'conflicting idempotency selectors', {
+      details: [body.detail],
+    });
   if (fromHeaders === undefined) return input;
   if (body.value === undefined) {
-    if (input === null || typeof input !== 'object' || Array.isArray(input)) return headerOnlyRefused();
+    if (input === null || typeof input !== 'object' || Array.isArray(input))
+      return headerOnlyRefused();
     const field = header(IDEMPOTENCY_KEY_HEADER) !== undefined ? 'idempotencyKey' : 'requestId';
     return { ...(input as Record<string, unknown>), [field]: fromHeaders };
   }
   if (body.value !== fromHeaders) {
-    return new ExecError('invalid_request', `the ${IDEMPOTENCY_KEY_HEADER}/${REQUEST_ID_HEADER} header differs from the body's selector`, {
-      hint: 'Send the same selector in the body and the headers.',
-    });
+    return new ExecError(
+      'invalid_request',
+      `the ${IDEMPOTENCY_KEY_HEADER}/${REQUEST_ID_HEADER} header differs from the body's selector`,
+      {
+        hint: 'Send the same selector in the body and the headers.',
+      },
+    );
   }
   return input;
 }
 
 /** The action's input has no selector field for a header-only selector to go to. */
 export function headerOnlyRefused(): ExecError {
-  return new ExecError('invalid_request', `the request carries an ${IDEMPOTENCY_KEY_HEADER}/${REQUEST_ID_HEADER} header but this action's input takes no idempotencyKey or requestId`, {
-    hint: 'Send the request without the selector headers.',
-  });
+  return new ExecError(
+    'invalid_request',
+    `the request carries an ${IDEMPOTENCY_KEY_HEADER}/${REQUEST_ID_HEADER} header but this action's input takes no idempotencyKey or requestId`,
+    {
+      hint: 'Send the request without the selector headers.',
+    },
+  );
 }

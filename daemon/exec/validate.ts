@@ -1,6 +1,10 @@
 import type { ActionDescriptor } from '../../catalog/descriptor.js';
 import { sharedValidator } from '../../lib/validator.js';
-import { toInputCheck, type InputCheck, type ValidateFunction } from '../../lib/input-validators.js';
+import {
+  toInputCheck,
+  type InputCheck,
+  type ValidateFunction,
+} from '../../lib/input-validators.js';
 
 /**
  * Compiles a descriptor's input schema once, at registration (daemon start).

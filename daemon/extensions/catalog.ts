@@ -1,5 +1,11 @@
 import type { ActionDescriptor } from '../../catalog/descriptor.js';
-import { BUILTIN_ACTIONS, BUILTIN_INVENTORY, DOMAINS, buildCatalog, type Catalog } from '../../catalog/catalog.js';
+import {
+  BUILTIN_ACTIONS,
+  BUILTIN_INVENTORY,
+  DOMAINS,
+  buildCatalog,
+  type Catalog,
+} from '../../catalog/catalog.js';
 import { extensionInventoryRow, type ExtensionDefinition } from '../../catalog/extension.js';
 import type { ExtensibleCatalog, RegisteredAction } from '../exec/registry.js';
 import { compileInputCheck } from '../exec/validate.js';
@@ -20,7 +26,10 @@ export interface RuntimeCatalog extends Catalog, ExtensibleCatalog {
   extensionAction(domain: string, action: string): RegisteredAction | undefined;
 }
 
-export function buildRuntimeCatalog(installed: readonly InstalledExtension[], catalogVersion: string): RuntimeCatalog {
+export function buildRuntimeCatalog(
+  installed: readonly InstalledExtension[],
+  catalogVersion: string,
+): RuntimeCatalog {
   const descriptors: ActionDescriptor[] = [...BUILTIN_ACTIONS];
   const rows = [...BUILTIN_INVENTORY.actions];
   const domains: Record<string, string> = { ...DOMAINS };
@@ -31,7 +40,11 @@ export function buildRuntimeCatalog(installed: readonly InstalledExtension[], ca
     domains[d.name] = d.description;
     pinned.set(d.name, { name: d.name, upstream: d.upstream, digest, catalogVersion });
   }
-  const base = buildCatalog(descriptors, { version: BUILTIN_INVENTORY.version, actions: rows }, domains);
+  const base = buildCatalog(
+    descriptors,
+    { version: BUILTIN_INVENTORY.version, actions: rows },
+    domains,
+  );
   const actions = new Map<string, RegisteredAction>();
   return {
     ...base,
@@ -44,7 +57,12 @@ export function buildRuntimeCatalog(installed: readonly InstalledExtension[], ca
       let a = actions.get(key);
       if (!a) {
         const output = compileInputCheck({ ...entry.descriptor, input: entry.descriptor.output });
-        a = { key, entry, check: compileInputCheck(entry.descriptor), handler: (input, ctx) => forwardToUpstream(ext, action, input, ctx.signal, output) };
+        a = {
+          key,
+          entry,
+          check: compileInputCheck(entry.descriptor),
+          handler: (input, ctx) => forwardToUpstream(ext, action, input, ctx.signal, output),
+        };
         actions.set(key, a);
       }
       return a;

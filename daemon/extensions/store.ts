@@ -2,7 +2,11 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { DOMAINS } from '../../catalog/catalog.js';
-import { ExtensionDefinitionError, parseExtension, EXTENSION_NAME_PATTERN } from '../../catalog/extension.js';
+import {
+  ExtensionDefinitionError,
+  parseExtension,
+  EXTENSION_NAME_PATTERN,
+} from '../../catalog/extension.js';
 import { ExecError } from '../errors.js';
 import { writeFileAtomic } from '../profile/profile-edit.js';
 import { compileInputCheck } from '../exec/validate.js';
@@ -15,7 +19,8 @@ interface ExtensionSummary {
   readonly actions: string[];
 }
 
-const digestOf = (text: string) => `sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`;
+const digestOf = (text: string) =>
+  `sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`;
 
 /**
  * Installed extensions in `$AGENTTEAM_HOME/extensions/<name>.json`, kept as
@@ -29,10 +34,15 @@ export class ExtensionStore {
   private version: number;
   private catalog: RuntimeCatalog;
 
-  constructor(home: string, private readonly log: (m: string) => void = () => {}) {
+  constructor(
+    home: string,
+    private readonly log: (m: string) => void = () => {},
+  ) {
     this.dir = join(home, 'extensions');
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    const v = Number(existsSync(this.versionFile) ? readFileSync(this.versionFile, 'utf8').trim() : '0');
+    const v = Number(
+      existsSync(this.versionFile) ? readFileSync(this.versionFile, 'utf8').trim() : '0',
+    );
     this.version = Number.isSafeInteger(v) && v >= 0 ? v : 0;
     this.catalog = this.rebuild();
   }
@@ -46,7 +56,12 @@ export class ExtensionStore {
   }
 
   list(): ExtensionSummary[] {
-    return this.load().map(({ definition: d, digest }) => ({ name: d.name, digest, upstream: d.upstream, actions: d.actions.map((a) => a.action) }));
+    return this.load().map(({ definition: d, digest }) => ({
+      name: d.name,
+      digest,
+      upstream: d.upstream,
+      actions: d.actions.map((a) => a.action),
+    }));
   }
 
   install(text: string): ExtensionSummary & { catalogVersion: string } {
@@ -58,19 +73,30 @@ export class ExtensionStore {
           try {
             compileInputCheck({ ...a, input: a[kind] });
           } catch (err) {
-            throw new ExtensionDefinitionError(`/actions/${def.actions.indexOf(a)}/${kind}`, `not a valid JSON Schema: ${(err as Error).message}`);
+            throw new ExtensionDefinitionError(
+              `/actions/${def.actions.indexOf(a)}/${kind}`,
+              `not a valid JSON Schema: ${(err as Error).message}`,
+            );
           }
         }
       }
     } catch (err) {
       if (err instanceof ExtensionDefinitionError) {
-        throw new ExecError('validation_failed', `invalid extension definition: ${err.message}`, { details: [{ path: err.path, message: err.message }] });
+        throw new ExecError('validation_failed', `invalid extension definition: ${err.message}`, {
+          details: [{ path: err.path, message: err.message }],
+        });
       }
       throw err;
     }
     writeFileAtomic(join(this.dir, `${def.name}.json`), text);
     this.bump();
-    return { name: def.name, digest: digestOf(text), upstream: def.upstream, actions: def.actions.map((a) => a.action), catalogVersion: this.catalog.catalogVersion };
+    return {
+      name: def.name,
+      digest: digestOf(text),
+      upstream: def.upstream,
+      actions: def.actions.map((a) => a.action),
+      catalogVersion: this.catalog.catalogVersion,
+    };
   }
 
   remove(name: string): { removed: string; catalogVersion: string } {
@@ -95,7 +121,9 @@ export class ExtensionStore {
   /** Every installed file that still parses; a broken one is reported and left out. */
   private load(): InstalledExtension[] {
     const out: InstalledExtension[] = [];
-    for (const file of readdirSync(this.dir).filter((f) => f.endsWith('.json')).sort()) {
+    for (const file of readdirSync(this.dir)
+      .filter((f) => f.endsWith('.json'))
+      .sort()) {
       const text = readFileSync(join(this.dir, file), 'utf8');
       try {
         const definition = parseExtension(text, Object.keys(DOMAINS));

@@ -9,7 +9,8 @@ import { projectAgent } from '../profile/projection.js';
 
 function agentsOf(doc: RawProfile): Record<string, unknown>[] {
   if (doc.agents === undefined) doc.agents = [];
-  if (!Array.isArray(doc.agents)) throw new ExecError('validation_failed', 'profile.json agents is not an array');
+  if (!Array.isArray(doc.agents))
+    throw new ExecError('validation_failed', 'profile.json agents is not an array');
   return doc.agents;
 }
 
@@ -31,53 +32,97 @@ function applyFields(entry: Record<string, unknown>, input: InputOf<typeof agent
 }
 
 export function registerAgentAdminHandlers(r: Registry): void {
-  r.registerJSON(agentCreate, async (input, ctx) => await ctx.server.idempotent('agent/create', input, () => {
-    const revision = editProfile(ctx.profile, input.expectedRevision, (doc) => {
-      const agents = agentsOf(doc);
-      if (agents.some((a) => a?.id === input.id)) throw new ExecError('already_exists', `agent ${input.id} already exists`, { hint: 'Change it with agent update.' });
-      const entry: Record<string, unknown> = { id: input.id };
-      applyFields(entry, input);
-      agents.push(entry);
-    });
-    return { agent: viewOf(ctx, input.id), revision };
-  }));
+  r.registerJSON(
+    agentCreate,
+    async (input, ctx) =>
+      await ctx.server.idempotent('agent/create', input, () => {
+        const revision = editProfile(ctx.profile, input.expectedRevision, (doc) => {
+          const agents = agentsOf(doc);
+          if (agents.some((a) => a?.id === input.id))
+            throw new ExecError('already_exists', `agent ${input.id} already exists`, {
+              hint: 'Change it with agent update.',
+            });
+          const entry: Record<string, unknown> = { id: input.id };
+          applyFields(entry, input);
+          agents.push(entry);
+        });
+        return { agent: viewOf(ctx, input.id), revision };
+      }),
+  );
 
-  r.registerJSON(agentUpdate, async (input, ctx) => await ctx.server.idempotent('agent/update', input, () => {
-    const revision = editProfile(ctx.profile, input.expectedRevision, (doc) => {
-      const entry = agentsOf(doc).find((a) => a?.id === input.id);
-      if (!entry) throw new ExecError('not_found', `agent ${input.id} not found`, { hint: 'List agents with agent list.' });
-      applyFields(entry, input);
-    });
-    return { agent: viewOf(ctx, input.id), revision };
-  }));
+  r.registerJSON(
+    agentUpdate,
+    async (input, ctx) =>
+      await ctx.server.idempotent('agent/update', input, () => {
+        const revision = editProfile(ctx.profile, input.expectedRevision, (doc) => {
+          const entry = agentsOf(doc).find((a) => a?.id === input.id);
+          if (!entry)
+            throw new ExecError('not_found', `agent ${input.id} not found`, {
+              hint: 'List agents with agent list.',
+            });
+          applyFields(entry, input);
+        });
+        return { agent: viewOf(ctx, input.id), revision };
+      }),
+  );
 
-  r.registerJSON(agentDelete, async (input, ctx) => await ctx.server.idempotent('agent/delete', input, () => {
-    const revision = editProfile(ctx.profile, input.expectedRevision, (doc) => {
-      const agents = agentsOf(doc);
-      const at = agents.findIndex((a) => a?.id === input.id);
-      if (at < 0) throw new ExecError('not_found', `agent ${input.id} not found`, { hint: 'List agents with agent list.' });
-      agents.splice(at, 1);
-      for (const team of Array.isArray(doc.teams) ? doc.teams : []) {
-        const members = (team as { members?: unknown }).members;
-        if (Array.isArray(members)) {
-          (team as { members: unknown[] }).members = members.filter((m) => !(m && (m as Record<string, unknown>).kind === 'agent' && (m as Record<string, unknown>).handle === input.id));
-        }
-      }
-    });
-    return { deleted: { id: input.id }, revision };
-  }));
+  r.registerJSON(
+    agentDelete,
+    async (input, ctx) =>
+      await ctx.server.idempotent('agent/delete', input, () => {
+        const revision = editProfile(ctx.profile, input.expectedRevision, (doc) => {
+          const agents = agentsOf(doc);
+          const at = agents.findIndex((a) => a?.id === input.id);
+          if (at < 0)
+            throw new ExecError('not_found', `agent ${input.id} not found`, {
+              hint: 'List agents with agent list.',
+            });
+          agents.splice(at, 1);
+          for (const team of Array.isArray(doc.teams) ? doc.teams : []) {
+            const members = (team as { members?: unknown }).members;
+            if (Array.isArray(members)) {
+              (team as { members: unknown[] }).members = members.filter(
+                (m) =>
+                  !(
+                    m &&
+                    (m as Record<string, unknown>).kind === 'agent' &&
+                    (m as Record<string, unknown>).handle === input.id
+                  ),
+              );
+            }
+          }
+        });
+        return { deleted: { id: input.id }, revision };
+      }),
+  );
 
   r.registerJSON(workspaceGet, async (_input, ctx) => {
     const p = ctx.principal;
     const teams = ctx.profile.profile.teams
       .filter((t) => t.members.some((m) => m.kind === 'agent' && m.handle === p.agentId))
       .map((t) => ({ teamId: t.teamId, handle: t.handle, displayName: t.displayName }));
-    return { workspace: { serverId: p.serverId, agentId: p.agentId, sessionId: p.sessionId, runId: p.runId, workdirSet: p.workdir !== null, teams } };
+    return {
+      workspace: {
+        serverId: p.serverId,
+        agentId: p.agentId,
+        sessionId: p.sessionId,
+        runId: p.runId,
+        workdirSet: p.workdir !== null,
+        teams,
+      },
+    };
   });
 
   r.registerJSON(profileGet, async (_input, ctx) => {
     const { profile, revision } = ctx.profile;
     const self = profile.agents.find((a) => a.id === ctx.principal.agentId);
-    return { profile: { revision, agentCount: profile.agents.length, teamCount: profile.teams.length, self: self ? projectAgent(self, profile) : null } };
+    return {
+      profile: {
+        revision,
+        agentCount: profile.agents.length,
+        teamCount: profile.teams.length,
+        self: self ? projectAgent(self, profile) : null,
+      },
+    };
   });
 }

@@ -19,22 +19,40 @@ type GetOut = OutputOf<typeof agentGet>;
 async function list(input: InputOf<typeof agentList>, ctx: HandlerContext): Promise<ListOut> {
   const query = input.query?.trim().toLowerCase() || undefined;
   const { profile, revision } = ctx.profile;
-  const binding = { action: 'agent/list', scope: 'profile', filter: { query, runtime: input.runtime }, revision };
+  const binding = {
+    action: 'agent/list',
+    scope: 'profile',
+    filter: { query, runtime: input.runtime },
+    revision,
+  };
   const limit = pageLimit(input.limit);
-  const after = input.cursor === undefined ? undefined : (ctx.cursors.decode(binding, input.cursor, KEY)[0] as string);
+  const after =
+    input.cursor === undefined
+      ? undefined
+      : (ctx.cursors.decode(binding, input.cursor, KEY)[0] as string);
   const matches = profile.agents
     .filter((a) => input.runtime === undefined || a.runtime === input.runtime)
-    .filter((a) => query === undefined || a.id.toLowerCase().includes(query) || a.displayName.toLowerCase().includes(query))
+    .filter(
+      (a) =>
+        query === undefined ||
+        a.id.toLowerCase().includes(query) ||
+        a.displayName.toLowerCase().includes(query),
+    )
     .filter((a) => after === undefined || a.id > after)
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const { items, ...more } = pageOf(matches.slice(0, limit + 1), limit, (a) => ctx.cursors.encode(binding, [a.id]));
+  const { items, ...more } = pageOf(matches.slice(0, limit + 1), limit, (a) =>
+    ctx.cursors.encode(binding, [a.id]),
+  );
   return { agents: items.map((a) => projectAgent(a, profile)), ...more };
 }
 
 async function get(input: InputOf<typeof agentGet>, ctx: HandlerContext): Promise<GetOut> {
   const { profile } = ctx.profile;
   const agent = profile.agents.find((a) => a.id === input.id);
-  if (!agent) throw new ExecError('not_found', `agent ${input.id} not found`, { hint: 'List agents with agent list.' });
+  if (!agent)
+    throw new ExecError('not_found', `agent ${input.id} not found`, {
+      hint: 'List agents with agent list.',
+    });
   return { agent: projectAgent(agent, profile) };
 }
 

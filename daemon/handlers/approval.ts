@@ -1,4 +1,9 @@
-import { approvalDecide, approvalGet, approvalList, approvalRequest } from '../../catalog/domains/approval.js';
+import {
+  approvalDecide,
+  approvalGet,
+  approvalList,
+  approvalRequest,
+} from '../../catalog/domains/approval.js';
 import type { Registry } from '../exec/registry.js';
 
 /** Approvals live on the team server; people decide through the operator API (daemon/operator/approvals.ts). */

@@ -1,5 +1,9 @@
 import {
-  scheduledMessageCancel, scheduledMessageCreate, scheduledMessageGet, scheduledMessageList, scheduledMessageRuns,
+  scheduledMessageCancel,
+  scheduledMessageCreate,
+  scheduledMessageGet,
+  scheduledMessageList,
+  scheduledMessageRuns,
 } from '../../catalog/domains/scheduled-message.js';
 import type { Registry } from '../exec/registry.js';
 

@@ -37,16 +37,23 @@ export function registerTeamHandlers(r: Registry): void {
   r.registerJSON(teamList, async (input, ctx) => {
     const binding = { action: 'team/list', scope: 'profile', filter: {} };
     const limit = pageLimit(input.limit);
-    const after = input.cursor === undefined ? undefined : ctx.cursors.decode(binding, input.cursor, KEY);
+    const after =
+      input.cursor === undefined ? undefined : ctx.cursors.decode(binding, input.cursor, KEY);
     const sorted = [...ctx.profile.profile.teams].sort((a, b) => compareKeys(keyOf(a), keyOf(b)));
-    const rest = after === undefined ? sorted : sorted.filter((t) => compareKeys(keyOf(t), after) > 0);
-    const { items, ...more } = pageOf(rest.slice(0, limit + 1), limit, (t) => ctx.cursors.encode(binding, keyOf(t)));
+    const rest =
+      after === undefined ? sorted : sorted.filter((t) => compareKeys(keyOf(t), after) > 0);
+    const { items, ...more } = pageOf(rest.slice(0, limit + 1), limit, (t) =>
+      ctx.cursors.encode(binding, keyOf(t)),
+    );
     return { teams: items.map(view), ...more };
   });
 
   r.registerJSON(teamGet, async (input, ctx) => {
     const team = ctx.profile.profile.teams.find((t) => t.teamId === input.teamId);
-    if (!team) throw new ExecError('not_found', `team ${input.teamId} not found`, { hint: 'List teams with team list.' });
+    if (!team)
+      throw new ExecError('not_found', `team ${input.teamId} not found`, {
+        hint: 'List teams with team list.',
+      });
     return { team: view(team) };
   });
 }

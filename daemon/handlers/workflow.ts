@@ -1,4 +1,9 @@
-import { workflowPlan, workflowRun, workflowStep, workflowTrigger } from '../../catalog/domains/workflow.js';
+import {
+  workflowPlan,
+  workflowRun,
+  workflowStep,
+  workflowTrigger,
+} from '../../catalog/domains/workflow.js';
 import type { Registry } from '../exec/registry.js';
 
 /** Workflows live on the team server; each action dispatches on its op there. */

@@ -45,7 +45,13 @@ async function readBody(req: Request, opts: ReadBodyOptions): Promise<Uint8Array
   });
   stopped.catch(() => {});
   const timer = opts.clock.setTimeout(
-    () => stop!(new ExecError('read_timeout', `the body did not arrive within ${(opts.deadlineMs ?? READ_DEADLINE_MS) / 1000} s`)),
+    () =>
+      stop!(
+        new ExecError(
+          'read_timeout',
+          `the body did not arrive within ${(opts.deadlineMs ?? READ_DEADLINE_MS) / 1000} s`,
+        ),
+      ),
     opts.deadlineMs ?? READ_DEADLINE_MS,
   );
   const onAbort = () => stop!(new RevokedError());
@@ -77,7 +83,9 @@ async function readBody(req: Request, opts: ReadBodyOptions): Promise<Uint8Array
 }
 
 function tooLarge(limit: number): ExecError {
-  return new ExecError('body_too_large', `the body is larger than ${limit} bytes`, { hint: 'Send a smaller input.' });
+  return new ExecError('body_too_large', `the body is larger than ${limit} bytes`, {
+    hint: 'Send a smaller input.',
+  });
 }
 
 /**
@@ -98,7 +106,11 @@ function readNodeBody(incoming: IncomingMessage, opts: ReadBodyOptions): Promise
   if (incoming.complete && !incoming.readableDidRead) {
     const chunks: Buffer[] = [];
     let total = 0;
-    for (let c = incoming.read() as Buffer | null; c !== null; c = incoming.read() as Buffer | null) {
+    for (
+      let c = incoming.read() as Buffer | null;
+      c !== null;
+      c = incoming.read() as Buffer | null
+    ) {
       total += c.byteLength;
       if (opts.counted) opts.counted.bytes = total;
       if (total > limit) return Promise.reject(tooLarge(limit));
@@ -130,11 +142,20 @@ function readNodeBody(incoming: IncomingMessage, opts: ReadBodyOptions): Promise
     };
     const onEnd = () => finish(null);
     const onError = (err: Error) => finish(err);
-    const onClose = () => finish(new Error('the client closed the connection before the body ended'));
+    const onClose = () =>
+      finish(new Error('the client closed the connection before the body ended'));
     const watched: WatchedRead = {
       deadlineAt: opts.clock.now() + deadlineMs,
       signal: opts.signal,
-      stop: (why) => finish(why === 'revoked' ? new RevokedError() : new ExecError('read_timeout', `the body did not arrive within ${deadlineMs / 1000} s`)),
+      stop: (why) =>
+        finish(
+          why === 'revoked'
+            ? new RevokedError()
+            : new ExecError(
+                'read_timeout',
+                `the body did not arrive within ${deadlineMs / 1000} s`,
+              ),
+        ),
     };
     incoming.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
     watch.add(watched);

@@ -10,7 +10,10 @@ export const THREAD_HEADER = 'x-agentteam-thread-id';
  * `X-AgentTeam-Thread-Id` header. Null when the call does not identify one
  * (then it is treated as the primary thread).
  */
-export function callThreadId(params: Record<string, unknown>, header: string | undefined): string | null {
+export function callThreadId(
+  params: Record<string, unknown>,
+  header: string | undefined,
+): string | null {
   const meta = params._meta;
   if (meta !== null && typeof meta === 'object' && !Array.isArray(meta)) {
     const v = (meta as Record<string, unknown>)[THREAD_META_KEY];
@@ -22,7 +25,8 @@ export function callThreadId(params: Record<string, unknown>, header: string | u
 /** How the thread of a call relates to the run: its primary thread, one the primary spawned (or their spawn), or neither. */
 export type ThreadRole = 'primary' | 'child' | 'unknown';
 
-const RETURN_TO_LEADER = 'You are running as a delegated child. Do not send or change anything yourself: return your result to your leader, who decides what to send.';
+const RETURN_TO_LEADER =
+  'You are running as a delegated child. Do not send or change anything yourself: return your result to your leader, who decides what to send.';
 
 /**
  * The delegated-child effect gate, as one decision. The primary thread calls
@@ -44,10 +48,14 @@ export function threadGate(
 ): void {
   if (role === 'primary') return;
   if (role === 'unknown') {
-    throw new ExecError('forbidden', `${toolName} refused: the calling thread is neither this run's primary thread nor one it spawned`, {
-      hint: RETURN_TO_LEADER,
-      metadata: { childThread: true, unknownThread: true },
-    });
+    throw new ExecError(
+      'forbidden',
+      `${toolName} refused: the calling thread is neither this run's primary thread nor one it spawned`,
+      {
+        hint: RETURN_TO_LEADER,
+        metadata: { childThread: true, unknownThread: true },
+      },
+    );
   }
   if (childAccess === undefined ? annotations?.readOnlyHint === true : childAccess) return;
   throw new ExecError('forbidden', `${toolName} is not available to a delegated child thread`, {
@@ -69,7 +77,12 @@ export function checkChildGate(
   primaryThreadId: string | null,
   childAccess?: boolean,
 ): void {
-  threadGate(toolName, annotations, threadId === null || threadId === primaryThreadId ? 'primary' : 'child', childAccess);
+  threadGate(
+    toolName,
+    annotations,
+    threadId === null || threadId === primaryThreadId ? 'primary' : 'child',
+    childAccess,
+  );
 }
 
 /**
@@ -80,10 +93,14 @@ export function checkChildGate(
  */
 export function attachedThread(claimed: string | null, attached: string | null): string | null {
   if (claimed !== null && claimed !== attached) {
-    throw new ExecError('forbidden', 'the thread id claimed by the call differs from the thread its driver attached', {
-      hint: 'Do not name a thread yourself: the agentteam driver of this runtime attaches the calling thread to each tool call.',
-      metadata: { claimedThread: claimed, attachedThread: attached },
-    });
+    throw new ExecError(
+      'forbidden',
+      'the thread id claimed by the call differs from the thread its driver attached',
+      {
+        hint: 'Do not name a thread yourself: the agentteam driver of this runtime attaches the calling thread to each tool call.',
+        metadata: { claimedThread: claimed, attachedThread: attached },
+      },
+    );
   }
   return attached;
 }

@@ -42,7 +42,9 @@ export function connectionBudget(limit = descriptorLimit()): ConnectionBudget {
   const headroom = Math.max(MIN_HEADROOM, Math.ceil(limit / 4));
   const maxConnections = Math.min(MAX_CONNECTIONS_CEILING, limit - headroom);
   if (maxConnections < MIN_CONNECTIONS) {
-    throw new Error(`the open-file limit (${limit}) is too low: the daemon needs at least ${MIN_CONNECTIONS + MIN_HEADROOM} (raise ulimit -n)`);
+    throw new Error(
+      `the open-file limit (${limit}) is too low: the daemon needs at least ${MIN_CONNECTIONS + MIN_HEADROOM} (raise ulimit -n)`,
+    );
   }
   return { descriptorLimit: limit, headroom, maxConnections };
 }
@@ -76,7 +78,12 @@ export const serverTimeouts = {
  * stream (daemon/http/stream-budget.ts) and name its socket, which is closed
  * to make the room; only when it has none is the newcomer refused.
  */
-export function capConnections(srv: Server, max: number, onShed: (n: number) => void, shedStream?: () => Socket | null | undefined): { open(): number; busy(): number; shed(): number } {
+export function capConnections(
+  srv: Server,
+  max: number,
+  onShed: (n: number) => void,
+  shedStream?: () => Socket | null | undefined,
+): { open(): number; busy(): number; shed(): number } {
   const busy = new Map<Socket, number>();
   let shed = 0;
   const drop = (s: Socket) => {

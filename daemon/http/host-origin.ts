@@ -27,7 +27,8 @@ interface HostOriginOptions {
 }
 
 const LOOPBACK_V4 = /^127(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
-const DNS_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
+const DNS_NAME =
+  /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
 const UNSPECIFIED = new Set(['0.0.0.0', '[::]']);
 const ACCEPTED_CACHE_MAX = 64;
 
@@ -44,7 +45,9 @@ export function checkAllowHosts(names: readonly string[], allowRemote: boolean):
     const n = hostForm(raw);
     const bare = n.startsWith('[') ? n.slice(1, -1) : n;
     if (!(DNS_NAME.test(n) || (n.startsWith('[') && /^[0-9a-f:.]+$/.test(bare)))) {
-      throw new ListenError(`--allow-host must be a host name or IP address without a port, got "${raw}"`);
+      throw new ListenError(
+        `--allow-host must be a host name or IP address without a port, got "${raw}"`,
+      );
     }
     return n;
   });
@@ -79,7 +82,10 @@ export function hostOriginGuard(opts: HostOriginOptions): MiddlewareHandler {
     if (accepted.has(value)) return true;
     const hp = splitHostPort(value);
     // A loopback name without a port: some HTTP clients leave the port out, and no page elsewhere can send it.
-    const ok = hp === null ? isLoopbackName(value.toLowerCase()) : hp.port === opts.port() && allowedName(hp.name);
+    const ok =
+      hp === null
+        ? isLoopbackName(value.toLowerCase())
+        : hp.port === opts.port() && allowedName(hp.name);
     if (ok && accepted.size < ACCEPTED_CACHE_MAX) accepted.add(value);
     return ok;
   }
@@ -99,9 +105,11 @@ export function hostOriginGuard(opts: HostOriginOptions): MiddlewareHandler {
 
   return async (c, next) => {
     const host = c.req.header('host');
-    if (!hostOk(host) && !consoleAt(splitHostPort(host ?? ''), c.req.path)) return opts.reject(c, 'Forbidden: the Host header is not an address of this daemon');
+    if (!hostOk(host) && !consoleAt(splitHostPort(host ?? ''), c.req.path))
+      return opts.reject(c, 'Forbidden: the Host header is not an address of this daemon');
     const origin = c.req.header('origin');
-    if (origin !== undefined && !originOk(origin, c.req.path)) return opts.reject(c, 'Forbidden: the Origin is not this daemon');
+    if (origin !== undefined && !originOk(origin, c.req.path))
+      return opts.reject(c, 'Forbidden: the Origin is not this daemon');
     await next();
   };
 }

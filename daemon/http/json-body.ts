@@ -14,6 +14,10 @@ const NEVER = new AbortController().signal;
  * a web Request stream per call cost three quarters of a small call's time.
  * Throws the usual ExecErrors (body_too_large, read_timeout, invalid_json).
  */
-export async function readJsonBody(c: Context, clock: Clock = systemClock, limit = BODY_LIMIT_BYTES): Promise<unknown> {
+export async function readJsonBody(
+  c: Context,
+  clock: Clock = systemClock,
+  limit = BODY_LIMIT_BYTES,
+): Promise<unknown> {
   return decodeStrictJson(await readRequestBody(c, { clock, signal: NEVER, limit }));
 }

@@ -6,7 +6,10 @@ import { systemClock, type Clock } from '../../lib/clock.js';
 type OutboundFailure = 'timeout' | 'cancelled' | 'unreachable' | 'too_large';
 
 export class OutboundError extends Error {
-  constructor(readonly reason: OutboundFailure, message: string) {
+  constructor(
+    readonly reason: OutboundFailure,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -49,8 +52,15 @@ export function postBounded(p: OutboundPost): Promise<OutboundAnswer> {
     } catch {
       return reject(new OutboundError('unreachable', 'the upstream URL is not valid'));
     }
-    const send = url.protocol === 'https:' ? httpsRequest : url.protocol === 'http:' ? httpRequest : null;
-    if (!send) return reject(new OutboundError('unreachable', `the upstream URL scheme ${url.protocol} is not http or https`));
+    const send =
+      url.protocol === 'https:' ? httpsRequest : url.protocol === 'http:' ? httpRequest : null;
+    if (!send)
+      return reject(
+        new OutboundError(
+          'unreachable',
+          `the upstream URL scheme ${url.protocol} is not http or https`,
+        ),
+      );
     let settled = false;
     let req: ClientRequest | null = null;
     const finish = (err: OutboundError | null, answer?: OutboundAnswer): void => {
@@ -66,15 +76,24 @@ export function postBounded(p: OutboundPost): Promise<OutboundAnswer> {
       }
     };
     const onAbort = (): void => finish(new OutboundError('cancelled', 'the call was cancelled'));
-    const timer = clock.setTimeout(() => finish(new OutboundError('timeout', `no answer within ${p.timeoutMs} ms`)), p.timeoutMs);
+    const timer = clock.setTimeout(
+      () => finish(new OutboundError('timeout', `no answer within ${p.timeoutMs} ms`)),
+      p.timeoutMs,
+    );
     p.signal.addEventListener('abort', onAbort, { once: true });
-    const tooLarge = () => new OutboundError('too_large', `the answer is larger than ${p.maxBytes} bytes`);
+    const tooLarge = () =>
+      new OutboundError('too_large', `the answer is larger than ${p.maxBytes} bytes`);
     try {
-      req = send(url, { method: 'POST', headers: { ...p.headers, 'content-length': String(Buffer.byteLength(p.body)) } });
+      req = send(url, {
+        method: 'POST',
+        headers: { ...p.headers, 'content-length': String(Buffer.byteLength(p.body)) },
+      });
     } catch {
       return finish(new OutboundError('unreachable', 'the upstream cannot be reached'));
     }
-    req.on('error', () => finish(new OutboundError('unreachable', 'the upstream cannot be reached')));
+    req.on('error', () =>
+      finish(new OutboundError('unreachable', 'the upstream cannot be reached')),
+    );
     req.on('response', (res: IncomingMessage) => {
       const declared = Number(res.headers['content-length'] ?? '0');
       if (declared > p.maxBytes) return finish(tooLarge());
@@ -86,9 +105,15 @@ export function postBounded(p: OutboundPost): Promise<OutboundAnswer> {
         if (total > p.maxBytes) return finish(tooLarge());
         chunks.push(c);
       });
-      res.on('end', () => finish(null, { status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', () => finish(new OutboundError('unreachable', 'the upstream connection failed')));
-      res.on('aborted', () => finish(new OutboundError('unreachable', 'the upstream connection was cut')));
+      res.on('end', () =>
+        finish(null, { status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+      );
+      res.on('error', () =>
+        finish(new OutboundError('unreachable', 'the upstream connection failed')),
+      );
+      res.on('aborted', () =>
+        finish(new OutboundError('unreachable', 'the upstream connection was cut')),
+      );
     });
     req.end(p.body);
   });

@@ -30,7 +30,15 @@ export const ANALYSIS_PATH = '/api/internal/token-analysis/surface';
 export const OPERATOR_SCOPE = '/api/v1/*';
 
 /** The URLs one runtime is given for its authorization. */
-export function runtimeUrls(daemonUrl: string, serverId: string, agentId: string): { execBaseUrl: string; mcpUrl: string } {
-  const fill = (path: string) => daemonUrl + path.replace(':serverId', () => encodeURIComponent(serverId)).replace(':agentId', () => encodeURIComponent(agentId));
+export function runtimeUrls(
+  daemonUrl: string,
+  serverId: string,
+  agentId: string,
+): { execBaseUrl: string; mcpUrl: string } {
+  const fill = (path: string) =>
+    daemonUrl +
+    path
+      .replace(':serverId', () => encodeURIComponent(serverId))
+      .replace(':agentId', () => encodeURIComponent(agentId));
   return { execBaseUrl: fill(EXEC_BASE), mcpUrl: fill(MCP_PATH) };
 }

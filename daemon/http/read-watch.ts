@@ -34,7 +34,15 @@ export class ReadWatch {
     if (!this.listening.has(signal)) {
       this.listening.add(signal);
       // Revocation is rare: scanning the reads in progress then is cheaper than indexing them per signal on every read.
-      signal.addEventListener('abort', () => this.stopAll([...this.pending].filter((r) => r.signal === signal), 'revoked'), { once: true });
+      signal.addEventListener(
+        'abort',
+        () =>
+          this.stopAll(
+            [...this.pending].filter((r) => r.signal === signal),
+            'revoked',
+          ),
+        { once: true },
+      );
     }
     if (read.deadlineAt < this.armedFor) this.arm(read.deadlineAt);
   }

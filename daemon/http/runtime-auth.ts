@@ -9,8 +9,10 @@ import type { Diag } from '../lifecycle/diag.js';
  * signature, expired, revoked, wrong scope, wrong binding): identical bytes,
  * so a runtime cannot tell why. The reason goes to internal diagnostics only.
  */
-export const FORBIDDEN_BODY = '{"ok":false,"error":{"code":"forbidden","message":"The credential is not accepted for this route."}}';
-export const BUSY_BODY = '{"ok":false,"error":{"code":"busy","message":"Too many requests are in flight for this runtime or daemon; retry shortly."}}';
+export const FORBIDDEN_BODY =
+  '{"ok":false,"error":{"code":"forbidden","message":"The credential is not accepted for this route."}}';
+export const BUSY_BODY =
+  '{"ok":false,"error":{"code":"busy","message":"Too many requests are in flight for this runtime or daemon; retry shortly."}}';
 
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;
 
@@ -58,7 +60,11 @@ export function runtimeAuth(store: AuthorizationStore, diag: Diag): MiddlewareHa
     const auth = res.auth;
     const { principal } = auth;
     // Ids are never percent-encoded (catalog/ids.ts): an escaped path is an alias of some other spelling, refused.
-    if (principal.serverId !== c.req.param('serverId') || principal.agentId !== c.req.param('agentId') || hasEscapedPath(c.req.url)) {
+    if (
+      principal.serverId !== c.req.param('serverId') ||
+      principal.agentId !== c.req.param('agentId') ||
+      hasEscapedPath(c.req.url)
+    ) {
       diag('auth_failed', { reason: 'binding', authorizationId: auth.id, path: c.req.path });
       return forbidden();
     }
@@ -69,7 +75,13 @@ export function runtimeAuth(store: AuthorizationStore, diag: Diag): MiddlewareHa
     try {
       // A revocation between authentication and admission has already reported its drain done.
       if (auth.signal.aborted) return forbidden();
-      c.set('runtime', { principal, signal: auth.signal, catalog: auth.catalog.catalog, runtime: auth.runtime, generationId: res.generationId });
+      c.set('runtime', {
+        principal,
+        signal: auth.signal,
+        catalog: auth.catalog.catalog,
+        runtime: auth.runtime,
+        generationId: res.generationId,
+      });
       await next();
       // Whatever the handler produced, nothing but the 403 leaves once the runtime is revoked.
       if (auth.signal.aborted) c.res = forbidden();

@@ -62,7 +62,10 @@ export class LongLivedStreams {
   /** True while the busy connections are within the reserve of the cap (set once the server exists). */
   private crowded: () => boolean = () => false;
 
-  constructor(readonly max: number, private readonly onShed?: (e: { kind: StreamKind; owner: string; total: number }) => void) {}
+  constructor(
+    readonly max: number,
+    private readonly onShed?: (e: { kind: StreamKind; owner: string; total: number }) => void,
+  ) {}
 
   watchConnections(crowded: () => boolean): void {
     this.crowded = crowded;
@@ -85,14 +88,27 @@ export class LongLivedStreams {
    * operator client). `shed` ends that stream when the budget needs its
    * place; it must (eventually) call release.
    */
-  admit(s: { owner: string; operator?: boolean; kind: StreamKind; socket?: Socket | null; shed: () => void }): StreamTicket {
+  admit(s: {
+    owner: string;
+    operator?: boolean;
+    kind: StreamKind;
+    socket?: Socket | null;
+    shed: () => void;
+  }): StreamTicket {
     // Past the budget an old stream makes room, one for one. When busy connections crowd the cap
     // (leases count there too) two go for one, so streams give way as leases grow.
     const crowded = this.entries.size > 0 && this.crowded();
     if (this.entries.size >= this.max || crowded) this.shedOne();
     if (crowded) this.shedOne();
     const id = ++this.next;
-    const e: Entry = { id, owner: s.owner, operator: s.operator ?? false, kind: s.kind, socket: s.socket ?? null, shed: s.shed };
+    const e: Entry = {
+      id,
+      owner: s.owner,
+      operator: s.operator ?? false,
+      kind: s.kind,
+      socket: s.socket ?? null,
+      shed: s.shed,
+    };
     this.entries.set(id, e);
     let mine = this.byOwner.get(e.owner);
     if (!mine) this.byOwner.set(e.owner, (mine = new Set()));

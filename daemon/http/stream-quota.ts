@@ -8,7 +8,10 @@ export class StreamQuota {
   private readonly perAuth = new Map<string, number>();
   private total = 0;
 
-  constructor(private readonly perAuthorization: number, private readonly perDaemon = Infinity) {}
+  constructor(
+    private readonly perAuthorization: number,
+    private readonly perDaemon = Infinity,
+  ) {}
 
   get open(): number {
     return this.total;

@@ -7,7 +7,9 @@ export const MAX_JSON_DEPTH = 64;
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 function bad(message: string): ExecError {
-  return new ExecError('invalid_json', message, { hint: 'Send exactly one JSON value, UTF-8 encoded.' });
+  return new ExecError('invalid_json', message, {
+    hint: 'Send exactly one JSON value, UTF-8 encoded.',
+  });
 }
 
 /**
@@ -30,7 +32,8 @@ export function decodeStrictJson(bytes: Uint8Array): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw bad(`the body is not one well-formed JSON value (${(err as Error).message.slice(0, 120)})`);
+    throw bad(
+      `the body is not one well-formed JSON value (${(err as Error).message.slice(0, 120)})`,
+    );
   }
 }
-

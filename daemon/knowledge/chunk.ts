@@ -34,7 +34,11 @@ export function chunkText(text: Masked): Chunk[] {
   };
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
-    if (i > start && (HEADING.test(line) || i - start >= MAX_LINES || chars + line.length > MAX_CHARS)) flush(i);
+    if (
+      i > start &&
+      (HEADING.test(line) || i - start >= MAX_LINES || chars + line.length > MAX_CHARS)
+    )
+      flush(i);
     chars += line.length + 1;
   }
   flush(lines.length);
@@ -44,6 +48,6 @@ export function chunkText(text: Masked): Chunk[] {
 /** The document's title (from its masked text): its first heading, else its file name. */
 export function titleOf(text: Masked, path: string): string {
   const m = /^#{1,6}\s+(.+)$/m.exec(text.slice(0, 4096));
-  const t = (m ? m[1]! : path.split('/').pop() ?? path).trim();
+  const t = (m ? m[1]! : (path.split('/').pop() ?? path)).trim();
   return clipJson(t, LIMITS.docTitle);
 }

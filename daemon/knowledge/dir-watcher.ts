@@ -74,13 +74,16 @@ export class DirWatcher {
     if (!this.watchOne(rel) || depth >= MAX_DEPTH) return;
     let entries;
     try {
-      entries = await readdir(rel === '' ? this.root : join(this.root, ...rel.split('/')), { withFileTypes: true });
+      entries = await readdir(rel === '' ? this.root : join(this.root, ...rel.split('/')), {
+        withFileTypes: true,
+      });
     } catch {
       return;
     }
     for (const e of entries) {
       if (this.closed) return;
-      if (e.isDirectory() && !e.name.startsWith('.')) await this.addTree(rel === '' ? e.name : `${rel}/${e.name}`, depth + 1);
+      if (e.isDirectory() && !e.name.startsWith('.'))
+        await this.addTree(rel === '' ? e.name : `${rel}/${e.name}`, depth + 1);
     }
   }
 

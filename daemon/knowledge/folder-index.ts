@@ -2,9 +2,15 @@ import { rmSync } from 'node:fs';
 import type { Clock, ClockTimer } from '../../lib/clock.js';
 import { markBuilt, openIndexDb, type IndexDb } from './index-db.js';
 import { IndexRows, type IndexMasking, type Read } from './index-rows.js';
-import { isIndexedName, isSafeDir, readSafe, safeStat, walkFilesAsync, type FileStat } from './walk.js';
+import {
+  isIndexedName,
+  isSafeDir,
+  readSafe,
+  safeStat,
+  walkFilesAsync,
+  type FileStat,
+} from './walk.js';
 import { DirWatcher } from './dir-watcher.js';
-
 
 interface FolderIndexOptions {
   readonly root: string;
@@ -75,7 +81,9 @@ export class FolderIndex {
       // An index from an earlier run answers at once; the rescan brings it up to date behind it.
       this.state = 'ready';
       this.ready = Promise.resolve();
-      this.rescanInBatches().catch((err: unknown) => opts.diag?.('index_rescan_failed', { root: this.root, error: String(err) }));
+      this.rescanInBatches().catch((err: unknown) =>
+        opts.diag?.('index_rescan_failed', { root: this.root, error: String(err) }),
+      );
     }
     this.ready.catch((err: unknown) => {
       this.failed = true;
@@ -96,8 +104,16 @@ export class FolderIndex {
   async whenReady(ms: number): Promise<boolean> {
     if (this.state === 'ready') return true;
     let timer: ClockTimer | undefined;
-    const timeout = new Promise<boolean>((r) => (timer = this.opts.clock.setTimeout(() => r(false), ms)));
-    const done = await Promise.race([this.ready.then(() => this.state === 'ready', () => false), timeout]);
+    const timeout = new Promise<boolean>(
+      (r) => (timer = this.opts.clock.setTimeout(() => r(false), ms)),
+    );
+    const done = await Promise.race([
+      this.ready.then(
+        () => this.state === 'ready',
+        () => false,
+      ),
+      timeout,
+    ]);
     if (timer) this.opts.clock.clearTimeout(timer);
     return done;
   }
@@ -149,7 +165,9 @@ export class FolderIndex {
         if (!this.flushTimer) {
           this.flushTimer = this.opts.clock.setTimeout(() => {
             this.flushTimer = null;
-            this.flushDirty().catch((err: unknown) => this.opts.diag?.('index_flush_failed', { root: this.root, error: String(err) }));
+            this.flushDirty().catch((err: unknown) =>
+              this.opts.diag?.('index_flush_failed', { root: this.root, error: String(err) }),
+            );
           }, FLUSH_DELAY_MS);
         }
       },
@@ -185,7 +203,10 @@ export class FolderIndex {
     this.dirty.clear();
     if (paths.includes('') || paths.length > 2_000) {
       // Too much to apply path by path (or the watcher lost track): rescan the folder off the event loop.
-      if (!this.scanning) void this.rescanInBatches().catch((err: unknown) => this.opts.diag?.('index_rescan_failed', { root: this.root, error: String(err) }));
+      if (!this.scanning)
+        void this.rescanInBatches().catch((err: unknown) =>
+          this.opts.diag?.('index_rescan_failed', { root: this.root, error: String(err) }),
+        );
       return Promise.resolve();
     }
     return this.exclusive(async () => {
@@ -195,7 +216,9 @@ export class FolderIndex {
       for (const rel of paths) {
         const st = isIndexedName(rel) ? safeStat(this.root, rel) : null;
         if (st) files.push(st);
-        else if (isSafeDir(this.root, rel)) for (const f of await walkFilesAsync(`${this.root}/${rel}`)) files.push({ ...f, path: `${rel}/${f.path}` });
+        else if (isSafeDir(this.root, rel))
+          for (const f of await walkFilesAsync(`${this.root}/${rel}`))
+            files.push({ ...f, path: `${rel}/${f.path}` });
         else gone.push(rel);
       }
       const reads = await this.readChanged(files);
@@ -213,7 +236,11 @@ export class FolderIndex {
     const out: Read[] = [];
     for (let i = 0; i < todo.length && !this.isClosed(); i += READ_CONCURRENCY) {
       const slice = todo.slice(i, i + READ_CONCURRENCY);
-      out.push(...(await Promise.all(slice.map(async (st) => ({ st, text: await readSafe(this.root, st.path, st) })))));
+      out.push(
+        ...(await Promise.all(
+          slice.map(async (st) => ({ st, text: await readSafe(this.root, st.path, st) })),
+        )),
+      );
     }
     return out;
   }

@@ -48,11 +48,30 @@ export function openIndexDb(path: string, mask: string): { db: IndexDb; fresh: b
       db.pragma('journal_mode = WAL');
       // Derived data: a crash may lose the last commits, which the next rescan restores.
       db.pragma('synchronous = NORMAL');
-      const hasMeta = db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'meta'`).get() !== undefined;
-      const version = hasMeta ? (db.prepare(`SELECT value FROM meta WHERE key = 'schema'`).get() as { value: string } | undefined)?.value : undefined;
-      const complete = hasMeta && (db.prepare(`SELECT value FROM meta WHERE key = 'built'`).get() as { value: string } | undefined)?.value === '1';
+      const hasMeta =
+        db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'meta'`).get() !== undefined;
+      const version = hasMeta
+        ? (
+            db.prepare(`SELECT value FROM meta WHERE key = 'schema'`).get() as
+              | { value: string }
+              | undefined
+          )?.value
+        : undefined;
+      const complete =
+        hasMeta &&
+        (
+          db.prepare(`SELECT value FROM meta WHERE key = 'built'`).get() as
+            | { value: string }
+            | undefined
+        )?.value === '1';
       if (hasMeta && version !== SCHEMA_VERSION) throw new Error('schema mismatch');
-      const masked = hasMeta ? (db.prepare(`SELECT value FROM meta WHERE key = 'mask'`).get() as { value: string } | undefined)?.value : mask;
+      const masked = hasMeta
+        ? (
+            db.prepare(`SELECT value FROM meta WHERE key = 'mask'`).get() as
+              | { value: string }
+              | undefined
+          )?.value
+        : mask;
       if (masked !== mask) throw new Error('masked with other secrets');
       create(db, mask);
       return { db, fresh: !complete };

@@ -35,20 +35,30 @@ export class IndexRows {
   private readonly insertChunk: Statement;
   private readonly allFiles: Statement;
 
-  constructor(private readonly db: IndexDb, private readonly root: string, private readonly gate: IndexMasking) {
+  constructor(
+    private readonly db: IndexDb,
+    private readonly root: string,
+    private readonly gate: IndexMasking,
+  ) {
     this.byPath = db.prepare('SELECT id, path, mtime_ms, size FROM files WHERE path = ?');
-    this.insertFile = db.prepare('INSERT INTO files (path, mtime_ms, size, title) VALUES (?, ?, ?, ?)');
+    this.insertFile = db.prepare(
+      'INSERT INTO files (path, mtime_ms, size, title) VALUES (?, ?, ?, ?)',
+    );
     this.updateFile = db.prepare('UPDATE files SET mtime_ms = ?, size = ?, title = ? WHERE id = ?');
     this.deleteFile = db.prepare('DELETE FROM files WHERE id = ?');
     this.deleteChunks = db.prepare('DELETE FROM chunks WHERE rowid >= ? AND rowid < ?');
-    this.insertChunk = db.prepare('INSERT INTO chunks (rowid, body, file_id, line_start, line_end) VALUES (?, ?, ?, ?, ?)');
+    this.insertChunk = db.prepare(
+      'INSERT INTO chunks (rowid, body, file_id, line_start, line_end) VALUES (?, ?, ?, ?, ?)',
+    );
     this.allFiles = db.prepare('SELECT id, path, mtime_ms, size FROM files');
   }
 
   /** A path that is no longer a file or folder: its row, and the rows of files that were under it. */
   removeGone(rel: string): void {
     this.removePath(rel);
-    const under = this.db.prepare('SELECT id, path, mtime_ms, size FROM files WHERE substr(path, 1, ?) = ?').all(rel.length + 1, `${rel}/`) as Row[];
+    const under = this.db
+      .prepare('SELECT id, path, mtime_ms, size FROM files WHERE substr(path, 1, ?) = ?')
+      .all(rel.length + 1, `${rel}/`) as Row[];
     for (const r of under) if (!safeStat(this.root, r.path)) this.remove(r.id);
   }
 
@@ -83,7 +93,9 @@ export class IndexRows {
       id = Number(this.insertFile.run(st.path, st.mtimeMs, st.size, title).lastInsertRowid);
     }
     const chunks = chunkText(text).slice(0, CHUNKS_PER_FILE);
-    chunks.forEach((c, n) => this.insertChunk.run(BigInt(id * CHUNKS_PER_FILE + n), c.text, id, c.lineStart, c.lineEnd));
+    chunks.forEach((c, n) =>
+      this.insertChunk.run(BigInt(id * CHUNKS_PER_FILE + n), c.text, id, c.lineStart, c.lineEnd),
+    );
   }
 
   private removePath(rel: string): void {
@@ -117,4 +129,5 @@ export class IndexRows {
 }
 
 /** The row was made from this very file: same modification time and size. */
-const same = (row: Row | undefined, st: FileStat): row is Row => row !== undefined && row.mtime_ms === st.mtimeMs && row.size === st.size;
+const same = (row: Row | undefined, st: FileStat): row is Row =>
+  row !== undefined && row.mtime_ms === st.mtimeMs && row.size === st.size;

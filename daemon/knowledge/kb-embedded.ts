@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { RETRIEVAL_LIMITS, type KbFetchInput, type KbFetchOutput, type KbSearchInput, type KbSearchOutput } from '../../catalog/mcp-knowledge-tools.js';
+import {
+  RETRIEVAL_LIMITS,
+  type KbFetchInput,
+  type KbFetchOutput,
+  type KbSearchInput,
+  type KbSearchOutput,
+} from '../../catalog/mcp-knowledge-tools.js';
 import { jsonBytes } from '../../catalog/limits.js';
 import type { Clock } from '../../lib/clock.js';
 import { ExecError } from '../errors.js';
@@ -27,7 +33,14 @@ export class EmbeddedKnowledge {
   private index: FolderIndex | null = null;
   readonly root: string;
 
-  constructor(private readonly opts: { home: string; clock: Clock; gate: KbMasking; diag?: (e: string, d: Record<string, unknown>) => void }) {
+  constructor(
+    private readonly opts: {
+      home: string;
+      clock: Clock;
+      gate: KbMasking;
+      diag?: (e: string, d: Record<string, unknown>) => void;
+    },
+  ) {
     this.root = join(opts.home, 'kb');
   }
 
@@ -39,7 +52,10 @@ export class EmbeddedKnowledge {
     }
     if (this.index) return this.index;
     this.index = new FolderIndex({
-      root: this.root, dbPath: join(this.opts.home, 'index', 'kb.db'), clock: this.opts.clock, gate: this.opts.gate,
+      root: this.root,
+      dbPath: join(this.opts.home, 'index', 'kb.db'),
+      clock: this.opts.clock,
+      gate: this.opts.gate,
       ...(this.opts.diag ? { diag: this.opts.diag } : {}),
     });
     return this.index;
@@ -49,21 +65,43 @@ export class EmbeddedKnowledge {
     if (!isSafeDir(this.opts.home, 'kb')) throw noKnowledge();
     const index = this.open();
     if (!(await index.whenReady(BUILD_WAIT_MS))) {
-      throw new ExecError('index_unavailable', `the knowledge index is being built (${index.progress.total > 0 ? `${index.progress.done} of ${index.progress.total} documents so far` : 'listing the documents'})`, {
-        hint: 'Retry kb_search in a few seconds; if you already have a docId, kb_fetch reads it now.',
-        next: { action: 'kb_search', input: { query: '<query>' } },
-      });
+      throw new ExecError(
+        'index_unavailable',
+        `the knowledge index is being built (${index.progress.total > 0 ? `${index.progress.done} of ${index.progress.total} documents so far` : 'listing the documents'})`,
+        {
+          hint: 'Retry kb_search in a few seconds; if you already have a docId, kb_fetch reads it now.',
+          next: { action: 'kb_search', input: { query: '<query>' } },
+        },
+      );
     }
     await index.refresh();
-    if (index.state === 'closed') throw new ExecError('index_unavailable', 'the knowledge index closed while this search waited', { hint: 'Retry kb_search.' });
+    if (index.state === 'closed')
+      throw new ExecError(
+        'index_unavailable',
+        'the knowledge index closed while this search waited',
+        { hint: 'Retry kb_search.' },
+      );
     // The daemon makes an empty kb/ at start: no documents at all is still "no knowledge base", not "no hits".
-    if (input.cursor === undefined && !index.db.prepare('SELECT 1 FROM files LIMIT 1').get()) throw noKnowledge();
+    if (input.cursor === undefined && !index.db.prepare('SELECT 1 FROM files LIMIT 1').get())
+      throw noKnowledge();
     const page = searchPage(index.db, {
-      scope: 'kb', cursorPrefix: 'ks1', query: input.query, limit: input.limit ?? RETRIEVAL_LIMITS.defaultHits,
-      cursor: input.cursor, snippetBytes: RETRIEVAL_LIMITS.snippetBytes, gate: this.opts.gate,
+      scope: 'kb',
+      cursorPrefix: 'ks1',
+      query: input.query,
+      limit: input.limit ?? RETRIEVAL_LIMITS.defaultHits,
+      cursor: input.cursor,
+      snippetBytes: RETRIEVAL_LIMITS.snippetBytes,
+      gate: this.opts.gate,
     });
     const out: KbSearchOutput = {
-      hits: page.hits.map((h) => ({ docId: h.path, title: h.title, snippet: h.snippet, score: h.score, lineStart: h.lineStart, lineEnd: h.lineEnd })),
+      hits: page.hits.map((h) => ({
+        docId: h.path,
+        title: h.title,
+        snippet: h.snippet,
+        score: h.score,
+        lineStart: h.lineStart,
+        lineEnd: h.lineEnd,
+      })),
       hasMore: page.hasMore,
     };
     if (page.nextCursor !== undefined) out.nextCursor = page.nextCursor;
@@ -79,11 +117,19 @@ export class EmbeddedKnowledge {
   async fetch(input: KbFetchInput): Promise<KbFetchOutput> {
     const raw = isIndexedName(input.docId) ? await readSafe(this.root, input.docId) : null;
     if (raw === null) {
-      throw new ExecError('not_found', `no knowledge document ${input.docId}`, { hint: 'Use a docId exactly as kb_search returned it.' });
+      throw new ExecError('not_found', `no knowledge document ${input.docId}`, {
+        hint: 'Use a docId exactly as kb_search returned it.',
+      });
     }
     const text = this.opts.gate.document(raw);
-    const version = createHash('sha256').update(input.docId).update('\u0000').update(text).digest('base64url').slice(0, 12);
-    const from = input.cursor === undefined ? { o: 0, l: 1 } : decodeFetchCursor(input.cursor, version);
+    const version = createHash('sha256')
+      .update(input.docId)
+      .update('\u0000')
+      .update(text)
+      .digest('base64url')
+      .slice(0, 12);
+    const from =
+      input.cursor === undefined ? { o: 0, l: 1 } : decodeFetchCursor(input.cursor, version);
     const bytes = Buffer.from(text);
     if (from.o > bytes.length) throw fetchCursorError('cursor is past the end of the document');
     let end = Math.min(bytes.length, from.o + RETRIEVAL_LIMITS.fetchBytes);
@@ -102,14 +148,23 @@ export class EmbeddedKnowledge {
         // A line longer than a page is cut inside it: never inside a [NAME].
         const at = bytes.subarray(0, end).toString('utf8').length;
         const safe = cutOutsideLabel(text, at, 'start');
-        if (safe < at && Buffer.byteLength(text.slice(0, safe), 'utf8') > from.o) end = Buffer.byteLength(text.slice(0, safe), 'utf8');
+        if (safe < at && Buffer.byteLength(text.slice(0, safe), 'utf8') > from.o)
+          end = Buffer.byteLength(text.slice(0, safe), 'utf8');
       }
     }
     const chunk = bytes.subarray(from.o, end).toString('utf8');
     const newlines = chunk.match(/\n/g)?.length ?? 0;
     const lineEnd = from.l + Math.max(0, chunk.endsWith('\n') ? newlines - 1 : newlines);
-    const out: KbFetchOutput = { docId: input.docId, title: titleOf(text, input.docId), text: chunk, lineStart: from.l, lineEnd, hasMore: end < bytes.length };
-    if (end < bytes.length) out.nextCursor = encodeFetchCursor({ o: end, l: from.l + newlines }, version);
+    const out: KbFetchOutput = {
+      docId: input.docId,
+      title: titleOf(text, input.docId),
+      text: chunk,
+      lineStart: from.l,
+      lineEnd,
+      hasMore: end < bytes.length,
+    };
+    if (end < bytes.length)
+      out.nextCursor = encodeFetchCursor({ o: end, l: from.l + newlines }, version);
     return out;
   }
 
@@ -143,17 +198,28 @@ function decodeFetchCursor(cursor: string, version: string): FetchCursor {
   } catch {
     throw fetchCursorError('cursor is malformed');
   }
-  if (!Number.isSafeInteger(b.o) || (b.o as number) < 0 || !Number.isSafeInteger(b.l) || (b.l as number) < 1 || typeof b.d !== 'string') {
+  if (
+    !Number.isSafeInteger(b.o) ||
+    (b.o as number) < 0 ||
+    !Number.isSafeInteger(b.l) ||
+    (b.l as number) < 1 ||
+    typeof b.d !== 'string'
+  ) {
     throw fetchCursorError('cursor is malformed');
   }
   const c = { o: b.o as number, l: b.l as number };
-  if (b.d !== version) throw fetchCursorError('cursor was issued for another document or an earlier version of it');
+  if (b.d !== version)
+    throw fetchCursorError('cursor was issued for another document or an earlier version of it');
   if (encodeFetchCursor(c, version) !== cursor) throw fetchCursorError('cursor is malformed');
   return c;
 }
 
 function noKnowledge(): ExecError {
-  return new ExecError('index_unavailable', 'no knowledge base is set up here (no documents in the kb folder and no upstream)', {
-    hint: 'Answer from the conversation and memory_search; an operator adds documents to $AGENTTEAM_HOME/kb/ or configures an upstream in kb.json.',
-  });
+  return new ExecError(
+    'index_unavailable',
+    'no knowledge base is set up here (no documents in the kb folder and no upstream)',
+    {
+      hint: 'Answer from the conversation and memory_search; an operator adds documents to $AGENTTEAM_HOME/kb/ or configures an upstream in kb.json.',
+    },
+  );
 }

@@ -1,6 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { KbFetchInput, KbFetchOutput, KbSearchInput, KbSearchOutput } from '../../catalog/mcp-knowledge-tools.js';
+import type {
+  KbFetchInput,
+  KbFetchOutput,
+  KbSearchInput,
+  KbSearchOutput,
+} from '../../catalog/mcp-knowledge-tools.js';
 import type { Clock } from '../../lib/clock.js';
 import type { Principal } from '../http/principal.js';
 import { EmbeddedKnowledge, type KbMasking } from './kb-embedded.js';
@@ -26,10 +31,12 @@ function readKbConfig(home: string, log: (m: string) => void): UpstreamConfig | 
     const v = JSON.parse(raw) as { upstream?: { url?: unknown; timeoutMs?: unknown } };
     if (v.upstream === undefined) return null;
     const url = new URL(String(v.upstream.url));
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('upstream.url must be http or https');
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new Error('upstream.url must be http or https');
     if (url.username || url.password) throw new Error('upstream.url must not carry credentials');
     const t = v.upstream.timeoutMs;
-    if (t !== undefined && (!Number.isInteger(t) || (t as number) < 100 || (t as number) > 120_000)) throw new Error('upstream.timeoutMs must be 100..120000');
+    if (t !== undefined && (!Number.isInteger(t) || (t as number) < 100 || (t as number) > 120_000))
+      throw new Error('upstream.timeoutMs must be 100..120000');
     return { url: url.toString(), timeoutMs: (t as number | undefined) ?? DEFAULT_TIMEOUT_MS };
   } catch (err) {
     log(`kb.json ignored: ${(err as Error).message}`);
@@ -42,7 +49,15 @@ export class KnowledgeBase {
   private upstream: KnowledgeUpstream | null;
   private readonly embedded: EmbeddedKnowledge;
 
-  constructor(private readonly opts: { home: string; clock: Clock; log: (m: string) => void; gate: KbMasking & Pick<ResultGate, 'clip'>; diag?: (e: string, d: Record<string, unknown>) => void }) {
+  constructor(
+    private readonly opts: {
+      home: string;
+      clock: Clock;
+      log: (m: string) => void;
+      gate: KbMasking & Pick<ResultGate, 'clip'>;
+      diag?: (e: string, d: Record<string, unknown>) => void;
+    },
+  ) {
     this.embedded = new EmbeddedKnowledge(opts);
     const cfg = readKbConfig(opts.home, opts.log);
     this.upstream = cfg ? new KnowledgeUpstream(cfg, opts.gate, this.opts.clock) : null;
@@ -60,11 +75,23 @@ export class KnowledgeBase {
     return this.upstream !== null;
   }
 
-  search(p: Principal, turn: CheckedTurn, input: KbSearchInput, signal: AbortSignal): Promise<KbSearchOutput> {
-    return this.upstream ? this.upstream.search(p, turn, input, signal) : this.embedded.search(input);
+  search(
+    p: Principal,
+    turn: CheckedTurn,
+    input: KbSearchInput,
+    signal: AbortSignal,
+  ): Promise<KbSearchOutput> {
+    return this.upstream
+      ? this.upstream.search(p, turn, input, signal)
+      : this.embedded.search(input);
   }
 
-  async fetch(p: Principal, turn: CheckedTurn, input: KbFetchInput, signal: AbortSignal): Promise<KbFetchOutput> {
+  async fetch(
+    p: Principal,
+    turn: CheckedTurn,
+    input: KbFetchInput,
+    signal: AbortSignal,
+  ): Promise<KbFetchOutput> {
     return this.upstream ? this.upstream.fetch(p, turn, input, signal) : this.embedded.fetch(input);
   }
 

@@ -1,6 +1,10 @@
 import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
-import { RETRIEVAL_LIMITS, type MemorySearchInput, type MemorySearchOutput } from '../../catalog/mcp-knowledge-tools.js';
+import {
+  RETRIEVAL_LIMITS,
+  type MemorySearchInput,
+  type MemorySearchOutput,
+} from '../../catalog/mcp-knowledge-tools.js';
 import type { Clock } from '../../lib/clock.js';
 import { homePaths } from '../../lib/home.js';
 import { ExecError } from '../errors.js';
@@ -44,7 +48,8 @@ export class MemoryIndexes {
 
   private indexFor(agentId: string): FolderIndex {
     const folder = memoryFolder(this.opts.home, agentId);
-    if (agentId === '.' || agentId === '..') throw unavailable('this agent id cannot name a memory folder', 'Use a normal agent id.');
+    if (agentId === '.' || agentId === '..')
+      throw unavailable('this agent id cannot name a memory folder', 'Use a normal agent id.');
     let ino: number | null = null;
     try {
       const st = lstatSync(folder);
@@ -65,8 +70,10 @@ export class MemoryIndexes {
       return known.index;
     }
     if (ino === null) {
-      throw unavailable('you have no memory folder yet, so there is no index to search',
-        `Create Markdown notes in ${folder}/ (see the memory-maintenance guidance); they are searchable moments later.`);
+      throw unavailable(
+        'you have no memory folder yet, so there is no index to search',
+        `Create Markdown notes in ${folder}/ (see the memory-maintenance guidance); they are searchable moments later.`,
+      );
     }
     if (this.open.size >= MAX_OPEN) {
       const [oldest, entry] = this.open.entries().next().value as [string, { index: FolderIndex }];
@@ -75,7 +82,12 @@ export class MemoryIndexes {
     }
     const index = new FolderIndex({
       root: folder,
-      dbPath: join(this.opts.home, 'index', 'memory', `${encodeURIComponent(agentId).replace(/\./g, '%2E')}.db`),
+      dbPath: join(
+        this.opts.home,
+        'index',
+        'memory',
+        `${encodeURIComponent(agentId).replace(/\./g, '%2E')}.db`,
+      ),
       clock: this.opts.clock,
       gate: this.opts.gate,
       ...(this.opts.diag ? { diag: this.opts.diag } : {}),
@@ -89,21 +101,42 @@ export class MemoryIndexes {
     const folder = memoryFolder(this.opts.home, agentId);
     if (!(await index.whenReady(this.opts.buildWaitMs ?? BUILD_WAIT_MS))) {
       if (index.failed) {
-        throw unavailable('building your memory index failed', `Retry memory_search later (it starts a new build); meanwhile search the files directly, e.g. grep -rn "<word>" ${folder}/`);
+        throw unavailable(
+          'building your memory index failed',
+          `Retry memory_search later (it starts a new build); meanwhile search the files directly, e.g. grep -rn "<word>" ${folder}/`,
+        );
       }
       const { done, total } = index.progress;
-      throw unavailable(`your memory index is being built (${total > 0 ? `${done} of ${total} files so far` : 'listing the files'})`,
-        `Retry memory_search in a few seconds; meanwhile search the files directly, e.g. grep -rn "<word>" ${folder}/`);
+      throw unavailable(
+        `your memory index is being built (${total > 0 ? `${done} of ${total} files so far` : 'listing the files'})`,
+        `Retry memory_search in a few seconds; meanwhile search the files directly, e.g. grep -rn "<word>" ${folder}/`,
+      );
     }
     await index.refresh();
     // Another agent's search may have closed this index (the least recently used goes) while it refreshed.
-    if (index.state === 'closed') throw unavailable('your memory index was closed while this search waited', 'Retry memory_search.');
+    if (index.state === 'closed')
+      throw unavailable(
+        'your memory index was closed while this search waited',
+        'Retry memory_search.',
+      );
     const page = searchPage(index.db, {
-      scope: `memory\u0000${agentId}`, cursorPrefix: 'ms1', query: input.query, limit: input.limit ?? RETRIEVAL_LIMITS.defaultHits,
-      cursor: input.cursor, snippetBytes: RETRIEVAL_LIMITS.snippetBytes, gate: this.opts.gate,
+      scope: `memory\u0000${agentId}`,
+      cursorPrefix: 'ms1',
+      query: input.query,
+      limit: input.limit ?? RETRIEVAL_LIMITS.defaultHits,
+      cursor: input.cursor,
+      snippetBytes: RETRIEVAL_LIMITS.snippetBytes,
+      gate: this.opts.gate,
     });
     const out: MemorySearchOutput = {
-      hits: page.hits.map((h) => ({ path: h.path, lineStart: h.lineStart, lineEnd: h.lineEnd, line: h.line, snippet: h.snippet, score: h.score })),
+      hits: page.hits.map((h) => ({
+        path: h.path,
+        lineStart: h.lineStart,
+        lineEnd: h.lineEnd,
+        line: h.line,
+        snippet: h.snippet,
+        score: h.score,
+      })),
       hasMore: page.hasMore,
     };
     if (page.nextCursor !== undefined) out.nextCursor = page.nextCursor;
@@ -117,5 +150,8 @@ export class MemoryIndexes {
 }
 
 function unavailable(message: string, hint: string): ExecError {
-  return new ExecError('index_unavailable', message, { hint, next: { action: 'memory_search', input: { query: '<query>' } } });
+  return new ExecError('index_unavailable', message, {
+    hint,
+    next: { action: 'memory_search', input: { query: '<query>' } },
+  });
 }

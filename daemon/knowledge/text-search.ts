@@ -38,7 +38,12 @@ const OPEN = '\u0001';
 const CLOSE = '\u0002';
 
 function digest(scope: string, query: string): string {
-  return createHash('sha256').update(scope).update('\u0000').update(query).digest('base64url').slice(0, 12);
+  return createHash('sha256')
+    .update(scope)
+    .update('\u0000')
+    .update(query)
+    .digest('base64url')
+    .slice(0, 12);
 }
 
 function encode(prefix: string, body: CursorBody): string {
@@ -56,11 +61,20 @@ function decode(prefix: string, cursor: string, q: string): CursorBody {
   if (!cursor.startsWith(`${prefix}.`)) throw invalid('cursor is not a cursor of this search');
   let b: Partial<CursorBody> | null;
   try {
-    b = JSON.parse(Buffer.from(cursor.slice(prefix.length + 1), 'base64url').toString('utf8')) as Partial<CursorBody>;
+    b = JSON.parse(
+      Buffer.from(cursor.slice(prefix.length + 1), 'base64url').toString('utf8'),
+    ) as Partial<CursorBody>;
   } catch {
     throw invalid('cursor is malformed');
   }
-  if (!b || b.v !== 1 || typeof b.s !== 'number' || !Number.isFinite(b.s) || !Number.isSafeInteger(b.r) || typeof b.q !== 'string') {
+  if (
+    !b ||
+    b.v !== 1 ||
+    typeof b.s !== 'number' ||
+    !Number.isFinite(b.s) ||
+    !Number.isSafeInteger(b.r) ||
+    typeof b.q !== 'string'
+  ) {
     throw invalid('cursor is malformed');
   }
   const body: CursorBody = { v: 1, s: b.s, r: b.r as number, q: b.q };
@@ -91,7 +105,10 @@ function namePattern(labels: readonly string[]): RegExp | null {
   let re = wholeNames.get(labels);
   if (re !== undefined) return re;
   const alternatives = labels.map((label) => {
-    const parts = label.slice(1, -1).split(TOKEN_RUN).filter((p) => p !== '');
+    const parts = label
+      .slice(1, -1)
+      .split(TOKEN_RUN)
+      .filter((p) => p !== '');
     return `\\[${parts.map((p) => (TOKEN_RUN.test(p) ? `\\[?${escapeRe(p)}\\]?` : escapeRe(p))).join('')}\\]`;
   });
   re = alternatives.length === 0 ? null : new RegExp(alternatives.join('|'), 'g');
@@ -117,7 +134,9 @@ function prepared(db: IndexDb) {
   let s = statements.get(db);
   if (!s) {
     s = {
-      page: db.prepare('SELECT rowid AS r, bm25(chunks) AS s FROM chunks WHERE chunks MATCH ? ORDER BY s, r LIMIT ?'),
+      page: db.prepare(
+        'SELECT rowid AS r, bm25(chunks) AS s FROM chunks WHERE chunks MATCH ? ORDER BY s, r LIMIT ?',
+      ),
       // Rowids are bound as BigInt: FTS5 ignores a rowid constraint given as REAL (how a JS number binds).
       next: db.prepare(
         'SELECT r, s FROM (SELECT rowid AS r, bm25(chunks) AS s FROM chunks WHERE chunks MATCH ?) WHERE s > ? OR (s = ? AND r > ?) ORDER BY s, r LIMIT ?',
@@ -143,7 +162,15 @@ function prepared(db: IndexDb) {
  */
 export function searchPage(
   db: IndexDb,
-  opts: { scope: string; cursorPrefix: string; query: string; limit: number; cursor?: string | undefined; snippetBytes: number; gate: Pick<ResultGate, 'maskText' | 'labels'> },
+  opts: {
+    scope: string;
+    cursorPrefix: string;
+    query: string;
+    limit: number;
+    cursor?: string | undefined;
+    snippetBytes: number;
+    gate: Pick<ResultGate, 'maskText' | 'labels'>;
+  },
 ): HitPage {
   const match = toMatchExpression(opts.query);
   const q = digest(opts.scope, opts.query);
@@ -161,19 +188,33 @@ export function searchPage(
   const hits: RawHit[] = [];
   const labels = page.length > 0 ? opts.gate.labels() : [];
   for (const row of page) {
-    const d = s.detail.get(match, BigInt(row.r)) as { path: string; title: string; ls: number; le: number; snip: string; hl: string } | undefined;
+    const d = s.detail.get(match, BigInt(row.r)) as
+      | { path: string; title: string; ls: number; le: number; snip: string; hl: string }
+      | undefined;
     if (!d) continue;
     const at = d.hl.indexOf(OPEN);
     const before = at < 0 ? '' : d.hl.slice(0, at);
     const line = d.ls + (before.match(/\n/g)?.length ?? 0);
     // Passages were masked before they were indexed (FolderIndex): the markers go on masked text.
-    const marked = highlightWholeNames(d.snip.replace(/\s+/g, ' ').replaceAll(OPEN, '').replaceAll(CLOSE, '').trim(), labels);
+    const marked = highlightWholeNames(
+      d.snip.replace(/\s+/g, ' ').replaceAll(OPEN, '').replaceAll(CLOSE, '').trim(),
+      labels,
+    );
     // Through the gate once more before the clip (a value configured since the passage was indexed is masked too).
     const snippet = clipBytes(opts.gate.maskText(marked), opts.snippetBytes);
-    hits.push({ path: d.path, title: d.title, lineStart: d.ls, lineEnd: d.le, line, snippet, score: Math.round(-row.s * 10_000) / 10_000 });
+    hits.push({
+      path: d.path,
+      title: d.title,
+      lineStart: d.ls,
+      lineEnd: d.le,
+      line,
+      snippet,
+      score: Math.round(-row.s * 10_000) / 10_000,
+    });
   }
   const last = page[page.length - 1];
   const out: HitPage = { hits, hasMore };
-  if (hasMore && last) return { ...out, nextCursor: encode(opts.cursorPrefix, { v: 1, s: last.s, r: last.r, q }) };
+  if (hasMore && last)
+    return { ...out, nextCursor: encode(opts.cursorPrefix, { v: 1, s: last.s, r: last.r, q }) };
   return out;
 }

@@ -1,4 +1,8 @@
-import type { KbFetchInput, KbSearchInput, MemorySearchInput } from '../../catalog/mcp-knowledge-tools.js';
+import type {
+  KbFetchInput,
+  KbSearchInput,
+  MemorySearchInput,
+} from '../../catalog/mcp-knowledge-tools.js';
 import type { ToolHandler } from '../tools/contracts.js';
 import type { TurnLookup } from '../store/turn-lookup.js';
 import type { KnowledgeBase } from './kb.js';
@@ -28,7 +32,9 @@ export function knowledgeToolHandlers(s: KnowledgeServices): Record<string, Tool
   };
   return {
     memory_search: (args, ctx) => s.memory.search(ctx.principal.agentId, args as MemorySearchInput),
-    kb_search: async (args, ctx) => s.kb.search(ctx.principal, await turn(ctx), args as KbSearchInput, ctx.signal),
-    kb_fetch: async (args, ctx) => s.kb.fetch(ctx.principal, await turn(ctx), args as KbFetchInput, ctx.signal),
+    kb_search: async (args, ctx) =>
+      s.kb.search(ctx.principal, await turn(ctx), args as KbSearchInput, ctx.signal),
+    kb_fetch: async (args, ctx) =>
+      s.kb.fetch(ctx.principal, await turn(ctx), args as KbFetchInput, ctx.signal),
   };
 }

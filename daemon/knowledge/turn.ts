@@ -11,7 +11,7 @@ export interface CheckedTurn {
 }
 
 const HINT_NO_TURN =
-  'Knowledge search answers a person\'s request: it works only in a runtime started for that turn (agentteam run --turn-target T --turn-message M). Use memory_search or message_history_read instead.';
+  "Knowledge search answers a person's request: it works only in a runtime started for that turn (agentteam run --turn-target T --turn-message M). Use memory_search or message_history_read instead.";
 
 /**
  * Who may read a target. Channels are open to every agent of the server; a
@@ -20,7 +20,12 @@ const HINT_NO_TURN =
  * thread is readable when its root's target is; a task target when the task
  * exists on the server.
  */
-async function readable(lookup: TurnLookup, p: Principal, target: string, depth = 0): Promise<boolean> {
+async function readable(
+  lookup: TurnLookup,
+  p: Principal,
+  target: string,
+  depth = 0,
+): Promise<boolean> {
   const colon = target.indexOf(':');
   const type = target.slice(0, colon);
   const key = target.slice(colon + 1);
@@ -28,10 +33,12 @@ async function readable(lookup: TurnLookup, p: Principal, target: string, depth 
     case 'channel':
       return true;
     case 'dm':
-      return key === p.agentId || await lookup.hasWritten(p.serverId, target, `agent:${p.agentId}`);
+      return (
+        key === p.agentId || (await lookup.hasWritten(p.serverId, target, `agent:${p.agentId}`))
+      );
     case 'thread': {
       const root = await lookup.message(p.serverId, key);
-      return root !== null && depth < 4 && await readable(lookup, p, root.target, depth + 1);
+      return root !== null && depth < 4 && (await readable(lookup, p, root.target, depth + 1));
     }
     case 'task':
       return lookup.taskExists(p.serverId, key);
@@ -48,7 +55,10 @@ async function readable(lookup: TurnLookup, p: Principal, target: string, depth 
  */
 export async function checkTurn(lookup: TurnLookup, p: Principal): Promise<CheckedTurn> {
   const turn = p.turn;
-  if (!turn) throw new ExecError('turn_unbound', 'this runtime is not bound to a human-initiated turn', { hint: HINT_NO_TURN });
+  if (!turn)
+    throw new ExecError('turn_unbound', 'this runtime is not bound to a human-initiated turn', {
+      hint: HINT_NO_TURN,
+    });
   const msg = await lookup.message(p.serverId, turn.messageId);
   if (!msg) {
     throw new ExecError('not_found', `the turn message ${turn.messageId} does not exist`, {
@@ -56,14 +66,22 @@ export async function checkTurn(lookup: TurnLookup, p: Principal): Promise<Check
     });
   }
   if (msg.target !== turn.target && turn.target !== `thread:${turn.messageId}`) {
-    throw new ExecError('turn_target_mismatch', `the turn message belongs to ${msg.target}, not to the bound target ${turn.target}`, {
-      hint: 'The runtime was started with a message of another conversation; knowledge search is refused for this turn.',
-    });
+    throw new ExecError(
+      'turn_target_mismatch',
+      `the turn message belongs to ${msg.target}, not to the bound target ${turn.target}`,
+      {
+        hint: 'The runtime was started with a message of another conversation; knowledge search is refused for this turn.',
+      },
+    );
   }
   if (!msg.author.startsWith('human:')) {
-    throw new ExecError('turn_message_not_human', `the turn message was written by ${msg.author}, not by a person`, {
-      hint: 'Knowledge search is only for turns a person started; use memory_search or message_history_read instead.',
-    });
+    throw new ExecError(
+      'turn_message_not_human',
+      `the turn message was written by ${msg.author}, not by a person`,
+      {
+        hint: 'Knowledge search is only for turns a person started; use memory_search or message_history_read instead.',
+      },
+    );
   }
   if (!(await readable(lookup, p, turn.target))) {
     throw new ExecError('target_unreadable', `you may not read ${turn.target}`, {

@@ -32,7 +32,9 @@ function fileStat(path: string, st: Stats): FileStat {
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 export function isIndexedName(rel: string): boolean {
-  return INDEXED.test(rel) && fitsLocator(rel) && !rel.split('/').some((part) => part.startsWith('.'));
+  return (
+    INDEXED.test(rel) && fitsLocator(rel) && !rel.split('/').some((part) => part.startsWith('.'))
+  );
 }
 
 /** A path too long to be returned as a locator (memory_search path, kb docId) is not indexed. */
@@ -126,7 +128,11 @@ export function isSafeDir(root: string, rel: string): boolean {
  * or a fresh link-free lstat of every step saw), so a file swapped for a
  * pipe, a link or another file between the check and the open is refused.
  */
-export async function readSafe(root: string, rel: string, seen: Pick<FileStat, 'dev' | 'ino'> | null = safeStat(root, rel)): Promise<string | null> {
+export async function readSafe(
+  root: string,
+  rel: string,
+  seen: Pick<FileStat, 'dev' | 'ino'> | null = safeStat(root, rel),
+): Promise<string | null> {
   if (!seen) return null;
   let fh: FileHandle;
   try {
@@ -136,7 +142,8 @@ export async function readSafe(root: string, rel: string, seen: Pick<FileStat, '
   }
   try {
     const st = await fh.stat();
-    if (!st.isFile() || st.size > MAX_FILE_BYTES || st.dev !== seen.dev || st.ino !== seen.ino) return null;
+    if (!st.isFile() || st.size > MAX_FILE_BYTES || st.dev !== seen.dev || st.ino !== seen.ino)
+      return null;
     const buf = Buffer.allocUnsafe(st.size);
     let off = 0;
     while (off < buf.length) {

@@ -20,7 +20,8 @@ export function createDiag(clock: Clock, secrets: SecretSet, sink: (line: string
     const now = clock.now();
     let w = windows.get(event);
     if (!w || now - w.start >= WINDOW_MS) {
-      if (w && w.suppressed > 0) write(JSON.stringify({ t: new Date(now).toISOString(), event, suppressed: w.suppressed }));
+      if (w && w.suppressed > 0)
+        write(JSON.stringify({ t: new Date(now).toISOString(), event, suppressed: w.suppressed }));
       w = { start: now, count: 0, suppressed: 0 };
       windows.set(event, w);
     }

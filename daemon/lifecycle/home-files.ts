@@ -1,7 +1,12 @@
 import * as fs from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { homePaths } from '../../lib/home.js';
-import { ensurePrivateDirSync, HomeLinkError, readFileNoFollow, writeFileAtomicSync } from './no-follow.js';
+import {
+  ensurePrivateDirSync,
+  HomeLinkError,
+  readFileNoFollow,
+  writeFileAtomicSync,
+} from './no-follow.js';
 
 /**
  * Returns the operator token, creating it (0600, 256 random bits) at first
@@ -21,7 +26,8 @@ export function ensureOperatorToken(home: string): string {
   }
   if (fd !== null) {
     try {
-      if (!fs.fstatSync(fd).isFile()) throw new Error(`refusing to start: ${path} is not a regular file`);
+      if (!fs.fstatSync(fd).isFile())
+        throw new Error(`refusing to start: ${path} is not a regular file`);
       const existing = fs.readFileSync(fd, 'utf8').trim();
       if (existing.length >= 32) {
         fs.fchmodSync(fd, 0o600);
@@ -81,8 +87,16 @@ export function sweepRuntimeDir(runtimeDir: string): number {
  */
 export function readLastPort(home: string, host: string): number | null {
   try {
-    const v = JSON.parse(readFileNoFollow(homePaths(home).lastPort)) as { host?: unknown; port?: unknown };
-    return v.host === host && Number.isInteger(v.port) && (v.port as number) > 0 && (v.port as number) < 65536 ? (v.port as number) : null;
+    const v = JSON.parse(readFileNoFollow(homePaths(home).lastPort)) as {
+      host?: unknown;
+      port?: unknown;
+    };
+    return v.host === host &&
+      Number.isInteger(v.port) &&
+      (v.port as number) > 0 &&
+      (v.port as number) < 65536
+      ? (v.port as number)
+      : null;
   } catch {
     return null;
   }

@@ -12,7 +12,9 @@ export function parseListen(value: string, allowRemote: boolean): { host: string
   const port = Number(m[3]);
   if (port > 65535) throw new ListenError(`port ${port} is out of range`);
   if (!allowRemote && !isLoopback(host)) {
-    throw new ListenError(`refusing to listen on non-loopback host "${host}" without --allow-remote`);
+    throw new ListenError(
+      `refusing to listen on non-loopback host "${host}" without --allow-remote`,
+    );
   }
   return { host, port };
 }

@@ -47,8 +47,10 @@ export class LogTap {
 export function registerLogRoutes(app: Hono<any>, tap: LogTap): void {
   app.get('/api/v1/logs', (c) => {
     const raw = c.req.query('limit');
-    const limit = raw === undefined ? LOG_TAP_DEFAULT : /^[0-9]{1,4}$/.test(raw) ? Number(raw) : NaN;
-    if (!(limit >= 1 && limit <= LOG_TAP_LINES)) throw new ExecError('invalid_request', `limit must be an integer from 1 to ${LOG_TAP_LINES}`);
+    const limit =
+      raw === undefined ? LOG_TAP_DEFAULT : /^[0-9]{1,4}$/.test(raw) ? Number(raw) : NaN;
+    if (!(limit >= 1 && limit <= LOG_TAP_LINES))
+      throw new ExecError('invalid_request', `limit must be an integer from 1 to ${LOG_TAP_LINES}`);
     return c.json({ ok: true, data: { entries: tap.recent(limit) } });
   });
 }

@@ -14,7 +14,9 @@ import { join } from 'node:path';
 export class HomeLinkError extends Error {
   override name = 'HomeLinkError';
   constructor(readonly path: string) {
-    super(`refusing to start: ${path} is a symbolic link (the daemon never follows links inside its home; remove it)`);
+    super(
+      `refusing to start: ${path} is a symbolic link (the daemon never follows links inside its home; remove it)`,
+    );
   }
 }
 
@@ -94,8 +96,18 @@ export function writeFileAtomicSync(path: string, text: string): void {
 
 /** Every fixed name the daemon writes, opens or deletes in its home (store side files included). */
 const HOME_ENTRIES: readonly string[] = [
-  'daemon.json', 'daemon.port', 'daemon.owner', 'daemon.lock', 'operator.token', 'daemon.log', 'runtime', 'instance.id',
-  'store.db', 'store.db-wal', 'store.db-shm', 'store.db-journal',
+  'daemon.json',
+  'daemon.port',
+  'daemon.owner',
+  'daemon.lock',
+  'operator.token',
+  'daemon.log',
+  'runtime',
+  'instance.id',
+  'store.db',
+  'store.db-wal',
+  'store.db-shm',
+  'store.db-journal',
 ];
 
 /** Start-up check: none of the daemon's own names in `home` may be a link. */

@@ -31,11 +31,14 @@ export function readOwnerState(path: string): OwnerRead {
     text = readFileNoFollow(path);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    return code === 'ENOENT' ? { state: 'missing' } : { state: 'unreadable', error: code ?? (err as Error).message };
+    return code === 'ENOENT'
+      ? { state: 'missing' }
+      : { state: 'unreadable', error: code ?? (err as Error).message };
   }
   try {
     const v = JSON.parse(text) as OwnerRecord;
-    if (typeof v.pid === 'number' && typeof v.nonce === 'string') return { state: 'record', rec: v };
+    if (typeof v.pid === 'number' && typeof v.nonce === 'string')
+      return { state: 'record', rec: v };
   } catch {
     // fall through
   }

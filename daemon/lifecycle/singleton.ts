@@ -3,12 +3,23 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import lockfile from 'proper-lockfile';
-import { isOwnerAlive, readOwner, readOwnerState, writeOwner, type OwnerRead, type OwnerRecord } from './owner.js';
+import {
+  isOwnerAlive,
+  readOwner,
+  readOwnerState,
+  writeOwner,
+  type OwnerRead,
+  type OwnerRecord,
+} from './owner.js';
 
 export class AlreadyRunningError extends Error {
   override name = 'AlreadyRunningError';
   constructor(readonly pid: number | null) {
-    super(pid === null ? 'another daemon is starting for this home' : `a daemon is already running for this home (pid ${pid})`);
+    super(
+      pid === null
+        ? 'another daemon is starting for this home'
+        : `a daemon is already running for this home (pid ${pid})`,
+    );
   }
 }
 
@@ -45,7 +56,10 @@ const ORPHAN_LOCK_MS = 3_000;
  * touching the lock directory (its fs hooks are disarmed, including the
  * library's exit-time cleanup).
  */
-export async function acquireSingleton(home: string, onCompromised: (err: Error) => void): Promise<Singleton> {
+export async function acquireSingleton(
+  home: string,
+  onCompromised: (err: Error) => void,
+): Promise<Singleton> {
   const target = join(home, 'daemon');
   const lockDir = `${target}.lock`;
   const ownerPath = join(home, 'daemon.owner');
@@ -53,7 +67,8 @@ export async function acquireSingleton(home: string, onCompromised: (err: Error)
   let owned = true;
   const guardedFs = {
     ...fs,
-    rmdir: (p: string, cb: (err: NodeJS.ErrnoException | null) => void) => (owned ? fs.rmdir(p, cb) : cb(null)),
+    rmdir: (p: string, cb: (err: NodeJS.ErrnoException | null) => void) =>
+      owned ? fs.rmdir(p, cb) : cb(null),
     rmdirSync: (p: string) => {
       if (owned) fs.rmdirSync(p);
     },
@@ -61,7 +76,10 @@ export async function acquireSingleton(home: string, onCompromised: (err: Error)
   let acquired = false;
   let release: () => Promise<void> = async () => undefined;
   const options = {
-    realpath: false, stale: 10_000, update: 2_000, fs: guardedFs,
+    realpath: false,
+    stale: 10_000,
+    update: 2_000,
+    fs: guardedFs,
     onCompromised: (err: Error) => {
       owned = false;
       if (!acquired) return; // still deciding: the owner-record check settles it
@@ -91,7 +109,12 @@ export async function acquireSingleton(home: string, onCompromised: (err: Error)
     if (after.state !== 'record' || after.rec.nonce !== nonce) repairOwner();
     return true;
   };
-  const mine: OwnerRecord = { pid: process.pid, nonce, startedAt: Date.now(), argv1: process.argv[1] ?? '' };
+  const mine: OwnerRecord = {
+    pid: process.pid,
+    nonce,
+    startedAt: Date.now(),
+    argv1: process.argv[1] ?? '',
+  };
   /** Puts our record back while we hold the lock and nobody live claims the home. */
   const repairOwner = (): boolean => {
     if (!owned) return false;
@@ -115,7 +138,8 @@ export async function acquireSingleton(home: string, onCompromised: (err: Error)
       const st = statOrNull(lockDir);
       const owner = readOwner(ownerPath);
       if (owner && isOwnerAlive(owner)) throw new AlreadyRunningError(owner.pid);
-      if (st && (owner || Date.now() - st.mtimeMs > ORPHAN_LOCK_MS)) reclaimDeadLock(lockDir, st, nonce);
+      if (st && (owner || Date.now() - st.mtimeMs > ORPHAN_LOCK_MS))
+        reclaimDeadLock(lockDir, st, nonce);
       else if (Date.now() > deadline) throw new AlreadyRunningError(null);
       await sleep(20 + Math.floor(Math.random() * 30));
     }
@@ -146,7 +170,8 @@ export async function acquireSingleton(home: string, onCompromised: (err: Error)
       if (r.state === 'record' && r.rec.nonce === nonce) return { state: 'ours' };
       if (r.state === 'unreadable') return { state: 'unknown', reason: r.error, repaired: false };
       if (r.state === 'record' && isOwnerAlive(r.rec)) return { state: 'lost', pid: r.rec.pid };
-      const reason = r.state === 'missing' ? 'owner record missing' : `owner record names dead pid ${r.rec.pid}`;
+      const reason =
+        r.state === 'missing' ? 'owner record missing' : `owner record names dead pid ${r.rec.pid}`;
       return { state: 'unknown', reason, repaired: repairOwner() };
     },
     async release() {

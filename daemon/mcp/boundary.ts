@@ -55,7 +55,8 @@ export function sharedBodyReader(clock: Clock): (c: Context) => Promise<string> 
     try {
       bytes = await readRequestBody(c, { clock, signal });
     } catch (err) {
-      if (err instanceof RevokedError) throw new ExecError('unavailable', 'the runtime authorization was revoked');
+      if (err instanceof RevokedError)
+        throw new ExecError('unavailable', 'the runtime authorization was revoked');
       throw err;
     }
     try {

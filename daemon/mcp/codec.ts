@@ -74,8 +74,12 @@ export class McpCall {
     const { c, caller } = this;
     // Every field written, in one order: the tools read this object on every call, and one shape keeps those reads monomorphic.
     return {
-      principal: caller.principal, threadId: callThreadId(this.params, c.req.header(THREAD_HEADER)), threadRole: undefined,
-      signal: caller.signal, gone: () => c.req.raw.signal, audit,
+      principal: caller.principal,
+      threadId: callThreadId(this.params, c.req.header(THREAD_HEADER)),
+      threadRole: undefined,
+      signal: caller.signal,
+      gone: () => c.req.raw.signal,
+      audit,
     };
   }
 }
@@ -94,7 +98,10 @@ export interface BoundRevision {
  * codecs' order): a revision naming a method with no handler, or a handler
  * no revision serves, is a wiring mistake and fails here, not as -32601 later.
  */
-export function bindRevisions(handlers: ReadonlyMap<string, McpHandler>, codecs: readonly RevisionCodec[]): BoundRevision[] {
+export function bindRevisions(
+  handlers: ReadonlyMap<string, McpHandler>,
+  codecs: readonly RevisionCodec[],
+): BoundRevision[] {
   const served = new Set<string>();
   const bound = codecs.map((codec) => {
     const view = new Map<string, McpHandler>();
@@ -127,6 +134,7 @@ export function legacyCodec(answer: (frame: string) => Response): RevisionCodec 
     methods: new Set(['initialize', 'ping', 'tools/list', 'tools/call']),
     admit: () => null,
     result: (id, _method, resultJson) => resultFrame(id, resultJson),
-    notFound: (id, method) => answer(errorFrame(id, RPC.methodNotFound, `Method not found: ${method}`)),
+    notFound: (id, method) =>
+      answer(errorFrame(id, RPC.methodNotFound, `Method not found: ${method}`)),
   };
 }

@@ -36,12 +36,16 @@ export function classify(msg: unknown): Incoming {
   const id = isId(m.id) ? m.id : null;
   if (m.jsonrpc !== '2.0') return { kind: 'invalid', id, message: 'jsonrpc must be "2.0"' };
   if (typeof m.method === 'string') {
-    if (m.params !== undefined && (m.params === null || typeof m.params !== 'object' || Array.isArray(m.params))) {
+    if (
+      m.params !== undefined &&
+      (m.params === null || typeof m.params !== 'object' || Array.isArray(m.params))
+    ) {
       return { kind: 'invalid', id, message: 'params must be an object' };
     }
     const params = (m.params ?? {}) as Record<string, unknown>;
     if (!Object.hasOwn(m, 'id')) return { kind: 'notification', method: m.method };
-    if (id === null) return { kind: 'invalid', id: null, message: 'id must be a string or a number' };
+    if (id === null)
+      return { kind: 'invalid', id: null, message: 'id must be a string or a number' };
     return { kind: 'request', id, method: m.method, params };
   }
   if (Object.hasOwn(m, 'result') || Object.hasOwn(m, 'error')) return { kind: 'response' };
@@ -54,8 +58,16 @@ export function resultFrame(id: RpcId, resultJson: string): string {
 }
 
 /** The message is cut to the error envelope's text limit: it may quote a caller's method or tool name. */
-export function errorFrame(id: RpcId | null, code: number, message: string, data?: unknown): string {
-  const error: Record<string, unknown> = { code, message: cutJsonText(message, ERROR_TEXT_MAX_BYTES) };
+export function errorFrame(
+  id: RpcId | null,
+  code: number,
+  message: string,
+  data?: unknown,
+): string {
+  const error: Record<string, unknown> = {
+    code,
+    message: cutJsonText(message, ERROR_TEXT_MAX_BYTES),
+  };
   if (data !== undefined) error.data = data;
   return JSON.stringify({ jsonrpc: '2.0', id, error });
 }
@@ -63,6 +75,13 @@ export function errorFrame(id: RpcId | null, code: number, message: string, data
 const JSON_HEADERS = { 'content-type': 'application/json' } as const;
 
 /** An HTTP reply carrying one frame (or none: 202 and the like), not screened by the result gate. */
-export function reply(status: number, body: string | null, extra: Record<string, string> = {}): Response {
-  return new Response(body, { status, headers: body === null ? extra : { ...JSON_HEADERS, ...extra } });
+export function reply(
+  status: number,
+  body: string | null,
+  extra: Record<string, string> = {},
+): Response {
+  return new Response(body, {
+    status,
+    headers: body === null ? extra : { ...JSON_HEADERS, ...extra },
+  });
 }

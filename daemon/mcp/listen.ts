@@ -52,25 +52,57 @@ export class ListenStreams {
 
   start(opts: ListenOptions): ListenStart {
     const filter = opts.params.notifications;
-    if (filter !== undefined && (filter === null || typeof filter !== 'object' || Array.isArray(filter))) {
-      return { ok: false, status: 400, code: -32602, message: 'Invalid params: notifications must be an object' };
+    if (
+      filter !== undefined &&
+      (filter === null || typeof filter !== 'object' || Array.isArray(filter))
+    ) {
+      return {
+        ok: false,
+        status: 400,
+        code: -32602,
+        message: 'Invalid params: notifications must be an object',
+      };
     }
     const wanted = (filter ?? {}) as Record<string, unknown>;
     for (const key of ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged'] as const) {
       if (wanted[key] !== undefined && typeof wanted[key] !== 'boolean') {
-        return { ok: false, status: 400, code: -32602, message: `Invalid params: notifications.${key} must be a boolean` };
+        return {
+          ok: false,
+          status: 400,
+          code: -32602,
+          message: `Invalid params: notifications.${key} must be a boolean`,
+        };
       }
     }
-    if (opts.signal.aborted) return { ok: false, status: 403, code: -32001, message: 'the authorization was revoked' };
+    if (opts.signal.aborted)
+      return { ok: false, status: 403, code: -32001, message: 'the authorization was revoked' };
     const release = this.quota.take(opts.authorizationId);
-    if (!release) return { ok: false, status: 409, code: -32009, message: 'Too many subscriptions/listen streams are open; close one first.' };
+    if (!release)
+      return {
+        ok: false,
+        status: 409,
+        code: -32009,
+        message: 'Too many subscriptions/listen streams are open; close one first.',
+      };
 
     const tools = wanted.toolsListChanged === true;
     const subMeta = { [META_KEYS.subscriptionId]: opts.id };
     const frame = (msg: unknown) => `event: message\ndata: ${JSON.stringify(msg)}\n\n`;
-    const ack = frame({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: subMeta, notifications: tools ? { toolsListChanged: true } : {} } });
-    const changed = frame({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: subMeta } });
-    const closing = frame({ jsonrpc: '2.0', id: opts.id, result: { resultType: 'complete', _meta: subMeta } });
+    const ack = frame({
+      jsonrpc: '2.0',
+      method: 'notifications/subscriptions/acknowledged',
+      params: { _meta: subMeta, notifications: tools ? { toolsListChanged: true } : {} },
+    });
+    const changed = frame({
+      jsonrpc: '2.0',
+      method: 'notifications/tools/list_changed',
+      params: { _meta: subMeta },
+    });
+    const closing = frame({
+      jsonrpc: '2.0',
+      id: opts.id,
+      result: { resultType: 'complete', _meta: subMeta },
+    });
 
     let unsubscribe = () => undefined as void;
     // The server ends the subscription (revocation, shutdown): answer the listen request first.
@@ -91,7 +123,12 @@ export class ListenStreams {
       },
     });
     // Shed by the budget: ended like any server-side end, with the completion result first.
-    const ticket = this.budget?.admit({ owner: opts.authorizationId, kind: 'listen', socket: opts.socket ?? null, shed: onAbort });
+    const ticket = this.budget?.admit({
+      owner: opts.authorizationId,
+      kind: 'listen',
+      socket: opts.socket ?? null,
+      shed: onAbort,
+    });
     sink.write(ack);
     if (tools) unsubscribe = opts.feed.subscribe(() => void sink.write(changed));
     opts.signal.addEventListener('abort', onAbort, { once: true });

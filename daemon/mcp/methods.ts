@@ -36,14 +36,19 @@ const neverChanges: ToolChangeFeed = { subscribe: () => () => undefined };
 export function createMcpMethods(opts: McpMethodOptions): ReadonlyMap<string, McpHandler> {
   const supported = new Set<string>(SUPPORTED_PROTOCOL_VERSIONS);
   const { serverInfo, host } = opts;
-  const withInstructions = opts.instructions !== undefined ? { instructions: opts.instructions } : {};
+  const withInstructions =
+    opts.instructions !== undefined ? { instructions: opts.instructions } : {};
   // 2025: capabilities answer initialize; the version is echoed when supported, else the newest is offered.
-  const initialize = (requested: unknown): string => JSON.stringify({
-    protocolVersion: typeof requested === 'string' && supported.has(requested) ? requested : SUPPORTED_PROTOCOL_VERSIONS[0],
-    capabilities: { tools: { listChanged: opts.listChangedStream } },
-    serverInfo,
-    ...withInstructions,
-  });
+  const initialize = (requested: unknown): string =>
+    JSON.stringify({
+      protocolVersion:
+        typeof requested === 'string' && supported.has(requested)
+          ? requested
+          : SUPPORTED_PROTOCOL_VERSIONS[0],
+      capabilities: { tools: { listChanged: opts.listChangedStream } },
+      serverInfo,
+      ...withInstructions,
+    });
   // 2026: the same facts per request, and a serialized result that never changes.
   const discoverJson = JSON.stringify({
     supportedVersions: ALL_PROTOCOL_VERSIONS,
@@ -58,19 +63,38 @@ export function createMcpMethods(opts: McpMethodOptions): ReadonlyMap<string, Mc
     ['ping', (call) => call.ok('{}')],
     ['server/discover', (call) => call.ok(discoverJson)],
     ['tools/list', (call) => call.ok(host.listResultJson(call.caller.principal))],
-    ['tools/call', async (call) => {
-      const { c, params } = call;
-      const out = await auditMcp(opts.audit, c, params, (audit) => call.toolContext(audit), (ctx) => inRequestSpan(c, () => host.call(params.name, params.arguments, ctx)));
-      noteToolCall(c, out);
-      return out.ok ? call.ok(out.resultJson) : call.fail(out.code, out.message);
-    }],
-    ['subscriptions/listen', (call) => {
-      const { principal, signal } = call.caller;
-      const started = listens.start({
-        id: call.id, params: call.params, feed: opts.changes ?? neverChanges, signal,
-        authorizationId: principal.authorizationId, clock: opts.clock, socket: socketOf(call.c),
-      });
-      return started.ok ? started.response : reply(started.status, errorFrame(call.id, started.code, started.message));
-    }],
+    [
+      'tools/call',
+      async (call) => {
+        const { c, params } = call;
+        const out = await auditMcp(
+          opts.audit,
+          c,
+          params,
+          (audit) => call.toolContext(audit),
+          (ctx) => inRequestSpan(c, () => host.call(params.name, params.arguments, ctx)),
+        );
+        noteToolCall(c, out);
+        return out.ok ? call.ok(out.resultJson) : call.fail(out.code, out.message);
+      },
+    ],
+    [
+      'subscriptions/listen',
+      (call) => {
+        const { principal, signal } = call.caller;
+        const started = listens.start({
+          id: call.id,
+          params: call.params,
+          feed: opts.changes ?? neverChanges,
+          signal,
+          authorizationId: principal.authorizationId,
+          clock: opts.clock,
+          socket: socketOf(call.c),
+        });
+        return started.ok
+          ? started.response
+          : reply(started.status, errorFrame(call.id, started.code, started.message));
+      },
+    ],
   ]);
 }

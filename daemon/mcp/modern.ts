@@ -63,7 +63,11 @@ function declaredVersion(params: Record<string, unknown>): unknown {
 }
 
 /** True when the request is to be served by the stateless revision. */
-export function isModernRequest(method: string, params: Record<string, unknown>, versionHeader: string | undefined): boolean {
+export function isModernRequest(
+  method: string,
+  params: Record<string, unknown>,
+  versionHeader: string | undefined,
+): boolean {
   if (method === 'initialize') return false;
   return declaredVersion(params) !== undefined || versionHeader === MODERN_VERSION;
 }
@@ -104,21 +108,33 @@ function checkModernRequest(
   const version = meta?.[META_KEYS.protocolVersion];
   const caps = meta?.[META_KEYS.clientCapabilities];
   if (typeof version !== 'string' || version === '') {
-    return { status: 400, code: -32602, message: `Invalid params: _meta["${META_KEYS.protocolVersion}"] is required and must be a string` };
+    return {
+      status: 400,
+      code: -32602,
+      message: `Invalid params: _meta["${META_KEYS.protocolVersion}"] is required and must be a string`,
+    };
   }
   if (version !== MODERN_VERSION) {
     return {
-      status: 400, code: MODERN_ERRORS.unsupportedProtocolVersion,
+      status: 400,
+      code: MODERN_ERRORS.unsupportedProtocolVersion,
       message: 'Unsupported protocol version',
       data: { supported, requested: version },
     };
   }
   if (!isObject(caps)) {
-    return { status: 400, code: -32602, message: `Invalid params: _meta["${META_KEYS.clientCapabilities}"] is required and must be an object` };
+    return {
+      status: 400,
+      code: -32602,
+      message: `Invalid params: _meta["${META_KEYS.clientCapabilities}"] is required and must be an object`,
+    };
   }
   const headerVersion = header('mcp-protocol-version');
   if (headerVersion === undefined) return mismatch('the MCP-Protocol-Version header is required');
-  if (headerVersion !== version) return mismatch(`MCP-Protocol-Version header value '${clip(headerVersion)}' does not match the _meta protocol version '${version}'`);
+  if (headerVersion !== version)
+    return mismatch(
+      `MCP-Protocol-Version header value '${clip(headerVersion)}' does not match the _meta protocol version '${version}'`,
+    );
   return checkHeaderAgreement(method, params, header, true);
 }
 
@@ -136,13 +152,20 @@ export function checkHeaderAgreement(
 ): Refusal | null {
   const headerMethod = header('mcp-method');
   if (headerMethod === undefined && required) return mismatch('the Mcp-Method header is required');
-  if (headerMethod !== undefined && headerMethod !== method) return mismatch(`Mcp-Method header value '${clip(headerMethod)}' does not match body value '${clip(method)}'`);
+  if (headerMethod !== undefined && headerMethod !== method)
+    return mismatch(
+      `Mcp-Method header value '${clip(headerMethod)}' does not match body value '${clip(method)}'`,
+    );
   if (method === 'tools/call') {
     const rawName = header('mcp-name');
-    if (rawName === undefined) return required ? mismatch('the Mcp-Name header is required for tools/call') : null;
+    if (rawName === undefined)
+      return required ? mismatch('the Mcp-Name header is required for tools/call') : null;
     const name = decodeHeaderValue(rawName);
     if (name === null) return mismatch('the Mcp-Name header value is malformed');
-    if (name !== params.name) return mismatch(`Mcp-Name header value '${clip(name)}' does not match body value '${clip(String(params.name))}'`);
+    if (name !== params.name)
+      return mismatch(
+        `Mcp-Name header value '${clip(name)}' does not match body value '${clip(String(params.name))}'`,
+      );
   }
   return null;
 }
@@ -186,11 +209,17 @@ export function modernCodec(serverInfo: Readonly<Record<string, unknown>>): Revi
   return {
     methods: new Set(['server/discover', 'tools/list', 'tools/call', 'subscriptions/listen']),
     admit(c: Context, id: RpcId, method: string, params: Record<string, unknown>) {
-      const check = checkModernRequest(method, params, (n) => c.req.header(n), ALL_PROTOCOL_VERSIONS);
+      const check = checkModernRequest(
+        method,
+        params,
+        (n) => c.req.header(n),
+        ALL_PROTOCOL_VERSIONS,
+      );
       return check && reply(check.status, errorFrame(id, check.code, check.message, check.data));
     },
     result(id, method, resultJson) {
-      if (!CACHEABLE.has(method)) return resultFrame(id, withResultFields(resultJson, completeFields));
+      if (!CACHEABLE.has(method))
+        return resultFrame(id, withResultFields(resultJson, completeFields));
       let json = spliced.get(resultJson);
       if (json === undefined) {
         if (spliced.size >= 64) spliced.clear(); // one entry per deny-set: old ones just go
@@ -199,6 +228,7 @@ export function modernCodec(serverInfo: Readonly<Record<string, unknown>>): Revi
       }
       return resultFrame(id, json);
     },
-    notFound: (id, method) => reply(404, errorFrame(id, RPC.methodNotFound, `Method not found: ${method}`)),
+    notFound: (id, method) =>
+      reply(404, errorFrame(id, RPC.methodNotFound, `Method not found: ${method}`)),
   };
 }

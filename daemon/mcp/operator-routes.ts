@@ -2,7 +2,12 @@ import type { Context, Hono } from 'hono';
 import { readJsonBody } from '../http/json-body.js';
 import type { ErrorObject } from 'ajv';
 import { ENTITY_ID_PATTERN } from '../../catalog/ids.js';
-import { AUTHOR_PATTERN, MESSAGE_ID_PATTERN, TARGET_PATTERN, messageSend } from '../../catalog/mcp-tools.js';
+import {
+  AUTHOR_PATTERN,
+  MESSAGE_ID_PATTERN,
+  TARGET_PATTERN,
+  messageSend,
+} from '../../catalog/mcp-tools.js';
 import { sharedValidator } from '../../lib/validator.js';
 import { ExecError, errorBody } from '../errors.js';
 import type { MessageApi } from '../store/messages.js';
@@ -47,7 +52,10 @@ const checkHistory = ajv.compile(historySchema);
 function invalid(errors: ErrorObject[] | null | undefined): ExecError {
   return new ExecError('validation_failed', 'the request does not match the schema', {
     details: (errors ?? []).map((e) => ({
-      path: e.keyword === 'required' ? `${e.instancePath}/${String(e.params.missingProperty)}` : e.instancePath,
+      path:
+        e.keyword === 'required'
+          ? `${e.instancePath}/${String(e.params.missingProperty)}`
+          : e.instancePath,
       message: e.message ?? 'invalid',
     })),
   });
@@ -64,7 +72,13 @@ export function registerMessageOperatorRoutes(app: Hono<any>, services: MessageS
     try {
       const body = await readJsonBody(c);
       if (!checkPost(body)) throw invalid(checkPost.errors);
-      const b = body as { serverId: string; target: string; author: string; content: string; replyTo?: string };
+      const b = body as {
+        serverId: string;
+        target: string;
+        author: string;
+        content: string;
+        replyTo?: string;
+      };
       return c.json({ ok: true, data: { message: await services.messages.send(b) } }, 201);
     } catch (err) {
       return fail(c, err);
@@ -74,7 +88,8 @@ export function registerMessageOperatorRoutes(app: Hono<any>, services: MessageS
     try {
       const q = c.req.query();
       const query: Record<string, unknown> = { ...q };
-      if (q.limit !== undefined) query.limit = /^\d{1,3}$/.test(q.limit) ? Number(q.limit) : q.limit;
+      if (q.limit !== undefined)
+        query.limit = /^\d{1,3}$/.test(q.limit) ? Number(q.limit) : q.limit;
       if (!checkHistory(query)) throw invalid(checkHistory.errors);
       const h = query as { serverId: string; target: string; limit?: number; cursor?: string };
       return c.json({ ok: true, data: await services.messages.history(h) });

@@ -4,12 +4,26 @@ import { ExecError } from '../errors.js';
 import { RPC, classify, errorFrame, reply, type Incoming } from './jsonrpc.js';
 import type { AuditTrail } from '../audit/hooks.js';
 import { observeMcp } from '../telemetry/observe.js';
-import { McpCall, SUPPORTED_PROTOCOL_VERSIONS, bindRevisions, legacyCodec, type BoundRevision, type Caller } from './codec.js';
-import { ALL_PROTOCOL_VERSIONS, MODERN_VERSION, checkHeaderAgreement, isModernRequest, modernCodec } from './modern.js';
+import {
+  McpCall,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  bindRevisions,
+  legacyCodec,
+  type BoundRevision,
+  type Caller,
+} from './codec.js';
+import {
+  ALL_PROTOCOL_VERSIONS,
+  MODERN_VERSION,
+  checkHeaderAgreement,
+  isModernRequest,
+  modernCodec,
+} from './modern.js';
 import { createMcpMethods, type McpMethodOptions } from './methods.js';
 
 /** The handler map's options (methods.ts) but those the endpoint derives, and the transport's own. */
-interface McpProtocolOptions extends Omit<McpMethodOptions, 'serverInfo' | 'listChangedStream' | 'audit'> {
+interface McpProtocolOptions
+  extends Omit<McpMethodOptions, 'serverInfo' | 'listChangedStream' | 'audit'> {
   /** Reads the request body under the route's size and time limits; throws ExecError. */
   readonly readBody: (c: Context) => Promise<string>;
   /** The caller's binding and cancellation signal (set by the runtime-auth middleware). */
@@ -37,18 +51,30 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
   const serverInfo = { name: 'agentteam', title: 'AgentTeam', version: opts.serverVersion };
 
   /** An answered request: through the result gate's string screen when given, else as is. */
-  const answer = (frame: string): Response => (opts.respond ? opts.respond(200, frame) : reply(200, frame));
+  const answer = (frame: string): Response =>
+    opts.respond ? opts.respond(200, frame) : reply(200, frame);
   const [legacy, modern] = bindRevisions(
-    createMcpMethods({ ...opts, serverInfo, listChangedStream: opts.openStream !== undefined, audit: opts.audit ?? null }),
+    createMcpMethods({
+      ...opts,
+      serverInfo,
+      listChangedStream: opts.openStream !== undefined,
+      audit: opts.audit ?? null,
+    }),
     [legacyCodec(answer), modernCodec(serverInfo)],
   ) as [BoundRevision, BoundRevision];
 
-  async function dispatch(c: Context, msg: RpcRequest, { codec, handlers }: BoundRevision): Promise<Response> {
+  async function dispatch(
+    c: Context,
+    msg: RpcRequest,
+    { codec, handlers }: BoundRevision,
+  ): Promise<Response> {
     const refused = codec.admit(c, msg.id, msg.method, msg.params);
     if (refused !== null) return refused;
     const handler = handlers.get(msg.method);
     if (handler === undefined) return codec.notFound(msg.id, msg.method);
-    const out = await handler(new McpCall(c, msg.id, msg.method, msg.params, codec, opts.caller(c)));
+    const out = await handler(
+      new McpCall(c, msg.id, msg.method, msg.params, codec, opts.caller(c)),
+    );
     return typeof out === 'string' ? answer(out) : out;
   }
 
@@ -61,22 +87,47 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
   }
 
   return async function handle(c: Context): Promise<Response> {
-    const stream = c.req.method === 'GET' && opts.openStream !== undefined && (c.req.header('accept') ?? '').includes('text/event-stream');
+    const stream =
+      c.req.method === 'GET' &&
+      opts.openStream !== undefined &&
+      (c.req.header('accept') ?? '').includes('text/event-stream');
     if (c.req.method !== 'POST' && !stream) {
       const allow = opts.openStream ? 'GET, POST' : 'POST';
-      return reply(405, errorFrame(null, RPC.invalidRequest, `Method not allowed: this endpoint accepts ${allow}${opts.openStream ? ' (GET with Accept: text/event-stream)' : ' only'}`), { allow });
+      return reply(
+        405,
+        errorFrame(
+          null,
+          RPC.invalidRequest,
+          `Method not allowed: this endpoint accepts ${allow}${opts.openStream ? ' (GET with Accept: text/event-stream)' : ' only'}`,
+        ),
+        { allow },
+      );
     }
     if (stream) {
       // The GET stream exists only in the 2025 revisions (2026-07-28 has subscriptions/listen instead).
       const version = c.req.header('mcp-protocol-version');
       if (version !== undefined && !supported.has(version)) {
-        return reply(400, errorFrame(null, RPC.invalidRequest, `Bad Request: the GET stream is not part of MCP-Protocol-Version ${version}; supported for GET: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`));
+        return reply(
+          400,
+          errorFrame(
+            null,
+            RPC.invalidRequest,
+            `Bad Request: the GET stream is not part of MCP-Protocol-Version ${version}; supported for GET: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}`,
+          ),
+        );
       }
       return opts.openStream!(c);
     }
     const type = c.req.header('content-type');
     if (type === undefined || !type.toLowerCase().startsWith('application/json')) {
-      return reply(415, errorFrame(null, RPC.invalidRequest, 'Unsupported Media Type: Content-Type must be application/json'));
+      return reply(
+        415,
+        errorFrame(
+          null,
+          RPC.invalidRequest,
+          'Unsupported Media Type: Content-Type must be application/json',
+        ),
+      );
     }
     let text: string;
     try {
@@ -90,26 +141,44 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
     try {
       decoded = JSON.parse(text);
     } catch {
-      return reply(400, errorFrame(null, RPC.parseError, 'Parse error: the body is not valid JSON'));
+      return reply(
+        400,
+        errorFrame(null, RPC.parseError, 'Parse error: the body is not valid JSON'),
+      );
     }
     if (Array.isArray(decoded)) {
-      return reply(400, errorFrame(null, RPC.invalidRequest, 'Invalid Request: JSON-RPC batches are not supported'));
+      return reply(
+        400,
+        errorFrame(null, RPC.invalidRequest, 'Invalid Request: JSON-RPC batches are not supported'),
+      );
     }
     const msg = classify(decoded);
     const version = c.req.header('mcp-protocol-version');
-    if (msg.kind === 'request' && isModernRequest(msg.method, msg.params, version)) return serve(c, msg, modern);
+    if (msg.kind === 'request' && isModernRequest(msg.method, msg.params, version))
+      return serve(c, msg, modern);
     // The 2025 revisions: the header names the version agreed by initialize, for every kind of message.
     if (version !== undefined && version !== MODERN_VERSION && !supported.has(version)) {
-      return reply(400, errorFrame(null, RPC.invalidRequest, `Bad Request: unsupported MCP-Protocol-Version ${version}; supported: ${ALL_PROTOCOL_VERSIONS.join(', ')}`));
+      return reply(
+        400,
+        errorFrame(
+          null,
+          RPC.invalidRequest,
+          `Bad Request: unsupported MCP-Protocol-Version ${version}; supported: ${ALL_PROTOCOL_VERSIONS.join(', ')}`,
+        ),
+      );
     }
     // Mcp-Method / Mcp-Name, when sent, must match the body on every revision.
     if (msg.kind === 'request') {
       const agreement = checkHeaderAgreement(msg.method, msg.params, (n) => c.req.header(n), false);
-      if (agreement) return reply(agreement.status, errorFrame(msg.id, agreement.code, agreement.message));
+      if (agreement)
+        return reply(agreement.status, errorFrame(msg.id, agreement.code, agreement.message));
     }
     switch (msg.kind) {
       case 'invalid':
-        return reply(400, errorFrame(msg.id, RPC.invalidRequest, `Invalid Request: ${msg.message}`));
+        return reply(
+          400,
+          errorFrame(msg.id, RPC.invalidRequest, `Invalid Request: ${msg.message}`),
+        );
       case 'notification':
       case 'response':
         return reply(202, null);

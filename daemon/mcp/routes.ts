@@ -52,7 +52,13 @@ interface McpServices extends MessageServices {
  * calls in-process (Codex app-server).
  */
 export function registerMcpRoutes(app: Hono<any>, services: McpServices): ToolHost {
-  const host = createToolHost(services.tools, MCP_TOOLS, { ...messageToolHandlers(services.messages), ...knowledgeToolHandlers(services.knowledge) }, sharedBoundary(services.gate), services.hiddenFor);
+  const host = createToolHost(
+    services.tools,
+    MCP_TOOLS,
+    { ...messageToolHandlers(services.messages), ...knowledgeToolHandlers(services.knowledge) },
+    sharedBoundary(services.gate),
+    services.hiddenFor,
+  );
   const handle = createMcpProtocol({
     host,
     readBody: sharedBodyReader(services.clock),
@@ -60,7 +66,9 @@ export function registerMcpRoutes(app: Hono<any>, services: McpServices): ToolHo
     serverVersion: SERVER_VERSION,
     instructions: SERVER_INSTRUCTIONS,
     clock: services.clock,
-    ...(services.notifier ? { openStream: (c) => services.notifier!.open(c), changes: services.notifier } : {}),
+    ...(services.notifier
+      ? { openStream: (c) => services.notifier!.open(c), changes: services.notifier }
+      : {}),
     respond: (status, body) => services.gate.respondScreened(body, status),
     ...(services.streams ? { streams: services.streams } : {}),
     audit: services.audit ?? null,

@@ -6,7 +6,13 @@ import type { Principal } from '../http/principal.js';
 import { ExecError, errorBody } from '../errors.js';
 import { cutJsonText } from '../../catalog/error-limits.js';
 import type { CallContext, RegisteredTool, ToolRegistry } from '../tools/registry.js';
-import { BUILTIN_OWNER, type HiddenTools, type ResultBounder, type ToolHandler, type ToolHost } from '../tools/contracts.js';
+import {
+  BUILTIN_OWNER,
+  type HiddenTools,
+  type ResultBounder,
+  type ToolHandler,
+  type ToolHost,
+} from '../tools/contracts.js';
 import { attachedThread, threadGate, type ThreadRole } from '../http/child-gate.js';
 import { errorResult } from '../tools/tool-result.js';
 import { noteFailure } from '../audit/note.js';
@@ -20,8 +26,11 @@ import { noteFailure } from '../audit/note.js';
  */
 function roleOf(ctx: CallContext): ThreadRole {
   if (ctx.threadRole !== undefined) return ctx.threadRole;
-  if (ctx.principal.threadsByDriver) return attachedThread(ctx.threadId, null) === null ? 'primary' : 'child';
-  return ctx.threadId === null || ctx.threadId === ctx.principal.primaryThreadId ? 'primary' : 'child';
+  if (ctx.principal.threadsByDriver)
+    return attachedThread(ctx.threadId, null) === null ? 'primary' : 'child';
+  return ctx.threadId === null || ctx.threadId === ctx.principal.primaryThreadId
+    ? 'primary'
+    : 'child';
 }
 
 interface Entry {
@@ -65,7 +74,11 @@ export function createToolHost(
       async call(input, ctx) {
         if (!entry.validate(input)) {
           // The same JSON-pointer details, detail cap and count of the rest as Exec.
-          throw new ExecError('validation_failed', `arguments do not match the ${tool.name} input schema`, detailsOf(entry.validate.errors ?? [], entry.validate.errorCount));
+          throw new ExecError(
+            'validation_failed',
+            `arguments do not match the ${tool.name} input schema`,
+            detailsOf(entry.validate.errors ?? [], entry.validate.errorCount),
+          );
         }
         if (ctx.signal.aborted) throw new ExecError('forbidden', 'the authorization was revoked');
         const data = await entry.handler(input, ctx);
@@ -83,8 +96,12 @@ export function createToolHost(
       return hidden ? registry.listResultJson(hidden.names, hidden.key) : registry.listResultJson();
     },
     async call(name, args, ctx) {
-      if (typeof name !== 'string') return { ok: false, code: -32602, message: 'params.name must be a string' };
-      if (args !== undefined && (args === null || typeof args !== 'object' || Array.isArray(args))) {
+      if (typeof name !== 'string')
+        return { ok: false, code: -32602, message: 'params.name must be a string' };
+      if (
+        args !== undefined &&
+        (args === null || typeof args !== 'object' || Array.isArray(args))
+      ) {
         noteFailure(ctx, 'validation_failed');
         return { ok: false, code: -32602, message: 'params.arguments must be an object' };
       }
@@ -97,7 +114,12 @@ export function createToolHost(
       } catch (err) {
         noteFailure(ctx, err);
         const body = errorBody(err);
-        return { ok: true, resultJson: errorResult(body), error: body.code, ...(entry ? { tool: name } : {}) };
+        return {
+          ok: true,
+          resultJson: errorResult(body),
+          error: body.code,
+          ...(entry ? { tool: name } : {}),
+        };
       }
       if (!entry) {
         noteFailure(ctx, 'not_found');

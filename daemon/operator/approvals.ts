@@ -10,7 +10,10 @@ const APPROVAL_SERVERS_LIMIT = 100;
 const PERSON = /^human:[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 function fail(c: Context, err: unknown): Response {
-  return c.json({ ok: false, error: errorBody(err) }, (err instanceof ExecError ? err.status : 500) as 400);
+  return c.json(
+    { ok: false, error: errorBody(err) },
+    (err instanceof ExecError ? err.status : 500) as 400,
+  );
 }
 
 function invalid(path: string, message: string): ExecError {
@@ -24,11 +27,17 @@ function invalid(path: string, message: string): ExecError {
  * `GET /api/v1/approvals/servers` (the servers that hold requests, at most 100)
  * and `GET /api/v1/approvals/pending` (how many wait on each, at most 100 servers).
  */
-export function registerApprovalOperatorRoutes(app: Hono<any>, approvals: ApprovalOperatorApi): void {
+export function registerApprovalOperatorRoutes(
+  app: Hono<any>,
+  approvals: ApprovalOperatorApi,
+): void {
   // Before `:id`: the servers that hold approval requests (a person decides across servers; the console lists them all).
   app.get('/api/v1/approvals/servers', async (c) => {
     try {
-      return c.json({ ok: true, data: { servers: await approvals.serversAsOperator(APPROVAL_SERVERS_LIMIT) } });
+      return c.json({
+        ok: true,
+        data: { servers: await approvals.serversAsOperator(APPROVAL_SERVERS_LIMIT) },
+      });
     } catch (err) {
       return fail(c, err);
     }
@@ -36,7 +45,10 @@ export function registerApprovalOperatorRoutes(app: Hono<any>, approvals: Approv
   // A count, so a page that shows one page of requests can say how many there are in all.
   app.get('/api/v1/approvals/pending', async (c) => {
     try {
-      return c.json({ ok: true, data: { servers: await approvals.pendingAsOperator(APPROVAL_SERVERS_LIMIT) } });
+      return c.json({
+        ok: true,
+        data: { servers: await approvals.pendingAsOperator(APPROVAL_SERVERS_LIMIT) },
+      });
     } catch (err) {
       return fail(c, err);
     }
@@ -55,15 +67,33 @@ export function registerApprovalOperatorRoutes(app: Hono<any>, approvals: Approv
       const id = c.req.param('id');
       if (!ID.test(id)) throw invalid('/id', 'not an approval id');
       const body = (await readJsonBody(c)) as Record<string, unknown>;
-      if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new ExecError('invalid_request', 'the body must be an object');
-      for (const k of Object.keys(body)) if (!['decision', 'note', 'decidedBy'].includes(k)) throw invalid(`/${k}`, 'unknown field');
+      if (body === null || typeof body !== 'object' || Array.isArray(body))
+        throw new ExecError('invalid_request', 'the body must be an object');
+      for (const k of Object.keys(body))
+        if (!['decision', 'note', 'decidedBy'].includes(k)) throw invalid(`/${k}`, 'unknown field');
       const { decision, note, decidedBy } = body;
-      if (decision !== 'approve' && decision !== 'reject') throw invalid('/decision', 'decision must be approve or reject');
-      if (note !== undefined && (typeof note !== 'string' || !fitsText(note, LIMITS.decisionNote))) {
-        throw invalid('/note', `note must be a string of at most ${LIMITS.decisionNote.chars} characters and ${LIMITS.decisionNote.bytes} bytes as JSON, without unpaired surrogates`);
+      if (decision !== 'approve' && decision !== 'reject')
+        throw invalid('/decision', 'decision must be approve or reject');
+      if (
+        note !== undefined &&
+        (typeof note !== 'string' || !fitsText(note, LIMITS.decisionNote))
+      ) {
+        throw invalid(
+          '/note',
+          `note must be a string of at most ${LIMITS.decisionNote.chars} characters and ${LIMITS.decisionNote.bytes} bytes as JSON, without unpaired surrogates`,
+        );
       }
-      if (decidedBy !== undefined && (typeof decidedBy !== 'string' || !PERSON.test(decidedBy))) throw invalid('/decidedBy', 'decidedBy must be human:<handle>');
-      return c.json({ ok: true, data: await approvals.decideAsOperator(id, decision, (note as string | undefined) ?? null, (decidedBy as string | undefined) ?? 'human:operator') });
+      if (decidedBy !== undefined && (typeof decidedBy !== 'string' || !PERSON.test(decidedBy)))
+        throw invalid('/decidedBy', 'decidedBy must be human:<handle>');
+      return c.json({
+        ok: true,
+        data: await approvals.decideAsOperator(
+          id,
+          decision,
+          (note as string | undefined) ?? null,
+          (decidedBy as string | undefined) ?? 'human:operator',
+        ),
+      });
     } catch (err) {
       return fail(c, err);
     }

@@ -46,7 +46,10 @@ export class AuditSummaries {
   private readonly slots = new Map<string, Slot>();
   private epoch = 0;
 
-  constructor(private readonly log: AuditStore, private readonly clock: Clock) {}
+  constructor(
+    private readonly log: AuditStore,
+    private readonly clock: Clock,
+  ) {}
 
   /** Calls, errors and p50/p95 per tool and per agent over the last `windowMs`, and the cutoff the answer starts at. */
   summary(windowMs: number, filter: Filter) {
@@ -58,8 +61,21 @@ export class AuditSummaries {
     return this.read('minutes', windowMs, filter, (since) => this.log.perMinute(since, filter));
   }
 
-  private async read<T>(kind: string, windowMs: number, filter: Filter, compute: (since: number) => Promise<T>): Promise<{ since: number; value: T }> {
-    const slot = this.slot(JSON.stringify([kind, windowMs, filter.serverId ?? null, filter.agentId ?? null, filter.tool ?? null]));
+  private async read<T>(
+    kind: string,
+    windowMs: number,
+    filter: Filter,
+    compute: (since: number) => Promise<T>,
+  ): Promise<{ since: number; value: T }> {
+    const slot = this.slot(
+      JSON.stringify([
+        kind,
+        windowMs,
+        filter.serverId ?? null,
+        filter.agentId ?? null,
+        filter.tool ?? null,
+      ]),
+    );
     const arrived = this.epoch;
     for (;;) {
       const done = slot.done as Computed<T> | null;
@@ -68,9 +84,12 @@ export class AuditSummaries {
         if (done.epoch > arrived) return { since: done.cutoff, value: done.value };
         const cutoff = this.clock.now() - windowMs;
         const exact = done.oldest === null || cutoff <= done.oldest;
-        if (this.fresh(done) && (exact || this.clock.now() - done.startedAt < AGING_SLACK_MS)) return { since: exact ? cutoff : done.cutoff, value: done.value };
+        if (this.fresh(done) && (exact || this.clock.now() - done.startedAt < AGING_SLACK_MS))
+          return { since: exact ? cutoff : done.cutoff, value: done.value };
       }
-      slot.running ??= this.compute(slot, windowMs, filter, compute).finally(() => (slot.running = null));
+      slot.running ??= this.compute(slot, windowMs, filter, compute).finally(
+        () => (slot.running = null),
+      );
       try {
         await slot.running;
       } catch (err) {
@@ -98,7 +117,12 @@ export class AuditSummaries {
     return !this.log.shared || this.clock.now() - done.endedAt < SHARED_FRESH_MS;
   }
 
-  private async compute<T>(slot: Slot, windowMs: number, filter: Filter, compute: (since: number) => Promise<T>): Promise<void> {
+  private async compute<T>(
+    slot: Slot,
+    windowMs: number,
+    filter: Filter,
+    compute: (since: number) => Promise<T>,
+  ): Promise<void> {
     const last = slot.done;
     if (last) await this.rest(last.endedAt + (last.endedAt - last.startedAt) - this.clock.now());
     const epoch = ++this.epoch;

@@ -9,7 +9,8 @@ export function operatorAuth(token: string): MiddlewareHandler {
   const want = digest(token);
   return async (c, next) => {
     const m = /^Bearer +(\S+) *$/i.exec(c.req.header('authorization') ?? '');
-    if (!m || !timingSafeEqual(digest(m[1]!), want)) throw new ExecError('forbidden', 'operator credential required');
+    if (!m || !timingSafeEqual(digest(m[1]!), want))
+      throw new ExecError('forbidden', 'operator credential required');
     await next();
   };
 }

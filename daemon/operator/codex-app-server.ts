@@ -29,17 +29,40 @@ const MAX_PROMPT_BYTES = 256 * 1024;
 
 function readStart(body: unknown): StartBody {
   const b = body as Partial<StartBody> | null;
-  if (typeof b !== 'object' || b === null) throw new ExecError('invalid_request', 'the body must be an object');
-  if (!Array.isArray(b.command) || b.command.length === 0 || b.command.length > MAX_ARGS || !b.command.every((a) => typeof a === 'string')) {
-    throw new ExecError('invalid_request', `command must be 1 to ${MAX_ARGS} strings: the codex executable and its arguments (app-server ...)`);
+  if (typeof b !== 'object' || b === null)
+    throw new ExecError('invalid_request', 'the body must be an object');
+  if (
+    !Array.isArray(b.command) ||
+    b.command.length === 0 ||
+    b.command.length > MAX_ARGS ||
+    !b.command.every((a) => typeof a === 'string')
+  ) {
+    throw new ExecError(
+      'invalid_request',
+      `command must be 1 to ${MAX_ARGS} strings: the codex executable and its arguments (app-server ...)`,
+    );
   }
-  if (!b.command.includes('app-server')) throw new ExecError('invalid_request', 'command must run `codex app-server`');
-  if (typeof b.env !== 'object' || b.env === null || Array.isArray(b.env) || !Object.values(b.env).every((v) => typeof v === 'string')) {
+  if (!b.command.includes('app-server'))
+    throw new ExecError('invalid_request', 'command must run `codex app-server`');
+  if (
+    typeof b.env !== 'object' ||
+    b.env === null ||
+    Array.isArray(b.env) ||
+    !Object.values(b.env).every((v) => typeof v === 'string')
+  ) {
     throw new ExecError('invalid_request', 'env must be an object of strings');
   }
-  if (b.cwd !== undefined && b.cwd !== null && typeof b.cwd !== 'string') throw new ExecError('invalid_request', 'cwd must be a string');
-  if (typeof b.prompt !== 'string' || b.prompt.length === 0 || Buffer.byteLength(b.prompt) > MAX_PROMPT_BYTES) {
-    throw new ExecError('invalid_request', `prompt must be a non-empty string of at most ${MAX_PROMPT_BYTES} bytes`);
+  if (b.cwd !== undefined && b.cwd !== null && typeof b.cwd !== 'string')
+    throw new ExecError('invalid_request', 'cwd must be a string');
+  if (
+    typeof b.prompt !== 'string' ||
+    b.prompt.length === 0 ||
+    Buffer.byteLength(b.prompt) > MAX_PROMPT_BYTES
+  ) {
+    throw new ExecError(
+      'invalid_request',
+      `prompt must be a non-empty string of at most ${MAX_PROMPT_BYTES} bytes`,
+    );
   }
   return { command: b.command, env: b.env, cwd: b.cwd ?? null, prompt: b.prompt };
 }
@@ -56,10 +79,19 @@ export function registerCodexAppServerRoute(app: Hono<any>, deps: AppServerRoute
   app.post('/api/v1/runtimes/:id/codex-app-server', async (c) => {
     const id = c.req.param('id');
     const auth = deps.auths.get(id);
-    if (!auth || !auth.live) throw new ExecError('not_found', 'no live runtime authorization with this id');
-    if (auth.runtime !== 'codex-app-server') throw new ExecError('invalid_request', `the authorization is for runtime ${auth.runtime}, not codex-app-server`);
+    if (!auth || !auth.live)
+      throw new ExecError('not_found', 'no live runtime authorization with this id');
+    if (auth.runtime !== 'codex-app-server')
+      throw new ExecError(
+        'invalid_request',
+        `the authorization is for runtime ${auth.runtime}, not codex-app-server`,
+      );
     const body = readStart(await readJsonBody(c));
-    if (started.has(id)) throw new ExecError('invalid_transition', 'this authorization already has its app-server run');
+    if (started.has(id))
+      throw new ExecError(
+        'invalid_transition',
+        'this authorization already has its app-server run',
+      );
     started.add(id);
     auth.signal.addEventListener('abort', () => started.delete(id), { once: true });
     const developerInstructions = readFileSync(appServerInstructionsFile(auth.dir), 'utf8');
@@ -71,9 +103,19 @@ export function registerCodexAppServerRoute(app: Hono<any>, deps: AppServerRoute
           if (open) controller.enqueue(encoder.encode(`${JSON.stringify(e)}\n`));
         };
         void runAppServerSession({
-          auth, command: body.command, overrides: overrideArgs(APP_SERVER_OVERRIDES), env: body.env, cwd: body.cwd,
-          prompt: body.prompt, developerInstructions, host: deps.host, gate: deps.gate, diag: deps.diag, emit,
-        }).catch((err: Error) => emit({ event: 'done', status: 'failed', error: err.message }))
+          auth,
+          command: body.command,
+          overrides: overrideArgs(APP_SERVER_OVERRIDES),
+          env: body.env,
+          cwd: body.cwd,
+          prompt: body.prompt,
+          developerInstructions,
+          host: deps.host,
+          gate: deps.gate,
+          diag: deps.diag,
+          emit,
+        })
+          .catch((err: Error) => emit({ event: 'done', status: 'failed', error: err.message }))
           .finally(() => {
             open = false;
             try {
@@ -88,6 +130,9 @@ export function registerCodexAppServerRoute(app: Hono<any>, deps: AppServerRoute
         void deps.auths.revoke(id, 'run_disconnected');
       },
     });
-    return new Response(stream, { status: 200, headers: { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' } });
+    return new Response(stream, {
+      status: 200,
+      headers: { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' },
+    });
   });
 }

@@ -5,7 +5,10 @@ import type { ExtensionStore } from '../extensions/store.js';
 import { pinCatalog } from '../auth/pinned-catalog.js';
 
 function fail(c: Context, err: unknown): Response {
-  return c.json({ ok: false, error: errorBody(err) }, (err instanceof ExecError ? err.status : 500) as 400);
+  return c.json(
+    { ok: false, error: errorBody(err) },
+    (err instanceof ExecError ? err.status : 500) as 400,
+  );
 }
 
 /**
@@ -22,14 +25,25 @@ export function registerExtensionOperatorRoutes(app: Hono<any>, extensions: Exte
     try {
       const body = await readJsonBody(c);
       const definition = (body as { definition?: unknown } | null)?.definition;
-      if (typeof definition !== 'string') throw new ExecError('invalid_request', 'the body must be {"definition": "<the definition file text>"}');
+      if (typeof definition !== 'string')
+        throw new ExecError(
+          'invalid_request',
+          'the body must be {"definition": "<the definition file text>"}',
+        );
       return c.json({ ok: true, data: { extension: extensions.install(definition) } }, 201);
     } catch (err) {
       return fail(c, err);
     }
   });
-  app.get('/api/v1/extensions', (c) => c.json({ ok: true, data: { extensions: extensions.list(), catalogVersion: extensions.current().catalogVersion } }));
-  app.get('/api/v1/catalog', (c) => c.body(pinCatalog(extensions.current()).body, 200, { 'content-type': 'application/json' }));
+  app.get('/api/v1/extensions', (c) =>
+    c.json({
+      ok: true,
+      data: { extensions: extensions.list(), catalogVersion: extensions.current().catalogVersion },
+    }),
+  );
+  app.get('/api/v1/catalog', (c) =>
+    c.body(pinCatalog(extensions.current()).body, 200, { 'content-type': 'application/json' }),
+  );
   app.delete('/api/v1/extensions/:name', (c) => {
     try {
       return c.json({ ok: true, data: extensions.remove(c.req.param('name')) });

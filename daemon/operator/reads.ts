@@ -22,41 +22,78 @@ const JSON_HEADERS = { 'content-type': 'application/json' } as const;
  * agent; only reads are reachable, so no agent id is recorded anywhere.
  */
 export function registerOperatorReadRoutes(app: Hono<any>, services: Services): void {
-  const fail = (err: ExecError) => services.gate.respond(services.gate.errorEnvelope(err), err.status, JSON_HEADERS);
+  const fail = (err: ExecError) =>
+    services.gate.respond(services.gate.errorEnvelope(err), err.status, JSON_HEADERS);
   app.post(OPERATOR_READ_PATH, async (c) => {
     const serverId = c.req.param('serverId') ?? '';
     const domain = c.req.param('domain') ?? '';
     const name = c.req.param('action') ?? '';
-    if (!isEntityId(serverId)) return fail(new ExecError('invalid_request', `the server id must be ${ENTITY_ID_RULE}`));
+    if (!isEntityId(serverId))
+      return fail(new ExecError('invalid_request', `the server id must be ${ENTITY_ID_RULE}`));
     const action = services.registry.get(domain, name);
     if (!action || !OPERATOR_READS.some((r) => r.domain === domain && r.action === name)) {
-      return fail(new ExecError('not_found', 'no such operator read', { hint: `Operator reads: ${OPERATOR_READS.map((r) => r.command.join(' ')).join(', ')}.` }));
+      return fail(
+        new ExecError('not_found', 'no such operator read', {
+          hint: `Operator reads: ${OPERATOR_READS.map((r) => r.command.join(' ')).join(', ')}.`,
+        }),
+      );
     }
     let input: unknown;
     try {
       input = await readJsonBody(c, services.clock);
     } catch (err) {
-      return fail(err instanceof ExecError ? err : new ExecError('invalid_request', 'the body could not be read'));
+      return fail(
+        err instanceof ExecError
+          ? err
+          : new ExecError('invalid_request', 'the body could not be read'),
+      );
     }
     const checked = action.check(input);
     if (!checked.ok) {
-      return fail(new ExecError('validation_failed', 'the input does not match the action schema', { details: checked.details, detailsOmitted: checked.detailsOmitted }));
+      return fail(
+        new ExecError('validation_failed', 'the input does not match the action schema', {
+          details: checked.details,
+          detailsOmitted: checked.detailsOmitted,
+        }),
+      );
     }
     if (!operatorReadOf(domain, name, input)) {
-      return fail(new ExecError('forbidden', `${domain} ${name}: only the read ops ${OPERATOR_READS.filter((r) => r.domain === domain && r.action === name).map((r) => r.op).join(', ')} are open to the operator`));
+      return fail(
+        new ExecError(
+          'forbidden',
+          `${domain} ${name}: only the read ops ${OPERATOR_READS.filter(
+            (r) => r.domain === domain && r.action === name,
+          )
+            .map((r) => r.op)
+            .join(', ')} are open to the operator`,
+        ),
+      );
     }
     const principal: Principal = {
-      authorizationId: 'operator', serverId, agentId: 'operator', sessionId: null, runId: null, workdir: null, primaryThreadId: null, turn: null,
+      authorizationId: 'operator',
+      serverId,
+      agentId: 'operator',
+      sessionId: null,
+      runId: null,
+      workdir: null,
+      primaryThreadId: null,
+      turn: null,
     };
     let data: unknown;
     try {
       data = await action.handler(input, {
-        principal, signal: NEVER, server: services.server({ serverId, agentId: 'operator' }), profile: services.profile, cursors: services.cursors,
+        principal,
+        signal: NEVER,
+        server: services.server({ serverId, agentId: 'operator' }),
+        profile: services.profile,
+        cursors: services.cursors,
       });
     } catch (err) {
       if (err instanceof ExecError) return fail(err);
       // The cause stays in the daemon's log (masked by its writer); the person sees the closed `internal` code only.
-      services.diag('operator_read_failed', { error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+      services.diag('operator_read_failed', {
+        error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+      });
       return fail(new ExecError('internal', 'internal error'));
     }
     const out = services.gate.json({ ...action.entry.inventory, risk: 'read' }, input, data);

@@ -17,7 +17,9 @@ export function registerOperatorRoutes(app: Hono<any>, ctx: OperatorContext): vo
     setImmediate(() => ctx.stop('operator'));
     return c.json({ ok: true, data: { stopping: true } }, 202);
   });
-  app.post('/api/v1/reload', async (c) => c.json({ ok: true, data: (await ctx.reload()) ?? { reloaded: true } }));
+  app.post('/api/v1/reload', async (c) =>
+    c.json({ ok: true, data: (await ctx.reload()) ?? { reloaded: true } }),
+  );
   registerRuntimeListRoute(app, ctx.store);
   registerRuntimeLeaseRoutes(app, ctx);
 }

@@ -17,13 +17,25 @@ export interface RuntimeView {
 
 function runtimeView(a: Authorization): RuntimeView {
   return {
-    authorizationId: a.id, serverId: a.principal.serverId, agentId: a.principal.agentId, runtime: a.runtime,
-    sessionId: a.principal.sessionId, runId: a.principal.runId, state: a.state, inFlight: a.inFlight,
-    generations: a.generations.map((g) => ({ id: g.id, issuedAt: new Date(g.issuedAtMs).toISOString(), expiresAt: new Date(g.expiresAtMs).toISOString() })),
+    authorizationId: a.id,
+    serverId: a.principal.serverId,
+    agentId: a.principal.agentId,
+    runtime: a.runtime,
+    sessionId: a.principal.sessionId,
+    runId: a.principal.runId,
+    state: a.state,
+    inFlight: a.inFlight,
+    generations: a.generations.map((g) => ({
+      id: g.id,
+      issuedAt: new Date(g.issuedAtMs).toISOString(),
+      expiresAt: new Date(g.expiresAtMs).toISOString(),
+    })),
   };
 }
 
 /** `GET /api/v1/runtimes`: every authorization holding a lease, oldest first (operator token checked by the app). */
 export function registerRuntimeListRoute(app: Hono<any>, store: AuthorizationStore): void {
-  app.get('/api/v1/runtimes', (c) => c.json({ ok: true, data: { runtimes: store.leases().map(runtimeView) } }));
+  app.get('/api/v1/runtimes', (c) =>
+    c.json({ ok: true, data: { runtimes: store.leases().map(runtimeView) } }),
+  );
 }

@@ -22,7 +22,11 @@ interface LaunchAdditions {
 }
 
 export type LaunchHook = (
-  auth: Authorization, runtime: RuntimeKind, mcpUrl: string, env: Record<string, string>, runtimeVersion: string | null,
+  auth: Authorization,
+  runtime: RuntimeKind,
+  mcpUrl: string,
+  env: Record<string, string>,
+  runtimeVersion: string | null,
 ) => LaunchAdditions;
 
 /** What the lease routes use of the running daemon. */
@@ -66,30 +70,53 @@ function revokeReason(signal: AbortSignal): string {
 async function readLease(c: Context): Promise<LeaseRequest> {
   const body = await readJsonBody(c);
   const b = body as LeaseRequest;
-  if (typeof b !== 'object' || b === null || typeof b.serverId !== 'string' || typeof b.agentId !== 'string') {
+  if (
+    typeof b !== 'object' ||
+    b === null ||
+    typeof b.serverId !== 'string' ||
+    typeof b.agentId !== 'string'
+  ) {
     throw new ExecError('invalid_request', 'serverId and agentId are required strings');
   }
   if (b.ttlSeconds !== undefined && (!Number.isInteger(b.ttlSeconds) || b.ttlSeconds < 1)) {
     throw new ExecError('invalid_request', 'ttlSeconds must be a positive integer');
   }
-  if (b.runtimeVersion !== undefined && b.runtimeVersion !== null && (typeof b.runtimeVersion !== 'string' || b.runtimeVersion.length > 200)) {
-    throw new ExecError('invalid_request', 'runtimeVersion must be a string of at most 200 characters');
+  if (
+    b.runtimeVersion !== undefined &&
+    b.runtimeVersion !== null &&
+    (typeof b.runtimeVersion !== 'string' || b.runtimeVersion.length > 200)
+  ) {
+    throw new ExecError(
+      'invalid_request',
+      'runtimeVersion must be a string of at most 200 characters',
+    );
   }
-  if (b.resumeDir !== undefined && typeof b.resumeDir !== 'string') throw new ExecError('invalid_request', 'resumeDir must be a string');
-  if (b.resumeSecret !== undefined && typeof b.resumeSecret !== 'string') throw new ExecError('invalid_request', 'resumeSecret must be a string');
-  if (b.runtime !== undefined && !isRuntimeKind(b.runtime)) throw new ExecError('invalid_request', `unknown runtime "${b.runtime}"`);
+  if (b.resumeDir !== undefined && typeof b.resumeDir !== 'string')
+    throw new ExecError('invalid_request', 'resumeDir must be a string');
+  if (b.resumeSecret !== undefined && typeof b.resumeSecret !== 'string')
+    throw new ExecError('invalid_request', 'resumeSecret must be a string');
+  if (b.runtime !== undefined && !isRuntimeKind(b.runtime))
+    throw new ExecError('invalid_request', `unknown runtime "${b.runtime}"`);
   // Reported back by workspace get, so bounded by the id grammar like serverId and agentId.
   for (const k of ['sessionId', 'runId'] as const) {
     const v = b[k];
-    if (v !== undefined && v !== null && !isEntityId(v)) throw new ExecError('invalid_request', `${k} must be ${ENTITY_ID_RULE}`);
+    if (v !== undefined && v !== null && !isEntityId(v))
+      throw new ExecError('invalid_request', `${k} must be ${ENTITY_ID_RULE}`);
   }
   const target = b.turnTarget ?? null;
   const messageId = b.turnMessageId ?? null;
-  if ((target === null) !== (messageId === null)) throw new ExecError('invalid_request', 'turnTarget and turnMessageId go together');
+  if ((target === null) !== (messageId === null))
+    throw new ExecError('invalid_request', 'turnTarget and turnMessageId go together');
   if (target !== null && (typeof target !== 'string' || !new RegExp(TARGET_PATTERN).test(target))) {
-    throw new ExecError('invalid_request', 'turnTarget must be an exact target (channel:<name>, dm:<handle>, thread:<messageId>, task:<taskId>)');
+    throw new ExecError(
+      'invalid_request',
+      'turnTarget must be an exact target (channel:<name>, dm:<handle>, thread:<messageId>, task:<taskId>)',
+    );
   }
-  if (messageId !== null && (typeof messageId !== 'string' || !new RegExp(MESSAGE_ID_PATTERN).test(messageId))) {
+  if (
+    messageId !== null &&
+    (typeof messageId !== 'string' || !new RegExp(MESSAGE_ID_PATTERN).test(messageId))
+  ) {
     throw new ExecError('invalid_request', 'turnMessageId must be a message id (msg_...)');
   }
   return b;
@@ -106,65 +133,104 @@ export function registerRuntimeLeaseRoutes(app: Hono<any>, ctx: LeaseContext): v
   app.post('/api/v1/runtimes', async (c) => {
     const req = await readLease(c);
     const auth = await store.create({
-      serverId: req.serverId, agentId: req.agentId, sessionId: req.sessionId ?? null, runId: req.runId ?? null,
-      workdir: req.workdir ?? null, primaryThreadId: req.primaryThreadId ?? null, runtime: req.runtime ?? 'generic',
-      turn: req.turnTarget && req.turnMessageId ? { target: req.turnTarget, messageId: req.turnMessageId } : null,
+      serverId: req.serverId,
+      agentId: req.agentId,
+      sessionId: req.sessionId ?? null,
+      runId: req.runId ?? null,
+      workdir: req.workdir ?? null,
+      primaryThreadId: req.primaryThreadId ?? null,
+      runtime: req.runtime ?? 'generic',
+      turn:
+        req.turnTarget && req.turnMessageId
+          ? { target: req.turnTarget, messageId: req.turnMessageId }
+          : null,
       ...(req.ttlSeconds !== undefined ? { ttlMs: req.ttlSeconds * 1000 } : {}),
-      ...(req.resumeDir !== undefined ? { resume: { dir: req.resumeDir, secret: req.resumeSecret } } : {}),
+      ...(req.resumeDir !== undefined
+        ? { resume: { dir: req.resumeDir, secret: req.resumeSecret } }
+        : {}),
     });
     const revoke = (reason: string) => void store.revoke(auth.id, reason);
     const { execBaseUrl, mcpUrl } = ctx.urls(req.serverId, req.agentId);
     let additions: LaunchAdditions = { env: {}, args: [] };
     try {
       if (ctx.launchHook) {
-        additions = ctx.launchHook(auth, req.runtime ?? 'generic', mcpUrl, req.env ?? {}, req.runtimeVersion ?? null);
+        additions = ctx.launchHook(
+          auth,
+          req.runtime ?? 'generic',
+          mcpUrl,
+          req.env ?? {},
+          req.runtimeVersion ?? null,
+        );
       }
     } catch (err) {
       await store.revoke(auth.id, 'launch_abort');
-      throw err instanceof ExecError ? err : new ExecError('internal', 'the runtime driver could not prepare the launch');
+      throw err instanceof ExecError
+        ? err
+        : new ExecError('internal', 'the runtime driver could not prepare the launch');
     }
-    const first = JSON.stringify({
-      ok: true,
-      data: {
-        authorizationId: auth.id, privateDir: auth.dir, tokenFile: auth.tokenFile, resumeSecret: auth.resumeSecret, execBaseUrl, mcpUrl,
-        ttlSeconds: auth.ttlMs / 1000, env: additions.env, args: additions.args,
-        ...(additions.argsFor ? { argsFor: additions.argsFor } : {}), ...(additions.shimDir ? { shimDir: additions.shimDir } : {}),
-        ...(additions.tokenEnv ? { tokenEnv: additions.tokenEnv } : {}),
-        ...(additions.binDir ? { binDir: additions.binDir } : {}),
-      },
-    }) + '\n';
+    const first =
+      JSON.stringify({
+        ok: true,
+        data: {
+          authorizationId: auth.id,
+          privateDir: auth.dir,
+          tokenFile: auth.tokenFile,
+          resumeSecret: auth.resumeSecret,
+          execBaseUrl,
+          mcpUrl,
+          ttlSeconds: auth.ttlMs / 1000,
+          env: additions.env,
+          args: additions.args,
+          ...(additions.argsFor ? { argsFor: additions.argsFor } : {}),
+          ...(additions.shimDir ? { shimDir: additions.shimDir } : {}),
+          ...(additions.tokenEnv ? { tokenEnv: additions.tokenEnv } : {}),
+          ...(additions.binDir ? { binDir: additions.binDir } : {}),
+        },
+      }) + '\n';
     const conn = c.req.raw.signal;
     if (conn.aborted) revoke('run_disconnected');
     else conn.addEventListener('abort', () => revoke('run_disconnected'), { once: true });
     const pid = req.pid;
-    const poll = pid && pid > 0
-      ? setInterval(() => {
-          if (!isPidAlive(pid)) revoke('run_died');
-        }, PID_POLL_MS)
-      : null;
+    const poll =
+      pid && pid > 0
+        ? setInterval(() => {
+            if (!isPidAlive(pid)) revoke('run_died');
+          }, PID_POLL_MS)
+        : null;
     poll?.unref();
     const stream = new ReadableStream<Uint8Array>({
       start(controller) {
         controller.enqueue(new TextEncoder().encode(first));
-        auth.signal.addEventListener('abort', () => {
-          if (poll) clearInterval(poll);
-          // The run process is gone with its connection: nobody reads a last line, and writing it
-          // through the masking stream is most of what hundreds of runtimes ending together cost.
-          if (conn.aborted) return;
-          try {
-            // The last line says why, so `run` can tell a daemon shutdown (wait for the next daemon) from the rest.
-            controller.enqueue(new TextEncoder().encode(JSON.stringify({ event: 'revoked', reason: revokeReason(auth.signal) }) + '\n'));
-            controller.close();
-          } catch {
-            // already closed
-          }
-        }, { once: true });
+        auth.signal.addEventListener(
+          'abort',
+          () => {
+            if (poll) clearInterval(poll);
+            // The run process is gone with its connection: nobody reads a last line, and writing it
+            // through the masking stream is most of what hundreds of runtimes ending together cost.
+            if (conn.aborted) return;
+            try {
+              // The last line says why, so `run` can tell a daemon shutdown (wait for the next daemon) from the rest.
+              controller.enqueue(
+                new TextEncoder().encode(
+                  JSON.stringify({ event: 'revoked', reason: revokeReason(auth.signal) }) + '\n',
+                ),
+              );
+              controller.close();
+            } catch {
+              // already closed
+            }
+          },
+          { once: true },
+        );
       },
       cancel() {
         revoke('run_disconnected');
       },
     });
-    return new Response(stream, { status: 200, headers: { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' } });
+    return new Response(stream, {
+      status: 200,
+      headers: { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' },
+    });
   });
 
   app.delete('/api/v1/runtimes/:id', async (c) => {
@@ -176,6 +242,9 @@ export function registerRuntimeLeaseRoutes(app: Hono<any>, ctx: LeaseContext): v
 
   app.post('/api/v1/runtimes/:id/rotate', async (c) => {
     const gen = await store.rotateNow(c.req.param('id'));
-    return c.json({ ok: true, data: { generationId: gen.id, expiresAt: new Date(gen.expiresAtMs).toISOString() } });
+    return c.json({
+      ok: true,
+      data: { generationId: gen.id, expiresAt: new Date(gen.expiresAtMs).toISOString() },
+    });
   });
 }

@@ -17,22 +17,50 @@ const MAX_PATH_BYTES = 4096;
  * On a shared PostgreSQL store there is no file to copy: the route says so
  * and names the database, whose own tools (pg_dump) back it up.
  */
-export function registerStoreOperatorRoutes(app: Hono<any>, db: Db | null, home: string, store: { kind: string; location: string }): void {
+export function registerStoreOperatorRoutes(
+  app: Hono<any>,
+  db: Db | null,
+  home: string,
+  store: { kind: string; location: string },
+): void {
   let running = false;
   app.post('/api/v1/store/backup', async (c) => {
     try {
       const body = await readJsonBody(c);
       const { path, overwrite } = (body ?? {}) as { path?: unknown; overwrite?: unknown };
-      const extra = body && typeof body === 'object' ? Object.keys(body).filter((k) => k !== 'path' && k !== 'overwrite') : [];
-      if (typeof path !== 'string' || !isAbsolute(path) || Buffer.byteLength(path) > MAX_PATH_BYTES || path.includes('\0') || extra.length > 0 || (overwrite !== undefined && typeof overwrite !== 'boolean')) {
-        throw new ExecError('validation_failed', 'expected {"path": "<absolute path>", "overwrite"?: boolean}', {
-          details: [{ path: '/path', message: `an absolute path of at most ${MAX_PATH_BYTES} bytes` }],
-        });
+      const extra =
+        body && typeof body === 'object'
+          ? Object.keys(body).filter((k) => k !== 'path' && k !== 'overwrite')
+          : [];
+      if (
+        typeof path !== 'string' ||
+        !isAbsolute(path) ||
+        Buffer.byteLength(path) > MAX_PATH_BYTES ||
+        path.includes('\0') ||
+        extra.length > 0 ||
+        (overwrite !== undefined && typeof overwrite !== 'boolean')
+      ) {
+        throw new ExecError(
+          'validation_failed',
+          'expected {"path": "<absolute path>", "overwrite"?: boolean}',
+          {
+            details: [
+              { path: '/path', message: `an absolute path of at most ${MAX_PATH_BYTES} bytes` },
+            ],
+          },
+        );
       }
       if (!db) {
-        throw new ExecError('invalid_request', `this daemon's team store is PostgreSQL at ${store.location}; back it up with pg_dump, not store backup`);
+        throw new ExecError(
+          'invalid_request',
+          `this daemon's team store is PostgreSQL at ${store.location}; back it up with pg_dump, not store backup`,
+        );
       }
-      if (running) throw new ExecError('busy', 'a store backup is already running; retry when it has finished');
+      if (running)
+        throw new ExecError(
+          'busy',
+          'a store backup is already running; retry when it has finished',
+        );
       running = true;
       try {
         const r = await backupSqlite(db, path, overwrite === true, home);
@@ -41,11 +69,17 @@ export function registerStoreOperatorRoutes(app: Hono<any>, db: Db | null, home:
         running = false;
       }
     } catch (err) {
-      return fail(c, err instanceof BackupTargetError ? new ExecError('invalid_request', err.message) : err);
+      return fail(
+        c,
+        err instanceof BackupTargetError ? new ExecError('invalid_request', err.message) : err,
+      );
     }
   });
 }
 
 function fail(c: Context, err: unknown): Response {
-  return c.json({ ok: false, error: errorBody(err) }, (err instanceof ExecError ? err.status : 500) as 400);
+  return c.json(
+    { ok: false, error: errorBody(err) },
+    (err instanceof ExecError ? err.status : 500) as 400,
+  );
 }

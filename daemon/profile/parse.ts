@@ -4,7 +4,6 @@ import type { AgentConfig, Profile, TeamConfig, TeamMember } from './types.js';
 import { isWellFormedText, jsonBytes, LIMITS } from '../../catalog/limits.js';
 import { safeBaseUrl } from './projection.js';
 
-
 export class ProfileError extends Error {
   override name = 'ProfileError';
 }
@@ -18,9 +17,12 @@ type Limit = { readonly chars: number; readonly bytes: number };
  * text: a result of one team or one agent always fits the result budget.
  */
 function bounded(v: string, limit: Limit, where: string): string {
-  if (!isWellFormedText(v)) throw new ProfileError(`${where} must be well-formed Unicode (no unpaired surrogate)`);
+  if (!isWellFormedText(v))
+    throw new ProfileError(`${where} must be well-formed Unicode (no unpaired surrogate)`);
   if ([...v].length > limit.chars || jsonBytes(v) > limit.bytes) {
-    throw new ProfileError(`${where} must be at most ${limit.chars} characters and ${limit.bytes} bytes as JSON`);
+    throw new ProfileError(
+      `${where} must be at most ${limit.chars} characters and ${limit.bytes} bytes as JSON`,
+    );
   }
   return v;
 }
@@ -30,15 +32,22 @@ function count<T>(list: T[], max: number, where: string): T[] {
 }
 
 function obj(v: unknown, where: string): Obj {
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new ProfileError(`${where} must be an object`);
+  if (v === null || typeof v !== 'object' || Array.isArray(v))
+    throw new ProfileError(`${where} must be an object`);
   return v as Obj;
 }
 function str(o: Obj, key: string, where: string, limit: Limit = LIMITS.profileName): string {
   const v = o[key];
-  if (typeof v !== 'string' || v.length === 0) throw new ProfileError(`${where}.${key} must be a non-empty string`);
+  if (typeof v !== 'string' || v.length === 0)
+    throw new ProfileError(`${where}.${key} must be a non-empty string`);
   return bounded(v, limit, `${where}.${key}`);
 }
-function optStr(o: Obj, key: string, where: string, limit: Limit = LIMITS.profileName): string | null {
+function optStr(
+  o: Obj,
+  key: string,
+  where: string,
+  limit: Limit = LIMITS.profileName,
+): string | null {
   const v = o[key];
   if (v === undefined || v === null) return null;
   if (typeof v !== 'string') throw new ProfileError(`${where}.${key} must be a string`);
@@ -80,8 +89,11 @@ export function parseProfile(doc: unknown, opts: ParseOptions = {}): Profile {
     teamIds.add(t.teamId);
   }
   for (const a of agents) {
-    const memberships = teams.filter((t) => t.members.some((m) => m.kind === 'agent' && m.handle === a.id)).length;
-    if (memberships > LIMITS.agentTeams) throw new ProfileError(`agent "${a.id}" belongs to more than ${LIMITS.agentTeams} teams`);
+    const memberships = teams.filter((t) =>
+      t.members.some((m) => m.kind === 'agent' && m.handle === a.id),
+    ).length;
+    if (memberships > LIMITS.agentTeams)
+      throw new ProfileError(`agent "${a.id}" belongs to more than ${LIMITS.agentTeams} teams`);
   }
   return { agents, teams };
 }
@@ -91,9 +103,12 @@ const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 function parseDenyTools(o: Obj, where: string, opts: ParseOptions): string[] {
   return arr(o, 'denyTools', where).map((n, i) => {
     const at = `${where}.denyTools[${i}]`;
-    if (typeof n !== 'string' || !TOOL_NAME.test(n)) throw new ProfileError(`${at} must be a tool name`);
+    if (typeof n !== 'string' || !TOOL_NAME.test(n))
+      throw new ProfileError(`${at} must be a tool name`);
     if (opts.denyable && !opts.denyable(n)) {
-      throw new ProfileError(`${at}: "${n}" is neither a client tool an app has registered, a declared tool, nor app_tools/app_call`);
+      throw new ProfileError(
+        `${at}: "${n}" is neither a client tool an app has registered, a declared tool, nor app_tools/app_call`,
+      );
     }
     return n;
   });
@@ -102,18 +117,25 @@ function parseDenyTools(o: Obj, where: string, opts: ParseOptions): string[] {
 function parseAgent(v: unknown, where: string, opts: ParseOptions): AgentConfig {
   const o = obj(v, where);
   const runtime = o.runtime ?? 'generic';
-  if (!isRuntimeKind(runtime)) throw new ProfileError(`${where}.runtime must be one of ${RUNTIME_KINDS.join(', ')}`);
+  if (!isRuntimeKind(runtime))
+    throw new ProfileError(`${where}.runtime must be one of ${RUNTIME_KINDS.join(', ')}`);
   const headers: Record<string, string> = {};
   if (o.headers !== undefined) {
-    for (const [name, value] of count(Object.entries(obj(o.headers, `${where}.headers`)), LIMITS.agentHeaders, `${where}.headers`)) {
-      if (typeof value !== 'string') throw new ProfileError(`${where}.headers.${name} must be a string`);
+    for (const [name, value] of count(
+      Object.entries(obj(o.headers, `${where}.headers`)),
+      LIMITS.agentHeaders,
+      `${where}.headers`,
+    )) {
+      if (typeof value !== 'string')
+        throw new ProfileError(`${where}.headers.${name} must be a string`);
       bounded(name, LIMITS.profileName, `${where}.headers (a header name)`);
       headers[name] = value;
     }
   }
   const fs = o.filesystem === undefined ? {} : obj(o.filesystem, `${where}.filesystem`);
   const allowedPaths = arr(fs, 'allowedPaths', `${where}.filesystem`).map((p, i) => {
-    if (typeof p !== 'string') throw new ProfileError(`${where}.filesystem.allowedPaths[${i}] must be a string`);
+    if (typeof p !== 'string')
+      throw new ProfileError(`${where}.filesystem.allowedPaths[${i}] must be a string`);
     return p;
   });
   // The id grammar, checked next, is what bounds an agent id (within LIMITS.agentId); its message names the rule.
@@ -139,13 +161,19 @@ function parseAgent(v: unknown, where: string, opts: ParseOptions): AgentConfig 
 
 function parseTeam(v: unknown, where: string): TeamConfig {
   const o = obj(v, where);
-  const members: TeamMember[] = count(arr(o, 'members', where), LIMITS.teamMembers, `${where}.members`).map((m, i) => {
+  const members: TeamMember[] = count(
+    arr(o, 'members', where),
+    LIMITS.teamMembers,
+    `${where}.members`,
+  ).map((m, i) => {
     const mo = obj(m, `${where}.members[${i}]`);
     const kind = mo.kind;
-    if (kind !== 'agent' && kind !== 'human') throw new ProfileError(`${where}.members[${i}].kind must be agent or human`);
+    if (kind !== 'agent' && kind !== 'human')
+      throw new ProfileError(`${where}.members[${i}].kind must be agent or human`);
     const handle = str(mo, 'handle', `${where}.members[${i}]`);
     // Members are authors (`agent:<handle>`, `human:<handle>`): the same grammar.
-    if (!isEntityId(handle)) throw new ProfileError(`${where}.members[${i}].handle must be ${ENTITY_ID_RULE}`);
+    if (!isEntityId(handle))
+      throw new ProfileError(`${where}.members[${i}].handle must be ${ENTITY_ID_RULE}`);
     return { kind, handle };
   });
   const teamId = str(o, 'teamId', where);

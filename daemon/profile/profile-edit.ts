@@ -1,4 +1,12 @@
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fsyncSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { ExecError } from '../errors.js';
@@ -22,10 +30,14 @@ function readRaw(path: string): RawProfile {
   }
   try {
     const doc = JSON.parse(text) as unknown;
-    if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) throw new Error('not an object');
+    if (doc === null || typeof doc !== 'object' || Array.isArray(doc))
+      throw new Error('not an object');
     return doc as RawProfile;
   } catch {
-    throw new ExecError('unavailable', 'profile.json is not valid JSON; fix it before editing agents through the daemon');
+    throw new ExecError(
+      'unavailable',
+      'profile.json is not valid JSON; fix it before editing agents through the daemon',
+    );
   }
 }
 
@@ -59,21 +71,33 @@ export function writeFileAtomic(path: string, text: string): void {
  * atomically and reload (which bumps the collection revision). Synchronous
  * from read to reload, so two edits in one daemon never interleave.
  */
-export function editProfile(store: ProfileStore, expectedRevision: string | undefined, edit: (doc: RawProfile) => void): string {
+export function editProfile(
+  store: ProfileStore,
+  expectedRevision: string | undefined,
+  edit: (doc: RawProfile) => void,
+): string {
   if (expectedRevision !== undefined && expectedRevision !== store.revision) {
-    throw new ExecError('revision_conflict', `the profile is at revision ${store.revision}, not ${expectedRevision}`, {
-      hint: 'Read the current revision with profile get and decide again.',
-    });
+    throw new ExecError(
+      'revision_conflict',
+      `the profile is at revision ${store.revision}, not ${expectedRevision}`,
+      {
+        hint: 'Read the current revision with profile get and decide again.',
+      },
+    );
   }
   const doc = readRaw(store.path);
   edit(doc);
   try {
     parseProfile(doc);
   } catch (err) {
-    throw new ExecError('validation_failed', `the edited profile would be invalid: ${(err as Error).message}`);
+    throw new ExecError(
+      'validation_failed',
+      `the edited profile would be invalid: ${(err as Error).message}`,
+    );
   }
   writeFileAtomic(store.path, `${JSON.stringify(doc, null, 2)}\n`);
   const reloaded = store.reload();
-  if (!reloaded.ok) throw new ExecError('internal', 'the profile was written but could not be reloaded');
+  if (!reloaded.ok)
+    throw new ExecError('internal', 'the profile was written but could not be reloaded');
   return reloaded.revision;
 }

@@ -43,7 +43,8 @@ export class ProfileStore {
     try {
       text = readFileSync(this.path, 'utf8');
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return this.reject(`cannot read profile: ${(err as Error).message}`);
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+        return this.reject(`cannot read profile: ${(err as Error).message}`);
       return this.accept(EMPTY_PROFILE);
     }
     let doc: unknown;

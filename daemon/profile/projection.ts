@@ -31,7 +31,9 @@ export function safeBaseUrl(raw: string | null): string | null {
 }
 
 export function projectAgent(a: AgentConfig, profile: Profile): AgentView {
-  const headerNames = [...new Set(Object.keys(a.headers).map((n) => n.trim().toLowerCase()))].sort();
+  const headerNames = [
+    ...new Set(Object.keys(a.headers).map((n) => n.trim().toLowerCase())),
+  ].sort();
   const teams = profile.teams
     .filter((t) => t.members.some((m) => m.kind === 'agent' && m.handle === a.id))
     .map((t) => t.teamId)

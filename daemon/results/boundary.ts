@@ -8,7 +8,10 @@ import type { Masked } from './masked.js';
 export { RESULT_BUDGET_BYTES };
 
 /** What the boundary needs to know about an action: its risk and its inventory policies. */
-export type BoundaryPolicy = Pick<InventoryRow, 'domain' | 'action' | 'risk' | 'result' | 'receipt'>;
+export type BoundaryPolicy = Pick<
+  InventoryRow,
+  'domain' | 'action' | 'risk' | 'result' | 'receipt'
+>;
 
 export type BoundaryOutcome =
   | { readonly ok: true; readonly body: Masked }
@@ -31,10 +34,17 @@ export interface BoundaryOptions {
  * advice measures masked candidates. `body` undefined means serialization
  * failed. `opts` are those the body was made with.
  */
-export function boundSerialized(policy: BoundaryPolicy, input: unknown, data: unknown, body: Masked | undefined, opts: BoundaryOptions = {}): BoundaryOutcome {
+export function boundSerialized(
+  policy: BoundaryPolicy,
+  input: unknown,
+  data: unknown,
+  body: Masked | undefined,
+  opts: BoundaryOptions = {},
+): BoundaryOutcome {
   const budget = opts.budgetBytes ?? RESULT_BUDGET_BYTES;
   const wrap = opts.wrap ?? ((d: unknown) => ({ ok: true, data: d }));
-  const fits = (sent: string) => sent.length <= budget / 3 || Buffer.byteLength(sent, 'utf8') <= budget;
+  const fits = (sent: string) =>
+    sent.length <= budget / 3 || Buffer.byteLength(sent, 'utf8') <= budget;
   if (body === undefined) return { ok: false, error: unserializable(policy, input) };
   if (fits(body)) return { ok: true, body };
   if (policy.risk === 'read') {
@@ -54,18 +64,30 @@ function selfName(policy: BoundaryPolicy): string {
 }
 
 /** Continuation advice computed from the caller's own input and the result that did not fit (daemon/results/continuation.ts). */
-function readOverBudget(policy: BoundaryPolicy, input: unknown, data: unknown, fits: (candidate: unknown) => boolean): ExecError {
+function readOverBudget(
+  policy: BoundaryPolicy,
+  input: unknown,
+  data: unknown,
+  fits: (candidate: unknown) => boolean,
+): ExecError {
   const c = continuationOf(selfName(policy), policy.result, input, data, fits);
-  return new ExecError('result_budget_exceeded', `the result of ${policy.domain} ${policy.action} is larger than the ${RESULT_BUDGET_BYTES / 1024} KiB budget`, {
-    hint: c.hint,
-    ...(c.next ? { next: { action: c.next.action, input: c.next.input } } : {}),
-  });
+  return new ExecError(
+    'result_budget_exceeded',
+    `the result of ${policy.domain} ${policy.action} is larger than the ${RESULT_BUDGET_BYTES / 1024} KiB budget`,
+    {
+      hint: c.hint,
+      ...(c.next ? { next: { action: c.next.action, input: c.next.input } } : {}),
+    },
+  );
 }
 
 /** Serialization failed: a read gets what advice its input allows; a mutation fails closed, with no claim either way. */
 function unserializable(policy: BoundaryPolicy, input: unknown): ExecError {
   if (policy.risk === 'read') return readOverBudget(policy, input, undefined, () => false);
-  return new ExecError('internal', `the result of ${policy.domain} ${policy.action} could not be serialized; check the resource before trying again`);
+  return new ExecError(
+    'internal',
+    `the result of ${policy.domain} ${policy.action} could not be serialized; check the resource before trying again`,
+  );
 }
 
 /**
@@ -74,7 +96,11 @@ function unserializable(policy: BoundaryPolicy, input: unknown): ExecError {
  */
 function mutationOverBudget(policy: BoundaryPolicy, input: unknown, data: unknown): ExecError {
   const receipt = policy.receipt ? mutationReceipt(policy.receipt, data, input) : {};
-  return new ExecError('result_budget_exceeded', `${policy.domain} ${policy.action} was applied, but its result is larger than the ${RESULT_BUDGET_BYTES / 1024} KiB budget`, {
-    metadata: { mutation_applied: true, mutation_receipt: receipt },
-  });
+  return new ExecError(
+    'result_budget_exceeded',
+    `${policy.domain} ${policy.action} was applied, but its result is larger than the ${RESULT_BUDGET_BYTES / 1024} KiB budget`,
+    {
+      metadata: { mutation_applied: true, mutation_receipt: receipt },
+    },
+  );
 }

@@ -30,11 +30,14 @@ function pageOf(data: unknown): Page | undefined {
 }
 
 function inputObject(input: unknown): Record<string, unknown> {
-  return input !== null && typeof input === 'object' && !Array.isArray(input) ? { ...(input as Record<string, unknown>) } : {};
+  return input !== null && typeof input === 'object' && !Array.isArray(input)
+    ? { ...(input as Record<string, unknown>) }
+    : {};
 }
 
 function idOf(item: unknown): string | undefined {
-  const id = item !== null && typeof item === 'object' ? (item as Record<string, unknown>).id : undefined;
+  const id =
+    item !== null && typeof item === 'object' ? (item as Record<string, unknown>).id : undefined;
   return typeof id === 'string' && id.length <= 128 ? id : undefined;
 }
 
@@ -60,7 +63,10 @@ export function continuationOf(
     const limit = given.limit;
     // Unserializable or not a page: a smaller page from the same position is the only safe advice, if one exists.
     if (typeof limit === 'number' && limit > 1) {
-      return { hint: policy.hint, next: { action: self, input: { ...given, limit: Math.floor(limit / 2) } } };
+      return {
+        hint: policy.hint,
+        next: { action: self, input: { ...given, limit: Math.floor(limit / 2) } },
+      };
     }
     return { hint: policy.hint };
   }
@@ -75,7 +81,9 @@ export function continuationOf(
   const id = idOf(page.items[0]);
   const which = id === undefined ? 'The item at this position' : `Item ${id}`;
   if (page.nextCursor === undefined) {
-    return { hint: `${which} is larger than the result budget on its own and is the last one; nothing follows it.` };
+    return {
+      hint: `${which} is larger than the result budget on its own and is the last one; nothing follows it.`,
+    };
   }
   return {
     hint: `${which} is larger than the result budget on its own; continue past it with the cursor below.`,
@@ -89,9 +97,18 @@ export function continuationOf(
  * length depends on the last item's keys), so the advice holds whatever
  * item ends the shorter page. At least 1 and always fewer than the page held.
  */
-function largestFittingPrefix(page: Page, data: Record<string, unknown>, fits: (c: unknown) => boolean): number {
+function largestFittingPrefix(
+  page: Page,
+  data: Record<string, unknown>,
+  fits: (c: unknown) => boolean,
+): number {
   const cursor = 'x'.repeat(CURSOR_MAX_CHARS);
-  const candidate = (k: number) => ({ ...data, [page.field]: page.items.slice(0, k), hasMore: true, nextCursor: cursor });
+  const candidate = (k: number) => ({
+    ...data,
+    [page.field]: page.items.slice(0, k),
+    hasMore: true,
+    nextCursor: cursor,
+  });
   let lo = 1;
   let hi = page.items.length - 1;
   let best = 1;

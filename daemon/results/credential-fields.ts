@@ -82,7 +82,8 @@ export function redactJsonText(text: string): string {
     if (err instanceof SyntaxError) return text;
     throw new RedactError('it is JSON with a credential-like key, but it could not be read');
   }
-  if (problem) throw new RedactError(`it is JSON with a credential-like key, but ${problem.message}`);
+  if (problem)
+    throw new RedactError(`it is JSON with a credential-like key, but ${problem.message}`);
   const redacted = redactCredentialFields(doc);
   if (redacted === doc) return text;
   const indent = text.includes('\n') ? (/\n([ \t]+)\S/.exec(text)?.[1] ?? 2) : undefined;

@@ -10,11 +10,15 @@
  * other characters becomes `_`, and the whole is upper-cased. `AUTHOR` (and
  * `AUTHORS`, `AUTHORED`) is a person, not a credential; `AUTHORIZATION` is.
  */
-const CREDENTIAL_NAME = /TOKEN|SECRET|PASSW(OR)?D|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|(^|_)KEY$|CREDENTIAL|AUTH(?!OR(S|ED)?(_|$))|COOKIE|SESSION_?ID/;
+const CREDENTIAL_NAME =
+  /TOKEN|SECRET|PASSW(OR)?D|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|(^|_)KEY$|CREDENTIAL|AUTH(?!OR(S|ED)?(_|$))|COOKIE|SESSION_?ID/;
 
 /** `name` in the one spelling the rule reads: `apiKey` → `API_KEY`, `x-auth-token` → `X_AUTH_TOKEN`. */
 function spelled(name: string): string {
-  return name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/[^A-Za-z0-9]+/g, '_').toUpperCase();
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/[^A-Za-z0-9]+/g, '_')
+    .toUpperCase();
 }
 
 export function isCredentialName(name: string): boolean {

@@ -2,7 +2,12 @@ import type { MiddlewareHandler } from 'hono';
 import type { ErrorBody } from '../../catalog/envelope.js';
 import { ExecError, errorBody } from '../errors.js';
 import { clipJson } from '../../catalog/limits.js';
-import { boundSerialized, type BoundaryOptions, type BoundaryOutcome, type BoundaryPolicy } from './boundary.js';
+import {
+  boundSerialized,
+  type BoundaryOptions,
+  type BoundaryOutcome,
+  type BoundaryPolicy,
+} from './boundary.js';
 import { MaskError, maskValue } from './mask.js';
 import { cutOutsideLabel, type Masked } from './masked.js';
 import type { Matcher } from './matcher.js';
@@ -15,7 +20,8 @@ import { inSyncSpan, tracing } from '../telemetry/tracing.js';
 
 const NO_OPTIONS: BoundaryOptions = Object.freeze({});
 
-const UNMASKABLE = 'a result held a secret that could not be masked without changing its structure; it was not sent';
+const UNMASKABLE =
+  'a result held a secret that could not be masked without changing its structure; it was not sent';
 
 /**
  * The one gate every result leaves the daemon through: secrets are masked by
@@ -33,10 +39,16 @@ const UNMASKABLE = 'a result held a secret that could not be masked without chan
  */
 export class ResultGate {
   private readonly produced = new WeakSet<Response>();
-  private readonly reused = new WeakMap<object, { gen: number; policy: BoundaryPolicy; opts: BoundaryOptions; out: BoundaryOutcome }>();
+  private readonly reused = new WeakMap<
+    object,
+    { gen: number; policy: BoundaryPolicy; opts: BoundaryOptions; out: BoundaryOutcome }
+  >();
   private seen = 0;
 
-  constructor(readonly secrets: SecretSet, readonly spill: SpillStore) {}
+  constructor(
+    readonly secrets: SecretSet,
+    readonly spill: SpillStore,
+  ) {}
 
   /** How many HTTP responses have left through the middleware (a test checks that every request adds one). */
   get responses(): number {
@@ -61,20 +73,39 @@ export class ResultGate {
    * answer passed the gate when it was made, so no `result_gate` span is
    * recorded for it.
    */
-  json(policy: BoundaryPolicy, input: unknown, data: unknown, opts: BoundaryOptions = NO_OPTIONS): BoundaryOutcome {
+  json(
+    policy: BoundaryPolicy,
+    input: unknown,
+    data: unknown,
+    opts: BoundaryOptions = NO_OPTIONS,
+  ): BoundaryOutcome {
     const reusable = policy.risk === 'read' && data !== null && typeof data === 'object';
     const gen = reusable ? this.secrets.generation : 0;
     if (reusable) {
       const known = this.reused.get(data);
-      if (known !== undefined && known.gen === gen && known.policy === policy && known.opts === opts) return known.out;
+      if (
+        known !== undefined &&
+        known.gen === gen &&
+        known.policy === policy &&
+        known.opts === opts
+      )
+        return known.out;
     }
     // Without tracing, no span closure or attribute record per call.
-    const out = tracing() === null ? this.gateJson(policy, input, data, opts) : inSyncSpan('result_gate', {}, () => this.gateJson(policy, input, data, opts));
+    const out =
+      tracing() === null
+        ? this.gateJson(policy, input, data, opts)
+        : inSyncSpan('result_gate', {}, () => this.gateJson(policy, input, data, opts));
     if (reusable && out.ok) this.reused.set(data, { gen, policy, opts, out });
     return out;
   }
 
-  private gateJson(policy: BoundaryPolicy, input: unknown, data: unknown, opts: BoundaryOptions): BoundaryOutcome {
+  private gateJson(
+    policy: BoundaryPolicy,
+    input: unknown,
+    data: unknown,
+    opts: BoundaryOptions,
+  ): BoundaryOutcome {
     const wrap = opts.wrap ?? ((d: unknown) => ({ ok: true, data: d }));
     const serialize = (d: unknown) => {
       try {
@@ -93,7 +124,8 @@ export class ResultGate {
         throw err;
       }
       body = serialize(data);
-      if (body !== undefined && m.test(body)) return { ok: false, error: new ExecError('internal', UNMASKABLE) };
+      if (body !== undefined && m.test(body))
+        return { ok: false, error: new ExecError('internal', UNMASKABLE) };
     }
     // The complete frame as sent (MCP: text copy and structuredContent) is what the budget measures.
     if (body !== undefined && opts.frame) body = opts.frame(body);
@@ -181,7 +213,11 @@ export class ResultGate {
   }
 
   /** A response whose body already passed the gate. */
-  respond(body: Masked, status: number, headers: Record<string, string> = { 'content-type': 'application/json' }): Response {
+  respond(
+    body: Masked,
+    status: number,
+    headers: Record<string, string> = { 'content-type': 'application/json' },
+  ): Response {
     const res = new Response(body, { status, headers });
     this.produced.add(res);
     return res;
@@ -223,9 +259,21 @@ export class ResultGate {
     if (rpc) {
       const id = (doc as { id?: unknown }).id;
       const safeId = typeof id === 'number' ? id : null;
-      return { body: JSON.stringify({ jsonrpc: '2.0', id: safeId, error: { code: -32603, message: UNMASKABLE } }) as Masked };
+      return {
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: safeId,
+          error: { code: -32603, message: UNMASKABLE },
+        }) as Masked,
+      };
     }
-    return { status: 500, body: JSON.stringify({ ok: false, error: { code: 'internal', message: UNMASKABLE } }) as Masked };
+    return {
+      status: 500,
+      body: JSON.stringify({
+        ok: false,
+        error: { code: 'internal', message: UNMASKABLE },
+      }) as Masked,
+    };
   }
 
   /** Hono middleware for every route: mounted first, so it sees each response last. */
@@ -240,7 +288,10 @@ export class ResultGate {
       const type = res.headers.get('content-type') ?? '';
       let next2: Response;
       if (/ndjson|event-stream/i.test(type)) {
-        next2 = new Response(res.body.pipeThrough(lineMasker(() => gate.secrets.matcher())), { status: res.status, headers: res.headers });
+        next2 = new Response(res.body.pipeThrough(lineMasker(() => gate.secrets.matcher())), {
+          status: res.status,
+          headers: res.headers,
+        });
       } else {
         const out = gate.screenBody(await res.text(), type);
         next2 = new Response(out.body, { status: out.status ?? res.status, headers: res.headers });
@@ -255,4 +306,5 @@ export class ResultGate {
 
 /** The gate's middleware instances, so a test can find the gate in a route table. */
 const GATE_MIDDLEWARE = new WeakSet<object>();
-export const isGateMiddleware = (h: unknown): boolean => typeof h === 'function' && GATE_MIDDLEWARE.has(h);
+export const isGateMiddleware = (h: unknown): boolean =>
+  typeof h === 'function' && GATE_MIDDLEWARE.has(h);

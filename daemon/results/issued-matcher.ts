@@ -22,7 +22,10 @@ interface Group {
   readonly values: Map<string, string>;
 }
 
-export function issuedMatcher(pairs: Iterable<readonly [string, string]>, minBytes: number): Matcher | undefined {
+export function issuedMatcher(
+  pairs: Iterable<readonly [string, string]>,
+  minBytes: number,
+): Matcher | undefined {
   const labels = literalLabels(pairs, minBytes);
   if (labels.size === 0) return undefined;
   const groups = new Map<string, { lengths: Set<number>; values: Map<string, string> }>();
@@ -35,7 +38,11 @@ export function issuedMatcher(pairs: Iterable<readonly [string, string]>, minByt
     g.values.set(value, label);
     if (value.length > longest) longest = value.length;
   }
-  const list: Group[] = [...groups].map(([head, g]) => ({ head, lengths: [...g.lengths].sort((a, b) => b - a), values: g.values }));
+  const list: Group[] = [...groups].map(([head, g]) => ({
+    head,
+    lengths: [...g.lengths].sort((a, b) => b - a),
+    values: g.values,
+  }));
 
   /** The longest value starting at `pos` in `s`, or undefined. */
   const at = (g: Group, s: string, pos: number): string | undefined => {
@@ -50,7 +57,9 @@ export function issuedMatcher(pairs: Iterable<readonly [string, string]>, minByt
   const spans = (s: string): [number, number][] => {
     // Every occurrence of a value starts with its head, so the head hits are the only candidates.
     const starts: { pos: number; g: Group }[] = [];
-    for (const g of list) for (let i = s.indexOf(g.head); i >= 0; i = s.indexOf(g.head, i + 1)) starts.push({ pos: i, g });
+    for (const g of list)
+      for (let i = s.indexOf(g.head); i >= 0; i = s.indexOf(g.head, i + 1))
+        starts.push({ pos: i, g });
     if (list.length > 1) starts.sort((x, y) => x.pos - y.pos);
     const found: [number, number][] = [];
     let free = 0;

@@ -13,7 +13,16 @@ import type { BoundedText } from './text.js';
 
 /** Bytes one code unit (or a surrogate pair, 2 units) takes inside a JSON string as JSON.stringify writes it. */
 function unitCost(c: number): number {
-  if (c === 0x22 || c === 0x5c || c === 0x08 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d) return 2;
+  if (
+    c === 0x22 ||
+    c === 0x5c ||
+    c === 0x08 ||
+    c === 0x09 ||
+    c === 0x0a ||
+    c === 0x0c ||
+    c === 0x0d
+  )
+    return 2;
   if (c < 0x20) return 6;
   if (c < 0x80) return 1;
   if (c < 0x800) return 2;
@@ -59,7 +68,8 @@ function suffixStart(text: string, n: number): number {
   return i;
 }
 
-const noteFor = (dropped: number, total: number, path: string) => `\n[... ${dropped} of ${total} bytes dropped from the middle; the whole output is in ${path} ...]\n`;
+const noteFor = (dropped: number, total: number, path: string) =>
+  `\n[... ${dropped} of ${total} bytes dropped from the middle; the whole output is in ${path} ...]\n`;
 
 /**
  * The least limit at which boundJsonText can cut `text`: its note with the
@@ -77,14 +87,21 @@ export function leastCut(text: string, spill: SpillStore): number {
  */
 export function boundJsonText(text: Masked, limit: number, spill: SpillStore): BoundedText {
   if (jsonTextBytes(text) <= limit) return { text };
-  if (limit < leastCut(text, spill)) throw new Error(`boundJsonText: ${limit} bytes cannot hold the note`);
+  if (limit < leastCut(text, spill))
+    throw new Error(`boundJsonText: ${limit} bytes cannot hold the note`);
   const total = Buffer.byteLength(text, 'utf8');
   const file = spill.write(text);
   const room = Math.max(0, limit - jsonTextBytes(noteFor(total, total, file.path)));
   const headEnd = cutOutsideLabel(text, prefixEnd(text, Math.floor(room / 2)), 'start');
   const head = text.slice(0, headEnd);
-  const tailAt = Math.max(headEnd, cutOutsideLabel(text, suffixStart(text, room - jsonTextBytes(head)), 'end'));
+  const tailAt = Math.max(
+    headEnd,
+    cutOutsideLabel(text, suffixStart(text, room - jsonTextBytes(head)), 'end'),
+  );
   const tail = text.slice(tailAt);
   const dropped = total - Buffer.byteLength(head, 'utf8') - Buffer.byteLength(tail, 'utf8');
-  return { text: (head + noteFor(dropped, total, file.path) + tail) as Masked, spill: { path: file.path, bytes: file.bytes } };
+  return {
+    text: (head + noteFor(dropped, total, file.path) + tail) as Masked,
+    spill: { path: file.path, bytes: file.bytes },
+  };
 }

@@ -8,6 +8,9 @@ import type { SecretSet } from './secrets.js';
  * operator text (a refused path, a tool declaration problem, an upstream's
  * error); no producer of a line needs to remember to mask it.
  */
-export function maskedWriter(secrets: SecretSet, sink: (line: Masked) => void): (line: string) => void {
+export function maskedWriter(
+  secrets: SecretSet,
+  sink: (line: Masked) => void,
+): (line: string) => void {
   return (line) => sink(secrets.matcher().replace(line) as Masked);
 }

@@ -32,5 +32,10 @@ export function maskValue(v: unknown, m: Matcher): unknown {
  * the copy's prototype instead, and the key would vanish from its JSON.
  */
 export function setOwn(out: Record<string, unknown>, key: string, v: unknown): void {
-  Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
+  Object.defineProperty(out, key, {
+    value: v,
+    enumerable: true,
+    writable: true,
+    configurable: true,
+  });
 }

@@ -18,7 +18,16 @@ export interface Matcher {
   replaceKeepingLines(s: string): string;
 }
 
-export const EMPTY: Matcher = { size: 0, labels: [], longest: 0, spans: () => [], label: () => undefined, test: () => false, replace: (s) => s, replaceKeepingLines: (s) => s };
+export const EMPTY: Matcher = {
+  size: 0,
+  labels: [],
+  longest: 0,
+  spans: () => [],
+  label: () => undefined,
+  test: () => false,
+  replace: (s) => s,
+  replaceKeepingLines: (s) => s,
+};
 
 /** Spans sorted by start, overlaps resolved as one alternation would: the earlier start wins, then the longer. */
 export function leftmostLongest(spans: [number, number][]): [number, number][] {
@@ -32,7 +41,10 @@ export function leftmostLongest(spans: [number, number][]): [number, number][] {
 const safeName = (n: string) => n.replace(/[^A-Za-z0-9_.:-]/g, '_').slice(0, 64) || 'SECRET';
 
 /** Each value of at least `minBytes` UTF-8 bytes, raw and as it looks inside a JSON string, with its `[NAME]` (the first name wins). */
-export function literalLabels(pairs: Iterable<readonly [string, string]>, minBytes: number): Map<string, string> {
+export function literalLabels(
+  pairs: Iterable<readonly [string, string]>,
+  minBytes: number,
+): Map<string, string> {
   const labels = new Map<string, string>();
   for (const [name, value] of pairs) {
     if (typeof value !== 'string' || Buffer.byteLength(value, 'utf8') < minBytes) continue;

@@ -7,9 +7,11 @@ import { buildReceipt, parseRetrieval, type Receipt } from '../../catalog/receip
 function requiredInputsOf(retrieval: string): readonly string[] | undefined {
   const r = parseRetrieval(retrieval);
   const schema =
-    'tool' in r ? MCP_TOOLS.find((t) => t.name === r.tool)?.inputSchema : defaultCatalog().get(r.domain, r.action)?.descriptor.input;
+    'tool' in r
+      ? MCP_TOOLS.find((t) => t.name === r.tool)?.inputSchema
+      : defaultCatalog().get(r.domain, r.action)?.descriptor.input;
   if (!schema) return undefined;
-  return ((schema as { required?: readonly string[] }).required ?? []);
+  return (schema as { required?: readonly string[] }).required ?? [];
 }
 
 /**
@@ -19,9 +21,14 @@ function requiredInputsOf(retrieval: string): readonly string[] | undefined {
  * retrieval action gives a receipt without retrieval.
  */
 export function mutationReceipt(policy: ReceiptPolicy, data: unknown, input: unknown): Receipt {
-  const entity = data !== null && typeof data === 'object' ? (data as Record<string, unknown>)[policy.entity] : undefined;
-  const fields = entity !== null && typeof entity === 'object' ? (entity as Record<string, unknown>) : {};
-  const given = input !== null && typeof input === 'object' ? (input as Record<string, unknown>) : {};
+  const entity =
+    data !== null && typeof data === 'object'
+      ? (data as Record<string, unknown>)[policy.entity]
+      : undefined;
+  const fields =
+    entity !== null && typeof entity === 'object' ? (entity as Record<string, unknown>) : {};
+  const given =
+    input !== null && typeof input === 'object' ? (input as Record<string, unknown>) : {};
   const required = requiredInputsOf(policy.retrieval);
   const receipt = buildReceipt(policy, fields, given, required ?? []);
   if (required === undefined) delete receipt.retrieval;

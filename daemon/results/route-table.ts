@@ -12,7 +12,15 @@ export interface RouteEntry {
  * itself. A route registered before the gate, or on a path the gate does not
  * cover, comes out `gated: false`; a test walks this table.
  */
-export function routeTable(routes: readonly { method: string; path: string; handler: unknown }[]): RouteEntry[] {
-  const gateAt = routes.findIndex((r) => (r.path === '/*' || r.path === '*') && isGateMiddleware(r.handler));
-  return routes.flatMap((r, i) => (isGateMiddleware(r.handler) ? [] : [{ method: r.method, path: r.path, gated: gateAt >= 0 && i > gateAt }]));
+export function routeTable(
+  routes: readonly { method: string; path: string; handler: unknown }[],
+): RouteEntry[] {
+  const gateAt = routes.findIndex(
+    (r) => (r.path === '/*' || r.path === '*') && isGateMiddleware(r.handler),
+  );
+  return routes.flatMap((r, i) =>
+    isGateMiddleware(r.handler)
+      ? []
+      : [{ method: r.method, path: r.path, gated: gateAt >= 0 && i > gateAt }],
+  );
 }

@@ -25,7 +25,6 @@ export interface SecretSource {
   entries(): Iterable<readonly [string, string]>;
 }
 
-
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 export function buildMatcher(pairs: Iterable<readonly [string, string]>): Matcher {
   const names = literalLabels(pairs, MIN_SECRET_BYTES);
@@ -42,7 +41,13 @@ export function buildMatcher(pairs: Iterable<readonly [string, string]>): Matche
     label: (value) => names.get(value),
     test: (s) => probe.test(s),
     replace: (s) => (probe.test(s) ? s.replace(all, (m) => names.get(m) ?? '[SECRET]') : s),
-    replaceKeepingLines: (s) => (probe.test(s) ? s.replace(all, (m) => (names.get(m) ?? '[SECRET]') + '\n'.repeat(m.split('\n').length - 1)) : s),
+    replaceKeepingLines: (s) =>
+      probe.test(s)
+        ? s.replace(
+            all,
+            (m) => (names.get(m) ?? '[SECRET]') + '\n'.repeat(m.split('\n').length - 1),
+          )
+        : s,
   };
 }
 
@@ -118,7 +123,11 @@ export class SecretSet {
     if (this.fp === undefined) {
       const h = createHash('sha256');
       const values = new Set<string>();
-      for (const s of this.sources) if (!s.issued) for (const [, v] of s.entries()) if (typeof v === 'string' && Buffer.byteLength(v, 'utf8') >= MIN_SECRET_BYTES) values.add(v);
+      for (const s of this.sources)
+        if (!s.issued)
+          for (const [, v] of s.entries())
+            if (typeof v === 'string' && Buffer.byteLength(v, 'utf8') >= MIN_SECRET_BYTES)
+              values.add(v);
       for (const v of [...values].sort()) h.update(v).update('\u0000');
       this.fp = h.digest('base64url').slice(0, 22);
     }
@@ -140,7 +149,8 @@ export class SecretSet {
     this.versions = this.sources.map((s) => s.version());
     const pairsOf = (issued: boolean) => {
       const pairs: (readonly [string, string])[] = [];
-      for (const s of this.sources) if (Boolean(s.issued) === issued) for (const p of s.entries()) pairs.push(p);
+      for (const s of this.sources)
+        if (Boolean(s.issued) === issued) for (const p of s.entries()) pairs.push(p);
       return pairs;
     };
     if (fixedMoved) {

@@ -11,7 +11,9 @@ function envSource(env: NodeJS.ProcessEnv = process.env): SecretSource & { refre
   let version = 0;
   let pairs: [string, string][] = [];
   const read = () => {
-    pairs = Object.entries(env).filter((e): e is [string, string] => typeof e[1] === 'string' && isCredentialName(e[0]));
+    pairs = Object.entries(env).filter(
+      (e): e is [string, string] => typeof e[1] === 'string' && isCredentialName(e[0]),
+    );
     version++;
   };
   read();
@@ -19,7 +21,10 @@ function envSource(env: NodeJS.ProcessEnv = process.env): SecretSource & { refre
 }
 
 /** Profile API keys (the values of the variables `apiKeyEnv` names) and every header value. */
-export function profileSource(current: () => { profile: Profile; revision: string }, env: NodeJS.ProcessEnv = process.env): SecretSource {
+export function profileSource(
+  current: () => { profile: Profile; revision: string },
+  env: NodeJS.ProcessEnv = process.env,
+): SecretSource {
   let seen = '';
   let version = 0;
   let pairs: [string, string][] = [];
@@ -51,7 +56,10 @@ export function fixedSource(name: string, value: string): SecretSource {
 }
 
 /** Each runtime's live token generations (current and the previous one until it expires). */
-export function tokenSource(store: { readonly tokensVersion: number; liveTokens(): Iterable<string> }): SecretSource {
+export function tokenSource(store: {
+  readonly tokensVersion: number;
+  liveTokens(): Iterable<string>;
+}): SecretSource {
   return {
     issued: true,
     version: () => store.tokensVersion,

@@ -17,7 +17,14 @@ interface SpillOptions {
 }
 
 /** File extensions for the image types apps send most; any other image/* is kept as `.img`. */
-const IMAGE_EXT = new Map([['image/png', 'png'], ['image/jpeg', 'jpg'], ['image/gif', 'gif'], ['image/webp', 'webp'], ['image/svg+xml', 'svg'], ['image/bmp', 'bmp']]);
+const IMAGE_EXT = new Map([
+  ['image/png', 'png'],
+  ['image/jpeg', 'jpg'],
+  ['image/gif', 'gif'],
+  ['image/webp', 'webp'],
+  ['image/svg+xml', 'svg'],
+  ['image/bmp', 'bmp'],
+]);
 /** The extensions spill files have (pruning touches nothing else). */
 const SPILL_EXTS = new Set(['txt', 'img', ...IMAGE_EXT.values()]);
 
@@ -63,7 +70,9 @@ export class SpillStore {
   prune(keep?: string): void {
     let names: string[];
     try {
-      names = readdirSync(this.opts.dir).filter((n) => SPILL_EXTS.has(n.slice(n.lastIndexOf('.') + 1)));
+      names = readdirSync(this.opts.dir).filter((n) =>
+        SPILL_EXTS.has(n.slice(n.lastIndexOf('.') + 1)),
+      );
     } catch {
       return;
     }

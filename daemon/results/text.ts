@@ -40,7 +40,8 @@ export function tailOf(text: Masked, n: number): Masked {
  * masked already (the gate calls this): a cut can never split a secret.
  */
 export function boundText(text: Masked, limitBytes: number, spill: SpillStore): BoundedText {
-  if (text.length <= limitBytes / 3 || Buffer.byteLength(text, 'utf8') <= limitBytes) return { text };
+  if (text.length <= limitBytes / 3 || Buffer.byteLength(text, 'utf8') <= limitBytes)
+    return { text };
   const total = Buffer.byteLength(text, 'utf8');
   const file = spill.write(text);
   const noteFor = (dropped: number) =>
@@ -50,5 +51,8 @@ export function boundText(text: Masked, limitBytes: number, spill: SpillStore): 
   const head = headOf(text, Math.floor(room / 2));
   const tail = tailOf(text, room - Buffer.byteLength(head, 'utf8'));
   const dropped = total - Buffer.byteLength(head, 'utf8') - Buffer.byteLength(tail, 'utf8');
-  return { text: (head + noteFor(dropped) + tail) as Masked, spill: { path: file.path, bytes: file.bytes } };
+  return {
+    text: (head + noteFor(dropped) + tail) as Masked,
+    spill: { path: file.path, bytes: file.bytes },
+  };
 }

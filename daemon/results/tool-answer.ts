@@ -29,14 +29,17 @@ type Block = Record<string, unknown>;
  * again within the call's deadline.
  */
 export function screenToolAnswer(answer: ToolAnswer, m: Matcher, spill: SpillStore): Masked {
-  const refuse = (why: string) => new ExecError('validation_failed', `the result was not accepted: ${why}`);
+  const refuse = (why: string) =>
+    new ExecError('validation_failed', `the result was not accepted: ${why}`);
   let masked: Block[];
   let structured: { value: unknown } | undefined;
   // With nothing configured to mask, the answer is not copied (the relay's hot path).
   const mask = (v: unknown) => (m.size === 0 ? v : maskValue(v, m));
   try {
     masked = mask(answer.content) as Block[];
-    structured = answer.structured ? { value: redactCredentialFields(mask(answer.structured.value)) } : undefined;
+    structured = answer.structured
+      ? { value: redactCredentialFields(mask(answer.structured.value)) }
+      : undefined;
   } catch (err) {
     if (err instanceof MaskError) throw refuse(`${err.message}; a key holds a configured secret`);
     throw err;
@@ -52,9 +55,13 @@ export function screenToolAnswer(answer: ToolAnswer, m: Matcher, spill: SpillSto
       throw err;
     }
   });
-  const out = boundToolFrame({ content, ...(structured ? { structured } : {}), isError: answer.isError }, spill);
+  const out = boundToolFrame(
+    { content, ...(structured ? { structured } : {}), isError: answer.isError },
+    spill,
+  );
   if (!out.ok) throw refuse(out.message);
   // String-by-string masking misses a secret split across two strings: the frame is checked whole.
-  if (m.test(out.frame)) throw refuse('it holds a configured secret split across strings, which cannot be masked');
+  if (m.test(out.frame))
+    throw refuse('it holds a configured secret split across strings, which cannot be masked');
   return out.frame;
 }

@@ -31,27 +31,43 @@ interface ScreenedAnswer {
   readonly isError: boolean;
 }
 
-type FrameOutcome = { readonly ok: true; readonly frame: Masked } | { readonly ok: false; readonly message: string };
+type FrameOutcome =
+  | { readonly ok: true; readonly frame: Masked }
+  | { readonly ok: false; readonly message: string };
 
 const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
-const isImage = (b: Block) => b.type === 'image' && typeof b.data === 'string' && typeof b.mimeType === 'string';
+const isImage = (b: Block) =>
+  b.type === 'image' && typeof b.data === 'string' && typeof b.mimeType === 'string';
 const isText = (b: Block) => b.type === 'text' && typeof b.text === 'string';
 
-export function boundToolFrame(answer: ScreenedAnswer, spill: SpillStore, budget: number = RESULT_BUDGET_BYTES): FrameOutcome {
+export function boundToolFrame(
+  answer: ScreenedAnswer,
+  spill: SpillStore,
+  budget: number = RESULT_BUDGET_BYTES,
+): FrameOutcome {
   const v = answer.structured?.value;
   const blocks: Block[] = [...answer.content];
   // MCP's structuredContent must be an object; any structured value also travels as a JSON text block.
   if (answer.structured) blocks.push({ type: 'text', text: JSON.stringify(v) });
   const asObject = v !== null && typeof v === 'object' && !Array.isArray(v);
-  const frameOf = (bs: readonly Block[]) => JSON.stringify({ content: bs, ...(asObject ? { structuredContent: v } : {}), isError: answer.isError });
+  const frameOf = (bs: readonly Block[]) =>
+    JSON.stringify({
+      content: bs,
+      ...(asObject ? { structuredContent: v } : {}),
+      isError: answer.isError,
+    });
   const whole = frameOf(blocks);
-  if (whole.length <= budget / 3 || bytes(whole) <= budget) return { ok: true, frame: whole as Masked };
+  if (whole.length <= budget / 3 || bytes(whole) <= budget)
+    return { ok: true, frame: whole as Masked };
 
   const sizes = blocks.map((b) => bytes(JSON.stringify(b)));
   const overhead = bytes(frameOf([])) + Math.max(0, blocks.length - 1);
   const total = () => overhead + sizes.reduce((a, b) => a + b, 0);
   const referenced = new Set<number>();
-  const images = blocks.map((_, i) => i).filter((i) => isImage(blocks[i]!)).sort((a, b) => sizes[b]! - sizes[a]!);
+  const images = blocks
+    .map((_, i) => i)
+    .filter((i) => isImage(blocks[i]!))
+    .sort((a, b) => sizes[b]! - sizes[a]!);
   for (const i of images) {
     if (total() <= budget) break;
     blocks[i] = imageReference(blocks[i]!, spill, budget);
@@ -64,12 +80,23 @@ export function boundToolFrame(answer: ScreenedAnswer, spill: SpillStore, budget
   const cost = new Map(cuttable.map((i) => [i, jsonTextBytes(blocks[i]!.text as string)]));
   const fixed = total() - [...cost.values()].reduce((a, b) => a + b, 0);
   const shares = fairShares(cost, budget - fixed);
-  const refused = { ok: false as const, message: `the result is ${bytes(whole)} bytes after masking; even with its text cut it does not fit the ${budget / 1024} KiB result budget, because what is never cut (structuredContent, image references, the blocks' other fields, and a note naming the spill file for each cut text block) takes too much of it` };
+  const refused = {
+    ok: false as const,
+    message: `the result is ${bytes(whole)} bytes after masking; even with its text cut it does not fit the ${budget / 1024} KiB result budget, because what is never cut (structuredContent, image references, the blocks' other fields, and a note naming the spill file for each cut text block) takes too much of it`,
+  };
   // Check every cut can be made before any text is spilled.
-  for (const i of cuttable) if (shares.get(i)! < cost.get(i)! && shares.get(i)! < leastCut(blocks[i]!.text as string, spill)) return refused;
+  for (const i of cuttable)
+    if (
+      shares.get(i)! < cost.get(i)! &&
+      shares.get(i)! < leastCut(blocks[i]!.text as string, spill)
+    )
+      return refused;
   for (const i of cuttable) {
     if (shares.get(i)! >= cost.get(i)!) continue;
-    blocks[i] = { ...blocks[i], text: boundJsonText(blocks[i]!.text as Masked, shares.get(i)!, spill).text };
+    blocks[i] = {
+      ...blocks[i],
+      text: boundJsonText(blocks[i]!.text as Masked, shares.get(i)!, spill).text,
+    };
   }
   const frame = frameOf(blocks);
   return bytes(frame) <= budget ? { ok: true, frame: frame as Masked } : refused;

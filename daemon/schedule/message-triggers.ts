@@ -7,7 +7,6 @@ interface MessageListener {
   onMessage(q: SqlTx, serverId: string, target: string, messageId: string): Promise<void>;
 }
 
-
 /**
  * The message API every sender uses (MCP tools, operator routes, scheduled
  * deliveries), with message triggers run after each stored message, in the
@@ -15,12 +14,22 @@ interface MessageListener {
  * The listener runs under a savepoint, so a listener failure is contained
  * (logged, its own changes undone): the message is stored either way.
  */
-export function withMessageTriggers(messages: MessageApi, listener: MessageListener, sql: SqlStore, log: (message: string) => void): MessageApi {
+export function withMessageTriggers(
+  messages: MessageApi,
+  listener: MessageListener,
+  sql: SqlStore,
+  log: (message: string) => void,
+): MessageApi {
   const logFailure = (err: unknown) => log(String((err as Error)?.message ?? err));
   /** Stores the message and runs the listener; returns the listener's failure instead of logging it. */
-  const sendOn = async (input: SendMessage, q: SqlTx): Promise<{ record: MessageRecord; failed: boolean; error?: unknown }> => {
+  const sendOn = async (
+    input: SendMessage,
+    q: SqlTx,
+  ): Promise<{ record: MessageRecord; failed: boolean; error?: unknown }> => {
     const record = await messages.send(input, q);
-    const ran = await q.attempt((inner) => listener.onMessage(inner, input.serverId, record.target, record.id));
+    const ran = await q.attempt((inner) =>
+      listener.onMessage(inner, input.serverId, record.target, record.id),
+    );
     return ran.ok ? { record, failed: false } : { record, failed: true, error: ran.error };
   };
   return {

@@ -100,9 +100,12 @@ export class Scheduler {
   /** Runs what is due now and re-arms; resolves with what it ran (tests drive this with a fake clock). */
   tick(): Promise<DeliveryOutcome[]> {
     this.pendingTicks++;
-    const run = this.ticks.catch(() => {}).then(() => this.runOnce()).finally(() => {
-      this.pendingTicks--;
-    });
+    const run = this.ticks
+      .catch(() => {})
+      .then(() => this.runOnce())
+      .finally(() => {
+        this.pendingTicks--;
+      });
     this.ticks = run;
     return run;
   }
@@ -141,11 +144,16 @@ export class Scheduler {
   private async armFor(seq: number): Promise<void> {
     let wait: number | null;
     try {
-      const dues = (await Promise.all(this.sources.map((s) => s.nextDueAt()))).filter((t): t is number => t !== null);
+      const dues = (await Promise.all(this.sources.map((s) => s.nextDueAt()))).filter(
+        (t): t is number => t !== null,
+      );
       // Nothing scheduled: no timer at all (creating a schedule wakes the scheduler), unless polling a shared database.
-      wait = dues.length === 0
-        ? (this.pollWhenIdle ? this.maxSleepMs : null)
-        : Math.min(this.maxSleepMs, Math.max(0, Math.min(...dues) - this.clock.now()));
+      wait =
+        dues.length === 0
+          ? this.pollWhenIdle
+            ? this.maxSleepMs
+            : null
+          : Math.min(this.maxSleepMs, Math.max(0, Math.min(...dues) - this.clock.now()));
     } catch (err) {
       // The database could not be read (a shared server away): look again later.
       this.log('schedule_failed', { error: (err as Error).message });

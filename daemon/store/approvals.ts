@@ -1,5 +1,10 @@
 import type { InputOf, OutputOf } from '../../catalog/descriptor.js';
-import type { approvalDecide, approvalGet, approvalList, approvalRequest } from '../../catalog/domains/approval.js';
+import type {
+  approvalDecide,
+  approvalGet,
+  approvalList,
+  approvalRequest,
+} from '../../catalog/domains/approval.js';
 import { ExecError } from '../errors.js';
 import type { StoreContext } from './context.js';
 import { isoTime, newId } from './ids.js';
@@ -30,19 +35,37 @@ type Out = { approval: Approval };
 type Decision = 'approve' | 'reject';
 
 interface Row {
-  id: string; server_id: string; requested_by: string; title: string; detail: string; status: Approval['status'];
-  decided_by: string | null; note: string | null; decided_at: number | null; expires_at: number;
-  revision: number; created_at: number; updated_at: number;
+  id: string;
+  server_id: string;
+  requested_by: string;
+  title: string;
+  detail: string;
+  status: Approval['status'];
+  decided_by: string | null;
+  note: string | null;
+  decided_at: number | null;
+  expires_at: number;
+  revision: number;
+  created_at: number;
+  updated_at: number;
 }
 
 /** The status as of `now`: a pending request past its expiry reads as expired (no timer has to write it). */
 const EFFECTIVE = "CASE WHEN status = 'pending' AND expires_at <= ? THEN 'expired' ELSE status END";
 
 const approvalOf = (r: Row): Approval => ({
-  id: r.id, title: r.title, detail: r.detail, status: r.status, requestedBy: r.requested_by,
-  decidedBy: r.decided_by, note: r.note, expiresAt: isoTime(r.expires_at),
+  id: r.id,
+  title: r.title,
+  detail: r.detail,
+  status: r.status,
+  requestedBy: r.requested_by,
+  decidedBy: r.decided_by,
+  note: r.note,
+  expiresAt: isoTime(r.expires_at),
   decidedAt: r.decided_at === null ? null : isoTime(r.decided_at),
-  revision: r.revision, createdAt: isoTime(r.created_at), updatedAt: isoTime(r.updated_at),
+  revision: r.revision,
+  createdAt: isoTime(r.created_at),
+  updatedAt: isoTime(r.updated_at),
 });
 
 const COLUMNS = `id, server_id, requested_by, title, detail, ${EFFECTIVE} AS status, decided_by, note, decided_at, expires_at, revision, created_at, updated_at`;
@@ -69,7 +92,16 @@ export class ApprovalStore {
       const now = this.s.now();
       const id = newId('appr');
       const expires = now + (input.expiresInSeconds ?? DEFAULT_APPROVAL_TTL_S) * 1000;
-      await q.run(INSERT, [id, c.serverId, `agent:${c.agentId}`, input.title, input.detail ?? '', expires, now, now]);
+      await q.run(INSERT, [
+        id,
+        c.serverId,
+        `agent:${c.agentId}`,
+        input.title,
+        input.detail ?? '',
+        expires,
+        now,
+        now,
+      ]);
       return { approval: approvalOf((await q.get<Row>(BY_ID, [now, id, c.serverId]))!) };
     });
   }
@@ -80,18 +112,32 @@ export class ApprovalStore {
 
   private async row(q: Sql, serverId: string | null, id: string): Promise<Row> {
     const now = this.s.now();
-    const row = serverId === null ? await q.get<Row>(ANY_SERVER, [now, id]) : await q.get<Row>(BY_ID, [now, id, serverId]);
-    if (!row) throw new ExecError('not_found', `approval ${id} not found`, { hint: 'List approvals with approval list.' });
+    const row =
+      serverId === null
+        ? await q.get<Row>(ANY_SERVER, [now, id])
+        : await q.get<Row>(BY_ID, [now, id, serverId]);
+    if (!row)
+      throw new ExecError('not_found', `approval ${id} not found`, {
+        hint: 'List approvals with approval list.',
+      });
     return row;
   }
 
-  async list(c: Caller, input: InputOf<typeof approvalList>): Promise<OutputOf<typeof approvalList>> {
+  async list(
+    c: Caller,
+    input: InputOf<typeof approvalList>,
+  ): Promise<OutputOf<typeof approvalList>> {
     const now = this.s.now();
     const where: Condition[] = [['server_id = ?', c.serverId]];
     if (input.status !== undefined) where.push([`${EFFECTIVE} = ?`, now, input.status]);
     const { items, ...more } = await createdAtPage<Row>(
-      this.s.sql, this.s.cursors, { action: 'approval/list', scope: c.serverId, filter: { status: input.status } }, input,
-      `SELECT ${COLUMNS} FROM approvals`, where, [now],
+      this.s.sql,
+      this.s.cursors,
+      { action: 'approval/list', scope: c.serverId, filter: { status: input.status } },
+      input,
+      `SELECT ${COLUMNS} FROM approvals`,
+      where,
+      [now],
     );
     return { approvals: items.map(approvalOf), ...more };
   }
@@ -101,15 +147,24 @@ export class ApprovalStore {
     return this.s.idempotency.run(c, 'approval/decide', input, async (q) => {
       const row = await this.row(q, c.serverId, input.id);
       if (row.requested_by === `agent:${c.agentId}`) {
-        throw new ExecError('forbidden', 'an agent cannot decide its own approval request', { hint: 'Wait for a person to decide; poll approval get.' });
+        throw new ExecError('forbidden', 'an agent cannot decide its own approval request', {
+          hint: 'Wait for a person to decide; poll approval get.',
+        });
       }
       return this.apply(q, row, input.decision, input.note ?? null, `agent:${c.agentId}`);
     });
   }
 
   /** A person decides through the operator API; the id alone names the request. */
-  decideAsOperator(id: string, decision: Decision, note: string | null, decidedBy: string): Promise<Out> {
-    return this.s.sql.tx(async (q) => this.apply(q, await this.row(q, null, id), decision, note, decidedBy));
+  decideAsOperator(
+    id: string,
+    decision: Decision,
+    note: string | null,
+    decidedBy: string,
+  ): Promise<Out> {
+    return this.s.sql.tx(async (q) =>
+      this.apply(q, await this.row(q, null, id), decision, note, decidedBy),
+    );
   }
 
   /** The operator's view of one request on any server. */
@@ -127,19 +182,41 @@ export class ApprovalStore {
   }
 
   async serversAsOperator(limit: number): Promise<string[]> {
-    const rows = await this.s.sql.all<{ server_id: string }>('SELECT DISTINCT server_id FROM approvals ORDER BY server_id LIMIT ?', [limit]);
+    const rows = await this.s.sql.all<{ server_id: string }>(
+      'SELECT DISTINCT server_id FROM approvals ORDER BY server_id LIMIT ?',
+      [limit],
+    );
     return rows.map((r) => r.server_id);
   }
 
-  private async apply(q: Sql, row: Row, decision: Decision, note: string | null, by: string): Promise<Out> {
+  private async apply(
+    q: Sql,
+    row: Row,
+    decision: Decision,
+    note: string | null,
+    by: string,
+  ): Promise<Out> {
     if (row.status === 'expired') {
-      throw new ExecError('expired', `approval ${row.id} expired at ${isoTime(row.expires_at)} without a decision`, {
-        hint: 'Ask again with approval request if it is still needed.',
-      });
+      throw new ExecError(
+        'expired',
+        `approval ${row.id} expired at ${isoTime(row.expires_at)} without a decision`,
+        {
+          hint: 'Ask again with approval request if it is still needed.',
+        },
+      );
     }
-    if (row.status !== 'pending') throw new ExecError('invalid_transition', `approval ${row.id} was already ${row.status}`);
+    if (row.status !== 'pending')
+      throw new ExecError('invalid_transition', `approval ${row.id} was already ${row.status}`);
     const now = this.s.now();
-    await q.run(SET_DECISION, [decision === 'approve' ? 'approved' : 'rejected', by, note, now, now, row.id, now]);
+    await q.run(SET_DECISION, [
+      decision === 'approve' ? 'approved' : 'rejected',
+      by,
+      note,
+      now,
+      now,
+      row.id,
+      now,
+    ]);
     return { approval: approvalOf(await this.row(q, row.server_id, row.id)) };
   }
 }

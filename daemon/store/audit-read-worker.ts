@@ -38,7 +38,10 @@ parentPort!.on('message', (m: ReadRequest) => {
       reply = { ok: true, rows: statement(m.sql).all(...m.params) };
     } catch (err) {
       const e = err as { code?: unknown; name?: unknown };
-      reply = { ok: false, code: typeof e?.code === 'string' ? e.code : typeof e?.name === 'string' ? e.name : 'error' };
+      reply = {
+        ok: false,
+        code: typeof e?.code === 'string' ? e.code : typeof e?.name === 'string' ? e.name : 'error',
+      };
     }
   }
   parentPort!.postMessage({ id: m.id, ...reply });

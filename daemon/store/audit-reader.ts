@@ -1,7 +1,10 @@
 import { Worker } from 'node:worker_threads';
 import type { SqlValue } from './sql.js';
 
-export type ReadRequest = ({ op: 'all'; sql: string; params: readonly SqlValue[] } | { op: 'close' }) & { id: number };
+export type ReadRequest = (
+  | { op: 'all'; sql: string; params: readonly SqlValue[] }
+  | { op: 'close' }
+) & { id: number };
 export type ReadReply = { ok: true; rows: unknown[] } | { ok: false; code: string };
 
 const WORKER = new URL('./audit-read-worker.js', import.meta.url);
@@ -59,7 +62,10 @@ export class AuditReader {
     await exited;
   }
 
-  private post(t: Thread, m: { op: 'all'; sql: string; params: readonly SqlValue[] } | { op: 'close' }): Promise<ReadReply> {
+  private post(
+    t: Thread,
+    m: { op: 'all'; sql: string; params: readonly SqlValue[] } | { op: 'close' },
+  ): Promise<ReadReply> {
     const id = this.next++;
     return new Promise<ReadReply>((resolve) => {
       t.pending.set(id, resolve);

@@ -45,27 +45,39 @@ const SEQS_PER_DELETE = 500;
  * a read, which takes no write lock) rather than a scan per kind (2,000 kinds
  * took 12 s that way at load 16 on 2 cores).
  */
-const doomedSql = (n: number) => `WITH keep(s, a, g, k) AS (VALUES ${Array.from({ length: n }, () => '(?, ?, ?, CAST(? AS INTEGER))').join(', ')})
+const doomedSql = (
+  n: number,
+) => `WITH keep(s, a, g, k) AS (VALUES ${Array.from({ length: n }, () => '(?, ?, ?, CAST(? AS INTEGER))').join(', ')})
   SELECT r.seq AS seq FROM (
     SELECT seq, server_id, agent_id, ${KIND} AS g, ROW_NUMBER() OVER (PARTITION BY server_id, agent_id, ${KIND} ORDER BY seq DESC) AS rn FROM audit
   ) r JOIN keep ON r.server_id = keep.s AND r.agent_id = keep.a AND r.g = keep.g WHERE r.rn > keep.k`;
 
 /** The statements (SQL and parameters) that find the rows a plan removes. */
-export function retentionSelects(plan: readonly { group: RetentionGroup; keep: number }[]): { sql: string; args: (string | number)[] }[] {
+export function retentionSelects(
+  plan: readonly { group: RetentionGroup; keep: number }[],
+): { sql: string; args: (string | number)[] }[] {
   const out: { sql: string; args: (string | number)[] }[] = [];
   for (let i = 0; i < plan.length; i += KINDS_PER_STATEMENT) {
     const part = plan.slice(i, i + KINDS_PER_STATEMENT);
-    out.push({ sql: doomedSql(part.length), args: part.flatMap(({ group: g, keep }) => [g.s, g.a, g.g, keep]) });
+    out.push({
+      sql: doomedSql(part.length),
+      args: part.flatMap(({ group: g, keep }) => [g.s, g.a, g.g, keep]),
+    });
   }
   return out;
 }
 
 /** The DELETEs of those rows, a few hundred by primary key at a time. */
-export function retentionDeletes(seqs: readonly (number | string)[]): { sql: string; args: (number | string)[] }[] {
+export function retentionDeletes(
+  seqs: readonly (number | string)[],
+): { sql: string; args: (number | string)[] }[] {
   const out: { sql: string; args: (number | string)[] }[] = [];
   for (let i = 0; i < seqs.length; i += SEQS_PER_DELETE) {
     const part = seqs.slice(i, i + SEQS_PER_DELETE);
-    out.push({ sql: `DELETE FROM audit WHERE seq IN (${part.map(() => '?').join(', ')})`, args: part });
+    out.push({
+      sql: `DELETE FROM audit WHERE seq IN (${part.map(() => '?').join(', ')})`,
+      args: part,
+    });
   }
   return out;
 }
@@ -98,9 +110,28 @@ function share(counts: readonly number[], budget: number): number[] {
 }
 
 /** The kinds that must lose rows, each with how many of its newest rows stay. */
-export function retentionPlan(groups: readonly RetentionGroup[], maxRows: number): { group: RetentionGroup; keep: number }[] {
+export function retentionPlan(
+  groups: readonly RetentionGroup[],
+  maxRows: number,
+): { group: RetentionGroup; keep: number }[] {
   // Counts arrive as strings from PostgreSQL; a fixed order makes ties fall the same way on both stores.
-  const rows = groups.map((g) => ({ ...g, n: Number(g.n) })).sort((x, y) => (x.s < y.s ? -1 : x.s > y.s ? 1 : x.a < y.a ? -1 : x.a > y.a ? 1 : x.g < y.g ? -1 : x.g > y.g ? 1 : 0));
+  const rows = groups
+    .map((g) => ({ ...g, n: Number(g.n) }))
+    .sort((x, y) =>
+      x.s < y.s
+        ? -1
+        : x.s > y.s
+          ? 1
+          : x.a < y.a
+            ? -1
+            : x.a > y.a
+              ? 1
+              : x.g < y.g
+                ? -1
+                : x.g > y.g
+                  ? 1
+                  : 0,
+    );
   if (rows.reduce((sum, g) => sum + g.n, 0) <= maxRows) return [];
   const byAgent = new Map<string, (typeof rows)[number][]>();
   for (const g of rows) {
@@ -108,10 +139,16 @@ export function retentionPlan(groups: readonly RetentionGroup[], maxRows: number
     byAgent.set(key, [...(byAgent.get(key) ?? []), g]);
   }
   const agents = [...byAgent.values()];
-  const agentShares = share(agents.map((kinds) => kinds.reduce((sum, g) => sum + g.n, 0)), maxRows);
+  const agentShares = share(
+    agents.map((kinds) => kinds.reduce((sum, g) => sum + g.n, 0)),
+    maxRows,
+  );
   const plan: { group: RetentionGroup; keep: number }[] = [];
   agents.forEach((kinds, i) => {
-    const kindShares = share(kinds.map((g) => g.n), agentShares[i]!);
+    const kindShares = share(
+      kinds.map((g) => g.n),
+      agentShares[i]!,
+    );
     kinds.forEach((g, j) => {
       if (kindShares[j]! < g.n) plan.push({ group: g, keep: kindShares[j]! });
     });

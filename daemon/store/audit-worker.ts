@@ -48,7 +48,11 @@ function append(rows: readonly SqlValue[][]): WriterReply {
 
 function failed(err: unknown, written: number): WriterReply {
   const e = err as { code?: unknown; name?: unknown };
-  return { ok: false, written, code: typeof e?.code === 'string' ? e.code : typeof e?.name === 'string' ? e.name : 'error' };
+  return {
+    ok: false,
+    written,
+    code: typeof e?.code === 'string' ? e.code : typeof e?.name === 'string' ? e.name : 'error',
+  };
 }
 
 parentPort!.on('message', (m: WriterRequest) => {

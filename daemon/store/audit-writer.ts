@@ -87,7 +87,10 @@ export class AuditWriter {
     return this.post(this.thread(), m);
   }
 
-  private post(w: { thread: Worker; pending: Map<number, Waiter> }, m: Unsent): Promise<WriterReply> {
+  private post(
+    w: { thread: Worker; pending: Map<number, Waiter> },
+    m: Unsent,
+  ): Promise<WriterReply> {
     const id = this.next++;
     return new Promise<WriterReply>((resolve, reject) => {
       w.pending.set(id, { resolve, reject });

@@ -4,7 +4,13 @@ import { isoTime } from './ids.js';
 import type { Migration } from './migrations.js';
 import type { SqlStore, SqlValue } from './sql.js';
 import { AUDIT_COLUMNS, auditInsertSql, TRIM_OLDER } from './audit-sql.js';
-import { RETENTION_COUNTS, retentionDeletes, retentionPlan, retentionSelects, type RetentionGroup } from './audit-retention.js';
+import {
+  RETENTION_COUNTS,
+  retentionDeletes,
+  retentionPlan,
+  retentionSelects,
+  type RetentionGroup,
+} from './audit-retention.js';
 
 /**
  * The audit trail's table: one row per agent call, appended in batches by
@@ -70,9 +76,24 @@ export interface AuditQuery {
 }
 
 interface Row {
-  seq: number; at: number; server_id: string; agent_id: string; authorization_id: string; generation_id: string;
-  runtime: string; thread_id: string | null; via: AuditVia; transport: AuditTransport; tool: string; outcome: string;
-  duration_us: number; request_bytes: number; result_bytes: number; trace_id: string | null; args: string | null; result: string | null;
+  seq: number;
+  at: number;
+  server_id: string;
+  agent_id: string;
+  authorization_id: string;
+  generation_id: string;
+  runtime: string;
+  thread_id: string | null;
+  via: AuditVia;
+  transport: AuditTransport;
+  tool: string;
+  outcome: string;
+  duration_us: number;
+  request_bytes: number;
+  result_bytes: number;
+  trace_id: string | null;
+  args: string | null;
+  result: string | null;
 }
 
 /**
@@ -86,21 +107,53 @@ const STATEMENT_ROWS = [512, 128, 32, 8, 1] as const;
 /** A batch stopped part way: the first `written` rows are committed, the rest are not. */
 export class AuditAppendError extends Error {
   override name = 'AuditAppendError';
-  constructor(readonly written: number, override readonly cause: unknown) {
+  constructor(
+    readonly written: number,
+    override readonly cause: unknown,
+  ) {
     super('an audit batch was written only in part');
   }
 }
 
 const entryOf = (r: Row): AuditEntry => ({
-  seq: r.seq, at: isoTime(r.at), serverId: r.server_id, agentId: r.agent_id, authorizationId: r.authorization_id,
-  generationId: r.generation_id, runtime: r.runtime, threadId: r.thread_id, via: r.via, transport: r.transport,
-  tool: r.tool, outcome: r.outcome, durationMs: r.duration_us / 1000, requestBytes: r.request_bytes, resultBytes: r.result_bytes,
-  traceId: r.trace_id, ...(r.args !== null ? { args: r.args } : {}), ...(r.result !== null ? { result: r.result } : {}),
+  seq: r.seq,
+  at: isoTime(r.at),
+  serverId: r.server_id,
+  agentId: r.agent_id,
+  authorizationId: r.authorization_id,
+  generationId: r.generation_id,
+  runtime: r.runtime,
+  threadId: r.thread_id,
+  via: r.via,
+  transport: r.transport,
+  tool: r.tool,
+  outcome: r.outcome,
+  durationMs: r.duration_us / 1000,
+  requestBytes: r.request_bytes,
+  resultBytes: r.result_bytes,
+  traceId: r.trace_id,
+  ...(r.args !== null ? { args: r.args } : {}),
+  ...(r.result !== null ? { result: r.result } : {}),
 });
 
 export const auditValues = (r: AuditRecord): SqlValue[] => [
-  r.at, r.serverId, r.agentId, r.authorizationId, r.generationId, r.runtime, r.threadId, r.via, r.transport, r.tool,
-  r.outcome, Math.round(r.durationUs), r.requestBytes, r.resultBytes, r.traceId, r.args, r.result,
+  r.at,
+  r.serverId,
+  r.agentId,
+  r.authorizationId,
+  r.generationId,
+  r.runtime,
+  r.threadId,
+  r.via,
+  r.transport,
+  r.tool,
+  r.outcome,
+  Math.round(r.durationUs),
+  r.requestBytes,
+  r.resultBytes,
+  r.traceId,
+  r.args,
+  r.result,
 ];
 
 /** Nearest-rank percentiles over a window, per key, in portable SQL (window functions exist in SQLite ≥ 3.25 and PostgreSQL). */
@@ -130,7 +183,12 @@ export class AuditStore {
    * the request thread. Without them (a PostgreSQL store, whose driver does
    * its I/O off the thread anyway) they run here.
    */
-  constructor(private readonly sql: SqlStore, private readonly cursors: CursorCodec, private readonly writer: AuditRowWriter | null = null, private readonly reader: AuditRowReader | null = null) {
+  constructor(
+    private readonly sql: SqlStore,
+    private readonly cursors: CursorCodec,
+    private readonly writer: AuditRowWriter | null = null,
+    private readonly reader: AuditRowReader | null = null,
+  ) {
     this.reads = reader ?? sql;
   }
 
@@ -167,13 +225,16 @@ export class AuditStore {
   private async appendRows(rows: readonly AuditRecord[]): Promise<void> {
     if (this.writer) return this.writer.append(rows);
     try {
-      await this.sql.tx(async (q) => {
-        for (let at = 0; at < rows.length;) {
-          const n = STATEMENT_ROWS.find((size) => size <= rows.length - at)!;
-          await q.run(auditInsertSql(n), rows.slice(at, at + n).flatMap(auditValues));
-          at += n;
-        }
-      }, { relaxedDurability: true });
+      await this.sql.tx(
+        async (q) => {
+          for (let at = 0; at < rows.length; ) {
+            const n = STATEMENT_ROWS.find((size) => size <= rows.length - at)!;
+            await q.run(auditInsertSql(n), rows.slice(at, at + n).flatMap(auditValues));
+            at += n;
+          }
+        },
+        { relaxedDurability: true },
+      );
     } catch (err) {
       throw new AuditAppendError(0, err);
     }
@@ -181,13 +242,22 @@ export class AuditStore {
 
   /** One page newest first, filtered; the cursor binds the filters and the --since cutoff of page one. */
   async list(query: AuditQuery): Promise<Page<AuditEntry>> {
-    const filter = { server: query.serverId ?? null, agent: query.agentId ?? null, tool: query.tool ?? null, outcome: query.outcome ?? null, since: query.since?.text ?? null };
+    const filter = {
+      server: query.serverId ?? null,
+      agent: query.agentId ?? null,
+      tool: query.tool ?? null,
+      outcome: query.outcome ?? null,
+      since: query.since?.text ?? null,
+    };
     const binding = { action: 'audit/list', scope: 'operator', filter };
     const limit = pageLimit(query.limit);
     let cutoff = query.since?.at ?? 0;
     let before: number | null = null;
     if (query.cursor !== undefined) {
-      const [seq, at] = this.cursors.decode(binding, query.cursor, ['number', 'number']) as [number, number];
+      const [seq, at] = this.cursors.decode(binding, query.cursor, ['number', 'number']) as [
+        number,
+        number,
+      ];
       before = seq;
       cutoff = at;
     }
@@ -196,7 +266,10 @@ export class AuditStore {
       where.push('seq < ?');
       args.push(before);
     }
-    const rows = await this.reads.all<Row>(`SELECT seq, ${AUDIT_COLUMNS} FROM audit WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`, [...args, limit + 1]);
+    const rows = await this.reads.all<Row>(
+      `SELECT seq, ${AUDIT_COLUMNS} FROM audit WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`,
+      [...args, limit + 1],
+    );
     const page = pageOf(rows, limit, (r) => this.cursors.encode(binding, [r.seq, cutoff]));
     return { ...page, items: page.items.map(entryOf) };
   }
@@ -205,7 +278,10 @@ export class AuditStore {
   async after(query: AuditQuery, seq: number): Promise<AuditEntry[]> {
     const [where, args] = conditions(query, query.since?.at ?? 0);
     where.push('seq > ?');
-    const rows = await this.reads.all<Row>(`SELECT seq, ${AUDIT_COLUMNS} FROM audit WHERE ${where.join(' AND ')} ORDER BY seq ASC LIMIT ?`, [...args, seq, pageLimit(query.limit)]);
+    const rows = await this.reads.all<Row>(
+      `SELECT seq, ${AUDIT_COLUMNS} FROM audit WHERE ${where.join(' AND ')} ORDER BY seq ASC LIMIT ?`,
+      [...args, seq, pageLimit(query.limit)],
+    );
     return rows.map(entryOf);
   }
 
@@ -216,28 +292,56 @@ export class AuditStore {
   }
 
   /** The start of the oldest call since `since` (ms) that the filters keep, or null when there is none. */
-  async oldest(since: number, filter: Pick<AuditQuery, 'serverId' | 'agentId' | 'tool'> = {}): Promise<number | null> {
+  async oldest(
+    since: number,
+    filter: Pick<AuditQuery, 'serverId' | 'agentId' | 'tool'> = {},
+  ): Promise<number | null> {
     const [where, args] = conditions(filter, since);
-    const r = await this.reads.get<{ at: number | null }>(`SELECT MIN(at) AS at FROM audit WHERE ${where.join(' AND ')}`, args);
+    const r = await this.reads.get<{ at: number | null }>(
+      `SELECT MIN(at) AS at FROM audit WHERE ${where.join(' AND ')}`,
+      args,
+    );
     return r?.at === null || r?.at === undefined ? null : Number(r.at);
   }
 
   /** Calls and errors per minute since `since` (ms), with the filters. */
-  async perMinute(since: number, filter: Pick<AuditQuery, 'serverId' | 'agentId' | 'tool'> = {}): Promise<{ minute: string; calls: number; errors: number }[]> {
+  async perMinute(
+    since: number,
+    filter: Pick<AuditQuery, 'serverId' | 'agentId' | 'tool'> = {},
+  ): Promise<{ minute: string; calls: number; errors: number }[]> {
     const [where, args] = conditions(filter, since);
     const rows = await this.reads.all<{ m: number; calls: number; errors: number }>(
       `SELECT (at - at % 60000) AS m, COUNT(*) AS calls, SUM(CASE WHEN outcome = 'ok' THEN 0 ELSE 1 END) AS errors FROM audit WHERE ${where.join(' AND ')} GROUP BY m ORDER BY m LIMIT ?`,
       [...args, MINUTES_MAX],
     );
-    return rows.map((r) => ({ minute: new Date(Number(r.m)).toISOString(), calls: Number(r.calls), errors: Number(r.errors) }));
+    return rows.map((r) => ({
+      minute: new Date(Number(r.m)).toISOString(),
+      calls: Number(r.calls),
+      errors: Number(r.errors),
+    }));
   }
 
   /** Calls, failures and p50/p95 duration per tool and per agent since `since` (ms). */
-  async summary(since: number, filter: Pick<AuditQuery, 'serverId' | 'agentId' | 'tool'> = {}): Promise<{ byTool: AuditSummaryRow[]; byAgent: AuditSummaryRow[] }> {
+  async summary(
+    since: number,
+    filter: Pick<AuditQuery, 'serverId' | 'agentId' | 'tool'> = {},
+  ): Promise<{ byTool: AuditSummaryRow[]; byAgent: AuditSummaryRow[] }> {
     const [where, args] = conditions(filter, since);
     const run = async (key: 'tool' | 'agent_id') => {
-      const rows = await this.reads.all<{ k: string; calls: number; errors: number; p50: number; p95: number }>(summarySql(key, where.join(' AND ')), [...args, SUMMARY_MAX_KEYS]);
-      return rows.map((r) => ({ key: r.k, calls: Number(r.calls), errors: Number(r.errors), p50Ms: Number(r.p50) / 1000, p95Ms: Number(r.p95) / 1000 }));
+      const rows = await this.reads.all<{
+        k: string;
+        calls: number;
+        errors: number;
+        p50: number;
+        p95: number;
+      }>(summarySql(key, where.join(' AND ')), [...args, SUMMARY_MAX_KEYS]);
+      return rows.map((r) => ({
+        key: r.k,
+        calls: Number(r.calls),
+        errors: Number(r.errors),
+        p50Ms: Number(r.p50) / 1000,
+        p95Ms: Number(r.p95) / 1000,
+      }));
     };
     return { byTool: await run('tool'), byAgent: await run('agent_id') };
   }
@@ -263,13 +367,17 @@ export class AuditStore {
     const plan = retentionPlan(await this.sql.all<RetentionGroup>(RETENTION_COUNTS, []), maxRows);
     for (const select of retentionSelects(plan)) {
       const seqs = (await this.sql.all<{ seq: number }>(select.sql, select.args)).map((r) => r.seq);
-      for (const { sql, args } of retentionDeletes(seqs)) removed += (await this.sql.run(sql, args)).changes;
+      for (const { sql, args } of retentionDeletes(seqs))
+        removed += (await this.sql.run(sql, args)).changes;
     }
     return removed;
   }
 }
 
-function conditions(query: Pick<AuditQuery, 'serverId' | 'agentId' | 'tool' | 'outcome'>, cutoff: number): [string[], SqlValue[]] {
+function conditions(
+  query: Pick<AuditQuery, 'serverId' | 'agentId' | 'tool' | 'outcome'>,
+  cutoff: number,
+): [string[], SqlValue[]] {
   const where = ['at >= ?'];
   const args: SqlValue[] = [cutoff];
   const add = (column: string, v: string | undefined) => {

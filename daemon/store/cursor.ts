@@ -28,7 +28,9 @@ interface Payload {
 }
 
 function invalid(message: string): ExecError {
-  return new ExecError('validation_failed', 'invalid cursor', { details: [{ path: '/cursor', message }] });
+  return new ExecError('validation_failed', 'invalid cursor', {
+    details: [{ path: '/cursor', message }],
+  });
 }
 
 /**
@@ -41,12 +43,21 @@ export class CursorCodec {
   constructor(private readonly key: Buffer) {}
 
   encode(binding: CursorBinding, keyset: Keyset): string {
-    const payload: Payload = { v: 1, a: binding.action, s: binding.scope, f: filterDigest(binding.filter), k: [...keyset] };
+    const payload: Payload = {
+      v: 1,
+      a: binding.action,
+      s: binding.scope,
+      f: filterDigest(binding.filter),
+      k: [...keyset],
+    };
     if (binding.revision !== undefined) payload.r = binding.revision;
     const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
     const token = `${body}.${this.sign(body)}`;
     // A cursor the caller could not send back would strand every later page.
-    if (token.length > CURSOR_MAX_CHARS) throw new Error(`cursor of ${token.length} characters exceeds ${CURSOR_MAX_CHARS}; the keyset is not bounded`);
+    if (token.length > CURSOR_MAX_CHARS)
+      throw new Error(
+        `cursor of ${token.length} characters exceeds ${CURSOR_MAX_CHARS}; the keyset is not bounded`,
+      );
     return token;
   }
 
@@ -66,11 +77,20 @@ export class CursorCodec {
     } catch {
       throw invalid('the cursor is malformed');
     }
-    if (p === null || typeof p !== 'object' || p.v !== 1 || !Array.isArray(p.k)) throw invalid('the cursor is malformed');
-    if (p.a !== binding.action || p.s !== binding.scope) throw invalid('the cursor belongs to another collection');
-    if (p.f !== filterDigest(binding.filter)) throw invalid('the cursor was issued for different filters; repeat the same filters or start without a cursor');
-    if (p.r !== binding.revision) throw invalid('the collection changed since this cursor was issued; start again without a cursor');
-    if (p.k.length !== shape.length || p.k.some((v, i) => typeof v !== shape[i])) throw invalid('the cursor is malformed');
+    if (p === null || typeof p !== 'object' || p.v !== 1 || !Array.isArray(p.k))
+      throw invalid('the cursor is malformed');
+    if (p.a !== binding.action || p.s !== binding.scope)
+      throw invalid('the cursor belongs to another collection');
+    if (p.f !== filterDigest(binding.filter))
+      throw invalid(
+        'the cursor was issued for different filters; repeat the same filters or start without a cursor',
+      );
+    if (p.r !== binding.revision)
+      throw invalid(
+        'the collection changed since this cursor was issued; start again without a cursor',
+      );
+    if (p.k.length !== shape.length || p.k.some((v, i) => typeof v !== shape[i]))
+      throw invalid('the cursor is malformed');
     return p.k;
   }
 

@@ -40,13 +40,20 @@ export class Idempotency {
   /** PostgreSQL: writes since the count-based bound last ran (other daemons write too, so the count is re-read). */
   private sinceBound = 0;
 
-  constructor(private readonly sql: SqlStore, private readonly now: () => number, limits: IdempotencyLimits = {}) {
+  constructor(
+    private readonly sql: SqlStore,
+    private readonly now: () => number,
+    limits: IdempotencyLimits = {},
+  ) {
     this.windowMs = limits.windowMs ?? IDEMPOTENCY_WINDOW_MS;
     this.maxRecords = limits.maxRecords ?? IDEMPOTENCY_MAX_RECORDS;
   }
 
   async run<I extends { idempotencyKey?: string; requestId?: string }, T>(
-    caller: Caller, action: string, input: I, apply: (q: SqlTx) => Promise<T>,
+    caller: Caller,
+    action: string,
+    input: I,
+    apply: (q: SqlTx) => Promise<T>,
   ): Promise<T> {
     const key = input.idempotencyKey ?? input.requestId;
     if (key === undefined) return this.sql.tx(apply);
@@ -55,31 +62,43 @@ export class Idempotency {
     const hash = sha256Base64url(canonicalJson(body));
     const scope = [caller.serverId, caller.agentId, action, key] as const;
     let added = 0;
-    const result = await this.sql.tx(async (q): Promise<T> => {
-      added = 0;
-      const now = this.now();
-      const prior = await q.get<{ body_hash: string; result: string; created_at: number }>(
-        'SELECT body_hash, result, created_at FROM idempotency WHERE server_id = ? AND agent_id = ? AND action = ? AND key = ?', scope,
-      );
-      if (prior && prior.created_at > now - this.windowMs) {
-        if (prior.body_hash !== hash) {
-          throw new ExecError('idempotency_conflict', `idempotency selector "${key}" was already used with a different body`, {
-            hint: 'Use a new idempotencyKey for a different change, or resend the original body to get its result.',
-          });
+    const result = await this.sql.tx(
+      async (q): Promise<T> => {
+        added = 0;
+        const now = this.now();
+        const prior = await q.get<{ body_hash: string; result: string; created_at: number }>(
+          'SELECT body_hash, result, created_at FROM idempotency WHERE server_id = ? AND agent_id = ? AND action = ? AND key = ?',
+          scope,
+        );
+        if (prior && prior.created_at > now - this.windowMs) {
+          if (prior.body_hash !== hash) {
+            throw new ExecError(
+              'idempotency_conflict',
+              `idempotency selector "${key}" was already used with a different body`,
+              {
+                hint: 'Use a new idempotencyKey for a different change, or resend the original body to get its result.',
+              },
+            );
+          }
+          return JSON.parse(prior.result) as T;
         }
-        return JSON.parse(prior.result) as T;
-      }
-      if (prior) await q.run('DELETE FROM idempotency WHERE server_id = ? AND agent_id = ? AND action = ? AND key = ?', scope);
-      const out = await apply(q);
-      await q.run(
-        'INSERT INTO idempotency (server_id, agent_id, action, key, body_hash, result, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-        [...scope, hash, JSON.stringify(out), now],
-      );
-      added = prior ? 0 : 1;
-      // SQLite has one writer at a time, so the bound runs inside the write and the count is exact.
-      if (q.dialect === 'sqlite') await this.boundExact(q, now, added);
-      return out;
-    }, { lockKey: `idempotency\u0000${scope.join('\u0000')}` });
+        if (prior)
+          await q.run(
+            'DELETE FROM idempotency WHERE server_id = ? AND agent_id = ? AND action = ? AND key = ?',
+            scope,
+          );
+        const out = await apply(q);
+        await q.run(
+          'INSERT INTO idempotency (server_id, agent_id, action, key, body_hash, result, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+          [...scope, hash, JSON.stringify(out), now],
+        );
+        added = prior ? 0 : 1;
+        // SQLite has one writer at a time, so the bound runs inside the write and the count is exact.
+        if (q.dialect === 'sqlite') await this.boundExact(q, now, added);
+        return out;
+      },
+      { lockKey: `idempotency\u0000${scope.join('\u0000')}` },
+    );
     if (this.sql.dialect === 'postgres' && added) await this.boundShared();
     return result;
   }
@@ -87,7 +106,8 @@ export class Idempotency {
   /** Drops expired records, then the oldest beyond the maximum; inside the writing transaction. */
   private async boundExact(q: Sql, now: number, added: number): Promise<void> {
     let kept = this.kept === undefined ? await this.countOn(q) : this.kept + added;
-    kept -= (await q.run('DELETE FROM idempotency WHERE created_at <= ?', [now - this.windowMs])).changes;
+    kept -= (await q.run('DELETE FROM idempotency WHERE created_at <= ?', [now - this.windowMs]))
+      .changes;
     if (kept > this.maxRecords) kept -= (await this.pruneOldest(q, kept - this.maxRecords)).changes;
     this.kept = kept;
   }
@@ -100,7 +120,9 @@ export class Idempotency {
    * maximum by that many per daemon between checks.
    */
   private async boundShared(): Promise<void> {
-    await this.sql.run('DELETE FROM idempotency WHERE created_at <= ?', [this.now() - this.windowMs]);
+    await this.sql.run('DELETE FROM idempotency WHERE created_at <= ?', [
+      this.now() - this.windowMs,
+    ]);
     if (++this.sinceBound < PRUNE_EVERY && this.kept !== undefined) return;
     this.sinceBound = 0;
     const kept = await this.countOn(this.sql);

@@ -37,17 +37,27 @@ export type Condition = readonly [sql: string, ...args: SqlValue[]];
  * conditions joined with AND. The driver prepares each resulting text once.
  */
 export function createdAtPage<R extends { created_at: number; id: string }>(
-  q: Sql, cursors: CursorCodec, binding: CursorBinding, input: { limit?: number; cursor?: string },
-  select: string, where: readonly Condition[], selectArgs: readonly SqlValue[] = [],
+  q: Sql,
+  cursors: CursorCodec,
+  binding: CursorBinding,
+  input: { limit?: number; cursor?: string },
+  select: string,
+  where: readonly Condition[],
+  selectArgs: readonly SqlValue[] = [],
 ): Promise<Page<R>> {
   const clause = where.map(([sql]) => sql).join(' AND ');
   const args = [...selectArgs, ...where.flatMap(([, ...values]) => values)];
   return keysetPage<R>(
-    cursors, binding, input, (r) => [r.created_at, r.id],
-    (n) => q.all<R>(`${select} WHERE ${clause} ORDER BY created_at DESC, id DESC LIMIT ?`, [...args, n]),
-    (at, id, n) => q.all<R>(
-      `${select} WHERE ${clause} AND (created_at < ? OR (created_at = ? AND id < ?)) ORDER BY created_at DESC, id DESC LIMIT ?`,
-      [...args, at, at, id, n],
-    ),
+    cursors,
+    binding,
+    input,
+    (r) => [r.created_at, r.id],
+    (n) =>
+      q.all<R>(`${select} WHERE ${clause} ORDER BY created_at DESC, id DESC LIMIT ?`, [...args, n]),
+    (at, id, n) =>
+      q.all<R>(
+        `${select} WHERE ${clause} AND (created_at < ? OR (created_at = ? AND id < ?)) ORDER BY created_at DESC, id DESC LIMIT ?`,
+        [...args, at, at, id, n],
+      ),
   );
 }

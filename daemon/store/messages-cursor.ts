@@ -39,12 +39,23 @@ export function decodeMessageCursor(target: string, cursor: string): number {
     throw invalid('cursor is malformed');
   }
   const b = body as Partial<CursorBody> | null;
-  if (!b || typeof b !== 'object' || b.v !== 1 || !Number.isSafeInteger(b.s) || (b.s as number) < 1 || typeof b.t !== 'string') {
+  if (
+    !b ||
+    typeof b !== 'object' ||
+    b.v !== 1 ||
+    !Number.isSafeInteger(b.s) ||
+    (b.s as number) < 1 ||
+    typeof b.t !== 'string'
+  ) {
     throw invalid('cursor is malformed');
   }
   // Re-encoding must give the same text: rejects padded or reordered variants.
   if (encodeMessageCursor(target, b.s as number) !== cursor) {
-    throw invalid(b.t === targetDigest(target) ? 'cursor is malformed' : 'cursor was issued for a different target');
+    throw invalid(
+      b.t === targetDigest(target)
+        ? 'cursor is malformed'
+        : 'cursor was issued for a different target',
+    );
   }
   return b.s as number;
 }

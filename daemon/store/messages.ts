@@ -97,7 +97,10 @@ function toRecord(r: Row): MessageRecord {
 }
 
 function reactionLimit(message: string, hint: string): ExecError {
-  return new ExecError('validation_failed', message, { details: [{ path: '/emoji', message }], hint });
+  return new ExecError('validation_failed', message, {
+    details: [{ path: '/emoji', message }],
+    hint,
+  });
 }
 
 const HISTORY_DEFAULT_LIMIT = 20;
@@ -127,7 +130,10 @@ export class MessageStore implements MessageApi {
   /** Moves at every message write: a page read across a write is not cached. */
   private writes = 0;
 
-  constructor(private readonly sql: SqlStore, private readonly clock: Clock) {}
+  constructor(
+    private readonly sql: SqlStore,
+    private readonly clock: Clock,
+  ) {}
 
   async send(input: SendMessage, q?: SqlTx): Promise<MessageRecord> {
     if (q) return this.sendOn(q, input);
@@ -135,38 +141,66 @@ export class MessageStore implements MessageApi {
   }
 
   private async sendOn(q: Sql, input: SendMessage): Promise<MessageRecord> {
-    if (input.target.startsWith('thread:') && !(await q.get(BY_ID, [input.serverId, input.target.slice('thread:'.length)]))) {
+    if (
+      input.target.startsWith('thread:') &&
+      !(await q.get(BY_ID, [input.serverId, input.target.slice('thread:'.length)]))
+    ) {
       throw new ExecError('not_found', `thread root ${input.target.slice(7)} does not exist`, {
         hint: 'A thread target is thread:<id of an existing message>.',
       });
     }
-    if (input.replyTo !== undefined) await this.checkReplyTo(q, input.serverId, input.target, input.replyTo);
-    const id = 'msg_' + this.clock.now().toString(36).padStart(9, '0') + randomBytes(5).toString('hex');
+    if (input.replyTo !== undefined)
+      await this.checkReplyTo(q, input.serverId, input.target, input.replyTo);
+    const id =
+      'msg_' + this.clock.now().toString(36).padStart(9, '0') + randomBytes(5).toString('hex');
     const row = (await q.get<Row>(
       `INSERT INTO messages (id, server_id, target, author, content, reply_to, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
-      [id, input.serverId, input.target, input.author, input.content, input.replyTo ?? null, this.clock.now()],
+      [
+        id,
+        input.serverId,
+        input.target,
+        input.author,
+        input.content,
+        input.replyTo ?? null,
+        this.clock.now(),
+      ],
     ))!;
     this.forget(input.serverId, input.target);
     return toRecord(row);
   }
 
-  private async checkReplyTo(q: Sql, serverId: string, target: string, replyTo: string): Promise<void> {
+  private async checkReplyTo(
+    q: Sql,
+    serverId: string,
+    target: string,
+    replyTo: string,
+  ): Promise<void> {
     const parent = await q.get<Row>(BY_ID, [serverId, replyTo]);
     if (!parent) throw new ExecError('not_found', `message ${replyTo} does not exist`);
     // A reply stays in its parent's target; inside a thread it may answer the root.
     if (parent.target !== target && target !== `thread:${replyTo}`) {
-      throw new ExecError('validation_failed', `message ${replyTo} belongs to ${parent.target}, not ${target}`, {
-        details: [{ path: '/replyTo', message: `replyTo must name a message of target ${target}` }],
-      });
+      throw new ExecError(
+        'validation_failed',
+        `message ${replyTo} belongs to ${parent.target}, not ${target}`,
+        {
+          details: [
+            { path: '/replyTo', message: `replyTo must name a message of target ${target}` },
+          ],
+        },
+      );
     }
   }
 
   async history(query: HistoryQuery): Promise<HistoryPage> {
     const limit = query.limit ?? HISTORY_DEFAULT_LIMIT;
     if (!Number.isInteger(limit) || limit < 1 || limit > HISTORY_MAX_LIMIT) {
-      throw new ExecError('validation_failed', `limit must be an integer from 1 to ${HISTORY_MAX_LIMIT}`, {
-        details: [{ path: '/limit', message: `must be 1..${HISTORY_MAX_LIMIT}` }],
-      });
+      throw new ExecError(
+        'validation_failed',
+        `limit must be an integer from 1 to ${HISTORY_MAX_LIMIT}`,
+        {
+          details: [{ path: '/limit', message: `must be 1..${HISTORY_MAX_LIMIT}` }],
+        },
+      );
     }
     // The cursor binds server and target, so a page cannot continue elsewhere.
     const key = `${query.serverId}\n${query.target}`;
@@ -176,18 +210,23 @@ export class MessageStore implements MessageApi {
       if (hit) return hit;
     }
     const writes = this.writes;
-    const rows = query.cursor === undefined
-      ? await this.sql.all<Row>(`SELECT ${COLUMNS} FROM messages WHERE server_id = ? AND target = ? ORDER BY seq DESC LIMIT ?`, [query.serverId, query.target, limit + 1])
-      : await this.sql.all<Row>(
-        `SELECT ${COLUMNS} FROM messages WHERE server_id = ? AND target = ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
-        [query.serverId, query.target, decodeMessageCursor(key, query.cursor), limit + 1],
-      );
+    const rows =
+      query.cursor === undefined
+        ? await this.sql.all<Row>(
+            `SELECT ${COLUMNS} FROM messages WHERE server_id = ? AND target = ? ORDER BY seq DESC LIMIT ?`,
+            [query.serverId, query.target, limit + 1],
+          )
+        : await this.sql.all<Row>(
+            `SELECT ${COLUMNS} FROM messages WHERE server_id = ? AND target = ? AND seq < ? ORDER BY seq DESC LIMIT ?`,
+            [query.serverId, query.target, decodeMessageCursor(key, query.cursor), limit + 1],
+          );
     const hasMore = rows.length > limit;
     const page = hasMore ? rows.slice(0, limit) : rows;
     const out: HistoryPage = { target: query.target, messages: page.map(toRecord), hasMore };
     const last = page[page.length - 1];
     if (hasMore && last) out.nextCursor = encodeMessageCursor(key, last.seq);
-    if (cacheable && writes === this.writes && this.sql.ownWritesOnly()) this.remember(key, limit, deepFreeze(out));
+    if (cacheable && writes === this.writes && this.sql.ownWritesOnly())
+      this.remember(key, limit, deepFreeze(out));
     return out;
   }
 
@@ -227,14 +266,21 @@ export class MessageStore implements MessageApi {
       }
       // Bounded so that one message, reactions and all, always fits a page of one.
       if (!entry && reactions.length >= LIMITS.reactionEmoji) {
-        const open = reactions.filter((r) => r.authors.length < LIMITS.reactors).map((r) => r.emoji);
+        const open = reactions
+          .filter((r) => r.authors.length < LIMITS.reactors)
+          .map((r) => r.emoji);
         throw reactionLimit(
           `message ${input.messageId} already has ${LIMITS.reactionEmoji} distinct emoji`,
-          open.length > 0 ? `React with one of the emoji already on the message that has room: ${open.join(' ')}.` : `Every emoji on the message has ${LIMITS.reactors} reactors; reply with a message instead.`,
+          open.length > 0
+            ? `React with one of the emoji already on the message that has room: ${open.join(' ')}.`
+            : `Every emoji on the message has ${LIMITS.reactors} reactors; reply with a message instead.`,
         );
       }
       if (entry && entry.authors.length >= LIMITS.reactors) {
-        throw reactionLimit(`message ${input.messageId} already has ${LIMITS.reactors} reactors of ${input.emoji}`, 'Reply with a message instead.');
+        throw reactionLimit(
+          `message ${input.messageId} already has ${LIMITS.reactors} reactors of ${input.emoji}`,
+          'Reply with a message instead.',
+        );
       }
       if (!entry) {
         entry = { emoji: input.emoji, authors: [] };
@@ -242,7 +288,12 @@ export class MessageStore implements MessageApi {
       }
       entry.authors.push(input.author);
       this.forget(input.serverId, row.target);
-      return toRecord((await q.get<Row>(`UPDATE messages SET reactions = ? WHERE seq = ? RETURNING ${COLUMNS}`, [JSON.stringify(reactions), row.seq]))!);
+      return toRecord(
+        (await q.get<Row>(`UPDATE messages SET reactions = ? WHERE seq = ? RETURNING ${COLUMNS}`, [
+          JSON.stringify(reactions),
+          row.seq,
+        ]))!,
+      );
     });
   }
 }

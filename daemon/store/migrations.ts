@@ -15,13 +15,19 @@ export class MigrationError extends Error {
  * own transaction together with its record, so a crash leaves the schema at a
  * clean step boundary.
  */
-export function runMigrations(db: Database.Database, migrations: readonly Migration[], now = Date.now): string[] {
+export function runMigrations(
+  db: Database.Database,
+  migrations: readonly Migration[],
+  now = Date.now,
+): string[] {
   const seen = new Set<string>();
   for (const m of migrations) {
     if (seen.has(m.id)) throw new MigrationError(`migration "${m.id}" is listed twice`);
     seen.add(m.id);
   }
-  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT');
+  db.exec(
+    'CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT',
+  );
   const applied = new Set(
     (db.prepare('SELECT id FROM schema_migrations').all() as { id: string }[]).map((r) => r.id),
   );

@@ -22,21 +22,33 @@ export class ProjectStore {
   create(c: Caller, input: InputOf<typeof projectCreate>): Promise<OutputOf<typeof projectCreate>> {
     return this.s.idempotency.run(c, 'project/create', input, async (q) => {
       const now = this.s.now();
-      const row = await q.get<ProjectRow>(INSERT, [newId('project'), c.serverId, input.name, input.description ?? '', now, now]);
+      const row = await q.get<ProjectRow>(INSERT, [
+        newId('project'),
+        c.serverId,
+        input.name,
+        input.description ?? '',
+        now,
+        now,
+      ]);
       return { project: projectOf(row!) };
     });
   }
 
   async get(c: Caller, input: InputOf<typeof projectGet>): Promise<OutputOf<typeof projectGet>> {
     const row = await this.s.sql.get<ProjectRow>(BY_ID, [input.id, c.serverId]);
-    if (!row) throw new ExecError('not_found', `project ${input.id} not found`, { hint: 'List projects with project list to find the id.' });
+    if (!row)
+      throw new ExecError('not_found', `project ${input.id} not found`, {
+        hint: 'List projects with project list to find the id.',
+      });
     return { project: projectOf(row) };
   }
 
   async list(c: Caller, input: InputOf<typeof projectList>): Promise<OutputOf<typeof projectList>> {
     const binding = { action: 'project/list', scope: c.serverId, filter: {} };
     const { items, ...more } = await updatedAtPage(
-      this.s.cursors, binding, input,
+      this.s.cursors,
+      binding,
+      input,
       (n) => this.s.sql.all<ProjectRow>(FIRST_PAGE, [c.serverId, n]),
       (at, id, n) => this.s.sql.all<ProjectRow>(NEXT_PAGE, [c.serverId, at, at, id, n]),
     );

@@ -16,13 +16,25 @@ const NEXT_PAGE = `SELECT ${COLUMNS} FROM reviews WHERE task_id = ? AND (updated
 
 /** Review threads: one per task; the author is always the calling agent. */
 export class ReviewStore {
-  constructor(private readonly s: StoreContext, private readonly tasks: TaskStore) {}
+  constructor(
+    private readonly s: StoreContext,
+    private readonly tasks: TaskStore,
+  ) {}
 
   add(c: Caller, input: InputOf<typeof reviewAdd>): Promise<OutputOf<typeof reviewAdd>> {
     return this.s.idempotency.run(c, 'review/add', input, async (q) => {
       await this.tasks.require(q, c, input.taskId);
       const now = this.s.now();
-      const row = await q.get<ReviewRow>(INSERT, [newId('review'), c.serverId, input.taskId, c.agentId, input.verdict, input.body, now, now]);
+      const row = await q.get<ReviewRow>(INSERT, [
+        newId('review'),
+        c.serverId,
+        input.taskId,
+        c.agentId,
+        input.verdict,
+        input.body,
+        now,
+        now,
+      ]);
       return { review: reviewOf(row!) };
     });
   }
@@ -31,7 +43,9 @@ export class ReviewStore {
     await this.tasks.require(this.s.sql, c, input.taskId);
     const binding = { action: 'review/list', scope: c.serverId, filter: { taskId: input.taskId } };
     const { items, ...more } = await updatedAtPage(
-      this.s.cursors, binding, input,
+      this.s.cursors,
+      binding,
+      input,
       (n) => this.s.sql.all<ReviewRow>(FIRST_PAGE, [input.taskId, n]),
       (at, id, n) => this.s.sql.all<ReviewRow>(NEXT_PAGE, [input.taskId, at, at, id, n]),
     );

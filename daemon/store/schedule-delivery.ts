@@ -28,7 +28,8 @@ interface ScheduleDeliveryOptions {
 
 type Due = { id: string; next_due_at: number };
 
-const COLUMNS = 'id, server_id, created_by, target, content, at, cron, time_zone, status, next_due_at, revision, created_at, updated_at';
+const COLUMNS =
+  'id, server_id, created_by, target, content, at, cron, time_zone, status, next_due_at, revision, created_at, updated_at';
 
 /**
  * The store side of delivery: which schedules are due, and one run applied
@@ -52,13 +53,19 @@ const COLUMNS = 'id, server_id, created_by, target, content, at, cron, time_zone
 export class ScheduleDelivery {
   private readonly holdMs: number;
 
-  constructor(private readonly sql: SqlStore, private readonly messages: MessageApi, opts: ScheduleDeliveryOptions = {}) {
+  constructor(
+    private readonly sql: SqlStore,
+    private readonly messages: MessageApi,
+    opts: ScheduleDeliveryOptions = {},
+  ) {
     this.holdMs = opts.holdMs ?? 0;
   }
 
   /** The earliest due time of any active schedule, or null. */
   async nextDueAt(): Promise<number | null> {
-    const r = await this.sql.get<{ at: number | null }>("SELECT MIN(next_due_at) AS at FROM scheduled_messages WHERE status = 'active'");
+    const r = await this.sql.get<{ at: number | null }>(
+      "SELECT MIN(next_due_at) AS at FROM scheduled_messages WHERE status = 'active'",
+    );
     return r?.at ?? null;
   }
 
@@ -71,16 +78,17 @@ export class ScheduleDelivery {
     const out: DeliveryOutcome[] = [];
     let after: { due: number; id: string } | null = null;
     for (;;) {
-      const rows: Due[] = after === null
-        ? await this.sql.all<Due>(
-          "SELECT id, next_due_at FROM scheduled_messages WHERE status = 'active' AND next_due_at <= ? ORDER BY next_due_at, id LIMIT ?",
-          [now, batch],
-        )
-        : await this.sql.all<Due>(
-          `SELECT id, next_due_at FROM scheduled_messages WHERE status = 'active' AND next_due_at <= ?
+      const rows: Due[] =
+        after === null
+          ? await this.sql.all<Due>(
+              "SELECT id, next_due_at FROM scheduled_messages WHERE status = 'active' AND next_due_at <= ? ORDER BY next_due_at, id LIMIT ?",
+              [now, batch],
+            )
+          : await this.sql.all<Due>(
+              `SELECT id, next_due_at FROM scheduled_messages WHERE status = 'active' AND next_due_at <= ?
              AND (next_due_at > ? OR (next_due_at = ? AND id > ?)) ORDER BY next_due_at, id LIMIT ?`,
-          [now, after.due, after.due, after.id, batch],
-        );
+              [now, after.due, after.due, after.id, batch],
+            );
       for (const row of rows) {
         const r = await this.runOne(row.id, now);
         if (r) out.push(r);
@@ -100,7 +108,10 @@ export class ScheduleDelivery {
       );
       if (!row) return null;
       const dueAt = row.next_due_at!;
-      const rule = row.cron !== null && row.time_zone !== null ? { cron: row.cron, timeZone: row.time_zone } : null;
+      const rule =
+        row.cron !== null && row.time_zone !== null
+          ? { cron: row.cron, timeZone: row.time_zone }
+          : null;
       const missed = rule ? countOccurrences(rule, dueAt, now) : 1;
       const next = rule ? nextOccurrence(rule, now) : null;
       const status = next === null ? 'completed' : 'active';
@@ -117,7 +128,19 @@ export class ScheduleDelivery {
       await q.run(
         `INSERT INTO scheduled_runs (id, schedule_id, server_id, due_at, attempted_at, outcome, late, missed, message_id, error, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [newId('run'), row.id, row.server_id, dueAt, now, delivered ? 'delivered' : 'failed', late ? 1 : 0, missed, delivered, error, now],
+        [
+          newId('run'),
+          row.id,
+          row.server_id,
+          dueAt,
+          now,
+          delivered ? 'delivered' : 'failed',
+          late ? 1 : 0,
+          missed,
+          delivered,
+          error,
+          now,
+        ],
       );
       if (this.holdMs > 0) await sleep(this.holdMs);
       return { scheduleId: row.id, delivered: delivered !== null, late, missed };
@@ -126,12 +149,30 @@ export class ScheduleDelivery {
 
   /** Writes the message under a savepoint: a failed send leaves the run record and the advance in place. */
   private async deliver(q: SqlTx, row: ScheduleRow): Promise<string | { error: string }> {
-    const sent = await q.attempt(async (sp) => (await this.messages.send({
-      serverId: row.server_id, target: row.target, author: row.created_by, content: row.content,
-    }, sp)).id);
+    const sent = await q.attempt(
+      async (sp) =>
+        (
+          await this.messages.send(
+            {
+              serverId: row.server_id,
+              target: row.target,
+              author: row.created_by,
+              content: row.content,
+            },
+            sp,
+          )
+        ).id,
+    );
     if (sent.ok) return sent.value;
     const err = sent.error;
     // Cut to the bound the run schema states (an error message can quote input).
-    return { error: clipJson(err instanceof ExecError ? `${err.code}: ${err.message}` : 'internal: the message could not be stored', LIMITS.runError) };
+    return {
+      error: clipJson(
+        err instanceof ExecError
+          ? `${err.code}: ${err.message}`
+          : 'internal: the message could not be stored',
+        LIMITS.runError,
+      ),
+    };
   }
 }

@@ -1,6 +1,10 @@
 import type { InputOf, OutputOf } from '../../catalog/descriptor.js';
 import type {
-  scheduledMessageCancel, scheduledMessageCreate, scheduledMessageGet, scheduledMessageList, scheduledMessageRuns,
+  scheduledMessageCancel,
+  scheduledMessageCreate,
+  scheduledMessageGet,
+  scheduledMessageList,
+  scheduledMessageRuns,
 } from '../../catalog/domains/scheduled-message.js';
 import { checkCronRule, CronRuleError, nextOccurrence } from '../../lib/cron.js';
 import { ExecError } from '../errors.js';
@@ -46,20 +50,35 @@ function invalid(path: string, message: string): ExecError {
 function realCalendarDate(text: string): boolean {
   const [y, m, d] = text.slice(0, 10).split('-').map(Number) as [number, number, number];
   const [h, min, sec] = text.slice(11, 19).split(':').map(Number) as [number, number, number];
-  return m >= 1 && m <= 12 && d >= 1 && d <= new Date(Date.UTC(y, m, 0)).getUTCDate() && h < 24 && min < 60 && sec < 60;
+  return (
+    m >= 1 &&
+    m <= 12 &&
+    d >= 1 &&
+    d <= new Date(Date.UTC(y, m, 0)).getUTCDate() &&
+    h < 24 &&
+    min < 60 &&
+    sec < 60
+  );
 }
 
 /** The first due time of a new schedule, or a validation error naming the field at fault. */
 function firstDue(input: CreateIn, now: number): { at: number | null; due: number } {
-  if ((input.at === undefined) === (input.cron === undefined)) throw invalid('', 'give exactly one of at or cron');
+  if ((input.at === undefined) === (input.cron === undefined))
+    throw invalid('', 'give exactly one of at or cron');
   if (input.at !== undefined) {
-    if (input.timeZone !== undefined) throw invalid('/timeZone', 'timeZone goes with cron; at carries its own offset');
+    if (input.timeZone !== undefined)
+      throw invalid('/timeZone', 'timeZone goes with cron; at carries its own offset');
     const at = Date.parse(input.at);
-    if (!Number.isFinite(at) || !realCalendarDate(input.at)) throw invalid('/at', 'at is not a real date and time');
+    if (!Number.isFinite(at) || !realCalendarDate(input.at))
+      throw invalid('/at', 'at is not a real date and time');
     if (at <= now) throw invalid('/at', 'at must be in the future');
     return { at, due: at };
   }
-  if (input.timeZone === undefined) throw invalid('/timeZone', 'a cron rule needs an explicit timeZone (IANA name such as UTC or Europe/Berlin)');
+  if (input.timeZone === undefined)
+    throw invalid(
+      '/timeZone',
+      'a cron rule needs an explicit timeZone (IANA name such as UTC or Europe/Berlin)',
+    );
   const rule = { cron: input.cron!, timeZone: input.timeZone };
   try {
     checkCronRule(rule);
@@ -71,8 +90,10 @@ function firstDue(input: CreateIn, now: number): { at: number | null; due: numbe
   return { at: null, due };
 }
 
-const SCHEDULE_COLUMNS = 'id, server_id, created_by, target, content, at, cron, time_zone, status, next_due_at, revision, created_at, updated_at';
-const RUN_COLUMNS = 'id, schedule_id, due_at, attempted_at, outcome, late, missed, message_id, error, created_at, COALESCE(attempted_at, created_at) AS eff';
+const SCHEDULE_COLUMNS =
+  'id, server_id, created_by, target, content, at, cron, time_zone, status, next_due_at, revision, created_at, updated_at';
+const RUN_COLUMNS =
+  'id, schedule_id, due_at, attempted_at, outcome, late, missed, message_id, error, created_at, COALESCE(attempted_at, created_at) AS eff';
 
 /** Scheduled messages and their runs, scoped by server id. Delivery is the scheduler's (daemon/schedule/). */
 export class ScheduleStore {
@@ -89,7 +110,19 @@ export class ScheduleStore {
       await q.run(
         `INSERT INTO scheduled_messages (id, server_id, created_by, target, content, at, cron, time_zone, status, next_due_at, revision, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, 1, ?, ?)`,
-        [id, c.serverId, `agent:${c.agentId}`, input.target, input.content, at, input.cron ?? null, input.timeZone ?? null, due, now, now],
+        [
+          id,
+          c.serverId,
+          `agent:${c.agentId}`,
+          input.target,
+          input.content,
+          at,
+          input.cron ?? null,
+          input.timeZone ?? null,
+          due,
+          now,
+          now,
+        ],
       );
       return { scheduledMessage: scheduleOf((await this.byId(q, id, c.serverId))!) };
     });
@@ -102,12 +135,18 @@ export class ScheduleStore {
   }
 
   private byId(q: Sql, id: string, serverId: string): Promise<ScheduleRow | undefined> {
-    return q.get<ScheduleRow>(`SELECT ${SCHEDULE_COLUMNS} FROM scheduled_messages WHERE id = ? AND server_id = ?`, [id, serverId]);
+    return q.get<ScheduleRow>(
+      `SELECT ${SCHEDULE_COLUMNS} FROM scheduled_messages WHERE id = ? AND server_id = ?`,
+      [id, serverId],
+    );
   }
 
   private async row(q: Sql, c: Caller, id: string): Promise<ScheduleRow> {
     const row = await this.byId(q, id, c.serverId);
-    if (!row) throw new ExecError('not_found', `scheduled message ${id} not found`, { hint: 'List schedules with scheduled-message list.' });
+    if (!row)
+      throw new ExecError('not_found', `scheduled message ${id} not found`, {
+        hint: 'List schedules with scheduled-message list.',
+      });
     return row;
   }
 
@@ -115,7 +154,10 @@ export class ScheduleStore {
     const out = await this.s.idempotency.run(c, 'scheduled-message/cancel', input, async (q) => {
       const row = await this.row(q, c, input.id);
       if (row.status === 'completed') {
-        throw new ExecError('invalid_transition', `scheduled message ${input.id} was already delivered and is completed`);
+        throw new ExecError(
+          'invalid_transition',
+          `scheduled message ${input.id} was already delivered and is completed`,
+        );
       }
       if (row.status === 'active') {
         await q.run(
@@ -129,29 +171,42 @@ export class ScheduleStore {
     return out;
   }
 
-  async list(c: Caller, input: InputOf<typeof scheduledMessageList>): Promise<OutputOf<typeof scheduledMessageList>> {
+  async list(
+    c: Caller,
+    input: InputOf<typeof scheduledMessageList>,
+  ): Promise<OutputOf<typeof scheduledMessageList>> {
     const filter = { status: input.status, target: input.target };
     const where: Condition[] = [['server_id = ?', c.serverId]];
     if (input.status !== undefined) where.push(['status = ?', input.status]);
     if (input.target !== undefined) where.push(['target = ?', input.target]);
     const { items, ...more } = await createdAtPage<ScheduleRow>(
-      this.s.sql, this.s.cursors, { action: 'scheduled-message/list', scope: c.serverId, filter }, input,
-      `SELECT ${SCHEDULE_COLUMNS} FROM scheduled_messages`, where,
+      this.s.sql,
+      this.s.cursors,
+      { action: 'scheduled-message/list', scope: c.serverId, filter },
+      input,
+      `SELECT ${SCHEDULE_COLUMNS} FROM scheduled_messages`,
+      where,
     );
     return { scheduledMessages: items.map(scheduleOf), ...more };
   }
 
-  async runs(c: Caller, input: InputOf<typeof scheduledMessageRuns>): Promise<OutputOf<typeof scheduledMessageRuns>> {
+  async runs(
+    c: Caller,
+    input: InputOf<typeof scheduledMessageRuns>,
+  ): Promise<OutputOf<typeof scheduledMessageRuns>> {
     // The cursor is checked first: a foreign cursor is a validation error even where the schedule is unknown.
     const select = `SELECT ${RUN_COLUMNS} FROM scheduled_runs WHERE schedule_id = ?`;
     const { items, ...more } = await keysetPage<RunRow>(
-      this.s.cursors, { action: 'scheduled-message/runs', scope: c.serverId, filter: { id: input.id } }, input,
+      this.s.cursors,
+      { action: 'scheduled-message/runs', scope: c.serverId, filter: { id: input.id } },
+      input,
       (r) => [r.eff, r.id],
       (n) => this.s.sql.all<RunRow>(`${select} ORDER BY eff DESC, id DESC LIMIT ?`, [input.id, n]),
-      (at, id, n) => this.s.sql.all<RunRow>(
-        `${select} AND (COALESCE(attempted_at, created_at) < ? OR (COALESCE(attempted_at, created_at) = ? AND id < ?)) ORDER BY eff DESC, id DESC LIMIT ?`,
-        [input.id, at, at, id, n],
-      ),
+      (at, id, n) =>
+        this.s.sql.all<RunRow>(
+          `${select} AND (COALESCE(attempted_at, created_at) < ? OR (COALESCE(attempted_at, created_at) = ? AND id < ?)) ORDER BY eff DESC, id DESC LIMIT ?`,
+          [input.id, at, at, id, n],
+        ),
     );
     if (items.length === 0) await this.row(this.s.sql, c, input.id);
     return { runs: items.map(runOf), ...more };

@@ -43,7 +43,9 @@ export const MIGRATIONS: Migration[] = [
         ) STRICT;
       `);
       // The key that signs pagination cursors; kept in the store so cursors survive restarts.
-      db.prepare("INSERT INTO meta (key, value) VALUES ('cursor_key', ?)").run(randomBytes(32).toString('base64url'));
+      db.prepare("INSERT INTO meta (key, value) VALUES ('cursor_key', ?)").run(
+        randomBytes(32).toString('base64url'),
+      );
     },
   },
   MESSAGES_MIGRATION,

@@ -2,10 +2,24 @@ import type { ActionDescriptor, InputOf, OutputOf } from '../../catalog/descript
 import type { taskCreate, taskGet, taskList, taskUpdate } from '../../catalog/domains/task.js';
 import type { projectCreate, projectGet, projectList } from '../../catalog/domains/project.js';
 import type { reviewAdd, reviewList } from '../../catalog/domains/review.js';
-import type { approvalDecide, approvalGet, approvalList, approvalRequest } from '../../catalog/domains/approval.js';
-import type { workflowPlan, workflowRun, workflowStep, workflowTrigger } from '../../catalog/domains/workflow.js';
 import type {
-  scheduledMessageCancel, scheduledMessageCreate, scheduledMessageGet, scheduledMessageList, scheduledMessageRuns,
+  approvalDecide,
+  approvalGet,
+  approvalList,
+  approvalRequest,
+} from '../../catalog/domains/approval.js';
+import type {
+  workflowPlan,
+  workflowRun,
+  workflowStep,
+  workflowTrigger,
+} from '../../catalog/domains/workflow.js';
+import type {
+  scheduledMessageCancel,
+  scheduledMessageCreate,
+  scheduledMessageGet,
+  scheduledMessageList,
+  scheduledMessageRuns,
 } from '../../catalog/domains/scheduled-message.js';
 
 /** A server call has exactly the input and output types of its catalog action. */
@@ -48,12 +62,21 @@ export interface ServerApi {
    * `apply` runs inside the record's transaction; on a shared database that
    * transaction may be re-run after a serialization failure, and `apply` with it.
    */
-  idempotent<T>(action: string, input: { idempotencyKey?: string }, apply: () => T | Promise<T>): Promise<T>;
+  idempotent<T>(
+    action: string,
+    input: { idempotencyKey?: string },
+    apply: () => T | Promise<T>,
+  ): Promise<T>;
 }
 
 /** What a person (the operator API) may do with approvals, on any server. */
 export interface ApprovalOperatorApi {
-  decideAsOperator(id: string, decision: 'approve' | 'reject', note: string | null, decidedBy: string): Promise<OutputOf<typeof approvalGet>>;
+  decideAsOperator(
+    id: string,
+    decision: 'approve' | 'reject',
+    note: string | null,
+    decidedBy: string,
+  ): Promise<OutputOf<typeof approvalGet>>;
   getAsOperator(id: string): Promise<OutputOf<typeof approvalGet>>;
   /** The servers that hold approval requests (at most `limit`), for a person's view across servers. */
   serversAsOperator(limit: number): Promise<string[]>;

@@ -25,7 +25,10 @@ export interface RunResult {
 export interface Sql {
   readonly dialect: 'sqlite' | 'postgres';
   all<R = Record<string, unknown>>(sql: string, params?: readonly SqlValue[]): Promise<R[]>;
-  get<R = Record<string, unknown>>(sql: string, params?: readonly SqlValue[]): Promise<R | undefined>;
+  get<R = Record<string, unknown>>(
+    sql: string,
+    params?: readonly SqlValue[],
+  ): Promise<R | undefined>;
   run(sql: string, params?: readonly SqlValue[]): Promise<RunResult>;
 }
 
@@ -44,11 +47,15 @@ export interface SqlTx extends Sql {
   attempt<T>(fn: (q: SqlTx) => Promise<T>): Promise<Attempt<T>>;
 }
 
-type Attempt<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown };
+type Attempt<T> =
+  | { readonly ok: true; readonly value: T }
+  | { readonly ok: false; readonly error: unknown };
 
 /** `attempt` over a driver's savepoint, given how the driver recognises a doomed transaction. */
 export async function attemptUnder<T>(
-  q: SqlTx, fn: (q: SqlTx) => Promise<T>, dooms: (err: unknown) => boolean,
+  q: SqlTx,
+  fn: (q: SqlTx) => Promise<T>,
+  dooms: (err: unknown) => boolean,
 ): Promise<Attempt<T>> {
   try {
     return { ok: true, value: await q.savepoint(fn) };
@@ -112,6 +119,8 @@ export interface SqlStore extends Sql {
 export class NestedStatementError extends Error {
   override name = 'NestedStatementError';
   constructor() {
-    super('a statement reached the store directly from inside a transaction; pass the transaction handle (q) down instead');
+    super(
+      'a statement reached the store directly from inside a transaction; pass the transaction handle (q) down instead',
+    );
   }
 }

@@ -1,7 +1,15 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.js';
 import { ExecError } from '../errors.js';
-import { attemptUnder, NestedStatementError, type RunResult, type SqlStore, type SqlTx, type SqlValue, type TxOptions } from './sql.js';
+import {
+  attemptUnder,
+  NestedStatementError,
+  type RunResult,
+  type SqlStore,
+  type SqlTx,
+  type SqlValue,
+  type TxOptions,
+} from './sql.js';
 import { inSpan } from '../telemetry/tracing.js';
 import { TxScope } from './tx-scope.js';
 
@@ -34,7 +42,10 @@ export class SqliteSql implements SqlStore {
   private savepoints = 0;
   private readonly counts = { transactions: 0, retries: 0, busy: 0 };
 
-  constructor(readonly db: Db, location: string) {
+  constructor(
+    readonly db: Db,
+    location: string,
+  ) {
     this.describe = { kind: 'sqlite' as const, location };
     db.pragma(`busy_timeout = ${BUSY_SPIN_MS}`);
     this.totalChanges = db.prepare<[], number>('SELECT total_changes()').pluck(true);
@@ -104,7 +115,9 @@ export class SqliteSql implements SqlStore {
         if ((err as { code?: string }).code !== 'SQLITE_BUSY') throw err;
         if (Date.now() >= deadline) {
           this.counts.busy++;
-          throw new ExecError('busy', 'the store is locked by another process', { hint: 'Retry shortly.' });
+          throw new ExecError('busy', 'the store is locked by another process', {
+            hint: 'Retry shortly.',
+          });
         }
         await new Promise((r) => setTimeout(r, delay));
       }
@@ -182,4 +195,3 @@ export class SqliteSql implements SqlStore {
     return q;
   }
 }
-

@@ -25,11 +25,19 @@ export class TaskStore {
 
   create(c: Caller, input: InputOf<typeof taskCreate>): Promise<OutputOf<typeof taskCreate>> {
     return this.s.idempotency.run(c, 'task/create', input, async (q) => {
-      if (input.projectId !== undefined) await this.requireProject(q, c, input.projectId, '/projectId');
+      if (input.projectId !== undefined)
+        await this.requireProject(q, c, input.projectId, '/projectId');
       const now = this.s.now();
       const row = await q.get<TaskRow>(INSERT, [
-        newId('task'), c.serverId, input.title, input.description ?? '',
-        input.status ?? 'todo', input.assignee ?? null, input.projectId ?? null, now, now,
+        newId('task'),
+        c.serverId,
+        input.title,
+        input.description ?? '',
+        input.status ?? 'todo',
+        input.assignee ?? null,
+        input.projectId ?? null,
+        now,
+        now,
       ]);
       return { task: taskOf(row!) };
     });
@@ -49,15 +57,18 @@ export class TaskStore {
     const binding = { action: 'task/list', scope: c.serverId, filter };
     const where = ['server_id = ?'];
     const params: SqlValue[] = [c.serverId];
-    if (filter.status !== undefined) (where.push('status = ?'), params.push(filter.status));
-    if (filter.assignee !== undefined) (where.push('assignee = ?'), params.push(filter.assignee));
-    if (filter.projectId !== undefined) (where.push('project_id = ?'), params.push(filter.projectId));
-    const query = (extra: string[], more: SqlValue[]) => this.s.sql.all<TaskRow>(
-      `SELECT ${TASK_COLUMNS} FROM tasks WHERE ${[...where, ...extra].join(' AND ')} ORDER BY updated_at DESC, id ASC LIMIT ?`,
-      [...params, ...more],
-    );
+    if (filter.status !== undefined) where.push('status = ?'), params.push(filter.status);
+    if (filter.assignee !== undefined) where.push('assignee = ?'), params.push(filter.assignee);
+    if (filter.projectId !== undefined) where.push('project_id = ?'), params.push(filter.projectId);
+    const query = (extra: string[], more: SqlValue[]) =>
+      this.s.sql.all<TaskRow>(
+        `SELECT ${TASK_COLUMNS} FROM tasks WHERE ${[...where, ...extra].join(' AND ')} ORDER BY updated_at DESC, id ASC LIMIT ?`,
+        [...params, ...more],
+      );
     const { items, ...more } = await updatedAtPage(
-      this.s.cursors, binding, input,
+      this.s.cursors,
+      binding,
+      input,
       (n) => query([], [n]),
       (at, id, n) => query(['(updated_at < ? OR (updated_at = ? AND id > ?))'], [at, at, id, n]),
     );
@@ -73,7 +84,12 @@ export class TaskStore {
     if (input.projectId !== undefined) changes.push(['project_id', input.projectId]);
     if (changes.length === 0) {
       throw new ExecError('validation_failed', 'nothing to update', {
-        details: [{ path: '', message: 'give at least one of title, description, status, assignee, projectId' }],
+        details: [
+          {
+            path: '',
+            message: 'give at least one of title, description, status, assignee, projectId',
+          },
+        ],
       });
     }
     // The revision is read and the row updated in one transaction (on PostgreSQL a
@@ -81,12 +97,17 @@ export class TaskStore {
     return this.s.idempotency.run(c, 'task/update', input, async (q) => {
       const current = await this.require(q, c, input.id);
       if (input.expectedRevision !== undefined && input.expectedRevision !== current.revision) {
-        throw new ExecError('revision_conflict', `task ${input.id} is at revision ${current.revision}, not ${input.expectedRevision}`, {
-          hint: 'Read the task again with task get, reapply your change, and pass its current revision.',
-          next: { action: 'task get', input: { id: input.id } },
-        });
+        throw new ExecError(
+          'revision_conflict',
+          `task ${input.id} is at revision ${current.revision}, not ${input.expectedRevision}`,
+          {
+            hint: 'Read the task again with task get, reapply your change, and pass its current revision.',
+            next: { action: 'task get', input: { id: input.id } },
+          },
+        );
       }
-      if (typeof input.projectId === 'string') await this.requireProject(q, c, input.projectId, '/projectId');
+      if (typeof input.projectId === 'string')
+        await this.requireProject(q, c, input.projectId, '/projectId');
       const sets = changes.map(([k]) => `${k} = ?`);
       const row = await q.get<TaskRow>(
         `UPDATE tasks SET ${sets.join(', ')}, revision = revision + 1, updated_at = ? WHERE id = ? AND server_id = ? RETURNING ${TASK_COLUMNS}`,
@@ -99,13 +120,18 @@ export class TaskStore {
   /** Used by reviews too: a review thread exists only for a task of the same server. */
   async require(q: Sql, c: Caller, id: string): Promise<TaskRow> {
     const row = await q.get<TaskRow>(BY_ID, [id, c.serverId]);
-    if (!row) throw new ExecError('not_found', `task ${id} not found`, { hint: 'List tasks with task list to find the id.' });
+    if (!row)
+      throw new ExecError('not_found', `task ${id} not found`, {
+        hint: 'List tasks with task list to find the id.',
+      });
     return row;
   }
 
   private async requireProject(q: Sql, c: Caller, id: string, path: string): Promise<void> {
     if (!(await q.get(PROJECT_EXISTS, [id, c.serverId]))) {
-      throw new ExecError('not_found', `project ${id} not found`, { details: [{ path, message: 'no such project' }] });
+      throw new ExecError('not_found', `project ${id} not found`, {
+        details: [{ path, message: 'no such project' }],
+      });
     }
   }
 }

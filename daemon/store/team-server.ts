@@ -11,7 +11,9 @@ import { WorkflowStore } from './workflows.js';
 
 /** The key that signs pagination cursors, kept in the store's meta table (written by migration 001_core). */
 export async function readCursorKey(sql: Sql): Promise<Buffer> {
-  const key = await sql.get<{ value: string }>('SELECT value FROM meta WHERE key = ?', ['cursor_key']);
+  const key = await sql.get<{ value: string }>('SELECT value FROM meta WHERE key = ?', [
+    'cursor_key',
+  ]);
   if (!key) throw new Error('store has no cursor key; was migration 001_core applied?');
   return Buffer.from(key.value, 'base64url');
 }
@@ -36,7 +38,12 @@ export class TeamServer {
   readonly cursors: CursorCodec;
 
   /** Opens the team server on a migrated store (reads its cursor key). */
-  static async open(sql: SqlStore, now: () => number, idempotency: IdempotencyLimits = {}, localScope: string | null = null): Promise<TeamServer> {
+  static async open(
+    sql: SqlStore,
+    now: () => number,
+    idempotency: IdempotencyLimits = {},
+    localScope: string | null = null,
+  ): Promise<TeamServer> {
     return new TeamServer(sql, now, await readCursorKey(sql), idempotency, localScope);
   }
 
@@ -47,7 +54,10 @@ export class TeamServer {
    * edit on another would answer "done" for a profile that was never changed.
    */
   constructor(
-    readonly sql: SqlStore, now: () => number, cursorKey: Buffer, idempotency: IdempotencyLimits = {},
+    readonly sql: SqlStore,
+    now: () => number,
+    cursorKey: Buffer,
+    idempotency: IdempotencyLimits = {},
     private readonly localScope: string | null = null,
   ) {
     this.cursors = new CursorCodec(cursorKey);
@@ -91,7 +101,13 @@ export class TeamServer {
       // but a re-run after the first edit took effect would apply it again
       // (update: the same fields, one revision more; create/delete: reported
       // as already_exists/not_found although the first run succeeded).
-      idempotent: (action, input, apply) => idempotency.run(c, this.localScope ? `${action}@${this.localScope}` : action, input, async () => apply()),
+      idempotent: (action, input, apply) =>
+        idempotency.run(
+          c,
+          this.localScope ? `${action}@${this.localScope}` : action,
+          input,
+          async () => apply(),
+        ),
       ...workflows.forCaller(c),
     };
   }

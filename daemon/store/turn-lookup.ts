@@ -14,10 +14,19 @@ export interface TurnLookup {
 export function createTurnLookup(sql: Sql): TurnLookup {
   return {
     message: async (serverId, id) =>
-      (await sql.get<{ target: string; author: string }>('SELECT target, author FROM messages WHERE server_id = ? AND id = ?', [serverId, id])) ?? null,
+      (await sql.get<{ target: string; author: string }>(
+        'SELECT target, author FROM messages WHERE server_id = ? AND id = ?',
+        [serverId, id],
+      )) ?? null,
     hasWritten: async (serverId, target, author) =>
-      (await sql.get('SELECT 1 AS one FROM messages WHERE server_id = ? AND target = ? AND author = ? LIMIT 1', [serverId, target, author])) !== undefined,
+      (await sql.get(
+        'SELECT 1 AS one FROM messages WHERE server_id = ? AND target = ? AND author = ? LIMIT 1',
+        [serverId, target, author],
+      )) !== undefined,
     taskExists: async (serverId, taskId) =>
-      (await sql.get('SELECT 1 AS one FROM tasks WHERE server_id = ? AND id = ?', [serverId, taskId])) !== undefined,
+      (await sql.get('SELECT 1 AS one FROM tasks WHERE server_id = ? AND id = ?', [
+        serverId,
+        taskId,
+      ])) !== undefined,
   };
 }

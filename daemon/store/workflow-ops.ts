@@ -17,11 +17,24 @@ function invalid(path: string, message: string): ExecError {
  * not use (a field meant for another op is a mistake worth telling), paging
  * fields only on list-like ops, idempotencyKey only on side-effect ops.
  */
-export function checkOpFields(input: Record<string, unknown>, required: readonly string[], optional: readonly string[], paged = false): void {
+export function checkOpFields(
+  input: Record<string, unknown>,
+  required: readonly string[],
+  optional: readonly string[],
+  paged = false,
+): void {
   const op = String(input.op);
-  for (const f of required) if (input[f] === undefined) throw invalid(`/${f}`, `op ${op} needs ${f}`);
-  const allowed = new Set([...ALWAYS, ...required, ...optional, ...(paged ? PAGED : []), 'idempotencyKey']);
-  for (const k of Object.keys(input)) if (!allowed.has(k)) throw invalid(`/${k}`, `op ${op} does not take ${k}`);
+  for (const f of required)
+    if (input[f] === undefined) throw invalid(`/${f}`, `op ${op} needs ${f}`);
+  const allowed = new Set([
+    ...ALWAYS,
+    ...required,
+    ...optional,
+    ...(paged ? PAGED : []),
+    'idempotencyKey',
+  ]);
+  for (const k of Object.keys(input))
+    if (!allowed.has(k)) throw invalid(`/${k}`, `op ${op} does not take ${k}`);
 }
 
 /**
@@ -31,11 +44,19 @@ export function checkOpFields(input: Record<string, unknown>, required: readonly
  * nothing to replay, and read through the store outside any transaction.
  */
 export async function runOp<T>(
-  s: StoreContext, c: Caller, action: string, input: Record<string, unknown> & { idempotencyKey?: string }, apply: (q: Sql) => Promise<T>,
+  s: StoreContext,
+  c: Caller,
+  action: string,
+  input: Record<string, unknown> & { idempotencyKey?: string },
+  apply: (q: Sql) => Promise<T>,
 ): Promise<T> {
   const risk = effectiveRisk('workflow', action, 'side_effect', input);
   if (risk === 'read') {
-    if (input.idempotencyKey !== undefined) throw invalid('/idempotencyKey', `op ${String(input.op)} only reads; idempotencyKey applies to side-effect ops`);
+    if (input.idempotencyKey !== undefined)
+      throw invalid(
+        '/idempotencyKey',
+        `op ${String(input.op)} only reads; idempotencyKey applies to side-effect ops`,
+      );
     return apply(s.sql);
   }
   return s.idempotency.run(c, `workflow/${action}`, input, apply);

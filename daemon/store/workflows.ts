@@ -5,7 +5,10 @@ import { WorkflowRuns } from './workflow-runs.js';
 import { WorkflowSteps } from './workflow-steps.js';
 import { WorkflowTriggers } from './workflow-triggers.js';
 
-type WorkflowApi = Pick<ServerApi, 'workflowPlan' | 'workflowTrigger' | 'workflowRun' | 'workflowStep'>;
+type WorkflowApi = Pick<
+  ServerApi,
+  'workflowPlan' | 'workflowTrigger' | 'workflowRun' | 'workflowStep'
+>;
 
 /** The workflow domain of the embedded server: plans, triggers, runs, steps. */
 export class WorkflowStore {
@@ -26,7 +29,8 @@ export class WorkflowStore {
     return {
       workflowPlan: async (i) => this.plans.call(c, i),
       workflowTrigger: async (i) => this.triggers.call(c, i),
-      workflowRun: async (i) => this.runs.call(c, i, (q, cc, id) => this.triggers.manualPlan(q, cc, id)),
+      workflowRun: async (i) =>
+        this.runs.call(c, i, (q, cc, id) => this.triggers.manualPlan(q, cc, id)),
       workflowStep: async (i) => this.steps.call(c, i),
     };
   }

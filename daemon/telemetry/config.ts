@@ -18,26 +18,47 @@ export interface OtelConfig {
   readonly problems: readonly string[];
 }
 
-
 function set(env: NodeJS.ProcessEnv, name: string): boolean {
   return typeof env[name] === 'string' && env[name]!.trim() !== '';
 }
 
-function encodingOf(env: NodeJS.ProcessEnv, signal: 'TRACES' | 'METRICS', problems: string[]): OtlpEncoding {
-  const protocol = (env[`OTEL_EXPORTER_OTLP_${signal}_PROTOCOL`] ?? env.OTEL_EXPORTER_OTLP_PROTOCOL ?? '').trim().toLowerCase();
+function encodingOf(
+  env: NodeJS.ProcessEnv,
+  signal: 'TRACES' | 'METRICS',
+  problems: string[],
+): OtlpEncoding {
+  const protocol = (
+    env[`OTEL_EXPORTER_OTLP_${signal}_PROTOCOL`] ??
+    env.OTEL_EXPORTER_OTLP_PROTOCOL ??
+    ''
+  )
+    .trim()
+    .toLowerCase();
   if (protocol === 'http/json') return 'json';
   if (protocol !== '' && protocol !== 'http/protobuf') {
-    problems.push(`OTLP protocol ${protocol.slice(0, 40)} is not supported; ${signal.toLowerCase()} are sent as http/protobuf`);
+    problems.push(
+      `OTLP protocol ${protocol.slice(0, 40)} is not supported; ${signal.toLowerCase()} are sent as http/protobuf`,
+    );
   }
   return 'protobuf';
 }
 
-function signalOn(env: NodeJS.ProcessEnv, signal: 'TRACES' | 'METRICS', problems: string[]): boolean {
-  if (!set(env, 'OTEL_EXPORTER_OTLP_ENDPOINT') && !set(env, `OTEL_EXPORTER_OTLP_${signal}_ENDPOINT`)) return false;
+function signalOn(
+  env: NodeJS.ProcessEnv,
+  signal: 'TRACES' | 'METRICS',
+  problems: string[],
+): boolean {
+  if (
+    !set(env, 'OTEL_EXPORTER_OTLP_ENDPOINT') &&
+    !set(env, `OTEL_EXPORTER_OTLP_${signal}_ENDPOINT`)
+  )
+    return false;
   const exporter = (env[`OTEL_${signal}_EXPORTER`] ?? 'otlp').trim().toLowerCase();
   if (exporter === 'none') return false;
   if (exporter !== 'otlp' && exporter !== '') {
-    problems.push(`OTEL_${signal}_EXPORTER=${exporter.slice(0, 40)} is not supported (only otlp and none); ${signal.toLowerCase()} are not exported`);
+    problems.push(
+      `OTEL_${signal}_EXPORTER=${exporter.slice(0, 40)} is not supported (only otlp and none); ${signal.toLowerCase()} are not exported`,
+    );
     return false;
   }
   return true;
@@ -45,7 +66,12 @@ function signalOn(env: NodeJS.ProcessEnv, signal: 'TRACES' | 'METRICS', problems
 
 export function readOtelConfig(env: NodeJS.ProcessEnv): OtelConfig {
   const problems: string[] = [];
-  const off = { traces: false, metrics: false, encoding: { traces: 'protobuf', metrics: 'protobuf' } as const, problems };
+  const off = {
+    traces: false,
+    metrics: false,
+    encoding: { traces: 'protobuf', metrics: 'protobuf' } as const,
+    problems,
+  };
   if ((env.OTEL_SDK_DISABLED ?? '').trim().toLowerCase() === 'true') return off;
   const traces = signalOn(env, 'TRACES', problems);
   const metrics = signalOn(env, 'METRICS', problems);
@@ -55,4 +81,3 @@ export function readOtelConfig(env: NodeJS.ProcessEnv): OtelConfig {
   } as const;
   return { traces, metrics, encoding, problems };
 }
-

@@ -11,11 +11,17 @@ const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 export function registerMetricsRoute(app: Hono<any>, auth: MiddlewareHandler): void {
   let render: Promise<() => string> | undefined;
   app.get(METRICS_PATH, auth, async (c) => {
-    render ??= import('./prometheus.js').then((m) => m.renderPrometheus, (err: unknown) => {
-      render = undefined; // a failed load is tried again on the next scrape
-      throw err;
-    });
+    render ??= import('./prometheus.js').then(
+      (m) => m.renderPrometheus,
+      (err: unknown) => {
+        render = undefined; // a failed load is tried again on the next scrape
+        throw err;
+      },
+    );
     const text = (await render)();
-    return c.body(text, 200, { 'content-type': PROMETHEUS_CONTENT_TYPE, 'cache-control': 'no-store' });
+    return c.body(text, 200, {
+      'content-type': PROMETHEUS_CONTENT_TYPE,
+      'cache-control': 'no-store',
+    });
   });
 }

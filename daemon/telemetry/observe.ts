@@ -14,7 +14,10 @@ import { tracing, type SpanAttrs, type SpanHandle } from './tracing.js';
  */
 
 const notes = new WeakMap<object, string>();
-const toolNotes = new WeakMap<object, { tool?: string | undefined; error?: string | undefined; rpc?: number }>();
+const toolNotes = new WeakMap<
+  object,
+  { tool?: string | undefined; error?: string | undefined; rpc?: number }
+>();
 
 /** Records the error code a response carries (Exec error envelopes); returns the response. */
 export function noteOutcome(res: Response, code: string): Response {
@@ -23,7 +26,10 @@ export function noteOutcome(res: Response, code: string): Response {
 }
 
 /** The tool-call outcome of one MCP request: the registered tool's name, its error code, or the JSON-RPC error. */
-export function noteToolCall(c: Context, out: { ok: boolean; tool?: string; error?: string; code?: number }): void {
+export function noteToolCall(
+  c: Context,
+  out: { ok: boolean; tool?: string; error?: string; code?: number },
+): void {
   toolNotes.set(c, out.ok ? { tool: out.tool, error: out.error } : { rpc: out.code ?? -32603 });
 }
 
@@ -88,7 +94,17 @@ export async function observeExec(c: Context, run: () => Promise<Response>): Pro
   const t = tracing();
   let span: SpanHandle | undefined;
   if (t) {
-    span = t.server(`exec ${d}/${a}`, { 'agentteam.exec.domain': d, 'agentteam.exec.action': a, 'network.transport': 'tcp', 'network.protocol.name': 'http', ...runtimeAttrs(rt) }, { traceparent: header(c, 'traceparent'), tracestate: header(c, 'tracestate') });
+    span = t.server(
+      `exec ${d}/${a}`,
+      {
+        'agentteam.exec.domain': d,
+        'agentteam.exec.action': a,
+        'network.transport': 'tcp',
+        'network.protocol.name': 'http',
+        ...runtimeAttrs(rt),
+      },
+      { traceparent: header(c, 'traceparent'), tracestate: header(c, 'tracestate') },
+    );
   }
   if (span) requestSpans.set(c, span);
   let res: Response;
@@ -98,7 +114,14 @@ export async function observeExec(c: Context, run: () => Promise<Response>): Pro
     finishExec(started, d, a, 'internal', span);
     throw err;
   }
-  finishExec(started, d, a, res.status < 300 ? 'ok' : closedCode(notes.get(res), statusCode(res.status)), span, res.status);
+  finishExec(
+    started,
+    d,
+    a,
+    res.status < 300 ? 'ok' : closedCode(notes.get(res), statusCode(res.status)),
+    span,
+    res.status,
+  );
   return res;
 }
 
@@ -125,11 +148,30 @@ function boundFor(key: string, make: () => Bound): Bound {
   return b;
 }
 
-function finishExec(started: number, domain: string, action: string, outcome: string, span: SpanHandle | undefined, status?: number): void {
+function finishExec(
+  started: number,
+  domain: string,
+  action: string,
+  outcome: string,
+  span: SpanHandle | undefined,
+  status?: number,
+): void {
   const ok = outcome === 'ok';
   const b = boundFor(`exec\u0000${domain}\u0000${action}\u0000${outcome}`, () => ({
-    duration: execDuration.bind(ok ? { 'agentteam.exec.domain': domain, 'agentteam.exec.action': action } : { 'agentteam.exec.domain': domain, 'agentteam.exec.action': action, 'error.type': outcome }),
-    calls: calls.bind({ 'agentteam.transport': 'exec', 'agentteam.tool': `${domain}/${action}`, 'agentteam.outcome': outcome }),
+    duration: execDuration.bind(
+      ok
+        ? { 'agentteam.exec.domain': domain, 'agentteam.exec.action': action }
+        : {
+            'agentteam.exec.domain': domain,
+            'agentteam.exec.action': action,
+            'error.type': outcome,
+          },
+    ),
+    calls: calls.bind({
+      'agentteam.transport': 'exec',
+      'agentteam.tool': `${domain}/${action}`,
+      'agentteam.outcome': outcome,
+    }),
   }));
   b.duration(seconds(started));
   b.calls!(1);
@@ -139,7 +181,14 @@ function finishExec(started: number, domain: string, action: string, outcome: st
   span.end();
 }
 
-const MCP_METHODS = new Set(['initialize', 'ping', 'tools/list', 'tools/call', 'server/discover', 'subscriptions/listen']);
+const MCP_METHODS = new Set([
+  'initialize',
+  'ping',
+  'tools/list',
+  'tools/call',
+  'server/discover',
+  'subscriptions/listen',
+]);
 /**
  * The only `mcp.protocol.version` labels: the revisions the daemon serves.
  * A first-come set of any date-shaped value let sixteen made-up versions
@@ -150,15 +199,25 @@ const SERVED_VERSIONS = new Set<string>(ALL_PROTOCOL_VERSIONS);
 const SHORT_ID = /^[A-Za-z0-9_.:-]{1,24}$/;
 
 /** The request's MCP revision when it names one: a served revision, or `_other` for any other value. */
-function protocolVersion(c: Context, method: string, params: Record<string, unknown>): string | undefined {
+function protocolVersion(
+  c: Context,
+  method: string,
+  params: Record<string, unknown>,
+): string | undefined {
   const meta = params._meta as Record<string, unknown> | undefined;
-  const v = (meta !== null && typeof meta === 'object' ? meta['io.modelcontextprotocol/protocolVersion'] : undefined)
-    ?? header(c, 'mcp-protocol-version') ?? (method === 'initialize' ? params.protocolVersion : undefined);
+  const v =
+    (meta !== null && typeof meta === 'object'
+      ? meta['io.modelcontextprotocol/protocolVersion']
+      : undefined) ??
+    header(c, 'mcp-protocol-version') ??
+    (method === 'initialize' ? params.protocolVersion : undefined);
   if (v === undefined) return undefined;
   return typeof v === 'string' && SERVED_VERSIONS.has(v) ? v : '_other';
 }
 
-function metaCarrier(params: Record<string, unknown>): { traceparent?: string; tracestate?: string } | undefined {
+function metaCarrier(
+  params: Record<string, unknown>,
+): { traceparent?: string; tracestate?: string } | undefined {
   const meta = params._meta;
   if (meta === null || typeof meta !== 'object') return undefined;
   const { traceparent, tracestate } = meta as Record<string, unknown>;
@@ -174,7 +233,13 @@ function metaCarrier(params: Record<string, unknown>): { traceparent?: string; t
  * mcp.server.operation.duration histogram. tools/call makes the span active
  * around the tool call only (`inRequestSpan`).
  */
-export async function observeMcp<T>(c: Context, id: string | number, method: string, params: Record<string, unknown>, run: () => Promise<T>): Promise<T> {
+export async function observeMcp<T>(
+  c: Context,
+  id: string | number,
+  method: string,
+  params: Record<string, unknown>,
+  run: () => Promise<T>,
+): Promise<T> {
   const started = performance.now();
   const m = MCP_METHODS.has(method) ? method : '_OTHER';
   const version = protocolVersion(c, method, params);
@@ -182,7 +247,12 @@ export async function observeMcp<T>(c: Context, id: string | number, method: str
   let span: SpanHandle | undefined;
   if (t) {
     const rt = c.get('runtime') as RuntimeRequest;
-    const attrs: SpanAttrs = { 'mcp.method.name': m, 'network.transport': 'tcp', 'network.protocol.name': 'http', ...runtimeAttrs(rt) };
+    const attrs: SpanAttrs = {
+      'mcp.method.name': m,
+      'network.transport': 'tcp',
+      'network.protocol.name': 'http',
+      ...runtimeAttrs(rt),
+    };
     const rid = String(id);
     if (typeof id === 'number' || SHORT_ID.test(rid)) attrs['jsonrpc.request.id'] = rid;
     if (version !== undefined) attrs['mcp.protocol.version'] = version;
@@ -190,7 +260,13 @@ export async function observeMcp<T>(c: Context, id: string | number, method: str
     if (m === 'tools/call') attrs['gen_ai.operation.name'] = 'execute_tool';
     // The conventions' place is params._meta; a client that only sets the HTTP header is continued too.
     const meta = metaCarrier(params);
-    span = t.server(m, attrs, meta?.traceparent !== undefined ? meta : { traceparent: header(c, 'traceparent'), tracestate: header(c, 'tracestate') });
+    span = t.server(
+      m,
+      attrs,
+      meta?.traceparent !== undefined
+        ? meta
+        : { traceparent: header(c, 'traceparent'), tracestate: header(c, 'tracestate') },
+    );
   }
   if (span) requestSpans.set(c, span);
   let out: T;
@@ -201,11 +277,25 @@ export async function observeMcp<T>(c: Context, id: string | number, method: str
     throw err;
   }
   const status = out instanceof Response ? out.status : 200;
-  finishMcp(c, started, m, version, m === '_OTHER' ? '-32601' : status >= 400 ? String(status) : undefined, span);
+  finishMcp(
+    c,
+    started,
+    m,
+    version,
+    m === '_OTHER' ? '-32601' : status >= 400 ? String(status) : undefined,
+    span,
+  );
   return out;
 }
 
-function finishMcp(c: Context, started: number, method: string, version: string | undefined, failed: string | undefined, span: SpanHandle | undefined): void {
+function finishMcp(
+  c: Context,
+  started: number,
+  method: string,
+  version: string | undefined,
+  failed: string | undefined,
+  span: SpanHandle | undefined,
+): void {
   const note = toolNotes.get(c);
   let errorType = failed;
   let outcome = failed === undefined ? 'ok' : 'protocol_error';
@@ -217,16 +307,29 @@ function finishMcp(c: Context, started: number, method: string, version: string 
     outcome = closedCode(note.error, 'tool_error');
   }
   const tool = note?.tool;
-  const b = boundFor(`mcp\u0000${method}\u0000${tool ?? ''}\u0000${version ?? ''}\u0000${errorType ?? ''}\u0000${outcome}`, () => {
-    const attrs: Record<string, string> = { 'mcp.method.name': method, 'network.transport': 'tcp' };
-    if (tool !== undefined) attrs['gen_ai.tool.name'] = tool;
-    if (version !== undefined) attrs['mcp.protocol.version'] = version;
-    if (errorType !== undefined) attrs['error.type'] = errorType;
-    return {
-      duration: mcpDuration.bind(attrs),
-      calls: method === 'tools/call' ? calls.bind({ 'agentteam.transport': 'mcp', 'agentteam.tool': tool ?? '_unknown', 'agentteam.outcome': outcome }) : null,
-    };
-  });
+  const b = boundFor(
+    `mcp\u0000${method}\u0000${tool ?? ''}\u0000${version ?? ''}\u0000${errorType ?? ''}\u0000${outcome}`,
+    () => {
+      const attrs: Record<string, string> = {
+        'mcp.method.name': method,
+        'network.transport': 'tcp',
+      };
+      if (tool !== undefined) attrs['gen_ai.tool.name'] = tool;
+      if (version !== undefined) attrs['mcp.protocol.version'] = version;
+      if (errorType !== undefined) attrs['error.type'] = errorType;
+      return {
+        duration: mcpDuration.bind(attrs),
+        calls:
+          method === 'tools/call'
+            ? calls.bind({
+                'agentteam.transport': 'mcp',
+                'agentteam.tool': tool ?? '_unknown',
+                'agentteam.outcome': outcome,
+              })
+            : null,
+      };
+    },
+  );
   b.duration(seconds(started));
   b.calls?.(1);
   if (!span) return;
@@ -245,11 +348,22 @@ export function operatorSpans(): MiddlewareHandler {
     const t = tracing();
     if (!t) return next();
     const method = c.req.method;
-    const span = t.server(`${method} /api/v1`, { 'http.request.method': method, 'network.transport': 'tcp', 'network.protocol.name': 'http' }, { traceparent: header(c, 'traceparent'), tracestate: header(c, 'tracestate') });
+    const span = t.server(
+      `${method} /api/v1`,
+      {
+        'http.request.method': method,
+        'network.transport': 'tcp',
+        'network.protocol.name': 'http',
+      },
+      { traceparent: header(c, 'traceparent'), tracestate: header(c, 'tracestate') },
+    );
     try {
       await t.within(span, next);
     } finally {
-      const route = matchedRoutes(c).filter((r) => r.method !== 'ALL').at(-1)?.path ?? '/api/v1/*';
+      const route =
+        matchedRoutes(c)
+          .filter((r) => r.method !== 'ALL')
+          .at(-1)?.path ?? '/api/v1/*';
       span.rename(`${method} ${route}`);
       span.set({ 'http.route': route, 'http.response.status_code': c.res.status });
       if (c.res.status >= 400) span.fail(String(c.res.status));

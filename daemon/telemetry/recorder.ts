@@ -17,7 +17,9 @@ export const MAX_SERIES = 2000;
 const OVERFLOW: Attrs = { 'otel.metric.overflow': 'true' };
 
 /** Seconds. The MCP conventions' advice, with sub-10 ms buckets added: most daemon calls end well under 10 ms. */
-export const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
+export const DURATION_BUCKETS = [
+  0.0005, 0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300,
+];
 
 interface HistogramPoint {
   readonly attrs: Attrs;
@@ -35,8 +37,15 @@ interface InstrumentInfo {
 }
 
 export type Snapshot =
-  | (InstrumentInfo & { readonly kind: 'histogram'; readonly boundaries: readonly number[]; readonly points: readonly HistogramPoint[] })
-  | (InstrumentInfo & { readonly kind: 'counter' | 'gauge'; readonly points: readonly { attrs: Attrs; value: number }[] });
+  | (InstrumentInfo & {
+      readonly kind: 'histogram';
+      readonly boundaries: readonly number[];
+      readonly points: readonly HistogramPoint[];
+    })
+  | (InstrumentInfo & {
+      readonly kind: 'counter' | 'gauge';
+      readonly points: readonly { attrs: Attrs; value: number }[];
+    });
 
 function keyOf(attrs: Attrs): string {
   let k = '';
@@ -60,12 +69,22 @@ function seriesOf<S>(series: Map<string, S>, attrs: Attrs, make: (attrs: Attrs) 
   return s;
 }
 
-interface HistSeries { attrs: Attrs; counts: number[]; sum: number; count: number; min: number; max: number }
+interface HistSeries {
+  attrs: Attrs;
+  counts: number[];
+  sum: number;
+  count: number;
+  min: number;
+  max: number;
+}
 
 class Histogram {
   private readonly series = new Map<string, HistSeries>();
 
-  constructor(readonly info: InstrumentInfo, readonly boundaries: readonly number[] = DURATION_BUCKETS) {}
+  constructor(
+    readonly info: InstrumentInfo,
+    readonly boundaries: readonly number[] = DURATION_BUCKETS,
+  ) {}
 
   record(value: number, attrs: Attrs): void {
     this.add(this.seriesFor(attrs), value);
@@ -78,7 +97,14 @@ class Histogram {
   }
 
   private seriesFor(attrs: Attrs): HistSeries {
-    return seriesOf(this.series, attrs, (a) => ({ attrs: a, counts: new Array<number>(this.boundaries.length + 1).fill(0), sum: 0, count: 0, min: Infinity, max: -Infinity }));
+    return seriesOf(this.series, attrs, (a) => ({
+      attrs: a,
+      counts: new Array<number>(this.boundaries.length + 1).fill(0),
+      sum: 0,
+      count: 0,
+      min: Infinity,
+      max: -Infinity,
+    }));
   }
 
   private add(s: HistSeries, value: number): void {
@@ -92,7 +118,14 @@ class Histogram {
   }
 
   snapshot(): Snapshot {
-    const points = [...this.series.values()].map((s) => ({ attrs: s.attrs, counts: [...s.counts], sum: s.sum, count: s.count, min: s.min, max: s.max }));
+    const points = [...this.series.values()].map((s) => ({
+      attrs: s.attrs,
+      counts: [...s.counts],
+      sum: s.sum,
+      count: s.count,
+      min: s.min,
+      max: s.max,
+    }));
     return { ...this.info, kind: 'histogram', boundaries: this.boundaries, points };
   }
 }
@@ -116,7 +149,11 @@ class Counter {
   }
 
   snapshot(): Snapshot {
-    return { ...this.info, kind: 'counter', points: [...this.series.values()].map((s) => ({ attrs: s.attrs, value: s.value })) };
+    return {
+      ...this.info,
+      kind: 'counter',
+      points: [...this.series.values()].map((s) => ({ attrs: s.attrs, value: s.value })),
+    };
   }
 }
 
@@ -168,7 +205,14 @@ export class Recorder {
         const points = o.read().map((p) => ({ attrs: p.attrs, value: p.value }));
         const known = merged.get(o.name);
         if (known) (known.points as { attrs: Attrs; value: number }[]).push(...points);
-        else merged.set(o.name, { name: o.name, description: o.description, unit: o.unit, kind: o.kind, points });
+        else
+          merged.set(o.name, {
+            name: o.name,
+            description: o.description,
+            unit: o.unit,
+            kind: o.kind,
+            points,
+          });
       }
     }
     return [...out, ...merged.values()].filter((s) => s.points.length > 0);

@@ -28,7 +28,12 @@ export class RequestContextManager implements ContextManager {
     return this.sync ?? this.storage.get() ?? ROOT_CONTEXT;
   }
 
-  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(ctx: Context, fn: F, thisArg?: ThisParameterType<F>, ...args: A): ReturnType<F> {
+  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(
+    ctx: Context,
+    fn: F,
+    thisArg?: ThisParameterType<F>,
+    ...args: A
+  ): ReturnType<F> {
     // A withSync around this call does not shadow the context given here.
     const outer = this.sync;
     this.sync = undefined;

@@ -1,10 +1,32 @@
-import { context, trace, ROOT_CONTEXT, SpanKind, SpanStatusCode, defaultTextMapGetter, defaultTextMapSetter, type Context, type Span } from '@opentelemetry/api';
+import {
+  context,
+  trace,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  defaultTextMapGetter,
+  defaultTextMapSetter,
+  type Context,
+  type Span,
+} from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import {
-  AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, TracerProvider, type Sampler,
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  TraceIdRatioBasedSampler,
+  TracerProvider,
+  type Sampler,
 } from '@opentelemetry/sdk-trace';
 import { MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
-import { screenedCarrier, type Carrier, type SpanAttrs, type SpanHandle, type Tracing } from './tracing.js';
+import {
+  screenedCarrier,
+  type Carrier,
+  type SpanAttrs,
+  type SpanHandle,
+  type Tracing,
+} from './tracing.js';
 import type { OtelConfig } from './config.js';
 import { daemonResource, recorderProducer } from './otel-metrics.js';
 import { RequestContextManager } from './request-context.js';
@@ -16,7 +38,11 @@ import { RequestContextManager } from './request-context.js';
  * at start.
  */
 
-const KINDS = { internal: SpanKind.INTERNAL, client: SpanKind.CLIENT, producer: SpanKind.PRODUCER } as const;
+const KINDS = {
+  internal: SpanKind.INTERNAL,
+  client: SpanKind.CLIENT,
+  producer: SpanKind.PRODUCER,
+} as const;
 
 function num(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 1): number {
   const v = Number(env[name]);
@@ -28,17 +54,26 @@ function samplerFrom(env: NodeJS.ProcessEnv): Sampler {
   const arg = Number(env.OTEL_TRACES_SAMPLER_ARG);
   const ratio = Number.isFinite(arg) && arg >= 0 && arg <= 1 ? arg : 1;
   switch ((env.OTEL_TRACES_SAMPLER ?? '').trim().toLowerCase()) {
-    case 'always_on': return new AlwaysOnSampler();
-    case 'always_off': return new AlwaysOffSampler();
-    case 'traceidratio': return new TraceIdRatioBasedSampler(ratio);
-    case 'parentbased_always_off': return new ParentBasedSampler({ root: new AlwaysOffSampler() });
-    case 'parentbased_traceidratio': return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) });
-    default: return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+    case 'always_on':
+      return new AlwaysOnSampler();
+    case 'always_off':
+      return new AlwaysOffSampler();
+    case 'traceidratio':
+      return new TraceIdRatioBasedSampler(ratio);
+    case 'parentbased_always_off':
+      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+    case 'parentbased_traceidratio':
+      return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) });
+    default:
+      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
   }
 }
 
 class Handle implements SpanHandle {
-  constructor(readonly span: Span, readonly ctx: Context) {}
+  constructor(
+    readonly span: Span,
+    readonly ctx: Context,
+  ) {}
   set(attrs: SpanAttrs): void {
     this.span.setAttributes(attrs);
   }
@@ -65,10 +100,21 @@ interface Started {
 /** The OTLP/HTTP exporters for the configured encoding; only the one in use is loaded. */
 async function exporters(config: OtelConfig) {
   const [traces, metrics] = await Promise.all([
-    !config.traces ? undefined : config.encoding.traces === 'json' ? import('@opentelemetry/exporter-trace-otlp-http') : import('@opentelemetry/exporter-trace-otlp-proto'),
-    !config.metrics ? undefined : config.encoding.metrics === 'json' ? import('@opentelemetry/exporter-metrics-otlp-http') : import('@opentelemetry/exporter-metrics-otlp-proto'),
+    !config.traces
+      ? undefined
+      : config.encoding.traces === 'json'
+        ? import('@opentelemetry/exporter-trace-otlp-http')
+        : import('@opentelemetry/exporter-trace-otlp-proto'),
+    !config.metrics
+      ? undefined
+      : config.encoding.metrics === 'json'
+        ? import('@opentelemetry/exporter-metrics-otlp-http')
+        : import('@opentelemetry/exporter-metrics-otlp-proto'),
   ]);
-  return { traces: traces && (() => new traces.OTLPTraceExporter()), metrics: metrics && (() => new metrics.OTLPMetricExporter()) };
+  return {
+    traces: traces && (() => new traces.OTLPTraceExporter()),
+    metrics: metrics && (() => new metrics.OTLPMetricExporter()),
+  };
 }
 
 export async function startSdk(env: NodeJS.ProcessEnv, signals: OtelConfig): Promise<Started> {
@@ -83,18 +129,22 @@ export async function startSdk(env: NodeJS.ProcessEnv, signals: OtelConfig): Pro
     const provider = new TracerProvider({
       resource,
       sampler: samplerFrom(env),
-      spanProcessors: [new BatchSpanProcessor({
-        exporter: made.traces(),
-        scheduledDelayMillis: num(env, 'OTEL_BSP_SCHEDULE_DELAY', 5000),
-        maxQueueSize: num(env, 'OTEL_BSP_MAX_QUEUE_SIZE', 2048),
-        maxExportBatchSize: num(env, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 512),
-        exportTimeoutMillis: num(env, 'OTEL_BSP_EXPORT_TIMEOUT', 30000),
-      })],
+      spanProcessors: [
+        new BatchSpanProcessor({
+          exporter: made.traces(),
+          scheduledDelayMillis: num(env, 'OTEL_BSP_SCHEDULE_DELAY', 5000),
+          maxQueueSize: num(env, 'OTEL_BSP_MAX_QUEUE_SIZE', 2048),
+          maxExportBatchSize: num(env, 'OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 512),
+          exportTimeoutMillis: num(env, 'OTEL_BSP_EXPORT_TIMEOUT', 30000),
+        }),
+      ],
     });
     const tracer = provider.getTracer('agentteam', '0.1.0');
     tracing = {
       server(name, attrs, carrier: Carrier | undefined) {
-        const parent = carrier?.traceparent ? propagator.extract(ROOT_CONTEXT, screenedCarrier(carrier)!, defaultTextMapGetter) : ROOT_CONTEXT;
+        const parent = carrier?.traceparent
+          ? propagator.extract(ROOT_CONTEXT, screenedCarrier(carrier)!, defaultTextMapGetter)
+          : ROOT_CONTEXT;
         const span = tracer.startSpan(name, { kind: SpanKind.SERVER, attributes: attrs }, parent);
         return new Handle(span, trace.setSpan(parent, span));
       },
@@ -116,7 +166,9 @@ export async function startSdk(env: NodeJS.ProcessEnv, signals: OtelConfig): Pro
         const carrier: Record<string, string> = {};
         propagator.inject(active, carrier, defaultTextMapSetter);
         if (carrier.traceparent === undefined) return undefined;
-        return carrier.tracestate ? { traceparent: carrier.traceparent, tracestate: carrier.tracestate } : { traceparent: carrier.traceparent };
+        return carrier.tracestate
+          ? { traceparent: carrier.traceparent, tracestate: carrier.tracestate }
+          : { traceparent: carrier.traceparent };
       },
       shutdown: () => provider.shutdown(),
     };
@@ -129,12 +181,14 @@ export async function startSdk(env: NodeJS.ProcessEnv, signals: OtelConfig): Pro
     const interval = num(env, 'OTEL_METRIC_EXPORT_INTERVAL', 60000);
     const meters = new MeterProvider({
       resource,
-      readers: [new PeriodicExportingMetricReader({
-        exporter: made.metrics(),
-        exportIntervalMillis: interval,
-        exportTimeoutMillis: Math.min(interval, num(env, 'OTEL_METRIC_EXPORT_TIMEOUT', 30000)),
-        metricProducers: [recorderProducer(resource)],
-      })],
+      readers: [
+        new PeriodicExportingMetricReader({
+          exporter: made.metrics(),
+          exportIntervalMillis: interval,
+          exportTimeoutMillis: Math.min(interval, num(env, 'OTEL_METRIC_EXPORT_TIMEOUT', 30000)),
+          metricProducers: [recorderProducer(resource)],
+        }),
+      ],
     });
     stops.push(() => meters.shutdown());
   }

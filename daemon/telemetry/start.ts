@@ -12,7 +12,10 @@ const FLUSH_MS = 3_000;
  * Starts OTLP export when the OTEL_* variables ask for it: only then is the
  * SDK imported. Returns null when nothing is exported (the usual case).
  */
-export async function startTelemetry(env: NodeJS.ProcessEnv, log: (event: string, fields: Record<string, unknown>) => void): Promise<Telemetry | null> {
+export async function startTelemetry(
+  env: NodeJS.ProcessEnv,
+  log: (event: string, fields: Record<string, unknown>) => void,
+): Promise<Telemetry | null> {
   const config = readOtelConfig(env);
   for (const problem of config.problems) log('telemetry', { problem });
   if (!config.traces && !config.metrics) return null;
@@ -23,7 +26,9 @@ export async function startTelemetry(env: NodeJS.ProcessEnv, log: (event: string
   } catch (err) {
     // A malformed endpoint must not keep the daemon from starting. The message is not logged: an
     // endpoint URL may carry credentials.
-    log('telemetry', { problem: `the OTLP exporter could not be set up (${(err as Error)?.name ?? 'error'}); nothing is exported` });
+    log('telemetry', {
+      problem: `the OTLP exporter could not be set up (${(err as Error)?.name ?? 'error'}); nothing is exported`,
+    });
     return null;
   }
   setTracing(started.tracing);

@@ -72,8 +72,13 @@ export function screenTraceState(carries: (text: string) => boolean): void {
 export function screenedCarrier(carrier: Carrier | undefined): Carrier | undefined {
   const ts = carrier?.tracestate;
   if (ts === undefined) return carrier;
-  const joined = ts.split(',').map((m) => m.slice(m.indexOf('=') + 1).trim()).join('');
-  return carriesSecret(ts) || carriesSecret(joined) ? { traceparent: carrier!.traceparent } : carrier;
+  const joined = ts
+    .split(',')
+    .map((m) => m.slice(m.indexOf('=') + 1).trim())
+    .join('');
+  return carriesSecret(ts) || carriesSecret(joined)
+    ? { traceparent: carrier!.traceparent }
+    : carrier;
 }
 
 /** The error type a thrown value is recorded under: its closed-set code, else its class name. */
@@ -84,12 +89,16 @@ function errorTypeOf(err: unknown): string {
   return typeof name === 'string' && /^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(name) ? name : 'internal';
 }
 
-
 /**
  * Runs `fn` (synchronous or async) inside a child span of the active span.
  * Without tracing, or without an active request span, it is just `fn()`.
  */
-export function inSpan<T>(name: string, attrs: SpanAttrs, fn: () => T, kind: 'internal' | 'client' | 'producer' = 'internal'): T {
+export function inSpan<T>(
+  name: string,
+  attrs: SpanAttrs,
+  fn: () => T,
+  kind: 'internal' | 'client' | 'producer' = 'internal',
+): T {
   const t = active;
   if (t === null) return fn();
   const span = t.child(name, attrs, kind);

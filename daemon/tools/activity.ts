@@ -48,7 +48,11 @@ export class ToolActivity {
   }
 
   private record(e: Omit<ToolEvent, 'seq' | 'at'>): ToolEvent {
-    const event: ToolEvent = { seq: ++this.seq, at: new Date(this.clock.now()).toISOString(), ...e };
+    const event: ToolEvent = {
+      seq: ++this.seq,
+      at: new Date(this.clock.now()).toISOString(),
+      ...e,
+    };
     this.entries.push(event);
     if (this.entries.length > LOG_SIZE) this.entries.shift();
     for (const s of this.sinks) {
@@ -103,10 +107,12 @@ export class ToolActivity {
 
   /** Questions still waiting for an answer. */
   pending(): { askId: string; serverId: string; agent: string; tool: string; question: string }[] {
-    return [...this.byId.values()].filter((a) => a.answer === undefined).map((a) => {
-      const [serverId = '', agent = '', tool = ''] = a.key.split('\u0000');
-      return { askId: a.id, serverId, agent, tool, question: a.question };
-    });
+    return [...this.byId.values()]
+      .filter((a) => a.answer === undefined)
+      .map((a) => {
+        const [serverId = '', agent = '', tool = ''] = a.key.split('\u0000');
+        return { askId: a.id, serverId, agent, tool, question: a.question };
+      });
   }
 
   /** The newest `limit` entries, oldest first; `after` skips entries up to that sequence number. */

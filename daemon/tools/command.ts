@@ -21,8 +21,18 @@ interface CommandRun {
 }
 
 export type CommandOutcome =
-  | { readonly kind: 'exit'; readonly code: number | null; readonly signal: string | null; readonly stdout: string; readonly stderr: string }
-  | { readonly kind: 'timeout' | 'too_large' | 'cancelled'; readonly stdout: string; readonly stderr: string }
+  | {
+      readonly kind: 'exit';
+      readonly code: number | null;
+      readonly signal: string | null;
+      readonly stdout: string;
+      readonly stderr: string;
+    }
+  | {
+      readonly kind: 'timeout' | 'too_large' | 'cancelled';
+      readonly stdout: string;
+      readonly stderr: string;
+    }
   | { readonly kind: 'spawn_error'; readonly message: string };
 
 /**
@@ -31,17 +41,22 @@ export type CommandOutcome =
  * in as they are, other values as JSON; an element that is exactly one
  * placeholder whose value is absent is left out.
  */
-export function fillArgv(argv: readonly string[], args: Readonly<Record<string, unknown>>): string[] {
+export function fillArgv(
+  argv: readonly string[],
+  args: Readonly<Record<string, unknown>>,
+): string[] {
   const out: string[] = [];
   for (const el of argv) {
     const only = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(el);
     if (only && (args[only[1]!] === undefined || args[only[1]!] === null)) continue;
-    out.push(el.replace(PLACEHOLDER, (m, name: string | undefined) => {
-      if (m === '{{') return '{';
-      if (m === '}}') return '}';
-      const v = args[name!];
-      return v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v);
-    }));
+    out.push(
+      el.replace(PLACEHOLDER, (m, name: string | undefined) => {
+        if (m === '{{') return '{';
+        if (m === '}}') return '}';
+        const v = args[name!];
+        return v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v);
+      }),
+    );
   }
   return out;
 }
@@ -64,7 +79,12 @@ export function runCommand(run: CommandRun): Promise<CommandOutcome> {
     const marker = newCallMarker();
     let child;
     try {
-      child = spawn(run.argv[0]!, run.argv.slice(1), { cwd: run.cwd, env: { ...run.env, [CALL_MARKER_VAR]: marker }, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+      child = spawn(run.argv[0]!, run.argv.slice(1), {
+        cwd: run.cwd,
+        env: { ...run.env, [CALL_MARKER_VAR]: marker },
+        detached: true,
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
     } catch (err) {
       share.leave();
       return done({ kind: 'spawn_error', message: (err as Error).message });
@@ -147,7 +167,13 @@ export function runCommand(run: CommandRun): Promise<CommandOutcome> {
       share.leave();
       const outcome: CommandOutcome = ended
         ? { kind: ended, stdout, stderr }
-        : { kind: 'exit', code: exit?.code ?? code, signal: exit?.signal ?? signal, stdout, stderr };
+        : {
+            kind: 'exit',
+            code: exit?.code ?? code,
+            signal: exit?.signal ?? signal,
+            stdout,
+            stderr,
+          };
       // One last sweep (a process may have forked while the pipes drained), then the answer.
       void sweepNow().then(() => done(outcome));
     });

@@ -18,10 +18,16 @@ export type ToolHandler = (args: Record<string, unknown>, ctx: CallContext) => u
  * (result_budget_exceeded...). The daemon plugs in the shared result
  * boundary here so Exec and MCP share one budget.
  */
-export type ResultBounder = (tool: McpToolDescriptor, input: Record<string, unknown>, data: unknown) => string;
+export type ResultBounder = (
+  tool: McpToolDescriptor,
+  input: Record<string, unknown>,
+  data: unknown,
+) => string;
 
 /** `tool` names the registered tool that answered, `error` the code of a tool error result (for telemetry). */
-type CallOutcome = { ok: true; resultJson: string; tool?: string; error?: string } | { ok: false; code: number; message: string };
+type CallOutcome =
+  | { ok: true; resultJson: string; tool?: string; error?: string }
+  | { ok: false; code: number; message: string };
 
 /** Tools one agent may neither see nor call (its profile's denyTools); `key` identifies the set for caching. */
 export interface HiddenTools {

@@ -1,6 +1,10 @@
 import { join } from 'node:path';
 import { createValidator } from '../../lib/validator.js';
-import { readDeclarationFiles, resolveProgram, type DeclarationIssue } from '../../lib/tool-files.js';
+import {
+  readDeclarationFiles,
+  resolveProgram,
+  type DeclarationIssue,
+} from '../../lib/tool-files.js';
 import type { RegisteredTool, ToolOwner, ToolRegistry } from './registry.js';
 import { BUILTIN_OWNER } from './contracts.js';
 import { builtinTool, commandTool, type DeclaredDeps } from './declared-tool.js';
@@ -18,7 +22,10 @@ interface DeclarationReport {
 }
 
 /** One owner per file: a clash message names the file. */
-const declarationOwner = (file: string): ToolOwner => ({ key: `declared:${file}`, label: `the declaration ${file}` });
+const declarationOwner = (file: string): ToolOwner => ({
+  key: `declared:${file}`,
+  label: `the declaration ${file}`,
+});
 
 /**
  * Reads $AGENTTEAM_HOME/tools/*.json (at start-up and on reload) into the
@@ -30,7 +37,11 @@ export class DeclaredTools {
   private report: DeclarationReport;
   private owners: string[] = [];
 
-  constructor(private readonly dir: string, private readonly registry: ToolRegistry, private readonly deps: DeclaredDeps) {
+  constructor(
+    private readonly dir: string,
+    private readonly registry: ToolRegistry,
+    private readonly deps: DeclaredDeps,
+  ) {
     this.report = { dir, loaded: [], problems: [] };
   }
 
@@ -51,12 +62,20 @@ export class DeclaredTools {
       const owner = declarationOwner(file);
       const earlier = byName.get(decl.name);
       if (earlier) {
-        problems.push({ file, pointer: '/name', message: `tool name "${decl.name}" is also declared by ${earlier}` });
+        problems.push({
+          file,
+          pointer: '/name',
+          message: `tool name "${decl.name}" is also declared by ${earlier}`,
+        });
         continue;
       }
       const holder = this.registry.conflictOf(owner.key, [decl])?.holder;
       if (holder) {
-        problems.push({ file, pointer: '/name', message: `tool name "${decl.name}" is already taken by ${holder.label}` });
+        problems.push({
+          file,
+          pointer: '/name',
+          message: `tool name "${decl.name}" is already taken by ${holder.label}`,
+        });
         continue;
       }
       let tool: RegisteredTool;
@@ -64,20 +83,32 @@ export class DeclaredTools {
       if (t.type === 'builtin') {
         const target = this.registry.get(t.tool);
         if (!target || target.owner.key !== BUILTIN_OWNER.key) {
-          problems.push({ file, pointer: '/transport/tool', message: `"${t.tool}" is not one of the daemon's built-in tools` });
+          problems.push({
+            file,
+            pointer: '/transport/tool',
+            message: `"${t.tool}" is not one of the daemon's built-in tools`,
+          });
           continue;
         }
         tool = builtinTool(decl, t, target, owner);
       } else {
         if (!resolveProgram(t.argv[0]!, join(file, '..'), this.deps.env.PATH)) {
-          problems.push({ file, pointer: '/transport/argv/0', message: `program "${t.argv[0]}" is not an executable file (searched ${t.argv[0]!.includes('/') ? 'relative to the declaration' : 'PATH'})` });
+          problems.push({
+            file,
+            pointer: '/transport/argv/0',
+            message: `program "${t.argv[0]}" is not an executable file (searched ${t.argv[0]!.includes('/') ? 'relative to the declaration' : 'PATH'})`,
+          });
           continue;
         }
         let validate;
         try {
           validate = ajv.compile(decl.needs ?? { type: 'object' });
         } catch (err) {
-          problems.push({ file, pointer: '/needs', message: `the input schema does not compile: ${(err as Error).message}` });
+          problems.push({
+            file,
+            pointer: '/needs',
+            message: `the input schema does not compile: ${(err as Error).message}`,
+          });
           continue;
         }
         tool = commandTool(decl, t, file, validate, owner, this.deps);
@@ -96,4 +127,3 @@ export class DeclaredTools {
     return this.report;
   }
 }
-

@@ -15,7 +15,8 @@ import { socketOf, type LongLivedStreams } from '../http/stream-budget.js';
  * runtime's authorization is revoked.
  */
 
-const LIST_CHANGED_FRAME = 'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n\n';
+const LIST_CHANGED_FRAME =
+  'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n\n';
 const COALESCE_MS = 1_000;
 const HEARTBEAT_MS = 15_000;
 /** Notification streams one runtime authorization may hold open at once. */
@@ -37,7 +38,10 @@ export class ListChangedNotifier implements ToolChangeFeed {
   /** Notices actually sent (tests and diagnostics). */
   sent = 0;
 
-  constructor(private readonly clock: Clock, private readonly budget?: LongLivedStreams) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly budget?: LongLivedStreams,
+  ) {}
 
   get streams(): number {
     return this.sinks.size;
@@ -77,7 +81,11 @@ export class ListChangedNotifier implements ToolChangeFeed {
   open(c: Context): Response {
     const { signal, principal } = c.get('runtime') as RuntimeRequest;
     const release = this.quota.take(principal.authorizationId);
-    if (!release) throw new ExecError('busy', `at most ${MAX_STREAMS_PER_AUTH} notification streams per runtime; close one first`);
+    if (!release)
+      throw new ExecError(
+        'busy',
+        `at most ${MAX_STREAMS_PER_AUTH} notification streams per runtime; close one first`,
+      );
     const holder: { sink: SseSink | null } = { sink: null };
     const { body, sink } = openSse({
       clock: this.clock,
@@ -90,7 +98,12 @@ export class ListChangedNotifier implements ToolChangeFeed {
       },
     });
     holder.sink = sink;
-    const ticket = this.budget?.admit({ owner: principal.authorizationId, kind: 'mcp_get', socket: socketOf(c), shed: () => sink.close() });
+    const ticket = this.budget?.admit({
+      owner: principal.authorizationId,
+      kind: 'mcp_get',
+      socket: socketOf(c),
+      shed: () => sink.close(),
+    });
     this.sinks.add(sink);
     sink.write(': agentteam tool notices\n\n');
     const stop = () => sink.close();

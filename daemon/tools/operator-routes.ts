@@ -20,7 +20,10 @@ function sourceOf(ownerKey: string): string {
 }
 
 function fail(c: Context, err: unknown): Response {
-  return c.json({ ok: false, error: errorBody(err) }, (err instanceof ExecError ? err.status : 500) as 400);
+  return c.json(
+    { ok: false, error: errorBody(err) },
+    (err instanceof ExecError ? err.status : 500) as 400,
+  );
 }
 
 /**
@@ -47,10 +50,22 @@ export function registerToolOperatorRoutes(app: Hono<any>, deps: ToolOperatorDep
   app.get('/api/v1/tools/log', (c) => {
     const limit = Number(c.req.query('limit') ?? 100);
     const after = Number(c.req.query('after') ?? 0);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 500 || !Number.isInteger(after) || after < 0) {
-      return fail(c, new ExecError('validation_failed', 'limit must be 1..500 and after a non-negative integer'));
+    if (
+      !Number.isInteger(limit) ||
+      limit < 1 ||
+      limit > 500 ||
+      !Number.isInteger(after) ||
+      after < 0
+    ) {
+      return fail(
+        c,
+        new ExecError('validation_failed', 'limit must be 1..500 and after a non-negative integer'),
+      );
     }
-    return c.json({ ok: true, data: { events: deps.activity.log(limit, after), pending: deps.activity.pending() } });
+    return c.json({
+      ok: true,
+      data: { events: deps.activity.log(limit, after), pending: deps.activity.pending() },
+    });
   });
 
   app.post('/api/v1/tools/asks/:id/answer', async (c) => {
@@ -58,14 +73,29 @@ export function registerToolOperatorRoutes(app: Hono<any>, deps: ToolOperatorDep
     try {
       body = await readJsonBody(c);
     } catch (err) {
-      return fail(c, err instanceof ExecError ? err : new ExecError('invalid_json', 'the body must be {"answer": "..."}'));
+      return fail(
+        c,
+        err instanceof ExecError
+          ? err
+          : new ExecError('invalid_json', 'the body must be {"answer": "..."}'),
+      );
     }
     const answer = (body as { answer?: unknown } | null)?.answer;
     if (typeof answer !== 'string' || answer.length === 0 || answer.length > MAX_ANSWER) {
-      return fail(c, new ExecError('validation_failed', `answer must be a string of 1 to ${MAX_ANSWER} characters`, { details: [{ path: '/answer', message: 'required string' }] }));
+      return fail(
+        c,
+        new ExecError(
+          'validation_failed',
+          `answer must be a string of 1 to ${MAX_ANSWER} characters`,
+          { details: [{ path: '/answer', message: 'required string' }] },
+        ),
+      );
     }
     if (!deps.activity.answer(c.req.param('id') ?? '', answer)) {
-      return fail(c, new ExecError('not_found', 'no question with this id is waiting for an answer'));
+      return fail(
+        c,
+        new ExecError('not_found', 'no question with this id is waiting for an answer'),
+      );
     }
     return c.json({ ok: true, data: { answered: true } });
   });

@@ -27,7 +27,8 @@ export function parseToolOutput(stdout: string): ToolOutput {
   }
   const o = doc as Record<string, unknown>;
   const keys = Object.keys(o);
-  if (typeof o.said !== 'string' || !keys.every((k) => KEYS.has(k) && typeof o[k] === 'string')) return { said: stdout };
+  if (typeof o.said !== 'string' || !keys.every((k) => KEYS.has(k) && typeof o[k] === 'string'))
+    return { said: stdout };
   return {
     said: o.said,
     ...(typeof o.shown === 'string' ? { shown: o.shown } : {}),

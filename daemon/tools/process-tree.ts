@@ -50,18 +50,21 @@ async function marked(needle: Buffer): Promise<number[]> {
     return []; // no /proc: only the process group is killed
   }
   const found: number[] = [];
-  await Promise.all(names.map(async (name) => {
-    if (!/^\d+$/.test(name)) return;
-    const pid = Number(name);
-    if (pid === process.pid) return;
-    try {
-      const env = await readFile(`/proc/${name}/environ`);
-      if (env.indexOf(needle) !== 0 && env.indexOf(Buffer.concat([Buffer.from([0]), needle])) < 0) return;
-      found.push(pid);
-    } catch {
-      // another user's process, or gone
-    }
-  }));
+  await Promise.all(
+    names.map(async (name) => {
+      if (!/^\d+$/.test(name)) return;
+      const pid = Number(name);
+      if (pid === process.pid) return;
+      try {
+        const env = await readFile(`/proc/${name}/environ`);
+        if (env.indexOf(needle) !== 0 && env.indexOf(Buffer.concat([Buffer.from([0]), needle])) < 0)
+          return;
+        found.push(pid);
+      } catch {
+        // another user's process, or gone
+      }
+    }),
+  );
   return found;
 }
 

@@ -70,14 +70,20 @@ export class NameConflictError extends ExecError {
     readonly holder: ToolOwner,
     readonly claimant: ToolOwner,
   ) {
-    super('name_conflict', `tool name "${toolName}" of ${claimant.label} is already taken by ${holder.label}`);
+    super(
+      'name_conflict',
+      `tool name "${toolName}" of ${claimant.label} is already taken by ${holder.label}`,
+    );
   }
 }
 
 type RegistryListener = (revision: number) => void;
 
 /** What tools/list shows of one entry. */
-export type ListedTool = Pick<RegisteredTool, 'name' | 'title' | 'description' | 'inputSchema' | 'outputSchema' | 'annotations'>;
+export type ListedTool = Pick<
+  RegisteredTool,
+  'name' | 'title' | 'description' | 'inputSchema' | 'outputSchema' | 'annotations'
+>;
 
 function listEntry(t: ListedTool): Record<string, unknown> {
   return {
@@ -121,7 +127,11 @@ export class ToolRegistry {
    * denyTools only hides) if `ownerKey`'s entries were `tools` and `extra`
    * were added beside them.
    */
-  listBytesWith(ownerKey: string, tools: readonly ListedTool[], extra: readonly ListedTool[] = []): number {
+  listBytesWith(
+    ownerKey: string,
+    tools: readonly ListedTool[],
+    extra: readonly ListedTool[] = [],
+  ): number {
     let bytes = LIST_WRAPPER_BYTES;
     let n = 0;
     for (const t of this.ordered) if (t.owner.key !== ownerKey) (bytes += bytesOf(t)), n++;
@@ -134,13 +144,22 @@ export class ToolRegistry {
    * appearing with them) would push tools/list past the budget. A change
    * that does not grow the list is always allowed.
    */
-  checkBudget(owner: ToolOwner, tools: readonly ListedTool[], extra: readonly ListedTool[] = []): void {
+  checkBudget(
+    owner: ToolOwner,
+    tools: readonly ListedTool[],
+    extra: readonly ListedTool[] = [],
+  ): void {
     const after = this.listBytesWith(owner.key, tools, extra);
-    if (after <= this.budget || after <= this.listBytesWith(owner.key, this.ownedBy(owner.key))) return;
+    if (after <= this.budget || after <= this.listBytesWith(owner.key, this.ownedBy(owner.key)))
+      return;
     const own = tools.reduce((n, t) => n + bytesOf(t), 0);
-    throw new ExecError('inventory_too_large', `registering ${owner.label} would make every agent's tools/list ${after} bytes; the inventory budget is ${this.budget} bytes (${Math.round(this.budget / 1024)} KiB) per agent, and these tools take ${own}`, {
-      hint: 'Register fewer tools, or shorter descriptions and input schemas.',
-    });
+    throw new ExecError(
+      'inventory_too_large',
+      `registering ${owner.label} would make every agent's tools/list ${after} bytes; the inventory budget is ${this.budget} bytes (${Math.round(this.budget / 1024)} KiB) per agent, and these tools take ${own}`,
+      {
+        hint: 'Register fewer tools, or shorter descriptions and input schemas.',
+      },
+    );
   }
 
   /** Bumps on every change of the inventory. */
@@ -170,7 +189,10 @@ export class ToolRegistry {
    * The first name in `tools` that another owner already holds, or a name
    * listed twice; null when `owner` could take all of them. Does not change anything.
    */
-  conflictOf(ownerKey: string, tools: readonly { name: string }[]): { name: string; holder: ToolOwner | null } | null {
+  conflictOf(
+    ownerKey: string,
+    tools: readonly { name: string }[],
+  ): { name: string; holder: ToolOwner | null } | null {
     const seen = new Set<string>();
     for (const t of tools) {
       if (seen.has(t.name)) return { name: t.name, holder: null };
@@ -188,12 +210,21 @@ export class ToolRegistry {
    */
   replace(owner: ToolOwner, tools: readonly RegisteredTool[]): void {
     for (const t of tools) {
-      if (!NAME_RE.test(t.name)) throw new ExecError('invalid_request', `tool name "${t.name}" must match ${NAME_RE.source}`);
-      if (t.owner.key !== owner.key) throw new Error(`tool "${t.name}" is not owned by ${owner.key}`);
+      if (!NAME_RE.test(t.name))
+        throw new ExecError(
+          'invalid_request',
+          `tool name "${t.name}" must match ${NAME_RE.source}`,
+        );
+      if (t.owner.key !== owner.key)
+        throw new Error(`tool "${t.name}" is not owned by ${owner.key}`);
     }
     const conflict = this.conflictOf(owner.key, tools);
     if (conflict) {
-      if (conflict.holder === null) throw new ExecError('invalid_request', `tool name "${conflict.name}" is listed twice by ${owner.label}`);
+      if (conflict.holder === null)
+        throw new ExecError(
+          'invalid_request',
+          `tool name "${conflict.name}" is listed twice by ${owner.label}`,
+        );
       throw new NameConflictError(conflict.name, conflict.holder, owner);
     }
     this.checkBudget(owner, tools);
@@ -237,9 +268,7 @@ export class ToolRegistry {
     const key = hidden && hidden.size > 0 ? hiddenKey || [...hidden].sort().join('\u0000') : '';
     let json = this.listCache.get(key);
     if (json === undefined) {
-      const tools = this.ordered
-        .filter((t) => !(key !== '' && hidden!.has(t.name)))
-        .map(listEntry);
+      const tools = this.ordered.filter((t) => !(key !== '' && hidden!.has(t.name))).map(listEntry);
       json = JSON.stringify({ tools });
       // Hidden sets come from the profile, so there are few of them; bound the cache anyway.
       if (this.listCache.size < 256) this.listCache.set(key, json);

@@ -64,7 +64,9 @@ export class ToolsDirWatch {
       const code = (err as NodeJS.ErrnoException).code;
       if (code !== 'ENOENT' && code !== 'ENOTDIR') {
         this.watchBroken = true;
-        this.onError(`cannot watch ${this.dir} (${(err as Error).message}); checking it every ${POLL_MS} ms instead`);
+        this.onError(
+          `cannot watch ${this.dir} (${(err as Error).message}); checking it every ${POLL_MS} ms instead`,
+        );
       }
       return false;
     }
@@ -131,16 +133,21 @@ export class ToolsDirWatch {
 function signature(dir: string, limit = MAX_DECLARATIONS): string {
   let names: string[];
   try {
-    names = readdirSync(dir).filter((n) => n.endsWith('.json')).sort();
+    names = readdirSync(dir)
+      .filter((n) => n.endsWith('.json'))
+      .sort();
   } catch {
     return '';
   }
-  return `${names.length}\n` + names
-    .slice(0, limit)
-    .map((n) => {
-      // lstat: the loader never follows a link, so a link's target changing changes nothing.
-      const st = lstatSync(join(dir, n), { throwIfNoEntry: false });
-      return st ? `${n}\u0000${st.size}\u0000${st.mtimeMs}\u0000${st.ino}` : `${n}\u0000gone`;
-    })
-    .join('\n');
+  return (
+    `${names.length}\n` +
+    names
+      .slice(0, limit)
+      .map((n) => {
+        // lstat: the loader never follows a link, so a link's target changing changes nothing.
+        const st = lstatSync(join(dir, n), { throwIfNoEntry: false });
+        return st ? `${n}\u0000${st.size}\u0000${st.mtimeMs}\u0000${st.ino}` : `${n}\u0000gone`;
+      })
+      .join('\n')
+  );
 }

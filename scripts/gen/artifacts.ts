@@ -1,7 +1,12 @@
 import type { Catalog } from '../../catalog/catalog.js';
 import type { ReceiptPolicy } from '../../catalog/inventory.js';
 import { errorEnvelopeSchema } from '../../catalog/envelope.js';
-import { helpIndexOf, renderActionHelp, renderDomainHelp, renderExecIndex } from '../../catalog/help.js';
+import {
+  helpIndexOf,
+  renderActionHelp,
+  renderDomainHelp,
+  renderExecIndex,
+} from '../../catalog/help.js';
 import { standaloneSchema } from '../../catalog/schemas.js';
 import { readCommandSpecs } from '../../catalog/operator-reads.js';
 import { MCP_TOOLS } from '../../catalog/mcp-tools.js';
@@ -24,7 +29,11 @@ const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
 export function committedArtifacts(catalog: Catalog): Artifact[] {
   return [
     { path: 'specs/openapi.json', content: json(openApiDocument(catalog)), committed: true },
-    { path: 'specs/exec-index.txt', content: renderExecIndex(helpIndexOf(catalog)), committed: true },
+    {
+      path: 'specs/exec-index.txt',
+      content: renderExecIndex(helpIndexOf(catalog)),
+      committed: true,
+    },
     { path: 'specs/limits.md', content: renderLimits(catalog), committed: true },
     { path: INVENTORY_FILE, content: renderInventory(catalog), committed: true },
   ];
@@ -35,15 +44,21 @@ export function committedArtifacts(catalog: Catalog): Artifact[] {
  * of its retrieval action, so the CLI rebuilds receipts from the catalog
  * without loading it.
  */
-export function receiptPolicies(catalog: Catalog): Record<string, ReceiptPolicy & { retrievalRequired: readonly string[] }> {
+export function receiptPolicies(
+  catalog: Catalog,
+): Record<string, ReceiptPolicy & { retrievalRequired: readonly string[] }> {
   const out: Record<string, ReceiptPolicy & { retrievalRequired: readonly string[] }> = {};
   for (const { descriptor: d, inventory } of catalog.entries.values()) {
     const policy = inventory.receipt;
     if (!policy) continue;
     const [domain = '', action = ''] = policy.retrieval.split(' ');
     const retrieval = catalog.get(domain, action);
-    if (!retrieval) throw new Error(`${d.domain} ${d.action}: receipt retrieval "${policy.retrieval}" is not a catalog action`);
-    const required = (retrieval.descriptor.input as { required?: readonly string[] }).required ?? [];
+    if (!retrieval)
+      throw new Error(
+        `${d.domain} ${d.action}: receipt retrieval "${policy.retrieval}" is not a catalog action`,
+      );
+    const required =
+      (retrieval.descriptor.input as { required?: readonly string[] }).required ?? [];
     out[`${d.domain}.${d.action}`] = { ...policy, retrievalRequired: required };
   }
   return out;
@@ -57,21 +72,53 @@ export function receiptPolicies(catalog: Catalog): Record<string, ReceiptPolicy 
  */
 export function buildArtifacts(catalog: Catalog): Artifact[] {
   const out: Artifact[] = [
-    { path: 'dist/generated/help-index.json', content: `${JSON.stringify(helpIndexOf(catalog))}\n`, committed: false },
-    { path: 'dist/generated/schemas/error-envelope.json', content: json(errorEnvelopeSchema), committed: false },
-    { path: 'dist/generated/receipt-policies.json', content: `${JSON.stringify(receiptPolicies(catalog))}\n`, committed: false },
+    {
+      path: 'dist/generated/help-index.json',
+      content: `${JSON.stringify(helpIndexOf(catalog))}\n`,
+      committed: false,
+    },
+    {
+      path: 'dist/generated/schemas/error-envelope.json',
+      content: json(errorEnvelopeSchema),
+      committed: false,
+    },
+    {
+      path: 'dist/generated/receipt-policies.json',
+      content: `${JSON.stringify(receiptPolicies(catalog))}\n`,
+      committed: false,
+    },
     // The operator's read commands (`agentteam task list`, ...), built by cli/program.ts without loading the catalog.
-    { path: 'dist/generated/operator-reads.json', content: `${JSON.stringify(readCommandSpecs(catalog))}\n`, committed: false },
+    {
+      path: 'dist/generated/operator-reads.json',
+      content: `${JSON.stringify(readCommandSpecs(catalog))}\n`,
+      committed: false,
+    },
     // The built-in MCP tools' names, so `agentteam exec message send` can say where message_send really is.
-    { path: 'dist/generated/mcp-tool-names.json', content: `${JSON.stringify(MCP_TOOLS.map((t) => t.name))}\n`, committed: false },
+    {
+      path: 'dist/generated/mcp-tool-names.json',
+      content: `${JSON.stringify(MCP_TOOLS.map((t) => t.name))}\n`,
+      committed: false,
+    },
   ];
   // Help pages pre-rendered: printing one is a file read, no module to load.
   const index = helpIndexOf(catalog);
-  out.push({ path: 'dist/generated/help/_index.txt', content: renderExecIndex(index), committed: false });
+  out.push({
+    path: 'dist/generated/help/_index.txt',
+    content: renderExecIndex(index),
+    committed: false,
+  });
   for (const d of index.domains) {
-    out.push({ path: `dist/generated/help/${d.domain}.txt`, content: renderDomainHelp(d), committed: false });
+    out.push({
+      path: `dist/generated/help/${d.domain}.txt`,
+      content: renderDomainHelp(d),
+      committed: false,
+    });
     for (const a of d.actions) {
-      out.push({ path: `dist/generated/help/${d.domain}.${a.action}.txt`, content: renderActionHelp(d.domain, a), committed: false });
+      out.push({
+        path: `dist/generated/help/${d.domain}.${a.action}.txt`,
+        content: renderActionHelp(d.domain, a),
+        committed: false,
+      });
     }
   }
   for (const { descriptor: d } of catalog.entries.values()) {

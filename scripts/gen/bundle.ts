@@ -30,15 +30,19 @@ export function bundleCli(root: string): Metafile {
     packages: 'external',
     define: { 'import.meta.dirname': '__dirname', 'import.meta.url': '__agentteamModule.url' },
     // A getter: the URL is built only by code that asks for it, never on the exec path.
-    banner: { js: '"use strict";\nconst __agentteamModule = { get url() { return require("node:url").pathToFileURL(__filename).href; } };' },
+    banner: {
+      js: '"use strict";\nconst __agentteamModule = { get url() { return require("node:url").pathToFileURL(__filename).href; } };',
+    },
     metafile: true,
     logLevel: 'warning',
     legalComments: 'none',
     write: false,
   });
-  if (result.errors.length > 0) throw new Error(`bundling the CLI failed: ${result.errors.map((e) => e.text).join('; ')}`);
+  if (result.errors.length > 0)
+    throw new Error(`bundling the CLI failed: ${result.errors.map((e) => e.text).join('; ')}`);
   const [output] = result.outputFiles;
-  if (!output || result.outputFiles.length !== 1) throw new Error('bundling the CLI produced no single output file');
+  if (!output || result.outputFiles.length !== 1)
+    throw new Error('bundling the CLI produced no single output file');
   // Written beside and renamed into place: a CLI started meanwhile (tests, a runtime) never reads half a file.
   const target = join(root, BUNDLE);
   const fresh = `${target}.new-${process.pid}`;

@@ -16,7 +16,9 @@ function inline(value: unknown): string {
 
 /** A row on two or three lines: the action and its risk, its result policy, its receipt policy. */
 function renderRow(row: InventoryRow): string {
-  const lines = [`    { "domain": ${JSON.stringify(row.domain)}, "action": ${JSON.stringify(row.action)}, "risk": ${JSON.stringify(row.risk)}`];
+  const lines = [
+    `    { "domain": ${JSON.stringify(row.domain)}, "action": ${JSON.stringify(row.action)}, "risk": ${JSON.stringify(row.risk)}`,
+  ];
   lines.push(`      "result": ${inline(row.result)}`);
   if (row.receipt) lines.push(`      "receipt": ${inline(row.receipt)}`);
   return `${lines.join(',\n')} }`;

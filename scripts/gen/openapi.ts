@@ -27,14 +27,18 @@ function successEnvelope(dataRef: string): SchemaObject {
 /** One response per HTTP status of the closed error table, naming the codes it carries. */
 function errorResponses(): Record<string, unknown> {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const [code, row] of Object.entries(ERROR_TABLE) as [ErrorCode, (typeof ERROR_TABLE)[ErrorCode]][]) {
+  for (const [code, row] of Object.entries(ERROR_TABLE) as [
+    ErrorCode,
+    (typeof ERROR_TABLE)[ErrorCode],
+  ][]) {
     if (CLI_ONLY.includes(code)) continue;
     byStatus.set(row.http, [...(byStatus.get(row.http) ?? []), code]);
   }
   const out: Record<string, unknown> = {};
   for (const status of [...byStatus.keys()].sort((a, b) => a - b)) {
     const codes = byStatus.get(status) ?? [];
-    const note = status === 403 ? ' Every authentication failure gets the same body, byte for byte.' : '';
+    const note =
+      status === 403 ? ' Every authentication failure gets the same body, byte for byte.' : '';
     out[String(status)] = {
       description: `Error envelope with code ${codes.join(', ')}.${note}`,
       content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
@@ -46,7 +50,10 @@ function errorResponses(): Record<string, unknown> {
 /** OpenAPI 3.1 description of the Exec routes of one runtime authorization, built from the catalog. */
 export function openApiDocument(catalog: Catalog): SchemaObject {
   const { $schema: _s, $id: _i, ...errorEnvelope } = errorEnvelopeSchema;
-  const schemas: Record<string, unknown> = { ErrorEnvelope: errorEnvelope, CatalogView: catalogViewSchema };
+  const schemas: Record<string, unknown> = {
+    ErrorEnvelope: errorEnvelope,
+    CatalogView: catalogViewSchema,
+  };
   const errors = errorResponses();
   const paths: Record<string, unknown> = {
     '/catalog': {
@@ -57,7 +64,9 @@ export function openApiDocument(catalog: Catalog): SchemaObject {
         responses: {
           '200': {
             description: 'Success envelope whose data is the catalog.',
-            content: { 'application/json': { schema: successEnvelope('#/components/schemas/CatalogView') } },
+            content: {
+              'application/json': { schema: successEnvelope('#/components/schemas/CatalogView') },
+            },
           },
           ...errors,
         },
@@ -78,12 +87,19 @@ export function openApiDocument(catalog: Catalog): SchemaObject {
         'x-agentteam-result-policy': inventory.result,
         requestBody: {
           required: true,
-          content: { 'application/json': { schema: { $ref: `#/components/schemas/${base}Input` }, example: d.example } },
+          content: {
+            'application/json': {
+              schema: { $ref: `#/components/schemas/${base}Input` },
+              example: d.example,
+            },
+          },
         },
         responses: {
           '200': {
             description: 'Success envelope.',
-            content: { 'application/json': { schema: successEnvelope(`#/components/schemas/${base}Output`) } },
+            content: {
+              'application/json': { schema: successEnvelope(`#/components/schemas/${base}Output`) },
+            },
           },
           ...errors,
         },
@@ -102,16 +118,23 @@ export function openApiDocument(catalog: Catalog): SchemaObject {
     servers: [
       {
         url: '{daemon}/api/internal/exec/servers/{serverId}/agents/{agentId}',
-        description: 'The value of AGENTTEAM_EXEC_BASE_URL inside a runtime started by `agentteam run`.',
+        description:
+          'The value of AGENTTEAM_EXEC_BASE_URL inside a runtime started by `agentteam run`.',
         variables: {
-          daemon: { default: 'http://127.0.0.1:4000', description: 'The daemon url from $AGENTTEAM_HOME/daemon.json.' },
+          daemon: {
+            default: 'http://127.0.0.1:4000',
+            description: 'The daemon url from $AGENTTEAM_HOME/daemon.json.',
+          },
           serverId: { default: 's1' },
           agentId: { default: 'a1' },
         },
       },
     ],
     security: [{ runtimeToken: [] }],
-    tags: [{ name: 'catalog' }, ...Object.entries(catalog.domains).map(([name, description]) => ({ name, description }))],
+    tags: [
+      { name: 'catalog' },
+      ...Object.entries(catalog.domains).map(([name, description]) => ({ name, description })),
+    ],
     paths,
     components: {
       securitySchemes: {

@@ -20,8 +20,14 @@ export function findChromium(): string | null {
 }
 
 export const CHROMIUM_FLAGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
 ];
 
 export interface Browser {
@@ -32,35 +38,54 @@ export interface Browser {
 }
 
 /** A headless Chromium with a fresh profile directory, closed and removed after the test. */
-export async function launchBrowser(t: TestContext, executablePath: string, viewport = { width: 1280, height: 800 }): Promise<Browser> {
+export async function launchBrowser(
+  t: TestContext,
+  executablePath: string,
+  viewport = { width: 1280, height: 800 },
+): Promise<Browser> {
   const { chromium } = await import('playwright-core');
   const dir = mkdtempSync(join(tmpdir(), 'agentteam-chromium-'));
-  const context = await chromium.launchPersistentContext(dir, { executablePath, headless: true, args: CHROMIUM_FLAGS, viewport, timeout: 60_000 });
+  const context = await chromium.launchPersistentContext(dir, {
+    executablePath,
+    headless: true,
+    args: CHROMIUM_FLAGS,
+    viewport,
+    timeout: 60_000,
+  });
   t.after(async () => {
     await context.close().catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
   });
   const cspViolations: string[] = [];
-  const watch = (p: Page) => p.on('console', (m) => {
-    if (/Content[- ]Security[- ]Policy|Refused to (execute|load|apply)/i.test(m.text())) cspViolations.push(m.text());
-  });
+  const watch = (p: Page) =>
+    p.on('console', (m) => {
+      if (/Content[- ]Security[- ]Policy|Refused to (execute|load|apply)/i.test(m.text()))
+        cspViolations.push(m.text());
+    });
   context.pages().forEach(watch);
   context.on('page', watch);
   return { context, cspViolations, newPage: () => context.newPage() };
 }
 
 /** Why the console's browser tests skip here, or false where a Chromium is found. */
-export const CHROMIUM_SKIP: string | false = findChromium() ? false : 'no Chromium found (install Debian\'s chromium package or set AGENTTEAM_CHROMIUM)';
+export const CHROMIUM_SKIP: string | false = findChromium()
+  ? false
+  : "no Chromium found (install Debian's chromium package or set AGENTTEAM_CHROMIUM)";
 
 /** Where the console tests save screenshots (docs/console), when set. */
 const SHOTS = process.env.AGENTTEAM_SCREENSHOTS;
 
 /** `agentteam console`: the one-time sign-in link it prints, under the console's own `*.localhost` name. */
-export async function signInUrl(d: { cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> }): Promise<string> {
+export async function signInUrl(d: {
+  cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }>;
+}): Promise<string> {
   const r = await d.cli(['console']);
   assert.equal(r.code, 0, r.stderr);
   const url = r.stdout.trim();
-  assert.match(url, /^http:\/\/agentteam-[0-9a-f]{32}\.localhost:\d+\/console\/login\?code=[A-Za-z0-9_-]{43}$/);
+  assert.match(
+    url,
+    /^http:\/\/agentteam-[0-9a-f]{32}\.localhost:\d+\/console\/login\?code=[A-Za-z0-9_-]{43}$/,
+  );
   return url;
 }
 
@@ -69,4 +94,3 @@ export async function shot(page: Page, name: string): Promise<void> {
   mkdirSync(SHOTS, { recursive: true });
   await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
 }
-

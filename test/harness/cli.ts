@@ -23,7 +23,10 @@ export function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
 }
 
 /** Runs the built CLI to completion, feeding `stdin` when given; `spawn` adds child_process options. */
-export function runCli(args: readonly string[], opts: { env?: NodeJS.ProcessEnv; stdin?: string; bin?: string; spawn?: SpawnOptions } = {}): Promise<RunResult> {
+export function runCli(
+  args: readonly string[],
+  opts: { env?: NodeJS.ProcessEnv; stdin?: string; bin?: string; spawn?: SpawnOptions } = {},
+): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [opts.bin ?? BIN, ...args], {
       env: opts.env ?? cleanEnv(),
@@ -55,4 +58,8 @@ export async function pool<T>(jobs: readonly (() => Promise<T>)[], limit = 4): P
 }
 
 export const packageVersion = (): string =>
-  (JSON.parse(readFileSync(new URL('package.json', `file://${ROOT}`), 'utf8')) as { version: string }).version;
+  (
+    JSON.parse(readFileSync(new URL('package.json', `file://${ROOT}`), 'utf8')) as {
+      version: string;
+    }
+  ).version;

@@ -21,11 +21,19 @@ const TOOLS = ['task/create', 'task/list', 'message/post', 'approval/request', '
  */
 export function fillAudit(home: string, rows: number, now: number): void {
   const db = new Database(join(home, 'store.db'));
-  const insert = db.prepare(`INSERT INTO audit (at, server_id, agent_id, authorization_id, generation_id, runtime, thread_id, via, transport, tool, outcome, duration_us, request_bytes, result_bytes, trace_id, args, result)
+  const insert =
+    db.prepare(`INSERT INTO audit (at, server_id, agent_id, authorization_id, generation_id, runtime, thread_id, via, transport, tool, outcome, duration_us, request_bytes, result_bytes, trace_id, args, result)
     VALUES (?, 's1', ?, 'auth0', 'gen0', 'generic', NULL, 'exec', 'exec', ?, ?, ?, 20, 200, NULL, NULL, NULL)`);
   const span = 55 * 60_000;
   db.transaction(() => {
-    for (let i = 0; i < rows; i++) insert.run(now - span + Math.floor((i * span) / rows), `agent-${i % 7}`, TOOLS[i % TOOLS.length]!, i % 20 === 0 ? 'not_found' : 'ok', 1000 + ((i * 7919) % 50_000));
+    for (let i = 0; i < rows; i++)
+      insert.run(
+        now - span + Math.floor((i * span) / rows),
+        `agent-${i % 7}`,
+        TOOLS[i % TOOLS.length]!,
+        i % 20 === 0 ? 'not_found' : 'ok',
+        1000 + ((i * 7919) % 50_000),
+      );
   })();
   db.close();
 }
@@ -42,7 +50,12 @@ export async function consoleCookie(d: Daemon): Promise<ConsoleSession> {
   if (r.code !== 0) throw new Error(`agentteam console: ${r.stderr}`);
   const link = new URL(r.stdout.trim());
   const code = link.searchParams.get('code')!;
-  const login = await rawRequest(`${d.url}/console/login`, 'POST', { host: link.host, 'content-type': 'application/x-www-form-urlencoded', origin: link.origin }, `code=${code}`);
+  const login = await rawRequest(
+    `${d.url}/console/login`,
+    'POST',
+    { host: link.host, 'content-type': 'application/x-www-form-urlencoded', origin: link.origin },
+    `code=${code}`,
+  );
   if (login.status !== 303) throw new Error(`console sign-in answered ${login.status}`);
   return { cookie: String(login.headers['set-cookie']).split(';')[0]!, host: link.host };
 }
@@ -71,29 +84,41 @@ export function openLive(d: Daemon, session: ConsoleSession, path: string): Live
     ended ??= e;
     settle();
   };
-  const req: ClientRequest = request(`${d.url}${path}`, { headers: { cookie: session.cookie, host: session.host }, agent: false }, (res) => {
-    if (res.statusCode !== 200) end(new Error(`${path} answered ${res.statusCode}`));
-    let buf = '';
-    res.setEncoding('utf8').on('data', (chunk: string) => {
-      buf += chunk;
-      for (let at = buf.indexOf('\n\n'); at >= 0; at = buf.indexOf('\n\n')) {
-        const frame = buf.slice(0, at);
-        buf = buf.slice(at + 2);
-        if (frame.startsWith('event: fragment\n')) fragments.push(frame.split('\n').slice(1).map((l) => l.slice(6)).join('\n'));
-      }
-      settle();
-    });
-    res.on('end', () => end(new Error(`${path} ended`)));
-    res.on('error', end);
-  });
+  const req: ClientRequest = request(
+    `${d.url}${path}`,
+    { headers: { cookie: session.cookie, host: session.host }, agent: false },
+    (res) => {
+      if (res.statusCode !== 200) end(new Error(`${path} answered ${res.statusCode}`));
+      let buf = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => {
+        buf += chunk;
+        for (let at = buf.indexOf('\n\n'); at >= 0; at = buf.indexOf('\n\n')) {
+          const frame = buf.slice(0, at);
+          buf = buf.slice(at + 2);
+          if (frame.startsWith('event: fragment\n'))
+            fragments.push(
+              frame
+                .split('\n')
+                .slice(1)
+                .map((l) => l.slice(6))
+                .join('\n'),
+            );
+        }
+        settle();
+      });
+      res.on('end', () => end(new Error(`${path} ended`)));
+      res.on('error', end);
+    },
+  );
   req.on('error', end);
   req.end();
   return {
     fragments,
-    atLeast: (n) => new Promise<void>((resolve, reject) => {
-      waiters.push({ n, resolve, reject });
-      settle();
-    }),
+    atLeast: (n) =>
+      new Promise<void>((resolve, reject) => {
+        waiters.push({ n, resolve, reject });
+        settle();
+      }),
     close: () => {
       ended ??= new Error('closed');
       req.destroy();
@@ -103,7 +128,11 @@ export function openLive(d: Daemon, session: ConsoleSession, path: string): Live
 
 /** The "Calls, last hour" figure of an Overview fragment. */
 export function hourCalls(fragment: string): number {
-  return Number(/data-stat="Calls, last hour"><span class="mute">[^<]*<\/span><b>(\d+)<\/b>/.exec(fragment)?.[1] ?? NaN);
+  return Number(
+    /data-stat="Calls, last hour"><span class="mute">[^<]*<\/span><b>(\d+)<\/b>/.exec(
+      fragment,
+    )?.[1] ?? NaN,
+  );
 }
 
 /** CPU time a process has used so far (user + system, ms); Linux only (NaN elsewhere). */

@@ -16,14 +16,26 @@ export async function signIn(d: Daemon): Promise<ConsoleClient> {
   const r = await d.cli(['console']);
   assert.equal(r.code, 0, r.stderr);
   const link = new URL(r.stdout.trim());
-  const host = link.host, origin = link.origin;
+  const host = link.host,
+    origin = link.origin;
   const form = (f: Record<string, string>) => new URLSearchParams(f).toString();
-  const login = await rawRequest(`${d.url}/console/login`, 'POST', { host, origin, 'content-type': 'application/x-www-form-urlencoded' }, form({ code: link.searchParams.get('code')! }));
+  const login = await rawRequest(
+    `${d.url}/console/login`,
+    'POST',
+    { host, origin, 'content-type': 'application/x-www-form-urlencoded' },
+    form({ code: link.searchParams.get('code')! }),
+  );
   assert.equal(login.status, 303, login.body);
   const cookie = String(login.headers['set-cookie']).split(';')[0]!;
   return {
     origin,
     get: (path) => rawRequest(`${d.url}${path}`, 'GET', { host, cookie }),
-    post: (path, f, csrf) => rawRequest(`${d.url}${path}`, 'POST', { host, origin, cookie, 'content-type': 'application/x-www-form-urlencoded' }, form({ ...f, csrf })),
+    post: (path, f, csrf) =>
+      rawRequest(
+        `${d.url}${path}`,
+        'POST',
+        { host, origin, cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        form({ ...f, csrf }),
+      ),
   };
 }

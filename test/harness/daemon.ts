@@ -24,12 +24,25 @@ export interface CliResult {
 }
 
 /** Runs the CLI to completion with AGENTTEAM_HOME=home; `input` is its stdin. */
-export async function cli(home: string, args: string[], opts: { env?: NodeJS.ProcessEnv; input?: string; bin?: string } = {}): Promise<CliResult> {
+export async function cli(
+  home: string,
+  args: string[],
+  opts: { env?: NodeJS.ProcessEnv; input?: string; bin?: string } = {},
+): Promise<CliResult> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, [opts.bin ?? BIN, ...args], { env: { ...process.env, AGENTTEAM_HOME: home, ...opts.env }, timeout: CLI_TIMEOUT_MS }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
-      resolve({ code, stdout, stderr });
-    });
+    const child = execFile(
+      process.execPath,
+      [opts.bin ?? BIN, ...args],
+      { env: { ...process.env, AGENTTEAM_HOME: home, ...opts.env }, timeout: CLI_TIMEOUT_MS },
+      (err, stdout, stderr) => {
+        const code = err
+          ? typeof (err as { code?: unknown }).code === 'number'
+            ? (err as { code: number }).code
+            : 1
+          : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
     if (opts.input !== undefined) child.stdin?.end(opts.input);
   });
 }
@@ -80,10 +93,23 @@ export async function startDaemon(opts: DaemonOptions = {}): Promise<SpawnedDaem
     pid: 0,
     async start() {
       const env = { ...process.env, AGENTTEAM_HOME: home, ...opts.env };
-      const { stdout } = opts.descriptorLimit === undefined
-        ? await execFileP(process.execPath, start, { env, timeout: CLI_TIMEOUT_MS })
-        : await execFileP('bash', ['-c', `ulimit -n ${opts.descriptorLimit} && exec "$0" "$@"`, process.execPath, ...start], { env, timeout: CLI_TIMEOUT_MS });
-      const info = JSON.parse(stdout.trim().split('\n').pop() ?? '') as { url: string; pid: number };
+      const { stdout } =
+        opts.descriptorLimit === undefined
+          ? await execFileP(process.execPath, start, { env, timeout: CLI_TIMEOUT_MS })
+          : await execFileP(
+              'bash',
+              [
+                '-c',
+                `ulimit -n ${opts.descriptorLimit} && exec "$0" "$@"`,
+                process.execPath,
+                ...start,
+              ],
+              { env, timeout: CLI_TIMEOUT_MS },
+            );
+      const info = JSON.parse(stdout.trim().split('\n').pop() ?? '') as {
+        url: string;
+        pid: number;
+      };
       d.url = info.url;
       d.pid = info.pid;
     },
@@ -130,7 +156,8 @@ export interface RuntimeOptions {
 }
 
 // Prints its environment and argv as one JSON line, then idles until killed.
-const CHILD = 'process.stdout.write(JSON.stringify({env:process.env,argv:process.argv.slice(1),pid:process.pid})+"\\n");setInterval(()=>{},1e6)';
+const CHILD =
+  'process.stdout.write(JSON.stringify({env:process.env,argv:process.argv.slice(1),pid:process.pid})+"\\n");setInterval(()=>{},1e6)';
 
 /** An executable that behaves like the runtime child above, for drivers that add their own arguments. */
 export function fakeRuntime(dir: string, name: string): string {
@@ -141,11 +168,26 @@ export function fakeRuntime(dir: string, name: string): string {
 
 /** A runtime under `agentteam run` (server s1, agent a1 unless given) whose credential the test uses directly. */
 export async function startRuntime(d: Daemon, opts: RuntimeOptions = {}): Promise<Runtime> {
-  const args = [d.bin ?? BIN, 'run', '--server', opts.server ?? 's1', '--agent', opts.agent ?? 'a1', ...(opts.runArgs ?? [])];
+  const args = [
+    d.bin ?? BIN,
+    'run',
+    '--server',
+    opts.server ?? 's1',
+    '--agent',
+    opts.agent ?? 'a1',
+    ...(opts.runArgs ?? []),
+  ];
   if (opts.runtime) args.push('--runtime', opts.runtime);
   args.push('--', ...(opts.command ?? [process.execPath, '-e', CHILD]));
-  const proc = spawn(process.execPath, args, { env: { ...process.env, ...opts.env, AGENTTEAM_HOME: d.home }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const { env, argv, pid } = JSON.parse(await firstLine(proc)) as { env: Record<string, string>; argv: string[]; pid: number };
+  const proc = spawn(process.execPath, args, {
+    env: { ...process.env, ...opts.env, AGENTTEAM_HOME: d.home },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const { env, argv, pid } = JSON.parse(await firstLine(proc)) as {
+    env: Record<string, string>;
+    argv: string[];
+    pid: number;
+  };
   return {
     env,
     argv,
@@ -189,7 +231,11 @@ export function firstLine(proc: ChildProcess, timeoutMs = 20_000): Promise<strin
 }
 
 /** A temp AGENTTEAM_HOME removed after the test, with every pid started in it (and its daemon) killed. */
-export function tempHome(t: TestContext): { home: string; env: NodeJS.ProcessEnv; track: (pid: number) => void } {
+export function tempHome(t: TestContext): {
+  home: string;
+  env: NodeJS.ProcessEnv;
+  track: (pid: number) => void;
+} {
   const home = mkdtempSync(join(tmpdir(), 'agentteam-h2-'));
   const pids = new Set<number>();
   t.after(() => {
@@ -212,7 +258,11 @@ export function tempHome(t: TestContext): { home: string; env: NodeJS.ProcessEnv
 }
 
 /** Runs the CLI to completion in `env` (which names the home), with its exit signal. */
-export function cliEnv(args: string[], env: NodeJS.ProcessEnv, opts: SpawnOptions = {}): Promise<RunResult> {
+export function cliEnv(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  opts: SpawnOptions = {},
+): Promise<RunResult> {
   return runCli(args, { env, bin: BIN, spawn: opts });
 }
 
@@ -220,14 +270,26 @@ export function cliEnv(args: string[], env: NodeJS.ProcessEnv, opts: SpawnOption
  * Spawns the CLI without waiting (for `run`), as the leader of its own process
  * group so cleanup can kill it together with the command it started.
  */
-export function cliSpawn(args: string[], env: NodeJS.ProcessEnv, track: (pid: number) => void): ChildProcess {
-  const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+export function cliSpawn(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  track: (pid: number) => void,
+): ChildProcess {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   if (child.pid) track(-child.pid);
   return child;
 }
 
 /** `daemon start` (detached) in `env`; returns the ready line and tracks the daemon's pid. */
-export async function startDaemonCli(env: NodeJS.ProcessEnv, track: (pid: number) => void, extra: string[] = []): Promise<{ url: string; pid: number }> {
+export async function startDaemonCli(
+  env: NodeJS.ProcessEnv,
+  track: (pid: number) => void,
+  extra: string[] = [],
+): Promise<{ url: string; pid: number }> {
   const r = await cliEnv(['daemon', 'start', ...extra], env);
   if (r.code !== 0) throw new Error(`daemon start failed (${r.code}): ${r.stderr}`);
   const ready = JSON.parse(r.stdout.trim()) as { url: string; pid: number };

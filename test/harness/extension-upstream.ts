@@ -13,7 +13,11 @@ export interface Received {
  * 401, "acme/forbidden" 403, "acme/broken" 500, "acme/garbage" a body that
  * does not match the output schema.
  */
-export async function startUpstream(): Promise<{ url: string; received: Received[]; close(): Promise<void> }> {
+export async function startUpstream(): Promise<{
+  url: string;
+  received: Received[];
+  close(): Promise<void>;
+}> {
   const received: Received[] = [];
   const watches = new Map<string, Record<string, unknown>>();
   let n = 0;
@@ -29,11 +33,17 @@ export async function startUpstream(): Promise<{ url: string; received: Received
       };
       const repo = body.input.repo;
       if (repo === 'acme/revoked') return send(401, { message: 'Bad credentials' });
-      if (repo === 'acme/forbidden') return send(403, { message: 'Resource not accessible by integration' });
+      if (repo === 'acme/forbidden')
+        return send(403, { message: 'Resource not accessible by integration' });
       if (repo === 'acme/broken') return send(500, { message: 'boom' });
       if (repo === 'acme/garbage') return send(200, { nothing: true });
       if (body.action === 'watch') {
-        const watch = { id: `w_${++n}`, repo, number: body.input.number, target: body.input.target };
+        const watch = {
+          id: `w_${++n}`,
+          repo,
+          number: body.input.number,
+          target: body.input.target,
+        };
         watches.set(watch.id, watch);
         return send(200, { watch });
       }
@@ -49,10 +59,11 @@ export async function startUpstream(): Promise<{ url: string; received: Received
   return {
     url: `http://127.0.0.1:${port}`,
     received,
-    close: () => new Promise((r) => {
-      server.close(() => r());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
   };
 }
 
@@ -70,7 +81,15 @@ export async function closedPort(): Promise<number> {
  * every `everyMs` forever: it never finishes an answer. `open` counts the
  * connections it holds; `closed` resolves with the count each time one ends.
  */
-export async function startTrickle(everyMs = 300): Promise<{ url: string; open(): number; accepted(): number; waitClosed(n: number, ms: number): Promise<boolean>; close(): Promise<void> }> {
+export async function startTrickle(
+  everyMs = 300,
+): Promise<{
+  url: string;
+  open(): number;
+  accepted(): number;
+  waitClosed(n: number, ms: number): Promise<boolean>;
+  close(): Promise<void>;
+}> {
   let open = 0;
   let accepted = 0;
   let ended = 0;
@@ -110,9 +129,10 @@ export async function startTrickle(everyMs = 300): Promise<{ url: string; open()
       }
       return true;
     },
-    close: () => new Promise((r) => {
-      server.close(() => r());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
   };
 }

@@ -15,7 +15,22 @@ import { gateWith } from './gate.js';
  * text is drawn from a word list, so it shares no 8-byte run with a secret.
  */
 
-const ESCAPED = ['"', '\\', '\n', '\r', '\t', '\b', '\f', '\u0000', '\u0001', '\u001b', '\u001f', '\u007f', '\u2028', '\u2029'];
+const ESCAPED = [
+  '"',
+  '\\',
+  '\n',
+  '\r',
+  '\t',
+  '\b',
+  '\f',
+  '\u0000',
+  '\u0001',
+  '\u001b',
+  '\u001f',
+  '\u007f',
+  '\u2028',
+  '\u2029',
+];
 const MULTIBYTE = ['é', 'ß', 'ж', '漢', '字', '€', '🔑', '😀', '\u0301', 'ﬁ', '…'];
 
 const secretChar = fc.oneof(
@@ -39,12 +54,33 @@ export const secretArb: fc.Arbitrary<string> = fc
   .map((cs) => withinBytes(cs.join(''), 200))
   .filter((s) => Buffer.byteLength(s, 'utf8') >= 8);
 
-export const WORDS = ['alpha', 'deploy', 'canary', 'budget', 'roadmap', 'token', 'key', 'notes', 'weekly', 'the', 'and', 'of', 'release', 'github', 'secret', 'ghp'];
+export const WORDS = [
+  'alpha',
+  'deploy',
+  'canary',
+  'budget',
+  'roadmap',
+  'token',
+  'key',
+  'notes',
+  'weekly',
+  'the',
+  'and',
+  'of',
+  'release',
+  'github',
+  'secret',
+  'ghp',
+];
 const word = fc.constantFrom(...WORDS);
 
 /** A line of filler words; `long` lines are far longer than a search passage (1.5 KB) or a kb_fetch page (8 KiB). */
 export const lineArb = (long: boolean): fc.Arbitrary<string> =>
-  long ? fc.tuple(fc.integer({ min: 2_000, max: 20_000 }), fc.nat()).map(([n, seed]) => fillerOf(n, seed)) : fc.array(word, { maxLength: 14 }).map((ws) => ws.join(' '));
+  long
+    ? fc
+        .tuple(fc.integer({ min: 2_000, max: 20_000 }), fc.nat())
+        .map(([n, seed]) => fillerOf(n, seed))
+    : fc.array(word, { maxLength: 14 }).map((ws) => ws.join(' '));
 
 /** About `chars` characters of filler words, chosen by a small generator from `seed` (cheap for long lines). */
 function fillerOf(chars: number, seed: number): string {
@@ -69,12 +105,28 @@ export interface Planted {
 }
 
 export function plantedArb(opts: { long: boolean; maxLines?: number }): fc.Arbitrary<Planted> {
-  const lines = fc.array(fc.oneof({ weight: 5, arbitrary: lineArb(false) }, { weight: 1, arbitrary: word.map((w) => `# ${w}`) }, { weight: opts.long ? 2 : 0, arbitrary: lineArb(true) }), {
-    minLength: 1,
-    maxLength: opts.maxLines ?? 30,
-  });
+  const lines = fc.array(
+    fc.oneof(
+      { weight: 5, arbitrary: lineArb(false) },
+      { weight: 1, arbitrary: word.map((w) => `# ${w}`) },
+      { weight: opts.long ? 2 : 0, arbitrary: lineArb(true) },
+    ),
+    {
+      minLength: 1,
+      maxLength: opts.maxLines ?? 30,
+    },
+  );
   return fc
-    .record({ secret: secretArb, lines, at: fc.nat(), offset: fc.nat(), glue: fc.constantFrom('', ' ', '\n', ': ', '='), qs: fc.nat(), ql: fc.integer({ min: 1, max: 40 }), star: fc.boolean() })
+    .record({
+      secret: secretArb,
+      lines,
+      at: fc.nat(),
+      offset: fc.nat(),
+      glue: fc.constantFrom('', ' ', '\n', ': ', '='),
+      qs: fc.nat(),
+      ql: fc.integer({ min: 1, max: 40 }),
+      star: fc.boolean(),
+    })
     .map(({ secret, lines, at, offset, glue, qs, ql, star }) => {
       const copy = [...lines];
       const i = at % copy.length;
@@ -126,7 +178,9 @@ export function assertNoLeak(secret: string, output: string, what: string, benig
   const forms = [w, esc(w), esc(esc(w))];
   const form = forms.find((f) => output.includes(f))!;
   const at = output.indexOf(form);
-  throw new Error(`${what}: ${JSON.stringify(w)} of secret ${JSON.stringify(secret)} appears in the output: ...${JSON.stringify(output.slice(Math.max(0, at - 80), at + form.length + 80))}...`);
+  throw new Error(
+    `${what}: ${JSON.stringify(w)} of secret ${JSON.stringify(secret)} appears in the output: ...${JSON.stringify(output.slice(Math.max(0, at - 80), at + form.length + 80))}...`,
+  );
 }
 
 /** Batches of planted cases: `runs` runs of `size` cases each (fast-check shrinks a failing batch). */
@@ -147,7 +201,12 @@ export function tempDir(t: TestContext, prefix: string): string {
 }
 
 /** The MCP frame of a tool's answer, as the shared boundary makes it (or the error it becomes). */
-export function frameOf(gate: ResultGate, name: string, input: Record<string, unknown>, data: unknown): string {
+export function frameOf(
+  gate: ResultGate,
+  name: string,
+  input: Record<string, unknown>,
+  data: unknown,
+): string {
   try {
     return sharedBoundary(gate)(tool(name), input, data);
   } catch (err) {
@@ -155,7 +214,9 @@ export function frameOf(gate: ResultGate, name: string, input: Record<string, un
   }
 }
 
-export async function settle<T>(p: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
+export async function settle<T>(
+  p: Promise<T>,
+): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
   try {
     return { ok: true, value: await p };
   } catch (error) {
@@ -177,12 +238,23 @@ export function checkSpills(dir: string, secrets: readonly string[]): void {
   }
 }
 
-export const withWord = (p: Planted, i: number) => p.text.replace(p.secret, () => ` cw${i}q ${p.secret} cw${i}q `);
+export const withWord = (p: Planted, i: number) =>
+  p.text.replace(p.secret, () => ` cw${i}q ${p.secret} cw${i}q `);
 
 /** Filler with the secret at a random offset, `size` bytes about (cheap to make large). */
-export const outputArb = fc.record({ secret: secretArb, size: fc.oneof(fc.integer({ min: 0, max: 600 }), fc.integer({ min: 1_000, max: 12_000 })), at: fc.double({ min: 0, max: 1, noNaN: true }), seed: fc.nat() });
+export const outputArb = fc.record({
+  secret: secretArb,
+  size: fc.oneof(fc.integer({ min: 0, max: 600 }), fc.integer({ min: 1_000, max: 12_000 })),
+  at: fc.double({ min: 0, max: 1, noNaN: true }),
+  seed: fc.nat(),
+});
 export function outputText(o: { secret: string; size: number; at: number; seed: number }): string {
-  const filler = Array.from({ length: Math.ceil(o.size / 6) + 1 }, (_, k) => WORDS[(o.seed + k * 7) % WORDS.length]).join(' ').slice(0, o.size);
+  const filler = Array.from(
+    { length: Math.ceil(o.size / 6) + 1 },
+    (_, k) => WORDS[(o.seed + k * 7) % WORDS.length],
+  )
+    .join(' ')
+    .slice(0, o.size);
   const cut = Math.floor(filler.length * o.at);
   return `${filler.slice(0, cut)}${o.secret}${filler.slice(cut)}`;
 }

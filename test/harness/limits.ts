@@ -6,10 +6,17 @@ import { jsonBytes } from '../../catalog/limits.js';
  * `suffix` (to keep values distinct), then padding that uses up every byte
  * left. Its JSON form is exactly `bytes` long whenever the characters allow.
  */
-export function expensive(limit: { chars: number; bytes: number }, unit = '\u0001', suffix = ''): string {
+export function expensive(
+  limit: { chars: number; bytes: number },
+  unit = '\u0001',
+  suffix = '',
+): string {
   const unitBytes = jsonBytes(unit);
   const fixed = jsonBytes(suffix);
-  const count = Math.min(limit.chars - [...suffix].length, Math.floor((limit.bytes - fixed) / unitBytes));
+  const count = Math.min(
+    limit.chars - [...suffix].length,
+    Math.floor((limit.bytes - fixed) / unitBytes),
+  );
   let s = unit.repeat(Math.max(0, count)) + suffix;
   let chars = [...s].length;
   let bytes = jsonBytes(s);

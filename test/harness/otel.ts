@@ -50,4 +50,5 @@ export function callerContext(): { traceId: string; spanId: string; traceparent:
 }
 
 export const inTrace = (traceId: string) => receiver.spans.filter((s) => s.traceId === traceId);
-export const childrenOf = (span: ReceivedSpan) => receiver.spans.filter((s) => s.parentSpanId === span.spanId);
+export const childrenOf = (span: ReceivedSpan) =>
+  receiver.spans.filter((s) => s.parentSpanId === span.spanId);

@@ -8,7 +8,15 @@ import type { AddressInfo } from 'node:net';
  * accepted and kept as received (headers and bytes), not decoded.
  */
 
-export interface OtlpAttr { key: string; value: { stringValue?: string; intValue?: string | number; boolValue?: boolean; doubleValue?: number } }
+export interface OtlpAttr {
+  key: string;
+  value: {
+    stringValue?: string;
+    intValue?: string | number;
+    boolValue?: boolean;
+    doubleValue?: number;
+  };
+}
 
 export interface ReceivedSpan {
   traceId: string;
@@ -44,7 +52,12 @@ function attrs(list: OtlpAttr[] | undefined): Record<string, string | number | b
   const out: Record<string, string | number | boolean> = {};
   for (const a of list ?? []) {
     const v = a.value;
-    out[a.key] = v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : undefined) ?? v.boolValue ?? v.doubleValue ?? '';
+    out[a.key] =
+      v.stringValue ??
+      (v.intValue !== undefined ? Number(v.intValue) : undefined) ??
+      v.boolValue ??
+      v.doubleValue ??
+      '';
   }
   return out;
 }
@@ -71,7 +84,16 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
           const resource = attrs(rs.resource?.attributes);
           for (const ss of rs.scopeSpans ?? []) {
             for (const s of ss.spans ?? []) {
-              spans.push({ traceId: s.traceId, spanId: s.spanId, ...(s.parentSpanId ? { parentSpanId: s.parentSpanId } : {}), name: s.name, kind: s.kind, attributes: attrs(s.attributes), status: s.status, resource });
+              spans.push({
+                traceId: s.traceId,
+                spanId: s.spanId,
+                ...(s.parentSpanId ? { parentSpanId: s.parentSpanId } : {}),
+                name: s.name,
+                kind: s.kind,
+                attributes: attrs(s.attributes),
+                status: s.status,
+                resource,
+              });
             }
           }
         }
@@ -80,7 +102,13 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
           for (const sm of rm.scopeMetrics ?? []) {
             for (const m of sm.metrics ?? []) {
               const data = m.histogram ?? m.sum ?? m.gauge ?? {};
-              metrics.push({ name: m.name, points: (data.dataPoints ?? []).map((p: Record<string, any>) => ({ attributes: attrs(p.attributes), raw: p })) });
+              metrics.push({
+                name: m.name,
+                points: (data.dataPoints ?? []).map((p: Record<string, any>) => ({
+                  attributes: attrs(p.attributes),
+                  raw: p,
+                })),
+              });
             }
           }
         }
@@ -92,19 +120,26 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
-    spans, metrics, bodies, headers,
+    spans,
+    metrics,
+    bodies,
+    headers,
     async waitFor(find, ms = 10_000) {
       const until = Date.now() + ms;
       for (;;) {
         const found = find();
         if (found !== undefined) return found;
-        if (Date.now() > until) throw new Error(`not received within ${ms} ms; spans: ${JSON.stringify(spans.map((s) => s.name))}`);
+        if (Date.now() > until)
+          throw new Error(
+            `not received within ${ms} ms; spans: ${JSON.stringify(spans.map((s) => s.name))}`,
+          );
         await new Promise((r) => setTimeout(r, 25));
       }
     },
-    close: () => new Promise((r) => {
-      server.close(() => r());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
   };
 }

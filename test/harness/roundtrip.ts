@@ -22,7 +22,9 @@ export interface FieldRule {
 }
 
 export function ruleOf(field: Record<string, unknown>): FieldRule {
-  const schema = Array.isArray(field.anyOf) ? (field.anyOf as Record<string, unknown>[]).find((x) => x.type === 'string')! : field;
+  const schema = Array.isArray(field.anyOf)
+    ? (field.anyOf as Record<string, unknown>[]).find((x) => x.type === 'string')!
+    : field;
   return {
     minLength: (schema.minLength as number | undefined) ?? 0,
     maxLength: schema.maxLength as number,
@@ -34,14 +36,46 @@ export function ruleOf(field: Record<string, unknown>): FieldRule {
 /** What the limits say, computed independently of ajv. */
 export function acceptable(s: string, r: FieldRule): boolean {
   const chars = s.length - (s.match(/[\ud800-\udbff][\udc00-\udfff]/g)?.length ?? 0);
-  return isWellFormedText(s) && chars >= r.minLength && chars <= r.maxLength && jsonBytes(s) <= r.maxBytes && (r.pattern?.test(s) ?? true);
+  return (
+    isWellFormedText(s) &&
+    chars >= r.minLength &&
+    chars <= r.maxLength &&
+    jsonBytes(s) <= r.maxBytes &&
+    (r.pattern?.test(s) ?? true)
+  );
 }
 
-const SPECIALS = ['\u0000', '\u0001', '\u001f', '\u007f', '\u0085', '"', '\\', '/', '\n', '\r', '\t', '\u2028', '\u2029', '\ufeff', '\ufffd', '\ufffe', '\uffff', '\u{10ffff}', '\u{1f600}', 'e\u0301', '\u00e9', ' '];
+const SPECIALS = [
+  '\u0000',
+  '\u0001',
+  '\u001f',
+  '\u007f',
+  '\u0085',
+  '"',
+  '\\',
+  '/',
+  '\n',
+  '\r',
+  '\t',
+  '\u2028',
+  '\u2029',
+  '\ufeff',
+  '\ufffd',
+  '\ufffe',
+  '\uffff',
+  '\u{10ffff}',
+  '\u{1f600}',
+  'e\u0301',
+  '\u00e9',
+  ' ',
+];
 
 const unit = fc.oneof(
   { weight: 4, arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }) },
-  { weight: 2, arbitrary: fc.integer({ min: 0xd800, max: 0xdfff }).map((c) => String.fromCharCode(c)) },
+  {
+    weight: 2,
+    arbitrary: fc.integer({ min: 0xd800, max: 0xdfff }).map((c) => String.fromCharCode(c)),
+  },
   { weight: 3, arbitrary: fc.constantFrom(...SPECIALS) },
   { weight: 2, arbitrary: fc.string({ unit: 'binary-ascii', minLength: 1, maxLength: 1 }) },
 );
@@ -52,19 +86,28 @@ export function stringsFor(r: FieldRule): fc.Arbitrary<string> {
     { weight: 14, arbitrary: fc.array(unit, { maxLength: 24 }).map((xs) => xs.join('')) },
     {
       weight: 2,
-      arbitrary: fc.tuple(unit, fc.integer({ min: -2, max: 2 }), fc.array(unit, { maxLength: 3 })).map(([u, d, tail]) => {
-        const n = Math.max(0, Math.floor(r.maxBytes / Math.max(1, jsonBytes(u))) + d);
-        return u.repeat(Math.min(n, r.maxLength + 2)) + tail.join('');
-      }),
+      arbitrary: fc
+        .tuple(unit, fc.integer({ min: -2, max: 2 }), fc.array(unit, { maxLength: 3 }))
+        .map(([u, d, tail]) => {
+          const n = Math.max(0, Math.floor(r.maxBytes / Math.max(1, jsonBytes(u))) + d);
+          return u.repeat(Math.min(n, r.maxLength + 2)) + tail.join('');
+        }),
     },
-    { weight: 1, arbitrary: fc.integer({ min: -2, max: 2 }).map((d) => 'a'.repeat(Math.max(0, r.maxLength + d))) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .integer({ min: -2, max: 2 })
+        .map((d) => 'a'.repeat(Math.max(0, r.maxLength + d))),
+    },
   );
 }
 
 /** JSON text of a value, with every non-ASCII code unit written as a \u escape when `escape` is set. */
 export function jsonText(value: unknown, escape: boolean): string {
   const text = JSON.stringify(value);
-  return escape ? text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : text;
+  return escape
+    ? text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    : text;
 }
 
 /** The daemon's own body decoding: UTF-8 bytes, strict JSON. */
@@ -79,16 +122,30 @@ export function sameText(got: unknown, want: string, where: string): void {
 }
 
 export const inputProp = (domain: string, action: string, field: string) =>
-  ((defaultCatalog().get(domain, action)!.descriptor.input as { properties: Record<string, Record<string, unknown>> }).properties[field]!);
+  (
+    defaultCatalog().get(domain, action)!.descriptor.input as {
+      properties: Record<string, Record<string, unknown>>;
+    }
+  ).properties[field]!;
 export const toolProp = (tool: string, field: string) =>
-  ((MCP_TOOLS.find((t) => t.name === tool)!.inputSchema as { properties: Record<string, Record<string, unknown>> }).properties[field]!);
+  (
+    MCP_TOOLS.find((t) => t.name === tool)!.inputSchema as {
+      properties: Record<string, Record<string, unknown>>;
+    }
+  ).properties[field]!;
 
 /** fc.assert, with the failing field and the property's own error in the message. */
-export async function assertProperty(name: string, property: fc.IAsyncProperty<[string, boolean]>, runs = RUNS): Promise<void> {
+export async function assertProperty(
+  name: string,
+  property: fc.IAsyncProperty<[string, boolean]>,
+  runs = RUNS,
+): Promise<void> {
   try {
     await fc.assert(property, { numRuns: runs });
   } catch (err) {
     const cause = (err as { cause?: unknown }).cause;
-    throw new Error(`${name}: ${(err as Error).message.split('\n').slice(0, 3).join(' ')} -- ${cause instanceof Error ? cause.message : String(cause)}`);
+    throw new Error(
+      `${name}: ${(err as Error).message.split('\n').slice(0, 3).join(' ')} -- ${cause instanceof Error ? cause.message : String(cause)}`,
+    );
   }
 }

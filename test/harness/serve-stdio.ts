@@ -23,7 +23,11 @@ export interface StdioApp {
   /** Waits for a client.tool.call frame (the first one not yet taken). */
   nextCall(ms?: number): Promise<any>;
   /** Answers a call frame by copying its identity. */
-  answer(call: any, result: { status?: 'success' | 'error'; text?: string; structured?: unknown }, extra?: Record<string, unknown>): Promise<any>;
+  answer(
+    call: any,
+    result: { status?: 'success' | 'error'; text?: string; structured?: unknown },
+    extra?: Record<string, unknown>,
+  ): Promise<any>;
   /** Initializes with client.tools and these descriptors; returns the response frame. */
   init(tools: unknown[], extra?: Record<string, unknown>): Promise<any>;
   /** Ends stdin; resolves with the exit code. */
@@ -51,7 +55,8 @@ export function spawnServe(d: Daemon, args: string[] = []): StdioApp {
       buf = buf.slice(i + 1);
       const f = JSON.parse(line);
       frames.push(f);
-      for (const w of [...waiters]) if (w.pred(f)) (waiters.splice(waiters.indexOf(w), 1), w.resolve(f));
+      for (const w of [...waiters])
+        if (w.pred(f)) waiters.splice(waiters.indexOf(w), 1), w.resolve(f);
     }
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
@@ -60,12 +65,21 @@ export function spawnServe(d: Daemon, args: string[] = []): StdioApp {
     const seen = frames.find(pred);
     if (seen) return Promise.resolve(seen);
     return new Promise((resolve, reject) => {
-      const t = setTimeout(() => reject(new Error(`no matching frame within ${ms} ms; saw ${JSON.stringify(frames).slice(-800)}; stderr ${err}`)), ms);
+      const t = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `no matching frame within ${ms} ms; saw ${JSON.stringify(frames).slice(-800)}; stderr ${err}`,
+            ),
+          ),
+        ms,
+      );
       waiters.push({ pred, resolve: (f) => (clearTimeout(t), resolve(f)) });
     });
   };
   const send: StdioApp['send'] = (frame) => {
-    const body = typeof frame === 'string' || Buffer.isBuffer(frame) ? frame : JSON.stringify(frame);
+    const body =
+      typeof frame === 'string' || Buffer.isBuffer(frame) ? frame : JSON.stringify(frame);
     child.stdin!.write(body);
     child.stdin!.write('\n');
   };
@@ -74,20 +88,37 @@ export function spawnServe(d: Daemon, args: string[] = []): StdioApp {
     return next((f) => f.id === id && !('method' in f));
   };
   const app: StdioApp = {
-    child, frames, stderr: () => err, send, request, next, exited,
+    child,
+    frames,
+    stderr: () => err,
+    send,
+    request,
+    next,
+    exited,
     nextCall: async (ms = 5000) => {
       const f = await next((x) => x.method === 'client.tool.call' && !taken.has(x), ms);
       taken.add(f);
       return f;
     },
-    answer: (call, result, extra = {}) => request('client.tool.result', {
-      instance_id: call.params.instance_id,
-      session_id: call.params.data.session_id, run_id: call.params.data.run_id, call_id: call.params.data.call_id,
-      task_id: call.params.data.task_id, subagent_id: call.params.data.subagent_id,
-      status: result.status ?? 'success', text: result.text ?? '', ...('structured' in result ? { structured: result.structured } : {}),
-      ...extra,
-    }),
-    init: (tools, extra = {}) => request('initialize', { required_capabilities: ['client.tools'], client_tools: tools, ...extra }),
+    answer: (call, result, extra = {}) =>
+      request('client.tool.result', {
+        instance_id: call.params.instance_id,
+        session_id: call.params.data.session_id,
+        run_id: call.params.data.run_id,
+        call_id: call.params.data.call_id,
+        task_id: call.params.data.task_id,
+        subagent_id: call.params.data.subagent_id,
+        status: result.status ?? 'success',
+        text: result.text ?? '',
+        ...('structured' in result ? { structured: result.structured } : {}),
+        ...extra,
+      }),
+    init: (tools, extra = {}) =>
+      request('initialize', {
+        required_capabilities: ['client.tools'],
+        client_tools: tools,
+        ...extra,
+      }),
     close: async () => {
       child.stdin!.end();
       const t = setTimeout(() => child.kill('SIGKILL'), 5000);
@@ -99,9 +130,17 @@ export function spawnServe(d: Daemon, args: string[] = []): StdioApp {
   return app;
 }
 
-export const lookupTool = (name = 'client__lookup_record', extra: Record<string, unknown> = {}) => ({
+export const lookupTool = (
+  name = 'client__lookup_record',
+  extra: Record<string, unknown> = {},
+) => ({
   name,
   description: 'Look up a record by identifier.',
-  input_schema: { type: 'object', properties: { record_id: { type: 'string' } }, required: ['record_id'], additionalProperties: false },
+  input_schema: {
+    type: 'object',
+    properties: { record_id: { type: 'string' } },
+    required: ['record_id'],
+    additionalProperties: false,
+  },
   ...extra,
 });

@@ -2,5 +2,8 @@
 
 /** The `exp` claim of a JWT, in ms. */
 export function expiryMs(token: string): number {
-  return (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as { exp: number }).exp * 1000;
+  return (
+    (JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as { exp: number })
+      .exp * 1000
+  );
 }

@@ -1,4 +1,12 @@
-import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestContext } from 'node:test';
@@ -36,10 +44,15 @@ export interface HomeOptions {
 export async function prepareHome(t: TestContext, opts: HomeOptions = {}): Promise<Home> {
   const h = tempHome(t);
   const env = { ...h.env, ...opts.env };
-  if (opts.profile !== undefined) writeFileSync(join(h.home, 'profile.json'), JSON.stringify(opts.profile));
+  if (opts.profile !== undefined)
+    writeFileSync(join(h.home, 'profile.json'), JSON.stringify(opts.profile));
   if (opts.tools) {
     mkdirSync(join(h.home, 'tools'), { recursive: true });
-    for (const [name, v] of Object.entries(opts.tools)) writeFileSync(join(h.home, 'tools', name), typeof v === 'string' ? v : JSON.stringify(v, null, 2));
+    for (const [name, v] of Object.entries(opts.tools))
+      writeFileSync(
+        join(h.home, 'tools', name),
+        typeof v === 'string' ? v : JSON.stringify(v, null, 2),
+      );
   }
   if (opts.examples) installExamples(h.home);
   opts.setup?.(h.home);
@@ -57,7 +70,12 @@ export async function prepareHome(t: TestContext, opts: HomeOptions = {}): Promi
     op: (method, path, body) => {
       const headers: Record<string, string> = { authorization: `Bearer ${operatorToken()}` };
       if (body !== undefined) headers['content-type'] = 'application/json';
-      return rawRequest(new URL(path, url).toString(), method, headers, body === undefined ? undefined : JSON.stringify(body));
+      return rawRequest(
+        new URL(path, url).toString(),
+        method,
+        headers,
+        body === undefined ? undefined : JSON.stringify(body),
+      );
     },
   };
 }
@@ -69,20 +87,37 @@ export interface EventFrame {
 }
 
 /** The operator event stream (GET /api/v1/events, a real SSE client), collecting the named event types. */
-export async function watchEvents(h: Home, types: readonly string[]): Promise<{ frames: EventFrame[]; next(pred: (f: EventFrame) => boolean, ms?: number): Promise<EventFrame>; close(): void }> {
+export async function watchEvents(
+  h: Home,
+  types: readonly string[],
+): Promise<{
+  frames: EventFrame[];
+  next(pred: (f: EventFrame) => boolean, ms?: number): Promise<EventFrame>;
+  close(): void;
+}> {
   const { EventSource } = await import('eventsource');
   const token = h.operatorToken();
   const frames: EventFrame[] = [];
   const es = new EventSource(new URL('/api/v1/events', h.url), {
-    fetch: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers ?? {}), authorization: `Bearer ${token}` } }),
+    fetch: (input, init) =>
+      fetch(input, {
+        ...init,
+        headers: { ...(init?.headers ?? {}), authorization: `Bearer ${token}` },
+      }),
   });
-  for (const type of ['hello', ...types]) es.addEventListener(type, (e: MessageEvent) => frames.push(JSON.parse(e.data as string) as EventFrame));
+  for (const type of ['hello', ...types])
+    es.addEventListener(type, (e: MessageEvent) =>
+      frames.push(JSON.parse(e.data as string) as EventFrame),
+    );
   const next = async (pred: (f: EventFrame) => boolean, ms = 5000): Promise<EventFrame> => {
     const until = Date.now() + ms;
     for (;;) {
       const f = frames.find(pred);
       if (f) return f;
-      if (Date.now() > until) throw new Error(`no matching event within ${ms} ms; saw ${JSON.stringify(frames.map((x) => x.type))}`);
+      if (Date.now() > until)
+        throw new Error(
+          `no matching event within ${ms} ms; saw ${JSON.stringify(frames.map((x) => x.type))}`,
+        );
       await new Promise((r) => setTimeout(r, 10));
     }
   };
@@ -95,5 +130,6 @@ export function installExamples(home: string): void {
   const src = fileURLToPath(new URL('../../../examples/tools/', import.meta.url));
   mkdirSync(join(home, 'tools'), { recursive: true });
   for (const n of readdirSync(src)) copyFileSync(join(src, n), join(home, 'tools', n));
-  for (const n of readdirSync(src)) chmodSync(join(home, 'tools', n), statSync(join(src, n)).mode & 0o777);
+  for (const n of readdirSync(src))
+    chmodSync(join(home, 'tools', n), statSync(join(src, n)).mode & 0o777);
 }

@@ -19,7 +19,11 @@ export function alive(pid: number): boolean {
 }
 
 /** Polls `cond` every `step` ms for up to `ms`; its last answer. */
-export async function waitFor(cond: () => boolean | Promise<boolean>, ms: number, step = 10): Promise<boolean> {
+export async function waitFor(
+  cond: () => boolean | Promise<boolean>,
+  ms: number,
+  step = 10,
+): Promise<boolean> {
   const until = Date.now() + ms;
   while (Date.now() < until) {
     if (await cond()) return true;

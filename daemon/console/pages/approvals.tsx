@@ -20,7 +20,11 @@ export interface ApprovalsData {
   readonly waiting: number;
   readonly pending: readonly ApprovalRow[];
   /** Servers with older pending requests than shown: how many wait there, and the cursor to the next page. */
-  readonly more: readonly { readonly serverId: string; readonly waiting: number; readonly cursor: string }[];
+  readonly more: readonly {
+    readonly serverId: string;
+    readonly waiting: number;
+    readonly cursor: string;
+  }[];
   readonly decided: readonly ApprovalRow[];
   /** On an older page: the server it pages through (not live, no decided list). */
   readonly older?: string;
@@ -38,24 +42,62 @@ export function ApprovalsBody(props: { data: ApprovalsData; csrf: string; back?:
   return (
     <>
       <h1>Approvals</h1>
-      <h2>Pending <span class="mute" data-waiting={String(d.waiting)}>({d.waiting} waiting)</span></h2>
-      {d.error ? <p class="bad" role="alert">{d.error}</p> : null}
-      {d.older !== undefined ? <p class="mute">Older requests on {d.older}: this page does not update live. <a href="/console/approvals">Newest</a></p> : null}
-      {d.pending.length === 0 ? <p class="mute">{d.older !== undefined ? 'No older request waits here.' : 'Nothing waits for a decision.'}</p> : d.pending.map((a) => (
-        <section class="card" data-approval={a.id} aria-label={a.title}>
-          <strong>{a.title}</strong> <span class="mute">from {a.requestedBy} on {a.serverId}, expires {a.expiresAt}</span>
-          <pre>{a.detail}</pre>
-          <form class="inline" method="post" action={`/console/approvals/${encodeURIComponent(a.id)}/decide`}>
-            <Csrf token={props.csrf} />
-            {props.back ? <input type="hidden" name="back" value={props.back} /> : null}
-            <label>Reason <input name="note" size={40} maxlength={2000} /></label>
-            <button type="submit" name="decision" value="approve">Approve</button>
-            <button type="submit" name="decision" value="reject" class="danger">Deny</button>
-          </form>
-        </section>
-      ))}
+      <h2>
+        Pending{' '}
+        <span class="mute" data-waiting={String(d.waiting)}>
+          ({d.waiting} waiting)
+        </span>
+      </h2>
+      {d.error ? (
+        <p class="bad" role="alert">
+          {d.error}
+        </p>
+      ) : null}
+      {d.older !== undefined ? (
+        <p class="mute">
+          Older requests on {d.older}: this page does not update live.{' '}
+          <a href="/console/approvals">Newest</a>
+        </p>
+      ) : null}
+      {d.pending.length === 0 ? (
+        <p class="mute">
+          {d.older !== undefined ? 'No older request waits here.' : 'Nothing waits for a decision.'}
+        </p>
+      ) : (
+        d.pending.map((a) => (
+          <section class="card" data-approval={a.id} aria-label={a.title}>
+            <strong>{a.title}</strong>{' '}
+            <span class="mute">
+              from {a.requestedBy} on {a.serverId}, expires {a.expiresAt}
+            </span>
+            <pre>{a.detail}</pre>
+            <form
+              class="inline"
+              method="post"
+              action={`/console/approvals/${encodeURIComponent(a.id)}/decide`}
+            >
+              <Csrf token={props.csrf} />
+              {props.back ? <input type="hidden" name="back" value={props.back} /> : null}
+              <label>
+                Reason <input name="note" size={40} maxlength={2000} />
+              </label>
+              <button type="submit" name="decision" value="approve">
+                Approve
+              </button>
+              <button type="submit" name="decision" value="reject" class="danger">
+                Deny
+              </button>
+            </form>
+          </section>
+        ))
+      )}
       {d.more.map((m) => (
-        <p><a href={olderHref(m.serverId, m.cursor)} rel="next">Older requests on {m.serverId} →</a> <span class="mute">({m.waiting} waiting there)</span></p>
+        <p>
+          <a href={olderHref(m.serverId, m.cursor)} rel="next">
+            Older requests on {m.serverId} →
+          </a>{' '}
+          <span class="mute">({m.waiting} waiting there)</span>
+        </p>
       ))}
       {d.older !== undefined ? null : <Decided rows={d.decided} />}
     </>
@@ -66,15 +108,30 @@ function Decided(props: { rows: readonly ApprovalRow[] }) {
   return (
     <>
       <h2>Decided</h2>
-      {props.rows.length === 0 ? <p class="mute">No decided approvals yet.</p> : (
+      {props.rows.length === 0 ? (
+        <p class="mute">No decided approvals yet.</p>
+      ) : (
         <div class="scroll">
           <table>
-            <thead><tr><th>Title</th><th>Status</th><th>By</th><th>Reason</th><th>When</th><th class="wide">Requested by</th></tr></thead>
+            <thead>
+              <tr>
+                <th>Title</th>
+                <th>Status</th>
+                <th>By</th>
+                <th>Reason</th>
+                <th>When</th>
+                <th class="wide">Requested by</th>
+              </tr>
+            </thead>
             <tbody>
               {props.rows.map((a) => (
                 <tr data-approval={a.id}>
-                  <td>{a.title}</td><td class={a.status === 'approved' ? 'ok' : 'bad'}>{a.status}</td><td>{a.decidedBy ?? '—'}</td>
-                  <td>{a.note ?? ''}</td><td class="mono">{a.decidedAt ?? a.expiresAt}</td><td class="wide">{a.requestedBy}</td>
+                  <td>{a.title}</td>
+                  <td class={a.status === 'approved' ? 'ok' : 'bad'}>{a.status}</td>
+                  <td>{a.decidedBy ?? '—'}</td>
+                  <td>{a.note ?? ''}</td>
+                  <td class="mono">{a.decidedAt ?? a.expiresAt}</td>
+                  <td class="wide">{a.requestedBy}</td>
                 </tr>
               ))}
             </tbody>

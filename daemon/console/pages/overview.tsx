@@ -1,42 +1,117 @@
 import type { AuditSummaryRow } from '../../../catalog/audit.js';
 
-interface Minute { readonly calls: number; readonly errors: number }
+interface Minute {
+  readonly calls: number;
+  readonly errors: number;
+}
 
 /** A bar chart as server-drawn SVG (no script, no inline style). */
 function MinuteChart(props: { minutes: readonly Minute[] }) {
   const max = Math.max(1, ...props.minutes.map((m) => m.calls));
-  const W = 600, H = 120, bw = W / 60;
+  const W = 600,
+    H = 120,
+    bw = W / 60;
   return (
-    <svg class="chart" viewBox={`0 0 ${W} ${H + 16}`} role="img" aria-label="Calls (blue) and errors (red) per minute over the last hour">
+    <svg
+      class="chart"
+      viewBox={`0 0 ${W} ${H + 16}`}
+      role="img"
+      aria-label="Calls (blue) and errors (red) per minute over the last hour"
+    >
       {props.minutes.map((m, i) => {
-        const h = (m.calls / max) * H, eh = (m.errors / max) * H;
-        return <><rect class="calls" x={String(i * bw + 1)} y={String(H - h)} width={String(bw - 2)} height={String(h)}><title>{`${59 - i} min ago: ${m.calls} calls, ${m.errors} errors`}</title></rect>
-          <rect class="errors" x={String(i * bw + 1)} y={String(H - eh)} width={String(bw - 2)} height={String(eh)} /></>;
+        const h = (m.calls / max) * H,
+          eh = (m.errors / max) * H;
+        return (
+          <>
+            <rect
+              class="calls"
+              x={String(i * bw + 1)}
+              y={String(H - h)}
+              width={String(bw - 2)}
+              height={String(h)}
+            >
+              <title>{`${59 - i} min ago: ${m.calls} calls, ${m.errors} errors`}</title>
+            </rect>
+            <rect
+              class="errors"
+              x={String(i * bw + 1)}
+              y={String(H - eh)}
+              width={String(bw - 2)}
+              height={String(eh)}
+            />
+          </>
+        );
       })}
-      <text x="0" y={String(H + 12)}>60 min ago</text><text x={String(W - 30)} y={String(H + 12)}>now</text><text x="4" y="10">{`max ${max}/min`}</text>
+      <text x="0" y={String(H + 12)}>
+        60 min ago
+      </text>
+      <text x={String(W - 30)} y={String(H + 12)}>
+        now
+      </text>
+      <text x="4" y="10">{`max ${max}/min`}</text>
     </svg>
   );
 }
 
 /** Overview: daemon status (as `daemon status` prints it), the last hour's chart and the slowest tools by p95 (audit summary). */
-export function OverviewBody(props: { status: Record<string, any>; minutes: readonly Minute[]; slowest: readonly AuditSummaryRow[]; since: string; hourCalls: number; hourErrors: number }) {
+export function OverviewBody(props: {
+  status: Record<string, any>;
+  minutes: readonly Minute[];
+  slowest: readonly AuditSummaryRow[];
+  since: string;
+  hourCalls: number;
+  hourErrors: number;
+}) {
   const s = props.status;
   const cards: [string, string][] = [
-    ['Daemon pid', String(s.pid)], ['Uptime', `${Math.round(Number(s.uptimeMs) / 1000)} s`], ['Store', String(s.store?.kind ?? s.store ?? '—')],
-    ['Connections', `${s.connections?.open ?? 0} / ${s.connections?.max ?? '?'}`], ['Runtimes active', String(s.active ?? 0)], ['In flight', String(s.inFlight ?? 0)],
-    ['Calls, last hour', String(props.hourCalls)], ['Error rate, last hour', props.hourCalls ? `${((100 * props.hourErrors) / props.hourCalls).toFixed(1)} %` : '—'],
+    ['Daemon pid', String(s.pid)],
+    ['Uptime', `${Math.round(Number(s.uptimeMs) / 1000)} s`],
+    ['Store', String(s.store?.kind ?? s.store ?? '—')],
+    ['Connections', `${s.connections?.open ?? 0} / ${s.connections?.max ?? '?'}`],
+    ['Runtimes active', String(s.active ?? 0)],
+    ['In flight', String(s.inFlight ?? 0)],
+    ['Calls, last hour', String(props.hourCalls)],
+    [
+      'Error rate, last hour',
+      props.hourCalls ? `${((100 * props.hourErrors) / props.hourCalls).toFixed(1)} %` : '—',
+    ],
   ];
   return (
     <>
       <h1>Overview</h1>
-      <div class="cards">{cards.map(([k, v]) => <div class="card" data-stat={k}><span class="mute">{k}</span><b>{v}</b></div>)}</div>
+      <div class="cards">
+        {cards.map(([k, v]) => (
+          <div class="card" data-stat={k}>
+            <span class="mute">{k}</span>
+            <b>{v}</b>
+          </div>
+        ))}
+      </div>
       <h2>Calls per minute, last hour</h2>
       <MinuteChart minutes={props.minutes} />
       <h2>Slowest tools (p95, since {props.since})</h2>
       <div class="scroll">
         <table>
-          <thead><tr><th>Tool</th><th class="num">Calls</th><th class="num">Errors</th><th class="num">p50 ms</th><th class="num">p95 ms</th></tr></thead>
-          <tbody>{props.slowest.map((r) => <tr><td class="mono">{r.key}</td><td class="num">{r.calls}</td><td class="num">{r.errors}</td><td class="num">{r.p50Ms.toFixed(1)}</td><td class="num">{r.p95Ms.toFixed(1)}</td></tr>)}</tbody>
+          <thead>
+            <tr>
+              <th>Tool</th>
+              <th class="num">Calls</th>
+              <th class="num">Errors</th>
+              <th class="num">p50 ms</th>
+              <th class="num">p95 ms</th>
+            </tr>
+          </thead>
+          <tbody>
+            {props.slowest.map((r) => (
+              <tr>
+                <td class="mono">{r.key}</td>
+                <td class="num">{r.calls}</td>
+                <td class="num">{r.errors}</td>
+                <td class="num">{r.p50Ms.toFixed(1)}</td>
+                <td class="num">{r.p95Ms.toFixed(1)}</td>
+              </tr>
+            ))}
+          </tbody>
         </table>
       </div>
     </>

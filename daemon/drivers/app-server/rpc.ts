@@ -11,7 +11,11 @@ interface RpcMessage {
 }
 
 class RpcError extends Error {
-  constructor(readonly method: string, readonly code: number, message: string) {
+  constructor(
+    readonly method: string,
+    readonly code: number,
+    message: string,
+  ) {
     super(`${method}: ${message} (${code})`);
   }
 }
@@ -34,7 +38,10 @@ const MAX_LINE_BYTES = 16 * 1024 * 1024;
  */
 export class RpcPeer {
   private nextId = 1;
-  private readonly pending = new Map<number, { method: string; resolve: (v: any) => void; reject: (e: Error) => void }>();
+  private readonly pending = new Map<
+    number,
+    { method: string; resolve: (v: any) => void; reject: (e: Error) => void }
+  >();
   private closedWith: Error | null = null;
 
   constructor(
@@ -79,20 +86,31 @@ export class RpcPeer {
 
   private receive(line: string): void {
     if (line.trim() === '') return;
-    if (Buffer.byteLength(line) > MAX_LINE_BYTES) return this.handlers.onBadLine(`a line of ${Buffer.byteLength(line)} bytes, over ${MAX_LINE_BYTES}`);
+    if (Buffer.byteLength(line) > MAX_LINE_BYTES)
+      return this.handlers.onBadLine(
+        `a line of ${Buffer.byteLength(line)} bytes, over ${MAX_LINE_BYTES}`,
+      );
     let msg: RpcMessage;
     try {
       msg = JSON.parse(line) as RpcMessage;
     } catch {
       return this.handlers.onBadLine(`not JSON: ${line.slice(0, 200)}`);
     }
-    if (msg === null || typeof msg !== 'object') return this.handlers.onBadLine('not a JSON object');
+    if (msg === null || typeof msg !== 'object')
+      return this.handlers.onBadLine('not a JSON object');
     if (typeof msg.method === 'string' && msg.id !== undefined) {
       const id = msg.id;
       this.handlers.onRequest(msg.method, msg.params).then(
         (result) => this.write({ id, result }),
         // Always an error object with a numeric code: the app server matches it to its request by id.
-        (err: Error) => this.write({ id, error: { code: err instanceof MethodNotFound ? err.code : -32603, message: String(err.message) } }),
+        (err: Error) =>
+          this.write({
+            id,
+            error: {
+              code: err instanceof MethodNotFound ? err.code : -32603,
+              message: String(err.message),
+            },
+          }),
       );
       return;
     }

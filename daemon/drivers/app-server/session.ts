@@ -14,7 +14,14 @@ import { ThreadBook } from './threads.js';
 type SessionEvent =
   | { event: 'thread'; threadId: string; role: 'primary' | 'child'; parentId: string | null }
   | { event: 'message'; threadId: string; text: string }
-  | { event: 'tool'; threadId: string; role: string; tool: string; decision: 'allowed' | 'refused'; isError: boolean }
+  | {
+      event: 'tool';
+      threadId: string;
+      role: string;
+      tool: string;
+      decision: 'allowed' | 'refused';
+      isError: boolean;
+    }
   | { event: 'declined'; threadId: string | null; method: string }
   | { event: 'warning'; message: string }
   | { event: 'done'; status: string; error: string | null };
@@ -56,30 +63,56 @@ const STOP_GRACE_MS = 3_000;
 
 /** The inventory tools/list serves this principal, as the app server's dynamic tool specs. */
 function dynamicTools(host: ToolHost, auth: Authorization): unknown[] {
-  const listed = JSON.parse(host.listResultJson(auth.principal)) as { tools: { name: string; description?: string; inputSchema: unknown }[] };
-  return [{
-    type: 'namespace',
-    name: DYNAMIC_NAMESPACE,
-    description: 'AgentTeam: messages, memory and team knowledge of this agent.',
-    tools: listed.tools.map((t) => ({ type: 'function', name: t.name, description: t.description ?? t.name, inputSchema: t.inputSchema })),
-  }];
+  const listed = JSON.parse(host.listResultJson(auth.principal)) as {
+    tools: { name: string; description?: string; inputSchema: unknown }[];
+  };
+  return [
+    {
+      type: 'namespace',
+      name: DYNAMIC_NAMESPACE,
+      description: 'AgentTeam: messages, memory and team knowledge of this agent.',
+      tools: listed.tools.map((t) => ({
+        type: 'function',
+        name: t.name,
+        description: t.description ?? t.name,
+        inputSchema: t.inputSchema,
+      })),
+    },
+  ];
 }
 
 /** A CallToolResult frame as the app server's dynamic tool answer. */
-function toDynamicResponse(resultJson: string): { contentItems: { type: 'inputText'; text: string }[]; success: boolean } & { refused: boolean } {
-  const r = JSON.parse(resultJson) as { content?: { type: string; text?: string }[]; isError?: boolean };
-  const texts = (r.content ?? []).filter((c) => c.type === 'text' && typeof c.text === 'string').map((c) => c.text!);
+function toDynamicResponse(
+  resultJson: string,
+): { contentItems: { type: 'inputText'; text: string }[]; success: boolean } & {
+  refused: boolean;
+} {
+  const r = JSON.parse(resultJson) as {
+    content?: { type: string; text?: string }[];
+    isError?: boolean;
+  };
+  const texts = (r.content ?? [])
+    .filter((c) => c.type === 'text' && typeof c.text === 'string')
+    .map((c) => c.text!);
   let refused = false;
   if (r.isError === true) {
     try {
       // The gate's refusals: a child or unknown thread, or a thread claimed against the attached one.
-      const meta = (JSON.parse(texts[0] ?? '') as { error?: { metadata?: { childThread?: boolean; claimedThread?: string } } }).error?.metadata;
+      const meta = (
+        JSON.parse(texts[0] ?? '') as {
+          error?: { metadata?: { childThread?: boolean; claimedThread?: string } };
+        }
+      ).error?.metadata;
       refused = meta?.childThread === true || typeof meta?.claimedThread === 'string';
     } catch {
       // a tool's own error text
     }
   }
-  return { contentItems: texts.map((text) => ({ type: 'inputText', text })), success: r.isError !== true, refused };
+  return {
+    contentItems: texts.map((text) => ({ type: 'inputText', text })),
+    success: r.isError !== true,
+    refused,
+  };
 }
 
 /**
@@ -96,10 +129,16 @@ export async function runAppServerSession(o: SessionOptions): Promise<string> {
   const [bin, ...rest] = o.command;
   if (!bin) throw new ExecError('invalid_request', 'command is empty');
   const child: ChildProcess = spawn(bin, [...o.overrides, ...rest], {
-    stdio: ['pipe', 'pipe', 'pipe'], env: o.env, ...(o.cwd ? { cwd: o.cwd } : {}), detached: true,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: o.env,
+    ...(o.cwd ? { cwd: o.cwd } : {}),
+    detached: true,
   });
   let stderrTail = '';
-  child.stderr!.on('data', (c: Buffer) => (stderrTail = (stderrTail + c.toString('utf8')).slice(-4000)));
+  child.stderr!.on(
+    'data',
+    (c: Buffer) => (stderrTail = (stderrTail + c.toString('utf8')).slice(-4000)),
+  );
   const authId = o.auth.id;
   let book: ThreadBook | null = null;
   const early: [string, any][] = [];
@@ -119,16 +158,29 @@ export async function runAppServerSession(o: SessionOptions): Promise<string> {
   const onNotify = (method: string, params: any) => {
     if (!book) return void early.push([method, params]);
     for (const t of book.learn(method, params)) {
-      o.diag('codex_thread', { authorizationId: authId, threadId: t.threadId, role: 'child', parentThreadId: t.parentId });
+      o.diag('codex_thread', {
+        authorizationId: authId,
+        threadId: t.threadId,
+        role: 'child',
+        parentThreadId: t.parentId,
+      });
       o.emit({ event: 'thread', threadId: t.threadId, role: 'child', parentId: t.parentId });
     }
-    if (method === 'item/completed' && params?.item?.type === 'agentMessage' && typeof params.item.text === 'string') {
+    if (
+      method === 'item/completed' &&
+      params?.item?.type === 'agentMessage' &&
+      typeof params.item.text === 'string'
+    ) {
       o.emit({ event: 'message', threadId: String(params.threadId ?? ''), text: params.item.text });
     }
-    if (method === 'error' && typeof params?.error?.message === 'string') o.emit({ event: 'warning', message: params.error.message });
+    if (method === 'error' && typeof params?.error?.message === 'string')
+      o.emit({ event: 'warning', message: params.error.message });
     if (method === 'turn/completed' && params?.threadId === book.primary) {
       const turn = params.turn ?? {};
-      primaryDone = { status: String(turn.status ?? 'completed'), error: turn.error?.message ?? null };
+      primaryDone = {
+        status: String(turn.status ?? 'completed'),
+        error: turn.error?.message ?? null,
+      };
     }
     checkDone();
   };
@@ -140,23 +192,47 @@ export async function runAppServerSession(o: SessionOptions): Promise<string> {
     const args = params?.arguments;
     let resultJson: string;
     if (params?.namespace !== DYNAMIC_NAMESPACE) {
-      resultJson = errorResult(errorBody(new ExecError('not_found', `no agentteam tool ${String(params?.namespace)}.${tool}`)));
+      resultJson = errorResult(
+        errorBody(
+          new ExecError('not_found', `no agentteam tool ${String(params?.namespace)}.${tool}`),
+        ),
+      );
     } else {
       try {
         // The thread is Codex's; one the model writes into the arguments must agree with it.
-        const meta = args !== null && typeof args === 'object' ? (args as Record<string, any>)._meta : undefined;
-        const claimed = meta && typeof meta === 'object' && typeof meta[THREAD_META_KEY] === 'string' ? (meta[THREAD_META_KEY] as string) : null;
+        const meta =
+          args !== null && typeof args === 'object'
+            ? (args as Record<string, any>)._meta
+            : undefined;
+        const claimed =
+          meta && typeof meta === 'object' && typeof meta[THREAD_META_KEY] === 'string'
+            ? (meta[THREAD_META_KEY] as string)
+            : null;
         attachedThread(claimed, threadId);
         const principal = { ...o.auth.principal, primaryThreadId: book?.primary ?? null };
-        const out = await o.host.call(tool, args, { principal, signal: o.auth.signal, threadId, threadRole: role });
-        resultJson = out.ok ? out.resultJson : errorResult(errorBody(new ExecError('invalid_request', out.message)));
+        const out = await o.host.call(tool, args, {
+          principal,
+          signal: o.auth.signal,
+          threadId,
+          threadRole: role,
+        });
+        resultJson = out.ok
+          ? out.resultJson
+          : errorResult(errorBody(new ExecError('invalid_request', out.message)));
       } catch (err) {
         resultJson = errorResult(errorBody(err));
       }
     }
     const answer = toDynamicResponse(o.gate.screenBody(resultJson, 'application/json').body);
     const decision = answer.refused ? 'refused' : 'allowed';
-    o.diag('codex_tool_gate', { authorizationId: authId, threadId, role, tool, decision, isError: !answer.success });
+    o.diag('codex_tool_gate', {
+      authorizationId: authId,
+      threadId,
+      role,
+      tool,
+      decision,
+      isError: !answer.success,
+    });
     o.emit({ event: 'tool', threadId, role, tool, decision, isError: !answer.success });
     return { contentItems: answer.contentItems, success: answer.success };
   };
@@ -164,9 +240,15 @@ export async function runAppServerSession(o: SessionOptions): Promise<string> {
   const peer = new RpcPeer(child.stdout!, child.stdin!, {
     onRequest: async (method, params) => {
       if (method === 'item/tool/call') return onToolCall(params);
-      o.emit({ event: 'declined', threadId: typeof params?.threadId === 'string' ? params.threadId : null, method });
+      o.emit({
+        event: 'declined',
+        threadId: typeof params?.threadId === 'string' ? params.threadId : null,
+        method,
+      });
       if (DECLINE.has(method)) return DECLINE.get(method);
-      throw new MethodNotFound(`agentteam's app-server driver does not handle ${JSON.stringify(method.slice(0, 128))}`);
+      throw new MethodNotFound(
+        `agentteam's app-server driver does not handle ${JSON.stringify(method.slice(0, 128))}`,
+      );
     },
     onNotify,
     onBadLine: (why) => o.diag('codex_app_server', { authorizationId: authId, problem: why }),
@@ -174,30 +256,53 @@ export async function runAppServerSession(o: SessionOptions): Promise<string> {
   child.stdin!.on('error', () => undefined);
 
   const exited = new Promise<{ status: string; error: string | null }>((resolve) => {
-    child.on('error', (err) => resolve({ status: 'failed', error: `cannot start ${bin}: ${err.message}` }));
+    child.on('error', (err) =>
+      resolve({ status: 'failed', error: `cannot start ${bin}: ${err.message}` }),
+    );
     child.on('exit', (code, signal) => {
       peer.close(new Error('the app server exited'));
-      resolve({ status: 'failed', error: `the app server exited (${signal ?? `status ${code}`}): ${stderrTail.trim().split('\n').slice(-3).join(' / ')}` });
+      resolve({
+        status: 'failed',
+        error: `the app server exited (${signal ?? `status ${code}`}): ${stderrTail.trim().split('\n').slice(-3).join(' / ')}`,
+      });
     });
   });
   const revoked = new Promise<{ status: string; error: string | null }>((resolve) => {
     if (o.auth.signal.aborted) resolve({ status: 'revoked', error: 'the authorization ended' });
-    o.auth.signal.addEventListener('abort', () => resolve({ status: 'revoked', error: 'the authorization ended' }), { once: true });
+    o.auth.signal.addEventListener(
+      'abort',
+      () => resolve({ status: 'revoked', error: 'the authorization ended' }),
+      { once: true },
+    );
   });
 
   const drive = async (): Promise<{ status: string; error: string | null }> => {
-    await peer.request('initialize', { clientInfo: { name: 'agentteam', title: 'AgentTeam', version: '0.1.0' }, capabilities: { experimentalApi: true } });
+    await peer.request('initialize', {
+      clientInfo: { name: 'agentteam', title: 'AgentTeam', version: '0.1.0' },
+      capabilities: { experimentalApi: true },
+    });
     peer.notify('initialized');
     const started = await peer.request<{ thread: { id: string } }>('thread/start', {
-      cwd: o.cwd ?? undefined, developerInstructions: o.developerInstructions, dynamicTools: dynamicTools(o.host, o.auth),
+      cwd: o.cwd ?? undefined,
+      developerInstructions: o.developerInstructions,
+      dynamicTools: dynamicTools(o.host, o.auth),
     });
     const primary = started?.thread?.id;
-    if (typeof primary !== 'string' || primary.length === 0) throw new Error('thread/start returned no thread id');
+    if (typeof primary !== 'string' || primary.length === 0)
+      throw new Error('thread/start returned no thread id');
     book = new ThreadBook(primary);
-    o.diag('codex_thread', { authorizationId: authId, threadId: primary, role: 'primary', parentThreadId: null });
+    o.diag('codex_thread', {
+      authorizationId: authId,
+      threadId: primary,
+      role: 'primary',
+      parentThreadId: null,
+    });
     o.emit({ event: 'thread', threadId: primary, role: 'primary', parentId: null });
     for (const [m, p] of early.splice(0)) onNotify(m, p);
-    await peer.request('turn/start', { threadId: primary, input: [{ type: 'text', text: o.prompt }] });
+    await peer.request('turn/start', {
+      threadId: primary,
+      input: [{ type: 'text', text: o.prompt }],
+    });
     return finished;
   };
 

@@ -7,7 +7,10 @@ import { PgSql } from './pg-sql.js';
  * Connects to a shared team database and migrates it. A database that cannot
  * be reached is a start-up error naming its host, never its password.
  */
-export async function openPostgresStore(url: StoreUrl, log: (message: string) => void): Promise<PgSql> {
+export async function openPostgresStore(
+  url: StoreUrl,
+  log: (message: string) => void,
+): Promise<PgSql> {
   const sql = new PgSql(url, log);
   try {
     await sql.withClient((client) => migratePostgres(client, MIGRATIONS));

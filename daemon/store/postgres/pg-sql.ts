@@ -1,6 +1,14 @@
 import pg from 'pg';
 import { ExecError } from '../../errors.js';
-import { attemptUnder, NestedStatementError, type RunResult, type SqlStore, type SqlTx, type SqlValue, type TxOptions } from '../sql.js';
+import {
+  attemptUnder,
+  NestedStatementError,
+  type RunResult,
+  type SqlStore,
+  type SqlTx,
+  type SqlValue,
+  type TxOptions,
+} from '../sql.js';
 import { decodeText, encodeText } from './text.js';
 import { numberPlaceholders } from './placeholders.js';
 import type { StoreUrl } from '../../../lib/store-url.js';
@@ -55,7 +63,10 @@ export class PgSql implements SqlStore {
   private closed = false;
   private readonly counts = { transactions: 0, retries: 0, busy: 0 };
 
-  constructor(readonly url: StoreUrl, private readonly log: (message: string) => void = () => {}) {
+  constructor(
+    readonly url: StoreUrl,
+    private readonly log: (message: string) => void = () => {},
+  ) {
     this.describe = { kind: 'postgres' as const, location: url.location };
     this.pool = new pg.Pool({
       connectionString: url.connectionString,
@@ -112,12 +123,18 @@ export class PgSql implements SqlStore {
           }
           if (retryable(err)) {
             this.counts.busy++;
-            throw new ExecError('busy', 'the team store stayed too contended to apply this change', { hint: 'Retry shortly.' });
+            throw new ExecError(
+              'busy',
+              'the team store stayed too contended to apply this change',
+              { hint: 'Retry shortly.' },
+            );
           }
           throw this.translate(err);
         } finally {
           if (opts.lockKey !== undefined && !broken) {
-            await this.lockOn(client, 'pg_advisory_unlock', opts.lockKey).catch(() => (broken = true));
+            await this.lockOn(client, 'pg_advisory_unlock', opts.lockKey).catch(
+              () => (broken = true),
+            );
           }
         }
       } finally {
@@ -164,7 +181,11 @@ export class PgSql implements SqlStore {
     }
   }
 
-  private async lockOn(client: pg.PoolClient, fn: 'pg_advisory_lock' | 'pg_advisory_unlock', key: string): Promise<void> {
+  private async lockOn(
+    client: pg.PoolClient,
+    fn: 'pg_advisory_lock' | 'pg_advisory_unlock',
+    key: string,
+  ): Promise<void> {
     await client.query(`SELECT ${fn}(hashtextextended($1, 0))`, [encodeText(key)]);
   }
 
@@ -182,7 +203,11 @@ export class PgSql implements SqlStore {
   }
 
   /** One statement, prepared once per connection; outside a transaction its errors leave translated. */
-  private async send(on: pg.Pool | pg.PoolClient, sql: string, params: readonly SqlValue[]): Promise<pg.QueryResult> {
+  private async send(
+    on: pg.Pool | pg.PoolClient,
+    sql: string,
+    params: readonly SqlValue[],
+  ): Promise<pg.QueryResult> {
     try {
       return await on.query({ ...this.prepared(sql), values: params.map(bind) });
     } catch (err) {
@@ -190,7 +215,11 @@ export class PgSql implements SqlStore {
     }
   }
 
-  private async query<R>(on: pg.Pool | pg.PoolClient, sql: string, params: readonly SqlValue[]): Promise<R[]> {
+  private async query<R>(
+    on: pg.Pool | pg.PoolClient,
+    sql: string,
+    params: readonly SqlValue[],
+  ): Promise<R[]> {
     const rows = (await this.send(on, sql, params)).rows as Record<string, unknown>[];
     for (const row of rows) {
       for (const k in row) {
@@ -201,7 +230,11 @@ export class PgSql implements SqlStore {
     return rows as R[];
   }
 
-  private async exec(on: pg.Pool | pg.PoolClient, sql: string, params: readonly SqlValue[]): Promise<RunResult> {
+  private async exec(
+    on: pg.Pool | pg.PoolClient,
+    sql: string,
+    params: readonly SqlValue[],
+  ): Promise<RunResult> {
     return { changes: (await this.send(on, sql, params)).rowCount ?? 0 };
   }
 
@@ -210,7 +243,8 @@ export class PgSql implements SqlStore {
     const q: SqlTx = {
       dialect: 'postgres',
       all: <R>(sql: string, params: readonly SqlValue[] = []) => this.query<R>(client, sql, params),
-      get: async <R>(sql: string, params: readonly SqlValue[] = []) => (await this.query<R>(client, sql, params))[0],
+      get: async <R>(sql: string, params: readonly SqlValue[] = []) =>
+        (await this.query<R>(client, sql, params))[0],
       run: (sql: string, params: readonly SqlValue[] = []) => this.exec(client, sql, params),
       savepoint: async <T>(fn: (inner: SqlTx) => Promise<T>): Promise<T> => {
         const name = `sp${++savepoints}`;
@@ -241,12 +275,22 @@ export class PgSql implements SqlStore {
     if (err instanceof ExecError || err instanceof NestedStatementError) return err;
     const e = err as { code?: string; message?: string };
     const code = e.code ?? '';
-    const connection = /^(08|57P|53)/.test(code) || ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE'].includes(code)
-      || /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(e.message ?? '');
+    const connection =
+      /^(08|57P|53)/.test(code) ||
+      ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE'].includes(
+        code,
+      ) ||
+      /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
+        e.message ?? '',
+      );
     if (!connection) return err;
-    return new ExecError('upstream_error', `the team store at ${this.url.location} is unreachable: ${this.url.mask(e.message ?? code)}`, {
-      hint: 'Retry shortly; if it persists, check that the database server is up (daemon status names it).',
-    });
+    return new ExecError(
+      'upstream_error',
+      `the team store at ${this.url.location} is unreachable: ${this.url.mask(e.message ?? code)}`,
+      {
+        hint: 'Retry shortly; if it persists, check that the database server is up (daemon status names it).',
+      },
+    );
   }
 }
 

@@ -30,7 +30,10 @@ export function decodeText(s: string): string {
     const next = s[++i];
     if (next === ESC) out += NUL;
     else if (next === '\u0002') out += ESC;
-    else throw new Error('stored text has a broken escape (written by something other than agentteam?)');
+    else
+      throw new Error(
+        'stored text has a broken escape (written by something other than agentteam?)',
+      );
   }
   return out;
 }
