@@ -5,7 +5,14 @@ import { ExecError, errorBody } from './errors.js';
 import type { AuthorizationStore } from './auth/store.js';
 import { runtimeAuth } from './http/runtime-auth.js';
 import { operatorAuth } from './operator/auth.js';
-import { registerOperatorRoutes, type OperatorContext } from './operator/routes.js';
+import { OPERATOR_API } from '../catalog/operator/table.js';
+import {
+  CORE_OPERATOR_ROUTES,
+  coreOperatorHandlers,
+  type CoreOperatorRoute,
+  type OperatorContext,
+} from './operator/routes.js';
+import { absentRoute, registerOperatorApi, type OperatorHandlers } from './operator/dispatch.js';
 import type { Diag } from './lifecycle/diag.js';
 import { hostOriginGuard } from './http/host-origin.js';
 import { ERROR_TABLE } from '../catalog/errors.js';
@@ -33,10 +40,17 @@ interface AppContext extends OperatorContext {
   readonly allowHosts?: readonly string[];
   /** The one result gate: mounted first, so it sees every response on its way out. */
   readonly gate: ResultGate;
-  /** Registers routes owned by other parts (Exec action route, MCP, message operator routes). */
-  readonly extraRoutes?: (app: Hono<RuntimeEnv>) => void;
+  /**
+   * Registers the routes owned by other parts (Exec action route, MCP) and
+   * answers with their handlers of the operator API's rows. Without it (a bare
+   * app in a test) those rows are not served.
+   */
+  readonly extraRoutes?: (app: Hono<RuntimeEnv>) => PartOperatorHandlers | undefined;
   readonly clock?: Clock;
 }
+
+/** The operator API's rows the daemon's parts answer (daemon/parts.ts). */
+export type PartOperatorHandlers = Omit<OperatorHandlers, CoreOperatorRoute>;
 
 /** A refusal in the shape of the route family: a JSON-RPC frame for MCP, the envelope elsewhere. */
 function refuse(path: string, message: string): Response {
@@ -56,6 +70,14 @@ function refuse(path: string, message: string): Response {
  * for /api/v1 and runtime credential + binding + admission for the Exec and
  * MCP families. Errors become envelopes in one place.
  */
+/** A bare app's part rows: each answers as an unregistered route does. */
+function absentParts(): PartOperatorHandlers {
+  const CORE = new Set<string>(CORE_OPERATOR_ROUTES);
+  return Object.fromEntries(
+    OPERATOR_API.filter((r) => !CORE.has(r.name)).map((r) => [r.name, absentRoute]),
+  ) as unknown as PartOperatorHandlers;
+}
+
 export function buildApp(ctx: AppContext): Hono<RuntimeEnv> {
   // RegExpRouter cannot hold GET .../catalog beside GET .../:domain/:action, so the
   // default SmartRouter falls back to TrieRouter (~2.6 us a match on this table);
@@ -93,7 +115,6 @@ export function buildApp(ctx: AppContext): Hono<RuntimeEnv> {
   app.use(OPERATOR_SCOPE, operatorSpans());
   const operator = operatorAuth(ctx.operatorToken);
   app.use(OPERATOR_SCOPE, operator);
-  registerOperatorRoutes(app, ctx);
   registerMetricsRoute(app, operator);
 
   const auth = runtimeAuth(ctx.store, ctx.diag);
@@ -104,14 +125,19 @@ export function buildApp(ctx: AppContext): Hono<RuntimeEnv> {
     if (!pinned) throw new ExecError('unavailable', 'the runtime authorization was revoked');
     return c.body(pinned.body, 200, { 'content-type': 'application/json' });
   });
-  ctx.extraRoutes?.(app);
-  // The operator console (/console/): its pages read the operator routes above, in process.
+  const parts = ctx.extraRoutes?.(app);
+  // The operator console (/console/): its pages read the operator API, in process.
   const clock = ctx.clock ?? systemClock;
-  mountConsole(app, {
+  const console = mountConsole(app, {
     operator: operatorClient((r) => app.fetch(r), ctx.operatorToken, ctx.port),
     clock,
     defaultServer: DEFAULT_SERVER,
     host: () => `${consoleName}:${ctx.port()}`,
   });
+  registerOperatorApi(
+    app,
+    { ...coreOperatorHandlers(ctx), ...console, ...(parts ?? absentParts()) },
+    clock,
+  );
   return app;
 }

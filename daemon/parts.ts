@@ -12,28 +12,30 @@ import type { ResultGate } from './results/gate.js';
 import type { SecretSet } from './results/secrets.js';
 import { registerExecActionRoute } from './exec/route.js';
 import { registerMcpRoutes } from './mcp/routes.js';
-import { registerCodexAppServerRoute } from './operator/codex-app-server.js';
+import { codexAppServerHandlers } from './operator/codex-app-server.js';
 import type { AuthorizationStore } from './auth/store.js';
-import { registerMessageOperatorRoutes } from './mcp/operator-routes.js';
+import { messageOperatorHandlers } from './operator/messages.js';
 import { registerTokenAnalysisRoutes } from './analysis/routes.js';
 import type { AnalysisTokens } from './auth/analysis-token.js';
 import { MCP_TOOLS } from '../catalog/mcp-tools.js';
-import { registerApprovalOperatorRoutes } from './operator/approvals.js';
-import { registerOperatorReadRoutes } from './operator/reads.js';
-import { registerExtensionOperatorRoutes } from './operator/extensions.js';
+import { approvalOperatorHandlers } from './operator/approvals.js';
+import { operatorReadHandlers } from './operator/reads.js';
+import { extensionOperatorHandlers } from './operator/extensions.js';
 import { pinCatalog, type PinnedCatalog } from './auth/pinned-catalog.js';
 import { isDenyable, openClientTools, rememberedClientTools } from './clienttools/part.js';
 import type { LongLivedStreams } from './http/stream-budget.js';
-import { registerStoreOperatorRoutes } from './operator/store-routes.js';
+import { storeOperatorHandlers } from './operator/store-routes.js';
 import { homePaths } from '../lib/home.js';
 import { ToolActivity } from './tools/activity.js';
 import { DeclaredTools } from './tools/declarations.js';
-import { registerToolOperatorRoutes } from './tools/operator-routes.js';
+import { toolOperatorHandlers } from './tools/operator-routes.js';
 import { ToolsDirWatch } from './tools/watch.js';
 import { formatIssue, readDeclarationFiles } from '../lib/tool-files.js';
 import type { StoreUrl } from '../lib/store-url.js';
-import { registerLogRoutes, type LogTap } from './lifecycle/log-tap.js';
-import { registerAuditOperatorRoutes } from './operator/audit-routes.js';
+import type { LogTap } from './lifecycle/log-tap.js';
+import { auditOperatorHandlers } from './operator/audit-routes.js';
+import { absentRoute } from './operator/dispatch.js';
+import type { PartOperatorHandlers } from './app.js';
 import type { AuditSettings } from './audit/settings.js';
 
 /**
@@ -42,7 +44,8 @@ import type { AuditSettings } from './audit/settings.js';
  * them behind this one seam keeps server.ts about lifecycle only.
  */
 export interface DaemonParts {
-  registerRoutes(app: Hono<any>, ctx: { auths: AuthorizationStore }): void;
+  /** Registers the runtime routes (Exec, MCP, token analysis) and answers with the parts' rows of the operator API. */
+  registerRoutes(app: Hono<any>, ctx: { auths: AuthorizationStore }): PartOperatorHandlers;
   /** The result gate; the server adds the token and operator-token secret sources once the store exists. */
   readonly gate: ResultGate;
   /** What the routes are built on (the in-process test harness reads the scheduler and the stores through it). */
@@ -194,25 +197,30 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
         notifier: clientTools.notifier,
         ...(opts.streams ? { streams: opts.streams } : {}),
       });
-      registerCodexAppServerRoute(app, {
-        auths: ctx.auths,
-        host,
-        gate: services.gate,
-        diag: opts.diag,
-      });
-      registerMessageOperatorRoutes(app, { messages: services.messages });
-      if (opts.analysis) registerTokenAnalysisRoutes(app, opts.analysis, MCP_TOOLS);
-      registerApprovalOperatorRoutes(app, services.approvals);
-      registerOperatorReadRoutes(app, services);
-      if (opts.logs) registerLogRoutes(app, opts.logs);
-      registerExtensionOperatorRoutes(app, services.extensions);
-      clientTools.registerRoutes(app);
-      registerStoreOperatorRoutes(app, services.sqlite, services.home, services.store.describe);
-      registerToolOperatorRoutes(app, { registry: services.tools, declared, activity });
-      registerAuditOperatorRoutes(app, services.auditLog, opts.clock);
+      const analysis = opts.analysis
+        ? registerTokenAnalysisRoutes(app, opts.analysis, MCP_TOOLS)
+        : { 'analysis.credential': absentRoute };
+      const logs = opts.logs;
       // After the built-ins are registered (registerMcpRoutes): declarations may not take their names.
       loadDeclared();
       watchTools.start();
+      return {
+        ...codexAppServerHandlers({ auths: ctx.auths, host, gate: services.gate, diag: opts.diag }),
+        ...messageOperatorHandlers(services.messages),
+        ...analysis,
+        ...approvalOperatorHandlers(services.approvals),
+        ...operatorReadHandlers(services),
+        'daemon.logs': logs
+          ? ({ query }) => ({
+              entries: logs.recent(query.limit !== undefined ? Number(query.limit) : undefined),
+            })
+          : absentRoute,
+        ...extensionOperatorHandlers(services.extensions),
+        ...clientTools.operatorHandlers(),
+        ...storeOperatorHandlers(services.sqlite, services.home, services.store.describe),
+        ...toolOperatorHandlers({ registry: services.tools, declared, activity }),
+        ...auditOperatorHandlers(services.auditLog, opts.clock),
+      };
     },
     launchHook,
     pinnedCatalog: () => pinCatalog(services.extensions.current()),

@@ -27,6 +27,9 @@ export const MCP_TOOL_NAMES_FILE = join(GENERATED_DIR, 'mcp-tool-names.json');
 /** The operator read commands (catalog/operator-reads.ts), read by cli/program.ts to declare them. */
 export const OPERATOR_READS_FILE = join(GENERATED_DIR, 'operator-reads.json');
 
+/** The operator API's input validators (catalog/operator/), one CommonJS module keyed `<row>.<part>`. */
+export const OPERATOR_VALIDATORS_FILE = join(GENERATED_DIR, 'operator-validators.cjs');
+
 export function schemaFile(name: string): string {
   return join(GENERATED_DIR, 'schemas', `${name}.json`);
 }

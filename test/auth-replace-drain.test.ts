@@ -281,11 +281,13 @@ test('a handler that ignores the signal still cannot publish a success after rev
     stop: () => undefined,
     reload: async () => ({}),
     urls: () => ({ execBaseUrl: '', mcpUrl: '' }),
-    extraRoutes: (a) =>
+    extraRoutes: (a) => {
       a.post(`${EXEC_BASE}/slow/op`, async (c) => {
         await gate; // never looks at c.get('runtime').signal
         return c.json({ ok: true, data: { done: true } });
-      }),
+      });
+      return undefined;
+    },
   });
   const auth = await store.create({ serverId: 's', agentId: 'a' });
   const events: string[] = [];

@@ -10,24 +10,21 @@ import { toRuntimeName } from '../drivers/names.js';
 import { ExecError } from '../errors.js';
 import { forbidden } from '../http/runtime-auth.js';
 import { ANALYSIS_PATH } from '../http/paths.js';
+import type { OperatorHandlers } from '../operator/dispatch.js';
 
 /**
  * The token-analysis surface: the exact texts a runtime's context receives
  * from agentteam (the tools/list entries as that runtime names the tools, the
  * runtime guidance, the Exec index, the initialize instructions) and each
  * tool's own definition. Read-only; counting happens in the CLI.
- * The credential route is an operator route; the surface route accepts only
- * a token-analysis credential.
+ * The credential is a row of the operator API (answered by the handler this
+ * returns); the surface route accepts only a token-analysis credential.
  */
 export function registerTokenAnalysisRoutes(
   app: Hono<any>,
   tokens: AnalysisTokens,
   inventory: readonly McpToolDescriptor[],
-): void {
-  app.post('/api/v1/token-analysis/credentials', async (c) =>
-    c.json({ ok: true, data: await tokens.issue() }, 201),
-  );
-
+): Pick<OperatorHandlers, 'analysis.credential'> {
   app.get(ANALYSIS_PATH, async (c) => {
     const m = /^Bearer +(\S+) *$/i.exec(c.req.header('authorization') ?? '');
     if (!m || !(await tokens.verify(m[1]!))) return forbidden();
@@ -54,4 +51,5 @@ export function registerTokenAnalysisRoutes(
       },
     });
   });
+  return { 'analysis.credential': () => tokens.issue() };
 }

@@ -1,4 +1,4 @@
-import type { Context, Hono } from 'hono';
+import type { Context } from 'hono';
 import type { Clock } from '../../lib/clock.js';
 import { ExecError } from '../errors.js';
 import type { ClientToolBroker } from './broker.js';
@@ -138,8 +138,4 @@ export class EventStreams {
   closeAll(): void {
     for (const s of [...this.streams.values()]) s.sink.close();
   }
-}
-
-export function registerEventRoutes(app: Hono<any>, streams: EventStreams): void {
-  app.get('/api/v1/events', (c) => streams.open(c));
 }

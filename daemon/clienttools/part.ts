@@ -1,4 +1,3 @@
-import type { Hono } from 'hono';
 import type { Clock } from '../../lib/clock.js';
 import type { Principal } from '../http/principal.js';
 import type { ProfileStore } from '../profile/profile-store.js';
@@ -6,7 +5,7 @@ import type { Profile } from '../profile/types.js';
 import type { HiddenTools } from '../tools/contracts.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { ListChangedNotifier } from '../tools/notify.js';
-import { EventStreams, registerEventRoutes } from './event-streams.js';
+import { EventStreams } from './event-streams.js';
 import type { LongLivedStreams } from '../http/stream-budget.js';
 import { ClientToolBroker } from './broker.js';
 import type { ResultGate } from '../results/gate.js';
@@ -17,9 +16,10 @@ import {
   syncGroups,
   type ExposureDeps,
 } from './exposure.js';
-import { registerClientToolRoutes } from './routes.js';
+import { clientToolHandlers } from './routes.js';
 import { DelegatedScopes } from './scopes.js';
-import { registerStdioRoutes } from './stdio-routes.js';
+import { stdioHandlers } from './stdio-routes.js';
+import type { OperatorHandlers } from '../operator/dispatch.js';
 import { clientToolsStatePath, readClientToolsState } from './state-file.js';
 import { RememberedNames } from './remembered.js';
 import { FALLBACK_TOOL_NAMES, type ClientToolSpec } from './types.js';
@@ -35,7 +35,20 @@ interface ClientToolsPart {
   readonly streams: EventStreams;
   readonly notifier: ListChangedNotifier;
   hiddenFor(principal: Principal): HiddenTools | undefined;
-  registerRoutes(app: Hono<any>): void;
+  /** Its rows of the operator API (catalog/operator/client-tools.ts). */
+  operatorHandlers(): Pick<
+    OperatorHandlers,
+    | 'events.open'
+    | 'clientTools.register'
+    | 'clientTools.clients'
+    | 'clientTools.requests'
+    | 'clientTools.claim'
+    | 'clientTools.result'
+    | 'clientTools.stdio'
+    | 'clientTools.reply'
+    | 'clientTools.offered'
+    | 'clientTools.scope'
+  >;
   close(): void;
 }
 
@@ -122,12 +135,14 @@ export function openClientTools(opts: {
     streams,
     notifier,
     hiddenFor,
-    registerRoutes(app) {
-      registerEventRoutes(app, streams);
+    operatorHandlers() {
       const checkNames = (group: string, tools: readonly ClientToolSpec[]) =>
         checkGroupNames(registry, group, tools);
-      registerClientToolRoutes(app, { clock: opts.clock, broker, checkNames, gate: opts.gate });
-      registerStdioRoutes(app, { broker, scopes, checkNames, clock: opts.clock, gate: opts.gate });
+      return {
+        'events.open': (_input, c) => streams.open(c),
+        ...clientToolHandlers({ broker, checkNames, gate: opts.gate }),
+        ...stdioHandlers({ broker, scopes, checkNames, gate: opts.gate }),
+      };
     },
     close() {
       broker.shutdown();

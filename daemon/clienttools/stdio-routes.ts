@@ -1,9 +1,7 @@
-import type { Hono } from 'hono';
-import type { Clock } from '../../lib/clock.js';
 import { STDIO_LIMITS, resultBytes, validateStdioTools } from '../../catalog/stdio-tools.js';
 import { FINGERPRINT_RE } from '../../catalog/tool-fingerprint.js';
 import { ExecError } from '../errors.js';
-import { readJsonBody } from '../http/json-body.js';
+import type { OperatorHandlers } from '../operator/dispatch.js';
 import type { ClientToolBroker } from './broker.js';
 import { CLIENT_KEY_HEADER } from './clients.js';
 import { fingerprintOf } from './exposure.js';
@@ -35,7 +33,6 @@ const AUTHORIZATION_ID_RE = /^[A-Za-z0-9_-]{16}$/;
 interface StdioRouteDeps {
   readonly broker: ClientToolBroker;
   readonly scopes: DelegatedScopes;
-  readonly clock: Clock;
   readonly gate: ResultGate;
   readonly checkNames: (group: string, tools: readonly ClientToolSpec[]) => void;
 }
@@ -114,52 +111,58 @@ function decodeScope(body: unknown): { task_id: string; tools: Map<string, strin
   return { task_id: body.task_id, tools };
 }
 
-export function registerStdioRoutes(app: Hono<any>, deps: StdioRouteDeps): void {
+export function stdioHandlers(
+  deps: StdioRouteDeps,
+): Pick<
+  OperatorHandlers,
+  'clientTools.stdio' | 'clientTools.reply' | 'clientTools.offered' | 'clientTools.scope'
+> {
   const { broker, scopes, gate } = deps;
-  app.post('/api/v1/client-tools/stdio', async (c) => {
-    const body = decodeStdioRegistration(await readJsonBody(c, deps.clock));
-    return gate.ok(
-      broker.registerStdio(
-        body.client_id,
-        c.req.header(CLIENT_KEY_HEADER),
-        body.tools,
-        deps.checkNames,
-        body.server_id,
-      ),
-    );
-  });
-  app.post('/api/v1/client-tools/requests/:id/reply', async (c) => {
-    const body = decodeStdioReply(await readJsonBody(c, deps.clock));
-    return gate.ok(broker.reply(c.req.param('id'), body, c.req.header(CLIENT_KEY_HEADER)));
-  });
-  app.get('/api/v1/client-tools', (c) => {
-    const tools = broker.offered().map(({ group, tool }) => ({
-      name: tool.name,
-      group,
-      fingerprint: fingerprintOf(tool),
-      ...(tool.timeout_ms !== undefined
-        ? { timeout_ms: tool.timeout_ms }
-        : { timeout_s: tool.timeout_s }),
-    }));
-    return gate.ok({ revision: broker.revision, tools });
-  });
-  app.put('/api/v1/client-tools/scopes/:authorizationId/:threadId', async (c) => {
-    const authorization_id = c.req.param('authorizationId');
-    const thread_id = c.req.param('threadId');
-    if (!AUTHORIZATION_ID_RE.test(authorization_id))
-      throw new ExecError(
-        'invalid_request',
-        `the authorization id must match ${AUTHORIZATION_ID_RE.source}`,
+  return {
+    'clientTools.stdio': ({ body: raw }, c) => {
+      const body = decodeStdioRegistration(raw);
+      return gate.ok(
+        broker.registerStdio(
+          body.client_id,
+          c.req.header(CLIENT_KEY_HEADER),
+          body.tools,
+          deps.checkNames,
+          body.server_id,
+        ),
       );
-    if (!ID_RE.test(thread_id))
-      throw new ExecError('invalid_request', `the thread id must match ${ID_RE.source}`);
-    const { task_id, tools } = decodeScope(await readJsonBody(c, deps.clock));
-    scopes.save({ authorization_id, thread_id, task_id, tools });
-    return gate.ok({
-      authorization_id,
-      thread_id,
-      task_id,
-      tools: [...tools].map(([name, fingerprint]) => ({ name, fingerprint })),
-    });
-  });
+    },
+    'clientTools.reply': ({ params, body }, c) =>
+      gate.ok(broker.reply(params.id, decodeStdioReply(body), c.req.header(CLIENT_KEY_HEADER))),
+    'clientTools.offered': () => {
+      const tools = broker.offered().map(({ group, tool }) => ({
+        name: tool.name,
+        group,
+        fingerprint: fingerprintOf(tool),
+        ...(tool.timeout_ms !== undefined
+          ? { timeout_ms: tool.timeout_ms }
+          : { timeout_s: tool.timeout_s }),
+      }));
+      return gate.ok({ revision: broker.revision, tools });
+    },
+    'clientTools.scope': ({
+      params: { authorizationId: authorization_id, threadId: thread_id },
+      body,
+    }) => {
+      if (!AUTHORIZATION_ID_RE.test(authorization_id))
+        throw new ExecError(
+          'invalid_request',
+          `the authorization id must match ${AUTHORIZATION_ID_RE.source}`,
+        );
+      if (!ID_RE.test(thread_id))
+        throw new ExecError('invalid_request', `the thread id must match ${ID_RE.source}`);
+      const { task_id, tools } = decodeScope(body);
+      scopes.save({ authorization_id, thread_id, task_id, tools });
+      return gate.ok({
+        authorization_id,
+        thread_id,
+        task_id,
+        tools: [...tools].map(([name, fingerprint]) => ({ name, fingerprint })),
+      });
+    },
+  };
 }

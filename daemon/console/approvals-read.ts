@@ -1,6 +1,6 @@
 import { OperatorCallError, type OperatorClient } from './operator-client.js';
 import type { ApprovalRow, ApprovalsData } from './pages/approvals.js';
-import type { RuntimeView } from '../operator/runtime-list.js';
+import type { RuntimeView } from '../../catalog/operator/runtimes.js';
 
 /** Requests a page shows per server and list (the operator read's own paging does the rest). */
 const PAGE = 50;

@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import type { Clock } from '../../lib/clock.js';
 import type { OperatorClient } from './operator-client.js';
 import { ConsoleSessions } from './sessions.js';
+import type { OperatorHandlers } from '../operator/dispatch.js';
 
 interface MountOptions {
   readonly clock: Clock;
@@ -13,22 +14,18 @@ interface MountOptions {
 }
 
 /**
- * Puts the console on the daemon's app. Only the sign-in code route and a
- * forwarder are registered at start: the pages (JSX rendering, assets) are
+ * Puts the console on the daemon's app and answers the sign-in code row of
+ * the operator API. Only a forwarder is registered at start: the pages (JSX rendering, assets) are
  * imported on the first /console request, so a daemon nobody opens the
  * console on never loads them, and start-up opens no more module files at
  * once than before (a daemon started under a 128-descriptor limit must
  * still come up).
  */
-export function mountConsole(app: Hono<any>, opts: MountOptions): void {
+export function mountConsole(
+  app: Hono<any>,
+  opts: MountOptions,
+): Pick<OperatorHandlers, 'console.code'> {
   const sessions = new ConsoleSessions(opts.clock);
-  // The CLI's half of sign-in: the operator token buys a one-time code (under /api/v1, so the bearer check applies).
-  app.post('/api/v1/console/codes', (c) => {
-    const { code, expiresAtMs } = sessions.issueCode();
-    // The whole link: the console's host name is given out only here, to a holder of the operator token.
-    const url = `http://${opts.host()}/console/login?code=${encodeURIComponent(code)}`;
-    return c.json({ ok: true, data: { url, expiresAt: new Date(expiresAtMs).toISOString() } });
-  });
   let pages: Promise<Hono> | null = null;
   const load = () =>
     (pages ??= import('./routes.js').then((m) => {
@@ -39,6 +36,15 @@ export function mountConsole(app: Hono<any>, opts: MountOptions): void {
   const forward = async (c: { req: { raw: Request } }) => (await load()).fetch(c.req.raw);
   app.all('/console', forward);
   app.all('/console/*', forward);
+  return {
+    // The CLI's half of sign-in: the operator token buys a one-time code (under /api/v1, so the bearer check applies).
+    'console.code': () => {
+      const { code, expiresAtMs } = sessions.issueCode();
+      // The whole link: the console's host name is given out only here, to a holder of the operator token.
+      const url = `http://${opts.host()}/console/login?code=${encodeURIComponent(code)}`;
+      return { url, expiresAt: new Date(expiresAtMs).toISOString() };
+    },
+  };
 }
 
 /**

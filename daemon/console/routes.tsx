@@ -26,7 +26,7 @@ import { RUNTIME_KINDS } from '../../catalog/runtimes.js';
 import { ANALYSIS_PATH } from '../http/paths.js';
 // The pure report builder `agentteam token analyze` uses, so the page's numbers are the command's (it imports nothing else).
 import { buildReport, type Report, type SurfaceInput } from '../../lib/token-report.js';
-import type { RuntimeView } from '../operator/runtime-list.js';
+import type { RuntimeView } from '../../catalog/operator/runtimes.js';
 
 export interface ConsoleDeps {
   readonly sessions: ConsoleSessions;

@@ -1,8 +1,5 @@
-import type { Hono } from 'hono';
-import { ExecError } from '../errors.js';
+import { LOG_TAP_LINES } from '../../catalog/operator/daemon.js';
 
-/** Recent diagnostic lines kept for `agentteam daemon logs` (each at most a few hundred bytes). */
-const LOG_TAP_LINES = 1000;
 const LOG_TAP_DEFAULT = 100;
 
 interface LogEntry {
@@ -33,7 +30,8 @@ export class LogTap {
     this.listener?.(e);
   }
 
-  recent(limit: number): LogEntry[] {
+  /** `GET /api/v1/logs?limit=N` (the row checked N): the last N lines (default 100), oldest first. */
+  recent(limit = LOG_TAP_DEFAULT): LogEntry[] {
     return this.ring.slice(-limit);
   }
 
@@ -41,16 +39,4 @@ export class LogTap {
   connect(listener: (e: LogEntry) => void): void {
     this.listener = listener;
   }
-}
-
-/** `GET /api/v1/logs?limit=N`: the last N lines (default 100, at most 1000), oldest first. */
-export function registerLogRoutes(app: Hono<any>, tap: LogTap): void {
-  app.get('/api/v1/logs', (c) => {
-    const raw = c.req.query('limit');
-    const limit =
-      raw === undefined ? LOG_TAP_DEFAULT : /^[0-9]{1,4}$/.test(raw) ? Number(raw) : NaN;
-    if (!(limit >= 1 && limit <= LOG_TAP_LINES))
-      throw new ExecError('invalid_request', `limit must be an integer from 1 to ${LOG_TAP_LINES}`);
-    return c.json({ ok: true, data: { entries: tap.recent(limit) } });
-  });
 }

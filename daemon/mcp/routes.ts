@@ -13,7 +13,7 @@ import type { LongLivedStreams } from '../http/stream-budget.js';
 import { sharedBodyReader, sharedBoundary } from './boundary.js';
 import { messageToolHandlers } from './message-tools.js';
 import { SERVER_INSTRUCTIONS } from '../drivers/guidance.js';
-import type { MessageServices } from './operator-routes.js';
+import type { MessageApi } from '../store/messages.js';
 import { knowledgeToolHandlers, type KnowledgeServices } from '../knowledge/tools.js';
 import type { ResultGate } from '../results/gate.js';
 import type { AuditTrail } from '../audit/hooks.js';
@@ -27,7 +27,8 @@ const SERVER_VERSION = '0.1.0';
  * and audit trail. The daemon passes these fields, never its whole
  * service bag.
  */
-interface McpServices extends MessageServices {
+interface McpServices {
+  readonly messages: MessageApi;
   readonly clock: Clock;
   readonly knowledge: KnowledgeServices;
   /** Results are bounded by the gate's JSON boundary; every answered frame passes its screen. */

@@ -1,8 +1,9 @@
-import type { Context, Hono } from 'hono';
 import { sinceMs } from '../../catalog/audit.js';
 import { ERROR_TABLE } from '../../catalog/errors.js';
-import { isEntityId } from '../../catalog/ids.js';
-import { ExecError, errorBody } from '../errors.js';
+import type { QueryOf } from '../../catalog/operator/route.js';
+import type { auditList } from '../../catalog/operator/audit.js';
+import { ExecError } from '../errors.js';
+import type { OperatorHandlers } from './dispatch.js';
 import type { Clock } from '../../lib/clock.js';
 import type { AuditQuery, AuditStore } from '../store/audit.js';
 import { AuditSummaries } from './audit-summaries.js';
@@ -11,36 +12,18 @@ import { AuditSummaries } from './audit-summaries.js';
 const SUMMARY_DEFAULT_MS = 86_400_000;
 const MINUTES_DEFAULT_MS = 3_600_000;
 const TOOL_MAX_BYTES = 128;
-const PARAMS = new Set(['agent', 'tool', 'outcome', 'server', 'since', 'limit', 'cursor', 'after']);
-
-function fail(c: Context, err: unknown): Response {
-  return c.json(
-    { ok: false, error: errorBody(err) },
-    (err instanceof ExecError ? err.status : 500) as 400,
-  );
-}
+/** The query of the list row; the summaries take its filters only. */
+type Query = Partial<NonNullable<QueryOf<typeof auditList>>>;
 
 function invalid(name: string, message: string): ExecError {
   return new ExecError('validation_failed', message, { details: [{ path: `/${name}`, message }] });
 }
 
-/** The filters of a request's query string, checked; unknown parameters are refused rather than ignored. */
-function queryOf(
-  c: Context,
-  now: number,
-  allowed: ReadonlySet<string>,
-): AuditQuery & { after?: number } {
-  const q = c.req.query();
-  for (const k of Object.keys(q))
-    if (!allowed.has(k)) throw invalid(k, `unknown parameter (known: ${[...allowed].join(', ')})`);
-  const id = (k: 'agent' | 'server') => {
-    if (q[k] !== undefined && !isEntityId(q[k]))
-      throw invalid(
-        k,
-        `${k} must be an id: letters, digits, . _ - (1 to 128, starting with a letter or digit)`,
-      );
-    return q[k];
-  };
+/**
+ * The filters of a request's query string. The row's schema (catalog/operator/audit.ts)
+ * has refused unknown parameters and checked each one's form; what it cannot say is checked here.
+ */
+function queryOf(q: Query, now: number): AuditQuery & { after?: number } {
   if (
     q.tool !== undefined &&
     (q.tool.length === 0 || Buffer.byteLength(q.tool, 'utf8') > TOOL_MAX_BYTES)
@@ -57,22 +40,15 @@ function queryOf(
     if (ms === null) throw invalid('since', 'since must be a number and a unit: 90s, 15m, 1h, 7d');
     since = { text: q.since, at: now - ms };
   }
-  let limit: number | undefined;
-  if (q.limit !== undefined) {
-    if (!/^[1-9][0-9]{0,2}$/.test(q.limit) || Number(q.limit) > 100)
-      throw invalid('limit', 'limit must be an integer from 1 to 100');
-    limit = Number(q.limit);
-  }
+  const limit = q.limit !== undefined ? Number(q.limit) : undefined;
   let after: number | undefined;
   if (q.after !== undefined) {
-    if (!/^(0|[1-9][0-9]{0,15})$/.test(q.after))
-      throw invalid('after', 'after must be a seq (a non-negative integer)');
     if (q.cursor !== undefined) throw invalid('after', 'after and cursor do not go together');
     after = Number(q.after);
   }
   return {
-    serverId: id('server'),
-    agentId: id('agent'),
+    serverId: q.server,
+    agentId: q.agent,
     tool: q.tool,
     outcome: q.outcome,
     since,
@@ -92,60 +68,44 @@ function queryOf(
  * The last two are computed once per change and shared by every reader
  * (audit-summaries.ts), off the request thread.
  */
-export function registerAuditOperatorRoutes(app: Hono<any>, log: AuditStore, clock: Clock): void {
+export function auditOperatorHandlers(
+  log: AuditStore,
+  clock: Clock,
+): Pick<OperatorHandlers, 'audit.list' | 'audit.summary' | 'audit.minutes'> {
   const now = () => clock.now();
   const summaries = new AuditSummaries(log, clock);
-  app.get('/api/v1/audit', async (c) => {
-    try {
-      const query = queryOf(c, now(), PARAMS);
+  return {
+    'audit.list': async ({ query: q }) => {
+      const query = queryOf(q, now());
       if (query.after !== undefined) {
         const entries = await log.after(query, query.after);
-        return c.json({
-          ok: true,
-          data: {
-            entries,
-            lastSeq: entries.length > 0 ? entries[entries.length - 1]!.seq : query.after,
-          },
-        });
+        return {
+          entries,
+          lastSeq: entries.length > 0 ? entries[entries.length - 1]!.seq : query.after,
+        };
       }
       const { items, ...more } = await log.list(query);
       // lastSeq: where a --follow that printed this page continues.
-      return c.json({
-        ok: true,
-        data: {
-          entries: items,
-          ...more,
-          lastSeq: query.cursor === undefined ? await log.lastSeq() : undefined,
-        },
-      });
-    } catch (err) {
-      return fail(c, err);
-    }
-  });
-  app.get('/api/v1/audit/summary', async (c) => {
-    try {
+      const lastSeq = query.cursor === undefined ? await log.lastSeq() : undefined;
+      return { entries: items, ...more, ...(lastSeq !== undefined ? { lastSeq } : {}) };
+    },
+    'audit.summary': async ({ query: q }) => {
       const t = now();
-      const query = queryOf(c, t, new Set(['agent', 'tool', 'server', 'since']));
+      const query = queryOf(q, t);
       const { since, value } = await summaries.summary(
         query.since ? t - query.since.at : SUMMARY_DEFAULT_MS,
         query,
       );
-      return c.json({ ok: true, data: { since: new Date(since).toISOString(), ...value } });
-    } catch (err) {
-      return fail(c, err);
-    }
-  });
-  app.get('/api/v1/audit/minutes', async (c) => {
-    try {
+      return { since: new Date(since).toISOString(), ...value };
+    },
+    'audit.minutes': async ({ query: q }) => {
       const t = now();
-      const query = queryOf(c, t, new Set(['agent', 'tool', 'server', 'since']));
+      const query = queryOf(q, t);
       const { since, value } = await summaries.minutes(
         query.since ? t - query.since.at : MINUTES_DEFAULT_MS,
         query,
       );
-      return c.json({ ok: true, data: { since: new Date(since).toISOString(), minutes: value } });
-    } catch (err) {
-      return fail(c, err);
-    }
-  });
+      return { since: new Date(since).toISOString(), minutes: value };
+    },
+  };
 }

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
-import type { Hono } from 'hono';
 import type { AuthorizationStore } from '../auth/store.js';
-import { readJsonBody } from '../http/json-body.js';
+import type { BodyOf } from '../../catalog/operator/route.js';
+import type { runtimesCodexAppServer } from '../../catalog/operator/runtimes.js';
+import type { OperatorHandlers } from './dispatch.js';
 import { ExecError } from '../errors.js';
 import type { Diag } from '../lifecycle/diag.js';
 import type { ToolHost } from '../tools/contracts.js';
@@ -17,48 +18,13 @@ interface AppServerRouteDeps {
   readonly diag: Diag;
 }
 
-interface StartBody {
-  command: string[];
-  env: Record<string, string>;
-  cwd: string | null;
-  prompt: string;
-}
-
-const MAX_ARGS = 256;
 const MAX_PROMPT_BYTES = 256 * 1024;
 
-function readStart(body: unknown): StartBody {
-  const b = body as Partial<StartBody> | null;
-  if (typeof b !== 'object' || b === null)
-    throw new ExecError('invalid_request', 'the body must be an object');
-  if (
-    !Array.isArray(b.command) ||
-    b.command.length === 0 ||
-    b.command.length > MAX_ARGS ||
-    !b.command.every((a) => typeof a === 'string')
-  ) {
-    throw new ExecError(
-      'invalid_request',
-      `command must be 1 to ${MAX_ARGS} strings: the codex executable and its arguments (app-server ...)`,
-    );
-  }
+/** What the row's schema cannot say: the command runs the app server, the prompt's bytes. */
+function readStart(b: BodyOf<typeof runtimesCodexAppServer>) {
   if (!b.command.includes('app-server'))
     throw new ExecError('invalid_request', 'command must run `codex app-server`');
-  if (
-    typeof b.env !== 'object' ||
-    b.env === null ||
-    Array.isArray(b.env) ||
-    !Object.values(b.env).every((v) => typeof v === 'string')
-  ) {
-    throw new ExecError('invalid_request', 'env must be an object of strings');
-  }
-  if (b.cwd !== undefined && b.cwd !== null && typeof b.cwd !== 'string')
-    throw new ExecError('invalid_request', 'cwd must be a string');
-  if (
-    typeof b.prompt !== 'string' ||
-    b.prompt.length === 0 ||
-    Buffer.byteLength(b.prompt) > MAX_PROMPT_BYTES
-  ) {
+  if (Buffer.byteLength(b.prompt) > MAX_PROMPT_BYTES) {
     throw new ExecError(
       'invalid_request',
       `prompt must be a non-empty string of at most ${MAX_PROMPT_BYTES} bytes`,
@@ -74,10 +40,11 @@ function readStart(body: unknown): StartBody {
  * and streams what happens as NDJSON lines (threads, agent messages, tool
  * decisions, the end). Revoking the authorization ends the run.
  */
-export function registerCodexAppServerRoute(app: Hono<any>, deps: AppServerRouteDeps): void {
+export function codexAppServerHandlers(
+  deps: AppServerRouteDeps,
+): Pick<OperatorHandlers, 'runtimes.codexAppServer'> {
   const started = new Set<string>();
-  app.post('/api/v1/runtimes/:id/codex-app-server', async (c) => {
-    const id = c.req.param('id');
+  const start: OperatorHandlers['runtimes.codexAppServer'] = ({ params: { id }, body: raw }) => {
     const auth = deps.auths.get(id);
     if (!auth || !auth.live)
       throw new ExecError('not_found', 'no live runtime authorization with this id');
@@ -86,7 +53,7 @@ export function registerCodexAppServerRoute(app: Hono<any>, deps: AppServerRoute
         'invalid_request',
         `the authorization is for runtime ${auth.runtime}, not codex-app-server`,
       );
-    const body = readStart(await readJsonBody(c));
+    const body = readStart(raw);
     if (started.has(id))
       throw new ExecError(
         'invalid_transition',
@@ -134,5 +101,6 @@ export function registerCodexAppServerRoute(app: Hono<any>, deps: AppServerRoute
       status: 200,
       headers: { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' },
     });
-  });
+  };
+  return { 'runtimes.codexAppServer': start };
 }

@@ -1,6 +1,7 @@
-import type { Hono } from 'hono';
-import { registerRuntimeLeaseRoutes, type LeaseContext } from './runtimes.js';
-import { registerRuntimeListRoute } from './runtime-list.js';
+import type { OperatorRouteName } from '../../catalog/operator/table.js';
+import type { OperatorHandlers } from './dispatch.js';
+import { runtimeLeaseHandlers, type LeaseContext } from './runtimes.js';
+import { runtimeView } from './runtime-list.js';
 
 /** What the operator routes need from the running daemon. */
 export interface OperatorContext extends LeaseContext {
@@ -10,16 +11,32 @@ export interface OperatorContext extends LeaseContext {
   readonly reload: () => Promise<unknown>;
 }
 
-/** Operator API under /api/v1 (the bearer check is applied by the app before these run). */
-export function registerOperatorRoutes(app: Hono<any>, ctx: OperatorContext): void {
-  app.get('/api/v1/status', (c) => c.json({ ok: true, data: ctx.status() }));
-  app.post('/api/v1/stop', (c) => {
-    setImmediate(() => ctx.stop('operator'));
-    return c.json({ ok: true, data: { stopping: true } }, 202);
-  });
-  app.post('/api/v1/reload', async (c) =>
-    c.json({ ok: true, data: (await ctx.reload()) ?? { reloaded: true } }),
-  );
-  registerRuntimeListRoute(app, ctx.store);
-  registerRuntimeLeaseRoutes(app, ctx);
+/** The rows the daemon core answers itself; the parts (daemon/parts.ts) answer the rest. */
+export const CORE_OPERATOR_ROUTES = [
+  'daemon.status',
+  'daemon.stop',
+  'daemon.reload',
+  'runtimes.list',
+  'runtimes.lease',
+  'runtimes.revoke',
+  'runtimes.rotate',
+  'console.code',
+] as const satisfies readonly OperatorRouteName[];
+export type CoreOperatorRoute = (typeof CORE_OPERATOR_ROUTES)[number];
+
+/** The daemon's own rows of the operator API (the bearer check is applied by the app before these run). */
+export function coreOperatorHandlers(
+  ctx: OperatorContext,
+): Pick<OperatorHandlers, Exclude<CoreOperatorRoute, 'console.code'>> {
+  return {
+    'daemon.status': () => ctx.status(),
+    'daemon.stop': () => {
+      setImmediate(() => ctx.stop('operator'));
+      return { stopping: true };
+    },
+    'daemon.reload': async () =>
+      ((await ctx.reload()) ?? { reloaded: true }) as Record<string, unknown>,
+    'runtimes.list': () => ({ runtimes: ctx.store.leases().map(runtimeView) }),
+    ...runtimeLeaseHandlers(ctx),
+  };
 }

@@ -1,21 +1,9 @@
-import type { Hono } from 'hono';
 import type { Authorization } from '../auth/authorization.js';
-import type { AuthorizationStore } from '../auth/store.js';
+import type { RuntimeView } from '../../catalog/operator/runtimes.js';
 
-/** One runtime authorization as the operator sees it: binding, state, token generations, in-flight calls. Never a token. */
-export interface RuntimeView {
-  readonly authorizationId: string;
-  readonly serverId: string;
-  readonly agentId: string;
-  readonly runtime: string;
-  readonly sessionId: string | null;
-  readonly runId: string | null;
-  readonly state: string;
-  readonly inFlight: number;
-  readonly generations: readonly { id: string; issuedAt: string; expiresAt: string }[];
-}
+/** What `GET /api/v1/runtimes` lists of one authorization. */
 
-function runtimeView(a: Authorization): RuntimeView {
+export function runtimeView(a: Authorization): RuntimeView {
   return {
     authorizationId: a.id,
     serverId: a.principal.serverId,
@@ -31,11 +19,4 @@ function runtimeView(a: Authorization): RuntimeView {
       expiresAt: new Date(g.expiresAtMs).toISOString(),
     })),
   };
-}
-
-/** `GET /api/v1/runtimes`: every authorization holding a lease, oldest first (operator token checked by the app). */
-export function registerRuntimeListRoute(app: Hono<any>, store: AuthorizationStore): void {
-  app.get('/api/v1/runtimes', (c) =>
-    c.json({ ok: true, data: { runtimes: store.leases().map(runtimeView) } }),
-  );
 }

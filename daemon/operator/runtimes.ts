@@ -1,11 +1,10 @@
-import type { Context, Hono } from 'hono';
-import { readJsonBody } from '../http/json-body.js';
+import type { LeaseEnd, LeaseLine, LeaseRequest } from '../../catalog/operator/lease.js';
+import type { runtimesLease } from '../../catalog/operator/runtimes.js';
+import type { OperatorHandler, OperatorHandlers } from './dispatch.js';
 import type { Authorization } from '../auth/authorization.js';
 import { ExecError } from '../errors.js';
-import { isRuntimeKind, type RuntimeKind } from '../../catalog/runtimes.js';
-import { MESSAGE_ID_PATTERN, TARGET_PATTERN } from '../../catalog/mcp-tools.js';
+import type { RuntimeKind } from '../../catalog/runtimes.js';
 import type { AuthorizationStore } from '../auth/store.js';
-import { ENTITY_ID_RULE, isEntityId } from '../../catalog/ids.js';
 import { isPidAlive } from '../lifecycle/owner.js';
 
 /** What a runtime driver adds to the launch (written into the private dir by the daemon). */
@@ -37,27 +36,6 @@ export interface LeaseContext {
   readonly launchHook?: LaunchHook;
 }
 
-interface LeaseRequest {
-  serverId: string;
-  agentId: string;
-  sessionId?: string | null;
-  runId?: string | null;
-  workdir?: string | null;
-  primaryThreadId?: string | null;
-  ttlSeconds?: number;
-  runtime?: RuntimeKind;
-  turnTarget?: string | null;
-  turnMessageId?: string | null;
-  pid?: number;
-  env?: Record<string, string>;
-  /** The runtime's `--version` output as `run` read it (Codex), for choosing what its config may use. */
-  runtimeVersion?: string | null;
-  /** Re-lease after a daemon restart: the private directory name the runtime's token file path has. */
-  resumeDir?: string;
-  /** The first lease's `resumeSecret`, which proves the claim on `resumeDir`. */
-  resumeSecret?: string;
-}
-
 const PID_POLL_MS = 500;
 
 /** The reason store.revoke gave (`shutdown`, `replaced`, `exit`, ...), carried by the abort. */
@@ -67,58 +45,12 @@ function revokeReason(signal: AbortSignal): string {
   return typeof v === 'string' ? v : 'revoked';
 }
 
-async function readLease(c: Context): Promise<LeaseRequest> {
-  const body = await readJsonBody(c);
-  const b = body as LeaseRequest;
-  if (
-    typeof b !== 'object' ||
-    b === null ||
-    typeof b.serverId !== 'string' ||
-    typeof b.agentId !== 'string'
-  ) {
-    throw new ExecError('invalid_request', 'serverId and agentId are required strings');
-  }
-  if (b.ttlSeconds !== undefined && (!Number.isInteger(b.ttlSeconds) || b.ttlSeconds < 1)) {
-    throw new ExecError('invalid_request', 'ttlSeconds must be a positive integer');
-  }
-  if (
-    b.runtimeVersion !== undefined &&
-    b.runtimeVersion !== null &&
-    (typeof b.runtimeVersion !== 'string' || b.runtimeVersion.length > 200)
-  ) {
-    throw new ExecError(
-      'invalid_request',
-      'runtimeVersion must be a string of at most 200 characters',
-    );
-  }
-  if (b.resumeDir !== undefined && typeof b.resumeDir !== 'string')
-    throw new ExecError('invalid_request', 'resumeDir must be a string');
-  if (b.resumeSecret !== undefined && typeof b.resumeSecret !== 'string')
-    throw new ExecError('invalid_request', 'resumeSecret must be a string');
-  if (b.runtime !== undefined && !isRuntimeKind(b.runtime))
-    throw new ExecError('invalid_request', `unknown runtime "${b.runtime}"`);
-  // Reported back by workspace get, so bounded by the id grammar like serverId and agentId.
-  for (const k of ['sessionId', 'runId'] as const) {
-    const v = b[k];
-    if (v !== undefined && v !== null && !isEntityId(v))
-      throw new ExecError('invalid_request', `${k} must be ${ENTITY_ID_RULE}`);
-  }
+/** What the lease schema cannot say: the turn's two fields go together. */
+function checkLease(b: LeaseRequest): LeaseRequest {
   const target = b.turnTarget ?? null;
   const messageId = b.turnMessageId ?? null;
   if ((target === null) !== (messageId === null))
     throw new ExecError('invalid_request', 'turnTarget and turnMessageId go together');
-  if (target !== null && (typeof target !== 'string' || !new RegExp(TARGET_PATTERN).test(target))) {
-    throw new ExecError(
-      'invalid_request',
-      'turnTarget must be an exact target (channel:<name>, dm:<handle>, thread:<messageId>, task:<taskId>)',
-    );
-  }
-  if (
-    messageId !== null &&
-    (typeof messageId !== 'string' || !new RegExp(MESSAGE_ID_PATTERN).test(messageId))
-  ) {
-    throw new ExecError('invalid_request', 'turnMessageId must be a message id (msg_...)');
-  }
   return b;
 }
 
@@ -128,10 +60,12 @@ async function readLease(c: Context): Promise<LeaseRequest> {
  * runtime's lifetime: when the `run` process's connection closes (exit,
  * crash, kill -9) or its pid disappears, the authorization is revoked.
  */
-export function registerRuntimeLeaseRoutes(app: Hono<any>, ctx: LeaseContext): void {
+export function runtimeLeaseHandlers(
+  ctx: LeaseContext,
+): Pick<OperatorHandlers, 'runtimes.lease' | 'runtimes.revoke' | 'runtimes.rotate'> {
   const { store } = ctx;
-  app.post('/api/v1/runtimes', async (c) => {
-    const req = await readLease(c);
+  const lease: OperatorHandler<typeof runtimesLease> = async ({ body }, c) => {
+    const req = checkLease(body);
     const auth = await store.create({
       serverId: req.serverId,
       agentId: req.agentId,
@@ -168,25 +102,22 @@ export function registerRuntimeLeaseRoutes(app: Hono<any>, ctx: LeaseContext): v
         ? err
         : new ExecError('internal', 'the runtime driver could not prepare the launch');
     }
-    const first =
-      JSON.stringify({
-        ok: true,
-        data: {
-          authorizationId: auth.id,
-          privateDir: auth.dir,
-          tokenFile: auth.tokenFile,
-          resumeSecret: auth.resumeSecret,
-          execBaseUrl,
-          mcpUrl,
-          ttlSeconds: auth.ttlMs / 1000,
-          env: additions.env,
-          args: additions.args,
-          ...(additions.argsFor ? { argsFor: additions.argsFor } : {}),
-          ...(additions.shimDir ? { shimDir: additions.shimDir } : {}),
-          ...(additions.tokenEnv ? { tokenEnv: additions.tokenEnv } : {}),
-          ...(additions.binDir ? { binDir: additions.binDir } : {}),
-        },
-      }) + '\n';
+    const line: LeaseLine = {
+      authorizationId: auth.id,
+      privateDir: auth.dir,
+      tokenFile: auth.tokenFile,
+      resumeSecret: auth.resumeSecret,
+      execBaseUrl,
+      mcpUrl,
+      ttlSeconds: auth.ttlMs / 1000,
+      env: additions.env,
+      args: additions.args,
+      ...(additions.argsFor ? { argsFor: additions.argsFor } : {}),
+      ...(additions.shimDir ? { shimDir: additions.shimDir } : {}),
+      ...(additions.tokenEnv ? { tokenEnv: additions.tokenEnv } : {}),
+      ...(additions.binDir ? { binDir: additions.binDir } : {}),
+    };
+    const first = `${JSON.stringify({ ok: true, data: line })}\n`;
     const conn = c.req.raw.signal;
     if (conn.aborted) revoke('run_disconnected');
     else conn.addEventListener('abort', () => revoke('run_disconnected'), { once: true });
@@ -212,7 +143,7 @@ export function registerRuntimeLeaseRoutes(app: Hono<any>, ctx: LeaseContext): v
               // The last line says why, so `run` can tell a daemon shutdown (wait for the next daemon) from the rest.
               controller.enqueue(
                 new TextEncoder().encode(
-                  JSON.stringify({ event: 'revoked', reason: revokeReason(auth.signal) }) + '\n',
+                  `${JSON.stringify({ event: 'revoked', reason: revokeReason(auth.signal) } satisfies LeaseEnd)}\n`,
                 ),
               );
               controller.close();
@@ -231,20 +162,17 @@ export function registerRuntimeLeaseRoutes(app: Hono<any>, ctx: LeaseContext): v
       status: 200,
       headers: { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' },
     });
-  });
-
-  app.delete('/api/v1/runtimes/:id', async (c) => {
-    const id = c.req.param('id');
-    if (!store.get(id)) throw new ExecError('not_found', 'no such runtime authorization');
-    await store.revoke(id, 'exit');
-    return c.json({ ok: true, data: { revoked: true, state: store.get(id)?.state ?? 'gone' } });
-  });
-
-  app.post('/api/v1/runtimes/:id/rotate', async (c) => {
-    const gen = await store.rotateNow(c.req.param('id'));
-    return c.json({
-      ok: true,
-      data: { generationId: gen.id, expiresAt: new Date(gen.expiresAtMs).toISOString() },
-    });
-  });
+  };
+  return {
+    'runtimes.lease': lease,
+    'runtimes.revoke': async ({ params: { id } }) => {
+      if (!store.get(id)) throw new ExecError('not_found', 'no such runtime authorization');
+      await store.revoke(id, 'exit');
+      return { revoked: true, state: store.get(id)?.state ?? 'gone' };
+    },
+    'runtimes.rotate': async ({ params: { id } }) => {
+      const gen = await store.rotateNow(id);
+      return { generationId: gen.id, expiresAt: new Date(gen.expiresAtMs).toISOString() };
+    },
+  };
 }

@@ -1,6 +1,5 @@
-import type { Context, Hono } from 'hono';
-import { readJsonBody } from '../http/json-body.js';
-import { ExecError, errorBody } from '../errors.js';
+import { ExecError } from '../errors.js';
+import type { OperatorHandlers } from '../operator/dispatch.js';
 import type { ToolRegistry } from './registry.js';
 import type { ToolActivity } from './activity.js';
 import type { DeclaredTools } from './declarations.js';
@@ -11,19 +10,10 @@ interface ToolOperatorDeps {
   readonly activity: ToolActivity;
 }
 
-const MAX_ANSWER = 20_000;
-
-function sourceOf(ownerKey: string): string {
+function sourceOf(ownerKey: string): 'builtin' | 'declared' | 'client' {
   if (ownerKey === 'builtin') return 'builtin';
   if (ownerKey.startsWith('declared:')) return 'declared';
   return 'client';
-}
-
-function fail(c: Context, err: unknown): Response {
-  return c.json(
-    { ok: false, error: errorBody(err) },
-    (err instanceof ExecError ? err.status : 500) as 400,
-  );
 }
 
 /**
@@ -31,8 +21,10 @@ function fail(c: Context, err: unknown): Response {
  * each entry comes from and the last declaration report; the activity log
  * (shown text, questions, answers); answering a question.
  */
-export function registerToolOperatorRoutes(app: Hono<any>, deps: ToolOperatorDeps): void {
-  app.get('/api/v1/tools', (c) => {
+export function toolOperatorHandlers(
+  deps: ToolOperatorDeps,
+): Pick<OperatorHandlers, 'tools.list' | 'tools.log' | 'tools.answer'> {
+  const list: OperatorHandlers['tools.list'] = () => {
     const report = deps.declared.last;
     const files = new Map(report.loaded.map((d) => [d.name, d]));
     const tools = deps.registry.list().map((t) => ({
@@ -44,12 +36,11 @@ export function registerToolOperatorRoutes(app: Hono<any>, deps: ToolOperatorDep
       annotations: t.annotations,
       description: t.description,
     }));
-    return c.json({ ok: true, data: { tools, declarations: report } });
-  });
-
-  app.get('/api/v1/tools/log', (c) => {
-    const limit = Number(c.req.query('limit') ?? 100);
-    const after = Number(c.req.query('after') ?? 0);
+    return { tools, declarations: report };
+  };
+  const log: OperatorHandlers['tools.log'] = ({ query }) => {
+    const limit = Number(query.limit ?? 100);
+    const after = Number(query.after ?? 0);
     if (
       !Number.isInteger(limit) ||
       limit < 1 ||
@@ -57,46 +48,22 @@ export function registerToolOperatorRoutes(app: Hono<any>, deps: ToolOperatorDep
       !Number.isInteger(after) ||
       after < 0
     ) {
-      return fail(
-        c,
-        new ExecError('validation_failed', 'limit must be 1..500 and after a non-negative integer'),
+      throw new ExecError(
+        'validation_failed',
+        'limit must be 1..500 and after a non-negative integer',
       );
     }
-    return c.json({
-      ok: true,
-      data: { events: deps.activity.log(limit, after), pending: deps.activity.pending() },
-    });
-  });
+    return { events: deps.activity.log(limit, after), pending: deps.activity.pending() };
+  };
 
-  app.post('/api/v1/tools/asks/:id/answer', async (c) => {
-    let body: unknown;
-    try {
-      body = await readJsonBody(c);
-    } catch (err) {
-      return fail(
-        c,
-        err instanceof ExecError
-          ? err
-          : new ExecError('invalid_json', 'the body must be {"answer": "..."}'),
-      );
-    }
-    const answer = (body as { answer?: unknown } | null)?.answer;
-    if (typeof answer !== 'string' || answer.length === 0 || answer.length > MAX_ANSWER) {
-      return fail(
-        c,
-        new ExecError(
-          'validation_failed',
-          `answer must be a string of 1 to ${MAX_ANSWER} characters`,
-          { details: [{ path: '/answer', message: 'required string' }] },
-        ),
-      );
-    }
-    if (!deps.activity.answer(c.req.param('id') ?? '', answer)) {
-      return fail(
-        c,
-        new ExecError('not_found', 'no question with this id is waiting for an answer'),
-      );
-    }
-    return c.json({ ok: true, data: { answered: true } });
-  });
+  return {
+    'tools.list': list,
+    'tools.log': log,
+    // The row's schema has checked the answer (1 to 20 000 characters).
+    'tools.answer': ({ params, body }) => {
+      if (!deps.activity.answer(params.id, body.answer))
+        throw new ExecError('not_found', 'no question with this id is waiting for an answer');
+      return { answered: true };
+    },
+  };
 }

@@ -13,6 +13,7 @@ import { MCP_TOOLS } from '../../catalog/mcp-tools.js';
 import { openApiDocument } from './openapi.js';
 import { renderLimits } from './limits.js';
 import { validatorModules } from './validators.js';
+import { operatorValidatorsModule } from './operator-validators.js';
 import { INVENTORY_FILE, renderInventory } from './inventory.js';
 
 export interface Artifact {
@@ -130,6 +131,11 @@ export function buildArtifacts(catalog: Catalog): Artifact[] {
       });
     }
   }
+  out.push({
+    path: 'dist/generated/operator-validators.cjs',
+    content: operatorValidatorsModule(),
+    committed: false,
+  });
   for (const [file, code] of validatorModules(catalog)) {
     out.push({ path: `dist/generated/validators/${file}`, content: code, committed: false });
   }

@@ -1,4 +1,4 @@
-import type { RuntimeView } from '../../operator/runtime-list.js';
+import type { RuntimeView } from '../../../catalog/operator/runtimes.js';
 import { Csrf } from '../layout.js';
 
 /** Runtimes: every authorization holding a lease (GET /api/v1/runtimes), each with a revoke button. */

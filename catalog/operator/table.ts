@@ -1,0 +1,62 @@
+import * as approvals from './approvals.js';
+import * as audit from './audit.js';
+import * as clientTools from './client-tools.js';
+import * as daemon from './daemon.js';
+import * as extensions from './extensions.js';
+import * as messages from './messages.js';
+import { operatorRead } from './reads.js';
+import type { OperatorRoute } from './route.js';
+import * as runtimes from './runtimes.js';
+import * as tools from './tools.js';
+
+/**
+ * The operator API (`/api/v1`): every row, in the order the dispatcher
+ * registers them (a literal segment before a `:param` beside it, as
+ * `approvals/servers` before `approvals/:id`).
+ */
+export const OPERATOR_API = [
+  daemon.daemonStatus,
+  daemon.daemonStop,
+  daemon.daemonReload,
+  daemon.daemonLogs,
+  daemon.consoleCode,
+  daemon.storeBackup,
+  daemon.analysisCredential,
+  runtimes.runtimesList,
+  runtimes.runtimesLease,
+  runtimes.runtimesRevoke,
+  runtimes.runtimesRotate,
+  runtimes.runtimesCodexAppServer,
+  approvals.approvalsServers,
+  approvals.approvalsPending,
+  approvals.approvalsGet,
+  approvals.approvalsDecide,
+  audit.auditList,
+  audit.auditSummary,
+  audit.auditMinutes,
+  extensions.extensionsInstall,
+  extensions.extensionsList,
+  extensions.extensionsRemove,
+  extensions.catalogGet,
+  messages.messagesPost,
+  messages.messagesHistory,
+  tools.toolsList,
+  tools.toolsLog,
+  tools.toolsAnswer,
+  clientTools.clientToolsRegister,
+  clientTools.clientToolsClients,
+  clientTools.clientToolsRequests,
+  clientTools.clientToolsClaim,
+  clientTools.clientToolsResult,
+  clientTools.clientToolsStdio,
+  clientTools.clientToolsReply,
+  clientTools.clientToolsOffered,
+  clientTools.clientToolsScope,
+  clientTools.events,
+  operatorRead,
+] as const satisfies readonly OperatorRoute[];
+
+export type OperatorApi = (typeof OPERATOR_API)[number];
+export type OperatorRouteName = OperatorApi['name'];
+/** The row of one name. */
+export type OperatorRouteOf<N extends OperatorRouteName> = Extract<OperatorApi, { name: N }>;
