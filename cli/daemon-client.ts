@@ -1,12 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
+import type { DaemonFile } from '../catalog/operator/daemon-file.js';
 import { homePaths } from '../lib/home.js';
+import {
+  operatorClient,
+  type OperatorAnswer,
+  type OperatorClient,
+  type OperatorRequest,
+} from '../lib/operator-client.js';
 
-/** A running daemon as recorded in $AGENTTEAM_HOME/daemon.json. */
-export interface DaemonInfo {
-  readonly url: string;
-  readonly pid: number;
-}
+/** A running daemon as recorded in $AGENTTEAM_HOME/daemon.json (catalog/operator/daemon-file.ts). */
+export type DaemonInfo = Pick<DaemonFile, 'url' | 'pid'>;
 
 /** Raised when no daemon answers for this home; cli/program.ts turns its exitCode into the exit status. */
 export class NoDaemonError extends Error {
@@ -36,7 +40,7 @@ function isZombie(pid: number): boolean {
 /** daemon.json if it names a live process, else null. */
 export function readDaemonInfo(home: string): DaemonInfo | null {
   try {
-    const v = JSON.parse(readFileSync(homePaths(home).daemonJson, 'utf8')) as DaemonInfo;
+    const v = JSON.parse(readFileSync(homePaths(home).daemonJson, 'utf8')) as DaemonFile;
     if (typeof v.url !== 'string' || typeof v.pid !== 'number') return null;
     return pidAlive(v.pid) ? { url: v.url, pid: v.pid } : null;
   } catch {
@@ -52,27 +56,28 @@ export function readOperatorToken(home: string): string {
   }
 }
 
-export interface OperatorResponse {
-  readonly status: number;
-  readonly json: unknown;
+/**
+ * The CLI's operator API client (lib/operator-client.ts) for this home: each
+ * call reads daemon.json and the operator token, then sends one node:http
+ * request with the token as Bearer (node:http, not fetch: fetch's first call
+ * loads undici, milliseconds of every command). Throws NoDaemonError when
+ * none runs or it does not answer.
+ */
+export function daemonOperator(home: string): OperatorClient {
+  return operatorClient((req) => {
+    const info = readDaemonInfo(home);
+    if (!info) throw new NoDaemonError(`no daemon is running for ${home}`);
+    return sendHttp(info, readOperatorToken(home), req);
+  });
 }
 
-/** One operator API call (`/api/v1/...`) with the operator bearer token. Throws NoDaemonError when none runs. */
-export async function operatorRequest(
-  home: string,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<OperatorResponse> {
-  const info = readDaemonInfo(home);
-  if (!info) throw new NoDaemonError(`no daemon is running for ${home}`);
-  const token = readOperatorToken(home);
-  const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+function sendHttp(info: DaemonInfo, token: string, r: OperatorRequest): Promise<OperatorAnswer> {
+  const payload = r.body === undefined ? undefined : Buffer.from(r.body);
   return new Promise((resolve, reject) => {
     const req = request(
-      new URL(path, info.url),
+      new URL(r.path, info.url),
       {
-        method,
+        method: r.method,
         headers: {
           authorization: `Bearer ${token}`,
           ...(payload

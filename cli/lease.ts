@@ -1,23 +1,13 @@
 import { request, type ClientRequest, type IncomingMessage } from 'node:http';
+import type { LeaseEnd, LeaseLine, LeaseRequest } from '../catalog/operator/lease.js';
+import { operatorRequest } from '../lib/operator-client.js';
 import { readDaemonInfo, type DaemonInfo } from './daemon-client.js';
 
-/** What the daemon's first lease line describes (paths and URLs only, never a token). */
-interface Lease {
-  authorizationId: string;
-  privateDir: string;
-  tokenFile: string;
-  /** Proves a later re-lease of this runtime's directory comes from us; kept in memory, never passed on. */
-  resumeSecret?: string;
-  execBaseUrl: string;
-  mcpUrl: string;
-  env: Record<string, string>;
-  args: string[];
-  argsFor?: string;
-  shimDir?: string;
-  binDir?: string;
-  /** A variable set to the current token when the runtime is started directly (a Codex too old for a header helper). */
-  tokenEnv?: string;
-}
+/**
+ * What the daemon's first lease line describes (paths and URLs only, never a
+ * token); `resumeSecret` is kept in memory, never passed on.
+ */
+type Lease = LeaseLine;
 
 export interface OpenLease {
   readonly req: ClientRequest;
@@ -36,11 +26,13 @@ export interface OpenLease {
  * then stays open for the runtime's lifetime and its last line says why the
  * daemon revoked it.
  */
-export function openLease(url: string, token: string, body: object): Promise<OpenLease> {
-  const payload = Buffer.from(JSON.stringify(body));
+export function openLease(url: string, token: string, body: LeaseRequest): Promise<OpenLease> {
+  // Method, path and body from the operator API's row; the stream is read here, line by line.
+  const r = operatorRequest('runtimes.lease', { body });
+  const payload = Buffer.from(r.body ?? '');
   return new Promise((resolve, reject) => {
-    const req = request(new URL('/api/v1/runtimes', url), {
-      method: 'POST',
+    const req = request(new URL(r.path, url), {
+      method: r.method,
       headers: {
         authorization: `Bearer ${token}`,
         'content-type': 'application/json',
@@ -118,12 +110,13 @@ export async function nextDaemon(
   }
 }
 
-function parseLine(line: string): { data?: Lease; event?: string; reason?: unknown } | null {
+/** The first line (`{ok, data}`) or the last (LeaseEnd); anything else says nothing. */
+type LeaseStreamLine = { data?: Lease } & Partial<Record<keyof LeaseEnd, unknown>>;
+
+function parseLine(line: string): LeaseStreamLine | null {
   try {
     const v = JSON.parse(line) as unknown;
-    return typeof v === 'object' && v !== null
-      ? (v as { data?: Lease; event?: string; reason?: unknown })
-      : null;
+    return typeof v === 'object' && v !== null ? (v as LeaseStreamLine) : null;
   } catch {
     return null; // a line we do not understand says nothing
   }

@@ -3,6 +3,7 @@ import { rm } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { readOperatorToken } from './daemon-client.js';
 import { nextDaemon, openLease, type OpenLease } from './lease.js';
+import type { LeaseRequest } from '../catalog/operator/lease.js';
 
 /** How long `run` waits for a daemon that went away to come back (`--restart-wait SECONDS`). */
 export const DEFAULT_RESTART_WAIT_S = 30;
@@ -14,7 +15,7 @@ interface FollowOptions {
   /** The daemon the first lease came from. */
   readonly pid: number;
   /** The lease request, sent again (with `resumeDir`) to the next daemon. */
-  readonly body: Record<string, unknown>;
+  readonly body: LeaseRequest;
   readonly first: OpenLease;
   readonly waitMs: number;
   readonly exited: () => boolean;

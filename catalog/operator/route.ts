@@ -83,21 +83,3 @@ export type OperatorEventOf<R extends OperatorRoute> = R extends {
 }
   ? FromSchema<S>
   : never;
-
-/** Fills `:name` parameters of a row's path (each value percent-encoded). */
-export function pathOf(path: string, params: Readonly<Record<string, string>> | undefined): string {
-  return path.replace(/:([A-Za-z]+)/g, (_m, k: string) => {
-    const v = params?.[k];
-    if (v === undefined) throw new Error(`${path}: parameter ${k} is missing`);
-    return encodeURIComponent(v);
-  });
-}
-
-/** A string-valued query object as a `?a=b` suffix ('' when empty), undefined values left out. */
-export function queryString(q: Readonly<Record<string, string | undefined>> | undefined): string {
-  if (!q) return '';
-  const p = new URLSearchParams();
-  for (const [k, v] of Object.entries(q)) if (v !== undefined) p.set(k, v);
-  const s = p.toString();
-  return s ? `?${s}` : '';
-}

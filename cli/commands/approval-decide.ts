@@ -13,14 +13,15 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
   if (decision !== 'approve' && decision !== 'reject') {
     return usage('approval decide', 'the decision must be approve or reject');
   }
-  const body: Record<string, unknown> = { decision };
-  if (typeof opts.note === 'string') body.note = opts.note;
-  if (typeof opts.as === 'string') body.decidedBy = opts.as;
+  const body = {
+    decision,
+    ...(typeof opts.note === 'string' ? { note: opts.note } : {}),
+    ...(typeof opts.as === 'string' ? { decidedBy: opts.as } : {}),
+  } as const;
   return sendOperator(
     resolveHome(),
-    'POST',
-    `/api/v1/approvals/${id}/decide`,
-    body,
+    'approvals.decide',
+    { params: { id }, body },
     'approval decide',
   );
 }

@@ -7,5 +7,5 @@ export async function main(_opts: Record<string, unknown>, args: string[]): Prom
   if (!id || !/^appr_[0-9A-Za-z]{6,40}$/.test(id)) {
     return usage('approval get', 'ID must be an approval id (appr_...)');
   }
-  return sendOperator(resolveHome(), 'GET', `/api/v1/approvals/${id}`, undefined, 'approval get');
+  return sendOperator(resolveHome(), 'approvals.get', { params: { id } }, 'approval get');
 }

@@ -1,7 +1,7 @@
 import type { AuditEntry, AuditSummary, AuditSummaryRow } from '../../catalog/audit.js';
 import { SINCE_PATTERN } from '../../catalog/audit.js';
 import { resolveHome } from '../../lib/home.js';
-import { operatorRequest, readDaemonInfo } from '../daemon-client.js';
+import { daemonOperator, readDaemonInfo } from '../daemon-client.js';
 import { jsonText } from '../json-text.js';
 import { noDaemon, refuse } from '../refusal.js';
 import { visible } from '../terminal-text.js';
@@ -14,11 +14,18 @@ const say = (m: string) => process.stderr.write(`agentteam audit: ${visible(m)}\
 type Reply = { ok: true; data: any } | { ok: false; code: number };
 
 /** One read; a failure has printed its envelope (the daemon's, or the refusal's) and carries the exit status. */
-async function get(home: string, path: string): Promise<Reply> {
+async function get(
+  home: string,
+  name: 'audit.list' | 'audit.summary',
+  q: URLSearchParams,
+): Promise<Reply> {
   if (!readDaemonInfo(home)) return { ok: false, code: noDaemon('audit', home) };
   let res;
   try {
-    res = await operatorRequest(home, 'GET', path);
+    // The query is built from the command's options; the daemon's row checks it.
+    const query = Object.fromEntries(q) as Record<string, string>;
+    const { status, envelope } = await daemonOperator(home).send(name, { query });
+    res = { status, json: envelope };
   } catch (err) {
     return {
       ok: false,
@@ -95,7 +102,7 @@ export async function main(opts: Record<string, unknown>, _args: string[]): Prom
     if (opts.follow || opts.cursor || opts.outcome || opts.limit) {
       return refuse('audit', 'usage', '--summary takes only --agent, --tool, --server and --since');
     }
-    const r = await get(home, `/api/v1/audit/summary?${q}`);
+    const r = await get(home, 'audit.summary', q);
     if (!r.ok) return r.code;
     const s = r.data as AuditSummary;
     process.stdout.write(
@@ -112,7 +119,7 @@ export async function main(opts: Record<string, unknown>, _args: string[]): Prom
     }
     q.set('cursor', opts.cursor);
   }
-  const first = await get(home, `/api/v1/audit?${q}`);
+  const first = await get(home, 'audit.list', q);
   if (!first.ok) return first.code;
   const page = first.data as {
     entries: AuditEntry[];
@@ -139,7 +146,7 @@ export async function main(opts: Record<string, unknown>, _args: string[]): Prom
   for (;;) {
     await new Promise((r) => setTimeout(r, FOLLOW_POLL_MS));
     q.set('after', String(after));
-    const r = await get(home, `/api/v1/audit?${q}`);
+    const r = await get(home, 'audit.list', q);
     if (!r.ok) return r.code;
     const d = r.data as { entries: AuditEntry[]; lastSeq: number };
     for (const e of d.entries) print(e);

@@ -1,5 +1,5 @@
 import { resolveHome } from '../../lib/home.js';
-import { operatorRequest } from '../daemon-client.js';
+import { daemonOperator } from '../daemon-client.js';
 import { jsonText } from '../json-text.js';
 
 /**
@@ -10,10 +10,10 @@ import { jsonText } from '../json-text.js';
  */
 export async function main(opts: Record<string, unknown>, _args: string[]): Promise<number> {
   const home = resolveHome();
-  const res = await operatorRequest(home, 'POST', '/api/v1/console/codes');
-  const env = res.json as { ok: boolean; data?: { url: string; expiresAt: string } };
+  const res = await daemonOperator(home).send('console.code', {});
+  const env = res.envelope;
   if (res.status !== 200 || !env.ok || !env.data) {
-    process.stdout.write(`${jsonText(res.json)}\n`);
+    process.stdout.write(`${jsonText(env)}\n`);
     return 1;
   }
   // The daemon names the console's own host (`<random>.localhost`), not the address in daemon.json.

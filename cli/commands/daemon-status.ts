@@ -3,5 +3,5 @@ import { sendOperator } from './message-common.js';
 
 /** `agentteam daemon status`: the daemon's own view, as the envelope it answered; exit 3 when none runs. */
 export async function main(_opts: Record<string, unknown>, _args: string[]): Promise<number> {
-  return sendOperator(resolveHome(), 'GET', '/api/v1/status', undefined, 'daemon status');
+  return sendOperator(resolveHome(), 'daemon.status', {}, 'daemon status');
 }

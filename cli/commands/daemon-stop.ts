@@ -1,5 +1,5 @@
 import { resolveHome } from '../../lib/home.js';
-import { operatorRequest, pidAlive, readDaemonInfo } from '../daemon-client.js';
+import { daemonOperator, pidAlive, readDaemonInfo } from '../daemon-client.js';
 import { jsonText } from '../json-text.js';
 import { noDaemon, refuse } from '../refusal.js';
 
@@ -10,9 +10,9 @@ export async function main(_opts: Record<string, unknown>, _args: string[]): Pro
   const home = resolveHome();
   const info = readDaemonInfo(home);
   if (!info) return noDaemon('daemon stop', home);
-  const res = await operatorRequest(home, 'POST', '/api/v1/stop');
+  const res = await daemonOperator(home).send('daemon.stop', {});
   if (res.status !== 202) {
-    const error = (res.json as { error?: { message?: unknown } } | null)?.error;
+    const error = (res.envelope as { error?: { message?: unknown } } | null)?.error;
     return refuse(
       'daemon stop',
       'upstream_error',

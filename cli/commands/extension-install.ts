@@ -16,9 +16,8 @@ export async function main(_opts: Record<string, unknown>, args: string[]): Prom
   }
   return sendOperator(
     resolveHome(),
-    'POST',
-    '/api/v1/extensions',
-    { definition: text },
+    'extensions.install',
+    { body: { definition: text } },
     'extension install',
   );
 }

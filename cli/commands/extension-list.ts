@@ -3,5 +3,5 @@ import { sendOperator } from './message-common.js';
 
 /** `agentteam extension list`: installed extensions with digest, upstream, actions, and the catalog version. */
 export async function main(): Promise<number> {
-  return sendOperator(resolveHome(), 'GET', '/api/v1/extensions', undefined, 'extension list');
+  return sendOperator(resolveHome(), 'extensions.list', {}, 'extension list');
 }

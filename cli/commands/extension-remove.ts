@@ -7,11 +7,5 @@ export async function main(_opts: Record<string, unknown>, args: string[]): Prom
   if (!name || !/^[a-z][a-z0-9-]{0,31}$/.test(name)) {
     return usage('extension remove', 'NAME must be an extension name such as github');
   }
-  return sendOperator(
-    resolveHome(),
-    'DELETE',
-    `/api/v1/extensions/${name}`,
-    undefined,
-    'extension remove',
-  );
+  return sendOperator(resolveHome(), 'extensions.remove', { params: { name } }, 'extension remove');
 }

@@ -1,4 +1,6 @@
-import { operatorRequest, readDaemonInfo } from '../daemon-client.js';
+import type { OperatorRouteName } from '../../catalog/operator/table.js';
+import type { OperatorCallInput } from '../../lib/operator-client.js';
+import { daemonOperator, readDaemonInfo } from '../daemon-client.js';
 import { jsonText } from '../json-text.js';
 import { noDaemon, refuse } from '../refusal.js';
 import { visible } from '../terminal-text.js';
@@ -7,17 +9,17 @@ import { visible } from '../terminal-text.js';
  * Sends one operator request for the message commands and prints the JSON
  * envelope on stdout. Exit: 0 ok, 1 error envelope, 3 no daemon.
  */
-export async function sendOperator(
+export async function sendOperator<N extends OperatorRouteName>(
   home: string,
-  method: string,
-  path: string,
-  body: unknown,
+  name: N,
+  input: OperatorCallInput<N>,
   label: string,
 ): Promise<number> {
   if (!readDaemonInfo(home)) return noDaemon(label, home);
   let res: { status: number; json: unknown };
   try {
-    res = await operatorRequest(home, method, path, body);
+    const { status, envelope } = await daemonOperator(home).send(name, input);
+    res = { status, json: envelope };
   } catch (err) {
     return refuse(
       label,

@@ -17,20 +17,18 @@ export async function main(opts: Record<string, unknown>, _args: string[]): Prom
   if (!isEntityId(serverId)) {
     return usage('message history', `--server must be ${ENTITY_ID_RULE}`);
   }
-  const q = new URLSearchParams({ serverId, target });
+  let limit: string | undefined;
   if (opts.limit !== undefined) {
-    const limit = String(opts.limit);
+    limit = String(opts.limit);
     if (!/^\d+$/.test(limit) || Number(limit) < 1 || Number(limit) > 50) {
       return usage('message history', '--limit must be an integer from 1 to 50');
     }
-    q.set('limit', limit);
   }
-  if (typeof opts.cursor === 'string') q.set('cursor', opts.cursor);
-  return sendOperator(
-    resolveHome(),
-    'GET',
-    `/api/v1/messages?${q.toString()}`,
-    undefined,
-    'message history',
-  );
+  const query = {
+    serverId,
+    target,
+    ...(limit !== undefined ? { limit } : {}),
+    ...(typeof opts.cursor === 'string' ? { cursor: opts.cursor } : {}),
+  };
+  return sendOperator(resolveHome(), 'messages.history', { query }, 'message history');
 }

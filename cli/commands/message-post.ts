@@ -28,9 +28,14 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
   if (!isEntityId(serverId)) {
     return usage('message post', `--server must be ${ENTITY_ID_RULE}`);
   }
-  const body: Record<string, unknown> = { serverId, target, author: as, content: text };
-  if (typeof opts.replyTo === 'string') body.replyTo = opts.replyTo;
-  return sendOperator(resolveHome(), 'POST', '/api/v1/messages', body, 'message post');
+  const body = {
+    serverId,
+    target,
+    author: as,
+    content: text,
+    ...(typeof opts.replyTo === 'string' ? { replyTo: opts.replyTo } : {}),
+  };
+  return sendOperator(resolveHome(), 'messages.post', { body }, 'message post');
 }
 
 export function serverOf(opts: Record<string, unknown>): string {

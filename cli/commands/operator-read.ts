@@ -47,6 +47,6 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
       ...(verdict.detailsOmitted ? { detailsOmitted: verdict.detailsOmitted } : {}),
     });
   }
-  const route = `/api/v1/servers/${serverId}/reads/${spec.domain}/${spec.action}`;
-  return sendOperator(resolveHome(), 'POST', route, input, label);
+  const params = { serverId, domain: spec.domain, action: spec.action };
+  return sendOperator(resolveHome(), 'reads.run', { params, body: input }, label);
 }

@@ -1,4 +1,6 @@
 import { request } from 'node:http';
+import type { OperatorCallInput } from '../../lib/operator-client.js';
+import { operatorRequest } from '../../lib/operator-client.js';
 import { visible, visibleBlock } from '../terminal-text.js';
 
 /**
@@ -18,21 +20,20 @@ export function driveAppServer(
   url: string,
   token: string,
   authorizationId: string,
-  body: { command: string[]; env: Record<string, string>; cwd: string; prompt: string },
+  body: OperatorCallInput<'runtimes.codexAppServer'>['body'],
 ): Promise<number> {
-  const payload = Buffer.from(JSON.stringify(body));
+  // Method, path and body from the operator API's row; the NDJSON stream is read here.
+  const r = operatorRequest('runtimes.codexAppServer', { params: { id: authorizationId }, body });
+  const payload = Buffer.from(r.body ?? '');
   return new Promise((resolve) => {
-    const req = request(
-      new URL(`/api/v1/runtimes/${encodeURIComponent(authorizationId)}/codex-app-server`, url),
-      {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${token}`,
-          'content-type': 'application/json',
-          'content-length': String(payload.length),
-        },
+    const req = request(new URL(r.path, url), {
+      method: r.method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        'content-length': String(payload.length),
       },
-    );
+    });
     req.on('error', (err) => {
       process.stderr.write(`agentteam: the app-server run was cut off: ${err.message}\n`);
       resolve(1);

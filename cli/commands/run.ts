@@ -4,13 +4,15 @@ import { basename, delimiter, join } from 'node:path';
 import { constants, homedir } from 'node:os';
 import { resolveHome } from '../../lib/home.js';
 import { ENTITY_ID_RULE, isEntityId } from '../../catalog/ids.js';
-import { operatorRequest, readDaemonInfo, readOperatorToken } from '../daemon-client.js';
+import { daemonOperator, readDaemonInfo, readOperatorToken } from '../daemon-client.js';
 import { buildRuntimeEnv } from '../runtime-env.js';
 import { isErrorCode } from '../../catalog/errors.js';
 import { noDaemon, refuse } from '../refusal.js';
 import { driveAppServer } from './run-app-server.js';
 import { openLease, type OpenLease } from '../lease.js';
 import { DEFAULT_RESTART_WAIT_S, followDaemon, stopRuntime } from '../run-follow.js';
+import type { LeaseRequest } from '../../catalog/operator/lease.js';
+import type { RuntimeKind } from '../../catalog/runtimes.js';
 
 const REVOKE_WAIT_MS = 3_000;
 
@@ -53,13 +55,14 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
   const info = readDaemonInfo(home);
   if (!info) return noDaemon('run', home);
   const str = (k: string) => (typeof opts[k] === 'string' ? (opts[k] as string) : null);
-  const body = {
-    serverId: str('server'),
-    agentId: str('agent'),
+  // commander gave --server its default, required --agent and kept --runtime to the known kinds.
+  const body: LeaseRequest = {
+    serverId: str('server') as string,
+    agentId: str('agent') as string,
     sessionId: str('session'),
     runId: str('run'),
     workdir: str('workdir'),
-    runtime: str('runtime') ?? 'generic',
+    runtime: (str('runtime') ?? 'generic') as RuntimeKind,
     pid: process.pid,
     turnTarget: str('turnTarget'),
     turnMessageId: str('turnMessage'),
@@ -104,11 +107,9 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
       prompt: opts.prompt as string,
     });
     await Promise.race([
-      operatorRequest(
-        home,
-        'DELETE',
-        `/api/v1/runtimes/${encodeURIComponent(lease.authorizationId)}`,
-      ).catch(() => undefined),
+      daemonOperator(home)
+        .send('runtimes.revoke', { params: { id: lease.authorizationId } })
+        .catch(() => undefined),
       new Promise((r) => setTimeout(r, REVOKE_WAIT_MS).unref()),
     ]);
     current.req.destroy();
@@ -162,11 +163,9 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
   const status = await code;
   // Revoke explicitly (waits for the directory to go), then drop the lease connection.
   await Promise.race([
-    operatorRequest(
-      home,
-      'DELETE',
-      `/api/v1/runtimes/${encodeURIComponent(current.lease.authorizationId)}`,
-    ).catch(() => undefined),
+    daemonOperator(home)
+      .send('runtimes.revoke', { params: { id: current.lease.authorizationId } })
+      .catch(() => undefined),
     new Promise((r) => setTimeout(r, REVOKE_WAIT_MS).unref()),
   ]);
   current.req.destroy();

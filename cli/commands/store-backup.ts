@@ -23,7 +23,7 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
   const overwrite = opts.force === true;
   const home = resolveHome();
   if (readDaemonInfo(home))
-    return sendOperator(home, 'POST', '/api/v1/store/backup', { path, overwrite }, 'store backup');
+    return sendOperator(home, 'store.backup', { body: { path, overwrite } }, 'store backup');
   const store = homePaths(home).store;
   if (!existsSync(store)) {
     return refuse('store backup', 'not_found', `no store at ${store}`);

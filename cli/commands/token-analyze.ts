@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { resolveHome } from '../../lib/home.js';
 import { isRuntimeKind } from '../../catalog/runtimes.js';
-import { operatorRequest, readDaemonInfo } from '../daemon-client.js';
+import { daemonOperator, readDaemonInfo } from '../daemon-client.js';
 import { buildReport, renderReport, type SurfaceInput } from '../../lib/token-report.js';
 import { countInPieces } from '../token/pieces.js';
 import { jsonText } from '../json-text.js';
@@ -70,8 +70,8 @@ export async function main(opts: Record<string, unknown>): Promise<number> {
   const home = resolveHome();
   const info = readDaemonInfo(home);
   if (!info) return noDaemon('token analyze', home);
-  const cred = await operatorRequest(home, 'POST', '/api/v1/token-analysis/credentials');
-  const token = (cred.json as { data?: { token?: string } } | null)?.data?.token;
+  const cred = await daemonOperator(home).send('analysis.credential', {});
+  const token = cred.envelope?.ok ? cred.envelope.data.token : undefined;
   if (cred.status !== 201 || typeof token !== 'string') {
     return refuse(
       'token analyze',

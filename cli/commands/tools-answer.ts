@@ -10,12 +10,10 @@ export async function main(_opts: Record<string, unknown>, args: string[]): Prom
   if (!id || answer.length === 0) {
     return refuse('tools answer', 'usage', 'usage: agentteam tools answer <askId> <text>');
   }
-  const res = await toolsRequest(
-    resolveHome(),
-    'POST',
-    `/api/v1/tools/asks/${encodeURIComponent(id)}/answer`,
-    { answer },
-  );
+  const res = await toolsRequest(resolveHome(), 'tools.answer', {
+    params: { id },
+    body: { answer },
+  });
   if (typeof res === 'number') return res;
   if (res.json?.ok !== true) return reportFailure(res.json);
   process.stdout.write(`${jsonText(res.json)}\n`);

@@ -1,18 +1,20 @@
-import { operatorRequest, readDaemonInfo } from '../daemon-client.js';
+import type { OperatorRouteName } from '../../catalog/operator/table.js';
+import type { OperatorCallInput } from '../../lib/operator-client.js';
+import { daemonOperator, readDaemonInfo } from '../daemon-client.js';
 import { jsonText } from '../json-text.js';
 import { noDaemon, refuse } from '../refusal.js';
 import { visible } from '../terminal-text.js';
 
 /** One operator request for the tools commands; a number (the exit status, after the envelope) when no daemon answers. */
-export async function toolsRequest(
+export async function toolsRequest<N extends OperatorRouteName>(
   home: string,
-  method: string,
-  path: string,
-  body?: unknown,
+  name: N,
+  input: OperatorCallInput<N>,
 ): Promise<{ status: number; json: any } | number> {
   if (!readDaemonInfo(home)) return noDaemon('tools', home);
   try {
-    return await operatorRequest(home, method, path, body);
+    const { status, envelope } = await daemonOperator(home).send(name, input);
+    return { status, json: envelope };
   } catch (err) {
     return refuse(
       'tools',

@@ -10,7 +10,7 @@ import { visible } from '../terminal-text.js';
  * last declaration load on stderr. Exit 1 when a declaration was refused.
  */
 export async function main(opts: Record<string, unknown>, _args: string[]): Promise<number> {
-  const res = await toolsRequest(resolveHome(), 'GET', '/api/v1/tools');
+  const res = await toolsRequest(resolveHome(), 'tools.list', {});
   if (typeof res === 'number') return res;
   if (res.json?.ok !== true) return reportFailure(res.json);
   const { tools, declarations } = res.json.data as {

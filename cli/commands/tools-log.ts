@@ -20,13 +20,8 @@ interface Event {
  * (answer one with `agentteam tools answer <askId> <text>`).
  */
 export async function main(opts: Record<string, unknown>, _args: string[]): Promise<number> {
-  const q = new URLSearchParams();
-  if (opts.limit !== undefined) q.set('limit', String(opts.limit));
-  const res = await toolsRequest(
-    resolveHome(),
-    'GET',
-    `/api/v1/tools/log${q.size > 0 ? `?${q}` : ''}`,
-  );
+  const query = opts.limit !== undefined ? { limit: String(opts.limit) } : {};
+  const res = await toolsRequest(resolveHome(), 'tools.log', { query });
   if (typeof res === 'number') return res;
   if (res.json?.ok !== true) return reportFailure(res.json);
   const { events, pending } = res.json.data as {

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { homePaths } from '../../lib/home.js';
+import type { DaemonFile } from '../../catalog/operator/daemon-file.js';
 import {
   ensurePrivateDirSync,
   HomeLinkError,
@@ -42,13 +43,7 @@ export function ensureOperatorToken(home: string): string {
   return token;
 }
 
-interface DaemonInfo {
-  readonly url: string;
-  readonly pid: number;
-  readonly startedAt: number;
-}
-
-export function writeDaemonInfo(home: string, info: DaemonInfo): void {
+export function writeDaemonInfo(home: string, info: DaemonFile): void {
   writeFileAtomicSync(homePaths(home).daemonJson, JSON.stringify(info) + '\n');
 }
 
@@ -56,7 +51,7 @@ export function writeDaemonInfo(home: string, info: DaemonInfo): void {
 export function removeDaemonInfo(home: string, pid: number): void {
   const path = homePaths(home).daemonJson;
   try {
-    const cur = JSON.parse(readFileNoFollow(path)) as DaemonInfo;
+    const cur = JSON.parse(readFileNoFollow(path)) as DaemonFile;
     if (cur.pid === pid) fs.rmSync(path, { force: true });
   } catch {
     // already gone, unreadable or a link: nothing of ours to remove

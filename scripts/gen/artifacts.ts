@@ -14,6 +14,7 @@ import { openApiDocument } from './openapi.js';
 import { renderLimits } from './limits.js';
 import { validatorModules } from './validators.js';
 import { operatorValidatorsModule } from './operator-validators.js';
+import { OPERATOR_PATHS_FILE, renderOperatorPaths } from './operator-paths.js';
 import { INVENTORY_FILE, renderInventory } from './inventory.js';
 
 export interface Artifact {
@@ -37,6 +38,7 @@ export function committedArtifacts(catalog: Catalog): Artifact[] {
     },
     { path: 'specs/limits.md', content: renderLimits(catalog), committed: true },
     { path: INVENTORY_FILE, content: renderInventory(catalog), committed: true },
+    { path: OPERATOR_PATHS_FILE, content: renderOperatorPaths(), committed: true },
   ];
 }
 
