@@ -4,7 +4,7 @@
  */
 
 /** What carried a call past the daemon's front door: the agent's route, or where the daemon sent it on. */
-const AUDIT_TRANSPORTS = [
+export const AUDIT_TRANSPORTS = [
   'exec',
   'extension',
   'mcp',

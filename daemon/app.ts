@@ -21,7 +21,7 @@ import type { ResultGate } from './results/gate.js';
 import { operatorSpans } from './telemetry/observe.js';
 import { registerMetricsRoute } from './telemetry/metrics-route.js';
 import { systemClock, type Clock } from '../lib/clock.js';
-import { operatorClient } from './console/operator-client.js';
+import { consoleOperator } from './console/operator-client.js';
 import { consoleHostName, isConsolePath, mountConsole } from './console/mount.js';
 import {
   EXEC_CATALOG_PATH,
@@ -129,7 +129,7 @@ export function buildApp(ctx: AppContext): Hono<RuntimeEnv> {
   // The operator console (/console/): its pages read the operator API, in process.
   const clock = ctx.clock ?? systemClock;
   const console = mountConsole(app, {
-    operator: operatorClient((r) => app.fetch(r), ctx.operatorToken, ctx.port),
+    operator: consoleOperator((r) => app.fetch(r), ctx.operatorToken, ctx.port),
     clock,
     defaultServer: DEFAULT_SERVER,
     host: () => `${consoleName}:${ctx.port()}`,

@@ -42,10 +42,7 @@ export const OPERATOR_PATHS: {
   'clientTools.stdio': { method: 'POST', path: '/api/v1/client-tools/stdio' },
   'clientTools.reply': { method: 'POST', path: '/api/v1/client-tools/requests/:id/reply' },
   'clientTools.offered': { method: 'GET', path: '/api/v1/client-tools' },
-  'clientTools.scope': {
-    method: 'PUT',
-    path: '/api/v1/client-tools/scopes/:authorizationId/:threadId',
-  },
+  'clientTools.scope': { method: 'PUT', path: '/api/v1/client-tools/scopes/:authorizationId/:threadId' },
   'events.open': { method: 'GET', path: '/api/v1/events' },
   'reads.run': { method: 'POST', path: '/api/v1/servers/:serverId/reads/:domain/:action' },
 };

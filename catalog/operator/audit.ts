@@ -1,3 +1,4 @@
+import { AUDIT_TRANSPORTS } from '../audit.js';
 import { ENTITY_ID_PATTERN } from '../ids.js';
 import { operatorRoute } from './route.js';
 
@@ -14,7 +15,24 @@ const filters = {
 const entrySchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['seq', 'at', 'serverId', 'agentId', 'tool', 'outcome', 'durationMs'],
+  required: [
+    'seq',
+    'at',
+    'serverId',
+    'agentId',
+    'authorizationId',
+    'generationId',
+    'runtime',
+    'threadId',
+    'via',
+    'transport',
+    'tool',
+    'outcome',
+    'durationMs',
+    'requestBytes',
+    'resultBytes',
+    'traceId',
+  ],
   properties: {
     seq: { type: 'integer' },
     at: { type: 'string' },
@@ -25,7 +43,7 @@ const entrySchema = {
     runtime: { type: 'string' },
     threadId: { type: ['string', 'null'] },
     via: { enum: ['exec', 'mcp'] },
-    transport: { type: 'string' },
+    transport: { enum: AUDIT_TRANSPORTS },
     tool: { type: 'string' },
     outcome: { type: 'string' },
     durationMs: { type: 'number' },

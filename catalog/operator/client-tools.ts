@@ -56,7 +56,21 @@ export const clientToolsClients = operatorRoute({
   output: {
     type: 'object',
     required: ['clients'],
-    properties: { clients: { type: 'array', items: anyObject } },
+    properties: {
+      clients: {
+        type: 'array',
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['clientId', 'provider', 'groups'],
+          properties: {
+            clientId: { type: 'string' },
+            provider: { type: 'boolean' },
+            groups: { type: 'array', items: { type: 'string' } },
+          },
+        },
+      },
+    },
   },
 });
 
@@ -73,7 +87,22 @@ export const clientToolsRequests = operatorRoute({
   output: {
     type: 'object',
     required: ['requests'],
-    properties: { requests: { type: 'array', items: anyObject } },
+    properties: {
+      requests: {
+        type: 'array',
+        items: {
+          type: 'object',
+          // With client_id, the provider's own calls also carry their arguments and agent.
+          required: ['request_id', 'group', 'tool', 'state'],
+          properties: {
+            request_id: { type: 'string' },
+            group: { type: 'string' },
+            tool: { type: 'string' },
+            state: { enum: ['pending', 'claimed'] },
+          },
+        },
+      },
+    },
   },
 });
 

@@ -1,6 +1,5 @@
-import { OperatorCallError, type OperatorClient } from './operator-client.js';
+import { OperatorCallError, type OperatorClient } from '../../lib/operator-client.js';
 import type { ApprovalRow, ApprovalsData } from './pages/approvals.js';
-import type { RuntimeView } from '../../catalog/operator/runtimes.js';
 
 /** Requests a page shows per server and list (the operator read's own paging does the rest). */
 const PAGE = 50;
@@ -20,16 +19,14 @@ export async function readApprovals(
   defaultServer: string,
   q: { server?: string; cursor?: string },
 ): Promise<ApprovalsData> {
-  const counts = (
-    await op.get<{ servers: { serverId: string; pending: number }[] }>('/api/v1/approvals/pending')
-  ).servers;
+  const counts = (await op.call('approvals.pending', {})).servers;
   const waiting = counts.reduce((n, s) => n + s.pending, 0);
   const waitingOn = (s: string) => counts.find((x) => x.serverId === s)?.pending ?? 0;
   const list = (s: string, input: object) =>
-    op.post<Listed>(`/api/v1/servers/${encodeURIComponent(s)}/reads/approval/list`, {
-      limit: PAGE,
-      ...input,
-    });
+    op.call('reads.run', {
+      params: { serverId: s, domain: 'approval', action: 'list' },
+      body: { limit: PAGE, ...input },
+    }) as Promise<Listed>;
   const more = (s: string, page: Listed) =>
     page.nextCursor ? [{ serverId: s, waiting: waitingOn(s), cursor: page.nextCursor }] : [];
 
@@ -51,13 +48,11 @@ export async function readApprovals(
   }
 
   // Every server that holds a request (an agent may have asked and gone), the default one, and those with a runtime now.
-  const held = (await op.get<{ servers: string[] }>('/api/v1/approvals/servers')).servers;
+  const held = (await op.call('approvals.servers', {})).servers;
   const servers = new Set([
     defaultServer,
     ...held,
-    ...(await op.get<{ runtimes: RuntimeView[] }>('/api/v1/runtimes')).runtimes.map(
-      (r) => r.serverId,
-    ),
+    ...(await op.call('runtimes.list', {})).runtimes.map((r) => r.serverId),
   ]);
   const pending: ApprovalRow[] = [],
     decided: ApprovalRow[] = [],

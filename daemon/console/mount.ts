@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { Hono } from 'hono';
 import type { Clock } from '../../lib/clock.js';
-import type { OperatorClient } from './operator-client.js';
+import type { ConsoleOperator } from './operator-client.js';
 import { ConsoleSessions } from './sessions.js';
 import type { OperatorHandlers } from '../operator/dispatch.js';
 
 interface MountOptions {
   readonly clock: Clock;
-  readonly operator: OperatorClient;
+  readonly operator: ConsoleOperator;
   readonly defaultServer: string;
   /** `<name>.localhost:PORT`, the one Host the console answers under (consoleHostName). */
   readonly host: () => string;

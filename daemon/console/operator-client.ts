@@ -1,32 +1,26 @@
+import {
+  OperatorCallError,
+  operatorClient,
+  type OperatorClient,
+} from '../../lib/operator-client.js';
+
 /**
- * The console reads and acts through the daemon's own operator routes, called
- * in process with the operator token added here: what a page shows is what
- * the CLI gets from the same route, and the token never leaves the daemon.
+ * The console reads and acts through the daemon's own operator API, called in
+ * process with the one typed client (lib/operator-client.ts) and the operator
+ * token added here: what a page shows is what the CLI gets from the same row,
+ * and the token never leaves the daemon.
  */
-export interface OperatorClient {
-  get<T = any>(path: string): Promise<T>;
-  post<T = any>(path: string, body: unknown): Promise<T>;
-  del<T = any>(path: string): Promise<T>;
+export interface ConsoleOperator extends OperatorClient {
   /** A GET under another credential (the token-analysis surface takes its own scope, not the operator token). */
-  getAs<T = any>(path: string, bearer: string): Promise<T>;
+  getAs<T>(path: string, bearer: string): Promise<T>;
 }
 
-export class OperatorCallError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-export function operatorClient(
+export function consoleOperator(
   fetch: (req: Request) => Response | Promise<Response>,
   token: string,
   port: () => number,
-): OperatorClient {
-  const call = async (method: string, path: string, body?: unknown, bearer = token) => {
+): ConsoleOperator {
+  const send = async (method: string, path: string, body: string | undefined, bearer: string) => {
     const headers: Record<string, string> = {
       authorization: `Bearer ${bearer}`,
       host: `127.0.0.1:${port()}`,
@@ -36,26 +30,22 @@ export function operatorClient(
       new Request(`http://127.0.0.1:${port()}${path}`, {
         method,
         headers,
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        ...(body !== undefined ? { body } : {}),
       }),
     );
-    const env = (await res.json()) as {
-      ok: boolean;
-      data?: unknown;
-      error?: { code: string; message: string };
-    };
-    if (!env.ok)
-      throw new OperatorCallError(
-        res.status,
-        env.error?.code ?? 'internal',
-        env.error?.message ?? 'failed',
-      );
-    return env.data as any;
+    return { status: res.status, json: (await res.json()) as unknown };
   };
   return {
-    get: (p) => call('GET', p),
-    post: (p, b) => call('POST', p, b),
-    del: (p) => call('DELETE', p),
-    getAs: (p, b) => call('GET', p, undefined, b),
+    ...operatorClient((r) => send(r.method, r.path, r.body, token)),
+    async getAs<T>(path: string, bearer: string): Promise<T> {
+      const { status, json } = await send('GET', path, undefined, bearer);
+      const env = json as { ok?: boolean; data?: T; error?: { code?: string; message?: string } };
+      if (env?.ok === true) return env.data as T;
+      throw new OperatorCallError(
+        status,
+        env?.error?.code ?? 'internal',
+        env?.error?.message ?? 'failed',
+      );
+    },
   };
 }

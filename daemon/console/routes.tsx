@@ -1,36 +1,19 @@
 import type { Context, Hono } from 'hono';
-import type { JSX } from 'hono/jsx/jsx-runtime';
 import { getCookie, setCookie, deleteCookie } from 'hono/cookie';
 import type { Clock } from '../../lib/clock.js';
-import type { AuditEntry } from '../../catalog/audit.js';
 import { CLIENT_JS, CSS } from './assets.js';
 import { COOKIE, consoleHeaders, fromConsolePage, onlyAt, sessionGuard } from './guard.js';
 import { Layout, type PageId } from './layout.js';
 import { LivePages } from './live.js';
-import { OperatorCallError, type OperatorClient } from './operator-client.js';
+import type { ConsoleOperator } from './operator-client.js';
+import { pageBodies, type Body } from './page-bodies.js';
+import { registerConsoleActions } from './actions.js';
 import { SESSION_TTL_MS, type ConsoleSession, type ConsoleSessions } from './sessions.js';
-import {
-  ActivityBody,
-  ActivityDetail,
-  filterQuery,
-  type ActivityFilter,
-} from './pages/activity.js';
-import { ApprovalsBody, olderHref } from './pages/approvals.js';
-import { readApprovals } from './approvals-read.js';
-import { OverviewBody } from './pages/overview.js';
-import { RuntimesBody } from './pages/runtimes.js';
-import { DeclaredBody, type DeclaredData } from './pages/declared.js';
-import { ClientToolsBody, type ClientToolsData } from './pages/client-tools.js';
-import { ContextCostBody } from './pages/context-cost.js';
-import { RUNTIME_KINDS } from '../../catalog/runtimes.js';
-import { ANALYSIS_PATH } from '../http/paths.js';
-// The pure report builder `agentteam token analyze` uses, so the page's numbers are the command's (it imports nothing else).
-import { buildReport, type Report, type SurfaceInput } from '../../lib/token-report.js';
-import type { RuntimeView } from '../../catalog/operator/runtimes.js';
+import { ActivityDetail } from './pages/activity.js';
 
 export interface ConsoleDeps {
   readonly sessions: ConsoleSessions;
-  readonly operator: OperatorClient;
+  readonly operator: ConsoleOperator;
   readonly clock: Clock;
   /** The server the CLI's commands use when none is given; its approvals are listed even with no runtime on it. */
   readonly defaultServer: string;
@@ -38,8 +21,6 @@ export interface ConsoleDeps {
   readonly host: () => string;
 }
 
-/** As `agentteam token analyze` names it. */
-const TOKENIZER = 'o200k_base (gpt-tokenizer)';
 const OPEN = new Set([
   '/console/login',
   '/console/assets/console.js',
@@ -51,9 +32,6 @@ const render = async (el: unknown): Promise<string> =>
 /** A whole page: standards mode needs the doctype, which JSX cannot write. */
 const page = async (c: Context, el: unknown, status = 200) =>
   c.html(`<!doctype html>${await render(el)}`, status as 200);
-
-/** The body of one live page: what both the page and its SSE stream render. */
-type Body = (c: Context<Env>) => Promise<JSX.Element>;
 
 export function registerConsoleRoutes(app: Hono<any>, d: ConsoleDeps): void {
   const op = d.operator;
@@ -135,104 +113,8 @@ export function registerConsoleRoutes(app: Hono<any>, d: ConsoleDeps): void {
     return c.redirect('/console/login', 303);
   });
 
-  // --- pages --------------------------------------------------------------
-  const runtimes = async (c: Context<Env>) => (
-    <RuntimesBody
-      runtimes={(await op.get<{ runtimes: RuntimeView[] }>('/api/v1/runtimes')).runtimes}
-      csrf={c.get('session').csrf}
-    />
-  );
-
-  const activityFilter = (c: Context): ActivityFilter => ({
-    agent: c.req.query('agent') || undefined,
-    tool: c.req.query('tool') || undefined,
-    outcome: c.req.query('outcome') || undefined,
-    cursor: c.req.query('cursor') || undefined,
-  });
-  const activity = async (c: Context<Env>) => {
-    const f = activityFilter(c);
-    try {
-      const page = await op.get<{ entries: AuditEntry[]; nextCursor?: string | null }>(
-        `/api/v1/audit${filterQuery(f, { limit: '50' })}`,
-      );
-      return (
-        <ActivityBody filter={f} entries={page.entries} nextCursor={page.nextCursor ?? null} />
-      );
-    } catch (err) {
-      if (err instanceof OperatorCallError && err.status < 500)
-        return <ActivityBody filter={f} entries={[]} error={err.message} />;
-      throw err;
-    }
-  };
-
-  const approvals = async (c: Context<Env>) => {
-    const server = c.req.query('server') || undefined,
-      cursor = c.req.query('cursor') || undefined;
-    const data = await readApprovals(op, d.defaultServer, {
-      ...(server ? { server } : {}),
-      ...(cursor ? { cursor } : {}),
-    });
-    // On an older page a decision comes back to that page, not to the newest.
-    const back = server && cursor ? olderHref(server, cursor) : undefined;
-    return <ApprovalsBody data={data} csrf={c.get('session').csrf} {...(back ? { back } : {})} />;
-  };
-
-  const overview = async () => {
-    const status = await op.get<Record<string, unknown>>('/api/v1/status');
-    const hour = await op.get<{ since: string; byTool: any[] }>('/api/v1/audit/summary?since=1h');
-    const { minutes } = await op.get<{
-      minutes: { minute: string; calls: number; errors: number }[];
-    }>('/api/v1/audit/minutes?since=1h');
-    const calls = hour.byTool.reduce((n, r) => n + r.calls, 0),
-      errors = hour.byTool.reduce((n, r) => n + r.errors, 0);
-    const slowest = [...hour.byTool].sort((a, b) => b.p95Ms - a.p95Ms).slice(0, 10);
-    return (
-      <OverviewBody
-        status={status}
-        minutes={minutesOf(minutes, d.clock.now())}
-        slowest={slowest}
-        since={hour.since}
-        hourCalls={calls}
-        hourErrors={errors}
-      />
-    );
-  };
-
-  const declared = async (c: Context<Env>) => {
-    const { declarations } = await op.get<Pick<DeclaredData, 'declarations'>>('/api/v1/tools');
-    const log = await op.get<Omit<DeclaredData, 'declarations'>>('/api/v1/tools/log?limit=500');
-    return <DeclaredBody data={{ declarations, ...log }} csrf={c.get('session').csrf} />;
-  };
-
-  const clientTools = async () => {
-    const status = await op.get<{ clientTools: ClientToolsData['counts'] }>('/api/v1/status');
-    const offered =
-      await op.get<Pick<ClientToolsData, 'revision' | 'tools'>>('/api/v1/client-tools');
-    const { requests } = await op.get<Pick<ClientToolsData, 'requests'>>(
-      '/api/v1/client-tools/requests',
-    );
-    const { clients } = await op.get<Pick<ClientToolsData, 'clients'>>(
-      '/api/v1/client-tools/clients',
-    );
-    return <ClientToolsBody data={{ counts: status.clientTools, ...offered, requests, clients }} />;
-  };
-
-  // Context cost: the same surface texts, tokenizer and report builder as `token analyze`; the tokenizer tables load on first use.
-  const contextCost = async () => {
-    const { countTokens } = await import('gpt-tokenizer/encoding/o200k_base');
-    const count = (text: string) => countTokens(text, { disallowedSpecial: new Set() });
-    const reports: Report[] = [];
-    for (const kind of RUNTIME_KINDS) {
-      const { token } = await op.post<{ token: string }>(
-        '/api/v1/token-analysis/credentials',
-        undefined,
-      );
-      const surface = await op.getAs<SurfaceInput>(`${ANALYSIS_PATH}?runtime=${kind}`, token);
-      reports.push(buildReport(surface, count, TOKENIZER));
-    }
-    return <ContextCostBody reports={reports} />;
-  };
-
+  const { overview, runtimes, activity, approvals, clientTools, declared, contextCost } =
+    pageBodies(op, d);
   const live: Record<string, { title: string; page: PageId; body: Body; still?: true }> = {
     overview: { title: 'Overview', page: 'overview', body: overview },
     runtimes: { title: 'Runtimes', page: 'runtimes', body: runtimes },
@@ -273,8 +155,7 @@ export function registerConsoleRoutes(app: Hono<any>, d: ConsoleDeps): void {
     const seq = Number(c.req.param('seq'));
     const rows =
       seq > 0
-        ? (await op.get<{ entries: AuditEntry[] }>(`/api/v1/audit?after=${seq - 1}&limit=1`))
-            .entries
+        ? (await op.call('audit.list', { query: { after: String(seq - 1), limit: '1' } })).entries
         : [];
     const entry = rows[0]?.seq === seq ? rows[0] : null;
     return page(
@@ -286,76 +167,5 @@ export function registerConsoleRoutes(app: Hono<any>, d: ConsoleDeps): void {
     );
   });
 
-  // --- actions (session, Origin and CSRF checked by the guard) -----------
-  const act = async (c: Context, back: string, run: () => Promise<unknown>) => {
-    try {
-      await run();
-      return c.redirect(back, 303);
-    } catch (err) {
-      if (!(err instanceof OperatorCallError)) throw err;
-      return page(
-        c,
-        <Layout page="detail" title="Refused">
-          <h1>Refused</h1>
-          <p role="alert" class="bad">
-            {err.code}: {err.message}
-          </p>
-          <p>
-            <a href={back}>Back</a>
-          </p>
-        </Layout>,
-        err.status as 400,
-      );
-    }
-  };
-  app.post('/console/runtimes/:id/revoke', (c) =>
-    act(c, '/console/runtimes', () =>
-      op.del(`/api/v1/runtimes/${encodeURIComponent(c.req.param('id'))}`),
-    ),
-  );
-  app.post('/console/approvals/:id/decide', async (c) => {
-    const form = await c.req.parseBody();
-    const note = typeof form.note === 'string' && form.note.trim() !== '' ? form.note : undefined;
-    const decision =
-      form.decision === 'approve'
-        ? 'approve'
-        : form.decision === 'reject'
-          ? 'reject'
-          : String(form.decision ?? '');
-    return act(c, backTo(form.back), () =>
-      op.post(`/api/v1/approvals/${encodeURIComponent(c.req.param('id'))}/decide`, {
-        decision,
-        ...(note ? { note } : {}),
-        decidedBy: 'human:operator',
-      }),
-    );
-  });
-  app.post('/console/tools/asks/:id/answer', async (c) => {
-    const form = await c.req.parseBody();
-    const answer = typeof form.answer === 'string' ? form.answer : '';
-    return act(c, '/console/tools', () =>
-      op.post(`/api/v1/tools/asks/${encodeURIComponent(c.req.param('id'))}/answer`, { answer }),
-    );
-  });
-}
-
-/** Where a decision returns: the older page it came from (a link of the page's own form), else the newest. */
-function backTo(back: unknown): string {
-  return typeof back === 'string' &&
-    /^\/console\/approvals\?server=[\w.%-]+&cursor=[\w.%-]+$/.test(back)
-    ? back
-    : '/console/approvals';
-}
-
-/** The summary's per-minute counts placed on the last hour's 60 slots (index 59 is the current minute). */
-function minutesOf(
-  rows: readonly { minute: string; calls: number; errors: number }[],
-  now: number,
-) {
-  const out = Array.from({ length: 60 }, () => ({ calls: 0, errors: 0 }));
-  for (const r of rows) {
-    const ago = Math.floor(now / 60_000) - Math.floor(Date.parse(r.minute) / 60_000);
-    if (ago >= 0 && ago < 60) out[59 - ago] = { calls: r.calls, errors: r.errors };
-  }
-  return out;
+  registerConsoleActions(app, op, page);
 }

@@ -1,0 +1,67 @@
+import type { Context, Hono } from 'hono';
+import { OperatorCallError } from '../../lib/operator-client.js';
+import { Layout } from './layout.js';
+import type { ConsoleOperator } from './operator-client.js';
+
+type Page = (c: Context, el: unknown, status?: number) => Promise<Response>;
+
+/**
+ * The console's actions (session, Origin and CSRF checked by the guard
+ * first): each posts one operator API row through the typed client, then
+ * goes back to its page, or shows the daemon's refusal.
+ */
+export function registerConsoleActions(app: Hono<any>, op: ConsoleOperator, page: Page): void {
+  const act = async (c: Context, back: string, run: () => Promise<unknown>) => {
+    try {
+      await run();
+      return c.redirect(back, 303);
+    } catch (err) {
+      if (!(err instanceof OperatorCallError)) throw err;
+      return page(
+        c,
+        <Layout page="detail" title="Refused">
+          <h1>Refused</h1>
+          <p role="alert" class="bad">
+            {err.code}: {err.message}
+          </p>
+          <p>
+            <a href={back}>Back</a>
+          </p>
+        </Layout>,
+        err.status as 400,
+      );
+    }
+  };
+  app.post('/console/runtimes/:id/revoke', (c) =>
+    act(c, '/console/runtimes', () =>
+      op.call('runtimes.revoke', { params: { id: c.req.param('id') } }),
+    ),
+  );
+  app.post('/console/approvals/:id/decide', async (c) => {
+    const form = await c.req.parseBody();
+    const note = typeof form.note === 'string' && form.note.trim() !== '' ? form.note : undefined;
+    // Anything but approve or reject is sent as is, so the person sees the daemon's own refusal.
+    const decision = String(form.decision ?? '') as 'approve' | 'reject';
+    return act(c, backTo(form.back), () =>
+      op.call('approvals.decide', {
+        params: { id: c.req.param('id') },
+        body: { decision, ...(note ? { note } : {}), decidedBy: 'human:operator' },
+      }),
+    );
+  });
+  app.post('/console/tools/asks/:id/answer', async (c) => {
+    const form = await c.req.parseBody();
+    const answer = typeof form.answer === 'string' ? form.answer : '';
+    return act(c, '/console/tools', () =>
+      op.call('tools.answer', { params: { id: c.req.param('id') }, body: { answer } }),
+    );
+  });
+}
+
+/** Where a decision returns: the older page it came from (a link of the page's own form), else the newest. */
+function backTo(back: unknown): string {
+  return typeof back === 'string' &&
+    /^\/console\/approvals\?server=[\w.%-]+&cursor=[\w.%-]+$/.test(back)
+    ? back
+    : '/console/approvals';
+}
