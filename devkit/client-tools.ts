@@ -3,6 +3,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { openLease, operatorToken } from './lease.js';
 import { operatorCall } from './http.js';
+import { operatorOf } from './operator.js';
+import { operatorRequest } from '../lib/operator-client.js';
 import type { Daemon } from './daemon.js';
 
 /**
@@ -41,13 +43,17 @@ export function connectApp(
   const q = opts.query ?? (opts.provider === false ? '' : '?client_tools=1');
   const frames: Frame[] = [];
   const waiters: { pred: (f: Frame) => boolean; resolve: (f: Frame) => void }[] = [];
-  const es = new EventSource(new URL(`/api/v1/events${q}`, d.url), {
-    fetch: (input, init) =>
-      fetch(input, {
-        ...init,
-        headers: { ...(init?.headers ?? {}), authorization: `Bearer ${token}` },
-      }),
-  });
+  // The stream's path from the operator API's row; the query may be one a test wants refused.
+  const es = new EventSource(
+    new URL(`${operatorRequest('events.open', { query: {} }).path}${q}`, d.url),
+    {
+      fetch: (input, init) =>
+        fetch(input, {
+          ...init,
+          headers: { ...(init?.headers ?? {}), authorization: `Bearer ${token}` },
+        }),
+    },
+  );
   const onFrame = (e: MessageEvent) => {
     const f = JSON.parse(e.data as string) as Frame;
     frames.push(f);
@@ -96,20 +102,32 @@ export function connectApp(
         const r = await operatorCall(d, method, path, body);
         return { status: r.status, body: r.body ? JSON.parse(r.body) : null };
       };
+      // The typed rows; the relays' decoders check the bodies, so a test may send tools or results they refuse.
+      const op = operatorOf(d);
+      const sent = async (p: Promise<{ status: number; envelope: unknown }>) => {
+        const r = await p;
+        return { status: r.status, body: r.envelope as any };
+      };
       resolve({
         clientId,
         frames,
         next,
         call,
         register: (group, tools) =>
-          call('POST', '/api/v1/client-tools', { client_id: clientId, group, tools }),
+          sent(
+            op.send('clientTools.register', {
+              body: { client_id: clientId, group, tools: tools as never },
+            }),
+          ),
         claim: (id) =>
-          call('POST', `/api/v1/client-tools/requests/${id}/claim`, { client_id: clientId }),
+          sent(op.send('clientTools.claim', { params: { id }, body: { client_id: clientId } })),
         answer: (id, result) =>
-          call('POST', `/api/v1/client-tools/requests/${id}/result`, {
-            client_id: clientId,
-            ...result,
-          }),
+          sent(
+            op.send('clientTools.result', {
+              params: { id },
+              body: { client_id: clientId, ...result },
+            }),
+          ),
         close: () => es.close(),
       });
     }, reject);

@@ -1,6 +1,8 @@
 import { request, type IncomingMessage } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { LeaseLine, LeaseRequest } from '../catalog/operator/lease.js';
+import { operatorRequest } from '../lib/operator-client.js';
 
 /**
  * Runtime leases opened on a daemon through the operator route, as `agentteam
@@ -15,18 +17,8 @@ export function operatorToken(where: string | { readonly home: string }): string
   ).trim();
 }
 
-export interface LeaseData {
-  authorizationId: string;
-  privateDir: string;
-  tokenFile: string;
-  execBaseUrl: string;
-  mcpUrl: string;
-  env: Record<string, string>;
-  args: string[];
-  argsFor?: string;
-  shimDir?: string;
-  tokenEnv?: string;
-}
+/** The lease's first line (catalog/operator/lease.ts). */
+export type LeaseData = LeaseLine;
 
 export interface LeaseResult {
   readonly status: number;
@@ -44,12 +36,14 @@ export function requestLease(
   opToken: string,
   body: Record<string, unknown>,
 ): Promise<LeaseResult> {
-  const payload = JSON.stringify(body);
+  // Method and path from the operator API's row; a test may send a body the row refuses.
+  const r = operatorRequest('runtimes.lease', { body: body as LeaseRequest });
+  const payload = r.body ?? '';
   return new Promise((resolve, reject) => {
     const req = request(
-      new URL('/api/v1/runtimes', url),
+      new URL(r.path, url),
       {
-        method: 'POST',
+        method: r.method,
         agent: false,
         headers: {
           authorization: `Bearer ${opToken}`,

@@ -13,6 +13,7 @@ import type { TestContext } from 'node:test';
 import { cliEnv, startDaemonCli, tempHome } from './daemon.js';
 import type { RunResult } from './cli.js';
 import { rawRequest, type RawResponse } from './http.js';
+import { operatorRequest } from '../lib/operator-client.js';
 
 /**
  * A real daemon (started with the built CLI) in a temp home prepared first:
@@ -98,7 +99,7 @@ export async function watchEvents(
   const { EventSource } = await import('eventsource');
   const token = h.operatorToken();
   const frames: EventFrame[] = [];
-  const es = new EventSource(new URL('/api/v1/events', h.url), {
+  const es = new EventSource(new URL(operatorRequest('events.open', { query: {} }).path, h.url), {
     fetch: (input, init) =>
       fetch(input, {
         ...init,
