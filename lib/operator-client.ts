@@ -29,14 +29,14 @@ export interface OperatorAnswer {
   readonly json: unknown;
 }
 
-export type OperatorTransport = (req: OperatorRequest) => Promise<OperatorAnswer>;
+type OperatorTransport = (req: OperatorRequest) => Promise<OperatorAnswer>;
 
 /** What a caller gives for a row: `params`, `query` and `body` as the row has them. */
 export type OperatorCallInput<N extends OperatorRouteName> = OperatorInputOf<OperatorRouteOf<N>>;
-export type OperatorCallOutput<N extends OperatorRouteName> = OperatorOutputOf<OperatorRouteOf<N>>;
+type OperatorCallOutput<N extends OperatorRouteName> = OperatorOutputOf<OperatorRouteOf<N>>;
 
 /** The envelope of one answer, typed by the row. */
-export type OperatorEnvelope<N extends OperatorRouteName> =
+type OperatorEnvelope<N extends OperatorRouteName> =
   | { readonly ok: true; readonly data: OperatorCallOutput<N> }
   | {
       readonly ok: false;

@@ -5,7 +5,7 @@ import type { FromSchema } from 'json-schema-to-ts';
  * running daemon: where it listens, which process it is, when it started.
  * The daemon writes it after it listens and removes it when it stops.
  */
-export const daemonFileSchema = {
+const daemonFileSchema = {
   type: 'object',
   required: ['url', 'pid', 'startedAt'],
   properties: {

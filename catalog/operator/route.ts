@@ -9,10 +9,10 @@ export type OperatorMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
  * token after checking its own session cookie, so a console session is the
  * operator token at one remove.
  */
-export type OperatorPermission = 'operator';
+type OperatorPermission = 'operator';
 
 /** The error code a request that fails its row's schemas is refused with (kept per route as it always was). */
-export type OperatorRefusal = 'validation_failed' | 'invalid_request' | 'invalid_tool';
+type OperatorRefusal = 'validation_failed' | 'invalid_request' | 'invalid_tool';
 
 /**
  * One row of the operator API: method and path (`:name` parameters), who may
@@ -68,7 +68,6 @@ type SchemaOf<R, K extends 'params' | 'query' | 'body'> = R extends {
   ? FromSchema<S>
   : undefined;
 
-export type ParamsOf<R extends OperatorRoute> = SchemaOf<R, 'params'>;
 export type QueryOf<R extends OperatorRoute> = SchemaOf<R, 'query'>;
 export type BodyOf<R extends OperatorRoute> = SchemaOf<R, 'body'>;
 /** What a handler receives: the row's parts, each present only if the row has it. */
@@ -78,8 +77,3 @@ export type OperatorInputOf<R extends OperatorRoute> = {
     : never]: SchemaOf<R, K>;
 };
 export type OperatorOutputOf<R extends OperatorRoute> = FromSchema<R['output']>;
-export type OperatorEventOf<R extends OperatorRoute> = R extends {
-  readonly stream: { readonly event: infer S extends JSONSchema };
-}
-  ? FromSchema<S>
-  : never;

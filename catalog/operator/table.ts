@@ -56,7 +56,7 @@ export const OPERATOR_API = [
   operatorRead,
 ] as const satisfies readonly OperatorRoute[];
 
-export type OperatorApi = (typeof OPERATOR_API)[number];
+type OperatorApi = (typeof OPERATOR_API)[number];
 export type OperatorRouteName = OperatorApi['name'];
 /** The row of one name. */
 export type OperatorRouteOf<N extends OperatorRouteName> = Extract<OperatorApi, { name: N }>;

@@ -5,6 +5,7 @@ import { usage } from './message-common.js';
 import { escapeJsonText, jsonText } from '../json-text.js';
 import { noDaemon, refuse } from '../refusal.js';
 import { visible } from '../terminal-text.js';
+import { operatorRequest } from '../../lib/operator-client.js';
 
 interface Entry {
   readonly n: number;
@@ -60,7 +61,9 @@ export async function main(opts: Record<string, unknown>, _args: string[]): Prom
   }
   let answer;
   try {
-    answer = await link.call('GET', `/api/v1/logs?limit=${limit}`);
+    // The daemon link keeps the event stream's connection; the request is built from the row.
+    const r = operatorRequest('daemon.logs', { query: { limit: String(limit) } });
+    answer = await link.call(r.method, r.path);
   } catch (err) {
     link.close();
     return refuse('daemon logs', 'unavailable', (err as Error).message);

@@ -15,6 +15,7 @@ import { renderLimits } from './limits.js';
 import { validatorModules } from './validators.js';
 import { operatorValidatorsModule } from './operator-validators.js';
 import { OPERATOR_PATHS_FILE, renderOperatorPaths } from './operator-paths.js';
+import { operatorOpenApiDocument } from './operator-openapi.js';
 import { INVENTORY_FILE, renderInventory } from './inventory.js';
 
 export interface Artifact {
@@ -39,6 +40,11 @@ export function committedArtifacts(catalog: Catalog): Artifact[] {
     { path: 'specs/limits.md', content: renderLimits(catalog), committed: true },
     { path: INVENTORY_FILE, content: renderInventory(catalog), committed: true },
     { path: OPERATOR_PATHS_FILE, content: renderOperatorPaths(), committed: true },
+    {
+      path: 'specs/operator-openapi.json',
+      content: json(operatorOpenApiDocument()),
+      committed: true,
+    },
   ];
 }
 

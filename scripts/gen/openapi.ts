@@ -8,14 +8,14 @@ import { catalogViewSchema } from '../../catalog/view.js';
 /** Codes the CLI produces locally; they never come from the HTTP route. */
 const CLI_ONLY: readonly ErrorCode[] = ['usage'];
 
-function pascal(...parts: string[]): string {
+export function pascal(...parts: string[]): string {
   return parts
     .flatMap((p) => p.split(/[^A-Za-z0-9]+/))
     .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
     .join('');
 }
 
-function successEnvelope(dataRef: string): SchemaObject {
+export function successEnvelope(dataRef: string): SchemaObject {
   return {
     type: 'object',
     additionalProperties: false,
@@ -25,7 +25,7 @@ function successEnvelope(dataRef: string): SchemaObject {
 }
 
 /** One response per HTTP status of the closed error table, naming the codes it carries. */
-function errorResponses(): Record<string, unknown> {
+export function errorResponses(): Record<string, unknown> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const [code, row] of Object.entries(ERROR_TABLE) as [
     ErrorCode,

@@ -8,7 +8,7 @@ export interface ActivityFilter {
 }
 
 /** The query string of a filter (what /console/activity and GET /api/v1/audit both take). */
-export function filterQuery(f: ActivityFilter, extra: Record<string, string> = {}): string {
+function filterQuery(f: ActivityFilter, extra: Record<string, string> = {}): string {
   const q = new URLSearchParams();
   for (const k of ['agent', 'tool', 'outcome', 'cursor'] as const) if (f[k]) q.set(k, f[k]!);
   for (const [k, v] of Object.entries(extra)) q.set(k, v);
