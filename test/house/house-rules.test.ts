@@ -34,7 +34,6 @@ const TOO_LONG_FOR_NOW = new Set<string>([
   'bench/soak.ts',
   'catalog/errors.ts',
   'catalog/tool-declaration.ts',
-  'cli/program.ts',
   'cli/serve/session.ts',
   'daemon/auth/store.ts',
   'daemon/clienttools/broker.ts',
