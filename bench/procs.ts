@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openLease } from '../test/harness/lease.js';
-import { type Daemon } from '../test/harness/daemon.js';
+import type { Daemon } from '../test/harness/daemon.js';
 
 /**
  * Child processes shared by the HTTP benchmarks: the autocannon load

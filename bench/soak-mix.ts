@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { ChildProcess } from 'node:child_process';
 import { EventSource } from 'eventsource';
 import { operatorCall } from '../test/harness/http.js';
-import { type Daemon } from '../test/harness/daemon.js';
+import type { Daemon } from '../test/harness/daemon.js';
 import { startLineServer } from './procs.js';
 
 /**

@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { rpc } from '../test/harness/http.js';
-import { type Daemon } from '../test/harness/daemon.js';
+import type { Daemon } from '../test/harness/daemon.js';
 import { median, type BenchResult } from './result.js';
 import {
   AUDIT_OFF,

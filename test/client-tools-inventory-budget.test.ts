@@ -8,7 +8,7 @@ import { INVENTORY_BUDGET_BYTES } from '../catalog/limits.js';
 import { LIMITS } from '../daemon/clienttools/types.js';
 import { openLease } from './harness/lease.js';
 import { rpc } from './harness/http.js';
-import { type Daemon } from './harness/daemon.js';
+import type { Daemon } from './harness/daemon.js';
 import { connectApp } from './harness/client-tools.js';
 
 /** A client tool whose tools/list entry is exactly `bytes` long (description and schema padded, each within its own limit). */

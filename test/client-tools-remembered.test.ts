@@ -7,7 +7,7 @@ import { startDaemon as startInProcess } from '../daemon/server.js';
 import { REMEMBERED } from '../daemon/clienttools/remembered.js';
 import { openLease } from './harness/lease.js';
 import { rpc } from './harness/http.js';
-import { type Daemon } from './harness/daemon.js';
+import type { Daemon } from './harness/daemon.js';
 import { connectApp, echoTool } from './harness/client-tools.js';
 
 const statePath = (home: string) => join(home, 'state', 'client-tools.json');

@@ -4,7 +4,7 @@ import { utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { alive, waitFor } from './harness/wait.js';
 import { cliEnv, startDaemonCli, tempHome } from './harness/daemon.js';
-import { type RunResult } from './harness/cli.js';
+import type { RunResult } from './harness/cli.js';
 
 async function race(env: NodeJS.ProcessEnv, track: (pid: number) => void): Promise<number> {
   const results: RunResult[] = await Promise.all([

@@ -10,7 +10,7 @@ import { cli, startDaemon, startRuntime } from './harness/daemon.js';
 import { startTrickle } from './harness/extension-upstream.js';
 import { forwardToUpstream, UPSTREAM_TIMEOUT_MS } from '../daemon/extensions/forward.js';
 import { KnowledgeUpstream } from '../daemon/knowledge/kb-upstream.js';
-import { ExecError } from '../daemon/errors.js';
+import type { ExecError } from '../daemon/errors.js';
 import { gateWith } from './harness/gate.js';
 import type { Principal } from '../daemon/http/principal.js';
 
