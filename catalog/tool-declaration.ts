@@ -169,7 +169,7 @@ export function pointerOfPath(path: string): string {
   let out = '';
   const re = /\.([A-Za-z_$][A-Za-z0-9_$]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]/g;
   for (const m of path.slice(1).matchAll(re))
-    out += '/' + esc(m[1] ?? m[2] ?? (JSON.parse(m[3]!) as string));
+    out += `/${esc(m[1] ?? m[2] ?? (JSON.parse(m[3]!) as string))}`;
   return out;
 }
 

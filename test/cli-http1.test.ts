@@ -96,9 +96,7 @@ async function listen(
 }
 
 /** A real node:http server answering every request with the shape in its `x-shape` header, or else its body. */
-async function shapeServer(
-  t: TestContext,
-): Promise<{
+async function shapeServer(t: TestContext): Promise<{
   port: number;
   seen: { headers: IncomingHttpHeaders; body: string; url: string; method: string }[];
 }> {

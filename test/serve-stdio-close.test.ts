@@ -165,7 +165,7 @@ test('serve --stdio: every malformed frame gets exactly one answer (a repeated k
           .integer({ min: 20, max: s.length + 10 })
           .map(
             (n) =>
-              s.replace('"jsonrpc":"2.0"', '"jsonrpc":"2.0","jsonrpc":"2.0"').slice(0, n) + ',',
+              `${s.replace('"jsonrpc":"2.0"', '"jsonrpc":"2.0","jsonrpc":"2.0"').slice(0, n)},`,
           ),
       ),
       fc.string({ minLength: 1, maxLength: 40 }),

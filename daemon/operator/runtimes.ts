@@ -168,25 +168,24 @@ export function registerRuntimeLeaseRoutes(app: Hono<any>, ctx: LeaseContext): v
         ? err
         : new ExecError('internal', 'the runtime driver could not prepare the launch');
     }
-    const first =
-      JSON.stringify({
-        ok: true,
-        data: {
-          authorizationId: auth.id,
-          privateDir: auth.dir,
-          tokenFile: auth.tokenFile,
-          resumeSecret: auth.resumeSecret,
-          execBaseUrl,
-          mcpUrl,
-          ttlSeconds: auth.ttlMs / 1000,
-          env: additions.env,
-          args: additions.args,
-          ...(additions.argsFor ? { argsFor: additions.argsFor } : {}),
-          ...(additions.shimDir ? { shimDir: additions.shimDir } : {}),
-          ...(additions.tokenEnv ? { tokenEnv: additions.tokenEnv } : {}),
-          ...(additions.binDir ? { binDir: additions.binDir } : {}),
-        },
-      }) + '\n';
+    const first = `${JSON.stringify({
+      ok: true,
+      data: {
+        authorizationId: auth.id,
+        privateDir: auth.dir,
+        tokenFile: auth.tokenFile,
+        resumeSecret: auth.resumeSecret,
+        execBaseUrl,
+        mcpUrl,
+        ttlSeconds: auth.ttlMs / 1000,
+        env: additions.env,
+        args: additions.args,
+        ...(additions.argsFor ? { argsFor: additions.argsFor } : {}),
+        ...(additions.shimDir ? { shimDir: additions.shimDir } : {}),
+        ...(additions.tokenEnv ? { tokenEnv: additions.tokenEnv } : {}),
+        ...(additions.binDir ? { binDir: additions.binDir } : {}),
+      },
+    })}\n`;
     const conn = c.req.raw.signal;
     if (conn.aborted) revoke('run_disconnected');
     else conn.addEventListener('abort', () => revoke('run_disconnected'), { once: true });
@@ -212,7 +211,7 @@ export function registerRuntimeLeaseRoutes(app: Hono<any>, ctx: LeaseContext): v
               // The last line says why, so `run` can tell a daemon shutdown (wait for the next daemon) from the rest.
               controller.enqueue(
                 new TextEncoder().encode(
-                  JSON.stringify({ event: 'revoked', reason: revokeReason(auth.signal) }) + '\n',
+                  `${JSON.stringify({ event: 'revoked', reason: revokeReason(auth.signal) })}\n`,
                 ),
               );
               controller.close();

@@ -81,9 +81,7 @@ export async function closedPort(): Promise<number> {
  * every `everyMs` forever: it never finishes an answer. `open` counts the
  * connections it holds; `closed` resolves with the count each time one ends.
  */
-export async function startTrickle(
-  everyMs = 300,
-): Promise<{
+export async function startTrickle(everyMs = 300): Promise<{
   url: string;
   open(): number;
   accepted(): number;
