@@ -213,7 +213,9 @@ describe('MCP tools at their limits', { concurrency: true }, () => {
       const leases = await Promise.all(
         agents.map((agentId) => openLease(d as unknown as McpDaemon, { serverId: 's1', agentId })),
       );
-      t.after(() => leases.forEach((l) => l.close()));
+      t.after(() => {
+        for (const l of leases) l.close();
+      });
       let id = 0;
       const tool = async (lease: (typeof leases)[number], name: string, args: unknown) => {
         const r = await rpc(lease.mcpUrl, lease.token(), {

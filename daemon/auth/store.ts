@@ -242,8 +242,7 @@ export class AuthorizationStore {
   /** Forces a rotation now (operator route, tests). */
   async rotateNow(id: string): Promise<Generation> {
     const auth = this.auths.get(id);
-    if (!auth?.live)
-      throw new ExecError('not_found', 'no such active runtime authorization');
+    if (!auth?.live) throw new ExecError('not_found', 'no such active runtime authorization');
     return this.renewal.rotateNow(auth, true);
   }
 

@@ -79,8 +79,7 @@ export function registerCodexAppServerRoute(app: Hono<any>, deps: AppServerRoute
   app.post('/api/v1/runtimes/:id/codex-app-server', async (c) => {
     const id = c.req.param('id');
     const auth = deps.auths.get(id);
-    if (!auth?.live)
-      throw new ExecError('not_found', 'no live runtime authorization with this id');
+    if (!auth?.live) throw new ExecError('not_found', 'no live runtime authorization with this id');
     if (auth.runtime !== 'codex-app-server')
       throw new ExecError(
         'invalid_request',
