@@ -86,18 +86,21 @@ export class RpcPeer {
 
   private receive(line: string): void {
     if (line.trim() === '') return;
-    if (Buffer.byteLength(line) > MAX_LINE_BYTES)
-      return this.handlers.onBadLine(
-        `a line of ${Buffer.byteLength(line)} bytes, over ${MAX_LINE_BYTES}`,
-      );
+    if (Buffer.byteLength(line) > MAX_LINE_BYTES) {
+      this.handlers.onBadLine(`a line of ${Buffer.byteLength(line)} bytes, over ${MAX_LINE_BYTES}`);
+      return;
+    }
     let msg: RpcMessage;
     try {
       msg = JSON.parse(line) as RpcMessage;
     } catch {
-      return this.handlers.onBadLine(`not JSON: ${line.slice(0, 200)}`);
+      this.handlers.onBadLine(`not JSON: ${line.slice(0, 200)}`);
+      return;
     }
-    if (msg === null || typeof msg !== 'object')
-      return this.handlers.onBadLine('not a JSON object');
+    if (msg === null || typeof msg !== 'object') {
+      this.handlers.onBadLine('not a JSON object');
+      return;
+    }
     if (typeof msg.method === 'string' && msg.id !== undefined) {
       const id = msg.id;
       this.handlers.onRequest(msg.method, msg.params).then(
@@ -114,10 +117,16 @@ export class RpcPeer {
       );
       return;
     }
-    if (typeof msg.method === 'string') return this.handlers.onNotify(msg.method, msg.params);
+    if (typeof msg.method === 'string') {
+      this.handlers.onNotify(msg.method, msg.params);
+      return;
+    }
     if (typeof msg.id === 'number') {
       const p = this.pending.get(msg.id);
-      if (!p) return this.handlers.onBadLine(`an answer to no pending request (id ${msg.id})`);
+      if (!p) {
+        this.handlers.onBadLine(`an answer to no pending request (id ${msg.id})`);
+        return;
+      }
       this.pending.delete(msg.id);
       if (msg.error) p.reject(new RpcError(p.method, msg.error.code, msg.error.message));
       else p.resolve(msg.result);
