@@ -105,8 +105,7 @@ export function driveAppServer(
       };
       res.on('data', (c: string) => {
         buf += c;
-        let nl: number;
-        while ((nl = buf.indexOf('\n')) >= 0) {
+        for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
           line(buf.slice(0, nl));
           buf = buf.slice(nl + 1);
         }

@@ -100,7 +100,10 @@ const listedBytes = new WeakMap<ListedTool, number>();
 /** Compact JSON bytes of one entry in tools/list (cached per entry object). */
 function bytesOf(t: ListedTool): number {
   let n = listedBytes.get(t);
-  if (n === undefined) listedBytes.set(t, (n = Buffer.byteLength(JSON.stringify(listEntry(t)))));
+  if (n === undefined) {
+    n = Buffer.byteLength(JSON.stringify(listEntry(t)));
+    listedBytes.set(t, n);
+  }
   return n;
 }
 

@@ -95,8 +95,10 @@ export async function inProcessFields(
   const column = (table: string, name: string, id: string) => {
     const key = `${table}.${name}`;
     let stmt = columnReads.get(key);
-    if (!stmt)
-      columnReads.set(key, (stmt = db.prepare(`SELECT ${name} AS v FROM ${table} WHERE id = ?`)));
+    if (!stmt) {
+      stmt = db.prepare(`SELECT ${name} AS v FROM ${table} WHERE id = ?`);
+      columnReads.set(key, stmt);
+    }
     return (stmt.get(id) as { v: unknown }).v;
   };
   const checks = new Map<string, InputCheck>();

@@ -49,8 +49,7 @@ export function spawnServe(d: Daemon, args: string[] = []): StdioApp {
   let buf = '';
   child.stdout!.on('data', (c: Buffer) => {
     buf += c.toString('utf8');
-    let i: number;
-    while ((i = buf.indexOf('\n')) >= 0) {
+    for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
       const line = buf.slice(0, i);
       buf = buf.slice(i + 1);
       const f = JSON.parse(line);
