@@ -66,7 +66,7 @@ async function main(argv: string[]): Promise<number> {
   const telemetry = await startTelemetry(process.env, (event, fields) =>
     log(JSON.stringify({ event, ...fields })),
   );
-  let daemon;
+  let daemon: Awaited<ReturnType<typeof startDaemon>>;
   try {
     daemon = await startDaemon({
       home,

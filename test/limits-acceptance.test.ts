@@ -254,7 +254,7 @@ describe('MCP tools at their limits', { concurrency: true }, () => {
       // An emoji has no white space: U+2028 is white space, so that flavor writes its emoji with control characters.
       const emoji = (e: number) =>
         expensive(LIMITS.emoji, unit === FLAVORS.separator ? FLAVORS.control : unit, `:${e}`);
-      let last;
+      let last: any;
       for (let e = 0; e < LIMITS.reactionEmoji; e++) {
         for (let a = 0; a < LIMITS.reactors; a++)
           last = await okTool(leases[reactor(e, a)]!, 'message_react', {

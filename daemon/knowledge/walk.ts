@@ -1,4 +1,4 @@
-import { constants, lstatSync, type Stats } from 'node:fs';
+import { constants, type Dirent, lstatSync, type Stats } from 'node:fs';
 import { lstat, open, readdir, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LIMITS, jsonBytes } from '../../catalog/limits.js';
@@ -55,7 +55,7 @@ export async function walkFilesAsync(root: string): Promise<FileStat[]> {
   const pending: { dir: string; rel: string; depth: number }[] = [{ dir: root, rel: '', depth: 0 }];
   while (pending.length > 0) {
     const { dir, rel, depth } = pending.pop()!;
-    let entries;
+    let entries: Dirent[];
     try {
       entries = await readdir(dir, { withFileTypes: true });
     } catch {

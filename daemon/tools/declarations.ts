@@ -100,7 +100,7 @@ export class DeclaredTools {
           });
           continue;
         }
-        let validate;
+        let validate: ReturnType<typeof ajv.compile>;
         try {
           validate = ajv.compile(decl.needs ?? { type: 'object' });
         } catch (err) {
