@@ -50,7 +50,10 @@ async function stalledDaemon(t: { after(fn: () => unknown): void }) {
     open.add(req);
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.write(': waiting\n\n');
-    res.on('close', () => (open.delete(req), closed++));
+    res.on('close', () => {
+      open.delete(req);
+      closed++;
+    });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const port = (server.address() as { port: number }).port;

@@ -137,8 +137,15 @@ export class ToolRegistry {
   ): number {
     let bytes = LIST_WRAPPER_BYTES;
     let n = 0;
-    for (const t of this.ordered) if (t.owner.key !== ownerKey) (bytes += bytesOf(t)), n++;
-    for (const t of [...tools, ...extra]) (bytes += bytesOf(t)), n++;
+    for (const t of this.ordered) {
+      if (t.owner.key === ownerKey) continue;
+      bytes += bytesOf(t);
+      n++;
+    }
+    for (const t of [...tools, ...extra]) {
+      bytes += bytesOf(t);
+      n++;
+    }
     return bytes + Math.max(0, n - 1);
   }
 

@@ -378,9 +378,10 @@ export async function inProcessFields(
     if (!revisions.has(r)) revisions.set(r, revisions.size);
     return revisions.get(r)!;
   };
-  const ok = (r: { status: number; json: any }, what: string) => (
-    assert.equal(r.status, 200, `${what}: ${JSON.stringify(r.json).slice(0, 300)}`), r.json.data
-  );
+  const ok = (r: { status: number; json: any }, what: string) => {
+    assert.equal(r.status, 200, `${what}: ${JSON.stringify(r.json).slice(0, 300)}`);
+    return r.json.data;
+  };
   ok(await agentCall('agent', 'create', { id: 'prop-base' }), 'agent create');
   let agentSeq = 0;
   for (const action of ['create', 'update'] as const) {
@@ -442,7 +443,10 @@ export async function inProcessFields(
     async run(s, escaped) {
       const target = `channel:c${++seq}`;
       const r = await tool('message_send', jsonText({ target, content: s }, escaped));
-      if (r.isError) return (toolRefused(r, '/content'), false);
+      if (r.isError) {
+        toolRefused(r, '/content');
+        return false;
+      }
       const stored = (await messages.history({ serverId: 's1', target, limit: 1 })).messages[0]!;
       sameText(stored.content, s, 'message content');
       sameText(column('messages', 'content', stored.id), s, 'messages.content');

@@ -55,7 +55,10 @@ export function spawnServe(d: Daemon, args: string[] = []): StdioApp {
       const f = JSON.parse(line);
       frames.push(f);
       for (const w of [...waiters])
-        if (w.pred(f)) waiters.splice(waiters.indexOf(w), 1), w.resolve(f);
+        if (w.pred(f)) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve(f);
+        }
     }
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
@@ -73,7 +76,13 @@ export function spawnServe(d: Daemon, args: string[] = []): StdioApp {
           ),
         ms,
       );
-      waiters.push({ pred, resolve: (f) => (clearTimeout(t), resolve(f)) });
+      waiters.push({
+        pred,
+        resolve: (f) => {
+          clearTimeout(t);
+          resolve(f);
+        },
+      });
     });
   };
   const send: StdioApp['send'] = (frame) => {
