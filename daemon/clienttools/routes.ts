@@ -35,7 +35,7 @@ export function registerClientToolRoutes(app: Hono<any>, deps: ClientToolRouteDe
     return gate.ok(broker.register(body, deps.checkNames));
   });
   // Operator token only (as every /api/v1 route): the connected apps and their groups, for the console.
-  app.get('/api/v1/client-tools/clients', (c) => gate.ok({ clients: broker.connected() }));
+  app.get('/api/v1/client-tools/clients', () => gate.ok({ clients: broker.connected() }));
   app.get('/api/v1/client-tools/requests', (c) => {
     const q = c.req.query();
     // Without client_id: ids only (no arguments, no agent), as a stream that is not the provider sees them.

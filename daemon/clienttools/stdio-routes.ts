@@ -132,7 +132,7 @@ export function registerStdioRoutes(app: Hono<any>, deps: StdioRouteDeps): void 
     const body = decodeStdioReply(await readJsonBody(c, deps.clock));
     return gate.ok(broker.reply(c.req.param('id'), body, c.req.header(CLIENT_KEY_HEADER)));
   });
-  app.get('/api/v1/client-tools', (c) => {
+  app.get('/api/v1/client-tools', () => {
     const tools = broker.offered().map(({ group, tool }) => ({
       name: tool.name,
       group,

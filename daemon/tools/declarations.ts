@@ -90,7 +90,7 @@ export class DeclaredTools {
           });
           continue;
         }
-        tool = builtinTool(decl, t, target, owner);
+        tool = builtinTool(decl, target, owner);
       } else {
         if (!resolveProgram(t.argv[0]!, join(file, '..'), this.deps.env.PATH)) {
           problems.push({

@@ -45,7 +45,7 @@ export class RpcPeer {
   private closedWith: Error | null = null;
 
   constructor(
-    private readonly input: Readable,
+    input: Readable,
     private readonly output: Writable,
     private readonly handlers: {
       onRequest: (method: string, params: any) => Promise<unknown>;
