@@ -11,6 +11,7 @@ import { SCOPE_LIMITS, type DelegatedScopes } from './scopes.js';
 import { clientIdOf } from './validate.js';
 import type { ClientToolSpec, StdioReply } from './types.js';
 import type { ResultGate } from '../results/gate.js';
+import type { RuntimeEnv } from '../http/principal.js';
 
 /**
  * The routes a stdio child (`agentteam serve --stdio`, a CLI process that
@@ -114,7 +115,7 @@ function decodeScope(body: unknown): { task_id: string; tools: Map<string, strin
   return { task_id: body.task_id, tools };
 }
 
-export function registerStdioRoutes(app: Hono<any>, deps: StdioRouteDeps): void {
+export function registerStdioRoutes(app: Hono<RuntimeEnv>, deps: StdioRouteDeps): void {
   const { broker, scopes, gate } = deps;
   app.post('/api/v1/client-tools/stdio', async (c) => {
     const body = decodeStdioRegistration(await readJsonBody(c, deps.clock));

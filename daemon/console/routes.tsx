@@ -55,7 +55,7 @@ const page = async (c: Context, el: unknown, status = 200) =>
 /** The body of one live page: what both the page and its SSE stream render. */
 type Body = (c: Context<Env>) => Promise<JSX.Element>;
 
-export function registerConsoleRoutes(app: Hono<any>, d: ConsoleDeps): void {
+export function registerConsoleRoutes(app: Hono<Env>, d: ConsoleDeps): void {
   const op = d.operator;
   const livePages = new LivePages(d.clock);
 

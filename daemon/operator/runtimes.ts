@@ -7,6 +7,7 @@ import { MESSAGE_ID_PATTERN, TARGET_PATTERN } from '../../catalog/mcp-tools.js';
 import type { AuthorizationStore } from '../auth/store.js';
 import { ENTITY_ID_RULE, isEntityId } from '../../catalog/ids.js';
 import { isPidAlive } from '../lifecycle/owner.js';
+import type { RuntimeEnv } from '../http/principal.js';
 
 /** What a runtime driver adds to the launch (written into the private dir by the daemon). */
 interface LaunchAdditions {
@@ -128,7 +129,7 @@ async function readLease(c: Context): Promise<LeaseRequest> {
  * runtime's lifetime: when the `run` process's connection closes (exit,
  * crash, kill -9) or its pid disappears, the authorization is revoked.
  */
-export function registerRuntimeLeaseRoutes(app: Hono<any>, ctx: LeaseContext): void {
+export function registerRuntimeLeaseRoutes(app: Hono<RuntimeEnv>, ctx: LeaseContext): void {
   const { store } = ctx;
   app.post('/api/v1/runtimes', async (c) => {
     const req = await readLease(c);
