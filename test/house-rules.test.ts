@@ -30,7 +30,6 @@ const TOO_LONG_FOR_NOW = new Set<string>([
   'daemon/clienttools/broker.ts',
   'daemon/clienttools/exposure.ts',
   'daemon/console/routes.tsx',
-  'daemon/drivers/app-server/session.ts',
   'daemon/knowledge/folder-index.ts',
   'daemon/results/gate.ts',
   'daemon/server.ts',

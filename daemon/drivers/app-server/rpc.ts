@@ -5,8 +5,8 @@ import type { Readable, Writable } from 'node:stream';
 interface RpcMessage {
   id?: number | string;
   method?: string;
-  params?: any;
-  result?: any;
+  params?: unknown;
+  result?: unknown;
   error?: { code: number; message: string; data?: unknown };
 }
 
@@ -40,7 +40,7 @@ export class RpcPeer {
   private nextId = 1;
   private readonly pending = new Map<
     number,
-    { method: string; resolve: (v: any) => void; reject: (e: Error) => void }
+    { method: string; resolve: (v: unknown) => void; reject: (e: Error) => void }
   >();
   private closedWith: Error | null = null;
 
@@ -48,8 +48,8 @@ export class RpcPeer {
     input: Readable,
     private readonly output: Writable,
     private readonly handlers: {
-      onRequest: (method: string, params: any) => Promise<unknown>;
-      onNotify: (method: string, params: any) => void;
+      onRequest: (method: string, params: unknown) => Promise<unknown>;
+      onNotify: (method: string, params: unknown) => void;
       onBadLine: (why: string) => void;
     },
   ) {
@@ -58,11 +58,12 @@ export class RpcPeer {
     lines.on('close', () => this.close(new Error('the app server closed its output')));
   }
 
-  request<T = any>(method: string, params: unknown): Promise<T> {
+  request<T = unknown>(method: string, params: unknown): Promise<T> {
     if (this.closedWith) return Promise.reject(this.closedWith);
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
-      this.pending.set(id, { method, resolve, reject });
+      // The answer is the app server's word for T: callers check what they read of it.
+      this.pending.set(id, { method, resolve: resolve as (v: unknown) => void, reject });
       this.write({ id, method, params });
     });
   }
