@@ -11,7 +11,7 @@ const FOLLOW_POLL_MS = 1_000;
 
 const say = (m: string) => process.stderr.write(`agentteam audit: ${visible(m)}\n`);
 
-type Reply = { ok: true; data: any } | { ok: false; code: number };
+type Reply = { ok: true; data: unknown } | { ok: false; code: number };
 
 /** One read; a failure has printed its envelope (the daemon's, or the refusal's) and carries the exit status. */
 async function get(home: string, path: string): Promise<Reply> {

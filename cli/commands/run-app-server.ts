@@ -60,15 +60,15 @@ export function driveAppServer(
         return;
       }
       const line = (text: string) => {
-        let e: Record<string, any>;
+        let e: Record<string, unknown>;
         try {
-          e = JSON.parse(text) as Record<string, any>;
+          e = JSON.parse(text) as Record<string, unknown>;
         } catch {
           return;
         }
         switch (e.event) {
           case 'thread':
-            if (e.role === 'primary') primary = e.threadId;
+            if (e.role === 'primary' && typeof e.threadId === 'string') primary = e.threadId;
             process.stderr.write(
               `agentteam: ${visible(String(e.role))} thread ${visible(String(e.threadId))}${e.parentId ? ` (spawned by ${visible(String(e.parentId))})` : ''}\n`,
             );
