@@ -22,7 +22,6 @@ const isGenerated = (text: string) => /@generated/.test(text.slice(0, text.index
 const TOO_LONG_FOR_NOW = new Set<string>([
   'bench/client-tools-relay.ts',
   'bench/soak.ts',
-  'catalog/errors.ts',
   'catalog/tool-declaration.ts',
   'cli/program.ts',
   'cli/serve/session.ts',
@@ -30,7 +29,6 @@ const TOO_LONG_FOR_NOW = new Set<string>([
   'daemon/clienttools/broker.ts',
   'daemon/clienttools/exposure.ts',
   'daemon/console/routes.tsx',
-  'daemon/knowledge/folder-index.ts',
   'daemon/results/gate.ts',
   'daemon/server.ts',
   'daemon/store/audit.ts',

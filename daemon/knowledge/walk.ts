@@ -121,6 +121,27 @@ export function isSafeDir(root: string, rel: string): boolean {
 }
 
 /**
+ * What the paths a watcher named are now: an indexed file, a folder that
+ * appeared (every file under it), or something that went away (`gone`).
+ */
+export async function filesAt(
+  root: string,
+  paths: readonly string[],
+): Promise<{ files: FileStat[]; gone: string[] }> {
+  const files: FileStat[] = [];
+  const gone: string[] = [];
+  for (const rel of paths) {
+    const st = isIndexedName(rel) ? safeStat(root, rel) : null;
+    if (st) files.push(st);
+    else if (isSafeDir(root, rel))
+      for (const f of await walkFilesAsync(`${root}/${rel}`))
+        files.push({ ...f, path: `${rel}/${f.path}` });
+    else gone.push(rel);
+  }
+  return { files, gone };
+}
+
+/**
  * Reads root/rel as UTF-8, or null if it cannot be read safely. Never blocks
  * the event loop: the open, stat and reads run on the thread pool, and the
  * open cannot wait (OPEN_FLAGS). What was opened must be a regular file of at
