@@ -35,7 +35,6 @@ const TOO_LONG_FOR_NOW = new Set<string>([
   'daemon/store/postgres/pg-sql.ts',
   'daemon/store/workflow-triggers.ts',
   'daemon/telemetry/observe.ts',
-  'interop/model-standins.ts',
   'test/auth-replace-drain.test.ts',
   'test/cli-http1.test.ts',
   'test/client-tools-lifecycle.test.ts',
