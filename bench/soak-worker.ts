@@ -1,5 +1,5 @@
 import { Agent, request } from 'node:http';
-import type { Runtime } from '../test/harness/daemon.js';
+import type { Runtime } from '../devkit/daemon.js';
 import type { Mix } from './soak-mix.js';
 
 /**

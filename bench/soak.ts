@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { startDaemon, startRuntime } from '../test/harness/daemon.js';
+import { startDaemon, startRuntime } from '../devkit/daemon.js';
 import type { BenchResult } from './result.js';
 import { startMix, type Mix } from './soak-mix.js';
 import { type Counters, keepAlive, post, worker, WORKERS } from './soak-worker.js';
