@@ -1,4 +1,5 @@
 import type { Hono } from 'hono';
+import type { RuntimeEnv } from './http/principal.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import type { Authorization } from './auth/authorization.js';
 import type { LaunchHook } from './operator/runtimes.js';
@@ -45,7 +46,7 @@ import type { AuditSettings } from './audit/settings.js';
  */
 export interface DaemonParts {
   /** Registers the runtime routes (Exec, MCP, token analysis) and answers with the parts' rows of the operator API. */
-  registerRoutes(app: Hono<any>, ctx: { auths: AuthorizationStore }): PartOperatorHandlers;
+  registerRoutes(app: Hono<RuntimeEnv>, ctx: { auths: AuthorizationStore }): PartOperatorHandlers;
   /** The result gate; the server adds the token and operator-token secret sources once the store exists. */
   readonly gate: ResultGate;
   /** What the routes are built on (the in-process test harness reads the scheduler and the stores through it). */

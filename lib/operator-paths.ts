@@ -6,43 +6,160 @@ import type { OperatorRouteName } from '../catalog/operator/table.js';
 export const OPERATOR_PATHS: {
   readonly [N in OperatorRouteName]: { readonly method: OperatorMethod; readonly path: string };
 } = {
-  'daemon.status': { method: 'GET', path: '/api/v1/status' },
-  'daemon.stop': { method: 'POST', path: '/api/v1/stop' },
-  'daemon.reload': { method: 'POST', path: '/api/v1/reload' },
-  'daemon.logs': { method: 'GET', path: '/api/v1/logs' },
-  'console.code': { method: 'POST', path: '/api/v1/console/codes' },
-  'store.backup': { method: 'POST', path: '/api/v1/store/backup' },
-  'analysis.credential': { method: 'POST', path: '/api/v1/token-analysis/credentials' },
-  'runtimes.list': { method: 'GET', path: '/api/v1/runtimes' },
-  'runtimes.lease': { method: 'POST', path: '/api/v1/runtimes' },
-  'runtimes.revoke': { method: 'DELETE', path: '/api/v1/runtimes/:id' },
-  'runtimes.rotate': { method: 'POST', path: '/api/v1/runtimes/:id/rotate' },
-  'runtimes.codexAppServer': { method: 'POST', path: '/api/v1/runtimes/:id/codex-app-server' },
-  'approvals.servers': { method: 'GET', path: '/api/v1/approvals/servers' },
-  'approvals.pending': { method: 'GET', path: '/api/v1/approvals/pending' },
-  'approvals.get': { method: 'GET', path: '/api/v1/approvals/:id' },
-  'approvals.decide': { method: 'POST', path: '/api/v1/approvals/:id/decide' },
-  'audit.list': { method: 'GET', path: '/api/v1/audit' },
-  'audit.summary': { method: 'GET', path: '/api/v1/audit/summary' },
-  'audit.minutes': { method: 'GET', path: '/api/v1/audit/minutes' },
-  'extensions.install': { method: 'POST', path: '/api/v1/extensions' },
-  'extensions.list': { method: 'GET', path: '/api/v1/extensions' },
-  'extensions.remove': { method: 'DELETE', path: '/api/v1/extensions/:name' },
-  'catalog.get': { method: 'GET', path: '/api/v1/catalog' },
-  'messages.post': { method: 'POST', path: '/api/v1/messages' },
-  'messages.history': { method: 'GET', path: '/api/v1/messages' },
-  'tools.list': { method: 'GET', path: '/api/v1/tools' },
-  'tools.log': { method: 'GET', path: '/api/v1/tools/log' },
-  'tools.answer': { method: 'POST', path: '/api/v1/tools/asks/:id/answer' },
-  'clientTools.register': { method: 'POST', path: '/api/v1/client-tools' },
-  'clientTools.clients': { method: 'GET', path: '/api/v1/client-tools/clients' },
-  'clientTools.requests': { method: 'GET', path: '/api/v1/client-tools/requests' },
-  'clientTools.claim': { method: 'POST', path: '/api/v1/client-tools/requests/:id/claim' },
-  'clientTools.result': { method: 'POST', path: '/api/v1/client-tools/requests/:id/result' },
-  'clientTools.stdio': { method: 'POST', path: '/api/v1/client-tools/stdio' },
-  'clientTools.reply': { method: 'POST', path: '/api/v1/client-tools/requests/:id/reply' },
-  'clientTools.offered': { method: 'GET', path: '/api/v1/client-tools' },
-  'clientTools.scope': { method: 'PUT', path: '/api/v1/client-tools/scopes/:authorizationId/:threadId' },
-  'events.open': { method: 'GET', path: '/api/v1/events' },
-  'reads.run': { method: 'POST', path: '/api/v1/servers/:serverId/reads/:domain/:action' },
+  'daemon.status': {
+    method: 'GET',
+    path: '/api/v1/status',
+  },
+  'daemon.stop': {
+    method: 'POST',
+    path: '/api/v1/stop',
+  },
+  'daemon.reload': {
+    method: 'POST',
+    path: '/api/v1/reload',
+  },
+  'daemon.logs': {
+    method: 'GET',
+    path: '/api/v1/logs',
+  },
+  'console.code': {
+    method: 'POST',
+    path: '/api/v1/console/codes',
+  },
+  'store.backup': {
+    method: 'POST',
+    path: '/api/v1/store/backup',
+  },
+  'analysis.credential': {
+    method: 'POST',
+    path: '/api/v1/token-analysis/credentials',
+  },
+  'runtimes.list': {
+    method: 'GET',
+    path: '/api/v1/runtimes',
+  },
+  'runtimes.lease': {
+    method: 'POST',
+    path: '/api/v1/runtimes',
+  },
+  'runtimes.revoke': {
+    method: 'DELETE',
+    path: '/api/v1/runtimes/:id',
+  },
+  'runtimes.rotate': {
+    method: 'POST',
+    path: '/api/v1/runtimes/:id/rotate',
+  },
+  'runtimes.codexAppServer': {
+    method: 'POST',
+    path: '/api/v1/runtimes/:id/codex-app-server',
+  },
+  'approvals.servers': {
+    method: 'GET',
+    path: '/api/v1/approvals/servers',
+  },
+  'approvals.pending': {
+    method: 'GET',
+    path: '/api/v1/approvals/pending',
+  },
+  'approvals.get': {
+    method: 'GET',
+    path: '/api/v1/approvals/:id',
+  },
+  'approvals.decide': {
+    method: 'POST',
+    path: '/api/v1/approvals/:id/decide',
+  },
+  'audit.list': {
+    method: 'GET',
+    path: '/api/v1/audit',
+  },
+  'audit.summary': {
+    method: 'GET',
+    path: '/api/v1/audit/summary',
+  },
+  'audit.minutes': {
+    method: 'GET',
+    path: '/api/v1/audit/minutes',
+  },
+  'extensions.install': {
+    method: 'POST',
+    path: '/api/v1/extensions',
+  },
+  'extensions.list': {
+    method: 'GET',
+    path: '/api/v1/extensions',
+  },
+  'extensions.remove': {
+    method: 'DELETE',
+    path: '/api/v1/extensions/:name',
+  },
+  'catalog.get': {
+    method: 'GET',
+    path: '/api/v1/catalog',
+  },
+  'messages.post': {
+    method: 'POST',
+    path: '/api/v1/messages',
+  },
+  'messages.history': {
+    method: 'GET',
+    path: '/api/v1/messages',
+  },
+  'tools.list': {
+    method: 'GET',
+    path: '/api/v1/tools',
+  },
+  'tools.log': {
+    method: 'GET',
+    path: '/api/v1/tools/log',
+  },
+  'tools.answer': {
+    method: 'POST',
+    path: '/api/v1/tools/asks/:id/answer',
+  },
+  'clientTools.register': {
+    method: 'POST',
+    path: '/api/v1/client-tools',
+  },
+  'clientTools.clients': {
+    method: 'GET',
+    path: '/api/v1/client-tools/clients',
+  },
+  'clientTools.requests': {
+    method: 'GET',
+    path: '/api/v1/client-tools/requests',
+  },
+  'clientTools.claim': {
+    method: 'POST',
+    path: '/api/v1/client-tools/requests/:id/claim',
+  },
+  'clientTools.result': {
+    method: 'POST',
+    path: '/api/v1/client-tools/requests/:id/result',
+  },
+  'clientTools.stdio': {
+    method: 'POST',
+    path: '/api/v1/client-tools/stdio',
+  },
+  'clientTools.reply': {
+    method: 'POST',
+    path: '/api/v1/client-tools/requests/:id/reply',
+  },
+  'clientTools.offered': {
+    method: 'GET',
+    path: '/api/v1/client-tools',
+  },
+  'clientTools.scope': {
+    method: 'PUT',
+    path: '/api/v1/client-tools/scopes/:authorizationId/:threadId',
+  },
+  'events.open': {
+    method: 'GET',
+    path: '/api/v1/events',
+  },
+  'reads.run': {
+    method: 'POST',
+    path: '/api/v1/servers/:serverId/reads/:domain/:action',
+  },
 };

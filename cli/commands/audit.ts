@@ -11,7 +11,7 @@ const FOLLOW_POLL_MS = 1_000;
 
 const say = (m: string) => process.stderr.write(`agentteam audit: ${visible(m)}\n`);
 
-type Reply = { ok: true; data: any } | { ok: false; code: number };
+type Reply = { ok: true; data: unknown } | { ok: false; code: number };
 
 /** One read; a failure has printed its envelope (the daemon's, or the refusal's) and carries the exit status. */
 async function get(
@@ -20,7 +20,7 @@ async function get(
   q: URLSearchParams,
 ): Promise<Reply> {
   if (!readDaemonInfo(home)) return { ok: false, code: noDaemon('audit', home) };
-  let res;
+  let res: { status: number; json: unknown };
   try {
     // The query is built from the command's options; the daemon's row checks it.
     const query = Object.fromEntries(q) as Record<string, string>;

@@ -5,16 +5,19 @@ import { jsonText } from '../json-text.js';
 import { noDaemon, refuse } from '../refusal.js';
 import { visible } from '../terminal-text.js';
 
+/** An answer's envelope as the tools commands read it. */
+export type Envelope = { ok?: boolean; data?: unknown; error?: { message?: unknown } } | null;
+
 /** One operator request for the tools commands; a number (the exit status, after the envelope) when no daemon answers. */
 export async function toolsRequest<N extends OperatorRouteName>(
   home: string,
   name: N,
   input: OperatorCallInput<N>,
-): Promise<{ status: number; json: any } | number> {
+): Promise<{ status: number; json: Envelope } | number> {
   if (!readDaemonInfo(home)) return noDaemon('tools', home);
   try {
     const { status, envelope } = await daemonOperator(home).send(name, input);
-    return { status, json: envelope };
+    return { status, json: envelope as Envelope };
   } catch (err) {
     return refuse(
       'tools',
@@ -25,7 +28,7 @@ export async function toolsRequest<N extends OperatorRouteName>(
 }
 
 /** A failed envelope: printed on stdout as the daemon sent it, its message on stderr; returns the exit status. */
-export function reportFailure(json: any): number {
+export function reportFailure(json: Envelope): number {
   process.stdout.write(`${jsonText(json)}\n`);
   process.stderr.write(
     `agentteam tools: ${visible(String(json?.error?.message ?? 'the daemon refused the request'))}\n`,

@@ -1,4 +1,5 @@
 import type { Hono } from 'hono';
+import type { RuntimeEnv } from '../http/principal.js';
 import { defaultCatalog } from '../../catalog/catalog.js';
 import { helpIndexOf, renderExecIndex } from '../../catalog/help.js';
 import type { McpToolDescriptor } from '../../catalog/mcp-tool-descriptor.js';
@@ -21,7 +22,7 @@ import type { OperatorHandlers } from '../operator/dispatch.js';
  * returns); the surface route accepts only a token-analysis credential.
  */
 export function registerTokenAnalysisRoutes(
-  app: Hono<any>,
+  app: Hono<RuntimeEnv>,
   tokens: AnalysisTokens,
   inventory: readonly McpToolDescriptor[],
 ): Pick<OperatorHandlers, 'analysis.credential'> {

@@ -2,6 +2,7 @@ import type { Context, Hono } from 'hono';
 import { OperatorCallError } from '../../lib/operator-client.js';
 import { Layout } from './layout.js';
 import type { ConsoleOperator } from './operator-client.js';
+import type { ConsoleEnv } from './page-bodies.js';
 
 type Page = (c: Context, el: unknown, status?: number) => Promise<Response>;
 
@@ -10,7 +11,11 @@ type Page = (c: Context, el: unknown, status?: number) => Promise<Response>;
  * first): each posts one operator API row through the typed client, then
  * goes back to its page, or shows the daemon's refusal.
  */
-export function registerConsoleActions(app: Hono<any>, op: ConsoleOperator, page: Page): void {
+export function registerConsoleActions(
+  app: Hono<ConsoleEnv>,
+  op: ConsoleOperator,
+  page: Page,
+): void {
   const act = async (c: Context, back: string, run: () => Promise<unknown>) => {
     try {
       await run();

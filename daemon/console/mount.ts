@@ -3,6 +3,8 @@ import { Hono } from 'hono';
 import type { Clock } from '../../lib/clock.js';
 import type { ConsoleOperator } from './operator-client.js';
 import { ConsoleSessions } from './sessions.js';
+import type { RuntimeEnv } from '../http/principal.js';
+import type { ConsoleEnv } from './page-bodies.js';
 import type { OperatorHandlers } from '../operator/dispatch.js';
 
 interface MountOptions {
@@ -22,14 +24,14 @@ interface MountOptions {
  * still come up).
  */
 export function mountConsole(
-  app: Hono<any>,
+  app: Hono<RuntimeEnv>,
   opts: MountOptions,
 ): Pick<OperatorHandlers, 'console.code'> {
   const sessions = new ConsoleSessions(opts.clock);
-  let pages: Promise<Hono> | null = null;
+  let pages: Promise<Hono<ConsoleEnv>> | null = null;
   const load = () =>
     (pages ??= import('./routes.js').then((m) => {
-      const sub = new Hono();
+      const sub = new Hono<ConsoleEnv>();
       m.registerConsoleRoutes(sub, { sessions, ...opts });
       return sub;
     }));

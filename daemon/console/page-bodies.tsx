@@ -20,7 +20,9 @@ import type { ConsoleSession } from './sessions.js';
 /** As `agentteam token analyze` names it. */
 const TOKENIZER = 'o200k_base (gpt-tokenizer)';
 
-type Env = { Variables: { session: ConsoleSession } };
+/** A console route's context: the session the guard found. */
+export type ConsoleEnv = { Variables: { session: ConsoleSession } };
+type Env = ConsoleEnv;
 
 /** The body of one live page: what both the page and its SSE stream render. */
 export type Body = (c: Context<Env>) => Promise<JSX.Element>;

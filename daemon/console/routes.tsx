@@ -6,9 +6,9 @@ import { COOKIE, consoleHeaders, fromConsolePage, onlyAt, sessionGuard } from '.
 import { Layout, type PageId } from './layout.js';
 import { LivePages } from './live.js';
 import type { ConsoleOperator } from './operator-client.js';
-import { pageBodies, type Body } from './page-bodies.js';
+import { pageBodies, type Body, type ConsoleEnv } from './page-bodies.js';
 import { registerConsoleActions } from './actions.js';
-import { SESSION_TTL_MS, type ConsoleSession, type ConsoleSessions } from './sessions.js';
+import { SESSION_TTL_MS, type ConsoleSessions } from './sessions.js';
 import { ActivityDetail } from './pages/activity.js';
 
 export interface ConsoleDeps {
@@ -26,14 +26,14 @@ const OPEN = new Set([
   '/console/assets/console.js',
   '/console/assets/console.css',
 ]);
-type Env = { Variables: { session: ConsoleSession } };
+type Env = ConsoleEnv;
 const render = async (el: unknown): Promise<string> =>
   String(await (el as { toString(): string | Promise<string> }).toString());
 /** A whole page: standards mode needs the doctype, which JSX cannot write. */
 const page = async (c: Context, el: unknown, status = 200) =>
   c.html(`<!doctype html>${await render(el)}`, status as 200);
 
-export function registerConsoleRoutes(app: Hono<any>, d: ConsoleDeps): void {
+export function registerConsoleRoutes(app: Hono<Env>, d: ConsoleDeps): void {
   const op = d.operator;
   const livePages = new LivePages(d.clock);
 

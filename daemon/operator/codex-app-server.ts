@@ -46,8 +46,7 @@ export function codexAppServerHandlers(
   const started = new Set<string>();
   const start: OperatorHandlers['runtimes.codexAppServer'] = ({ params: { id }, body: raw }) => {
     const auth = deps.auths.get(id);
-    if (!auth || !auth.live)
-      throw new ExecError('not_found', 'no live runtime authorization with this id');
+    if (!auth?.live) throw new ExecError('not_found', 'no live runtime authorization with this id');
     if (auth.runtime !== 'codex-app-server')
       throw new ExecError(
         'invalid_request',

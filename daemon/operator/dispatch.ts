@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import type { Context, Hono } from 'hono';
+import type { Context, Env, Hono } from 'hono';
 import {
   OPERATOR_API,
   type OperatorRouteName,
@@ -47,8 +47,8 @@ const requireValidators = createRequire(import.meta.url);
  * status. A row without a handler, or a handler without a row, stops the
  * daemon at start-up.
  */
-export function registerOperatorApi(
-  app: Hono<any>,
+export function registerOperatorApi<E extends Env>(
+  app: Hono<E>,
   handlers: OperatorHandlers,
   clock: Clock,
 ): void {
@@ -80,8 +80,14 @@ export function registerOperatorApi(
     };
     app.on(row.method, row.path, async (c) => {
       const input: Record<string, unknown> = {};
-      if (row.params) check('params', (input.params = c.req.param()));
-      if (row.query) check('query', (input.query = c.req.query()));
+      if (row.params) {
+        input.params = c.req.param();
+        check('params', input.params);
+      }
+      if (row.query) {
+        input.query = c.req.query();
+        check('query', input.query);
+      }
       if (row.body) {
         input.body = await readJsonBody(c, clock, row.bodyLimit);
         check('body', input.body);

@@ -74,7 +74,13 @@ test('a row without a handler, or a handler without a row, stops the start', () 
 test('the dispatcher refuses input that fails the row schema with the row code, before the handler', async () => {
   let called = 0;
   const handlers = Object.fromEntries(
-    OPERATOR_API.map((r) => [r.name, () => (called++, { entries: [] })]),
+    OPERATOR_API.map((r) => [
+      r.name,
+      () => {
+        called++;
+        return { entries: [] };
+      },
+    ]),
   ) as never;
   const app = new Hono();
   app.onError((err, c) =>
