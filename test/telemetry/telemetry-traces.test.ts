@@ -1,12 +1,11 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { writeFileSync, readFileSync, rmSync } from 'node:fs';
+import { writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../../devkit/cli.js';
 import { spawn } from 'node:child_process';
-import { BIN, firstLine, startRuntime } from '../../devkit/daemon.js';
+import { BIN, firstLine } from '../../devkit/daemon.js';
+import { kbTurn } from '../../devkit/knowledge.js';
 import { openLease } from '../../devkit/lease.js';
 import { rpc, rawRequest } from '../../devkit/http.js';
 import { connectApp, connectAgent, echoTool, waitUntil } from '../../devkit/client-tools.js';
@@ -354,47 +353,7 @@ test('metrics are exported over OTLP with the configured headers, and the header
 });
 
 test('kb_search carries the trace context to the knowledge upstream', async (t) => {
-  const seen: Record<string, string | string[] | undefined>[] = [];
-  const upstream = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      seen.push(req.headers);
-      res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ hits: [], hasMore: false }));
-    });
-  });
-  await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
-  t.after(() => new Promise<void>((r) => upstream.close(() => r())));
-  writeFileSync(
-    join(d.home, 'kb.json'),
-    JSON.stringify({
-      upstream: {
-        url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
-        timeoutMs: 2000,
-      },
-    }),
-  );
-  t.after(() => rmSync(join(d.home, 'kb.json'), { force: true }));
-  assert.equal((await d.cli(['daemon', 'reload'])).code, 0);
-  const posted = await d.cli([
-    'message',
-    'post',
-    '--target',
-    'channel:kb',
-    '--as',
-    'human:ada',
-    'How do we deploy?',
-  ]);
-  assert.equal(posted.code, 0, posted.stderr);
-  const messageId = (JSON.parse(posted.stdout) as { data: { message: { id: string } } }).data
-    .message.id;
-  const rt = await startRuntime(d, {
-    server: 'local',
-    agent: 'k1',
-    runArgs: ['--turn-target', 'channel:kb', '--turn-message', messageId],
-  });
-  t.after(() => rt.close());
+  const { seen, rt } = await kbTurn(t, d, { channel: 'channel:kb', agent: 'k1' });
   const caller = callerContext();
   const res = await rpc(
     rt.mcpUrl,
