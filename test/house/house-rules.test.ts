@@ -53,15 +53,12 @@ const TOO_LONG_FOR_NOW = new Set<string>([
   'interop/model-standins.ts',
   'test/auth/auth-replace-drain.test.ts',
   'test/catalog/limits-acceptance.test.ts',
-  'test/cli/cli-http1.test.ts',
   'test/cli/serve-stdio-calls.test.ts',
   'test/cli/serve-stdio-limits.test.ts',
   'test/clienttools/client-tools-lifecycle.test.ts',
   'test/console/console-browser.test.ts',
   'test/domains/workflow.test.ts',
   'test/exec/exec-idempotency-selectors.test.ts',
-  'test/mcp/mcp-modern.test.ts',
-  'test/mcp/mcp-route.test.ts',
   'test/results/results-gate-e2e.test.ts',
   'test/schedule/scheduled-message.test.ts',
   'test/store/store-contract.test.ts',
@@ -103,7 +100,7 @@ const TESTED_ONLY = new Set<string>([
   'cli/exec/argv.ts: parseExecArgv', // cli-program.test.ts
   'cli/exec/http1.ts: Http1Response', // cli-http1-parse.test.ts
   'cli/exec/http1.ts: MAX_HEADER_BYTES', // cli-http1-parse.test.ts
-  'cli/exec/request.ts: requestHead', // cli-http1.test.ts
+  'cli/exec/request.ts: requestHead', // devkit/http1.ts (cli-http1.test.ts)
   'cli/token/pieces.ts: PIECE_CHARS', // token-analyze-bounds.test.ts
   'cli/token/pieces.ts: pieces', // token-analyze-bounds.test.ts
   'cli/token/session.ts: MAX_LINE_DEPTH', // token-analyze-bounds.test.ts
