@@ -1,8 +1,7 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
-import { writeFileSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT } from '../../devkit/cli.js';
 import { spawn } from 'node:child_process';
 import { BIN, firstLine } from '../../devkit/daemon.js';
 import { kbTurn } from '../../devkit/knowledge.js';
@@ -10,7 +9,7 @@ import { openLease } from '../../devkit/lease.js';
 import { rpc, rawRequest } from '../../devkit/http.js';
 import { connectApp, connectAgent, echoTool, waitUntil } from '../../devkit/client-tools.js';
 import { lookupTool, spawnServe } from '../../devkit/serve-stdio.js';
-import { startUpstream } from '../../devkit/extension-upstream.js';
+import { installExample, startUpstream } from '../../devkit/extension-upstream.js';
 import { SPAN_KIND } from '../../devkit/otlp-receiver.js';
 import {
   callerContext,
@@ -150,16 +149,7 @@ test('an MCP tools/call span follows the MCP conventions, continues params._meta
 test('an Exec action continues the traceparent header and the trace id reaches the extension upstream', async (t) => {
   const up = await startUpstream();
   t.after(() => up.close());
-  const file = join(d.home, 'github.json');
-  writeFileSync(
-    file,
-    readFileSync(join(ROOT, 'examples/extensions/github.json'), 'utf8').replace(
-      'http://127.0.0.1:8787',
-      up.url,
-    ),
-  );
-  const installed = await d.cli(['extension', 'install', file]);
-  assert.equal(installed.code, 0, installed.stderr);
+  await installExample(d, up.url);
   const lease = await openLease(d, { serverId: 's1', agentId: 'a1' });
   t.after(() => lease.close());
   const exec = lease.mcpUrl.replace('/api/internal/mcp/', '/api/internal/exec/');

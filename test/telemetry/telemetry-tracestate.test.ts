@@ -1,12 +1,9 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import type { IncomingHttpHeaders } from 'node:http';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { ROOT } from '../../devkit/cli.js';
 import { startRuntime } from '../../devkit/daemon.js';
 import { rawRequest, rpc } from '../../devkit/http.js';
-import { startUpstream } from '../../devkit/extension-upstream.js';
+import { installExample, startUpstream } from '../../devkit/extension-upstream.js';
 import { kbTurn } from '../../devkit/knowledge.js';
 import { SPAN_KIND } from '../../devkit/otlp-receiver.js';
 import { callerContext, childrenOf, d, inTrace, receiver } from '../../devkit/otel.js';
@@ -46,15 +43,7 @@ const nowhere = (pieces: readonly string[], upstreamHeaders: IncomingHttpHeaders
 test("Exec: a tracestate carrying the runtime's token reaches neither the OTLP export nor the extension upstream", async (t) => {
   const up = await startUpstream();
   t.after(() => up.close());
-  const file = join(d.home, 'github.json');
-  writeFileSync(
-    file,
-    readFileSync(join(ROOT, 'examples/extensions/github.json'), 'utf8').replace(
-      'http://127.0.0.1:8787',
-      up.url,
-    ),
-  );
-  assert.equal((await d.cli(['extension', 'install', file])).code, 0);
+  await installExample(d, up.url);
   const rt = await startRuntime(d, { server: 'local', agent: 't1' });
   t.after(() => rt.close());
   const send = async (tracestate: string) => {
