@@ -2,13 +2,12 @@ import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawn } from 'node:child_process';
-import { BIN, firstLine } from '../../devkit/daemon.js';
 import { kbTurn } from '../../devkit/knowledge.js';
 import { openLease } from '../../devkit/lease.js';
 import { rpc, rawRequest } from '../../devkit/http.js';
 import { connectApp, connectAgent, echoTool, waitUntil } from '../../devkit/client-tools.js';
 import { lookupTool, spawnServe } from '../../devkit/serve-stdio.js';
+import { runtimeEnvLine } from '../../devkit/runtime-env.js';
 import { installExample, startUpstream } from '../../devkit/extension-upstream.js';
 import { SPAN_KIND } from '../../devkit/otlp-receiver.js';
 import {
@@ -286,7 +285,7 @@ test('an operator route continues the traceparent header', async () => {
   assert.equal(span.attributes['http.route'], '/api/v1/status');
 });
 
-test('metrics are exported over OTLP with the configured headers, and the headers never reach a runtime', async () => {
+test('metrics are exported over OTLP with the configured headers, and the headers never reach a runtime', async (t) => {
   const duration = await receiver.waitFor(() =>
     receiver.metrics.find(
       (m) =>
@@ -305,41 +304,17 @@ test('metrics are exported over OTLP with the configured headers, and the header
   );
 
   // A runtime launched from the same shell does not inherit the collector credential.
-  const proc = spawn(
-    process.execPath,
-    [
-      BIN,
-      'run',
-      '--server',
-      's1',
-      '--agent',
-      'a9',
-      '--',
-      process.execPath,
-      '-e',
-      'process.stdout.write(JSON.stringify(process.env)+"\\n");setInterval(()=>{},1e6)',
-    ],
-    {
-      env: { ...process.env, AGENTTEAM_HOME: d.home },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
+  const env = JSON.parse(await runtimeEnvLine(t, { AGENTTEAM_HOME: d.home })) as Record<
+    string,
+    string
+  >;
+  assert.ok(env.AGENTTEAM_EXEC_BASE_URL, 'the runtime started');
+  assert.equal(env.OTEL_EXPORTER_OTLP_HEADERS, undefined);
+  assert.equal(
+    env.OTEL_SERVICE_NAME,
+    'agentteam-otel-test',
+    'other OTEL_* variables are left alone',
   );
-  try {
-    const env = JSON.parse(await firstLine(proc)) as Record<string, string>;
-    assert.ok(env.AGENTTEAM_EXEC_BASE_URL, 'the runtime started');
-    assert.equal(env.OTEL_EXPORTER_OTLP_HEADERS, undefined);
-    assert.equal(
-      env.OTEL_SERVICE_NAME,
-      'agentteam-otel-test',
-      'other OTEL_* variables are left alone',
-    );
-  } finally {
-    // SIGTERM: `run` passes it on to the runtime, which would outlive a SIGKILLed `run`.
-    const exited = new Promise((r) => proc.once('exit', r));
-    proc.kill('SIGTERM');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
-    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
-  }
 });
 
 test('kb_search carries the trace context to the knowledge upstream', async (t) => {
