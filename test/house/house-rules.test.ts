@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { ROOT } from '../../devkit/cli.js';
 import { tsFiles, unusedExports } from '../../scripts/unused-exports.js';
@@ -172,4 +172,22 @@ test('the dev kit holds no tests, and test/ holds only *.test.ts files, one fold
     JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { test: string } }
   ).scripts.test;
   assert.match(script, / dist\/test\/\*\/\*\.test\.js$/);
+});
+
+/** test/ folders that name no code folder: the checks on the source tree itself, and recorded data. */
+const OWN_TEST_FOLDERS = ['house', 'fixtures'];
+
+test('each test/ folder is named for a code folder (a top-level one, or one inside daemon/, cli/ or catalog/)', () => {
+  const folders = (dir: string) =>
+    readdirSync(join(ROOT, dir), { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
+  const code = new Set([
+    ...CHECKED.filter((d) => d !== 'test' && d !== 'devkit'),
+    ...['daemon', 'cli', 'catalog'].flatMap(folders),
+  ]);
+  assert.deepEqual(
+    folders('test').filter((f) => !code.has(f) && !OWN_TEST_FOLDERS.includes(f)),
+    [],
+  );
 });
