@@ -25,9 +25,10 @@ export async function agentFields(
     if (!revisions.has(r)) revisions.set(r, revisions.size);
     return revisions.get(r)!;
   };
-  const ok = (r: { status: number; json: any }, what: string) => (
-    assert.equal(r.status, 200, `${what}: ${JSON.stringify(r.json).slice(0, 300)}`), r.json.data
-  );
+  const ok = (r: { status: number; json: any }, what: string) => {
+    assert.equal(r.status, 200, `${what}: ${JSON.stringify(r.json).slice(0, 300)}`);
+    return r.json.data;
+  };
   ok(await agentCall('agent', 'create', { id: 'prop-base' }), 'agent create');
   let agentSeq = 0;
   for (const action of ['create', 'update'] as const) {

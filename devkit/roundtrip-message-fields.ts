@@ -63,7 +63,10 @@ export function messageFields({ sql, now, rows, column }: FieldStore): Field[] {
     async run(s, escaped) {
       const target = `channel:c${++seq}`;
       const r = await tool('message_send', jsonText({ target, content: s }, escaped));
-      if (r.isError) return (toolRefused(r, '/content'), false);
+      if (r.isError) {
+        toolRefused(r, '/content');
+        return false;
+      }
       const stored = (await messages.history({ serverId: 's1', target, limit: 1 })).messages[0]!;
       sameText(stored.content, s, 'message content');
       sameText(column('messages', 'content', stored.id), s, 'messages.content');
