@@ -8,6 +8,7 @@ import { startDaemon as startInProcess } from '../daemon/server.js';
 import { FakeClock } from './harness/auth-clock.js';
 import type { Daemon } from './harness/daemon.js';
 import { connectAgent, connectApp, echoTool, waitUntil } from './harness/client-tools.js';
+import { toolErrorLine } from './harness/tool-error.js';
 
 /** An in-process daemon on a manual clock, so timeouts and coalescing are tested without waiting. */
 async function fakeTimeDaemon(
@@ -66,7 +67,7 @@ test('client tools over time: timeouts, handoffs, revocation, provider loss, rec
     clock.advance(1);
     const r = await call;
     assert.equal(r.isError, true);
-    assert.match(text(r), /^timeout: /);
+    assert.match(toolErrorLine(r), /^timeout: /);
     const cancelled = await app.next(
       (f) => f.type === 'client_tool.cancelled' && f.data.request_id === req.data.request_id,
     );
@@ -297,7 +298,7 @@ test('client tools over time: timeouts, handoffs, revocation, provider loss, rec
       const r = await lost;
       assert.ok(Date.now() - closedAt < 1000, `failed after ${Date.now() - closedAt} ms`);
       assert.equal(r.isError, true);
-      assert.match(text(r), /^no_client: /);
+      assert.match(toolErrorLine(r), /^no_client: /);
       clock.advance(1000);
       await waitUntil(
         async () => !(await agent.client.listTools()).tools.some((x) => x.name === 'g_plain'),

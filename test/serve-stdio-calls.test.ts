@@ -9,6 +9,7 @@ import { operatorCall } from './harness/http.js';
 import { connectAgent, type Agent } from './harness/client-tools.js';
 import { lookupTool, spawnServe, type StdioApp } from './harness/serve-stdio.js';
 import { toolFingerprint } from '../catalog/tool-fingerprint.js';
+import { toolErrorLine } from './harness/tool-error.js';
 
 const THREAD = 'agentteam/threadId';
 const text = (r: any) => (r.content as { text: string }[])[0]!.text;
@@ -142,7 +143,7 @@ test('serve --stdio calls: pending bound, delegated threads and scopes, stale an
       const busy = await callFrom(a2, 'client__work', { i: 16 });
       assert.ok(Date.now() - started < 2000, 'promptly');
       assert.equal(busy.isError, true);
-      assert.match(text(busy), /^client_tool_busy: /);
+      assert.match(toolErrorLine(busy), /^client_tool_busy: /);
       await assert.rejects(app.nextCall(300), 'the 17th call never reached the app');
       const delegated = frames
         .filter((f) => f.params.data.subagent_id !== null)
@@ -229,7 +230,7 @@ test('serve --stdio calls: pending bound, delegated threads and scopes, stale an
       assert.equal(text(await at), 'ok');
       const past = await callFrom(a1, 'client__work', { s: 'y'.repeat(16_384 - 7) });
       assert.equal(past.isError, true);
-      assert.match(text(past), /^client_tool_payload_limit: /);
+      assert.match(toolErrorLine(past), /^client_tool_payload_limit: /);
       await assert.rejects(app.nextCall(300));
     },
   );
@@ -274,7 +275,7 @@ test('serve --stdio cancellation: timeout (absolute, late result stale), run_fin
       });
       const result = await pending;
       assert.ok(Date.now() - started >= 950, 'not before the deadline');
-      assert.match(text(result), /^timeout: .*1000 ms/);
+      assert.match(toolErrorLine(result), /^timeout: .*1000 ms/);
       assert.equal(
         (await app.answer(call, { text: 'late' })).error.data.code,
         'stale_client_tool_call',

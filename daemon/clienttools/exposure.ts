@@ -9,7 +9,9 @@ import type {
 import { ExecError } from '../errors.js';
 import type { ClientToolBroker } from './broker.js';
 import { toolFingerprint } from '../../catalog/tool-fingerprint.js';
-import { clientResultFrame, toolErrorFrame } from './result-exit.js';
+import { clientResultFrame } from './result-exit.js';
+import { errorResult } from '../tools/tool-result.js';
+import type { ErrorCode } from '../../catalog/errors.js';
 import { DelegatedScopes } from './scopes.js';
 import type { ResultGate } from '../results/gate.js';
 import { FALLBACK_TOOL_NAMES, TOOL_NAME_RE, type ClientToolSpec } from './types.js';
@@ -148,10 +150,10 @@ export function syncGroups(
   }
 }
 
-/** A tool error the agent reads as "<code>: <message>", noted as the call's outcome. */
-function failed(ctx: CallContext, code: string, message: string): string {
+/** A tool error in the one format every tool error has, noted as the call's outcome. */
+function failed(ctx: CallContext, code: ErrorCode, message: string): string {
   noteFailure(ctx, code);
-  return toolErrorFrame(code, message);
+  return errorResult({ code, message });
 }
 
 const textFrame = (value: unknown) =>

@@ -1,3 +1,4 @@
+import type { ErrorCode } from '../../catalog/errors.js';
 import type { Masked } from '../results/masked.js';
 
 /**
@@ -118,7 +119,7 @@ export interface RequestView {
  */
 export type CallOutcome =
   | { readonly ok: true; readonly frame: Masked; readonly isError: boolean; readonly code?: string }
-  | { readonly ok: false; readonly code: string; readonly message: string };
+  | { readonly ok: false; readonly code: ErrorCode; readonly message: string };
 
 /** Why a call was withdrawn from the app (client_tool.cancelled reason). */
 export type CancelReason =
