@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import { getEventListeners } from 'node:events';
 import { ClientToolBroker } from '../daemon/clienttools/broker.js';
-import type { BrokerEvent } from '../daemon/clienttools/types.js';
+import type { DaemonEvent } from '../daemon/events/event.js';
 import { openSse } from '../daemon/http/sse.js';
 import type { ClientToolSpec } from '../daemon/clienttools/types.js';
 import type { CallContext } from '../daemon/tools/registry.js';
@@ -63,7 +63,7 @@ const beforeMacrotask = (p: Promise<unknown>) =>
 
 function setup(timeoutS: number) {
   const clock = new RecordingClock();
-  const events: BrokerEvent[] = [];
+  const events: DaemonEvent[] = [];
   const broker = new ClientToolBroker(
     clock,
     { publish: (e) => events.push(e), toolsChanged: () => undefined },

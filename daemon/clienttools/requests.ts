@@ -1,10 +1,10 @@
+import type { DaemonEvent } from '../events/event.js';
 import { randomFillSync } from 'node:crypto';
 import type { Clock, ClockTimer } from '../../lib/clock.js';
 import { ExecError } from '../errors.js';
 import type { CallContext } from '../tools/registry.js';
 import {
   STDIO_CANCEL_REASON,
-  type BrokerEvent,
   type CallOutcome,
   type CancelReason,
   type ClientToolSpec,
@@ -134,7 +134,7 @@ export class PendingCalls {
 
   constructor(
     private readonly clock: Clock,
-    private readonly publish: (event: BrokerEvent) => void,
+    private readonly publish: (event: DaemonEvent) => void,
     /** Who may see a request in full (its group's owner for that agent, else every provider). */
     private readonly audienceOf: (p: Pending) => ReadonlySet<string>,
   ) {}

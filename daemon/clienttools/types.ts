@@ -1,3 +1,4 @@
+import type { DaemonEvent } from '../events/event.js';
 import type { ErrorCode } from '../../catalog/errors.js';
 import type { Masked } from '../results/masked.js';
 
@@ -140,27 +141,10 @@ export const STDIO_CANCEL_REASON: Readonly<Record<CancelReason, StdioCancelReaso
   shutdown: 'shutdown',
 };
 
-/** One event the broker publishes on the event streams. */
-export interface BrokerEvent {
-  readonly type:
-    | 'client_tool.request'
-    | 'client_tool.cancelled'
-    | 'client_tools.changed'
-    | 'tool.shown'
-    | 'tool.asked'
-    | 'tool.answered'
-    | 'daemon.log';
-  readonly data: Record<string, unknown>;
-  /** What streams outside `audience` see instead (ids only); null when everyone sees `data`. */
-  readonly redacted: Record<string, unknown> | null;
-  /** Client ids that see `data`; null = every stream. */
-  readonly audience: ReadonlySet<string> | null;
-}
-
 /** How the broker reaches its transport and the tool registry. */
 export interface BrokerHooks {
   /** Publishes one event on the event streams. */
-  publish(event: BrokerEvent): void;
+  publish(event: DaemonEvent): void;
   /** The set of client tools changed (the registry adapter re-registers; names are remembered). */
   toolsChanged(groups: ReadonlyMap<string, readonly ClientToolSpec[]>, revision: number): void;
 }
