@@ -5,7 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDaemon as startInProcess } from '../daemon/server.js';
 import { INVENTORY_BUDGET_BYTES } from '../catalog/limits.js';
-import { LIMITS } from '../daemon/clienttools/types.js';
+import { limitsOf } from '../catalog/client-tool-limits.js';
+
+const LIMITS = limitsOf('sse');
 import { openLease } from './harness/lease.js';
 import { rpc } from './harness/http.js';
 import { type Daemon } from './harness/daemon.js';

@@ -47,11 +47,12 @@ const ctx = (): CallContext => ({
   threadId: null,
   signal: new AbortController().signal,
 });
-const tool = (timeout_s: number): ClientToolSpec => ({
+const tool = (timeoutS: number): ClientToolSpec => ({
   name: 'app_echo',
   description: 'Echoes.',
   input_schema: { type: 'object' },
-  timeout_s,
+  timeoutMs: timeoutS === 0 ? null : timeoutS * 1000,
+  relay: 'sse',
 });
 
 /** Which comes first: the promise, or a macrotask queued now (setImmediate runs after every pending microtask). */

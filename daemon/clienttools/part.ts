@@ -10,13 +10,8 @@ import { EventStreams, registerEventRoutes } from '../events/streams.js';
 import type { LongLivedStreams } from '../http/stream-budget.js';
 import { ClientToolBroker } from './broker.js';
 import type { ResultGate } from '../results/gate.js';
-import {
-  FALLBACK_OWNER,
-  checkGroupNames,
-  fallbackTools,
-  syncGroups,
-  type ExposureDeps,
-} from './exposure.js';
+import { checkGroupNames, syncGroups, type ExposureDeps } from './exposure.js';
+import { FALLBACK_OWNER, fallbackTools } from './fallback-tools.js';
 import { registerClientToolRoutes } from './routes.js';
 import { DelegatedScopes } from './scopes.js';
 import { registerStdioRoutes } from './stdio-routes.js';

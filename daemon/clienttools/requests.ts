@@ -1,4 +1,5 @@
 import type { DaemonEvent } from '../events/event.js';
+import { timeoutSeconds } from './wire-spelling.js';
 import { randomFillSync } from 'node:crypto';
 import type { Clock, ClockTimer } from '../../lib/clock.js';
 import { ExecError } from '../errors.js';
@@ -93,7 +94,7 @@ export function requestView(p: Pending): RequestView {
       session_id: pr.sessionId,
       run_id: pr.runId,
     },
-    timeout_s: p.tool.timeout_s,
+    timeout_s: timeoutSeconds(p.tool),
     created_at: new Date(p.createdAt).toISOString(),
     state: p.claimant === null ? 'pending' : 'claimed',
     claimed_by: p.claimant,

@@ -1,3 +1,4 @@
+import type { ErrorCode } from '../../catalog/errors.js';
 import type { CallContext } from '../tools/registry.js';
 import { errorResult } from '../tools/tool-result.js';
 import type { CallOutcome } from './types.js';
@@ -34,4 +35,10 @@ export function clientResultFrame(
   if (outcome.ok) return outcome.frame;
   // The daemon's own failures (timeout, no_client, cancelled, ...): short messages, masked all the same.
   return errorResult({ code: outcome.code, message: gate.maskText(outcome.message) });
+}
+
+/** A failure of the daemon's own before a call reaches an app, in the one tool-error format, noted as the call's outcome. */
+export function clientToolError(ctx: CallContext, code: ErrorCode, message: string): string {
+  noteFailure(ctx, code);
+  return errorResult({ code, message });
 }

@@ -1,32 +1,14 @@
+import type { Relay } from '../../catalog/client-tool-limits.js';
 import type { DaemonEvent } from '../events/event.js';
 import type { ErrorCode } from '../../catalog/errors.js';
 import type { Masked } from '../results/masked.js';
 
 /**
- * Client tools: the wire shapes and limits apps and the broker share. The
- * app-facing JSON uses snake_case (client_id, input_schema, timeout_s) as
- * the client-tools contract spells it.
+ * Client tools: the shapes apps and the broker share. The app-facing JSON
+ * uses snake_case (client_id, input_schema, timeout_s) as the client-tools
+ * contracts spell it; the limits of both relays are one table
+ * (catalog/client-tool-limits.ts).
  */
-
-export const LIMITS = {
-  /** Tools in one group. */
-  toolsPerGroup: 64,
-  /** Client tools in the whole daemon, all groups together. */
-  toolsPerDaemon: 64,
-  /** Default and largest timeout_s; 0 means the call never times out. */
-  defaultTimeoutS: 30,
-  maxTimeoutS: 86_400,
-  nameBytes: 64,
-  /** Counted as JSON writes the description (escapes included). */
-  descriptionBytes: 2048,
-  groupBytes: 64,
-  /**
-   * Compact serialized bytes of one input schema, as the stdio transport
-   * allows: one tool's app_tools entry (name, group, description, schema) must
-   * fit a tools/call frame that carries it twice, text copy re-escaped.
-   */
-  schemaBytes: 8192,
-} as const;
 
 /** Tool and group names: what every MCP harness accepts as a tool name. */
 export const TOOL_NAME_RE = /^[A-Za-z0-9_-]{1,64}$/;
@@ -35,14 +17,19 @@ export const GROUP_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 /** The two fixed tools for runtimes that never re-list. */
 export const FALLBACK_TOOL_NAMES = ['app_tools', 'app_call'] as const;
 
+/**
+ * A client tool as the broker holds it, whichever relay registered it: one
+ * vocabulary inside the daemon. The edges spell it for their wire
+ * (wire-spelling.ts): `timeout_s` for HTTP apps, `timeout_ms` for stdio.
+ */
 export interface ClientToolSpec {
   readonly name: string;
   readonly description: string;
   readonly input_schema: Record<string, unknown>;
-  /** Whole seconds (HTTP registrations); for stdio tools the ceiling of timeout_ms. */
-  readonly timeout_s: number;
-  /** Stdio registrations only: the deadline in milliseconds, kept exactly (1000-300000). */
-  readonly timeout_ms?: number;
+  /** The deadline of a call, absolute from its start; null: it never times out (an HTTP hand-off, `timeout_s: 0`). */
+  readonly timeoutMs: number | null;
+  /** The relay that registered it. */
+  readonly relay: Relay;
 }
 
 /**
