@@ -20,12 +20,10 @@ type Out = OutputOf<typeof workflowPlan>;
 export function boundedProblems(
   problems: readonly { path: string; message: string }[],
 ): { path: string; message: string }[] {
-  return problems
-    .slice(0, LIMITS.validationProblems)
-    .map((p) => ({
-      path: clipJson(p.path, LIMITS.validationPath),
-      message: clipJson(p.message, LIMITS.validationMessage),
-    }));
+  return problems.slice(0, LIMITS.validationProblems).map((p) => ({
+    path: clipJson(p.path, LIMITS.validationPath),
+    message: clipJson(p.message, LIMITS.validationMessage),
+  }));
 }
 
 /** Problems of a step list, as validate reports them and create/update refuse them. */

@@ -82,9 +82,10 @@ function dynamicTools(host: ToolHost, auth: Authorization): unknown[] {
 }
 
 /** A CallToolResult frame as the app server's dynamic tool answer. */
-function toDynamicResponse(
-  resultJson: string,
-): { contentItems: { type: 'inputText'; text: string }[]; success: boolean } & {
+function toDynamicResponse(resultJson: string): {
+  contentItems: { type: 'inputText'; text: string }[];
+  success: boolean;
+} & {
   refused: boolean;
 } {
   const r = JSON.parse(resultJson) as {
