@@ -50,7 +50,6 @@ const TOO_LONG_FOR_NOW = new Set<string>([
   'test/auth/auth-replace-drain.test.ts',
   'test/catalog/limits-acceptance.test.ts',
   'test/cli/cli-http1.test.ts',
-  'test/cli/serve-stdio-calls.test.ts',
   'test/console/console-browser.test.ts',
   'test/domains/workflow.test.ts',
   'test/drivers/codex-app-server.test.ts',
