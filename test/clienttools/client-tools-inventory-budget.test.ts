@@ -8,7 +8,7 @@ import { INVENTORY_BUDGET_BYTES } from '../../catalog/limits.js';
 import { limitsOf } from '../../catalog/client-tool-limits.js';
 import { openLease } from '../../devkit/lease.js';
 import { rpc } from '../../devkit/http.js';
-import { type Daemon } from '../../devkit/daemon.js';
+import type { Daemon } from '../../devkit/daemon.js';
 import { connectApp } from '../../devkit/client-tools.js';
 
 const LIMITS = limitsOf('sse');
