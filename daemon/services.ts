@@ -14,7 +14,7 @@ import type { ApprovalOperatorApi, Caller, ServerApi } from './store/server-api.
 import { ProfileStore, type ReloadResult } from './profile/profile-store.js';
 import type { CursorCodec } from './store/cursor.js';
 import type { Registry } from './exec/registry.js';
-import { builtinRegistry } from './handlers/index.js';
+import { builtinRegistry } from './exec/builtin.js';
 import { MessageStore, type MessageApi } from './store/messages.js';
 import { createTurnLookup } from './store/turn-lookup.js';
 import { MemoryIndexes } from './knowledge/memory.js';

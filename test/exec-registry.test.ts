@@ -5,7 +5,7 @@ import { taskGet } from '../catalog/domains/task.js';
 import { defineAction } from '../catalog/descriptor.js';
 import type { Inventory } from '../catalog/inventory.js';
 import { Registry, RegistryError } from '../daemon/exec/registry.js';
-import { builtinRegistry } from '../daemon/handlers/index.js';
+import { builtinRegistry } from '../daemon/exec/builtin.js';
 import inventory from '../catalog/agentteam-exec-action-inventory.json' with { type: 'json' };
 
 test('every built-in catalog action has exactly one handler', () => {

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import { cursorCases, startInProc, type Caller } from './harness/inproc.js';
+import { scheduledMessageCreate } from '../catalog/domains/scheduled-message.js';
 
 const MIN = 60_000;
 
@@ -391,8 +392,9 @@ test('holdMs keeps the delivery transaction open after the message is written; o
       agentId: 'a1',
     });
     const at = new Date(clock.now() + 1000).toISOString();
-    const id = (await server.createSchedule({ target: 'channel:held', content: 'held', at }))
-      .scheduledMessage.id;
+    const id = (
+      await server.call(scheduledMessageCreate, { target: 'channel:held', content: 'held', at })
+    ).scheduledMessage.id;
     const delivery = new ScheduleDelivery(sql, new MessageStore(sql, clock), { holdMs: 200 });
     clock.advance(1000);
     const started = Date.now();

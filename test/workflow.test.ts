@@ -459,13 +459,13 @@ test("a due schedule trigger fires once under concurrent runDue calls; a message
   });
   const api = server.forCaller({ serverId: 's1', agentId: 'a1' });
   const triggers = server.workflows.triggers;
-  const { plan } = await api.workflowPlan({
+  const { plan } = await api.call(workflowPlan, {
     op: 'create',
     name: 'P',
     steps: [{ name: 'x' }],
   } as never);
-  await api.workflowPlan({ op: 'publish', id: plan!.id } as never);
-  const { trigger } = await api.workflowTrigger({
+  await api.call(workflowPlan, { op: 'publish', id: plan!.id } as never);
+  const { trigger } = await api.call(workflowTrigger, {
     op: 'create',
     planId: plan!.id,
     kind: 'schedule',
@@ -483,10 +483,10 @@ test("a due schedule trigger fires once under concurrent runDue calls; a message
   assert.equal(await triggers.nextDueAt(), now + MIN);
   assert.deepEqual(await triggers.runDue(now), []);
   const runs = async () =>
-    ((await api.workflowRun({ op: 'list', planId: plan!.id } as never)).runs ?? []).length;
+    ((await api.call(workflowRun, { op: 'list', planId: plan!.id } as never)).runs ?? []).length;
   assert.equal(await runs(), 1);
 
-  await api.workflowTrigger({
+  await api.call(workflowTrigger, {
     op: 'create',
     planId: plan!.id,
     kind: 'message',

@@ -12,7 +12,7 @@ import type { AuditTrail } from '../audit/hooks.js';
 import { readRequestBody, RevokedError } from '../http/body.js';
 import { decodeStrictJson } from '../http/strict-json.js';
 import { checkSelectors, headerOnlyRefused, headerSelector } from './selectors.js';
-import { effectiveRisk } from '../../catalog/workflow-ops.js';
+import { callRisk } from '../../catalog/descriptor.js';
 import { execChildGate } from './effect-gate.js';
 import { THREAD_HEADER } from '../http/child-gate.js';
 import { auditExec } from '../audit/hooks.js';
@@ -133,8 +133,8 @@ async function execAction(
   // A selector taken from a header alone joined the body: the action's schema must take it too.
   if (selected !== input && !action.check(selected).ok) return fail(headerOnlyRefused());
   input = selected;
-  // Workflow ops read or change data by the catalog's matrix; the gate and the boundary use that risk.
-  const risk = effectiveRisk(domain, name, action.entry.descriptor.risk, input);
+  // An action with ops (workflow) reads or changes data by its op's risk; the gate and the boundary use that.
+  const risk = callRisk(action.entry.descriptor, input);
   const gated = execChildGate(principal, c.req.header(THREAD_HEADER), risk, `${domain} ${name}`);
   if (gated) return fail(gated);
   if (signal.aborted) return forbidden();

@@ -1,5 +1,6 @@
 import type { InputOf, OutputOf } from '../../catalog/descriptor.js';
-import type {
+import { storeDomain } from './domain.js';
+import {
   approvalDecide,
   approvalGet,
   approvalList,
@@ -220,3 +221,14 @@ export class ApprovalStore {
     return { approval: approvalOf(await this.row(q, row.server_id, row.id)) };
   }
 }
+
+/** The approval domain of the team server; people decide through ApprovalOperatorApi. */
+export const approvalDomain = storeDomain(
+  (ctx) => new ApprovalStore(ctx),
+  (on) => [
+    on(approvalRequest, (s, c, i) => s.request(c, i)),
+    on(approvalGet, (s, c, i) => s.get(c, i)),
+    on(approvalList, (s, c, i) => s.list(c, i)),
+    on(approvalDecide, (s, c, i) => s.decide(c, i)),
+  ],
+);

@@ -1,6 +1,6 @@
 import { LIMITS, clipJson } from '../../catalog/limits.js';
 import type { InputOf, OutputOf } from '../../catalog/descriptor.js';
-import type { workflowPlan } from '../../catalog/domains/workflow.js';
+import { workflowPlan } from '../../catalog/domains/workflow.js';
 import { ExecError } from '../errors.js';
 import type { StoreContext } from './context.js';
 import { newId } from './ids.js';
@@ -20,12 +20,10 @@ type Out = OutputOf<typeof workflowPlan>;
 export function boundedProblems(
   problems: readonly { path: string; message: string }[],
 ): { path: string; message: string }[] {
-  return problems
-    .slice(0, LIMITS.validationProblems)
-    .map((p) => ({
-      path: clipJson(p.path, LIMITS.validationPath),
-      message: clipJson(p.message, LIMITS.validationMessage),
-    }));
+  return problems.slice(0, LIMITS.validationProblems).map((p) => ({
+    path: clipJson(p.path, LIMITS.validationPath),
+    message: clipJson(p.message, LIMITS.validationMessage),
+  }));
 }
 
 /** Problems of a step list, as validate reports them and create/update refuse them. */
@@ -87,7 +85,7 @@ export class WorkflowPlans {
   }
 
   call(c: Caller, input: In): Promise<Out> {
-    return runOp(this.s, c, 'plan', input as Record<string, unknown>, (q) =>
+    return runOp(this.s, c, workflowPlan, input as Record<string, unknown>, (q) =>
       this.apply(q, c, input),
     );
   }

@@ -1,5 +1,5 @@
 import type { InputOf, OutputOf } from '../../catalog/descriptor.js';
-import type { workflowTrigger } from '../../catalog/domains/workflow.js';
+import { workflowTrigger } from '../../catalog/domains/workflow.js';
 import { checkCronRule, countOccurrences, nextOccurrence } from '../../lib/cron.js';
 import { ExecError } from '../errors.js';
 import type { StoreContext } from './context.js';
@@ -117,7 +117,7 @@ export class WorkflowTriggers {
   }
 
   async call(c: Caller, input: In): Promise<Out> {
-    const out = await runOp(this.s, c, 'trigger', input as Record<string, unknown>, (q) =>
+    const out = await runOp(this.s, c, workflowTrigger, input as Record<string, unknown>, (q) =>
       this.apply(q, c, input),
     );
     if (input.op !== 'list' && input.op !== 'show' && input.op !== 'validate') this.onChange();

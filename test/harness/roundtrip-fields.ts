@@ -27,6 +27,15 @@ import {
   toolProp,
   type FieldRule,
 } from './roundtrip.js';
+import { approvalDecide, approvalGet, approvalRequest } from '../../catalog/domains/approval.js';
+import { projectCreate, projectGet } from '../../catalog/domains/project.js';
+import { reviewAdd, reviewList } from '../../catalog/domains/review.js';
+import {
+  scheduledMessageCreate,
+  scheduledMessageGet,
+} from '../../catalog/domains/scheduled-message.js';
+import { taskCreate, taskGet, taskUpdate } from '../../catalog/domains/task.js';
+import { workflowPlan, workflowRun, workflowStep } from '../../catalog/domains/workflow.js';
 
 /**
  * Every stored string field, in process: the daemon's JSON decoder, the
@@ -115,7 +124,7 @@ export async function inProcessFields(
   ]) {
     checks.set(`${d} ${a}`, (await loadInputValidator(d!, a!))!);
   }
-  const { task: base } = await api.createTask({ title: 'base' });
+  const base = (await api.call(taskCreate, { title: 'base' })).task;
 
   /** Validates as the daemon does; refused input must name the field. */
   function validate(
@@ -157,14 +166,14 @@ export async function inProcessFields(
     };
   };
   const getTask = async (id: string) =>
-    (await api.getTask({ id })).task as unknown as Record<string, unknown>;
+    (await api.call(taskGet, { id })).task as unknown as Record<string, unknown>;
   const fields: Field[] = [
     ...(['title', 'description', 'assignee'] as const).map((f) =>
       execField(
         'task create',
         f,
         'tasks',
-        async (i) => getTask((await api.createTask(i)).task.id),
+        async (i) => getTask((await api.call(taskCreate, i)).task.id),
         (s) => ({ title: 't', [f]: s }),
       ),
     ),
@@ -174,7 +183,7 @@ export async function inProcessFields(
         f,
         'tasks',
         async (i) => {
-          await api.updateTask(i);
+          await api.call(taskUpdate, i);
           return getTask(base.id);
         },
         (s) => ({ id: base.id, [f]: s }),
@@ -186,7 +195,7 @@ export async function inProcessFields(
         f,
         'projects',
         async (i) =>
-          (await api.getProject({ id: (await api.createProject(i)).project.id }))
+          (await api.call(projectGet, { id: (await api.call(projectCreate, i)).project.id }))
             .project as unknown as Record<string, unknown>,
         (s) => ({ name: 'p', [f]: s }),
       ),
@@ -197,8 +206,8 @@ export async function inProcessFields(
       'body',
       'reviews',
       async (i) => {
-        await api.addReview(i);
-        return (await api.listReviews({ taskId: base.id, limit: 1 }))
+        await api.call(reviewAdd, i);
+        return (await api.call(reviewList, { taskId: base.id, limit: 1 }))
           .reviews[0] as unknown as Record<string, unknown>;
       },
       (s) => ({ taskId: base.id, verdict: 'comment', body: s }),
@@ -209,7 +218,7 @@ export async function inProcessFields(
         f,
         'approvals',
         async (i) =>
-          (await api.getApproval({ id: (await api.requestApproval(i)).approval.id }))
+          (await api.call(approvalGet, { id: (await api.call(approvalRequest, i)).approval.id }))
             .approval as unknown as Record<string, unknown>,
         (s) => ({ title: 'a', [f]: s }),
       ),
@@ -220,9 +229,9 @@ export async function inProcessFields(
       'note',
       'approvals',
       async (i) => {
-        const { approval } = await api.requestApproval({ title: 'to decide' });
-        await other.decideApproval({ ...i, id: approval.id });
-        return (await api.getApproval({ id: approval.id })).approval as unknown as Record<
+        const { approval } = await api.call(approvalRequest, { title: 'to decide' });
+        await other.call(approvalDecide, { ...i, id: approval.id });
+        return (await api.call(approvalGet, { id: approval.id })).approval as unknown as Record<
           string,
           unknown
         >;
@@ -234,8 +243,11 @@ export async function inProcessFields(
       'content',
       'scheduled_messages',
       async (i) =>
-        (await api.getSchedule({ id: (await api.createSchedule(i)).scheduledMessage.id }))
-          .scheduledMessage as unknown as Record<string, unknown>,
+        (
+          await api.call(scheduledMessageGet, {
+            id: (await api.call(scheduledMessageCreate, i)).scheduledMessage.id,
+          })
+        ).scheduledMessage as unknown as Record<string, unknown>,
       (s) => ({ target: 'channel:later', at: '2030-01-01T00:00:00Z', content: s }),
     ),
     ...(['name', 'description'] as const).map((f) =>
@@ -245,9 +257,9 @@ export async function inProcessFields(
         'wf_plans',
         async (i) =>
           (
-            await api.workflowPlan({
+            await api.call(workflowPlan, {
               op: 'show',
-              id: (await api.workflowPlan(i)).plan!.id,
+              id: (await api.call(workflowPlan, i)).plan!.id,
             } as never)
           ).plan as unknown as Record<string, unknown>,
         (s) => ({ op: 'create', name: 'p', steps: [{ name: 's' }], [f]: s }),
@@ -266,7 +278,7 @@ export async function inProcessFields(
   const stepsJson = db.prepare(
     'SELECT steps AS v FROM wf_plan_versions WHERE plan_id = ? AND version = ?',
   );
-  const { plan: basePlan } = await api.workflowPlan({
+  const { plan: basePlan } = await api.call(workflowPlan, {
     op: 'create',
     name: 'base',
     steps: [{ name: 'only' }],
@@ -292,7 +304,7 @@ export async function inProcessFields(
       if (!input) return false;
       let out: { plan?: { id: string }; version?: { version: number } };
       try {
-        out = (await api.workflowPlan(input as never)) as typeof out;
+        out = (await api.call(workflowPlan, input as never)) as typeof out;
       } catch (err) {
         // The store's own refusal (a blank name) names the same path.
         assert.ok(
@@ -304,7 +316,7 @@ export async function inProcessFields(
         return false;
       }
       const want = f === 'name' ? s.trim() : s;
-      const { version } = (await api.workflowPlan({
+      const { version } = (await api.call(workflowPlan, {
         op: 'version',
         id: out.plan!.id,
         version: out.version!.version,
@@ -327,12 +339,12 @@ export async function inProcessFields(
   );
 
   // Step notes: a fresh one-step run per accepted note (validated first, so a refused note starts nothing), then the transition with the note.
-  const { plan: runPlan } = await api.workflowPlan({
+  const { plan: runPlan } = await api.call(workflowPlan, {
     op: 'create',
     name: 'runs',
     steps: [{ name: 'only' }],
   } as never);
-  await api.workflowPlan({ op: 'publish', id: runPlan!.id } as never);
+  await api.call(workflowPlan, { op: 'publish', id: runPlan!.id } as never);
   for (const op of ['complete', 'fail', 'pause', 'park'] as const) {
     fields.push({
       name: `workflow step ${op} note`,
@@ -346,15 +358,15 @@ export async function inProcessFields(
           '/note',
         );
         if (!input) return false;
-        const { steps } = (await api.workflowRun({
+        const { steps } = (await api.call(workflowRun, {
           op: 'start',
           planId: runPlan!.id,
         } as never)) as { steps: { id: string }[] };
         const id = steps[0]!.id;
-        await api.workflowStep({ ...input, id } as never);
+        await api.call(workflowStep, { ...input, id } as never);
         sameText(
-          ((await api.workflowStep({ op: 'get', id } as never)) as { step: { note: string } }).step
-            .note,
+          ((await api.call(workflowStep, { op: 'get', id } as never)) as { step: { note: string } })
+            .step.note,
           s,
           `workflow step ${op} note`,
         );
