@@ -1,13 +1,7 @@
 import { fileURLToPath } from 'node:url';
-import { call, closeHttp } from '../test/harness/http.js';
-import {
-  cli,
-  startDaemon,
-  startRuntime,
-  type Daemon,
-  type Runtime,
-} from '../test/harness/daemon.js';
-import { startCluster } from '../test/harness/pg-cluster.js';
+import { call, closeHttp } from '../devkit/http.js';
+import { cli, startDaemon, startRuntime, type Daemon, type Runtime } from '../devkit/daemon.js';
+import { startCluster } from '../devkit/pg-cluster.js';
 import type { BenchResult } from './result.js';
 import { meanLoad, runLoad, type LoadResult } from './procs.js';
 
@@ -132,7 +126,7 @@ export async function run(): Promise<BenchResult[]> {
         load(pg1, 'create', '{"title":"a"}', DURATION / 2),
         load(pg2, 'create', '{"title":"b"}', DURATION / 2),
       ]);
-      both.forEach((r) => checked(r, 'two daemons create'));
+      for (const r of both) checked(r, 'two daemons create');
       two.push(both[0].reqPerSec + both[1].reqPerSec);
     }
     const after = [await storeStats(pg1.daemon), await storeStats(pg2.daemon)];

@@ -125,6 +125,6 @@ export function catalogOf(domains: readonly CatalogDomain[]): Catalog {
 
 /** The built-in descriptor catalog (no handlers, no I/O). */
 export function defaultCatalog(): Catalog {
-  cached ??= buildCatalog(BUILTIN_ACTIONS, BUILTIN_INVENTORY);
+  cached ??= catalogOf(BUILTIN_DOMAINS);
   return cached;
 }

@@ -45,7 +45,7 @@ interface Failure {
 const ERROR_LINES = 12;
 const STDERR_LINES = 15;
 
-/** The source file of a compiled test (dist/test/x.test.js -> test/x.test.ts) when it exists, else the path as given. */
+/** The source file of a compiled test (dist/test/exec/x.test.js -> test/exec/x.test.ts) when it exists, else the path as given. */
 function sourceOf(file: string | undefined): string {
   if (!file) return '(unknown file)';
   const rel = relative(process.cwd(), file);
@@ -95,7 +95,10 @@ export default async function* report(source: AsyncIterable<TestEvent>): AsyncGe
   let reporting: string | null = null;
   const state = (file: string): FileState => {
     let f = files.get(file);
-    if (!f) files.set(file, (f = { tests: 0, failed: 0, reported: false, printed: false }));
+    if (!f) {
+      f = { tests: 0, failed: 0, reported: false, printed: false };
+      files.set(file, f);
+    }
     return f;
   };
   /** The file's line, once both its result and all of its tests' reports are in. */

@@ -1,5 +1,6 @@
 import type { Hono } from 'hono';
 import { ExecError } from '../errors.js';
+import type { RuntimeEnv } from '../http/principal.js';
 
 /** Recent diagnostic lines kept for `agentteam daemon logs` (each at most a few hundred bytes). */
 const LOG_TAP_LINES = 1000;
@@ -44,7 +45,7 @@ export class LogTap {
 }
 
 /** `GET /api/v1/logs?limit=N`: the last N lines (default 100, at most 1000), oldest first. */
-export function registerLogRoutes(app: Hono<any>, tap: LogTap): void {
+export function registerLogRoutes(app: Hono<RuntimeEnv>, tap: LogTap): void {
   app.get('/api/v1/logs', (c) => {
     const raw = c.req.query('limit');
     const limit =

@@ -5,6 +5,7 @@ import { ExecError } from '../errors.js';
 import type { Principal } from '../http/principal.js';
 import { readJsonBody } from '../http/json-body.js';
 import type { Services } from '../services.js';
+import type { RuntimeEnv } from '../http/principal.js';
 
 const OPERATOR_READ_PATH = '/api/v1/servers/:serverId/reads/:domain/:action';
 
@@ -21,7 +22,7 @@ const JSON_HEADERS = { 'content-type': 'application/json' } as const;
  * operator token (checked by the app first) stands for a person, not an
  * agent; only reads are reachable, so no agent id is recorded anywhere.
  */
-export function registerOperatorReadRoutes(app: Hono<any>, services: Services): void {
+export function registerOperatorReadRoutes(app: Hono<RuntimeEnv>, services: Services): void {
   const fail = (err: ExecError) =>
     services.gate.respond(services.gate.errorEnvelope(err), err.status, JSON_HEADERS);
   app.post(OPERATOR_READ_PATH, async (c) => {

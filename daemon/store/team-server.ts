@@ -25,7 +25,7 @@ interface Bound {
   readonly run: (s: unknown, c: Caller, input: unknown) => Promise<unknown>;
 }
 
-export class TeamServerError extends Error {
+class TeamServerError extends Error {
   override name = 'TeamServerError';
 }
 
