@@ -1,3 +1,5 @@
+import { CLIENT_TOOL_LIMITS } from './client-tool-limits.js';
+
 /**
  * The JSON Schema subset that tools coming from outside the daemon (client
  * tools, declared tools) may use as their input schema. The schema is
@@ -86,8 +88,8 @@ const COMMON: Record<string, KeywordKind> = {
 /** Client tools over HTTP/SSE: the keyword list of the client-tools contract, 16 levels, 512 schemas. */
 export const CLIENT_TOOL_SUBSET: SchemaSubset = {
   keywords: { ...COMMON, $schema: 'string' },
-  maxDepth: 16,
-  maxSchemas: 512,
+  maxDepth: CLIENT_TOOL_LIMITS.schemaDepth.sse,
+  maxSchemas: CLIENT_TOOL_LIMITS.schemaCount.sse,
   booleanSchemas: false,
 };
 
@@ -110,8 +112,8 @@ export const STDIO_TOOL_SUBSET: SchemaSubset = {
     minContains: 'nonNegativeInteger',
     maxContains: 'nonNegativeInteger',
   },
-  maxDepth: 16,
-  maxSchemas: 8192,
+  maxDepth: CLIENT_TOOL_LIMITS.schemaDepth.stdio,
+  maxSchemas: CLIENT_TOOL_LIMITS.schemaCount.stdio,
   booleanSchemas: true,
 };
 

@@ -1,3 +1,4 @@
+import { limitsOf } from './client-tool-limits.js';
 import { STDIO_TOOL_SUBSET, checkSchemaSubset, formatSubsetProblem } from './schema-subset.js';
 
 /**
@@ -7,19 +8,26 @@ import { STDIO_TOOL_SUBSET, checkSchemaSubset, formatSubsetProblem } from './sch
  * the daemon (which checks again before it accepts a registration).
  */
 
+const L = limitsOf('stdio');
+
+/**
+ * The stdio relay's limits table under the key names its contract gives
+ * them, as the child announces it in `initialize`: the stdio edge of the
+ * one table (client-tool-limits.ts).
+ */
 export const STDIO_LIMITS = {
-  tools: 32,
-  name_bytes: 64,
-  description_bytes: 2048,
-  registry_bytes: 32_768,
-  schema_bytes: 8192,
-  schema_depth: 16,
-  arguments_bytes: 16_384,
-  result_bytes: 32_768,
-  pending_calls: 16,
-  default_timeout_ms: 30_000,
-  min_timeout_ms: 1000,
-  max_timeout_ms: 300_000,
+  tools: L.toolsPerRegistration,
+  name_bytes: L.nameBytes,
+  description_bytes: L.descriptionBytes,
+  registry_bytes: L.registryBytes,
+  schema_bytes: L.schemaBytes,
+  schema_depth: L.schemaDepth,
+  arguments_bytes: L.argumentsBytes,
+  result_bytes: L.resultBytes,
+  pending_calls: L.pendingCalls,
+  default_timeout_ms: L.defaultTimeoutMs,
+  min_timeout_ms: L.minTimeoutMs,
+  max_timeout_ms: L.maxTimeoutMs,
 } as const;
 
 /** Base protocol bounds of the stdio transport. */

@@ -1,134 +1,22 @@
 import { CLIENT_TOOL_SUBSET, checkSchemaSubset } from './schema-subset.js';
 import type { ToolAnnotations } from './mcp-tool-descriptor.js';
+import {
+  DECLARATION_BOUNDS as B,
+  DECLARATION_SCHEMA,
+  annotationsSchema,
+} from './tool-declaration-schema.js';
 
 /**
  * The declaration file of a declared tool ($AGENTTEAM_HOME/tools/<file>.json):
- * its published JSON Schema (`agentteam tools --schema`) and the checker the
- * daemon and `agentteam tools check` share. Pure: no I/O. Problems carry a
+ * the checker the daemon and `agentteam tools check` share (its published
+ * JSON Schema is tool-declaration-schema.ts). Pure: no I/O. Problems carry a
  * JSON pointer into the file.
  */
 
-const TOOL_NAME_PATTERN = '^[A-Za-z0-9_-]{1,64}$';
-const DEFAULT_TIMEOUT_MS = 30_000;
-const MAX_TIMEOUT_MS = 600_000;
-const DEFAULT_OUTPUT_BYTES = 16 * 1024;
-const MIN_OUTPUT_BYTES = 1024;
-const MAX_OUTPUT_BYTES = 1024 * 1024;
 /** `{name}` inside an argv element; `{{` and `}}` stand for literal braces. */
 export const PLACEHOLDER = /\{\{|\}\}|\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 /** The argument a resumed call carries: the person's answer to the tool's question. */
 export const ANSWERED = 'answered';
-
-const annotationsSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    title: { type: 'string', maxLength: 200 },
-    readOnlyHint: { type: 'boolean' },
-    destructiveHint: { type: 'boolean' },
-    idempotentHint: { type: 'boolean' },
-    openWorldHint: { type: 'boolean' },
-  },
-} as const;
-
-export const DECLARATION_SCHEMA = {
-  $schema: 'https://json-schema.org/draft/2020-12/schema',
-  $id: 'https://agentteam.local/schemas/tool-declaration.json',
-  title: 'agentteam declared tool',
-  type: 'object',
-  additionalProperties: false,
-  required: ['name', 'description', 'transport'],
-  properties: {
-    $schema: { type: 'string' },
-    name: {
-      type: 'string',
-      pattern: TOOL_NAME_PATTERN,
-      description:
-        'One name, one entry: it may not clash with a built-in, another declaration or a client tool.',
-    },
-    title: { type: 'string', maxLength: 200 },
-    description: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 4000,
-      description: 'What the model is told the tool does.',
-    },
-    needs: {
-      type: 'object',
-      description:
-        'Input schema (the client-tool keyword subset, "type": "object" at the root). Required for command tools; builtin tools use the built-in\'s own.',
-    },
-    annotations: annotationsSchema,
-    transport: {
-      oneOf: [
-        {
-          type: 'object',
-          additionalProperties: false,
-          required: ['type', 'argv'],
-          properties: {
-            type: { const: 'command' },
-            argv: {
-              type: 'array',
-              minItems: 1,
-              maxItems: 256,
-              items: { type: 'string', maxLength: 4096 },
-              description:
-                'Program and arguments, never through a shell. {field} placeholders are filled from the call, each staying one element.',
-            },
-            cwd: {
-              type: 'string',
-              minLength: 1,
-              description:
-                "Working directory: absolute, or relative to the declaration file. Default: the runtime's workdir, else the tools directory.",
-            },
-            env: {
-              type: 'array',
-              maxItems: 64,
-              items: { type: 'string', pattern: '^[A-Za-z_][A-Za-z0-9_]*$' },
-              description: 'Names of daemon environment variables passed on (PATH always is).',
-            },
-            timeoutMs: {
-              type: 'integer',
-              minimum: 100,
-              maximum: MAX_TIMEOUT_MS,
-              default: DEFAULT_TIMEOUT_MS,
-            },
-            exitCodes: {
-              type: 'array',
-              minItems: 1,
-              maxItems: 32,
-              items: { type: 'integer', minimum: 0, maximum: 255 },
-              default: [0],
-              description:
-                'Exit statuses that mean success (e.g. [0, 1] for grep-like tools, where 1 is "no match").',
-            },
-            outputBytes: {
-              type: 'integer',
-              minimum: MIN_OUTPUT_BYTES,
-              maximum: MAX_OUTPUT_BYTES,
-              default: DEFAULT_OUTPUT_BYTES,
-              description:
-                'Limit of said in UTF-8 bytes; beyond it head and tail are kept and the whole is spilled.',
-            },
-          },
-        },
-        {
-          type: 'object',
-          additionalProperties: false,
-          required: ['type', 'tool'],
-          properties: {
-            type: { const: 'builtin' },
-            tool: {
-              type: 'string',
-              pattern: TOOL_NAME_PATTERN,
-              description: "The daemon's own tool this entry reaches.",
-            },
-          },
-        },
-      ],
-    },
-  },
-} as const;
 
 export interface CommandTransport {
   readonly type: 'command';
@@ -202,8 +90,8 @@ export function checkDeclaration(
       bad(`/${k}`, `"${k}" must be a non-empty string of at most ${max} characters`);
   };
   str('name', 64, true);
-  if (typeof doc.name === 'string' && !new RegExp(TOOL_NAME_PATTERN).test(doc.name))
-    bad('/name', `"name" must match ${TOOL_NAME_PATTERN}`);
+  if (typeof doc.name === 'string' && !new RegExp(B.toolNamePattern).test(doc.name))
+    bad('/name', `"name" must match ${B.toolNamePattern}`);
   str('title', 200, false);
   str('description', 4000, true);
   const annotations: ToolAnnotations = {};
@@ -235,7 +123,7 @@ export function checkDeclaration(
     for (const k of Object.keys(t))
       if (k !== 'type' && k !== 'tool')
         bad(`/transport/${esc(k)}`, `unknown field "${k}" in a builtin transport`);
-    if (typeof t.tool !== 'string' || !new RegExp(TOOL_NAME_PATTERN).test(t.tool))
+    if (typeof t.tool !== 'string' || !new RegExp(B.toolNamePattern).test(t.tool))
       bad('/transport/tool', '"tool" must name a built-in tool');
     if (doc.needs !== undefined)
       bad(
@@ -316,8 +204,8 @@ function checkCommand(
       bad(`/transport/${k}`, `"${k}" must be an integer from ${min} to ${max}`);
     return v as number;
   };
-  const timeoutMs = int('timeoutMs', 100, MAX_TIMEOUT_MS, DEFAULT_TIMEOUT_MS);
-  const outputBytes = int('outputBytes', MIN_OUTPUT_BYTES, MAX_OUTPUT_BYTES, DEFAULT_OUTPUT_BYTES);
+  const timeoutMs = int('timeoutMs', B.minTimeoutMs, B.maxTimeoutMs, B.defaultTimeoutMs);
+  const outputBytes = int('outputBytes', B.minOutputBytes, B.maxOutputBytes, B.defaultOutputBytes);
   const exitCodes = t.exitCodes ?? [0];
   if (
     !Array.isArray(exitCodes) ||

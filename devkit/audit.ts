@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { createServer, type Server } from 'node:http';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +16,7 @@ import {
 import { post, rpc } from './http.js';
 import { connectApp, echoTool, type App } from './client-tools.js';
 import { lookupTool, spawnServe, type StdioApp } from './serve-stdio.js';
-import { startUpstream } from './extension-upstream.js';
+import { installExample, startUpstream } from './extension-upstream.js';
 
 /**
  * A real daemon (built CLI, temp home) set up so that one agent can reach
@@ -105,16 +105,7 @@ export async function startAudited(
   const d = await startExecDaemon({ home, env });
   t.after(() => d.close());
   const asMcp: Daemon = d;
-  const ext = join(home, 'github.json');
-  writeFileSync(
-    ext,
-    readFileSync(new URL('../../examples/extensions/github.json', import.meta.url), 'utf8').replace(
-      'http://127.0.0.1:8787',
-      up.url,
-    ),
-  );
-  const installed = await cli(home, ['extension', 'install', ext]);
-  assert.equal(installed.code, 0, installed.stderr);
+  await installExample({ home, cli: (args) => cli(home, args) }, up.url);
   const human = await cli(home, [
     'message',
     'post',

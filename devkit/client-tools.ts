@@ -189,3 +189,16 @@ export async function waitUntil(
   }
   if (!(await cond())) throw new Error(`condition not met within ${ms} ms`);
 }
+
+/** A tools/call from the agent, on a delegated thread when `thread` is given (the `agentteam/threadId` meta). */
+export const callFrom = (
+  agent: Agent,
+  name: string,
+  args: Record<string, unknown>,
+  thread?: string,
+) =>
+  agent.client.callTool({
+    name,
+    arguments: args,
+    ...(thread ? { _meta: { 'agentteam/threadId': thread } } : {}),
+  });

@@ -1,4 +1,7 @@
+import { strict as assert } from 'node:assert';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 
 export interface Received {
@@ -133,4 +136,24 @@ export async function startTrickle(everyMs = 300): Promise<{
         server.closeAllConnections();
       }),
   };
+}
+
+/**
+ * Installs the example provider extension (examples/extensions/github.json)
+ * in the daemon of `home`, pointed at `upstreamUrl` instead of its own.
+ */
+export async function installExample(
+  d: { readonly home: string; cli(args: string[]): Promise<{ code: number; stderr: string }> },
+  upstreamUrl: string,
+): Promise<void> {
+  const file = join(d.home, 'github.json');
+  writeFileSync(
+    file,
+    readFileSync(new URL('../../examples/extensions/github.json', import.meta.url), 'utf8').replace(
+      'http://127.0.0.1:8787',
+      upstreamUrl,
+    ),
+  );
+  const installed = await d.cli(['extension', 'install', file]);
+  assert.equal(installed.code, 0, installed.stderr);
 }

@@ -1,3 +1,4 @@
+import { strict as assert } from 'node:assert';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Daemon } from './daemon.js';
@@ -152,3 +153,60 @@ export const lookupTool = (
   },
   ...extra,
 });
+
+/** A minimal descriptor `client__t<i>`, with `extra` fields over it. */
+export const stdioTool = (i: number, extra: Record<string, unknown> = {}) => ({
+  name: `client__t${i}`,
+  description: 'A tool.',
+  input_schema: { type: 'object' },
+  ...extra,
+});
+
+let rows = 0;
+
+/**
+ * One row of a limits table as a subtest, in one child: `past` is refused
+ * with invalid_params and a message matching `pastMessage`; the same request
+ * id again is duplicate_id (a corrected retry needs a fresh id); `at` with a
+ * fresh id is admitted.
+ */
+export async function limitRow(
+  d: Daemon,
+  t: { test(name: string, fn: () => Promise<void>): Promise<unknown> },
+  name: string,
+  past: unknown[],
+  at: unknown[],
+  pastMessage: RegExp,
+  extra: Record<string, unknown> = {},
+): Promise<void> {
+  await t.test(name, async () => {
+    const app = spawnServe(d);
+    try {
+      const id = `past-${++rows}`;
+      const refused = await app.request(
+        'initialize',
+        { required_capabilities: ['client.tools'], client_tools: past, ...extra },
+        id,
+      );
+      assert.equal(refused.error?.data?.code, 'invalid_params', JSON.stringify(refused));
+      assert.match(refused.error.message, pastMessage);
+      app.send({
+        jsonrpc: '2.0',
+        id,
+        method: 'initialize',
+        params: { required_capabilities: ['client.tools'], client_tools: at },
+      });
+      const dup = await app.next((f) => f.id === id && f !== refused);
+      assert.equal(dup.error?.data?.code, 'duplicate_id');
+      const ok = await app.request('initialize', {
+        required_capabilities: ['client.tools'],
+        client_tools: at,
+        ...extra,
+      });
+      assert.ok(ok.result, JSON.stringify(ok).slice(0, 400));
+      assert.equal(ok.result.client_tools.tools.length, at.length);
+    } finally {
+      await app.close();
+    }
+  });
+}

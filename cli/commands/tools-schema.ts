@@ -1,4 +1,4 @@
-import { DECLARATION_SCHEMA } from '../../catalog/tool-declaration.js';
+import { DECLARATION_SCHEMA } from '../../catalog/tool-declaration-schema.js';
 import { refuse } from '../refusal.js';
 
 /** `agentteam tools --schema`: the JSON Schema of a declaration file (draft 2020-12). */

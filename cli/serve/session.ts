@@ -1,32 +1,16 @@
 import { CLIENT_TOOLS_CAPABILITY, STDIO_LIMITS, STDIO_WIRE } from '../../catalog/stdio-tools.js';
 import { decodeFrame } from '../../lib/json-frame.js';
-import type { ApiAnswer, DaemonLink, LinkEvent } from './daemon-link.js';
+import type { DaemonLink } from './daemon-link.js';
 import { errorFrame, type RpcId } from './wire.js';
-import { initializeParams, isObj, resultParams, RpcFailure } from './params.js';
+import { initializeParams, isObj, RpcFailure } from './params.js';
+import { CallRelay } from './calls.js';
 
 /**
  * One stdio session: the JSON-RPC methods an app may call (`initialize`,
- * `client.tool.result`), the lifetime request ids, and the calls in flight
- * between the daemon's event stream and the app. Output goes through `out`;
+ * `client.tool.result`) and the lifetime request ids; the calls in flight
+ * between the daemon's event stream and the app are calls.ts. Output goes through `out`;
  * the daemon is reached through a DaemonLink made on initialize.
  */
-
-interface Identity {
-  readonly session_id: string | null;
-  readonly run_id: string | null;
-  readonly call_id: string;
-  readonly task_id: string | null;
-  readonly subagent_id: string | null;
-}
-
-interface Call {
-  readonly requestId: string;
-  readonly identity: Identity;
-}
-
-const CANCEL_REASONS = ['cancelled', 'timeout', 'run_finished', 'shutdown'];
-
-const IDENTITY_KEYS = ['session_id', 'run_id', 'call_id', 'task_id', 'subagent_id'] as const;
 
 interface SessionDeps {
   /** Writes one frame; returns what writeFrame returned. */
@@ -47,14 +31,19 @@ export class StdioSession {
   /** After close() nothing more is answered or sent, and no link stays open. */
   private closed = false;
   private readonly ids = new Set<RpcId>();
-  /** call_id -> call, while the app owes an answer. */
-  private readonly calls = new Map<string, Call>();
-  /** request id -> call_id, for cancellations from the daemon. */
-  private readonly byRequest = new Map<string, string>();
-  /** request id -> call, while its result is on its way to the daemon (a cancellation meanwhile sets `cancelled`). */
-  private readonly answering = new Map<string, { call: Call; cancelled?: string }>();
+  /** The calls in flight between the daemon and the app (calls.ts). */
+  private readonly relay: CallRelay;
 
-  constructor(private readonly deps: SessionDeps) {}
+  constructor(private readonly deps: SessionDeps) {
+    this.relay = new CallRelay({
+      out: (frame) => deps.out(frame),
+      send: (frame) => this.send(frame),
+      fatal: (message) => deps.fatal(message),
+      link: () => this.link,
+      instanceId: () => this.instanceId,
+      closed: () => this.closed,
+    });
+  }
 
   get instanceId(): string {
     return this.link?.clientId ?? '';
@@ -165,7 +154,7 @@ export class StdioSession {
           'unsupported_method',
           'client.tool.result needs client.tools negotiated at initialize',
         );
-      return this.result(params);
+      return this.relay.result(params);
     }
     throw new RpcFailure(
       'unsupported_method',
@@ -197,8 +186,8 @@ export class StdioSession {
       link = this.deps.connect();
       this.opening = link;
       await link.open(
-        (e) => this.event(e),
-        (why) => this.lost(why),
+        (e) => this.relay.event(e),
+        (why) => this.relay.lost(why),
       );
       stillOpen();
       const res = await link.call('POST', '/api/v1/client-tools/stdio', {
@@ -247,142 +236,6 @@ export class StdioSession {
     };
   }
 
-  /** A frame from the daemon's event stream. */
-  private event(e: LinkEvent): void {
-    if (this.closed) return;
-    if (e.type === 'client_tool.request') {
-      const d = e.data;
-      const call = d.call as (Identity & { timeout_ms: number }) | undefined;
-      const requestId = d.request_id as string;
-      if (!call || typeof requestId !== 'string') return;
-      const data = {
-        session_id: call.session_id,
-        run_id: call.run_id,
-        call_id: call.call_id,
-        task_id: call.task_id,
-        subagent_id: call.subagent_id,
-        name: d.tool,
-        arguments: d.arguments,
-        timeout_ms: call.timeout_ms,
-      };
-      // The daemon's trace context, when it traces: the app's own spans join the agent's trace.
-      const meta = traceMetaOf(d._meta);
-      const r = this.deps.out({
-        jsonrpc: '2.0',
-        method: 'client.tool.call',
-        params: { instance_id: this.instanceId, data, ...(meta ? { _meta: meta } : {}) },
-      });
-      if (r === 'too_large') {
-        // Fails here, never sent: the agent reads client_tool_payload_limit.
-        void this.link
-          ?.call('POST', `/api/v1/client-tools/requests/${encodeURIComponent(requestId)}/result`, {
-            client_id: this.instanceId,
-            ok: false,
-            error: {
-              code: 'client_tool_payload_limit',
-              message: `the call does not fit one ${STDIO_WIRE.outputFrameBytes}-byte stdio frame`,
-            },
-          })
-          .catch(() => undefined);
-        return;
-      }
-      this.calls.set(call.call_id, { requestId, identity: call });
-      this.byRequest.set(requestId, call.call_id);
-      if (r === 'overflow')
-        this.deps.fatal('the app does not read stdout; more than 512 KiB is queued');
-    } else if (e.type === 'client_tool.cancelled') {
-      const requestId = e.data.request_id as string;
-      const callId = this.byRequest.get(requestId);
-      const inFlight = this.answering.get(requestId);
-      if (inFlight) inFlight.cancelled = String(e.data.call_reason);
-      if (callId === undefined) return;
-      const call = this.calls.get(callId);
-      this.forget(requestId);
-      if (!call) return;
-      // The daemon names the reason in the stdio contract's words (call_reason).
-      const reason = String(e.data.call_reason);
-      this.cancel(call, CANCEL_REASONS.includes(reason) ? reason : 'cancelled');
-    }
-  }
-
-  private cancel(call: Call, reason: string): void {
-    const { session_id, run_id, call_id, task_id, subagent_id } = call.identity;
-    this.send({
-      jsonrpc: '2.0',
-      method: 'client.tool.cancel',
-      params: {
-        instance_id: this.instanceId,
-        data: { session_id, run_id, call_id, task_id, subagent_id, reason },
-      },
-    });
-  }
-
-  private forget(requestId: string): void {
-    const callId = this.byRequest.get(requestId);
-    this.byRequest.delete(requestId);
-    if (callId !== undefined) this.calls.delete(callId);
-  }
-
-  /** The daemon's stream ended under us: outstanding calls are told `shutdown`, then the session ends. */
-  private lost(why: string): void {
-    for (const call of [...this.calls.values()]) this.cancel(call, 'shutdown');
-    this.calls.clear();
-    this.byRequest.clear();
-    this.deps.fatal(why);
-  }
-
-  private async result(raw: unknown): Promise<unknown> {
-    const params = resultParams(raw);
-    const hasStructured = Object.hasOwn(params, 'structured');
-    const call = this.calls.get(params.call_id);
-    const stale = (why: string) => new RpcFailure('stale_client_tool_call', why);
-    if (params.instance_id !== this.instanceId) throw stale('instance_id names another child');
-    if (!call)
-      throw stale(`call ${params.call_id} is unknown, already answered, expired or cancelled`);
-    for (const k of IDENTITY_KEYS)
-      if (params[k] !== call.identity[k]) throw stale(`${k} does not match the call`);
-    // While the daemon decides, the call is answered as far as the app is concerned: a second result is stale.
-    this.forget(call.requestId);
-    const flight: { call: Call; cancelled?: string } = { call };
-    this.answering.set(call.requestId, flight);
-    let res: ApiAnswer;
-    try {
-      res = await this.link!.call(
-        'POST',
-        `/api/v1/client-tools/requests/${encodeURIComponent(call.requestId)}/reply`,
-        {
-          client_id: this.instanceId,
-          status: params.status,
-          text: params.text,
-          ...(hasStructured ? { structured: params.structured } : {}),
-        },
-      );
-    } finally {
-      this.answering.delete(call.requestId);
-    }
-    if (res.status === 200 && res.body?.ok) return { accepted: true };
-    const code = res.body?.error?.code;
-    if (code === 'unknown_request' || code === 'already_settled')
-      throw stale(`call ${params.call_id} already ended (expired or cancelled)`);
-    if (code === 'validation_failed') {
-      // The result gate refused the result (masking made two keys equal, it cannot fit): the call is still pending,
-      // so the app may answer again with a fresh id, unless a cancellation came meanwhile.
-      const reason = flight.cancelled;
-      if (reason === undefined) {
-        this.calls.set(call.identity.call_id, call);
-        this.byRequest.set(call.requestId, call.identity.call_id);
-      } else this.cancel(call, CANCEL_REASONS.includes(reason) ? reason : 'cancelled');
-      throw new RpcFailure(
-        'invalid_params',
-        res.body?.error?.message ?? 'the daemon refused the result',
-      );
-    }
-    throw new RpcFailure(
-      'unavailable',
-      `the daemon did not accept the result: ${res.body?.error?.message ?? `HTTP ${res.status}`}`,
-    );
-  }
-
   /**
    * stdin closed, an oversized frame, or the child stops, at any moment
    * (initialize included): nothing more is answered, the event stream closes
@@ -394,18 +247,4 @@ export class StdioSession {
     this.link?.close();
     this.opening?.close();
   }
-}
-
-/** `traceparent` (and `tracestate`) from a request's _meta, only when they are strings of the W3C sizes. */
-function traceMetaOf(meta: unknown): { traceparent: string; tracestate?: string } | undefined {
-  if (meta === null || typeof meta !== 'object') return undefined;
-  const { traceparent, tracestate } = meta as Record<string, unknown>;
-  if (
-    typeof traceparent !== 'string' ||
-    !/^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/.test(traceparent)
-  )
-    return undefined;
-  return typeof tracestate === 'string' && tracestate.length <= 512
-    ? { traceparent, tracestate }
-    : { traceparent };
 }

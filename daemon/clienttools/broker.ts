@@ -1,8 +1,9 @@
 import type { Clock } from '../../lib/clock.js';
 import { ExecError } from '../errors.js';
 import type { CallContext } from '../tools/registry.js';
-import { admitStdioCall, replyAnswer } from './stdio-calls.js';
-import { answerOutcome } from './result-exit.js';
+import { claimRequest, settleReply, settleResult, type AnswerDeps } from './answers.js';
+import { audienceOf, parkCall, type CallDeps } from './calls.js';
+import type { DaemonEvent } from '../events/event.js';
 import type { ResultGate } from '../results/gate.js';
 import type {
   BrokerHooks,
@@ -14,23 +15,16 @@ import type {
   ResultBody,
   StdioReply,
 } from './types.js';
-import {
-  PendingCalls,
-  agentKeyOf,
-  newRequestId,
-  requestView,
-  whenAborted,
-  type Pending,
-} from './requests.js';
+import { PendingCalls, requestView } from './requests.js';
 import { Clients, CLIENT_KEY_HEADER } from './clients.js';
 import { sameSecret } from '../../lib/same-secret.js';
 import { Groups, leaveGroup, newGroup, sameTools, type Group } from './groups.js';
-import { inSpan, traceMeta } from '../telemetry/tracing.js';
 
 /**
  * The client-tools broker: pending requests, claims, results, cancellation
  * and timeouts, over the connected clients (clients.ts) and their groups of
- * tools (groups.ts) with the registry revision. It knows no transport: the
+ * tools (groups.ts) with the registry revision; an agent's call is admitted
+ * and parked by calls.ts and claimed and settled by answers.ts. It knows no transport: the
  * HTTP/SSE routes (and any later adapter) call its methods and receive its
  * events through `BrokerHooks`. What a tool does is the app's business; the
  * broker only parks calls and relays answers.
@@ -44,19 +38,24 @@ export class ClientToolBroker {
   private readonly clients = new Clients();
   private readonly groups = new Groups();
   private readonly pending: PendingCalls;
+  private readonly calls: CallDeps;
+  private readonly answers: AnswerDeps;
   private rev = 0;
 
   constructor(
-    private readonly clock: Clock,
+    clock: Clock,
     private readonly hooks: BrokerHooks,
     /** Screens each answer as it arrives (result-exit.ts): a refused answer leaves its call pending. */
-    private readonly gate: ResultGate,
+    gate: ResultGate,
   ) {
     this.pending = new PendingCalls(
       clock,
       (e) => hooks.publish(e),
-      (p) => this.audienceOf(p),
+      (p) => audienceOf(this.groups, p),
     );
+    const publish = (e: DaemonEvent) => hooks.publish(e);
+    this.calls = { clock, groups: this.groups, pending: this.pending, publish };
+    this.answers = { clients: this.clients, groups: this.groups, pending: this.pending, gate };
   }
 
   /** Bumps whenever the set of client tools changes. */
@@ -221,8 +220,9 @@ export class ClientToolBroker {
   }
 
   /**
-   * Parks one agent call and publishes it; resolves when the app answers, the
-   * call times out, its app goes away, or the agent's authorization is revoked.
+   * Parks one agent call and publishes it (calls.ts); resolves when the app
+   * answers, the call times out, its app goes away, or the agent's
+   * authorization is revoked.
    */
   call(
     name: string,
@@ -230,122 +230,16 @@ export class ClientToolBroker {
     ctx: CallContext,
     delegation: Delegation | null = null,
   ): Promise<CallOutcome> {
-    const found = this.groups.find(name);
-    if (!found)
-      return Promise.resolve({
-        ok: false,
-        code: 'no_client',
-        message: `no connected app offers tool "${name}"`,
-      });
-    // The agent's runtime ends (revocation), or the agent stops waiting (its request closes).
-    const gone = ctx.gone?.();
-    if (ctx.signal.aborted || gone?.aborted)
-      return Promise.resolve({ ok: false, code: 'cancelled', message: 'the agent stopped' });
-    const group = found.group;
-    let call: Pending['call'];
-    if (group.serverId !== null && group.serverId !== ctx.principal.serverId) {
-      return Promise.resolve({
-        ok: false,
-        code: 'no_client',
-        message: `the app offers "${name}" to agents of server ${group.serverId} only`,
-      });
-    }
-    if (group.stdio) {
-      let held = 0;
-      for (const q of this.pending.values()) if (q.group === group.name) held++;
-      const admitted = admitStdioCall(found.tool, args, ctx, delegation, held);
-      if (!admitted.ok) return Promise.resolve(admitted.outcome);
-      call = admitted.call;
-    }
-    // A producer span for the wait on the app; its context travels in the request as _meta.
-    return inSpan(
-      `client_tool ${name}`,
-      { 'gen_ai.tool.name': name, 'agentteam.client_tools.group': group.name },
-      () =>
-        new Promise<CallOutcome>((resolve) => {
-          const id = newRequestId();
-          const onAbort = () => {
-            const p = this.pending.get(id);
-            const why =
-              ctx.signal.reason instanceof ExecError
-                ? ctx.signal.reason.extra.metadata?.reason
-                : undefined;
-            if (p && why === 'shutdown')
-              this.pending.finish(
-                p,
-                { ok: false, code: 'cancelled', message: 'the daemon is stopping' },
-                'shutdown',
-              );
-            // A runtime that ended is the run finishing; an agent that only stopped waiting cancelled its call.
-            else if (p)
-              this.pending.finish(
-                p,
-                { ok: false, code: 'cancelled', message: 'the agent stopped' },
-                'agent_stopped',
-                ctx.signal.aborted ? 'run_finished' : 'cancelled',
-              );
-          };
-          const unwatch = whenAborted(ctx.signal, onAbort);
-          const unwatchGone = gone ? whenAborted(gone, onAbort) : undefined;
-          const p: Pending = {
-            id,
-            group: group.name,
-            tool: found.tool,
-            args,
-            ctx,
-            agentKey: agentKeyOf(ctx),
-            createdAt: this.clock.now(),
-            call,
-            meta: traceMeta(),
-            // A stdio child is the only one who can serve its group: the call is its own from the start.
-            claimant: group.stdio ? [...group.providers][0]! : null,
-            timer: null,
-            settle: resolve,
-            unlisten: () => {
-              unwatch();
-              unwatchGone?.();
-            },
-          };
-          this.pending.add(p);
-          // The deadline is absolute from here, before publishing: delivery, claim and execution all count.
-          const ms = found.tool.timeout_ms ?? found.tool.timeout_s * 1000;
-          if (ms > 0) {
-            const said =
-              found.tool.timeout_ms !== undefined ? `${ms} ms` : `${found.tool.timeout_s} s`;
-            p.timer = this.clock.setTimeout(() => {
-              this.pending.finish(
-                p,
-                { ok: false, code: 'timeout', message: `the app did not answer within ${said}` },
-                'timeout',
-              );
-            }, ms);
-            p.timer.unref?.();
-          }
-          const view = requestView(p);
-          this.hooks.publish({
-            type: 'client_tool.request',
-            data: view as unknown as Record<string, unknown>,
-            redacted: { request_id: id },
-            audience: this.audienceOf(p),
-          });
-        }),
-      'producer',
-    );
-  }
-
-  /** Who may see a request in full: its group's owner for that agent, else every provider of the group. */
-  private audienceOf(p: Pending): ReadonlySet<string> {
-    const g = this.groups.get(p.group);
-    if (!g) return new Set();
-    const owner = p.claimant ?? g.owners.get(p.agentKey);
-    return owner ? new Set([owner]) : new Set(g.providers);
+    return parkCall(this.calls, name, args, ctx, delegation);
   }
 
   /** Requests a client may serve (all unsettled ones, or only the unclaimed with `onlyUnclaimed`). */
   list(clientId: string, onlyUnclaimed: boolean, key?: string): RequestView[] {
     this.clients.provider(clientId, key);
     return [...this.pending.values()]
-      .filter((p) => (!onlyUnclaimed || p.claimant === null) && this.audienceOf(p).has(clientId))
+      .filter(
+        (p) => (!onlyUnclaimed || p.claimant === null) && audienceOf(this.groups, p).has(clientId),
+      )
       .map((p) => requestView(p));
   }
 
@@ -364,69 +258,16 @@ export class ClientToolBroker {
   }
 
   claim(requestId: string, clientId: string, key?: string): RequestView {
-    this.clients.provider(clientId, key);
-    const p = this.pending.get(requestId);
-    if (!p)
-      throw new ExecError(
-        'unknown_request',
-        `no pending request ${JSON.stringify(requestId)} (unknown or already settled)`,
-      );
-    const g = this.groups.get(p.group);
-    const owner = g?.owners.get(p.agentKey);
-    if (owner !== undefined && owner !== clientId) {
-      throw new ExecError(
-        'owned_by_other',
-        `client ${owner} serves group "${p.group}" for agent ${p.ctx.principal.agentId}`,
-      );
-    }
-    if (p.claimant !== null)
-      throw new ExecError(
-        'already_claimed',
-        `request ${requestId} was already claimed by ${p.claimant === clientId ? 'you' : p.claimant}`,
-      );
-    if (!g?.providers.has(clientId))
-      throw new ExecError(
-        'owned_by_other',
-        `client ${clientId} does not provide group "${p.group}"`,
-      );
-    p.claimant = clientId;
-    g.owners.set(p.agentKey, clientId);
-    return requestView(p);
+    return claimRequest(this.answers, requestId, clientId, key);
   }
 
   result(requestId: string, body: ResultBody, key?: string): { request_id: string; settled: true } {
-    this.clients.provider(body.client_id, key);
-    const p = this.pending.answerable(requestId);
-    if (p.claimant !== body.client_id) {
-      throw new ExecError(
-        'not_claimant',
-        p.claimant === null
-          ? `claim request ${requestId} before answering it`
-          : `request ${requestId} was claimed by another client`,
-      );
-    }
-    // Throws (validation_failed) before anything settles when the gate refuses the answer.
-    const outcome = answerOutcome(
-      this.gate,
-      body.ok ? { content: body.content, isError: false } : body.error,
-    );
-    this.pending.finish(p, outcome, null);
-    return { request_id: requestId, settled: true };
+    return settleResult(this.answers, requestId, body, key);
   }
 
   /** A stdio child's answer (status, text, optional structured JSON) to a call of its group. */
   reply(requestId: string, body: StdioReply, key?: string): { request_id: string; settled: true } {
-    this.clients.provider(body.client_id, key);
-    const p = this.pending.answerable(requestId);
-    if (p.call === undefined)
-      throw new ExecError(
-        'invalid_request',
-        `request ${requestId} is not a call of a stdio child; answer it with /result`,
-      );
-    if (p.claimant !== body.client_id)
-      throw new ExecError('not_claimant', `request ${requestId} belongs to another client`);
-    this.pending.finish(p, answerOutcome(this.gate, replyAnswer(body)), null);
-    return { request_id: requestId, settled: true };
+    return settleReply(this.answers, requestId, body, key);
   }
 
   /** Daemon stop: every parked call ends. */

@@ -1,5 +1,6 @@
 import { ExecError } from '../errors.js';
-import { LIMITS, type ClientToolSpec } from './types.js';
+import { CLIENT_TOOLS_PER_DAEMON } from '../../catalog/client-tool-limits.js';
+import type { ClientToolSpec } from './types.js';
 
 /**
  * The groups of client tools. Groups are shared by name: several clients
@@ -52,12 +53,12 @@ export class Groups {
   checkRoom(count: number, replacing: string | null): void {
     let others = 0;
     for (const g of this.byName.values()) if (g.name !== replacing) others += g.tools.length;
-    if (others + count > LIMITS.toolsPerDaemon) {
+    if (others + count > CLIENT_TOOLS_PER_DAEMON) {
       const [who, what] =
         replacing === null ? ['by other apps', 'child'] : ['in other groups', 'group'];
       throw new ExecError(
         'too_many_tools',
-        `the daemon holds at most ${LIMITS.toolsPerDaemon} client tools; ${others} are registered ${who} and this ${what} has ${count}`,
+        `the daemon holds at most ${CLIENT_TOOLS_PER_DAEMON} client tools; ${others} are registered ${who} and this ${what} has ${count}`,
       );
     }
   }

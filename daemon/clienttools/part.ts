@@ -6,17 +6,12 @@ import type { Profile } from '../profile/types.js';
 import type { HiddenTools } from '../tools/contracts.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import { ListChangedNotifier } from '../tools/notify.js';
-import { EventStreams, registerEventRoutes } from './event-streams.js';
+import { EventStreams, registerEventRoutes } from '../events/streams.js';
 import type { LongLivedStreams } from '../http/stream-budget.js';
 import { ClientToolBroker } from './broker.js';
 import type { ResultGate } from '../results/gate.js';
-import {
-  FALLBACK_OWNER,
-  checkGroupNames,
-  fallbackTools,
-  syncGroups,
-  type ExposureDeps,
-} from './exposure.js';
+import { checkGroupNames, syncGroups, type ExposureDeps } from './exposure.js';
+import { FALLBACK_OWNER, fallbackTools } from './fallback-tools.js';
 import { registerClientToolRoutes } from './routes.js';
 import { DelegatedScopes } from './scopes.js';
 import { registerStdioRoutes } from './stdio-routes.js';

@@ -1,10 +1,11 @@
+import type { DaemonEvent } from '../events/event.js';
+import { timeoutSeconds } from './wire-spelling.js';
 import { randomFillSync } from 'node:crypto';
 import type { Clock, ClockTimer } from '../../lib/clock.js';
 import { ExecError } from '../errors.js';
 import type { CallContext } from '../tools/registry.js';
 import {
   STDIO_CANCEL_REASON,
-  type BrokerEvent,
   type CallOutcome,
   type CancelReason,
   type ClientToolSpec,
@@ -94,7 +95,7 @@ export function requestView(p: Pending): RequestView {
       session_id: pr.sessionId,
       run_id: pr.runId,
     },
-    timeout_s: p.tool.timeout_s,
+    timeout_s: timeoutSeconds(p.tool),
     created_at: new Date(p.createdAt).toISOString(),
     state: p.claimant === null ? 'pending' : 'claimed',
     claimed_by: p.claimant,
@@ -135,7 +136,7 @@ export class PendingCalls {
 
   constructor(
     private readonly clock: Clock,
-    private readonly publish: (event: BrokerEvent) => void,
+    private readonly publish: (event: DaemonEvent) => void,
     /** Who may see a request in full (its group's owner for that agent, else every provider). */
     private readonly audienceOf: (p: Pending) => ReadonlySet<string>,
   ) {}

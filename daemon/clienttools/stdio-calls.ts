@@ -52,7 +52,8 @@ export function admitStdioCall(
       call_id: randomUUID(),
       task_id: delegation?.task_id ?? null,
       subagent_id: delegation?.subagent_id ?? null,
-      timeout_ms: tool.timeout_ms ?? tool.timeout_s * 1000,
+      // A stdio tool always has a deadline (min_timeout_ms is 1000).
+      timeout_ms: tool.timeoutMs ?? 0,
     },
   };
 }

@@ -9,6 +9,7 @@ import { CLIENT_KEY_HEADER } from './clients.js';
 import { fingerprintOf } from './exposure.js';
 import { SCOPE_LIMITS, type DelegatedScopes } from './scopes.js';
 import { clientIdOf } from './validate.js';
+import { timeoutField } from './wire-spelling.js';
 import type { ClientToolSpec, StdioReply } from './types.js';
 import type { ResultGate } from '../results/gate.js';
 import type { RuntimeEnv } from '../http/principal.js';
@@ -59,7 +60,9 @@ function decodeStdioRegistration(body: unknown): {
     throw invalid(`server_id must match ${ID_RE.source}`);
   const checked = validateStdioTools(body.tools);
   if (!checked.ok) throw invalid(checked.message);
-  const tools = checked.tools.map((t) => ({ ...t, timeout_s: Math.ceil(t.timeout_ms / 1000) }));
+  const tools = checked.tools.map(
+    ({ timeout_ms, ...t }): ClientToolSpec => ({ ...t, timeoutMs: timeout_ms, relay: 'stdio' }),
+  );
   return { client_id, server_id, tools };
 }
 
@@ -138,9 +141,7 @@ export function registerStdioRoutes(app: Hono<RuntimeEnv>, deps: StdioRouteDeps)
       name: tool.name,
       group,
       fingerprint: fingerprintOf(tool),
-      ...(tool.timeout_ms !== undefined
-        ? { timeout_ms: tool.timeout_ms }
-        : { timeout_s: tool.timeout_s }),
+      ...timeoutField(tool),
     }));
     return gate.ok({ revision: broker.revision, tools });
   });

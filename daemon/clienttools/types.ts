@@ -1,30 +1,14 @@
+import type { Relay } from '../../catalog/client-tool-limits.js';
+import type { DaemonEvent } from '../events/event.js';
+import type { ErrorCode } from '../../catalog/errors.js';
 import type { Masked } from '../results/masked.js';
 
 /**
- * Client tools: the wire shapes and limits apps and the broker share. The
- * app-facing JSON uses snake_case (client_id, input_schema, timeout_s) as
- * the client-tools contract spells it.
+ * Client tools: the shapes apps and the broker share. The app-facing JSON
+ * uses snake_case (client_id, input_schema, timeout_s) as the client-tools
+ * contracts spell it; the limits of both relays are one table
+ * (catalog/client-tool-limits.ts).
  */
-
-export const LIMITS = {
-  /** Tools in one group. */
-  toolsPerGroup: 64,
-  /** Client tools in the whole daemon, all groups together. */
-  toolsPerDaemon: 64,
-  /** Default and largest timeout_s; 0 means the call never times out. */
-  defaultTimeoutS: 30,
-  maxTimeoutS: 86_400,
-  nameBytes: 64,
-  /** Counted as JSON writes the description (escapes included). */
-  descriptionBytes: 2048,
-  groupBytes: 64,
-  /**
-   * Compact serialized bytes of one input schema, as the stdio transport
-   * allows: one tool's app_tools entry (name, group, description, schema) must
-   * fit a tools/call frame that carries it twice, text copy re-escaped.
-   */
-  schemaBytes: 8192,
-} as const;
 
 /** Tool and group names: what every MCP harness accepts as a tool name. */
 export const TOOL_NAME_RE = /^[A-Za-z0-9_-]{1,64}$/;
@@ -33,14 +17,19 @@ export const GROUP_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 /** The two fixed tools for runtimes that never re-list. */
 export const FALLBACK_TOOL_NAMES = ['app_tools', 'app_call'] as const;
 
+/**
+ * A client tool as the broker holds it, whichever relay registered it: one
+ * vocabulary inside the daemon. The edges spell it for their wire
+ * (wire-spelling.ts): `timeout_s` for HTTP apps, `timeout_ms` for stdio.
+ */
 export interface ClientToolSpec {
   readonly name: string;
   readonly description: string;
   readonly input_schema: Record<string, unknown>;
-  /** Whole seconds (HTTP registrations); for stdio tools the ceiling of timeout_ms. */
-  readonly timeout_s: number;
-  /** Stdio registrations only: the deadline in milliseconds, kept exactly (1000-300000). */
-  readonly timeout_ms?: number;
+  /** The deadline of a call, absolute from its start; null: it never times out (an HTTP hand-off, `timeout_s: 0`). */
+  readonly timeoutMs: number | null;
+  /** The relay that registered it. */
+  readonly relay: Relay;
 }
 
 /**
@@ -118,7 +107,7 @@ export interface RequestView {
  */
 export type CallOutcome =
   | { readonly ok: true; readonly frame: Masked; readonly isError: boolean; readonly code?: string }
-  | { readonly ok: false; readonly code: string; readonly message: string };
+  | { readonly ok: false; readonly code: ErrorCode; readonly message: string };
 
 /** Why a call was withdrawn from the app (client_tool.cancelled reason). */
 export type CancelReason =
@@ -139,27 +128,10 @@ export const STDIO_CANCEL_REASON: Readonly<Record<CancelReason, StdioCancelReaso
   shutdown: 'shutdown',
 };
 
-/** One event the broker publishes on the event streams. */
-export interface BrokerEvent {
-  readonly type:
-    | 'client_tool.request'
-    | 'client_tool.cancelled'
-    | 'client_tools.changed'
-    | 'tool.shown'
-    | 'tool.asked'
-    | 'tool.answered'
-    | 'daemon.log';
-  readonly data: Record<string, unknown>;
-  /** What streams outside `audience` see instead (ids only); null when everyone sees `data`. */
-  readonly redacted: Record<string, unknown> | null;
-  /** Client ids that see `data`; null = every stream. */
-  readonly audience: ReadonlySet<string> | null;
-}
-
 /** How the broker reaches its transport and the tool registry. */
 export interface BrokerHooks {
   /** Publishes one event on the event streams. */
-  publish(event: BrokerEvent): void;
+  publish(event: DaemonEvent): void;
   /** The set of client tools changed (the registry adapter re-registers; names are remembered). */
   toolsChanged(groups: ReadonlyMap<string, readonly ClientToolSpec[]>, revision: number): void;
 }

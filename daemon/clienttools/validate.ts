@@ -5,9 +5,9 @@ import {
   formatSubsetProblem,
 } from '../../catalog/schema-subset.js';
 import { ExecError } from '../errors.js';
+import { limitsOf } from '../../catalog/client-tool-limits.js';
 import {
   GROUP_RE,
-  LIMITS,
   TOOL_NAME_RE,
   type ClientToolSpec,
   type ContentBlock,
@@ -25,6 +25,9 @@ type Obj = Record<string, unknown>;
 
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 const utf8 = (s: string) => Buffer.byteLength(s, 'utf8');
+
+/** The HTTP/SSE column of the one limits table; this file is the edge that spells timeouts in seconds. */
+const LIMITS = limitsOf('sse');
 
 function invalidTool(message: string): ExecError {
   return new ExecError('invalid_tool', message);
@@ -66,15 +69,15 @@ function toolSpec(v: unknown, i: number): ClientToolSpec {
       `${where}.description is longer than ${LIMITS.descriptionBytes} bytes as JSON writes it, or holds an unpaired surrogate`,
     );
   }
-  const timeout = v.timeout_s ?? LIMITS.defaultTimeoutS;
+  const timeout = v.timeout_s ?? LIMITS.defaultTimeoutMs / 1000;
   if (
     typeof timeout !== 'number' ||
     !Number.isInteger(timeout) ||
-    timeout < 0 ||
-    timeout > LIMITS.maxTimeoutS
+    timeout < LIMITS.minTimeoutMs / 1000 ||
+    timeout > LIMITS.maxTimeoutMs / 1000
   ) {
     throw invalidTool(
-      `${where}.timeout_s must be an integer from 0 (never times out) to ${LIMITS.maxTimeoutS}`,
+      `${where}.timeout_s must be an integer from 0 (never times out) to ${LIMITS.maxTimeoutMs / 1000}`,
     );
   }
   if (schema === undefined) throw invalidTool(`${where}.input_schema is required`);
@@ -82,7 +85,13 @@ function toolSpec(v: unknown, i: number): ClientToolSpec {
   if (problem) throw invalidTool(`${where}.input_schema ${formatSubsetProblem(problem)}`);
   if (utf8(JSON.stringify(schema)) > LIMITS.schemaBytes)
     throw invalidTool(`${where}.input_schema is larger than ${LIMITS.schemaBytes} bytes`);
-  return { name, description, input_schema: schema as Obj, timeout_s: timeout };
+  return {
+    name,
+    description,
+    input_schema: schema as Obj,
+    timeoutMs: timeout === 0 ? null : timeout * 1000,
+    relay: 'sse',
+  };
 }
 
 /** POST /api/v1/client-tools. The 64-per-group limit is checked here; the daemon-wide one by the broker. */
@@ -94,10 +103,10 @@ export function decodeRegister(body: unknown): RegisterBody {
     throw invalidTool(`group must match ${GROUP_RE.source}`);
   }
   if (!Array.isArray(body.tools)) throw invalidTool('tools must be an array');
-  if (body.tools.length > LIMITS.toolsPerGroup) {
+  if (body.tools.length > LIMITS.toolsPerRegistration) {
     throw new ExecError(
       'too_many_tools',
-      `a group holds at most ${LIMITS.toolsPerGroup} tools; this one has ${body.tools.length}`,
+      `a group holds at most ${LIMITS.toolsPerRegistration} tools; this one has ${body.tools.length}`,
     );
   }
   const tools = body.tools.map(toolSpec);

@@ -16,6 +16,7 @@ import type { SpillStore } from './spill.js';
 import { boundText, tailOf, type BoundedText } from './text.js';
 import { lineMasker } from './stream.js';
 import { screenToolAnswer, type ToolAnswer } from './tool-answer.js';
+import { boundToolError } from './tool-frame.js';
 import { inSyncSpan, tracing } from '../telemetry/tracing.js';
 
 const NO_OPTIONS: BoundaryOptions = Object.freeze({});
@@ -179,6 +180,16 @@ export class ResultGate {
    */
   toolAnswer(answer: ToolAnswer): Masked {
     return screenToolAnswer(answer, this.secrets.matcher(), this.spill);
+  }
+
+  /**
+   * An app's own error ({code, message}) as the agent's tool error, in the
+   * format of every tool error (tool-frame.ts): masked, the message bounded
+   * with a spill when it does not fit the result budget.
+   */
+  toolError(error: { readonly code: string; readonly message: string }): Masked {
+    const code = this.maskText(error.code);
+    return boundToolError({ code, message: this.maskText(error.message) }, this.spill);
   }
 
   maskText(text: string): Masked {

@@ -4,6 +4,37 @@ import type { SpillStore } from './spill.js';
 import { boundJsonText, jsonTextBytes, leastCut } from './json-text.js';
 
 /**
+ * The one tool-error format the model reads, whatever the tool's source
+ * (built-in, declared, client): the error envelope `{"ok":false,"error":{...}}`
+ * as the text of the only block, isError set. The code is one of the closed
+ * table's for the daemon's own failures, and the app's own snake_case code
+ * when a client tool's app answered with an error.
+ */
+export function toolErrorFrame(error: { readonly code: string; readonly message: string }): string {
+  const envelope = JSON.stringify({ ok: false, error });
+  return `{"content":[{"type":"text","text":${JSON.stringify(envelope)}}],"isError":true}`;
+}
+
+/**
+ * An app's own error (already masked) held to the result budget: a message
+ * that does not fit keeps head and tail with a note naming the spill file
+ * that holds the whole. The message sits inside two JSON strings (the
+ * envelope, then the text block), where an escape costs at most twice what
+ * it costs in one, so half the room left is what it may take in one.
+ */
+export function boundToolError(
+  error: { readonly code: Masked; readonly message: Masked },
+  spill: SpillStore,
+  budget: number = RESULT_BUDGET_BYTES,
+): Masked {
+  const whole = toolErrorFrame(error);
+  if (whole.length <= budget / 3 || bytes(whole) <= budget) return whole as Masked;
+  const room = Math.floor((budget - bytes(toolErrorFrame({ ...error, message: '' }))) / 2);
+  const message = boundJsonText(error.message, room, spill).text;
+  return toolErrorFrame({ code: error.code, message }) as Masked;
+}
+
+/**
  * The MCP CallToolResult of an answer from outside the daemon (a client
  * tool's content blocks, or a stdio app's text and structured JSON), held
  * to the result budget as a whole: the serialized frame, every block,

@@ -1,5 +1,6 @@
 import type { ErrorBody } from '../../catalog/envelope.js';
 import { fitErrorBody } from '../../catalog/error-limits.js';
+import { toolErrorFrame } from '../results/tool-frame.js';
 
 /**
  * Serialized MCP CallToolResult frames. The same JSON goes to
@@ -18,11 +19,6 @@ export function successResult(dataJson: string): string {
  */
 export function errorResult(error: ErrorBody): string {
   // The envelope is at most 8 KiB; the result that carries it as escaped text is held to 8 KiB too.
-  const fitted = fitErrorBody(error, (e) => Buffer.byteLength(frame(e), 'utf8'));
-  return frame(fitted);
-}
-
-function frame(error: ErrorBody): string {
-  const envelope = JSON.stringify({ ok: false, error });
-  return `{"content":[{"type":"text","text":${JSON.stringify(envelope)}}],"isError":true}`;
+  const fitted = fitErrorBody(error, (e) => Buffer.byteLength(toolErrorFrame(e), 'utf8'));
+  return toolErrorFrame(fitted);
 }

@@ -4,8 +4,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ENTITY_ID_MAX, isEntityId } from '../../catalog/ids.js';
 import { AUTHOR_PATTERN, TARGET_PATTERN } from '../../catalog/mcp-tools.js';
 import { parseProfile, ProfileError } from '../../daemon/profile/parse.js';
@@ -15,6 +13,7 @@ import { waitFor } from '../../devkit/wait.js';
 import { pool } from '../../devkit/cli.js';
 import { requestLease, operatorToken } from '../../devkit/lease.js';
 import { send } from '../../devkit/http.js';
+import { connectMcp } from '../../devkit/mcp-client.js';
 
 /** The grammar table: every place that takes a server or agent id must agree with it. */
 const VALID = [
@@ -185,12 +184,7 @@ test('lease route, URLs and authors follow the grammar', async (t) => {
       assert.equal(id.length, ENTITY_ID_MAX);
       const lease = await requestLease(daemon.url, op, { serverId: 'local', agentId: id });
       st.after(() => lease.close());
-      const client = new Client({ name: 'ids-test', version: '1.0.0' });
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(lease.body.data!.mcpUrl), {
-          requestInit: { headers: { authorization: `Bearer ${lease.token()}` } },
-        }),
-      );
+      const client = await connectMcp(lease.body.data!.mcpUrl, lease.token(), {}, 'ids-test');
       st.after(() => client.close());
       const sent = await client.callTool({
         name: 'message_send',

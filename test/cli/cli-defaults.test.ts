@@ -1,8 +1,7 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { connectMcp } from '../../devkit/mcp-client.js';
 import { readFileSync } from 'node:fs';
 import { BIN, cli, firstLine, startDaemon } from '../../devkit/daemon.js';
 import { closeHttp } from '../../devkit/http.js';
@@ -45,13 +44,8 @@ test('one default server: what an operator posts without --server, an agent star
     'Please summarise the release.',
   ]);
   assert.equal(posted.code, 0, posted.stderr);
-  const client = new Client({ name: 'defaults-test', version: '1.0.0' });
   const token = readFileSync(env.AGENTTEAM_EXEC_TOKEN_FILE!, 'utf8').trim();
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(env.AGENTTEAM_MCP_URL!), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    }),
-  );
+  const client = await connectMcp(env.AGENTTEAM_MCP_URL!, token, {}, 'defaults-test');
   t.after(() => client.close());
   const read = await client.callTool({
     name: 'message_history_read',

@@ -43,6 +43,39 @@ const GET_STATUS = `const getStatus=(tok)=>new Promise((res,rej)=>require('http'
 
 const PRINT_CRED = `const fs=require('fs');console.log(JSON.stringify({token:fs.readFileSync(process.env.AGENTTEAM_EXEC_TOKEN_FILE,'utf8'),base:process.env.AGENTTEAM_EXEC_BASE_URL,file:process.env.AGENTTEAM_EXEC_TOKEN_FILE}));`;
 
+interface Cred {
+  token: string;
+  base: string;
+  file: string;
+}
+
+/** `agentteam run` of a child that prints its credential, then waits: the run, when it exits, and the credential. */
+async function credRun(env: NodeJS.ProcessEnv, track: Parameters<typeof cliSpawn>[2]) {
+  const run = cliSpawn(
+    [
+      'run',
+      '--server',
+      's',
+      '--agent',
+      'a',
+      '--',
+      NODE,
+      '-e',
+      `${PRINT_CRED}setTimeout(()=>{},60000)`,
+    ],
+    env,
+    track,
+  );
+  const out = lines(run);
+  const exited = exitOf(run);
+  const cred = JSON.parse(await out.next()) as Cred;
+  return { run, exited, cred };
+}
+
+/** The status of GET {base}/catalog with the credential's token. */
+const catalogStatus = async (cred: Cred) =>
+  (await httpGet(`${cred.base}/catalog`, { authorization: `Bearer ${cred.token}` })).status;
+
 test('run: environment, exit status, revocation on child exit and on kill -9 of run', async (t) => {
   const { env, track } = tempHome(t);
   await startDaemonCli(env, track);
@@ -159,38 +192,11 @@ test('run: environment, exit status, revocation on child exit and on kill -9 of 
   );
 
   await t.test('kill -9 of run: token 403 and directory gone within 2 s', async () => {
-    const run = cliSpawn(
-      [
-        'run',
-        '--server',
-        's',
-        '--agent',
-        'a',
-        '--',
-        NODE,
-        '-e',
-        `${PRINT_CRED}setTimeout(()=>{},60000)`,
-      ],
-      env,
-      track,
-    );
-    const out = lines(run);
-    const cred = JSON.parse(await out.next()) as { token: string; base: string; file: string };
-    assert.equal(
-      (await httpGet(`${cred.base}/catalog`, { authorization: `Bearer ${cred.token}` })).status,
-      200,
-    );
+    const { run, cred } = await credRun(env, track);
+    assert.equal(await catalogStatus(cred), 200);
     process.kill(run.pid!, 'SIGKILL');
     const killedAt = Date.now();
-    assert.ok(
-      await waitFor(
-        async () =>
-          (await httpGet(`${cred.base}/catalog`, { authorization: `Bearer ${cred.token}` }))
-            .status === 403,
-        2000,
-        20,
-      ),
-    );
+    assert.ok(await waitFor(async () => (await catalogStatus(cred)) === 403, 2000, 20));
     assert.ok(await waitFor(() => !existsSync(dirname(cred.file)), 2000 - (Date.now() - killedAt)));
     assert.ok(Date.now() - killedAt < 2000);
   });
@@ -198,30 +204,10 @@ test('run: environment, exit status, revocation on child exit and on kill -9 of 
   await t.test(
     'SIGTERM to run reaches the command; run exits 128+15 and the token is revoked',
     async () => {
-      const run = cliSpawn(
-        [
-          'run',
-          '--server',
-          's',
-          '--agent',
-          'a',
-          '--',
-          NODE,
-          '-e',
-          `${PRINT_CRED}setTimeout(()=>{},60000)`,
-        ],
-        env,
-        track,
-      );
-      const out = lines(run);
-      const exited = exitOf(run);
-      const cred = JSON.parse(await out.next()) as { token: string; base: string; file: string };
+      const { run, exited, cred } = await credRun(env, track);
       process.kill(run.pid!, 'SIGTERM');
       assert.equal(await exited, 143);
-      assert.equal(
-        (await httpGet(`${cred.base}/catalog`, { authorization: `Bearer ${cred.token}` })).status,
-        403,
-      );
+      assert.equal(await catalogStatus(cred), 403);
       assert.equal(existsSync(dirname(cred.file)), false);
     },
   );

@@ -4,6 +4,7 @@ import { startDaemon, type Daemon } from '../../devkit/daemon.js';
 import { operatorCall } from '../../devkit/http.js';
 import { connectAgent, waitUntil } from '../../devkit/client-tools.js';
 import { lookupTool, spawnServe } from '../../devkit/serve-stdio.js';
+import { toolErrorLine } from '../../devkit/tool-error.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -161,7 +162,7 @@ test('serve --stdio end to end: a test app spawns the real child, negotiates, an
     assert.equal(await app.close(), 0);
     const result = await pending;
     assert.equal(result.isError, true);
-    assert.match((result.content as { text: string }[])[0]!.text, /^no_client: /);
+    assert.match(toolErrorLine(result), /^no_client: /);
     await waitUntil(
       async () =>
         !(await agent.client.listTools()).tools.some((x) => x.name === 'client__lookup_record'),
@@ -209,7 +210,7 @@ test("serve --stdio --server S: only that server's agents may call the tools", a
     arguments: { record_id: 'x' },
   });
   assert.equal(res.isError, true);
-  assert.match((res.content as { text: string }[])[0]!.text, /^no_client: .*server other/);
+  assert.match(toolErrorLine(res), /^no_client: .*server other/);
 });
 
 test('serve --stdio without a running daemon: initialize answers unavailable and the child stays usable', async (t) => {

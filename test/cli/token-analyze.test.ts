@@ -56,6 +56,20 @@ function strip(list: Entry[]): Entry[] {
 test('agentteam token analyze: surfaces, per-tool shares, session attribution, its own credential scope', async (t) => {
   const d = await startDaemon();
   t.after(() => d.close());
+  /** The session part of `token analyze --json` for a recorded transcript in test/fixtures/. */
+  const sessionOf = async (runtime: string, fixture: string) => {
+    const r = await d.cli([
+      'token',
+      'analyze',
+      '--runtime',
+      runtime,
+      '--session',
+      `${FIXTURES}${fixture}`,
+      '--json',
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    return (JSON.parse(r.stdout) as Report).session!;
+  };
 
   await t.test('--json: every surface and each tool definition, in bytes and tokens', async () => {
     const r = await d.cli(['token', 'analyze', '--runtime', 'claude', '--json']);
@@ -114,17 +128,7 @@ test('agentteam token analyze: surfaces, per-tool shares, session attribution, i
   await t.test(
     '--session on a Claude Code transcript attributes result tokens per agentteam tool, largest first',
     async () => {
-      const r = await d.cli([
-        'token',
-        'analyze',
-        '--runtime',
-        'claude',
-        '--session',
-        `${FIXTURES}claude-session.jsonl`,
-        '--json',
-      ]);
-      assert.equal(r.code, 0, r.stderr);
-      const s = (JSON.parse(r.stdout) as Report).session!;
+      const s = await sessionOf('claude', 'claude-session.jsonl');
       assert.equal(s.format, 'claude');
       assert.equal(s.badLines, 0);
       const want = [
@@ -144,17 +148,7 @@ test('agentteam token analyze: surfaces, per-tool shares, session attribution, i
   await t.test(
     '--session on a Codex rollout: output items, the event fallback, shell exec calls',
     async () => {
-      const r = await d.cli([
-        'token',
-        'analyze',
-        '--runtime',
-        'codex',
-        '--session',
-        `${FIXTURES}codex-rollout.jsonl`,
-        '--json',
-      ]);
-      assert.equal(r.code, 0, r.stderr);
-      const s = (JSON.parse(r.stdout) as Report).session!;
+      const s = await sessionOf('codex', 'codex-rollout.jsonl');
       assert.equal(s.format, 'codex');
       assert.equal(s.badLines, 1);
       const want = [
@@ -171,17 +165,7 @@ test('agentteam token analyze: surfaces, per-tool shares, session attribution, i
   await t.test(
     '--session on a rollout that names tools inside a namespace (Codex 0.171)',
     async () => {
-      const r = await d.cli([
-        'token',
-        'analyze',
-        '--runtime',
-        'codex',
-        '--session',
-        `${FIXTURES}codex-rollout-namespaced.jsonl`,
-        '--json',
-      ]);
-      assert.equal(r.code, 0, r.stderr);
-      const s = (JSON.parse(r.stdout) as Report).session!;
+      const s = await sessionOf('codex', 'codex-rollout-namespaced.jsonl');
       assert.deepEqual(
         s.tools.map((x) => [x.name, x.calls]),
         [['message_send', 1]],

@@ -11,6 +11,7 @@ import {
   waitUntil,
   type Frame,
 } from '../../devkit/client-tools.js';
+import { toolError, toolErrorLine } from '../../devkit/tool-error.js';
 
 // A 1x1 PNG, as an app would send a screenshot.
 const PNG =
@@ -143,7 +144,7 @@ test('client tools end to end: an app registers, the agent is told, lists, calls
       });
       const result = await pending;
       assert.equal(result.isError, true);
-      assert.deepEqual(result.content, [{ type: 'text', text: 'file_locked: the file is locked' }]);
+      assert.deepEqual(toolError(result), { code: 'file_locked', message: 'the file is locked' });
     },
   );
 
@@ -174,7 +175,7 @@ test('client tools end to end: an app registers, the agent is told, lists, calls
         arguments: { tool: 'nope', args: {} },
       });
       assert.equal(missing.isError, true);
-      assert.match((missing.content as { text: string }[])[0]!.text, /^no_client: /);
+      assert.match(toolErrorLine(missing), /^no_client: /);
     },
   );
 

@@ -3,6 +3,7 @@ import { strict as assert } from 'node:assert';
 import { readdirSync, readFileSync } from 'node:fs';
 import { startDaemon, type Daemon } from '../../devkit/daemon.js';
 import { connectAgent, connectApp, type App } from '../../devkit/client-tools.js';
+import { toolError } from '../../devkit/tool-error.js';
 
 /**
  * Replays every wire fixture in test/fixtures/client-tools/ against a real
@@ -162,9 +163,10 @@ test('client tools: every wire fixture replays against a real daemon', async (t)
   await replay('15-result-app-error');
   const failed = await failing;
   assert.equal(failed.isError, true);
-  assert.deepEqual(failed.content, [
-    { type: 'text', text: 'note_locked: the note is open elsewhere' },
-  ]);
+  assert.deepEqual(toolError(failed), {
+    code: 'note_locked',
+    message: 'the note is open elsewhere',
+  });
 
   newRequest();
   const short = await connectAgent(d, 'a1');

@@ -5,11 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDaemon as startInProcess } from '../../daemon/server.js';
 import { INVENTORY_BUDGET_BYTES } from '../../catalog/limits.js';
-import { LIMITS } from '../../daemon/clienttools/types.js';
+import { limitsOf } from '../../catalog/client-tool-limits.js';
 import { openLease } from '../../devkit/lease.js';
 import { rpc } from '../../devkit/http.js';
 import type { Daemon } from '../../devkit/daemon.js';
 import { connectApp } from '../../devkit/client-tools.js';
+
+const LIMITS = limitsOf('sse');
 
 /** A client tool whose tools/list entry is exactly `bytes` long (description and schema padded, each within its own limit). */
 function toolOfEntryBytes(name: string, bytes: number) {

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import { getEventListeners } from 'node:events';
 import { ClientToolBroker } from '../../daemon/clienttools/broker.js';
-import type { BrokerEvent } from '../../daemon/clienttools/types.js';
+import type { DaemonEvent } from '../../daemon/events/event.js';
 import { openSse } from '../../daemon/http/sse.js';
 import type { ClientToolSpec } from '../../daemon/clienttools/types.js';
 import type { CallContext } from '../../daemon/tools/registry.js';
@@ -47,11 +47,12 @@ const ctx = (): CallContext => ({
   threadId: null,
   signal: new AbortController().signal,
 });
-const tool = (timeout_s: number): ClientToolSpec => ({
+const tool = (timeoutS: number): ClientToolSpec => ({
   name: 'app_echo',
   description: 'Echoes.',
   input_schema: { type: 'object' },
-  timeout_s,
+  timeoutMs: timeoutS === 0 ? null : timeoutS * 1000,
+  relay: 'sse',
 });
 
 /** Which comes first: the promise, or a macrotask queued now (setImmediate runs after every pending microtask). */
@@ -63,7 +64,7 @@ const beforeMacrotask = (p: Promise<unknown>) =>
 
 function setup(timeoutS: number) {
   const clock = new RecordingClock();
-  const events: BrokerEvent[] = [];
+  const events: DaemonEvent[] = [];
   const broker = new ClientToolBroker(
     clock,
     { publish: (e) => events.push(e), toolsChanged: () => undefined },

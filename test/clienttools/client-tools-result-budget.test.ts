@@ -11,6 +11,7 @@ import {
   type App,
 } from '../../devkit/client-tools.js';
 import { prepareHome } from '../../devkit/tools.js';
+import { toolError, toolErrorLine } from '../../devkit/tool-error.js';
 
 /**
  * Over the HTTP/SSE relay, an app's answer reaches the agent's MCP
@@ -187,8 +188,9 @@ test('HTTP/SSE relay: every result an agent reads is within the 64 KiB budget, a
       ).pending;
       assert.equal(r.isError, true);
       assert.ok(frameBytes(r) <= RESULT_BUDGET_BYTES, `${frameBytes(r)} bytes`);
-      assert.match(r.content[0]!.text!, /^app_failed: e+\n\[\.\.\./);
-      assert.equal(readFileSync(spillOf(r.content[0]!.text!)!, 'utf8'), `app_failed: ${message}`);
+      assert.match(toolErrorLine(r), /^app_failed: e+\n\[\.\.\./);
+      // The error stays one well-formed envelope; its message's spill file holds the whole message.
+      assert.equal(readFileSync(spillOf(toolError(r).message)!, 'utf8'), message);
     },
   );
 });

@@ -1,9 +1,8 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startDaemon, type Daemon } from '../../devkit/daemon.js';
+import { appServerRun, fakeAppServer } from '../../devkit/app-server.js';
 
 /**
  * A stand-in for `codex app-server` that, once the turn starts, sends server
@@ -53,32 +52,11 @@ rl.on('close', () => { writeFileSync(process.env.FAKE_OUT, JSON.stringify(out));
 `;
 
 test('codex-app-server driver: server requests named like Object.prototype members get a JSON-RPC method-not-found error', async (t) => {
-  const d: Daemon = await startDaemon();
-  t.after(() => d.close());
-  const dir = mkdtempSync(join(tmpdir(), 'agentteam-fake-app-server-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const fake = join(dir, 'codex');
-  writeFileSync(fake, `#!${process.execPath}\n${FAKE}`, { mode: 0o755 });
+  const { d, dir, fake } = await fakeAppServer(t, FAKE);
   const outFile = join(dir, 'out.json');
-  const r = await d.cli(
-    [
-      'run',
-      '--server',
-      'local',
-      '--agent',
-      'fx',
-      '--runtime',
-      'codex-app-server',
-      '--prompt',
-      'hi',
-      '--',
-      fake,
-      'app-server',
-    ],
-    {
-      env: { CODEX_HOME: join(dir, 'codex-home'), FAKE_OUT: outFile },
-    },
-  );
+  const r = await d.cli(appServerRun('fx', 'hi', fake), {
+    env: { CODEX_HOME: join(dir, 'codex-home'), FAKE_OUT: outFile },
+  });
   assert.equal(r.code, 0, r.stderr);
   const answers = (JSON.parse(readFileSync(outFile, 'utf8')) as { answers: Record<string, string> })
     .answers;

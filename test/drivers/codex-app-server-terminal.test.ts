@@ -1,11 +1,10 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { BIN, startDaemon } from '../../devkit/daemon.js';
+import { BIN } from '../../devkit/daemon.js';
+import { fakeAppServer } from '../../devkit/app-server.js';
 
 const sh = promisify(execFile);
 
@@ -41,12 +40,7 @@ rl.on('close', () => process.exit(0));
 const RAW = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
 test("an app-server run shows the agent's control sequences as escapes, on stdout and stderr", async (t) => {
-  const d = await startDaemon();
-  t.after(() => d.close());
-  const dir = mkdtempSync(join(tmpdir(), 'agentteam-fake-app-server-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const fake = join(dir, 'codex');
-  writeFileSync(fake, `#!${process.execPath}\n${FAKE}`, { mode: 0o755 });
+  const { d, dir, fake } = await fakeAppServer(t, FAKE);
   const r = await sh(
     process.execPath,
     [

@@ -1,8 +1,9 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, relative, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { importGraph } from '../../devkit/import-graph.js';
 
 /**
  * The CLI's start-up cost is a product property, so what it loads is checked
@@ -13,43 +14,7 @@ import { fileURLToPath } from 'node:url';
  */
 const DIST = fileURLToPath(new URL('../../', import.meta.url));
 
-const STATIC =
-  /(?:^|[;\n])\s*(?:import|export)\s[^'"`;]*?from\s*['"]([^'"]+)['"]|(?:^|[;\n])\s*import\s*['"]([^'"]+)['"]/g;
-const DYNAMIC = /import\(\s*(['"`])([^'"`]+)\1\s*\)/g;
-
-/** Every file and package reachable from `entry` through static and dynamic imports. */
-function graph(entry: string): { files: Set<string>; packages: Set<string> } {
-  const files = new Set<string>();
-  const packages = new Set<string>();
-  const visit = (file: string): void => {
-    if (files.has(file)) return;
-    files.add(file);
-    const src = readFileSync(file, 'utf8');
-    const specs = [...src.matchAll(STATIC)].map((m) => m[1] ?? m[2] ?? '');
-    for (const m of src.matchAll(DYNAMIC)) {
-      const spec = m[2] ?? '';
-      if (!spec.includes('${')) specs.push(spec);
-      else {
-        // A template such as `./commands/${name}.js`: every file it can name.
-        const dir = resolve(dirname(file), dirname(spec));
-        for (const f of readdirSync(dir)) if (f.endsWith('.js')) visit(resolve(dir, f));
-      }
-    }
-    for (const spec of specs) {
-      if (spec.startsWith('node:')) continue;
-      if (spec.startsWith('.')) visit(resolve(dirname(file), spec));
-      else
-        packages.add(
-          spec
-            .split('/')
-            .slice(0, spec.startsWith('@') ? 2 : 1)
-            .join('/'),
-        );
-    }
-  };
-  visit(entry);
-  return { files, packages };
-}
+const graph = (entry: string) => importGraph(entry, { dynamic: true });
 
 const rel = (files: Set<string>) => [...files].map((f) => relative(DIST, f)).sort();
 

@@ -54,6 +54,11 @@ const FLOORS: readonly Floor[] = [
     from: ['daemon/http/'],
     not: ['daemon/exec/', 'daemon/mcp/'],
   },
+  {
+    name: 'the event bus knows no client tools (it asks StreamClients)',
+    from: ['daemon/events/'],
+    not: ['daemon/clienttools/'],
+  },
   { name: 'exec/ does not import mcp/', from: ['daemon/exec/'], not: ['daemon/mcp/'] },
   { name: 'mcp/ does not import exec/', from: ['daemon/mcp/'], not: ['daemon/exec/'] },
   { name: 'the daemon imports no CLI code', from: ['daemon/'], not: ['cli/'] },

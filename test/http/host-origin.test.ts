@@ -3,13 +3,12 @@ import { strict as assert } from 'node:assert';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startDaemon } from '../../daemon/server.js';
 import { ListenError } from '../../daemon/lifecycle/listen.js';
 import { cliEnv } from '../../devkit/daemon.js';
 import { requestLease, operatorToken } from '../../devkit/lease.js';
 import { send, type RawResponse } from '../../devkit/http.js';
+import { connectMcp } from '../../devkit/mcp-client.js';
 
 const JSON_RPC_LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
 
@@ -183,12 +182,7 @@ test("the console's own host name: accepted on console paths only, as Host and a
 
 test('the official MCP SDK client works through the check', async (t) => {
   const { lease, token } = await daemonWithLease(t);
-  const client = new Client({ name: 'host-origin-test', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(lease.body.data!.mcpUrl), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    }),
-  );
+  const client = await connectMcp(lease.body.data!.mcpUrl, token, {}, 'host-origin-test');
   t.after(() => client.close());
   assert.ok((await client.listTools()).tools.length > 0);
 });

@@ -1,12 +1,11 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { MCP_TOOLS } from '../../catalog/mcp-tools.js';
 import { RUNTIME_KINDS } from '../../catalog/runtimes.js';
 import { rpc } from '../../devkit/http.js';
 import { openLease } from '../../devkit/lease.js';
 import { startDaemon } from '../../devkit/daemon.js';
+import { connectMcp } from '../../devkit/mcp-client.js';
 
 /**
  * The per-turn budget of the tool surface, measured the way an operator
@@ -113,12 +112,7 @@ test('the per-turn tool surface: Claude runtime under 2,000 tokens, under 1 KB a
     async () => {
       const lease = await openLease(d, { serverId: 'local', agentId: 'b1', runtime: 'generic' });
       t.after(() => lease.close());
-      const client = new Client({ name: 'surface-budget-test', version: '1.0.0' });
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(lease.mcpUrl), {
-          requestInit: { headers: { authorization: `Bearer ${lease.token()}` } },
-        }),
-      );
+      const client = await connectMcp(lease.mcpUrl, lease.token(), {}, 'surface-budget-test');
       t.after(() => client.close());
       const { tools } = await client.listTools();
       const internal = keysOf(tools).filter((p) => /\/x-[^/]*$/.test(p));

@@ -1,20 +1,12 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
-import { spawn } from 'node:child_process';
 import { readFileSync, mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import {
-  BIN,
-  cli,
-  firstLine,
-  startDaemon,
-  startRuntime,
-  type Daemon,
-  type Runtime,
-} from '../../devkit/daemon.js';
+import { cli, startDaemon, startRuntime, type Daemon, type Runtime } from '../../devkit/daemon.js';
 import { call, closeHttp } from '../../devkit/http.js';
+import { runtimeEnvLine } from '../../devkit/runtime-env.js';
 import { PG_PASSWORD, freshDatabase } from '../../devkit/pg.js';
 import { sleep } from '../../devkit/wait.js';
 
@@ -194,27 +186,7 @@ test('status names the store kind and host; the password is in no status, log, c
     if (existsSync(log)) assertNoPassword(readFileSync(log, 'utf8'), 'daemon.log');
   }
   // A runtime started from a shell that has the URL does not inherit it.
-  const proc = spawn(
-    process.execPath,
-    [
-      BIN,
-      'run',
-      '--server',
-      's1',
-      '--agent',
-      'a9',
-      '--',
-      process.execPath,
-      '-e',
-      'process.stdout.write(JSON.stringify(process.env)+"\\n");setInterval(()=>{},1e6)',
-    ],
-    {
-      env: { ...process.env, AGENTTEAM_HOME: a.home, AGENTTEAM_STORE_URL: url },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  t.after(() => void proc.kill('SIGTERM'));
-  const env = await firstLine(proc);
+  const env = await runtimeEnvLine(t, { AGENTTEAM_HOME: a.home, AGENTTEAM_STORE_URL: url });
   assert.ok(!env.includes('AGENTTEAM_STORE_URL'));
   assertNoPassword(env, 'the runtime environment');
   // store backup has nothing to copy and says what to use instead.

@@ -2,11 +2,12 @@ import { test, before, after } from 'node:test';
 import { strict as assert } from 'node:assert';
 import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startDaemon, type Daemon } from '../../devkit/daemon.js';
 import { openLease } from '../../devkit/lease.js';
 import { rpc, rawRequest } from '../../devkit/http.js';
+import { importGraph } from '../../devkit/import-graph.js';
 
 /**
  * GET /metrics with telemetry export unset: the Prometheus text format,
@@ -207,30 +208,7 @@ test('GET /metrics parses as Prometheus text: call durations, calls by outcome, 
 });
 
 /** Every package the daemon entry reaches through static imports (dynamic import() is where optional parts wait). */
-function staticPackages(entry: string): Set<string> {
-  const STATIC =
-    /(?:^|[;\n])\s*(?:import|export)\s[^'"`;]*?from\s*['"]([^'"]+)['"]|(?:^|[;\n])\s*import\s*['"]([^'"]+)['"]/g;
-  const files = new Set<string>();
-  const packages = new Set<string>();
-  const visit = (file: string): void => {
-    if (files.has(file)) return;
-    files.add(file);
-    for (const m of readFileSync(file, 'utf8').matchAll(STATIC)) {
-      const spec = m[1] ?? m[2] ?? '';
-      if (spec.startsWith('node:')) continue;
-      if (spec.startsWith('.')) visit(resolve(dirname(file), spec));
-      else
-        packages.add(
-          spec
-            .split('/')
-            .slice(0, spec.startsWith('@') ? 2 : 1)
-            .join('/'),
-        );
-    }
-  };
-  visit(entry);
-  return packages;
-}
+const staticPackages = (entry: string) => importGraph(entry, { dynamic: false }).packages;
 
 test('the daemon start-up path imports no OpenTelemetry package: the SDK waits behind a dynamic import', () => {
   const dist = fileURLToPath(new URL('../../', import.meta.url));

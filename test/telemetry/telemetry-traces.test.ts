@@ -1,17 +1,14 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { writeFileSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT } from '../../devkit/cli.js';
-import { spawn } from 'node:child_process';
-import { BIN, firstLine, startRuntime } from '../../devkit/daemon.js';
+import { kbTurn } from '../../devkit/knowledge.js';
 import { openLease } from '../../devkit/lease.js';
 import { rpc, rawRequest } from '../../devkit/http.js';
 import { connectApp, connectAgent, echoTool, waitUntil } from '../../devkit/client-tools.js';
 import { lookupTool, spawnServe } from '../../devkit/serve-stdio.js';
-import { startUpstream } from '../../devkit/extension-upstream.js';
+import { runtimeEnvLine } from '../../devkit/runtime-env.js';
+import { installExample, startUpstream } from '../../devkit/extension-upstream.js';
 import { SPAN_KIND } from '../../devkit/otlp-receiver.js';
 import {
   callerContext,
@@ -151,16 +148,7 @@ test('an MCP tools/call span follows the MCP conventions, continues params._meta
 test('an Exec action continues the traceparent header and the trace id reaches the extension upstream', async (t) => {
   const up = await startUpstream();
   t.after(() => up.close());
-  const file = join(d.home, 'github.json');
-  writeFileSync(
-    file,
-    readFileSync(join(ROOT, 'examples/extensions/github.json'), 'utf8').replace(
-      'http://127.0.0.1:8787',
-      up.url,
-    ),
-  );
-  const installed = await d.cli(['extension', 'install', file]);
-  assert.equal(installed.code, 0, installed.stderr);
+  await installExample(d, up.url);
   const lease = await openLease(d, { serverId: 's1', agentId: 'a1' });
   t.after(() => lease.close());
   const exec = lease.mcpUrl.replace('/api/internal/mcp/', '/api/internal/exec/');
@@ -297,7 +285,7 @@ test('an operator route continues the traceparent header', async () => {
   assert.equal(span.attributes['http.route'], '/api/v1/status');
 });
 
-test('metrics are exported over OTLP with the configured headers, and the headers never reach a runtime', async () => {
+test('metrics are exported over OTLP with the configured headers, and the headers never reach a runtime', async (t) => {
   const duration = await receiver.waitFor(() =>
     receiver.metrics.find(
       (m) =>
@@ -316,85 +304,21 @@ test('metrics are exported over OTLP with the configured headers, and the header
   );
 
   // A runtime launched from the same shell does not inherit the collector credential.
-  const proc = spawn(
-    process.execPath,
-    [
-      BIN,
-      'run',
-      '--server',
-      's1',
-      '--agent',
-      'a9',
-      '--',
-      process.execPath,
-      '-e',
-      'process.stdout.write(JSON.stringify(process.env)+"\\n");setInterval(()=>{},1e6)',
-    ],
-    {
-      env: { ...process.env, AGENTTEAM_HOME: d.home },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
+  const env = JSON.parse(await runtimeEnvLine(t, { AGENTTEAM_HOME: d.home })) as Record<
+    string,
+    string
+  >;
+  assert.ok(env.AGENTTEAM_EXEC_BASE_URL, 'the runtime started');
+  assert.equal(env.OTEL_EXPORTER_OTLP_HEADERS, undefined);
+  assert.equal(
+    env.OTEL_SERVICE_NAME,
+    'agentteam-otel-test',
+    'other OTEL_* variables are left alone',
   );
-  try {
-    const env = JSON.parse(await firstLine(proc)) as Record<string, string>;
-    assert.ok(env.AGENTTEAM_EXEC_BASE_URL, 'the runtime started');
-    assert.equal(env.OTEL_EXPORTER_OTLP_HEADERS, undefined);
-    assert.equal(
-      env.OTEL_SERVICE_NAME,
-      'agentteam-otel-test',
-      'other OTEL_* variables are left alone',
-    );
-  } finally {
-    // SIGTERM: `run` passes it on to the runtime, which would outlive a SIGKILLed `run`.
-    const exited = new Promise((r) => proc.once('exit', r));
-    proc.kill('SIGTERM');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
-    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
-  }
 });
 
 test('kb_search carries the trace context to the knowledge upstream', async (t) => {
-  const seen: Record<string, string | string[] | undefined>[] = [];
-  const upstream = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      seen.push(req.headers);
-      res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ hits: [], hasMore: false }));
-    });
-  });
-  await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
-  t.after(() => new Promise<void>((r) => upstream.close(() => r())));
-  writeFileSync(
-    join(d.home, 'kb.json'),
-    JSON.stringify({
-      upstream: {
-        url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
-        timeoutMs: 2000,
-      },
-    }),
-  );
-  t.after(() => rmSync(join(d.home, 'kb.json'), { force: true }));
-  assert.equal((await d.cli(['daemon', 'reload'])).code, 0);
-  const posted = await d.cli([
-    'message',
-    'post',
-    '--target',
-    'channel:kb',
-    '--as',
-    'human:ada',
-    'How do we deploy?',
-  ]);
-  assert.equal(posted.code, 0, posted.stderr);
-  const messageId = (JSON.parse(posted.stdout) as { data: { message: { id: string } } }).data
-    .message.id;
-  const rt = await startRuntime(d, {
-    server: 'local',
-    agent: 'k1',
-    runArgs: ['--turn-target', 'channel:kb', '--turn-message', messageId],
-  });
-  t.after(() => rt.close());
+  const { seen, rt } = await kbTurn(t, d, { channel: 'channel:kb', agent: 'k1' });
   const caller = callerContext();
   const res = await rpc(
     rt.mcpUrl,

@@ -1,13 +1,10 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { ROOT } from '../../devkit/cli.js';
+import type { IncomingHttpHeaders } from 'node:http';
 import { startRuntime } from '../../devkit/daemon.js';
 import { rawRequest, rpc } from '../../devkit/http.js';
-import { startUpstream } from '../../devkit/extension-upstream.js';
+import { installExample, startUpstream } from '../../devkit/extension-upstream.js';
+import { kbTurn } from '../../devkit/knowledge.js';
 import { SPAN_KIND } from '../../devkit/otlp-receiver.js';
 import { callerContext, childrenOf, d, inTrace, receiver } from '../../devkit/otel.js';
 
@@ -46,15 +43,7 @@ const nowhere = (pieces: readonly string[], upstreamHeaders: IncomingHttpHeaders
 test("Exec: a tracestate carrying the runtime's token reaches neither the OTLP export nor the extension upstream", async (t) => {
   const up = await startUpstream();
   t.after(() => up.close());
-  const file = join(d.home, 'github.json');
-  writeFileSync(
-    file,
-    readFileSync(join(ROOT, 'examples/extensions/github.json'), 'utf8').replace(
-      'http://127.0.0.1:8787',
-      up.url,
-    ),
-  );
-  assert.equal((await d.cli(['extension', 'install', file])).code, 0);
+  await installExample(d, up.url);
   const rt = await startRuntime(d, { server: 'local', agent: 't1' });
   t.after(() => rt.close());
   const send = async (tracestate: string) => {
@@ -89,46 +78,7 @@ test("Exec: a tracestate carrying the runtime's token reaches neither the OTLP e
 });
 
 test("MCP: a tracestate in _meta carrying the runtime's token reaches neither the OTLP export nor the kb upstream", async (t) => {
-  const seen: IncomingHttpHeaders[] = [];
-  const upstream = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      seen.push(req.headers);
-      res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ hits: [], hasMore: false }));
-    });
-  });
-  await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
-  t.after(() => new Promise<void>((r) => upstream.close(() => r())));
-  writeFileSync(
-    join(d.home, 'kb.json'),
-    JSON.stringify({
-      upstream: {
-        url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
-        timeoutMs: 2000,
-      },
-    }),
-  );
-  t.after(() => rmSync(join(d.home, 'kb.json'), { force: true }));
-  assert.equal((await d.cli(['daemon', 'reload'])).code, 0);
-  const posted = await d.cli([
-    'message',
-    'post',
-    '--target',
-    'channel:ts',
-    '--as',
-    'human:ada',
-    'How do we deploy?',
-  ]);
-  const messageId = (JSON.parse(posted.stdout) as { data: { message: { id: string } } }).data
-    .message.id;
-  const rt = await startRuntime(d, {
-    server: 'local',
-    agent: 't2',
-    runArgs: ['--turn-target', 'channel:ts', '--turn-message', messageId],
-  });
-  t.after(() => rt.close());
+  const { seen, rt } = await kbTurn(t, d, { channel: 'channel:ts', agent: 't2' });
   const search = async (tracestate: string) => {
     const caller = callerContext();
     const _meta = { traceparent: caller.traceparent, tracestate };

@@ -3,11 +3,8 @@ import * as assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import {
-  DECLARATION_SCHEMA,
-  checkDeclaration,
-  pointerOfPath,
-} from '../../catalog/tool-declaration.js';
+import { checkDeclaration, pointerOfPath } from '../../catalog/tool-declaration.js';
+import { DECLARATION_SCHEMA } from '../../catalog/tool-declaration-schema.js';
 import { buildMatcher } from '../../daemon/results/secrets.js';
 import { lineMasker } from '../../daemon/results/stream.js';
 

@@ -1,16 +1,16 @@
 import type { Context, Hono } from 'hono';
 import type { Clock } from '../../lib/clock.js';
 import { ExecError } from '../errors.js';
-import type { ClientToolBroker } from './broker.js';
-import type { BrokerEvent } from './types.js';
+import type { DaemonEvent, StreamClients } from './event.js';
 import { SSE_HEADERS, openSse, type SseSink } from '../http/sse.js';
 import { socketOf, type LongLivedStreams } from '../http/stream-budget.js';
 import type { ResultGate } from '../results/gate.js';
 import type { RuntimeEnv } from '../http/principal.js';
 
 /**
- * GET /api/v1/events: the operator event stream (SSE). Every stream is a
- * connected client with its own contiguous `seq`, starting with the hello
+ * GET /api/v1/events: the operator event streams (SSE), the daemon-wide
+ * event bus every part publishes on. Every stream is a
+ * connected client (of the client-tools broker) with its own contiguous `seq`, starting with the hello
  * frame (client_id, features). `?client_tools=1` makes it a provider of
  * client tools; closing it withdraws what that client registered. Events
  * carrying call arguments go in full only to the streams in their audience;
@@ -37,7 +37,7 @@ export class EventStreams {
 
   constructor(
     private readonly clock: Clock,
-    private readonly broker: () => ClientToolBroker,
+    private readonly clients: () => StreamClients,
     /** The result gate: every event is masked (each string, keys included) before any stream gets it. */
     private readonly gate: ResultGate,
     private readonly budget?: LongLivedStreams,
@@ -64,7 +64,7 @@ export class EventStreams {
     return `id: ${s.seq}\nevent: ${type}\ndata: ${JSON.stringify({ seq: s.seq, type, data })}\n\n`;
   }
 
-  publish(event: BrokerEvent): void {
+  publish(event: DaemonEvent): void {
     const full = this.masked(event.data);
     const redacted = event.redacted === null ? full : this.masked(event.redacted);
     for (const s of this.streams.values()) {
@@ -96,7 +96,7 @@ export class EventStreams {
         'busy',
         `at most ${MAX_STREAMS} event streams may be open; close one first`,
       );
-    const clientId = this.broker().connect(provider);
+    const clientId = this.clients().connect(provider);
     const stream: { s: Stream | null } = { s: null };
     const { body, sink } = openSse({
       clock: this.clock,
@@ -104,7 +104,7 @@ export class EventStreams {
       heartbeat: () => this.frame(stream.s!, 'heartbeat', {}),
       onClose: () => {
         this.streams.delete(clientId);
-        this.broker().disconnect(clientId);
+        this.clients().disconnect(clientId);
         ticket?.release();
       },
     });
@@ -123,7 +123,7 @@ export class EventStreams {
       'retry: 2000\n\n' +
         this.frame(s, 'hello', {
           client_id: clientId,
-          ...(provider ? { client_key: this.broker().keyOf(clientId) } : {}),
+          ...(provider ? { client_key: this.clients().keyOf(clientId) } : {}),
           features: FEATURES,
           provider,
           heartbeat_s: heartbeatS,
