@@ -9,7 +9,7 @@ import { selectAgentteamBinary } from './drivers/binary.js';
 import { openServices, type Services } from './services.js';
 import type { IdempotencyLimits } from './store/idempotency.js';
 import type { ResultGate } from './results/gate.js';
-import type { SecretSet } from './results/secrets.js';
+import type { SecretSet } from './masking/secrets.js';
 import { registerExecActionRoute } from './exec/route.js';
 import { registerMcpRoutes } from './mcp/routes.js';
 import { registerCodexAppServerRoute } from './operator/codex-app-server.js';

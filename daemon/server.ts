@@ -39,7 +39,7 @@ import {
 } from './http/connection-cap.js';
 import { LongLivedStreams, connectionReserve, streamCap } from './http/stream-budget.js';
 import { refuseHomeLinks } from './lifecycle/no-follow.js';
-import { daemonSecrets, fixedSource, tokenSource } from './results/sources.js';
+import { daemonSecrets, fixedSource, tokenSource } from './masking/sources.js';
 import { routeTable, type RouteEntry } from './results/route-table.js';
 import { observeDaemon, type DaemonGauges } from './telemetry/instruments.js';
 import { screenTraceState } from './telemetry/tracing.js';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { startDaemon } from '../daemon/server.js';
 import { ResultGate } from '../daemon/results/gate.js';
-import { SecretSet } from '../daemon/results/secrets.js';
+import { SecretSet } from '../daemon/masking/secrets.js';
 import { SpillStore } from '../daemon/results/spill.js';
 import { buildApp } from '../daemon/app.js';
 import { EXEC_BASE } from '../daemon/http/paths.js';

@@ -6,7 +6,7 @@ import type { BrokerEvent } from '../daemon/clienttools/types.js';
 import { openSse } from '../daemon/http/sse.js';
 import type { ClientToolSpec } from '../daemon/clienttools/types.js';
 import type { CallContext } from '../daemon/tools/registry.js';
-import type { Principal } from '../daemon/http/principal.js';
+import type { Principal } from '../daemon/auth/principal.js';
 import { FakeClock } from './harness/auth-clock.js';
 import { gateWith } from './harness/gate.js';
 

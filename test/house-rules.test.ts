@@ -37,7 +37,6 @@ const TOO_LONG_FOR_NOW = new Set<string>([
   'daemon/store/audit.ts',
   'daemon/store/postgres/pg-sql.ts',
   'daemon/store/workflow-triggers.ts',
-  'daemon/telemetry/observe.ts',
   'interop/model-standins.ts',
   'test/auth-replace-drain.test.ts',
   'test/cli-http1.test.ts',
@@ -100,7 +99,7 @@ const TESTED_ONLY = new Set<string>([
   'cli/token/pieces.ts: pieces', // token-analyze-bounds.test.ts
   'cli/token/session.ts: MAX_LINE_DEPTH', // token-analyze-bounds.test.ts
   'daemon/http/paths.ts: EXEC_BASE', // auth-replace-drain.test.ts
-  'daemon/audit/hooks.ts: cutBytes', // audit-store.test.ts
+  'daemon/audit/trail.ts: cutBytes', // audit-store.test.ts
   'daemon/audit/recorder.ts: AUDIT_BATCH_ROWS', // audit-durability.test.ts, audit-store.test.ts
   'daemon/audit/recorder.ts: AUDIT_FLUSH_MS', // audit-durability.test.ts, audit-store.test.ts
   'daemon/audit/recorder.ts: AUDIT_QUEUE_MAX', // audit-store.test.ts
@@ -118,8 +117,8 @@ const TESTED_ONLY = new Set<string>([
   'daemon/http/runtime-auth.ts: FORBIDDEN_BODY', // auth-admission.test.ts, auth-forged.test.ts, auth-replace-drain.test.ts, exec-body.test.ts, run.test.ts, token-analyze.test.ts
   'daemon/knowledge/text-search.ts: clipBytes', // knowledge-index.test.ts
   'daemon/profile/parse.ts: ProfileError', // ids.test.ts, limits.test.ts
-  'daemon/results/secrets.ts: buildMatcher', // results-gate.test.ts, tools-schema.test.ts
-  'daemon/results/secrets.ts: MIN_SECRET_BYTES', // results-gate.test.ts
+  'daemon/masking/secrets.ts: buildMatcher', // results-gate.test.ts, tools-schema.test.ts
+  'daemon/masking/secrets.ts: MIN_SECRET_BYTES', // results-gate.test.ts
   'daemon/schedule/scheduler.ts: STALL_BACKOFF_MS', // scheduled-message.test.ts
   'daemon/telemetry/recorder.ts: DURATION_BUCKETS', // telemetry-recorder.test.ts
   'daemon/telemetry/recorder.ts: MAX_SERIES', // telemetry-recorder.test.ts

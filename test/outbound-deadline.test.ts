@@ -10,9 +10,9 @@ import { cli, startDaemon, startRuntime } from './harness/daemon.js';
 import { startTrickle } from './harness/extension-upstream.js';
 import { forwardToUpstream, UPSTREAM_TIMEOUT_MS } from '../daemon/extensions/forward.js';
 import { KnowledgeUpstream } from '../daemon/knowledge/kb-upstream.js';
-import { ExecError } from '../daemon/errors.js';
+import { ExecError } from '../daemon/errors/exec-error.js';
 import { gateWith } from './harness/gate.js';
-import type { Principal } from '../daemon/http/principal.js';
+import type { Principal } from '../daemon/auth/principal.js';
 
 test.after(() => closeHttp());
 

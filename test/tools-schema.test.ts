@@ -8,8 +8,8 @@ import {
   checkDeclaration,
   pointerOfPath,
 } from '../catalog/tool-declaration.js';
-import { buildMatcher } from '../daemon/results/secrets.js';
-import { lineMasker } from '../daemon/results/stream.js';
+import { buildMatcher } from '../daemon/masking/secrets.js';
+import { lineMasker } from '../daemon/masking/stream.js';
 
 /**
  * The published declaration schema and the hand-written checker agree: the

@@ -7,7 +7,7 @@ import { isRuntimeKind } from '../../catalog/runtimes.js';
 import type { AnalysisTokens } from '../auth/analysis-token.js';
 import { SERVER_INSTRUCTIONS, renderToolGuidance } from '../drivers/guidance.js';
 import { toRuntimeName } from '../drivers/names.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import { forbidden } from '../http/runtime-auth.js';
 import { ANALYSIS_PATH } from '../http/paths.js';
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Clock } from '../../lib/clock.js';
 import { ENTITY_ID_RULE, isEntityId } from '../../catalog/ids.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import { Authorization, type AuthorizationInit, type Generation } from './authorization.js';
 import type { PinnedCatalog } from './pinned-catalog.js';
 import {

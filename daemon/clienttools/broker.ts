@@ -1,5 +1,5 @@
 import type { Clock } from '../../lib/clock.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import type { CallContext } from '../tools/registry.js';
 import { admitStdioCall, replyAnswer } from './stdio-calls.js';
 import { answerOutcome } from './result-exit.js';

@@ -1,6 +1,6 @@
 import type { Context, Hono } from 'hono';
 import type { Clock } from '../../lib/clock.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import type { ClientToolBroker } from './broker.js';
 import type { BrokerEvent } from './types.js';
 import { SSE_HEADERS, openSse, type SseSink } from '../http/sse.js';

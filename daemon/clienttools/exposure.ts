@@ -1,4 +1,4 @@
-import type { Principal } from '../http/principal.js';
+import type { Principal } from '../auth/principal.js';
 import type {
   CallContext,
   ListedTool,
@@ -6,7 +6,7 @@ import type {
   ToolOwner,
   ToolRegistry,
 } from '../tools/registry.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import type { ClientToolBroker } from './broker.js';
 import { toolFingerprint } from '../../catalog/tool-fingerprint.js';
 import { clientResultFrame, toolErrorFrame } from './result-exit.js';

@@ -1,4 +1,4 @@
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import { LIMITS, type ClientToolSpec } from './types.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
 import type { Clock } from '../../lib/clock.js';
-import type { Principal } from '../http/principal.js';
+import type { Principal } from '../auth/principal.js';
 import type { ProfileStore } from '../profile/profile-store.js';
 import type { Profile } from '../profile/types.js';
 import type { HiddenTools } from '../tools/contracts.js';

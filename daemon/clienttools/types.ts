@@ -1,4 +1,4 @@
-import type { Masked } from '../results/masked.js';
+import type { Masked } from '../masking/masked.js';
 
 /**
  * Client tools: the wire shapes and limits apps and the broker share. The

@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 
 /** Recent diagnostic lines kept for `agentteam daemon logs` (each at most a few hundred bytes). */
 const LOG_TAP_LINES = 1000;

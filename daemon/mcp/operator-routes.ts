@@ -9,7 +9,7 @@ import {
   messageSend,
 } from '../../catalog/mcp-tools.js';
 import { sharedValidator } from '../../lib/validator.js';
-import { ExecError, errorBody } from '../errors.js';
+import { ExecError, errorBody } from '../errors/exec-error.js';
 import type { MessageApi } from '../store/messages.js';
 
 /** The operator's (a person's) side of messages: post as human:<handle>, read a target's history. */

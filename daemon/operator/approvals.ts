@@ -1,7 +1,7 @@
 import { LIMITS, isWellFormedText, jsonBytes } from '../../catalog/limits.js';
 import { readJsonBody } from '../http/json-body.js';
 import type { Context, Hono } from 'hono';
-import { ExecError, errorBody } from '../errors.js';
+import { ExecError, errorBody } from '../errors/exec-error.js';
 import type { ApprovalOperatorApi } from '../store/server-api.js';
 
 const ID = /^appr_[0-9A-Za-z]{6,40}$/;

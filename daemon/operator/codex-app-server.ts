@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Hono } from 'hono';
 import type { AuthorizationStore } from '../auth/store.js';
 import { readJsonBody } from '../http/json-body.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import type { Diag } from '../lifecycle/diag.js';
 import type { ToolHost } from '../tools/contracts.js';
 import type { ResultGate } from '../results/gate.js';

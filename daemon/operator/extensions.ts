@@ -1,6 +1,6 @@
 import type { Context, Hono } from 'hono';
 import { readJsonBody } from '../http/json-body.js';
-import { ExecError, errorBody } from '../errors.js';
+import { ExecError, errorBody } from '../errors/exec-error.js';
 import type { ExtensionStore } from '../extensions/store.js';
 import { pinCatalog } from '../auth/pinned-catalog.js';
 

@@ -1,7 +1,7 @@
 import type { Context, Hono } from 'hono';
 import { readJsonBody } from '../http/json-body.js';
 import type { Authorization } from '../auth/authorization.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import { isRuntimeKind, type RuntimeKind } from '../../catalog/runtimes.js';
 import { MESSAGE_ID_PATTERN, TARGET_PATTERN } from '../../catalog/mcp-tools.js';
 import type { AuthorizationStore } from '../auth/store.js';

@@ -3,7 +3,7 @@ import { readJsonBody } from '../http/json-body.js';
 import { isAbsolute } from 'node:path';
 import type { Db } from '../store/db.js';
 import { backupSqlite, BackupTargetError } from '../../lib/store-backup.js';
-import { ExecError, errorBody } from '../errors.js';
+import { ExecError, errorBody } from '../errors/exec-error.js';
 
 /** Longest backup path accepted (Linux PATH_MAX). */
 const MAX_PATH_BYTES = 4096;

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import type { ErrorBody } from '../../catalog/envelope.js';
-import { ExecError, errorBody } from '../errors.js';
+import { ExecError, errorBody } from '../errors/exec-error.js';
 import { clipJson } from '../../catalog/limits.js';
 import {
   boundSerialized,
@@ -8,13 +8,13 @@ import {
   type BoundaryOutcome,
   type BoundaryPolicy,
 } from './boundary.js';
-import { MaskError, maskValue } from './mask.js';
-import { cutOutsideLabel, type Masked } from './masked.js';
-import type { Matcher } from './matcher.js';
-import type { SecretSet } from './secrets.js';
+import { MaskError, maskValue } from '../masking/mask.js';
+import { cutOutsideLabel, type Masked } from '../masking/masked.js';
+import type { Matcher } from '../masking/matcher.js';
+import type { SecretSet } from '../masking/secrets.js';
 import type { SpillStore } from './spill.js';
 import { boundText, tailOf, type BoundedText } from './text.js';
-import { lineMasker } from './stream.js';
+import { lineMasker } from '../masking/stream.js';
 import { screenToolAnswer, type ToolAnswer } from './tool-answer.js';
 import { inSyncSpan, tracing } from '../telemetry/tracing.js';
 

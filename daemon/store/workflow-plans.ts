@@ -1,7 +1,7 @@
 import { LIMITS, clipJson } from '../../catalog/limits.js';
 import type { InputOf, OutputOf } from '../../catalog/descriptor.js';
 import type { workflowPlan } from '../../catalog/domains/workflow.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import type { StoreContext } from './context.js';
 import { newId } from './ids.js';
 import { createdAtPage } from './keyset-page.js';
@@ -20,12 +20,10 @@ type Out = OutputOf<typeof workflowPlan>;
 export function boundedProblems(
   problems: readonly { path: string; message: string }[],
 ): { path: string; message: string }[] {
-  return problems
-    .slice(0, LIMITS.validationProblems)
-    .map((p) => ({
-      path: clipJson(p.path, LIMITS.validationPath),
-      message: clipJson(p.message, LIMITS.validationMessage),
-    }));
+  return problems.slice(0, LIMITS.validationProblems).map((p) => ({
+    path: clipJson(p.path, LIMITS.validationPath),
+    message: clipJson(p.message, LIMITS.validationMessage),
+  }));
 }
 
 /** Problems of a step list, as validate reports them and create/update refuse them. */

@@ -14,7 +14,7 @@ import { sharedBoundary } from '../../daemon/mcp/boundary.js';
 import { ToolRegistry } from '../../daemon/tools/registry.js';
 import { MCP_TOOLS } from '../../catalog/mcp-tools.js';
 import { systemClock } from '../../lib/clock.js';
-import { ExecError } from '../../daemon/errors.js';
+import { ExecError } from '../../daemon/errors/exec-error.js';
 import { gateWith } from './gate.js';
 import type { startInProc } from './inproc.js';
 import {

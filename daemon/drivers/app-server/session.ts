@@ -3,7 +3,7 @@ import type { Authorization } from '../../auth/authorization.js';
 import type { Diag } from '../../lifecycle/diag.js';
 import type { ToolHost } from '../../tools/contracts.js';
 import type { ResultGate } from '../../results/gate.js';
-import { ExecError, errorBody } from '../../errors.js';
+import { ExecError, errorBody } from '../../errors/exec-error.js';
 import { attachedThread, THREAD_META_KEY } from '../../http/child-gate.js';
 import { errorResult } from '../../tools/tool-result.js';
 import { MCP_SERVER_NAME } from '../../../catalog/mcp-tools.js';
@@ -82,9 +82,10 @@ function dynamicTools(host: ToolHost, auth: Authorization): unknown[] {
 }
 
 /** A CallToolResult frame as the app server's dynamic tool answer. */
-function toDynamicResponse(
-  resultJson: string,
-): { contentItems: { type: 'inputText'; text: string }[]; success: boolean } & {
+function toDynamicResponse(resultJson: string): {
+  contentItems: { type: 'inputText'; text: string }[];
+  success: boolean;
+} & {
   refused: boolean;
 } {
   const r = JSON.parse(resultJson) as {
