@@ -31,7 +31,6 @@ const TOO_LONG_FOR_NOW = new Set<string>([
   'daemon/console/routes.tsx',
   'daemon/drivers/app-server/session.ts',
   'daemon/knowledge/folder-index.ts',
-  'daemon/server.ts',
   'daemon/store/audit.ts',
   'daemon/store/postgres/pg-sql.ts',
   'daemon/store/workflow-triggers.ts',
