@@ -35,7 +35,6 @@ const TOO_LONG_FOR_NOW = new Set<string>([
   'daemon/store/postgres/pg-sql.ts',
   'daemon/store/workflow-triggers.ts',
   'interop/model-standins.ts',
-  'test/auth-replace-drain.test.ts',
   'test/cli-http1.test.ts',
   'test/client-tools-lifecycle.test.ts',
   'test/codex-app-server.test.ts',
@@ -47,12 +46,10 @@ const TOO_LONG_FOR_NOW = new Set<string>([
   'test/limits-acceptance.test.ts',
   'test/mcp-modern.test.ts',
   'test/mcp-route.test.ts',
-  'test/results-gate-e2e.test.ts',
   'test/scheduled-message.test.ts',
   'test/serve-stdio-calls.test.ts',
   'test/serve-stdio-limits.test.ts',
   'test/store-contract.test.ts',
-  'test/telemetry-traces.test.ts',
   'test/workflow.test.ts',
 ]);
 
@@ -95,7 +92,7 @@ const TESTED_ONLY = new Set<string>([
   'cli/token/pieces.ts: PIECE_CHARS', // token-analyze-bounds.test.ts
   'cli/token/pieces.ts: pieces', // token-analyze-bounds.test.ts
   'cli/token/session.ts: MAX_LINE_DEPTH', // token-analyze-bounds.test.ts
-  'daemon/http/paths.ts: EXEC_BASE', // auth-replace-drain.test.ts
+  'daemon/http/paths.ts: EXEC_BASE', // auth-replace.test.ts, auth-drain.test.ts
   'daemon/audit/trail.ts: cutBytes', // audit-store.test.ts
   'daemon/audit/recorder.ts: AUDIT_BATCH_ROWS', // audit-durability.test.ts, audit-store.test.ts
   'daemon/audit/recorder.ts: AUDIT_FLUSH_MS', // audit-durability.test.ts, audit-store.test.ts
@@ -111,7 +108,7 @@ const TESTED_ONLY = new Set<string>([
   'daemon/http/strict-json.ts: MAX_JSON_DEPTH', // exec-json.test.ts
   'daemon/extensions/forward.ts: UPSTREAM_TIMEOUT_MS', // outbound-deadline.test.ts
   'daemon/http/runtime-auth.ts: BUSY_BODY', // auth-admission.test.ts
-  'daemon/http/runtime-auth.ts: FORBIDDEN_BODY', // auth-admission.test.ts, auth-forged.test.ts, auth-replace-drain.test.ts, exec-body.test.ts, run.test.ts, token-analyze.test.ts
+  'daemon/http/runtime-auth.ts: FORBIDDEN_BODY', // auth-admission.test.ts, auth-forged.test.ts, auth-replace.test.ts, auth-drain.test.ts, exec-body.test.ts, run.test.ts, token-analyze.test.ts
   'daemon/knowledge/text-search.ts: clipBytes', // knowledge-index.test.ts
   'daemon/profile/parse.ts: ProfileError', // ids.test.ts, limits.test.ts
   'daemon/masking/secrets.ts: buildMatcher', // results-gate.test.ts, tools-schema.test.ts
