@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { call, closeHttp, rpc } from '../test/harness/http.js';
-import { startDaemon, startRuntime, type Daemon, type Runtime } from '../test/harness/daemon.js';
+import { call, closeHttp, rpc } from '../devkit/http.js';
+import { startDaemon, startRuntime, type Daemon, type Runtime } from '../devkit/daemon.js';
 import { median, type BenchResult } from './result.js';
 import { AUDIT_OFF, benchHome, meanLoad, runLoad, type LoadResult } from './procs.js';
 

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { rpc, type RawResponse } from '../test/harness/http.js';
-import { startDaemon } from '../test/harness/daemon.js';
+import { rpc, type RawResponse } from '../devkit/http.js';
+import { startDaemon } from '../devkit/daemon.js';
 import type { BenchResult } from './result.js';
 import { openBenchLeases, runLoad, startLineServer, type LoadResult } from './procs.js';
 

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
-import { call, closeHttp } from '../test/harness/http.js';
-import { startDaemon, startRuntime, type Runtime } from '../test/harness/daemon.js';
-import { consoleCookie, fillAudit, openLive, type LiveTab } from '../test/harness/console-load.js';
+import { call, closeHttp } from '../devkit/http.js';
+import { startDaemon, startRuntime, type Runtime } from '../devkit/daemon.js';
+import { consoleCookie, fillAudit, openLive, type LiveTab } from '../devkit/console-load.js';
 import { median, type BenchResult } from './result.js';
 import { benchHome } from './procs.js';
 

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { call, closeHttp } from '../test/harness/http.js';
-import { startDaemon, startRuntime } from '../test/harness/daemon.js';
+import { call, closeHttp } from '../devkit/http.js';
+import { startDaemon, startRuntime } from '../devkit/daemon.js';
 import { caVariants } from './ca-env.js';
 import { median, type BenchResult } from './result.js';
 import { meanLoad, runLoad, startLineServer, type LoadResult } from './procs.js';

@@ -1,9 +1,9 @@
 import { rmSync } from 'node:fs';
 import type { BenchResult } from './result.js';
 import { benchHome } from './procs.js';
-import { startDaemon } from '../test/harness/daemon.js';
-import { operatorToken, requestLease, type LeaseResult } from '../test/harness/lease.js';
-import { send } from '../test/harness/http.js';
+import { startDaemon } from '../devkit/daemon.js';
+import { operatorToken, requestLease, type LeaseResult } from '../devkit/lease.js';
+import { send } from '../devkit/http.js';
 
 /**
  * Lease churn at the lease limit: 512 runtime leases opened one by one (the

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
-import { rpc, type RawResponse } from '../test/harness/http.js';
-import { startDaemon, startRuntime } from '../test/harness/daemon.js';
+import { rpc, type RawResponse } from '../devkit/http.js';
+import { startDaemon, startRuntime } from '../devkit/daemon.js';
 import type { BenchResult } from './result.js';
 import { meanLoad, runLoad, startLineServer, type LoadResult } from './procs.js';
 

@@ -2,8 +2,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { rpc } from '../test/harness/http.js';
-import { startDaemon, startRuntime } from '../test/harness/daemon.js';
+import { rpc } from '../devkit/http.js';
+import { startDaemon, startRuntime } from '../devkit/daemon.js';
 import type { BenchResult } from './result.js';
 
 /**

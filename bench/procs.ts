@@ -3,8 +3,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openLease } from '../test/harness/lease.js';
-import { type Daemon } from '../test/harness/daemon.js';
+import { openLease } from '../devkit/lease.js';
+import { type Daemon } from '../devkit/daemon.js';
 
 /**
  * Child processes shared by the HTTP benchmarks: the autocannon load

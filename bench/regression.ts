@@ -3,9 +3,9 @@ import { existsSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startDaemon, startRuntime, type Daemon, type Runtime } from '../test/harness/daemon.js';
-import { call, closeHttp } from '../test/harness/http.js';
-import { rpc } from '../test/harness/http.js';
+import { startDaemon, startRuntime, type Daemon, type Runtime } from '../devkit/daemon.js';
+import { call, closeHttp } from '../devkit/http.js';
+import { rpc } from '../devkit/http.js';
 import { CALL, checkPage, HEADERS } from './mcp-throughput.js';
 import { AUDIT_OFF, benchHome, runLoad, type LoadResult } from './procs.js';
 import { median, type BenchResult } from './result.js';

@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
-import { openLease } from '../test/harness/lease.js';
-import { rpc, post } from '../test/harness/http.js';
+import { openLease } from '../devkit/lease.js';
+import { rpc, post } from '../devkit/http.js';
 import { median, type BenchResult } from './result.js';
 import { runLoad } from './procs.js';
 

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { openLease } from '../test/harness/lease.js';
-import { rpc, post } from '../test/harness/http.js';
+import { openLease } from '../devkit/lease.js';
+import { rpc, post } from '../devkit/http.js';
 import { median, type BenchResult } from './result.js';
 import { meanLoad, runLoad, type LoadResult } from './procs.js';
 

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ChildProcess } from 'node:child_process';
 import { EventSource } from 'eventsource';
-import { operatorCall } from '../test/harness/http.js';
-import { type Daemon } from '../test/harness/daemon.js';
+import { operatorCall } from '../devkit/http.js';
+import { type Daemon } from '../devkit/daemon.js';
 import { startLineServer } from './procs.js';
 
 /**

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
-import { startDaemon, startRuntime, type Runtime } from '../test/harness/daemon.js';
+import { startDaemon, startRuntime, type Runtime } from '../devkit/daemon.js';
 import type { BenchResult } from './result.js';
 import { startMix, type Mix } from './soak-mix.js';
 

@@ -1,13 +1,7 @@
 import { fileURLToPath } from 'node:url';
-import { call, closeHttp } from '../test/harness/http.js';
-import {
-  cli,
-  startDaemon,
-  startRuntime,
-  type Daemon,
-  type Runtime,
-} from '../test/harness/daemon.js';
-import { startCluster } from '../test/harness/pg-cluster.js';
+import { call, closeHttp } from '../devkit/http.js';
+import { cli, startDaemon, startRuntime, type Daemon, type Runtime } from '../devkit/daemon.js';
+import { startCluster } from '../devkit/pg-cluster.js';
 import type { BenchResult } from './result.js';
 import { meanLoad, runLoad, type LoadResult } from './procs.js';
 

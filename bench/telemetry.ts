@@ -3,8 +3,8 @@ import { rmSync, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { rpc } from '../test/harness/http.js';
-import { type Daemon } from '../test/harness/daemon.js';
+import { rpc } from '../devkit/http.js';
+import { type Daemon } from '../devkit/daemon.js';
 import { median, type BenchResult } from './result.js';
 import {
   AUDIT_OFF,

@@ -4,7 +4,7 @@
  * the only place that maps a code to its transport-specific numbers.
  *
  * Each code has a JSON-RPC number of its own, so a number read off the wire
- * names one code (test/error-table.test.ts). Five codes are exactly JSON-RPC's
+ * names one code (test/catalog/error-table.test.ts). Five codes are exactly JSON-RPC's
  * predefined errors and carry its numbers: invalid_json -32700,
  * invalid_request -32600, unsupported_method -32601, invalid_params -32602,
  * internal -32603. Every other number is in JSON-RPC's range for

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { BIN, type Daemon } from '../test/harness/daemon.js';
+import { BIN, type Daemon } from '../devkit/daemon.js';
 import type { StandIn } from './model-standins.js';
 
 /**

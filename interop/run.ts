@@ -1,4 +1,4 @@
-import { startDaemon } from '../test/harness/daemon.js';
+import { startDaemon } from '../devkit/daemon.js';
 import {
   checkClaude,
   checkConformance,

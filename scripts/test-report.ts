@@ -45,7 +45,7 @@ interface Failure {
 const ERROR_LINES = 12;
 const STDERR_LINES = 15;
 
-/** The source file of a compiled test (dist/test/x.test.js -> test/x.test.ts) when it exists, else the path as given. */
+/** The source file of a compiled test (dist/test/exec/x.test.js -> test/exec/x.test.ts) when it exists, else the path as given. */
 function sourceOf(file: string | undefined): string {
   if (!file) return '(unknown file)';
   const rel = relative(process.cwd(), file);

@@ -5,8 +5,9 @@ import ts from 'typescript';
 
 /**
  * Lists the exported symbols of the product folders (daemon/, cli/, lib/,
- * catalog/) that no file outside test/ imports: an export that only a test
- * reaches is surface nobody else relies on, and one nobody reaches is dead.
+ * catalog/) that no file outside the tests (test/ and their dev kit, devkit/)
+ * imports: an export that only a test reaches is surface nobody else relies
+ * on, and one nobody reaches is dead.
  *
  * Built on the TypeScript compiler (a devDependency already) rather than a
  * separate tool: it resolves `.js` specifiers to their `.ts` sources exactly
@@ -21,7 +22,9 @@ import ts from 'typescript';
  */
 
 const PRODUCT = ['daemon', 'cli', 'lib', 'catalog'];
-const SOURCES = [...PRODUCT, 'scripts', 'bench', 'interop', 'test'];
+const SOURCES = [...PRODUCT, 'scripts', 'bench', 'interop', 'devkit', 'test'];
+/** Test code: the suites and the dev kit they share with bench/ and interop/. */
+const TEST_CODE = ['test', 'devkit'];
 
 export interface UnusedExport {
   readonly file: string;
@@ -47,7 +50,7 @@ export function unusedExports(root: string): UnusedExport[] {
   const parsed = ts.parseJsonConfigFileContent(config.config, ts.sys, root);
   const program = ts.createProgram(files, { ...parsed.options, noEmit: true, incremental: false });
   const checker = program.getTypeChecker();
-  const isTest = (file: string) => relative(root, file).startsWith('test/');
+  const isTest = (file: string) => TEST_CODE.some((d) => relative(root, file).startsWith(`${d}/`));
   const isProduct = (file: string) => PRODUCT.some((d) => relative(root, file).startsWith(`${d}/`));
   const used = new Set<ts.Symbol>();
   const wholeModules = new Set<string>();

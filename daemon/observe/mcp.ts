@@ -5,7 +5,7 @@ import { mcpTraceId } from '../audit/trace.js';
 import type { AuditTrail } from '../audit/trail.js';
 import type { RuntimeRequest } from '../auth/principal.js';
 import type { CallContext } from '../tools/registry.js';
-import { tracing, type SpanAttrs } from '../telemetry/tracing.js';
+import { tracing, type SpanAttrs, type SpanHandle } from '../telemetry/tracing.js';
 import { countMcp } from './metrics.js';
 import { methodLabel, metaCarrier, protocolVersion, requestIdLabel } from './mcp-labels.js';
 import { inRequestSpan, openRecord, recordOf, type CallRecord } from './record.js';
@@ -29,7 +29,7 @@ export async function observeMcp<T>(
   const m = methodLabel(method);
   const version = protocolVersion(c, method, params);
   const t = tracing();
-  let span;
+  let span: SpanHandle | undefined;
   if (t) {
     const rt = c.get('runtime') as RuntimeRequest;
     const attrs: SpanAttrs = {
@@ -82,7 +82,7 @@ export async function observeToolCall<O extends ToolOutcome>(
   const rec = recordOf(c);
   if (rec === undefined) return run(context({}));
   const { note, trail } = rec;
-  const payloads = trail !== null && trail.recorder.settings.recordPayloads;
+  const payloads = trail?.recorder.settings.recordPayloads === true;
   if (trail !== null) note.requestBytes = readLength(c) ?? jsonBytes(params);
   if (payloads) note.input = params.arguments ?? {};
   const ctx = context(note);

@@ -19,7 +19,8 @@ function boundFor(key: string, make: () => Bound): Bound {
   let b = bound.get(key);
   if (b === undefined) {
     if (bound.size >= BOUND_MAX) bound.clear();
-    bound.set(key, (b = make()));
+    b = make();
+    bound.set(key, b);
   }
   return b;
 }

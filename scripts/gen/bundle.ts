@@ -4,7 +4,7 @@ import { buildSync, type Metafile } from 'esbuild';
 
 /** The installed binary (package.json "bin"), relative to the repository root. */
 export const BUNDLE = 'dist/cli/agentteam.cjs';
-/** esbuild's record of what went into the bundle, read by test/cli-imports.test.ts. */
+/** esbuild's record of what went into the bundle, read by test/house/cli-imports.test.ts. */
 export const BUNDLE_META = 'dist/cli/agentteam.meta.json';
 
 /**
