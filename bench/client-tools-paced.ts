@@ -131,8 +131,7 @@ export function sseDelivery(cfg: { url: string; rate: number; n: number }): Prom
       res.setEncoding('utf8').on('data', (c: string) => {
         const now = process.hrtime.bigint();
         buf += c;
-        let end: number;
-        while ((end = buf.indexOf('\n\n')) >= 0) {
+        for (let end = buf.indexOf('\n\n'); end >= 0; end = buf.indexOf('\n\n')) {
           const frame = buf.slice(0, end);
           buf = buf.slice(end + 2);
           const data = frame.split('\n').find((l) => l.startsWith('data: '));

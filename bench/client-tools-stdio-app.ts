@@ -38,8 +38,7 @@ function start(): void {
   let buf = '';
   c.stdout.setEncoding('utf8').on('data', (chunk: string) => {
     buf += chunk;
-    let i: number;
-    while ((i = buf.indexOf('\n')) >= 0) {
+    for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
       const f = JSON.parse(buf.slice(0, i)) as {
         id?: string | number;
         method?: string;

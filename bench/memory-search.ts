@@ -44,7 +44,7 @@ function fileText(i: number, next: () => number): string {
     lines.push(line);
     size += line.length + 1;
   }
-  return lines.join('\n').padEnd(FILE_BYTES - 1, ' ') + '\n';
+  return `${lines.join('\n').padEnd(FILE_BYTES - 1, ' ')}\n`;
 }
 
 function percentile(sorted: number[], p: number): number {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openLease } from '../devkit/lease.js';
-import { type Daemon } from '../devkit/daemon.js';
+import type { Daemon } from '../devkit/daemon.js';
 
 /**
  * Child processes shared by the HTTP benchmarks: the autocannon load

@@ -150,7 +150,9 @@ async function side(label: Side['label'], d: Daemon): Promise<Side> {
     searchCpu: 0,
     searches: 0,
     task: { url: `${base}/task/get`, body, tokens: leases.map((l) => l.token()) },
-    close: () => leases.forEach((l) => l.close()),
+    close: () => {
+      for (const l of leases) l.close();
+    },
   };
 }
 

@@ -87,7 +87,9 @@ async function taskGetTarget(
     url: `${base}/task/get`,
     body,
     tokens: leases.map((l) => l.token()),
-    close: () => leases.forEach((l) => l.close()),
+    close: () => {
+      for (const l of leases) l.close();
+    },
   };
 }
 

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { ChildProcess } from 'node:child_process';
 import { EventSource } from 'eventsource';
 import { operatorCall } from '../devkit/http.js';
-import { type Daemon } from '../devkit/daemon.js';
+import type { Daemon } from '../devkit/daemon.js';
 import { startLineServer } from './procs.js';
 
 /**

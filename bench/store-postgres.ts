@@ -126,7 +126,7 @@ export async function run(): Promise<BenchResult[]> {
         load(pg1, 'create', '{"title":"a"}', DURATION / 2),
         load(pg2, 'create', '{"title":"b"}', DURATION / 2),
       ]);
-      both.forEach((r) => checked(r, 'two daemons create'));
+      for (const r of both) checked(r, 'two daemons create');
       two.push(both[0].reqPerSec + both[1].reqPerSec);
     }
     const after = [await storeStats(pg1.daemon), await storeStats(pg2.daemon)];

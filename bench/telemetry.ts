@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { rpc } from '../devkit/http.js';
-import { type Daemon } from '../devkit/daemon.js';
+import type { Daemon } from '../devkit/daemon.js';
 import { median, type BenchResult } from './result.js';
 import {
   AUDIT_OFF,

@@ -57,7 +57,7 @@ export async function run(): Promise<BenchResult[]> {
     }).length;
   };
   const parse = () => JSON.parse(text);
-  for (let i = 0; i < 3; i++) [before, after, parse].forEach((f) => f());
+  for (let i = 0; i < 3; i++) for (const f of [before, after, parse]) f();
   const ratios = { before: [] as number[], after: [] as number[] };
   const ms = { parse: [] as number[], before: [] as number[], after: [] as number[] };
   for (let i = 0; i < ROUNDS; i++) {

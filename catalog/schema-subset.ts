@@ -195,10 +195,11 @@ export function checkSchemaSubset(
       }
       case 'schema':
         if (Array.isArray(v)) fail(at, 'must be one schema (tuple form is not supported)');
-        return visit(v, at, depth + 1);
+        visit(v, at, depth + 1);
+        return;
       case 'schemaOrBool':
-        if (typeof v === 'boolean') return;
-        return visit(v, at, depth + 1);
+        if (typeof v !== 'boolean') visit(v, at, depth + 1);
+        return;
       case 'schemaMap':
         if (!isObject(v)) fail(at, `must be an object of schemas, not ${describe(v)}`);
         for (const [k, s] of Object.entries(v as Record<string, unknown>))
@@ -206,7 +207,9 @@ export function checkSchemaSubset(
         return;
       case 'schemaList':
         if (!Array.isArray(v) || v.length === 0) fail(at, 'must be a non-empty array of schemas');
-        (v as unknown[]).forEach((s, i) => visit(s, child(at, i), depth + 1));
+        (v as unknown[]).forEach((s, i) => {
+          visit(s, child(at, i), depth + 1);
+        });
         return;
       case 'stringList': {
         if (!Array.isArray(v)) fail(at, `must be an array of strings, not ${describe(v)}`);

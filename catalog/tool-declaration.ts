@@ -169,7 +169,7 @@ export function pointerOfPath(path: string): string {
   let out = '';
   const re = /\.([A-Za-z_$][A-Za-z0-9_$]*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]/g;
   for (const m of path.slice(1).matchAll(re))
-    out += '/' + esc(m[1] ?? m[2] ?? (JSON.parse(m[3]!) as string));
+    out += `/${esc(m[1] ?? m[2] ?? (JSON.parse(m[3]!) as string))}`;
   return out;
 }
 
@@ -283,13 +283,17 @@ function checkCommand(
     bad('/transport/argv', '"argv" must be an array of 1 to 256 strings');
   else {
     argv.forEach((a, i) => {
-      if (typeof a !== 'string' || a.length > 4096)
-        return bad(
+      if (typeof a !== 'string' || a.length > 4096) {
+        bad(
           `/transport/argv/${i}`,
           'each argv element must be a string of at most 4096 characters',
         );
-      if (i === 0 && placeholdersOf(a).length > 0)
-        return bad('/transport/argv/0', 'the program may not be a placeholder');
+        return;
+      }
+      if (i === 0 && placeholdersOf(a).length > 0) {
+        bad('/transport/argv/0', 'the program may not be a placeholder');
+        return;
+      }
       for (const p of placeholdersOf(a))
         if (!props.has(p))
           bad(`/transport/argv/${i}`, `placeholder {${p}} names no property of "needs"`);
@@ -301,11 +305,10 @@ function checkCommand(
   if (!Array.isArray(env) || env.length > 64)
     bad('/transport/env', '"env" must be an array of at most 64 variable names');
   else
-    env.forEach((e, i) =>
-      typeof e === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(e)
-        ? undefined
-        : bad(`/transport/env/${i}`, 'must be an environment variable name'),
-    );
+    env.forEach((e, i) => {
+      if (typeof e !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(e))
+        bad(`/transport/env/${i}`, 'must be an environment variable name');
+    });
   const int = (k: string, min: number, max: number, dflt: number): number => {
     const v = t[k];
     if (v === undefined) return dflt;

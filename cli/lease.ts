@@ -60,8 +60,7 @@ export function openLease(url: string, token: string, body: object): Promise<Ope
       res.on('data', (chunk: string) => {
         buf += chunk;
         if (res.statusCode !== 200) return; // an error body, read whole at the end
-        let nl: number;
-        while ((nl = buf.indexOf('\n')) >= 0) {
+        for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
           const line = buf.slice(0, nl);
           buf = buf.slice(nl + 1);
           const parsed = parseLine(line);

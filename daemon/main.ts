@@ -56,17 +56,17 @@ async function main(argv: string[]): Promise<number> {
   const log = (line: string) => {
     if (detached && ready) {
       try {
-        appendFileNoFollow(homePaths(home).log, line + '\n');
+        appendFileNoFollow(homePaths(home).log, `${line}\n`);
       } catch {
         // diagnostics are best effort
       }
-    } else process.stderr.write(line + '\n');
+    } else process.stderr.write(`${line}\n`);
   };
   // OTLP export only when the OTEL_* variables name an endpoint; the SDK is not even loaded otherwise.
   const telemetry = await startTelemetry(process.env, (event, fields) =>
     log(JSON.stringify({ event, ...fields })),
   );
-  let daemon;
+  let daemon: Awaited<ReturnType<typeof startDaemon>>;
   try {
     daemon = await startDaemon({
       home,
@@ -100,7 +100,7 @@ async function main(argv: string[]): Promise<number> {
   process.on('SIGHUP', () => {
     daemon.reload().catch((err: unknown) => daemon.diag('reload_failed', { error: String(err) }));
   });
-  process.stdout.write(JSON.stringify({ url: daemon.url, pid: daemon.pid }) + '\n');
+  process.stdout.write(`${JSON.stringify({ url: daemon.url, pid: daemon.pid })}\n`);
   ready = true;
   await daemon.stopped;
   await telemetry?.shutdown();

@@ -35,6 +35,7 @@ import type { StoreUrl } from '../lib/store-url.js';
 import { registerLogRoutes, type LogTap } from './lifecycle/log-tap.js';
 import { registerAuditOperatorRoutes } from './operator/audit-routes.js';
 import type { AuditSettings } from './audit/settings.js';
+import type { RuntimeEnv } from './auth/principal.js';
 
 /**
  * The parts of the daemon owned by other modules (services, Exec action
@@ -42,7 +43,7 @@ import type { AuditSettings } from './audit/settings.js';
  * them behind this one seam keeps server.ts about lifecycle only.
  */
 export interface DaemonParts {
-  registerRoutes(app: Hono<any>, ctx: { auths: AuthorizationStore }): void;
+  registerRoutes(app: Hono<RuntimeEnv>, ctx: { auths: AuthorizationStore }): void;
   /** The result gate; the server adds the token and operator-token secret sources once the store exists. */
   readonly gate: ResultGate;
   /** What the routes are built on (the in-process test harness reads the scheduler and the stores through it). */

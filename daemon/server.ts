@@ -94,7 +94,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
   const paths = homePaths(home);
   refuseHomeLinks(home);
   const budget = connectionBudget(opts.descriptorLimit);
-  const sink = opts.log ?? ((line: string) => process.stderr.write(line + '\n'));
+  const sink = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const logs = new LogTap();
   // The values the result gate masks, known before the first log line: the log's writer masks with them too.
   const secrets = daemonSecrets();

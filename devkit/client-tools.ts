@@ -79,7 +79,13 @@ export function connectApp(
           ),
         ms,
       );
-      waiters.push({ pred, resolve: (f) => (clearTimeout(t), resolve(f as Frame<any>)) });
+      waiters.push({
+        pred,
+        resolve: (f) => {
+          clearTimeout(t);
+          resolve(f as Frame<any>);
+        },
+      });
     });
   };
   return new Promise((resolve, reject) => {

@@ -136,7 +136,7 @@ export function plantedArb(opts: { long: boolean; maxLines?: number }): fc.Arbit
       const chars = [...secret];
       const start = qs % chars.length;
       const q = chars.slice(start, start + ql).join('');
-      return { secret, text: copy.join('\n') + '\n', query: star ? `${q}*` : q };
+      return { secret, text: `${copy.join('\n')}\n`, query: star ? `${q}*` : q };
     });
 }
 

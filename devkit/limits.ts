@@ -22,12 +22,12 @@ export function expensive(
   let bytes = jsonBytes(s);
   // '"' costs 2 bytes, 'a' 1.
   while (chars < limit.chars && bytes + 2 <= limit.bytes) {
-    s = '"' + s;
+    s = `"${s}`;
     chars++;
     bytes += 2;
   }
   while (chars < limit.chars && bytes + 1 <= limit.bytes) {
-    s = 'a' + s;
+    s = `a${s}`;
     chars++;
     bytes++;
   }

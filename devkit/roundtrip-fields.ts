@@ -40,7 +40,7 @@ export interface Field {
   readonly path: string;
   readonly rule: FieldRule;
   /** Sends an input with the string in place; returns whether it was accepted, after checking the read back. */
-  run(s: string, escape: boolean): Promise<boolean>;
+  run(s: string, escaped: boolean): Promise<boolean>;
   /** Rows in the field's table, to prove a refusal left no trace. */
   count(): number;
   /** A check of meaning past the limits that the store makes (a blank step name), if any. */
@@ -95,8 +95,10 @@ export async function inProcessFields(
   const column = (table: string, name: string, id: string) => {
     const key = `${table}.${name}`;
     let stmt = columnReads.get(key);
-    if (!stmt)
-      columnReads.set(key, (stmt = db.prepare(`SELECT ${name} AS v FROM ${table} WHERE id = ?`)));
+    if (!stmt) {
+      stmt = db.prepare(`SELECT ${name} AS v FROM ${table} WHERE id = ?`);
+      columnReads.set(key, stmt);
+    }
     return (stmt.get(id) as { v: unknown }).v;
   };
   const checks = new Map<string, InputCheck>();
@@ -145,8 +147,8 @@ export async function inProcessFields(
       path: `/${field}`,
       rule: ruleOf(inputProp(d, a, field)),
       count: () => rows(table),
-      async run(s, escape) {
-        const input = validate(action, jsonText(wrap(s), escape), `/${field}`);
+      async run(s, escaped) {
+        const input = validate(action, jsonText(wrap(s), escaped), `/${field}`);
         if (!input) return false;
         const record = await send(input);
         sameText(record[field], s, `${action} ${field}`);
@@ -277,7 +279,7 @@ export async function inProcessFields(
     rule: ruleOf(stepProp(f)),
     count: () => rows('wf_plan_versions'),
     ...(f === 'name' ? { meaningful: (s: string) => s.trim() !== '' } : {}),
-    async run(s, escape) {
+    async run(s, escaped) {
       const step = f === 'name' ? { name: s } : { name: 's', description: s };
       const input = validate(
         'workflow plan',
@@ -285,7 +287,7 @@ export async function inProcessFields(
           op === 'create'
             ? { op, name: 'p', steps: [step] }
             : { op, id: basePlan!.id, steps: [step] },
-          escape,
+          escaped,
         ),
         `/steps/0/${f}`,
       );
@@ -339,10 +341,10 @@ export async function inProcessFields(
       path: '/note',
       rule: ruleOf(inputProp('workflow', 'step', 'note')),
       count: () => rows('wf_runs') + rows('wf_steps'),
-      async run(s, escape) {
+      async run(s, escaped) {
         const input = validate(
           'workflow step',
-          jsonText({ op, id: 'step_000000', note: s }, escape),
+          jsonText({ op, id: 'step_000000', note: s }, escaped),
           '/note',
         );
         if (!input) return false;
@@ -376,9 +378,10 @@ export async function inProcessFields(
     if (!revisions.has(r)) revisions.set(r, revisions.size);
     return revisions.get(r)!;
   };
-  const ok = (r: { status: number; json: any }, what: string) => (
-    assert.equal(r.status, 200, `${what}: ${JSON.stringify(r.json).slice(0, 300)}`), r.json.data
-  );
+  const ok = (r: { status: number; json: any }, what: string) => {
+    assert.equal(r.status, 200, `${what}: ${JSON.stringify(r.json).slice(0, 300)}`);
+    return r.json.data;
+  };
   ok(await agentCall('agent', 'create', { id: 'prop-base' }), 'agent create');
   let agentSeq = 0;
   for (const action of ['create', 'update'] as const) {
@@ -390,9 +393,9 @@ export async function inProcessFields(
         count: revisionNo,
         // Each accepted case rewrites profile.json (twice for create): a quarter of the cases keeps the run time small.
         runs: Math.ceil(RUNS / 4),
-        async run(s, escape) {
+        async run(s, escaped) {
           const id = action === 'create' ? `prop-${++agentSeq}` : 'prop-base';
-          const input = validate(`agent ${action}`, jsonText({ id, [f]: s }, escape), `/${f}`);
+          const input = validate(`agent ${action}`, jsonText({ id, [f]: s }, escaped), `/${f}`);
           if (!input) return false;
           ok(await agentCall('agent', action, input), `agent ${action}`);
           sameText(
@@ -437,10 +440,13 @@ export async function inProcessFields(
     path: '/content',
     rule: ruleOf(toolProp('message_send', 'content')),
     count: () => rows('messages'),
-    async run(s, escape) {
+    async run(s, escaped) {
       const target = `channel:c${++seq}`;
-      const r = await tool('message_send', jsonText({ target, content: s }, escape));
-      if (r.isError) return (toolRefused(r, '/content'), false);
+      const r = await tool('message_send', jsonText({ target, content: s }, escaped));
+      if (r.isError) {
+        toolRefused(r, '/content');
+        return false;
+      }
       const stored = (await messages.history({ serverId: 's1', target, limit: 1 })).messages[0]!;
       sameText(stored.content, s, 'message content');
       sameText(column('messages', 'content', stored.id), s, 'messages.content');
@@ -453,10 +459,10 @@ export async function inProcessFields(
     rule: ruleOf(toolProp('message_react', 'emoji')),
     // Each case reacts to a fresh message; a refusal must leave that message without reactions.
     count: () => 0,
-    async run(s, escape) {
+    async run(s, escaped) {
       const target = `channel:r${++seq}`;
       const m = await messages.send({ serverId: 's1', target, author: 'agent:a1', content: 'x' });
-      const r = await tool('message_react', jsonText({ messageId: m.id, emoji: s }, escape));
+      const r = await tool('message_react', jsonText({ messageId: m.id, emoji: s }, escaped));
       if (r.isError) {
         toolRefused(r, '/emoji');
         assert.deepEqual(

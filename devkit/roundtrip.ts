@@ -102,10 +102,10 @@ export function stringsFor(r: FieldRule): fc.Arbitrary<string> {
   );
 }
 
-/** JSON text of a value, with every non-ASCII code unit written as a \u escape when `escape` is set. */
-export function jsonText(value: unknown, escape: boolean): string {
+/** JSON text of a value, with every non-ASCII code unit written as a \u escape when `escaped` is set. */
+export function jsonText(value: unknown, escaped: boolean): string {
   const text = JSON.stringify(value);
-  return escape
+  return escaped
     ? text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
     : text;
 }

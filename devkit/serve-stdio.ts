@@ -49,14 +49,16 @@ export function spawnServe(d: Daemon, args: string[] = []): StdioApp {
   let buf = '';
   child.stdout!.on('data', (c: Buffer) => {
     buf += c.toString('utf8');
-    let i: number;
-    while ((i = buf.indexOf('\n')) >= 0) {
+    for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
       const line = buf.slice(0, i);
       buf = buf.slice(i + 1);
       const f = JSON.parse(line);
       frames.push(f);
       for (const w of [...waiters])
-        if (w.pred(f)) waiters.splice(waiters.indexOf(w), 1), w.resolve(f);
+        if (w.pred(f)) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve(f);
+        }
     }
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
@@ -74,7 +76,13 @@ export function spawnServe(d: Daemon, args: string[] = []): StdioApp {
           ),
         ms,
       );
-      waiters.push({ pred, resolve: (f) => (clearTimeout(t), resolve(f)) });
+      waiters.push({
+        pred,
+        resolve: (f) => {
+          clearTimeout(t);
+          resolve(f);
+        },
+      });
     });
   };
   const send: StdioApp['send'] = (frame) => {

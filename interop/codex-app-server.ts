@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runUnder, tail, versionOf, type CheckContext, type CheckResult } from './run-under.js';
 import { userCodexConfig } from './codex.js';
-import { startAppServerStandIn } from './model-standins.js';
+import { startAppServerStandIn } from './app-server-standin.js';
 
 interface GateLine {
   event: string;

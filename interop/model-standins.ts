@@ -27,7 +27,7 @@ const TOOL = 'mcp__agentteam__message_send';
  */
 const MARKER = /\bSend (interop-[a-z]+-\d+)\b/g;
 
-function markerIn(haystack: string): string | undefined {
+export function markerIn(haystack: string): string | undefined {
   return [...haystack.matchAll(MARKER)].pop()?.[1];
 }
 
@@ -45,14 +45,14 @@ function readBody(req: IncomingMessage): Promise<any> {
   });
 }
 
-function sse(res: ServerResponse, events: [string, unknown][]): void {
+export function sse(res: ServerResponse, events: [string, unknown][]): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   for (const [event, data] of events)
     res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   res.end();
 }
 
-async function start(
+export async function start(
   handle: (path: string, body: any, res: ServerResponse, s: StandIn) => void,
 ): Promise<StandIn> {
   const seen: StandIn['seen'] = [];
@@ -83,7 +83,7 @@ async function start(
   return s;
 }
 
-const text = (x: unknown): string => (typeof x === 'string' ? x : JSON.stringify(x ?? ''));
+export const text = (x: unknown): string => (typeof x === 'string' ? x : JSON.stringify(x ?? ''));
 
 /** Anthropic Messages API (`POST /v1/messages`, streamed or not) as Claude Code calls it. */
 export function startAnthropicStandIn(): Promise<StandIn> {
@@ -244,142 +244,4 @@ export function startOpenAIStandIn(): Promise<StandIn> {
       ['response.completed', { type: 'response.completed', response }],
     ]);
   });
-}
-
-/** What the app-server stand-in told each thread to call, and the answers it got back, by call id. */
-export interface AppServerStandIn extends StandIn {
-  /** `primary` or `child`, the tool asked for, and the output Codex returned (once it came). */
-  readonly calls: {
-    who: 'primary' | 'child';
-    tool: string;
-    callId: string;
-    output: string | null;
-  }[];
-}
-
-const AGENTTEAM_NS = 'agentteam';
-
-/**
- * The OpenAI Responses stand-in for the Codex app-server check. The primary
- * thread (prompt "Send interop-…") calls agentteam's `message_send` with the
- * marker, then delegates with Codex's own `spawn_agent` (multi-agent v2,
- * namespace `collaboration`); the spawned thread (its task says CHILDTASK)
- * tries `message_send` and then `message_history_read`. Which thread a
- * request is for is read from the request itself; every tool output is
- * recorded against the call that asked for it.
- */
-export function startAppServerStandIn(): Promise<AppServerStandIn> {
-  const calls: AppServerStandIn['calls'] = [];
-  let n = 0;
-  return start((path, body, res) => {
-    if (path.endsWith('/models'))
-      return void res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end('{"object":"list","data":[]}');
-    if (!path.endsWith('/responses')) return void res.writeHead(404).end();
-    const input: any[] = Array.isArray(body?.input) ? body.input : [];
-    for (const o of input.filter((i) => i?.type === 'function_call_output')) {
-      const c = calls.find((x) => x.callId === o.call_id);
-      if (c && c.output === null) c.output = text(o.output);
-    }
-    const all = text(input);
-    const child = /CHILDTASK/.test(all) && /NEW_TASK/.test(all) && !/Send interop-/.test(all);
-    const marker = child ? undefined : markerIn(all);
-    const done = new Set(
-      input.filter((i) => i?.type === 'function_call').map((i) => `${i.namespace ?? ''}.${i.name}`),
-    );
-    const has = (t: string) =>
-      (body?.tools ?? []).some(
-        (x: any) =>
-          x?.type === 'namespace' &&
-          x?.name === AGENTTEAM_NS &&
-          (x.tools ?? []).some((y: any) => y?.name === t),
-      );
-    let next: { namespace: string; name: string; args: unknown } | null = null;
-    if (child) {
-      if (!done.has(`${AGENTTEAM_NS}.message_send`) && has('message_send'))
-        next = {
-          namespace: AGENTTEAM_NS,
-          name: 'message_send',
-          args: { target: 'channel:interop', content: 'interop-child-send' },
-        };
-      else if (!done.has(`${AGENTTEAM_NS}.message_history_read`) && has('message_history_read'))
-        next = {
-          namespace: AGENTTEAM_NS,
-          name: 'message_history_read',
-          args: { target: 'channel:interop' },
-        };
-    } else if (marker) {
-      if (!done.has(`${AGENTTEAM_NS}.message_send`) && has('message_send'))
-        next = {
-          namespace: AGENTTEAM_NS,
-          name: 'message_send',
-          args: { target: 'channel:interop', content: marker },
-        };
-      else if (
-        !done.has('collaboration.spawn_agent') &&
-        (body?.tools ?? []).some((x: any) => x?.name === 'collaboration')
-      ) {
-        next = {
-          namespace: 'collaboration',
-          name: 'spawn_agent',
-          args: {
-            task_name: 'reader',
-            message: 'CHILDTASK: read channel:interop and report back',
-            fork_turns: 'none',
-          },
-        };
-      }
-    }
-    const id = ++n;
-    let item: any;
-    if (next) {
-      const callId = `call_as_${id}`;
-      calls.push({ who: child ? 'child' : 'primary', tool: next.name, callId, output: null });
-      item = {
-        type: 'function_call',
-        id: `fc_${id}`,
-        call_id: callId,
-        name: next.name,
-        namespace: next.namespace,
-        arguments: JSON.stringify(next.args),
-        status: 'completed',
-      };
-    } else {
-      item = {
-        type: 'message',
-        id: `msg_as_${id}`,
-        role: 'assistant',
-        status: 'completed',
-        content: [
-          { type: 'output_text', text: child ? 'child: done' : 'primary: done', annotations: [] },
-        ],
-      };
-    }
-    const usage = {
-      input_tokens: 10,
-      input_tokens_details: { cached_tokens: 0 },
-      output_tokens: 5,
-      output_tokens_details: { reasoning_tokens: 0 },
-      total_tokens: 15,
-    };
-    const response = {
-      id: `resp_as_${id}`,
-      object: 'response',
-      created_at: Math.floor(Date.now() / 1000),
-      status: 'completed',
-      model: body?.model ?? 'stand-in',
-      output: [item],
-      usage,
-    };
-    sse(res, [
-      [
-        'response.created',
-        { type: 'response.created', response: { ...response, status: 'in_progress', output: [] } },
-      ],
-      ['response.output_item.added', { type: 'response.output_item.added', output_index: 0, item }],
-      ['response.output_item.done', { type: 'response.output_item.done', output_index: 0, item }],
-      ['response.completed', { type: 'response.completed', response }],
-    ]);
-  }).then((s) => Object.assign(s, { calls }));
 }

@@ -85,7 +85,7 @@ export function scanJson(text: string, maxDepth: number, noun = 'frame'): FrameP
         else j++;
       }
       const top = stack[stack.length - 1];
-      if (top && top.expectKey) {
+      if (top?.expectKey) {
         let key: string;
         if (!escaped)
           key = text.slice(i + 1, j); // no escapes: the raw text is the key (JSON.parse still checks it later)

@@ -207,5 +207,5 @@ export function renderReport(r: Report): string {
       `Other tools: ${s.otherTools.calls} results, ${s.otherTools.bytes} bytes, ${s.otherTools.tokens} tokens`,
     );
   }
-  return out.join('\n') + '\n';
+  return `${out.join('\n')}\n`;
 }

@@ -71,5 +71,6 @@ let shared: SchemaCompiler | undefined;
  * defaulting and standalone compilers are made with createValidator.
  */
 export function sharedValidator(): SchemaCompiler {
-  return (shared ??= createValidator());
+  shared ??= createValidator();
+  return shared;
 }

@@ -95,7 +95,10 @@ export default async function* report(source: AsyncIterable<TestEvent>): AsyncGe
   let reporting: string | null = null;
   const state = (file: string): FileState => {
     let f = files.get(file);
-    if (!f) files.set(file, (f = { tests: 0, failed: 0, reported: false, printed: false }));
+    if (!f) {
+      f = { tests: 0, failed: 0, reported: false, printed: false };
+      files.set(file, f);
+    }
     return f;
   };
   /** The file's line, once both its result and all of its tests' reports are in. */

@@ -1,7 +1,7 @@
 import type { AuditEntry, AuditSummary, AuditSummaryRow } from '../../catalog/audit.js';
 import { SINCE_PATTERN } from '../../catalog/audit.js';
 import { resolveHome } from '../../lib/home.js';
-import { operatorRequest, readDaemonInfo } from '../daemon-client.js';
+import { operatorRequest, readDaemonInfo, type OperatorResponse } from '../daemon-client.js';
 import { jsonText } from '../json-text.js';
 import { noDaemon, refuse } from '../refusal.js';
 import { visible } from '../terminal-text.js';
@@ -11,12 +11,12 @@ const FOLLOW_POLL_MS = 1_000;
 
 const say = (m: string) => process.stderr.write(`agentteam audit: ${visible(m)}\n`);
 
-type Reply = { ok: true; data: any } | { ok: false; code: number };
+type Reply = { ok: true; data: unknown } | { ok: false; code: number };
 
 /** One read; a failure has printed its envelope (the daemon's, or the refusal's) and carries the exit status. */
 async function get(home: string, path: string): Promise<Reply> {
   if (!readDaemonInfo(home)) return { ok: false, code: noDaemon('audit', home) };
-  let res;
+  let res: OperatorResponse;
   try {
     res = await operatorRequest(home, 'GET', path);
   } catch (err) {

@@ -83,7 +83,9 @@ function table(nodes: readonly Node[]): string {
     '    for c in $(_agentteam_children "$p"); do',
     '      if [ "$c" = "$w" ]; then found=1; break; fi',
     '    done',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion
     '    if [ -n "$found" ]; then p="${p:+$p }$w"',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion
     '    elif [ -n "$cs" ] && [ "${w#-}" = "$w" ]; then p="!"',
     '    fi',
     '  done',

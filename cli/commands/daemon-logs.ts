@@ -1,6 +1,6 @@
 import { resolveHome } from '../../lib/home.js';
 import { readDaemonInfo, readOperatorToken } from '../daemon-client.js';
-import { DaemonLink, type LinkEvent } from '../serve/daemon-link.js';
+import { type ApiAnswer, DaemonLink, type LinkEvent } from '../serve/daemon-link.js';
 import { usage } from './message-common.js';
 import { escapeJsonText, jsonText } from '../json-text.js';
 import { noDaemon, refuse } from '../refusal.js';
@@ -58,7 +58,7 @@ export async function main(opts: Record<string, unknown>, _args: string[]): Prom
       return refuse('daemon logs', 'unavailable', (err as Error).message);
     }
   }
-  let answer;
+  let answer: ApiAnswer;
   try {
     answer = await link.call('GET', `/api/v1/logs?limit=${limit}`);
   } catch (err) {

@@ -31,7 +31,9 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
     });
   }
   const input: Record<string, unknown> = spec.op === undefined ? {} : { op: spec.op };
-  spec.args.forEach((f, i) => (input[f.name] = args[i]));
+  spec.args.forEach((f, i) => {
+    input[f.name] = args[i];
+  });
   for (const f of spec.options) {
     const v = opts[f.name];
     if (v !== undefined) input[f.name] = f.type === 'integer' ? Number(v) : v;

@@ -60,15 +60,15 @@ export function driveAppServer(
         return;
       }
       const line = (text: string) => {
-        let e: Record<string, any>;
+        let e: Record<string, unknown>;
         try {
-          e = JSON.parse(text) as Record<string, any>;
+          e = JSON.parse(text) as Record<string, unknown>;
         } catch {
           return;
         }
         switch (e.event) {
           case 'thread':
-            if (e.role === 'primary') primary = e.threadId;
+            if (e.role === 'primary' && typeof e.threadId === 'string') primary = e.threadId;
             process.stderr.write(
               `agentteam: ${visible(String(e.role))} thread ${visible(String(e.threadId))}${e.parentId ? ` (spawned by ${visible(String(e.parentId))})` : ''}\n`,
             );
@@ -105,8 +105,7 @@ export function driveAppServer(
       };
       res.on('data', (c: string) => {
         buf += c;
-        let nl: number;
-        while ((nl = buf.indexOf('\n')) >= 0) {
+        for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
           line(buf.slice(0, nl));
           buf = buf.slice(nl + 1);
         }

@@ -78,7 +78,10 @@ export async function main(opts: Record<string, unknown>, _args: string[]): Prom
   process.stdin.on('end', () => {
     const t = setTimeout(() => end(status), FLUSH_MS);
     t.unref();
-    void chain.then(() => (clearTimeout(t), end(status)));
+    void chain.then(() => {
+      clearTimeout(t);
+      end(status);
+    });
   });
   process.stdin.on('error', () => end(1, 'stdin failed'));
   out.on('error', () => end(1, 'stdout closed'));
@@ -90,7 +93,10 @@ export async function main(opts: Record<string, unknown>, _args: string[]): Prom
     if (out.writableLength === 0) return resolve();
     const t = setTimeout(resolve, FLUSH_MS);
     t.unref();
-    out.once('drain', () => (clearTimeout(t), resolve()));
+    out.once('drain', () => {
+      clearTimeout(t);
+      resolve();
+    });
   });
   // What the app did not read within the bound is dropped, so the process can end.
   if (out instanceof Socket) out.destroy();

@@ -141,7 +141,7 @@ async function validCall(v: unknown): Promise<{ action: string; input: Obj } | u
   if ('tool' in target || !NAME_PATTERN.test(target.domain) || !NAME_PATTERN.test(target.action))
     return undefined;
   const check = await loadInputValidator(target.domain, target.action);
-  if (!check || !check(v.input).ok) return undefined;
+  if (!check?.(v.input).ok) return undefined;
   return { action: `${target.domain} ${target.action}`, input: v.input };
 }
 

@@ -74,8 +74,7 @@ export class DaemonLink {
           let buf = '';
           res.on('data', (chunk: string) => {
             buf += chunk;
-            let cut: number;
-            while ((cut = buf.indexOf('\n\n')) >= 0) {
+            for (let cut = buf.indexOf('\n\n'); cut >= 0; cut = buf.indexOf('\n\n')) {
               const block = buf.slice(0, cut);
               buf = buf.slice(cut + 2);
               const data = block

@@ -368,10 +368,10 @@ export class StdioSession {
       // The result gate refused the result (masking made two keys equal, it cannot fit): the call is still pending,
       // so the app may answer again with a fresh id, unless a cancellation came meanwhile.
       const reason = flight.cancelled;
-      if (reason === undefined)
-        this.calls.set(call.identity.call_id, call),
-          this.byRequest.set(call.requestId, call.identity.call_id);
-      else this.cancel(call, CANCEL_REASONS.includes(reason) ? reason : 'cancelled');
+      if (reason === undefined) {
+        this.calls.set(call.identity.call_id, call);
+        this.byRequest.set(call.requestId, call.identity.call_id);
+      } else this.cancel(call, CANCEL_REASONS.includes(reason) ? reason : 'cancelled');
       throw new RpcFailure(
         'invalid_params',
         res.body?.error?.message ?? 'the daemon refused the result',

@@ -83,7 +83,7 @@ interface Sink {
  * app has left more than OUTPUT_QUEUE_BYTES unread.
  */
 export function writeFrame(sink: Sink, frame: unknown): 'ok' | 'too_large' | 'overflow' {
-  const line = JSON.stringify(frame) + '\n';
+  const line = `${JSON.stringify(frame)}\n`;
   if (Buffer.byteLength(line, 'utf8') > STDIO_WIRE.outputFrameBytes) return 'too_large';
   sink.write(line);
   return sink.writableLength > OUTPUT_QUEUE_BYTES ? 'overflow' : 'ok';

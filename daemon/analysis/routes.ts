@@ -10,6 +10,7 @@ import { toRuntimeName } from '../drivers/names.js';
 import { ExecError } from '../errors/exec-error.js';
 import { forbidden } from '../http/runtime-auth.js';
 import { ANALYSIS_PATH } from '../http/paths.js';
+import type { RuntimeEnv } from '../auth/principal.js';
 
 /**
  * The token-analysis surface: the exact texts a runtime's context receives
@@ -20,7 +21,7 @@ import { ANALYSIS_PATH } from '../http/paths.js';
  * a token-analysis credential.
  */
 export function registerTokenAnalysisRoutes(
-  app: Hono<any>,
+  app: Hono<RuntimeEnv>,
   tokens: AnalysisTokens,
   inventory: readonly McpToolDescriptor[],
 ): void {

@@ -195,8 +195,7 @@ export class AuthorizationStore {
   /** Forces a rotation now (operator route, tests). */
   async rotateNow(id: string): Promise<Generation> {
     const auth = this.auths.get(id);
-    if (!auth || !auth.live)
-      throw new ExecError('not_found', 'no such active runtime authorization');
+    if (!auth?.live) throw new ExecError('not_found', 'no such active runtime authorization');
     return this.renewal.rotateNow(auth, true);
   }
 
@@ -231,7 +230,7 @@ export class AuthorizationStore {
 
   private checkGeneration(gen: Generation): AuthResult {
     const auth = this.auths.get(gen.authorizationId);
-    if (!auth || !auth.live || !this.gens.has(gen.id)) return { ok: false, reason: 'revoked' };
+    if (!auth?.live || !this.gens.has(gen.id)) return { ok: false, reason: 'revoked' };
     if (this.deps.clock.now() >= gen.expiresAtMs + CLOCK_TOLERANCE_S * 1000)
       return { ok: false, reason: 'expired' };
     return { ok: true, auth, generationId: gen.id };

@@ -6,6 +6,7 @@ import type { BrokerEvent } from './types.js';
 import { SSE_HEADERS, openSse, type SseSink } from '../http/sse.js';
 import { socketOf, type LongLivedStreams } from '../http/stream-budget.js';
 import type { ResultGate } from '../results/gate.js';
+import type { RuntimeEnv } from '../auth/principal.js';
 
 /**
  * GET /api/v1/events: the operator event stream (SSE). Every stream is a
@@ -140,6 +141,6 @@ export class EventStreams {
   }
 }
 
-export function registerEventRoutes(app: Hono<any>, streams: EventStreams): void {
+export function registerEventRoutes(app: Hono<RuntimeEnv>, streams: EventStreams): void {
   app.get('/api/v1/events', (c) => streams.open(c));
 }

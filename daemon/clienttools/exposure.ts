@@ -52,7 +52,10 @@ function effectiveDescriptor(spec: ClientToolSpec): Record<string, unknown> {
 const fingerprints = new WeakMap<ClientToolSpec, string>();
 export function fingerprintOf(spec: ClientToolSpec): string {
   let fp = fingerprints.get(spec);
-  if (fp === undefined) fingerprints.set(spec, (fp = toolFingerprint(effectiveDescriptor(spec))));
+  if (fp === undefined) {
+    fp = toolFingerprint(effectiveDescriptor(spec));
+    fingerprints.set(spec, fp);
+  }
   return fp;
 }
 

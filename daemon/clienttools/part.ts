@@ -23,6 +23,7 @@ import { registerStdioRoutes } from './stdio-routes.js';
 import { clientToolsStatePath, readClientToolsState } from './state-file.js';
 import { RememberedNames } from './remembered.js';
 import { FALLBACK_TOOL_NAMES, type ClientToolSpec } from './types.js';
+import type { RuntimeEnv } from '../auth/principal.js';
 
 /**
  * Client tools wired into the daemon: the broker, its HTTP/SSE adapter
@@ -35,7 +36,7 @@ interface ClientToolsPart {
   readonly streams: EventStreams;
   readonly notifier: ListChangedNotifier;
   hiddenFor(principal: Principal): HiddenTools | undefined;
-  registerRoutes(app: Hono<any>): void;
+  registerRoutes(app: Hono<RuntimeEnv>): void;
   close(): void;
 }
 

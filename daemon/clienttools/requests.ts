@@ -61,7 +61,8 @@ const watchers = new WeakMap<AbortSignal, Set<() => void>>();
 export function whenAborted(signal: AbortSignal, fn: () => void): () => void {
   let set = watchers.get(signal);
   if (!set) {
-    const fns = (set = new Set());
+    const fns = new Set<() => void>();
+    set = fns;
     watchers.set(signal, fns);
     signal.addEventListener(
       'abort',

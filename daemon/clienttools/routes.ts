@@ -6,6 +6,7 @@ import { CLIENT_KEY_HEADER } from './clients.js';
 import { clientIdOf, decodeRegister, decodeResult } from './validate.js';
 import type { ClientToolSpec } from './types.js';
 import type { ResultGate } from '../results/gate.js';
+import type { RuntimeEnv } from '../auth/principal.js';
 
 /**
  * The app side of client tools over HTTP, under /api/v1/client-tools (the
@@ -28,14 +29,14 @@ interface ClientToolRouteDeps {
   readonly checkNames: (group: string, tools: readonly ClientToolSpec[]) => void;
 }
 
-export function registerClientToolRoutes(app: Hono<any>, deps: ClientToolRouteDeps): void {
+export function registerClientToolRoutes(app: Hono<RuntimeEnv>, deps: ClientToolRouteDeps): void {
   const { broker, clock, gate } = deps;
   app.post('/api/v1/client-tools', async (c) => {
     const body = decodeRegister(await readJsonBody(c, clock));
     return gate.ok(broker.register(body, deps.checkNames));
   });
   // Operator token only (as every /api/v1 route): the connected apps and their groups, for the console.
-  app.get('/api/v1/client-tools/clients', (c) => gate.ok({ clients: broker.connected() }));
+  app.get('/api/v1/client-tools/clients', () => gate.ok({ clients: broker.connected() }));
   app.get('/api/v1/client-tools/requests', (c) => {
     const q = c.req.query();
     // Without client_id: ids only (no arguments, no agent), as a stream that is not the provider sees them.

@@ -47,7 +47,7 @@ export function readClientToolsState(path: string, log: (m: string) => void): st
 /** The file's exact text for these names (one name a line). */
 export function clientToolsStateText(names: readonly string[]): string {
   const doc: ClientToolsState = { version: 1, names: [...names] };
-  return JSON.stringify(doc, null, 2) + '\n';
+  return `${JSON.stringify(doc, null, 2)}\n`;
 }
 
 const tmpOf = (path: string) => `${path}.${randomBytes(6).toString('hex')}.tmp`;

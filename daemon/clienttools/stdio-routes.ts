@@ -11,6 +11,7 @@ import { SCOPE_LIMITS, type DelegatedScopes } from './scopes.js';
 import { clientIdOf } from './validate.js';
 import type { ClientToolSpec, StdioReply } from './types.js';
 import type { ResultGate } from '../results/gate.js';
+import type { RuntimeEnv } from '../auth/principal.js';
 
 /**
  * The routes a stdio child (`agentteam serve --stdio`, a CLI process that
@@ -114,7 +115,7 @@ function decodeScope(body: unknown): { task_id: string; tools: Map<string, strin
   return { task_id: body.task_id, tools };
 }
 
-export function registerStdioRoutes(app: Hono<any>, deps: StdioRouteDeps): void {
+export function registerStdioRoutes(app: Hono<RuntimeEnv>, deps: StdioRouteDeps): void {
   const { broker, scopes, gate } = deps;
   app.post('/api/v1/client-tools/stdio', async (c) => {
     const body = decodeStdioRegistration(await readJsonBody(c, deps.clock));
@@ -132,7 +133,7 @@ export function registerStdioRoutes(app: Hono<any>, deps: StdioRouteDeps): void 
     const body = decodeStdioReply(await readJsonBody(c, deps.clock));
     return gate.ok(broker.reply(c.req.param('id'), body, c.req.header(CLIENT_KEY_HEADER)));
   });
-  app.get('/api/v1/client-tools', (c) => {
+  app.get('/api/v1/client-tools', () => {
     const tools = broker.offered().map(({ group, tool }) => ({
       name: tool.name,
       group,

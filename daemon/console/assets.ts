@@ -5,7 +5,7 @@
  * and forms work without it; it adds the sign-in auto-submit, the revoke
  * confirmation and the live update of the page body over SSE.
  */
-export const CLIENT_JS = String.raw`'use strict';
+export const CLIENT_JS = `'use strict';
 (function () {
   var login = document.querySelector('form[data-autosubmit]');
   if (login) { login.submit(); return; }

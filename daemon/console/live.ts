@@ -58,8 +58,10 @@ export class LivePages {
     if (this.open >= MAX_LIVE) return c.text('too many live console pages', 503);
     this.open++;
     let channel = this.channels.get(key);
-    if (!channel)
-      this.channels.set(key, (channel = { tabs: new Set(), render, timer: null, html: null }));
+    if (!channel) {
+      channel = { tabs: new Set(), render, timer: null, html: null };
+      this.channels.set(key, channel);
+    }
     const ch = channel;
     let tab: Tab | null = null;
     const { body, sink } = openSse({

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { Hono } from 'hono';
 import type { Clock } from '../../lib/clock.js';
 import type { OperatorClient } from './operator-client.js';
-import { ConsoleSessions } from './sessions.js';
+import { type ConsoleSession, ConsoleSessions } from './sessions.js';
+import type { RuntimeEnv } from '../auth/principal.js';
 
 interface MountOptions {
   readonly clock: Clock;
@@ -20,7 +21,7 @@ interface MountOptions {
  * once than before (a daemon started under a 128-descriptor limit must
  * still come up).
  */
-export function mountConsole(app: Hono<any>, opts: MountOptions): void {
+export function mountConsole(app: Hono<RuntimeEnv>, opts: MountOptions): void {
   const sessions = new ConsoleSessions(opts.clock);
   // The CLI's half of sign-in: the operator token buys a one-time code (under /api/v1, so the bearer check applies).
   app.post('/api/v1/console/codes', (c) => {
@@ -29,10 +30,10 @@ export function mountConsole(app: Hono<any>, opts: MountOptions): void {
     const url = `http://${opts.host()}/console/login?code=${encodeURIComponent(code)}`;
     return c.json({ ok: true, data: { url, expiresAt: new Date(expiresAtMs).toISOString() } });
   });
-  let pages: Promise<Hono> | null = null;
+  let pages: Promise<Hono<{ Variables: { session: ConsoleSession } }>> | null = null;
   const load = () =>
     (pages ??= import('./routes.js').then((m) => {
-      const sub = new Hono();
+      const sub = new Hono<{ Variables: { session: ConsoleSession } }>();
       m.registerConsoleRoutes(sub, { sessions, ...opts });
       return sub;
     }));

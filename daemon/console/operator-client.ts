@@ -4,11 +4,11 @@
  * the CLI gets from the same route, and the token never leaves the daemon.
  */
 export interface OperatorClient {
-  get<T = any>(path: string): Promise<T>;
-  post<T = any>(path: string, body: unknown): Promise<T>;
-  del<T = any>(path: string): Promise<T>;
+  get<T = unknown>(path: string): Promise<T>;
+  post<T = unknown>(path: string, body: unknown): Promise<T>;
+  del<T = unknown>(path: string): Promise<T>;
   /** A GET under another credential (the token-analysis surface takes its own scope, not the operator token). */
-  getAs<T = any>(path: string, bearer: string): Promise<T>;
+  getAs<T = unknown>(path: string, bearer: string): Promise<T>;
 }
 
 export class OperatorCallError extends Error {
@@ -26,7 +26,12 @@ export function operatorClient(
   token: string,
   port: () => number,
 ): OperatorClient {
-  const call = async (method: string, path: string, body?: unknown, bearer = token) => {
+  const call = async <T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    bearer = token,
+  ): Promise<T> => {
     const headers: Record<string, string> = {
       authorization: `Bearer ${bearer}`,
       host: `127.0.0.1:${port()}`,
@@ -50,7 +55,7 @@ export function operatorClient(
         env.error?.code ?? 'internal',
         env.error?.message ?? 'failed',
       );
-    return env.data as any;
+    return env.data as T;
   };
   return {
     get: (p) => call('GET', p),

@@ -2,7 +2,7 @@ import type { Context, Hono } from 'hono';
 import type { JSX } from 'hono/jsx/jsx-runtime';
 import { getCookie, setCookie, deleteCookie } from 'hono/cookie';
 import type { Clock } from '../../lib/clock.js';
-import type { AuditEntry } from '../../catalog/audit.js';
+import type { AuditEntry, AuditSummaryRow } from '../../catalog/audit.js';
 import { CLIENT_JS, CSS } from './assets.js';
 import { COOKIE, consoleHeaders, fromConsolePage, onlyAt, sessionGuard } from './guard.js';
 import { Layout, type PageId } from './layout.js';
@@ -55,7 +55,7 @@ const page = async (c: Context, el: unknown, status = 200) =>
 /** The body of one live page: what both the page and its SSE stream render. */
 type Body = (c: Context<Env>) => Promise<JSX.Element>;
 
-export function registerConsoleRoutes(app: Hono<any>, d: ConsoleDeps): void {
+export function registerConsoleRoutes(app: Hono<Env>, d: ConsoleDeps): void {
   const op = d.operator;
   const livePages = new LivePages(d.clock);
 
@@ -179,7 +179,9 @@ export function registerConsoleRoutes(app: Hono<any>, d: ConsoleDeps): void {
 
   const overview = async () => {
     const status = await op.get<Record<string, unknown>>('/api/v1/status');
-    const hour = await op.get<{ since: string; byTool: any[] }>('/api/v1/audit/summary?since=1h');
+    const hour = await op.get<{ since: string; byTool: AuditSummaryRow[] }>(
+      '/api/v1/audit/summary?since=1h',
+    );
     const { minutes } = await op.get<{
       minutes: { minute: string; calls: number; errors: number }[];
     }>('/api/v1/audit/minutes?since=1h');

@@ -50,6 +50,7 @@ export function renderPathShim(shimDir: string, purpose: string, tail: readonly 
     'set -f',
     'rest=',
     'IFS=:',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansion
     'for p in $PATH; do [ "$p" = "$shim_dir" ] || rest="${rest:+$rest:}$p"; done',
     'unset IFS',
     'set +f',

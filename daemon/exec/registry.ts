@@ -108,5 +108,8 @@ export class Registry {
 /** Compiles on first use, so a daemon that loads generated validators never pays for ajv compilation. */
 function lazyCheck(d: ActionDescriptor): InputCheck {
   let compiled: InputCheck | undefined;
-  return (input) => (compiled ??= compileInputCheck(d))(input);
+  return (input) => {
+    compiled ??= compileInputCheck(d);
+    return compiled(input);
+  };
 }

@@ -65,7 +65,7 @@ export class ExtensionStore {
   }
 
   install(text: string): ExtensionSummary & { catalogVersion: string } {
-    let def;
+    let def: ReturnType<typeof parseExtension>;
     try {
       def = parseExtension(text, Object.keys(DOMAINS));
       for (const a of def.actions) {

@@ -28,7 +28,10 @@ export class ReadWatch {
   constructor(private readonly clock: Clock) {}
 
   add(read: WatchedRead): void {
-    if (read.signal.aborted) return read.stop('revoked');
+    if (read.signal.aborted) {
+      read.stop('revoked');
+      return;
+    }
     this.pending.add(read);
     const signal = read.signal;
     if (!this.listening.has(signal)) {

@@ -111,7 +111,10 @@ export class LongLivedStreams {
     };
     this.entries.set(id, e);
     let mine = this.byOwner.get(e.owner);
-    if (!mine) this.byOwner.set(e.owner, (mine = new Set()));
+    if (!mine) {
+      mine = new Set();
+      this.byOwner.set(e.owner, mine);
+    }
     mine.add(id);
     return { release: () => this.remove(id) };
   }

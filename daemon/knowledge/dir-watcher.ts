@@ -1,4 +1,4 @@
-import { watch, type FSWatcher } from 'node:fs';
+import { watch, type Dirent, type FSWatcher } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isSafeDir } from './walk.js';
@@ -72,7 +72,7 @@ export class DirWatcher {
 
   private async addTree(rel: string, depth: number): Promise<void> {
     if (!this.watchOne(rel) || depth >= MAX_DEPTH) return;
-    let entries;
+    let entries: Dirent[];
     try {
       entries = await readdir(rel === '' ? this.root : join(this.root, ...rel.split('/')), {
         withFileTypes: true,

@@ -2,14 +2,7 @@ import { rmSync } from 'node:fs';
 import type { Clock, ClockTimer } from '../../lib/clock.js';
 import { markBuilt, openIndexDb, type IndexDb } from './index-db.js';
 import { IndexRows, type IndexMasking, type Read } from './index-rows.js';
-import {
-  isIndexedName,
-  isSafeDir,
-  readSafe,
-  safeStat,
-  walkFilesAsync,
-  type FileStat,
-} from './walk.js';
+import { filesAt, readSafe, walkFilesAsync, type FileStat } from './walk.js';
 import { DirWatcher } from './dir-watcher.js';
 
 interface FolderIndexOptions {
@@ -210,17 +203,7 @@ export class FolderIndex {
       return Promise.resolve();
     }
     return this.exclusive(async () => {
-      // Each path a watcher named: a file, a folder that appeared, or something that went away.
-      const files: FileStat[] = [];
-      const gone: string[] = [];
-      for (const rel of paths) {
-        const st = isIndexedName(rel) ? safeStat(this.root, rel) : null;
-        if (st) files.push(st);
-        else if (isSafeDir(this.root, rel))
-          for (const f of await walkFilesAsync(`${this.root}/${rel}`))
-            files.push({ ...f, path: `${rel}/${f.path}` });
-        else gone.push(rel);
-      }
+      const { files, gone } = await filesAt(this.root, paths);
       const reads = await this.readChanged(files);
       if (this.isClosed()) return;
       this.db.transaction(() => {

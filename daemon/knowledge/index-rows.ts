@@ -93,9 +93,9 @@ export class IndexRows {
       id = Number(this.insertFile.run(st.path, st.mtimeMs, st.size, title).lastInsertRowid);
     }
     const chunks = chunkText(text).slice(0, CHUNKS_PER_FILE);
-    chunks.forEach((c, n) =>
-      this.insertChunk.run(BigInt(id * CHUNKS_PER_FILE + n), c.text, id, c.lineStart, c.lineEnd),
-    );
+    chunks.forEach((c, n) => {
+      this.insertChunk.run(BigInt(id * CHUNKS_PER_FILE + n), c.text, id, c.lineStart, c.lineEnd);
+    });
   }
 
   private removePath(rel: string): void {

@@ -68,8 +68,7 @@ function decode(prefix: string, cursor: string, q: string): CursorBody {
     throw invalid('cursor is malformed');
   }
   if (
-    !b ||
-    b.v !== 1 ||
+    b?.v !== 1 ||
     typeof b.s !== 'number' ||
     !Number.isFinite(b.s) ||
     !Number.isSafeInteger(b.r) ||

@@ -1,4 +1,4 @@
-import { constants, lstatSync, type Stats } from 'node:fs';
+import { constants, type Dirent, lstatSync, type Stats } from 'node:fs';
 import { lstat, open, readdir, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LIMITS, jsonBytes } from '../../catalog/limits.js';
@@ -55,7 +55,7 @@ export async function walkFilesAsync(root: string): Promise<FileStat[]> {
   const pending: { dir: string; rel: string; depth: number }[] = [{ dir: root, rel: '', depth: 0 }];
   while (pending.length > 0) {
     const { dir, rel, depth } = pending.pop()!;
-    let entries;
+    let entries: Dirent[];
     try {
       entries = await readdir(dir, { withFileTypes: true });
     } catch {
@@ -118,6 +118,27 @@ export function isSafeDir(root: string, rel: string): boolean {
     }
   }
   return true;
+}
+
+/**
+ * What the paths a watcher named are now: an indexed file, a folder that
+ * appeared (every file under it), or something that went away (`gone`).
+ */
+export async function filesAt(
+  root: string,
+  paths: readonly string[],
+): Promise<{ files: FileStat[]; gone: string[] }> {
+  const files: FileStat[] = [];
+  const gone: string[] = [];
+  for (const rel of paths) {
+    const st = isIndexedName(rel) ? safeStat(root, rel) : null;
+    if (st) files.push(st);
+    else if (isSafeDir(root, rel))
+      for (const f of await walkFilesAsync(`${root}/${rel}`))
+        files.push({ ...f, path: `${rel}/${f.path}` });
+    else gone.push(rel);
+  }
+  return { files, gone };
 }
 
 /**

@@ -38,7 +38,7 @@ export function ensureOperatorToken(home: string): string {
     }
   }
   const token = randomBytes(32).toString('base64url');
-  writeFileAtomicSync(path, token + '\n');
+  writeFileAtomicSync(path, `${token}\n`);
   return token;
 }
 
@@ -49,7 +49,7 @@ interface DaemonInfo {
 }
 
 export function writeDaemonInfo(home: string, info: DaemonInfo): void {
-  writeFileAtomicSync(homePaths(home).daemonJson, JSON.stringify(info) + '\n');
+  writeFileAtomicSync(homePaths(home).daemonJson, `${JSON.stringify(info)}\n`);
 }
 
 /** Removes daemon.json only if it still describes this process. */
@@ -103,7 +103,7 @@ export function readLastPort(home: string, host: string): number | null {
 }
 
 export function writeLastPort(home: string, host: string, port: number): void {
-  writeFileAtomicSync(homePaths(home).lastPort, JSON.stringify({ host, port }) + '\n');
+  writeFileAtomicSync(homePaths(home).lastPort, `${JSON.stringify({ host, port })}\n`);
 }
 
 /**

@@ -32,7 +32,10 @@ function walk(v: unknown, under: boolean): unknown {
     let out: unknown[] | undefined;
     v.forEach((x, i) => {
       const y = walk(x, under);
-      if (y !== x) (out ??= v.slice())[i] = y;
+      if (y !== x) {
+        out ??= v.slice();
+        out[i] = y;
+      }
     });
     return out ?? v;
   }

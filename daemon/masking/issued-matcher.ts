@@ -33,7 +33,10 @@ export function issuedMatcher(
   for (const [value, label] of labels) {
     const head = value.slice(0, HEAD_CHARS);
     let g = groups.get(head);
-    if (!g) groups.set(head, (g = { lengths: new Set(), values: new Map() }));
+    if (!g) {
+      g = { lengths: new Set(), values: new Map() };
+      groups.set(head, g);
+    }
     g.lengths.add(value.length);
     g.values.set(value, label);
     if (value.length > longest) longest = value.length;

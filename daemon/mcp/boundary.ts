@@ -36,7 +36,10 @@ export function sharedBoundary(gate: Pick<ResultGate, 'json'>): ResultBounder {
   const policies = new WeakMap<McpToolDescriptor, BoundaryPolicy>();
   return (tool, input, data) => {
     let policy = policies.get(tool);
-    if (policy === undefined) policies.set(tool, (policy = policyOf(tool)));
+    if (policy === undefined) {
+      policy = policyOf(tool);
+      policies.set(tool, policy);
+    }
     const out = gate.json(policy, input, data, FRAME);
     if (!out.ok) throw out.error;
     return out.body;

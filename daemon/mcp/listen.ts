@@ -104,7 +104,7 @@ export class ListenStreams {
       result: { resultType: 'complete', _meta: subMeta },
     });
 
-    let unsubscribe = () => undefined as void;
+    let unsubscribe: () => void = () => {};
     // The server ends the subscription (revocation, shutdown): answer the listen request first.
     const onAbort = () => {
       sink.write(closing);

@@ -11,6 +11,7 @@ import {
 import { sharedValidator } from '../../lib/validator.js';
 import { ExecError, errorBody } from '../errors/exec-error.js';
 import type { MessageApi } from '../store/messages.js';
+import type { RuntimeEnv } from '../auth/principal.js';
 
 /** The operator's (a person's) side of messages: post as human:<handle>, read a target's history. */
 export interface MessageServices {
@@ -67,7 +68,10 @@ function fail(c: Context, err: unknown): Response {
 }
 
 /** Registers /api/v1/messages; the operator-token middleware on /api/v1 runs first. */
-export function registerMessageOperatorRoutes(app: Hono<any>, services: MessageServices): void {
+export function registerMessageOperatorRoutes(
+  app: Hono<RuntimeEnv>,
+  services: MessageServices,
+): void {
   app.post('/api/v1/messages', async (c) => {
     try {
       const body = await readJsonBody(c);

@@ -17,6 +17,7 @@ import type { MessageServices } from './operator-routes.js';
 import { knowledgeToolHandlers, type KnowledgeServices } from '../knowledge/tools.js';
 import type { ResultGate } from '../results/gate.js';
 import type { AuditTrail } from '../audit/trail.js';
+import type { RuntimeEnv } from '../auth/principal.js';
 
 const SERVER_VERSION = '0.1.0';
 
@@ -51,7 +52,7 @@ interface McpServices extends MessageServices {
  * handler is reached. Returns the tool host, for a driver that dispatches
  * calls in-process (Codex app-server).
  */
-export function registerMcpRoutes(app: Hono<any>, services: McpServices): ToolHost {
+export function registerMcpRoutes(app: Hono<RuntimeEnv>, services: McpServices): ToolHost {
   const host = createToolHost(
     services.tools,
     MCP_TOOLS,

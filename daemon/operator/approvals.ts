@@ -3,6 +3,7 @@ import { readJsonBody } from '../http/json-body.js';
 import type { Context, Hono } from 'hono';
 import { ExecError, errorBody } from '../errors/exec-error.js';
 import type { ApprovalOperatorApi } from '../store/server-api.js';
+import type { RuntimeEnv } from '../auth/principal.js';
 
 const ID = /^appr_[0-9A-Za-z]{6,40}$/;
 /** How many servers `GET /api/v1/approvals/servers` names at most. */
@@ -28,7 +29,7 @@ function invalid(path: string, message: string): ExecError {
  * and `GET /api/v1/approvals/pending` (how many wait on each, at most 100 servers).
  */
 export function registerApprovalOperatorRoutes(
-  app: Hono<any>,
+  app: Hono<RuntimeEnv>,
   approvals: ApprovalOperatorApi,
 ): void {
   // Before `:id`: the servers that hold approval requests (a person decides across servers; the console lists them all).

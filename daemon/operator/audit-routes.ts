@@ -6,6 +6,7 @@ import { ExecError, errorBody } from '../errors/exec-error.js';
 import type { Clock } from '../../lib/clock.js';
 import type { AuditQuery, AuditStore } from '../store/audit.js';
 import { AuditSummaries } from './audit-summaries.js';
+import type { RuntimeEnv } from '../auth/principal.js';
 
 /** A summary without --since covers the last day; the per-minute counts, the last hour. */
 const SUMMARY_DEFAULT_MS = 86_400_000;
@@ -92,7 +93,11 @@ function queryOf(
  * The last two are computed once per change and shared by every reader
  * (audit-summaries.ts), off the request thread.
  */
-export function registerAuditOperatorRoutes(app: Hono<any>, log: AuditStore, clock: Clock): void {
+export function registerAuditOperatorRoutes(
+  app: Hono<RuntimeEnv>,
+  log: AuditStore,
+  clock: Clock,
+): void {
   const now = () => clock.now();
   const summaries = new AuditSummaries(log, clock);
   app.get('/api/v1/audit', async (c) => {

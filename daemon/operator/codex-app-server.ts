@@ -9,6 +9,7 @@ import type { ResultGate } from '../results/gate.js';
 import { APP_SERVER_OVERRIDES, appServerInstructionsFile } from '../drivers/codex-app-server.js';
 import { overrideArgs } from '../drivers/codex.js';
 import { runAppServerSession } from '../drivers/app-server/session.js';
+import type { RuntimeEnv } from '../auth/principal.js';
 
 interface AppServerRouteDeps {
   readonly auths: AuthorizationStore;
@@ -74,13 +75,12 @@ function readStart(body: unknown): StartBody {
  * and streams what happens as NDJSON lines (threads, agent messages, tool
  * decisions, the end). Revoking the authorization ends the run.
  */
-export function registerCodexAppServerRoute(app: Hono<any>, deps: AppServerRouteDeps): void {
+export function registerCodexAppServerRoute(app: Hono<RuntimeEnv>, deps: AppServerRouteDeps): void {
   const started = new Set<string>();
   app.post('/api/v1/runtimes/:id/codex-app-server', async (c) => {
     const id = c.req.param('id');
     const auth = deps.auths.get(id);
-    if (!auth || !auth.live)
-      throw new ExecError('not_found', 'no live runtime authorization with this id');
+    if (!auth?.live) throw new ExecError('not_found', 'no live runtime authorization with this id');
     if (auth.runtime !== 'codex-app-server')
       throw new ExecError(
         'invalid_request',

@@ -3,6 +3,7 @@ import { readJsonBody } from '../http/json-body.js';
 import { ExecError, errorBody } from '../errors/exec-error.js';
 import type { ExtensionStore } from '../extensions/store.js';
 import { pinCatalog } from '../auth/pinned-catalog.js';
+import type { RuntimeEnv } from '../auth/principal.js';
 
 function fail(c: Context, err: unknown): Response {
   return c.json(
@@ -20,7 +21,10 @@ function fail(c: Context, err: unknown): Response {
  * (built-ins and installed extensions), the body of the runtime's own
  * `GET {base}/catalog`, so operator help renders extensions the same way.
  */
-export function registerExtensionOperatorRoutes(app: Hono<any>, extensions: ExtensionStore): void {
+export function registerExtensionOperatorRoutes(
+  app: Hono<RuntimeEnv>,
+  extensions: ExtensionStore,
+): void {
   app.post('/api/v1/extensions', async (c) => {
     try {
       const body = await readJsonBody(c);

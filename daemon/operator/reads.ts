@@ -9,6 +9,7 @@ import type { Registry } from '../exec/registry.js';
 import type { HandlerContext } from '../exec/context.js';
 import type { Caller, ServerApi } from '../store/server-api.js';
 import type { Clock } from '../../lib/clock.js';
+import type { RuntimeEnv } from '../auth/principal.js';
 
 /** What the operator reads use, and nothing else (the daemon's Services satisfies it). */
 interface OperatorReadDeps {
@@ -36,7 +37,10 @@ const JSON_HEADERS = { 'content-type': 'application/json' } as const;
  * operator token (checked by the app first) stands for a person, not an
  * agent; only reads are reachable, so no agent id is recorded anywhere.
  */
-export function registerOperatorReadRoutes(app: Hono<any>, services: OperatorReadDeps): void {
+export function registerOperatorReadRoutes(
+  app: Hono<RuntimeEnv>,
+  services: OperatorReadDeps,
+): void {
   const fail = (err: ExecError) =>
     services.gate.respond(services.gate.errorEnvelope(err), err.status, JSON_HEADERS);
   app.post(OPERATOR_READ_PATH, async (c) => {

@@ -1,6 +1,7 @@
 import type { Hono } from 'hono';
 import { registerRuntimeLeaseRoutes, type LeaseContext } from './runtimes.js';
 import { registerRuntimeListRoute } from './runtime-list.js';
+import type { RuntimeEnv } from '../auth/principal.js';
 
 /** What the operator routes need from the running daemon. */
 export interface OperatorContext extends LeaseContext {
@@ -11,7 +12,7 @@ export interface OperatorContext extends LeaseContext {
 }
 
 /** Operator API under /api/v1 (the bearer check is applied by the app before these run). */
-export function registerOperatorRoutes(app: Hono<any>, ctx: OperatorContext): void {
+export function registerOperatorRoutes(app: Hono<RuntimeEnv>, ctx: OperatorContext): void {
   app.get('/api/v1/status', (c) => c.json({ ok: true, data: ctx.status() }));
   app.post('/api/v1/stop', (c) => {
     setImmediate(() => ctx.stop('operator'));

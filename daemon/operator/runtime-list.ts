@@ -1,6 +1,7 @@
 import type { Hono } from 'hono';
 import type { Authorization } from '../auth/authorization.js';
 import type { AuthorizationStore } from '../auth/store.js';
+import type { RuntimeEnv } from '../auth/principal.js';
 
 /** One runtime authorization as the operator sees it: binding, state, token generations, in-flight calls. Never a token. */
 export interface RuntimeView {
@@ -34,7 +35,7 @@ function runtimeView(a: Authorization): RuntimeView {
 }
 
 /** `GET /api/v1/runtimes`: every authorization holding a lease, oldest first (operator token checked by the app). */
-export function registerRuntimeListRoute(app: Hono<any>, store: AuthorizationStore): void {
+export function registerRuntimeListRoute(app: Hono<RuntimeEnv>, store: AuthorizationStore): void {
   app.get('/api/v1/runtimes', (c) =>
     c.json({ ok: true, data: { runtimes: store.leases().map(runtimeView) } }),
   );

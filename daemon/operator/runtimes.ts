@@ -7,6 +7,7 @@ import { MESSAGE_ID_PATTERN, TARGET_PATTERN } from '../../catalog/mcp-tools.js';
 import type { AuthorizationStore } from '../auth/store.js';
 import { ENTITY_ID_RULE, isEntityId } from '../../catalog/ids.js';
 import { isPidAlive } from '../lifecycle/owner.js';
+import type { RuntimeEnv } from '../auth/principal.js';
 
 /** What a runtime driver adds to the launch (written into the private dir by the daemon). */
 interface LaunchAdditions {
@@ -128,7 +129,7 @@ async function readLease(c: Context): Promise<LeaseRequest> {
  * runtime's lifetime: when the `run` process's connection closes (exit,
  * crash, kill -9) or its pid disappears, the authorization is revoked.
  */
-export function registerRuntimeLeaseRoutes(app: Hono<any>, ctx: LeaseContext): void {
+export function registerRuntimeLeaseRoutes(app: Hono<RuntimeEnv>, ctx: LeaseContext): void {
   const { store } = ctx;
   app.post('/api/v1/runtimes', async (c) => {
     const req = await readLease(c);
@@ -168,25 +169,24 @@ export function registerRuntimeLeaseRoutes(app: Hono<any>, ctx: LeaseContext): v
         ? err
         : new ExecError('internal', 'the runtime driver could not prepare the launch');
     }
-    const first =
-      JSON.stringify({
-        ok: true,
-        data: {
-          authorizationId: auth.id,
-          privateDir: auth.dir,
-          tokenFile: auth.tokenFile,
-          resumeSecret: auth.resumeSecret,
-          execBaseUrl,
-          mcpUrl,
-          ttlSeconds: auth.ttlMs / 1000,
-          env: additions.env,
-          args: additions.args,
-          ...(additions.argsFor ? { argsFor: additions.argsFor } : {}),
-          ...(additions.shimDir ? { shimDir: additions.shimDir } : {}),
-          ...(additions.tokenEnv ? { tokenEnv: additions.tokenEnv } : {}),
-          ...(additions.binDir ? { binDir: additions.binDir } : {}),
-        },
-      }) + '\n';
+    const first = `${JSON.stringify({
+      ok: true,
+      data: {
+        authorizationId: auth.id,
+        privateDir: auth.dir,
+        tokenFile: auth.tokenFile,
+        resumeSecret: auth.resumeSecret,
+        execBaseUrl,
+        mcpUrl,
+        ttlSeconds: auth.ttlMs / 1000,
+        env: additions.env,
+        args: additions.args,
+        ...(additions.argsFor ? { argsFor: additions.argsFor } : {}),
+        ...(additions.shimDir ? { shimDir: additions.shimDir } : {}),
+        ...(additions.tokenEnv ? { tokenEnv: additions.tokenEnv } : {}),
+        ...(additions.binDir ? { binDir: additions.binDir } : {}),
+      },
+    })}\n`;
     const conn = c.req.raw.signal;
     if (conn.aborted) revoke('run_disconnected');
     else conn.addEventListener('abort', () => revoke('run_disconnected'), { once: true });
@@ -212,7 +212,7 @@ export function registerRuntimeLeaseRoutes(app: Hono<any>, ctx: LeaseContext): v
               // The last line says why, so `run` can tell a daemon shutdown (wait for the next daemon) from the rest.
               controller.enqueue(
                 new TextEncoder().encode(
-                  JSON.stringify({ event: 'revoked', reason: revokeReason(auth.signal) }) + '\n',
+                  `${JSON.stringify({ event: 'revoked', reason: revokeReason(auth.signal) })}\n`,
                 ),
               );
               controller.close();

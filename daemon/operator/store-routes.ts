@@ -4,6 +4,7 @@ import { isAbsolute } from 'node:path';
 import type { Db } from '../store/db.js';
 import { backupSqlite, BackupTargetError } from '../../lib/store-backup.js';
 import { ExecError, errorBody } from '../errors/exec-error.js';
+import type { RuntimeEnv } from '../auth/principal.js';
 
 /** Longest backup path accepted (Linux PATH_MAX). */
 const MAX_PATH_BYTES = 4096;
@@ -18,7 +19,7 @@ const MAX_PATH_BYTES = 4096;
  * and names the database, whose own tools (pg_dump) back it up.
  */
 export function registerStoreOperatorRoutes(
-  app: Hono<any>,
+  app: Hono<RuntimeEnv>,
   db: Db | null,
   home: string,
   store: { kind: string; location: string },

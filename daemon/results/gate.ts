@@ -238,22 +238,21 @@ export class ResultGate {
 
   /** Hono middleware for every route: mounted first, so it sees each response last. */
   middleware(): MiddlewareHandler {
-    const gate = this;
     const screen: MiddlewareHandler = async (c, next) => {
       await next();
-      gate.seen++;
+      this.seen++;
       const res = c.res;
-      if (gate.produced.has(res) || res.body === null) return;
-      if (gate.secrets.matcher().size === 0) return;
+      if (this.produced.has(res) || res.body === null) return;
+      if (this.secrets.matcher().size === 0) return;
       const type = res.headers.get('content-type') ?? '';
       let next2: Response;
       if (/ndjson|event-stream/i.test(type)) {
-        next2 = new Response(res.body.pipeThrough(lineMasker(() => gate.secrets.matcher())), {
+        next2 = new Response(res.body.pipeThrough(lineMasker(() => this.secrets.matcher())), {
           status: res.status,
           headers: res.headers,
         });
       } else {
-        const out = gate.screenBody(await res.text(), type);
+        const out = this.screenBody(await res.text(), type);
         next2 = new Response(out.body, { status: out.status ?? res.status, headers: res.headers });
       }
       c.res = undefined;

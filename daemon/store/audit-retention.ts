@@ -88,7 +88,7 @@ export function retentionDeletes(
  * those still above it, smallest count first (ties by order given).
  */
 function share(counts: readonly number[], budget: number): number[] {
-  const order = counts.map((n, i) => i).sort((x, y) => counts[x]! - counts[y]! || x - y);
+  const order = counts.map((_n, i) => i).sort((x, y) => counts[x]! - counts[y]! || x - y);
   const out = new Array<number>(counts.length).fill(0);
   let left = budget;
   for (let k = 0; k < order.length; k++) {

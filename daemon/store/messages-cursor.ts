@@ -19,7 +19,7 @@ function targetDigest(target: string): string {
 
 export function encodeMessageCursor(target: string, seq: number): string {
   const body: CursorBody = { v: 1, s: seq, t: targetDigest(target) };
-  return 'm1.' + Buffer.from(JSON.stringify(body)).toString('base64url');
+  return `m1.${Buffer.from(JSON.stringify(body)).toString('base64url')}`;
 }
 
 function invalid(message: string): ExecError {

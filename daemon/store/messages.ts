@@ -151,8 +151,7 @@ export class MessageStore implements MessageApi {
     }
     if (input.replyTo !== undefined)
       await this.checkReplyTo(q, input.serverId, input.target, input.replyTo);
-    const id =
-      'msg_' + this.clock.now().toString(36).padStart(9, '0') + randomBytes(5).toString('hex');
+    const id = `msg_${this.clock.now().toString(36).padStart(9, '0')}${randomBytes(5).toString('hex')}`;
     const row = (await q.get<Row>(
       `INSERT INTO messages (id, server_id, target, author, content, reply_to, created_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
       [

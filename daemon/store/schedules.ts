@@ -6,7 +6,7 @@ import type {
   scheduledMessageList,
   scheduledMessageRuns,
 } from '../../catalog/domains/scheduled-message.js';
-import { checkCronRule, CronRuleError, nextOccurrence } from '../../lib/cron.js';
+import { checkCronRule, type CronRuleError, nextOccurrence } from '../../lib/cron.js';
 import { ExecError } from '../errors/exec-error.js';
 import type { StoreContext } from './context.js';
 import { newId } from './ids.js';

@@ -57,9 +57,18 @@ export class TaskStore {
     const binding = { action: 'task/list', scope: c.serverId, filter };
     const where = ['server_id = ?'];
     const params: SqlValue[] = [c.serverId];
-    if (filter.status !== undefined) where.push('status = ?'), params.push(filter.status);
-    if (filter.assignee !== undefined) where.push('assignee = ?'), params.push(filter.assignee);
-    if (filter.projectId !== undefined) where.push('project_id = ?'), params.push(filter.projectId);
+    if (filter.status !== undefined) {
+      where.push('status = ?');
+      params.push(filter.status);
+    }
+    if (filter.assignee !== undefined) {
+      where.push('assignee = ?');
+      params.push(filter.assignee);
+    }
+    if (filter.projectId !== undefined) {
+      where.push('project_id = ?');
+      params.push(filter.projectId);
+    }
     const query = (extra: string[], more: SqlValue[]) =>
       this.s.sql.all<TaskRow>(
         `SELECT ${TASK_COLUMNS} FROM tasks WHERE ${[...where, ...extra].join(' AND ')} ORDER BY updated_at DESC, id ASC LIMIT ?`,

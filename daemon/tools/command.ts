@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { PLACEHOLDER } from '../../catalog/tool-declaration.js';
 import { outputBudget, type OutputBudget } from './output-budget.js';
 import { CALL_MARKER_VAR, killGroup, killMarked, newCallMarker } from './process-tree.js';
@@ -77,7 +77,7 @@ export function runCommand(run: CommandRun): Promise<CommandOutcome> {
     const max = run.maxCaptureBytes ?? MAX_CAPTURE_BYTES;
     const share = (run.budget ?? outputBudget).join();
     const marker = newCallMarker();
-    let child;
+    let child: ChildProcessWithoutNullStreams;
     try {
       child = spawn(run.argv[0]!, run.argv.slice(1), {
         cwd: run.cwd,

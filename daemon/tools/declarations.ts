@@ -90,7 +90,7 @@ export class DeclaredTools {
           });
           continue;
         }
-        tool = builtinTool(decl, t, target, owner);
+        tool = builtinTool(decl, target, owner);
       } else {
         if (!resolveProgram(t.argv[0]!, join(file, '..'), this.deps.env.PATH)) {
           problems.push({
@@ -100,7 +100,7 @@ export class DeclaredTools {
           });
           continue;
         }
-        let validate;
+        let validate: ReturnType<typeof ajv.compile>;
         try {
           validate = ajv.compile(decl.needs ?? { type: 'object' });
         } catch (err) {

@@ -168,7 +168,6 @@ export function commandTool(
 /** A `builtin` declaration: the daemon's own tool under the declared name and description (its schema and hints stay its own). */
 export function builtinTool(
   decl: Declaration,
-  transport: BuiltinTransport,
   target: RegisteredTool,
   owner: ToolOwner,
 ): RegisteredTool {

@@ -51,7 +51,10 @@ export class ListChangedNotifier implements ToolChangeFeed {
   changed(): void {
     if (this.timer !== null) return; // a notice is already scheduled and will carry this change
     const wait = this.lastSentAt + COALESCE_MS - this.clock.now();
-    if (wait <= 0) return this.send();
+    if (wait <= 0) {
+      this.send();
+      return;
+    }
     this.timer = this.clock.setTimeout(() => {
       this.timer = null;
       this.send();

@@ -4,6 +4,7 @@ import { ExecError, errorBody } from '../errors/exec-error.js';
 import type { ToolRegistry } from './registry.js';
 import type { ToolActivity } from './activity.js';
 import type { DeclaredTools } from './declarations.js';
+import type { RuntimeEnv } from '../auth/principal.js';
 
 interface ToolOperatorDeps {
   readonly registry: ToolRegistry;
@@ -31,7 +32,7 @@ function fail(c: Context, err: unknown): Response {
  * each entry comes from and the last declaration report; the activity log
  * (shown text, questions, answers); answering a question.
  */
-export function registerToolOperatorRoutes(app: Hono<any>, deps: ToolOperatorDeps): void {
+export function registerToolOperatorRoutes(app: Hono<RuntimeEnv>, deps: ToolOperatorDeps): void {
   app.get('/api/v1/tools', (c) => {
     const report = deps.declared.last;
     const files = new Map(report.loaded.map((d) => [d.name, d]));

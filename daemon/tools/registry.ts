@@ -100,7 +100,10 @@ const listedBytes = new WeakMap<ListedTool, number>();
 /** Compact JSON bytes of one entry in tools/list (cached per entry object). */
 function bytesOf(t: ListedTool): number {
   let n = listedBytes.get(t);
-  if (n === undefined) listedBytes.set(t, (n = Buffer.byteLength(JSON.stringify(listEntry(t)))));
+  if (n === undefined) {
+    n = Buffer.byteLength(JSON.stringify(listEntry(t)));
+    listedBytes.set(t, n);
+  }
   return n;
 }
 
@@ -134,8 +137,15 @@ export class ToolRegistry {
   ): number {
     let bytes = LIST_WRAPPER_BYTES;
     let n = 0;
-    for (const t of this.ordered) if (t.owner.key !== ownerKey) (bytes += bytesOf(t)), n++;
-    for (const t of [...tools, ...extra]) (bytes += bytesOf(t)), n++;
+    for (const t of this.ordered) {
+      if (t.owner.key === ownerKey) continue;
+      bytes += bytesOf(t);
+      n++;
+    }
+    for (const t of [...tools, ...extra]) {
+      bytes += bytesOf(t);
+      n++;
+    }
     return bytes + Math.max(0, n - 1);
   }
 

@@ -110,7 +110,9 @@ test('revocation cancels in-flight requests: a handler waiting on its body answe
   const pending = await Promise.all(
     [1, 2, 3].map(() => slowPost(port, '/api/internal/exec/servers/s/agents/a/task/create', token)),
   );
-  t.after(() => pending.forEach((p) => p.socket.destroy()));
+  t.after(() => {
+    for (const p of pending) p.socket.destroy();
+  });
   assert.ok(await waitFor(() => daemon.store.stats().inFlight === 3, 3000));
   await daemon.store.revoke(auth.id, 'test');
   for (const p of pending) {

@@ -32,7 +32,9 @@ function setup(t: import('node:test').TestContext) {
   };
   const events: string[] = [];
   const waiters = new Set<() => void>();
-  const notify = () => waiters.forEach((w) => w());
+  const notify = () => {
+    for (const w of waiters) w();
+  };
   // A finished removal is reported once the store has acted on it (its continuation runs before the immediate).
   const remover: DirRemover = (dir) =>
     fail.remove-- > 0

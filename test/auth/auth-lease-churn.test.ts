@@ -23,7 +23,9 @@ test(`${LEASES} leases ending at once: every status request meanwhile is answere
   t.after(() => d.close());
   const op = operatorToken(d);
   const leases: LeaseResult[] = [];
-  t.after(() => leases.forEach((l) => l.close()));
+  t.after(() => {
+    for (const l of leases) l.close();
+  });
   for (let i = 0; i < LEASES; i += BATCH) {
     const batch = await Promise.all(
       Array.from({ length: BATCH }, (_, j) =>

@@ -63,7 +63,9 @@ test('replacement: a new lease for the same server, agent and session revokes it
     requestLease(daemon.url, op, { serverId: 's', agentId: 'a' }),
     requestLease(daemon.url, op, { serverId: 's', agentId: 'a' }),
   ]);
-  t.after(() => others.forEach((l) => l.close()));
+  t.after(() => {
+    for (const l of others) l.close();
+  });
   for (const l of [second, ...others])
     assert.equal(await catalogStatus(l.body.data!.execBaseUrl, l.token()), 200);
   assert.equal(daemon.store.stats().active, 5);

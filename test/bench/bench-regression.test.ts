@@ -22,9 +22,10 @@ test('a baseline directory that is not built is refused, naming the file it lack
   );
   const saved = process.env.BENCH_BASELINE;
   process.env.BENCH_BASELINE = dir;
-  t.after(() =>
-    saved === undefined ? delete process.env.BENCH_BASELINE : (process.env.BENCH_BASELINE = saved),
-  );
+  t.after(() => {
+    if (saved === undefined) delete process.env.BENCH_BASELINE;
+    else process.env.BENCH_BASELINE = saved;
+  });
   await assert.rejects(baselineBin(['regression']), /not built/);
 });
 

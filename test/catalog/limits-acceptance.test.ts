@@ -213,7 +213,9 @@ describe('MCP tools at their limits', { concurrency: true }, () => {
       const leases = await Promise.all(
         agents.map((agentId) => openLease(d as unknown as McpDaemon, { serverId: 's1', agentId })),
       );
-      t.after(() => leases.forEach((l) => l.close()));
+      t.after(() => {
+        for (const l of leases) l.close();
+      });
       let id = 0;
       const tool = async (lease: (typeof leases)[number], name: string, args: unknown) => {
         const r = await rpc(lease.mcpUrl, lease.token(), {
@@ -252,7 +254,7 @@ describe('MCP tools at their limits', { concurrency: true }, () => {
       // An emoji has no white space: U+2028 is white space, so that flavor writes its emoji with control characters.
       const emoji = (e: number) =>
         expensive(LIMITS.emoji, unit === FLAVORS.separator ? FLAVORS.control : unit, `:${e}`);
-      let last;
+      let last: any;
       for (let e = 0; e < LIMITS.reactionEmoji; e++) {
         for (let a = 0; a < LIMITS.reactors; a++)
           last = await okTool(leases[reactor(e, a)]!, 'message_react', {

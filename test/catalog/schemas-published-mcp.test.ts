@@ -74,7 +74,9 @@ test('every string a built-in MCP tool schema publishes as admitted is accepted;
       openLease(d, { serverId: 'local', agentId: `walk-${runtime}`, runtime }),
     ),
   );
-  t.after(() => leases.forEach((l) => l.close()));
+  t.after(() => {
+    for (const l of leases) l.close();
+  });
 
   // Each distinct schema once: the walk below covers every one any revision or runtime is shown.
   const distinct = new Map<string, { name: string; schema: Schema }>();

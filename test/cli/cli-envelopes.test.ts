@@ -158,7 +158,10 @@ function check(c: Case, r: { code: number | null; stdout: string; stderr: string
   };
   assert.equal(typeof env.ok, 'boolean', `${what}: an envelope: ${r.stdout}`);
   assert.equal(env.ok, exit === 0, `${what}: ok goes with the exit status`);
-  if (env.ok) return assert.ok('data' in env, what);
+  if (env.ok) {
+    assert.ok('data' in env, what);
+    return;
+  }
   assert.ok(isErrorCode(env.error?.code), `${what}: a code of the error table: ${r.stdout}`);
   assert.equal(typeof env.error?.message, 'string');
   if (code !== undefined) {
@@ -216,7 +219,9 @@ test('without a daemon: every refusal is one error envelope on stdout with its e
     NO_DAEMON.map((c) => () => cliEnv([...c[0]], clean)),
     3,
   );
-  NO_DAEMON.forEach((c, i) => check(c, results[i]!));
+  NO_DAEMON.forEach((c, i) => {
+    check(c, results[i]!);
+  });
 });
 
 test("with a daemon: successes, the daemon's refusals and the command line's, then daemon stop", async (t) => {
@@ -231,6 +236,8 @@ test("with a daemon: successes, the daemon's refusals and the command line's, th
     cases.map((c) => () => cliEnv([...c[0]], env)),
     3,
   );
-  cases.forEach((c, i) => check(c, results[i]!));
+  cases.forEach((c, i) => {
+    check(c, results[i]!);
+  });
   check([['daemon', 'stop'], 0, 'envelope'], await cliEnv(['daemon', 'stop'], env));
 });

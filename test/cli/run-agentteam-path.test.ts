@@ -129,7 +129,7 @@ test('the private bin directory and its launcher are owner-only', async (t) => {
       '-c',
       'p=$(command -v agentteam); stat -c %a "$(dirname "$p")" "$p"',
     ],
-    { ...env, PATH: barePath(t) + ':/usr/bin:/bin' },
+    { ...env, PATH: `${barePath(t)}:/usr/bin:/bin` },
   );
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual(r.stdout.trim().split('\n'), ['700', '700']);

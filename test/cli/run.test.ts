@@ -20,8 +20,7 @@ function lines(child: import('node:child_process').ChildProcess): {
   let buf = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => {
     buf += d;
-    let nl;
-    while ((nl = buf.indexOf('\n')) >= 0) {
+    for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
       const l = buf.slice(0, nl);
       buf = buf.slice(nl + 1);
       const w = waiters.shift();
@@ -170,7 +169,7 @@ test('run: environment, exit status, revocation on child exit and on kill -9 of 
         '--',
         NODE,
         '-e',
-        PRINT_CRED + 'setTimeout(()=>{},60000)',
+        `${PRINT_CRED}setTimeout(()=>{},60000)`,
       ],
       env,
       track,
@@ -209,7 +208,7 @@ test('run: environment, exit status, revocation on child exit and on kill -9 of 
           '--',
           NODE,
           '-e',
-          PRINT_CRED + 'setTimeout(()=>{},60000)',
+          `${PRINT_CRED}setTimeout(()=>{},60000)`,
         ],
         env,
         track,

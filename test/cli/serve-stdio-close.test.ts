@@ -50,7 +50,10 @@ async function stalledDaemon(t: { after(fn: () => unknown): void }) {
     open.add(req);
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     res.write(': waiting\n\n');
-    res.on('close', () => (open.delete(req), closed++));
+    res.on('close', () => {
+      open.delete(req);
+      closed++;
+    });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   const port = (server.address() as { port: number }).port;
@@ -165,7 +168,7 @@ test('serve --stdio: every malformed frame gets exactly one answer (a repeated k
           .integer({ min: 20, max: s.length + 10 })
           .map(
             (n) =>
-              s.replace('"jsonrpc":"2.0"', '"jsonrpc":"2.0","jsonrpc":"2.0"').slice(0, n) + ',',
+              `${s.replace('"jsonrpc":"2.0"', '"jsonrpc":"2.0","jsonrpc":"2.0"').slice(0, n)},`,
           ),
       ),
       fc.string({ minLength: 1, maxLength: 40 }),

@@ -427,7 +427,7 @@ test('serve --stdio base bounds: input frames of 65536 and 65537 bytes, JSON dep
       const lines = Array.from({ length: 4097 }, (_, i) =>
         JSON.stringify({ jsonrpc: '2.0', id: i + 1, method: 'x.count' }),
       ).join('\n');
-      app.child.stdin!.write(lines + '\n');
+      app.child.stdin!.write(`${lines}\n`);
       const last = await app.next((f) => f.id === 4097, 20_000);
       assert.equal(last.error.data.code, 'request_ids_exhausted');
       assert.equal(

@@ -45,7 +45,7 @@ test('client tools: credentials stay in their lanes', async (t) => {
       accept: 'text/event-stream',
     });
     assert.equal(stream.status, 403);
-    const exec = agent.mcpUrl.replace('/api/internal/mcp/', '/api/internal/exec/') + '/catalog';
+    const exec = `${agent.mcpUrl.replace('/api/internal/mcp/', '/api/internal/exec/')}/catalog`;
     assert.equal(
       (await rawRequest(exec, 'GET', { authorization: `Bearer ${opToken}` })).status,
       403,

@@ -19,7 +19,9 @@ test('client tools: every ownership rule and error code of the app routes', asyn
   const a = await connectApp(d);
   const b = await connectApp(d);
   const watcher = await connectApp(d, { provider: false });
-  t.after(() => [a, b, watcher].forEach((x) => x.close()));
+  t.after(() => {
+    for (const x of [a, b, watcher]) x.close();
+  });
   const agent: Agent = await connectAgent(d, 'a1');
   t.after(() => agent.close());
   const other: Agent = await connectAgent(d, 'a2');

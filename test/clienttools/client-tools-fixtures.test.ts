@@ -77,7 +77,9 @@ test('client tools: every wire fixture replays against a real daemon', async (t)
   const app = await connectApp(d);
   const watcher = await connectApp(d, { provider: false });
   const otherApp = await connectApp(d);
-  t.after(() => [app, watcher, otherApp].forEach((x) => x.close()));
+  t.after(() => {
+    for (const x of [app, watcher, otherApp]) x.close();
+  });
   const agent = await connectAgent(d, 'a1');
   t.after(() => agent.close());
   const vars = new Map<string, unknown>([

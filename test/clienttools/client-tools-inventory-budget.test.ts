@@ -8,7 +8,7 @@ import { INVENTORY_BUDGET_BYTES } from '../../catalog/limits.js';
 import { LIMITS } from '../../daemon/clienttools/types.js';
 import { openLease } from '../../devkit/lease.js';
 import { rpc } from '../../devkit/http.js';
-import { type Daemon } from '../../devkit/daemon.js';
+import type { Daemon } from '../../devkit/daemon.js';
 import { connectApp } from '../../devkit/client-tools.js';
 
 /** A client tool whose tools/list entry is exactly `bytes` long (description and schema padded, each within its own limit). */

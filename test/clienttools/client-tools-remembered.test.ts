@@ -7,7 +7,7 @@ import { startDaemon as startInProcess } from '../../daemon/server.js';
 import { REMEMBERED } from '../../daemon/clienttools/remembered.js';
 import { openLease } from '../../devkit/lease.js';
 import { rpc } from '../../devkit/http.js';
-import { type Daemon } from '../../devkit/daemon.js';
+import type { Daemon } from '../../devkit/daemon.js';
 import { connectApp, echoTool } from '../../devkit/client-tools.js';
 
 const statePath = (home: string) => join(home, 'state', 'client-tools.json');

@@ -122,9 +122,9 @@ test('HTTP/SSE relay: every result an agent reads is within the 64 KiB budget, a
       assert.equal(r.content[0]!.text, 'small and whole');
       const sizes = r.content.slice(1).map((b) => Buffer.byteLength(b.text!));
       assert.ok(Math.max(...sizes) - Math.min(...sizes) <= 8, `even shares: ${sizes}`);
-      blocks.forEach((text, i) =>
-        assert.equal(readFileSync(spillOf(r.content[i + 1]!.text!)!, 'utf8'), text),
-      );
+      blocks.forEach((text, i) => {
+        assert.equal(readFileSync(spillOf(r.content[i + 1]!.text!)!, 'utf8'), text);
+      });
     },
   );
 

@@ -60,7 +60,7 @@ test('console in Chromium: one-time sign-in, live runtimes, activity and approva
       await page.goto(url);
       await page.waitForURL(`${co}/console/`);
       assert.equal(await page.textContent('h1'), 'Overview');
-      const cookies = await b.context.cookies(co + '/console/');
+      const cookies = await b.context.cookies(`${co}/console/`);
       assert.equal(cookies.length, 1);
       const c = cookies[0]!;
       assert.deepEqual([c.httpOnly, c.sameSite, c.path], [true, 'Strict', '/console']);

@@ -287,9 +287,7 @@ test('plan size limits: the largest plan the schema allows is created and shown;
     description: fill(LIMITS.stepDescription, i),
   }));
   const name = '\u{1F600}'.repeat(
-    Math.floor(LIMITS.planName.bytes / 4) > LIMITS.planName.chars
-      ? LIMITS.planName.chars
-      : Math.floor(LIMITS.planName.bytes / 4),
+    Math.min(LIMITS.planName.chars, Math.floor(LIMITS.planName.bytes / 4)),
   );
   // At the published limit in the costliest characters: every code point a 6-byte control character, within the byte budget.
   const description = '\u0001'.repeat(LIMITS.planDescription.chars);

@@ -59,7 +59,7 @@ test('250 tasks walked in pages of 20 and 100 while tasks are updated: no duplic
       await Promise.all(
         victims.map((id) => call(rt, 'task', 'update', { id, status: 'in_progress' })),
       );
-      victims.forEach((v) => touched.add(v));
+      for (const v of victims) touched.add(v);
     });
     assert.equal(new Set(ids).size, ids.length, `duplicates with limit ${limit}`);
     for (const id of all)

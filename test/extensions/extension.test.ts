@@ -60,7 +60,7 @@ test('an extension installed after a runtime started is not in its catalog; a ne
   const index = await cli(d.home, ['exec', '--help'], { env: after.env });
   assert.match(
     index.stdout,
-    /Extensions installed for this runtime[^\n]*\n  github  GitHub pull-request watches \(provider extension\)\. \(watch, unwatch, list\)\n$/,
+    /Extensions installed for this runtime[^\n]*\n {2}github {2}GitHub pull-request watches \(provider extension\)\. \(watch, unwatch, list\)\n$/,
   );
   assert.ok(
     !(await cli(d.home, ['exec', '--help'], { env: before.env })).stdout.includes(
@@ -84,7 +84,7 @@ test('an extension installed after a runtime started is not in its catalog; a ne
   const operatorIndex = await cli(d.home, ['exec', '--help'], operator);
   assert.match(
     operatorIndex.stdout,
-    /Extensions installed in the daemon[^\n]*\n  github  GitHub pull-request watches \(provider extension\)\. \(watch, unwatch, list\)\n$/,
+    /Extensions installed in the daemon[^\n]*\n {2}github {2}GitHub pull-request watches \(provider extension\)\. \(watch, unwatch, list\)\n$/,
   );
   assert.equal(
     (await cli(d.home, ['exec', 'github', 'watch', '--help'], operator)).stdout,

@@ -34,7 +34,7 @@ test('a first build that is still running answers index_unavailable with progres
     assert.match(err.extra.hint ?? '', /grep/);
     return true;
   });
-  let page;
+  let page: Awaited<ReturnType<typeof memory.search>> | undefined;
   for (let i = 0; i < 100 && !page; i++) {
     try {
       page = await memory.search('a1', { query: 'word5', limit: 10 });

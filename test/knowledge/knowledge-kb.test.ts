@@ -45,7 +45,7 @@ function bigDoc(): string {
   const lines = ['# Runbook', ''];
   for (let i = 1; i <= 600; i++)
     lines.push(`step ${i}: check the flux capacitor ünïcödé ✓ and write it down`);
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 test('kb_search / kb_fetch: embedded source, bound to a human turn, every refusal distinct', async (t) => {

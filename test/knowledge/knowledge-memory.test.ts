@@ -40,7 +40,7 @@ function note(i: number): string {
         ? `The codeword of item ${i} is zebra${i} and it is kept here.`
         : `filler line ${l} about the weekly planning meeting and roadmap`,
     );
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 test('memory_search: 1,000 files, exact locators, live updates, paging, isolation', async (t) => {

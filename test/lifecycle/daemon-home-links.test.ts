@@ -77,7 +77,7 @@ test('operator.token as a link: neither adopted nor chmodded', async (t) => {
   await refused(
     t,
     (home, out) => {
-      writeFileSync(join(out, 'token'), 'a'.repeat(43) + '\n', { mode: 0o644 });
+      writeFileSync(join(out, 'token'), `${'a'.repeat(43)}\n`, { mode: 0o644 });
       symlinkSync(join(out, 'token'), join(home, 'operator.token'));
     },
     'operator.token',

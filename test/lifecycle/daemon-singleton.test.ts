@@ -4,7 +4,7 @@ import { utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { alive, waitFor } from '../../devkit/wait.js';
 import { cliEnv, startDaemonCli, tempHome } from '../../devkit/daemon.js';
-import { type RunResult } from '../../devkit/cli.js';
+import type { RunResult } from '../../devkit/cli.js';
 
 async function race(env: NodeJS.ProcessEnv, track: (pid: number) => void): Promise<number> {
   const results: RunResult[] = await Promise.all([

@@ -82,8 +82,7 @@ function openListen(
         let buf = '';
         res.on('data', (c: Buffer) => {
           buf += c.toString();
-          let i: number;
-          while ((i = buf.indexOf('\n\n')) >= 0) {
+          for (let i = buf.indexOf('\n\n'); i >= 0; i = buf.indexOf('\n\n')) {
             const data = buf
               .slice(0, i)
               .split('\n')

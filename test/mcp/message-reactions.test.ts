@@ -14,7 +14,9 @@ test('message reactions: one agent cannot fill every emoji slot of a message; ea
       openLease(d, { serverId: 's1', agentId }),
     ),
   );
-  t.after(() => leases.forEach((l) => l.close()));
+  t.after(() => {
+    for (const l of leases) l.close();
+  });
   const [author, greedy, b, c, late] = leases as [
     (typeof leases)[number],
     (typeof leases)[number],

@@ -78,11 +78,11 @@ test(`round trip through the daemon: ${DAEMON_RUNS} generated strings per field 
   for (const [domain, action, field, wrap, readBack] of execCases) {
     const rule = ruleOf(inputProp(domain, action, field));
     await fc.assert(
-      fc.asyncProperty(stringsFor(rule), fc.boolean(), async (s, escape) => {
+      fc.asyncProperty(stringsFor(rule), fc.boolean(), async (s, escaped) => {
         const r = await post(
           `${rt.base}/${domain}/${action}`,
           rt.token(),
-          jsonText(wrap(s), escape),
+          jsonText(wrap(s), escaped),
           { 'content-type': 'application/json' },
         );
         const want = acceptable(s, rule);
@@ -127,8 +127,8 @@ test(`round trip through the daemon: ${DAEMON_RUNS} generated strings per field 
   let sent = 0;
   const target = 'channel:prop';
   await fc.assert(
-    fc.asyncProperty(stringsFor(rule), fc.boolean(), async (s, escape) => {
-      const body = `{"jsonrpc":"2.0","id":${++id},"method":"tools/call","params":{"name":"message_send","arguments":${jsonText({ target, content: s }, escape)}}}`;
+    fc.asyncProperty(stringsFor(rule), fc.boolean(), async (s, escaped) => {
+      const body = `{"jsonrpc":"2.0","id":${++id},"method":"tools/call","params":{"name":"message_send","arguments":${jsonText({ target, content: s }, escaped)}}}`;
       const r = await rawRequest(
         lease.mcpUrl,
         'POST',

@@ -25,9 +25,9 @@ test(`round trip in-process: ${RUNS} generated strings per stored field (a quart
     const started = performance.now();
     await assertProperty(
       f.name,
-      fc.asyncProperty(stringsFor(f.rule), fc.boolean(), async (s, escape) => {
+      fc.asyncProperty(stringsFor(f.rule), fc.boolean(), async (s, escaped) => {
         const before = f.count();
-        const ok = await f.run(s, escape);
+        const ok = await f.run(s, escaped);
         assert.equal(
           ok,
           acceptable(s, f.rule) && (f.meaningful?.(s) ?? true),

@@ -37,7 +37,9 @@ test('property: notes — memory_search snippets never show 8+ bytes of a secret
         const home = join(root, String(run++));
         const folder = join(home, 'memory', 'agent');
         mkdirSync(folder, { recursive: true });
-        cases.forEach((c, i) => writeFileSync(join(folder, `n${i}.md`), withWord(c, i)));
+        cases.forEach((c, i) => {
+          writeFileSync(join(folder, `n${i}.md`), withWord(c, i));
+        });
         const gate = batchGate(
           cases.map((c) => c.secret),
           join(home, 'spill'),
@@ -89,7 +91,9 @@ test('property: kb documents — kb_search snippets and kb_fetch pages (alone an
       async (cases) => {
         const home = join(root, String(run++));
         mkdirSync(join(home, 'kb'), { recursive: true });
-        cases.forEach((c, i) => writeFileSync(join(home, 'kb', `d${i}.md`), withWord(c, i)));
+        cases.forEach((c, i) => {
+          writeFileSync(join(home, 'kb', `d${i}.md`), withWord(c, i));
+        });
         const gate = batchGate(
           cases.map((c) => c.secret),
           join(home, 'spill'),

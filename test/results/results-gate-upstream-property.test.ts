@@ -161,7 +161,9 @@ test("property: the log — every diagnostic line is masked by the log's writer 
       fc.array(caseArb, { minLength: BATCHES.size, maxLength: BATCHES.size }),
       (cases) => {
         const secrets = new SecretSet();
-        cases.forEach((c, i) => secrets.add(fixedSource(names(cases.length)[i]!, c.o.secret)));
+        cases.forEach((c, i) => {
+          secrets.add(fixedSource(names(cases.length)[i]!, c.o.secret));
+        });
         const lines: string[] = [];
         const diag = createDiag({ now: () => 0 } as never, secrets, (l) => lines.push(l));
         cases.forEach((c, i) => {

@@ -101,7 +101,7 @@ test('property: masked text never contains a secret, whatever surrounds it', () 
 
 test('text over its limit keeps head and tail within the limit and spills the whole, 0600, named in the note', (t) => {
   const { gate } = gateWith(t, { SERVICE_TOKEN: 'correct-horse-battery' });
-  const whole = 'H'.repeat(1000) + 'é'.repeat(5000) + ' correct-horse-battery ' + 'T'.repeat(1000);
+  const whole = `${'H'.repeat(1000)}${'é'.repeat(5000)} correct-horse-battery ${'T'.repeat(1000)}`;
   const out = gate.text(whole, 2048);
   assert.ok(Buffer.byteLength(out.text) <= 2048, String(Buffer.byteLength(out.text)));
   assert.ok(out.text.startsWith('HHHH'));
@@ -114,7 +114,7 @@ test('text over its limit keeps head and tail within the limit and spills the wh
   // At the limit: unchanged, no spill.
   const exact = 'x'.repeat(2048);
   assert.deepEqual(gate.text(exact, 2048), { text: exact });
-  assert.ok(gate.text(exact + 'y', 2048).spill);
+  assert.ok(gate.text(`${exact}y`, 2048).spill);
 });
 
 test('spill files are pruned by age and by total size, never the one just written', (t) => {

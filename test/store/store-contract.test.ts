@@ -201,7 +201,7 @@ const CASES: Case[] = [
       );
       const bad = await callB('project', 'list', {
         limit: 2,
-        cursor: first.nextCursor.slice(0, -2) + 'AA',
+        cursor: `${first.nextCursor.slice(0, -2)}AA`,
       });
       assert.deepEqual([bad.status, code(bad)], [400, 'validation_failed']);
     },

@@ -101,11 +101,11 @@ test('the example declarations load, list and run through the MCP SDK client; sh
       arguments: { pattern: 'absent_zzz' },
     });
     assert.equal(none.isError, false, 'rg exit 1 (no match) is declared a success');
-    const escape = await agent.client.callTool({
+    const outside = await agent.client.callTool({
       name: 'search_code',
       arguments: { pattern: 'x', path: '../etc' },
     });
-    assert.equal(escape.isError, true);
+    assert.equal(outside.isError, true);
   });
 
   const asked = await agent.client.callTool({

@@ -113,7 +113,7 @@ test('a link to /dev/zero is refused as a link, never read', async (t) => {
 test('a declaration of exactly the size limit loads; one byte more is refused naming the limit', async (t) => {
   const padded = (name: string, size: number) => {
     const text = JSON.stringify(decl(name));
-    return text.slice(0, -1) + ' '.repeat(size - Buffer.byteLength(text)) + '}';
+    return `${text.slice(0, -1)}${' '.repeat(size - Buffer.byteLength(text))}}`;
   };
   const h = await prepareHome(t, {
     setup: (home) => {

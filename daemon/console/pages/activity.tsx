@@ -27,6 +27,7 @@ export function ActivityBody(props: {
   return (
     <>
       <h1>Activity</h1>
+      {/* biome-ignore lint/a11y/useSemanticElements: a <search> wrapper would change the page's markup; the role says the same */}
       <form class="filters" method="get" action="/console/activity" role="search">
         <label>
           Agent

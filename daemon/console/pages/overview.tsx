@@ -53,9 +53,19 @@ function MinuteChart(props: { minutes: readonly Minute[] }) {
   );
 }
 
+/** The fields of `/api/v1/status` the overview shows; each is printed as found, so none is required. */
+interface StatusFields {
+  readonly pid?: unknown;
+  readonly uptimeMs?: unknown;
+  readonly store?: { readonly kind?: unknown };
+  readonly connections?: { readonly open?: unknown; readonly max?: unknown };
+  readonly active?: unknown;
+  readonly inFlight?: unknown;
+}
+
 /** Overview: daemon status (as `daemon status` prints it), the last hour's chart and the slowest tools by p95 (audit summary). */
 export function OverviewBody(props: {
-  status: Record<string, any>;
+  status: StatusFields;
   minutes: readonly Minute[];
   slowest: readonly AuditSummaryRow[];
   since: string;

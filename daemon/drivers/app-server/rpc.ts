@@ -5,8 +5,8 @@ import type { Readable, Writable } from 'node:stream';
 interface RpcMessage {
   id?: number | string;
   method?: string;
-  params?: any;
-  result?: any;
+  params?: unknown;
+  result?: unknown;
   error?: { code: number; message: string; data?: unknown };
 }
 
@@ -40,16 +40,16 @@ export class RpcPeer {
   private nextId = 1;
   private readonly pending = new Map<
     number,
-    { method: string; resolve: (v: any) => void; reject: (e: Error) => void }
+    { method: string; resolve: (v: unknown) => void; reject: (e: Error) => void }
   >();
   private closedWith: Error | null = null;
 
   constructor(
-    private readonly input: Readable,
+    input: Readable,
     private readonly output: Writable,
     private readonly handlers: {
-      onRequest: (method: string, params: any) => Promise<unknown>;
-      onNotify: (method: string, params: any) => void;
+      onRequest: (method: string, params: unknown) => Promise<unknown>;
+      onNotify: (method: string, params: unknown) => void;
       onBadLine: (why: string) => void;
     },
   ) {
@@ -58,11 +58,12 @@ export class RpcPeer {
     lines.on('close', () => this.close(new Error('the app server closed its output')));
   }
 
-  request<T = any>(method: string, params: unknown): Promise<T> {
+  request<T = unknown>(method: string, params: unknown): Promise<T> {
     if (this.closedWith) return Promise.reject(this.closedWith);
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
-      this.pending.set(id, { method, resolve, reject });
+      // The answer is the app server's word for T: callers check what they read of it.
+      this.pending.set(id, { method, resolve: resolve as (v: unknown) => void, reject });
       this.write({ id, method, params });
     });
   }
@@ -86,18 +87,21 @@ export class RpcPeer {
 
   private receive(line: string): void {
     if (line.trim() === '') return;
-    if (Buffer.byteLength(line) > MAX_LINE_BYTES)
-      return this.handlers.onBadLine(
-        `a line of ${Buffer.byteLength(line)} bytes, over ${MAX_LINE_BYTES}`,
-      );
+    if (Buffer.byteLength(line) > MAX_LINE_BYTES) {
+      this.handlers.onBadLine(`a line of ${Buffer.byteLength(line)} bytes, over ${MAX_LINE_BYTES}`);
+      return;
+    }
     let msg: RpcMessage;
     try {
       msg = JSON.parse(line) as RpcMessage;
     } catch {
-      return this.handlers.onBadLine(`not JSON: ${line.slice(0, 200)}`);
+      this.handlers.onBadLine(`not JSON: ${line.slice(0, 200)}`);
+      return;
     }
-    if (msg === null || typeof msg !== 'object')
-      return this.handlers.onBadLine('not a JSON object');
+    if (msg === null || typeof msg !== 'object') {
+      this.handlers.onBadLine('not a JSON object');
+      return;
+    }
     if (typeof msg.method === 'string' && msg.id !== undefined) {
       const id = msg.id;
       this.handlers.onRequest(msg.method, msg.params).then(
@@ -114,10 +118,16 @@ export class RpcPeer {
       );
       return;
     }
-    if (typeof msg.method === 'string') return this.handlers.onNotify(msg.method, msg.params);
+    if (typeof msg.method === 'string') {
+      this.handlers.onNotify(msg.method, msg.params);
+      return;
+    }
     if (typeof msg.id === 'number') {
       const p = this.pending.get(msg.id);
-      if (!p) return this.handlers.onBadLine(`an answer to no pending request (id ${msg.id})`);
+      if (!p) {
+        this.handlers.onBadLine(`an answer to no pending request (id ${msg.id})`);
+        return;
+      }
       this.pending.delete(msg.id);
       if (msg.error) p.reject(new RpcError(p.method, msg.error.code, msg.error.message));
       else p.resolve(msg.result);

@@ -6,9 +6,10 @@ import type { ResultGate } from '../../results/gate.js';
 import { ExecError, errorBody } from '../../errors/exec-error.js';
 import { attachedThread, THREAD_META_KEY } from '../../http/child-gate.js';
 import { errorResult } from '../../tools/tool-result.js';
-import { MCP_SERVER_NAME } from '../../../catalog/mcp-tools.js';
 import { MethodNotFound, RpcPeer } from './rpc.js';
 import { ThreadBook } from './threads.js';
+import { DYNAMIC_NAMESPACE, dynamicTools, toDynamicResponse } from './dynamic-tools.js';
+import { type WireParams, wireParams } from './wire.js';
 
 /** One line of what `agentteam run` prints about the run (NDJSON on the start route). */
 type SessionEvent =
@@ -43,9 +44,6 @@ interface SessionOptions {
   readonly settleMs?: number;
 }
 
-/** The namespace agentteam's dynamic tools live in (Codex reserves `mcp__*` for its MCP servers). */
-const DYNAMIC_NAMESPACE = MCP_SERVER_NAME;
-
 /**
  * Approval requests the app server may send; with no person at this end they
  * are declined, in each method's own words. A Map, not an object literal: the
@@ -60,61 +58,6 @@ const DECLINE: ReadonlyMap<string, unknown> = new Map<string, unknown>([
 ]);
 
 const STOP_GRACE_MS = 3_000;
-
-/** The inventory tools/list serves this principal, as the app server's dynamic tool specs. */
-function dynamicTools(host: ToolHost, auth: Authorization): unknown[] {
-  const listed = JSON.parse(host.listResultJson(auth.principal)) as {
-    tools: { name: string; description?: string; inputSchema: unknown }[];
-  };
-  return [
-    {
-      type: 'namespace',
-      name: DYNAMIC_NAMESPACE,
-      description: 'AgentTeam: messages, memory and team knowledge of this agent.',
-      tools: listed.tools.map((t) => ({
-        type: 'function',
-        name: t.name,
-        description: t.description ?? t.name,
-        inputSchema: t.inputSchema,
-      })),
-    },
-  ];
-}
-
-/** A CallToolResult frame as the app server's dynamic tool answer. */
-function toDynamicResponse(resultJson: string): {
-  contentItems: { type: 'inputText'; text: string }[];
-  success: boolean;
-} & {
-  refused: boolean;
-} {
-  const r = JSON.parse(resultJson) as {
-    content?: { type: string; text?: string }[];
-    isError?: boolean;
-  };
-  const texts = (r.content ?? [])
-    .filter((c) => c.type === 'text' && typeof c.text === 'string')
-    .map((c) => c.text!);
-  let refused = false;
-  if (r.isError === true) {
-    try {
-      // The gate's refusals: a child or unknown thread, or a thread claimed against the attached one.
-      const meta = (
-        JSON.parse(texts[0] ?? '') as {
-          error?: { metadata?: { childThread?: boolean; claimedThread?: string } };
-        }
-      ).error?.metadata;
-      refused = meta?.childThread === true || typeof meta?.claimedThread === 'string';
-    } catch {
-      // a tool's own error text
-    }
-  }
-  return {
-    contentItems: texts.map((text) => ({ type: 'inputText', text })),
-    success: r.isError !== true,
-    refused,
-  };
-}
 
 /**
  * One run of `codex app-server` driven by the daemon: initialize, a primary
@@ -142,7 +85,7 @@ export async function runAppServerSession(o: SessionOptions): Promise<string> {
   );
   const authId = o.auth.id;
   let book: ThreadBook | null = null;
-  const early: [string, any][] = [];
+  const early: [string, unknown][] = [];
   let primaryDone: { status: string; error: string | null } | null = null;
   let settle: NodeJS.Timeout | null = null;
   let finish!: (status: { status: string; error: string | null }) => void;
@@ -156,8 +99,12 @@ export async function runAppServerSession(o: SessionOptions): Promise<string> {
     }, o.settleMs ?? 1_000);
   };
 
-  const onNotify = (method: string, params: any) => {
-    if (!book) return void early.push([method, params]);
+  const onNotify = (method: string, raw: unknown) => {
+    if (!book) {
+      early.push([method, raw]);
+      return;
+    }
+    const params = wireParams(raw);
     for (const t of book.learn(method, params)) {
       o.diag('codex_thread', {
         authorizationId: authId,
@@ -178,15 +125,16 @@ export async function runAppServerSession(o: SessionOptions): Promise<string> {
       o.emit({ event: 'warning', message: params.error.message });
     if (method === 'turn/completed' && params?.threadId === book.primary) {
       const turn = params.turn ?? {};
+      const error = turn.error?.message;
       primaryDone = {
         status: String(turn.status ?? 'completed'),
-        error: turn.error?.message ?? null,
+        error: error === undefined || error === null ? null : String(error),
       };
     }
     checkDone();
   };
 
-  const onToolCall = async (params: any) => {
+  const onToolCall = async (params: WireParams) => {
     const threadId = typeof params?.threadId === 'string' ? params.threadId : '';
     const tool = typeof params?.tool === 'string' ? params.tool : '';
     const role = book ? book.role(threadId) : 'unknown';
@@ -203,12 +151,13 @@ export async function runAppServerSession(o: SessionOptions): Promise<string> {
         // The thread is Codex's; one the model writes into the arguments must agree with it.
         const meta =
           args !== null && typeof args === 'object'
-            ? (args as Record<string, any>)._meta
+            ? (args as { _meta?: unknown })._meta
             : undefined;
-        const claimed =
-          meta && typeof meta === 'object' && typeof meta[THREAD_META_KEY] === 'string'
-            ? (meta[THREAD_META_KEY] as string)
-            : null;
+        const field =
+          meta && typeof meta === 'object'
+            ? (meta as Record<string, unknown>)[THREAD_META_KEY]
+            : undefined;
+        const claimed = typeof field === 'string' ? field : null;
         attachedThread(claimed, threadId);
         const principal = { ...o.auth.principal, primaryThreadId: book?.primary ?? null };
         const out = await o.host.call(tool, args, {
@@ -239,7 +188,8 @@ export async function runAppServerSession(o: SessionOptions): Promise<string> {
   };
 
   const peer = new RpcPeer(child.stdout!, child.stdin!, {
-    onRequest: async (method, params) => {
+    onRequest: async (method, raw) => {
+      const params = wireParams(raw);
       if (method === 'item/tool/call') return onToolCall(params);
       o.emit({
         event: 'declined',

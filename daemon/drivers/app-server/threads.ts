@@ -1,4 +1,5 @@
 import type { ThreadRole } from '../../http/child-gate.js';
+import { type WireParams, wireParams } from './wire.js';
 
 interface LearnedThread {
   readonly threadId: string;
@@ -49,9 +50,10 @@ export class ThreadBook {
   }
 
   /** Reads one notification; returns the threads it made known. */
-  learn(method: string, params: any): LearnedThread[] {
+  learn(method: string, raw: unknown): LearnedThread[] {
     const out: LearnedThread[] = [];
-    if (params === null || typeof params !== 'object') return out;
+    if (raw === null || typeof raw !== 'object') return out;
+    const params = wireParams(raw);
     if (method === 'thread/started') {
       const t = params.thread ?? {};
       const spawn = t.source?.subAgent?.thread_spawn;
@@ -70,7 +72,7 @@ export class ThreadBook {
   }
 
   /** Which threads of the run are working, from turn and status notifications. */
-  private track(method: string, params: any): void {
+  private track(method: string, params: WireParams): void {
     const id = str(params.threadId);
     if (id === null || !this.known(id)) return;
     if (method === 'turn/started') this.active.add(id);

@@ -14,7 +14,7 @@ const ESC = '\u0001';
 export function encodeText(s: string): string {
   if (s.indexOf(NUL) < 0 && s.indexOf(ESC) < 0) return s;
   let out = '';
-  for (const ch of s) out += ch === NUL ? ESC + ESC : ch === ESC ? ESC + '\u0002' : ch;
+  for (const ch of s) out += ch === NUL ? ESC + ESC : ch === ESC ? `${ESC}\u0002` : ch;
   return out;
 }
 

@@ -1,0 +1,139 @@
+import { markerIn, sse, start, text, type StandIn } from './model-standins.js';
+
+/** What the app-server stand-in told each thread to call, and the answers it got back, by call id. */
+export interface AppServerStandIn extends StandIn {
+  /** `primary` or `child`, the tool asked for, and the output Codex returned (once it came). */
+  readonly calls: {
+    who: 'primary' | 'child';
+    tool: string;
+    callId: string;
+    output: string | null;
+  }[];
+}
+
+const AGENTTEAM_NS = 'agentteam';
+
+/**
+ * The OpenAI Responses stand-in for the Codex app-server check. The primary
+ * thread (prompt "Send interop-…") calls agentteam's `message_send` with the
+ * marker, then delegates with Codex's own `spawn_agent` (multi-agent v2,
+ * namespace `collaboration`); the spawned thread (its task says CHILDTASK)
+ * tries `message_send` and then `message_history_read`. Which thread a
+ * request is for is read from the request itself; every tool output is
+ * recorded against the call that asked for it.
+ */
+export function startAppServerStandIn(): Promise<AppServerStandIn> {
+  const calls: AppServerStandIn['calls'] = [];
+  let n = 0;
+  return start((path, body, res) => {
+    if (path.endsWith('/models'))
+      return void res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end('{"object":"list","data":[]}');
+    if (!path.endsWith('/responses')) return void res.writeHead(404).end();
+    const input: any[] = Array.isArray(body?.input) ? body.input : [];
+    for (const o of input.filter((i) => i?.type === 'function_call_output')) {
+      const c = calls.find((x) => x.callId === o.call_id);
+      if (c && c.output === null) c.output = text(o.output);
+    }
+    const all = text(input);
+    const child = /CHILDTASK/.test(all) && /NEW_TASK/.test(all) && !/Send interop-/.test(all);
+    const marker = child ? undefined : markerIn(all);
+    const done = new Set(
+      input.filter((i) => i?.type === 'function_call').map((i) => `${i.namespace ?? ''}.${i.name}`),
+    );
+    const has = (t: string) =>
+      (body?.tools ?? []).some(
+        (x: any) =>
+          x?.type === 'namespace' &&
+          x?.name === AGENTTEAM_NS &&
+          (x.tools ?? []).some((y: any) => y?.name === t),
+      );
+    let next: { namespace: string; name: string; args: unknown } | null = null;
+    if (child) {
+      if (!done.has(`${AGENTTEAM_NS}.message_send`) && has('message_send'))
+        next = {
+          namespace: AGENTTEAM_NS,
+          name: 'message_send',
+          args: { target: 'channel:interop', content: 'interop-child-send' },
+        };
+      else if (!done.has(`${AGENTTEAM_NS}.message_history_read`) && has('message_history_read'))
+        next = {
+          namespace: AGENTTEAM_NS,
+          name: 'message_history_read',
+          args: { target: 'channel:interop' },
+        };
+    } else if (marker) {
+      if (!done.has(`${AGENTTEAM_NS}.message_send`) && has('message_send'))
+        next = {
+          namespace: AGENTTEAM_NS,
+          name: 'message_send',
+          args: { target: 'channel:interop', content: marker },
+        };
+      else if (
+        !done.has('collaboration.spawn_agent') &&
+        (body?.tools ?? []).some((x: any) => x?.name === 'collaboration')
+      ) {
+        next = {
+          namespace: 'collaboration',
+          name: 'spawn_agent',
+          args: {
+            task_name: 'reader',
+            message: 'CHILDTASK: read channel:interop and report back',
+            fork_turns: 'none',
+          },
+        };
+      }
+    }
+    const id = ++n;
+    let item: any;
+    if (next) {
+      const callId = `call_as_${id}`;
+      calls.push({ who: child ? 'child' : 'primary', tool: next.name, callId, output: null });
+      item = {
+        type: 'function_call',
+        id: `fc_${id}`,
+        call_id: callId,
+        name: next.name,
+        namespace: next.namespace,
+        arguments: JSON.stringify(next.args),
+        status: 'completed',
+      };
+    } else {
+      item = {
+        type: 'message',
+        id: `msg_as_${id}`,
+        role: 'assistant',
+        status: 'completed',
+        content: [
+          { type: 'output_text', text: child ? 'child: done' : 'primary: done', annotations: [] },
+        ],
+      };
+    }
+    const usage = {
+      input_tokens: 10,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: 5,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: 15,
+    };
+    const response = {
+      id: `resp_as_${id}`,
+      object: 'response',
+      created_at: Math.floor(Date.now() / 1000),
+      status: 'completed',
+      model: body?.model ?? 'stand-in',
+      output: [item],
+      usage,
+    };
+    sse(res, [
+      [
+        'response.created',
+        { type: 'response.created', response: { ...response, status: 'in_progress', output: [] } },
+      ],
+      ['response.output_item.added', { type: 'response.output_item.added', output_index: 0, item }],
+      ['response.output_item.done', { type: 'response.output_item.done', output_index: 0, item }],
+      ['response.completed', { type: 'response.completed', response }],
+    ]);
+  }).then((s) => Object.assign(s, { calls }));
+}
