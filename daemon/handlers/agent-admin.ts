@@ -1,7 +1,7 @@
 import type { InputOf } from '../../catalog/descriptor.js';
 import { agentCreate, agentDelete, agentUpdate } from '../../catalog/domains/agent-admin.js';
 import { profileGet, workspaceGet } from '../../catalog/domains/workspace.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import type { HandlerContext } from '../exec/context.js';
 import type { Registry } from '../exec/registry.js';
 import { editProfile, type RawProfile } from '../profile/profile-edit.js';

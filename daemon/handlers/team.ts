@@ -1,5 +1,5 @@
 import { teamGet, teamList } from '../../catalog/domains/team.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import { pageLimit, pageOf } from '../store/cursor.js';
 import type { Registry } from '../exec/registry.js';
 import type { TeamConfig } from '../profile/types.js';

@@ -1,6 +1,6 @@
 import type { InputOf, OutputOf } from '../../catalog/descriptor.js';
 import type { projectCreate, projectGet, projectList } from '../../catalog/domains/project.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import type { StoreContext } from './context.js';
 import { newId } from './ids.js';
 import { updatedAtPage } from './updated-page.js';

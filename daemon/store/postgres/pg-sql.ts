@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { ExecError } from '../../errors.js';
+import { ExecError } from '../../errors/exec-error.js';
 import {
   attemptUnder,
   NestedStatementError,
