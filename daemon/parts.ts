@@ -9,7 +9,7 @@ import { selectAgentteamBinary } from './drivers/binary.js';
 import { openServices, type Services } from './services.js';
 import type { IdempotencyLimits } from './store/idempotency.js';
 import type { ResultGate } from './results/gate.js';
-import type { SecretSet } from './results/secrets.js';
+import type { SecretSet } from './masking/secrets.js';
 import { registerExecActionRoute } from './exec/route.js';
 import { registerMcpRoutes } from './mcp/routes.js';
 import { registerCodexAppServerRoute } from './operator/codex-app-server.js';
@@ -35,7 +35,7 @@ import type { StoreUrl } from '../lib/store-url.js';
 import { registerLogRoutes, type LogTap } from './lifecycle/log-tap.js';
 import { registerAuditOperatorRoutes } from './operator/audit-routes.js';
 import type { AuditSettings } from './audit/settings.js';
-import type { RuntimeEnv } from './http/principal.js';
+import type { RuntimeEnv } from './auth/principal.js';
 
 /**
  * The parts of the daemon owned by other modules (services, Exec action

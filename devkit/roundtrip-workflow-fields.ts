@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { ExecError } from '../daemon/errors.js';
+import { ExecError } from '../daemon/errors/exec-error.js';
 import type { Field, FieldStore } from './roundtrip-field-store.js';
 import { inputProp, jsonText, ruleOf, sameText } from './roundtrip.js';
 import { workflowPlan, workflowRun, workflowStep } from '../catalog/domains/workflow.js';

@@ -7,10 +7,10 @@ import { isRuntimeKind } from '../../catalog/runtimes.js';
 import type { AnalysisTokens } from '../auth/analysis-token.js';
 import { SERVER_INSTRUCTIONS, renderToolGuidance } from '../drivers/guidance.js';
 import { toRuntimeName } from '../drivers/names.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import { forbidden } from '../http/runtime-auth.js';
 import { ANALYSIS_PATH } from '../http/paths.js';
-import type { RuntimeEnv } from '../http/principal.js';
+import type { RuntimeEnv } from '../auth/principal.js';
 
 /**
  * The token-analysis surface: the exact texts a runtime's context receives

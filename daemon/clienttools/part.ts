@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
 import type { Clock } from '../../lib/clock.js';
-import type { Principal } from '../http/principal.js';
+import type { Principal } from '../auth/principal.js';
 import type { ProfileStore } from '../profile/profile-store.js';
 import type { Profile } from '../profile/types.js';
 import type { HiddenTools } from '../tools/contracts.js';
@@ -18,7 +18,7 @@ import { registerStdioRoutes } from './stdio-routes.js';
 import { clientToolsStatePath, readClientToolsState } from './state-file.js';
 import { RememberedNames } from './remembered.js';
 import { FALLBACK_TOOL_NAMES, type ClientToolSpec } from './types.js';
-import type { RuntimeEnv } from '../http/principal.js';
+import type { RuntimeEnv } from '../auth/principal.js';
 
 /**
  * Client tools wired into the daemon: the broker, its HTTP/SSE adapter

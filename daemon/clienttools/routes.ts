@@ -6,7 +6,7 @@ import { CLIENT_KEY_HEADER } from './clients.js';
 import { clientIdOf, decodeRegister, decodeResult } from './validate.js';
 import type { ClientToolSpec } from './types.js';
 import type { ResultGate } from '../results/gate.js';
-import type { RuntimeEnv } from '../http/principal.js';
+import type { RuntimeEnv } from '../auth/principal.js';
 
 /**
  * The app side of client tools over HTTP, under /api/v1/client-tools (the

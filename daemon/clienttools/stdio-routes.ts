@@ -2,7 +2,7 @@ import type { Hono } from 'hono';
 import type { Clock } from '../../lib/clock.js';
 import { STDIO_LIMITS, resultBytes, validateStdioTools } from '../../catalog/stdio-tools.js';
 import { FINGERPRINT_RE } from '../../catalog/tool-fingerprint.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import { readJsonBody } from '../http/json-body.js';
 import type { ClientToolBroker } from './broker.js';
 import { CLIENT_KEY_HEADER } from './clients.js';
@@ -12,7 +12,7 @@ import { clientIdOf } from './validate.js';
 import { timeoutField } from './wire-spelling.js';
 import type { ClientToolSpec, StdioReply } from './types.js';
 import type { ResultGate } from '../results/gate.js';
-import type { RuntimeEnv } from '../http/principal.js';
+import type { RuntimeEnv } from '../auth/principal.js';
 
 /**
  * The routes a stdio child (`agentteam serve --stdio`, a CLI process that

@@ -3,7 +3,7 @@ import { Hono } from 'hono';
 import type { Clock } from '../../lib/clock.js';
 import type { OperatorClient } from './operator-client.js';
 import { type ConsoleSession, ConsoleSessions } from './sessions.js';
-import type { RuntimeEnv } from '../http/principal.js';
+import type { RuntimeEnv } from '../auth/principal.js';
 
 interface MountOptions {
   readonly clock: Clock;

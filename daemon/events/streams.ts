@@ -1,11 +1,11 @@
 import type { Context, Hono } from 'hono';
 import type { Clock } from '../../lib/clock.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import type { DaemonEvent, StreamClients } from './event.js';
 import { SSE_HEADERS, openSse, type SseSink } from '../http/sse.js';
 import { socketOf, type LongLivedStreams } from '../http/stream-budget.js';
 import type { ResultGate } from '../results/gate.js';
-import type { RuntimeEnv } from '../http/principal.js';
+import type { RuntimeEnv } from '../auth/principal.js';
 
 /**
  * GET /api/v1/events: the operator event streams (SSE), the daemon-wide

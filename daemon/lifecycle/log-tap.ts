@@ -1,6 +1,5 @@
-import type { Hono } from 'hono';
-import { ExecError } from '../errors.js';
-import type { RuntimeEnv } from '../http/principal.js';
+import type { Env, Hono } from 'hono';
+import { ExecError } from '../errors/exec-error.js';
 
 /** Recent diagnostic lines kept for `agentteam daemon logs` (each at most a few hundred bytes). */
 const LOG_TAP_LINES = 1000;
@@ -44,8 +43,11 @@ export class LogTap {
   }
 }
 
-/** `GET /api/v1/logs?limit=N`: the last N lines (default 100, at most 1000), oldest first. */
-export function registerLogRoutes(app: Hono<RuntimeEnv>, tap: LogTap): void {
+/**
+ * `GET /api/v1/logs?limit=N`: the last N lines (default 100, at most 1000), oldest first.
+ * Generic in the app's env: the route reads nothing the runtime-auth middleware sets.
+ */
+export function registerLogRoutes<E extends Env>(app: Hono<E>, tap: LogTap): void {
   app.get('/api/v1/logs', (c) => {
     const raw = c.req.query('limit');
     const limit =

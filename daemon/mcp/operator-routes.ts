@@ -9,9 +9,9 @@ import {
   messageSend,
 } from '../../catalog/mcp-tools.js';
 import { sharedValidator } from '../../lib/validator.js';
-import { ExecError, errorBody } from '../errors.js';
+import { ExecError, errorBody } from '../errors/exec-error.js';
 import type { MessageApi } from '../store/messages.js';
-import type { RuntimeEnv } from '../http/principal.js';
+import type { RuntimeEnv } from '../auth/principal.js';
 
 /** The operator's (a person's) side of messages: post as human:<handle>, read a target's history. */
 export interface MessageServices {

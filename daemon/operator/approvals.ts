@@ -1,9 +1,9 @@
 import { LIMITS, isWellFormedText, jsonBytes } from '../../catalog/limits.js';
 import { readJsonBody } from '../http/json-body.js';
 import type { Context, Hono } from 'hono';
-import { ExecError, errorBody } from '../errors.js';
+import { ExecError, errorBody } from '../errors/exec-error.js';
 import type { ApprovalOperatorApi } from '../store/server-api.js';
-import type { RuntimeEnv } from '../http/principal.js';
+import type { RuntimeEnv } from '../auth/principal.js';
 
 const ID = /^appr_[0-9A-Za-z]{6,40}$/;
 /** How many servers `GET /api/v1/approvals/servers` names at most. */

@@ -2,11 +2,11 @@ import type { Context, Hono } from 'hono';
 import { sinceMs } from '../../catalog/audit.js';
 import { ERROR_TABLE } from '../../catalog/errors.js';
 import { isEntityId } from '../../catalog/ids.js';
-import { ExecError, errorBody } from '../errors.js';
+import { ExecError, errorBody } from '../errors/exec-error.js';
 import type { Clock } from '../../lib/clock.js';
 import type { AuditQuery, AuditStore } from '../store/audit.js';
 import { AuditSummaries } from './audit-summaries.js';
-import type { RuntimeEnv } from '../http/principal.js';
+import type { RuntimeEnv } from '../auth/principal.js';
 
 /** A summary without --since covers the last day; the per-minute counts, the last hour. */
 const SUMMARY_DEFAULT_MS = 86_400_000;

@@ -2,14 +2,14 @@ import { readFileSync } from 'node:fs';
 import type { Hono } from 'hono';
 import type { AuthorizationStore } from '../auth/store.js';
 import { readJsonBody } from '../http/json-body.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import type { Diag } from '../lifecycle/diag.js';
 import type { ToolHost } from '../tools/contracts.js';
 import type { ResultGate } from '../results/gate.js';
 import { APP_SERVER_OVERRIDES, appServerInstructionsFile } from '../drivers/codex-app-server.js';
 import { overrideArgs } from '../drivers/codex.js';
 import { runAppServerSession } from '../drivers/app-server/session.js';
-import type { RuntimeEnv } from '../http/principal.js';
+import type { RuntimeEnv } from '../auth/principal.js';
 
 interface AppServerRouteDeps {
   readonly auths: AuthorizationStore;

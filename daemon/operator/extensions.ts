@@ -1,9 +1,9 @@
 import type { Context, Hono } from 'hono';
 import { readJsonBody } from '../http/json-body.js';
-import { ExecError, errorBody } from '../errors.js';
+import { ExecError, errorBody } from '../errors/exec-error.js';
 import type { ExtensionStore } from '../extensions/store.js';
 import { pinCatalog } from '../auth/pinned-catalog.js';
-import type { RuntimeEnv } from '../http/principal.js';
+import type { RuntimeEnv } from '../auth/principal.js';
 
 function fail(c: Context, err: unknown): Response {
   return c.json(

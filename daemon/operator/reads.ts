@@ -1,11 +1,26 @@
 import type { Hono } from 'hono';
 import { isEntityId, ENTITY_ID_RULE } from '../../catalog/ids.js';
 import { operatorReadOf, OPERATOR_READS } from '../../catalog/operator-reads.js';
-import { ExecError } from '../errors.js';
-import type { Principal } from '../http/principal.js';
+import { ExecError } from '../errors/exec-error.js';
+import type { Principal } from '../auth/principal.js';
 import { readJsonBody } from '../http/json-body.js';
-import type { Services } from '../services.js';
-import type { RuntimeEnv } from '../http/principal.js';
+import type { ResultGate } from '../results/gate.js';
+import type { Registry } from '../exec/registry.js';
+import type { HandlerContext } from '../exec/context.js';
+import type { Caller, ServerApi } from '../store/server-api.js';
+import type { Clock } from '../../lib/clock.js';
+import type { RuntimeEnv } from '../auth/principal.js';
+
+/** What the operator reads use, and nothing else (the daemon's Services satisfies it). */
+interface OperatorReadDeps {
+  readonly registry: Registry;
+  readonly gate: ResultGate;
+  readonly clock: Clock;
+  readonly profile: HandlerContext['profile'];
+  readonly cursors: HandlerContext['cursors'];
+  readonly diag: (event: string, detail: Record<string, unknown>) => void;
+  server(caller: Caller): ServerApi;
+}
 
 const OPERATOR_READ_PATH = '/api/v1/servers/:serverId/reads/:domain/:action';
 
@@ -22,7 +37,10 @@ const JSON_HEADERS = { 'content-type': 'application/json' } as const;
  * operator token (checked by the app first) stands for a person, not an
  * agent; only reads are reachable, so no agent id is recorded anywhere.
  */
-export function registerOperatorReadRoutes(app: Hono<RuntimeEnv>, services: Services): void {
+export function registerOperatorReadRoutes(
+  app: Hono<RuntimeEnv>,
+  services: OperatorReadDeps,
+): void {
   const fail = (err: ExecError) =>
     services.gate.respond(services.gate.errorEnvelope(err), err.status, JSON_HEADERS);
   app.post(OPERATOR_READ_PATH, async (c) => {

@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
 import { registerRuntimeLeaseRoutes, type LeaseContext } from './runtimes.js';
 import { registerRuntimeListRoute } from './runtime-list.js';
-import type { RuntimeEnv } from '../http/principal.js';
+import type { RuntimeEnv } from '../auth/principal.js';
 
 /** What the operator routes need from the running daemon. */
 export interface OperatorContext extends LeaseContext {

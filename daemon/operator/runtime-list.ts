@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
 import type { Authorization } from '../auth/authorization.js';
 import type { AuthorizationStore } from '../auth/store.js';
-import type { RuntimeEnv } from '../http/principal.js';
+import type { RuntimeEnv } from '../auth/principal.js';
 
 /** One runtime authorization as the operator sees it: binding, state, token generations, in-flight calls. Never a token. */
 export interface RuntimeView {

@@ -1,13 +1,13 @@
 import type { Context, Hono } from 'hono';
 import { readJsonBody } from '../http/json-body.js';
 import type { Authorization } from '../auth/authorization.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import { isRuntimeKind, type RuntimeKind } from '../../catalog/runtimes.js';
 import { MESSAGE_ID_PATTERN, TARGET_PATTERN } from '../../catalog/mcp-tools.js';
 import type { AuthorizationStore } from '../auth/store.js';
 import { ENTITY_ID_RULE, isEntityId } from '../../catalog/ids.js';
 import { isPidAlive } from '../lifecycle/owner.js';
-import type { RuntimeEnv } from '../http/principal.js';
+import type { RuntimeEnv } from '../auth/principal.js';
 
 /** What a runtime driver adds to the launch (written into the private dir by the daemon). */
 interface LaunchAdditions {

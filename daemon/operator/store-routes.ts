@@ -3,8 +3,8 @@ import { readJsonBody } from '../http/json-body.js';
 import { isAbsolute } from 'node:path';
 import type { Db } from '../store/db.js';
 import { backupSqlite, BackupTargetError } from '../../lib/store-backup.js';
-import { ExecError, errorBody } from '../errors.js';
-import type { RuntimeEnv } from '../http/principal.js';
+import { ExecError, errorBody } from '../errors/exec-error.js';
+import type { RuntimeEnv } from '../auth/principal.js';
 
 /** Longest backup path accepted (Linux PATH_MAX). */
 const MAX_PATH_BYTES = 4096;

@@ -1,6 +1,6 @@
 import type { InputOf } from '../../catalog/descriptor.js';
 import { agentCreate, agentDelete, agentUpdate } from '../../catalog/domains/agent-admin.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import { profileAction, type ProfileActionContext } from './action.js';
 import { editProfile, type RawProfile } from '../profile/profile-edit.js';
 import { projectAgent } from '../profile/projection.js';

@@ -1,6 +1,6 @@
 import type { InputOf, OutputOf } from '../../catalog/descriptor.js';
 import { agentGet, agentList } from '../../catalog/domains/agent.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import { pageLimit, pageOf } from '../store/cursor.js';
 import { profileAction, type ProfileActionContext } from './action.js';
 import { projectAgent } from '../profile/projection.js';

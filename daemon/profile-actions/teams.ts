@@ -1,5 +1,5 @@
 import { teamGet, teamList } from '../../catalog/domains/team.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import { pageLimit, pageOf } from '../store/cursor.js';
 import { profileAction } from './action.js';
 import type { TeamConfig } from '../profile/types.js';

@@ -6,7 +6,7 @@ import {
   approvalList,
   approvalRequest,
 } from '../../catalog/domains/approval.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import type { StoreContext } from './context.js';
 import { isoTime, newId } from './ids.js';
 import { createdAtPage, type Condition } from './keyset-page.js';

@@ -8,7 +8,7 @@ import {
   scheduledMessageRuns,
 } from '../../catalog/domains/scheduled-message.js';
 import { checkCronRule, type CronRuleError, nextOccurrence } from '../../lib/cron.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import type { StoreContext } from './context.js';
 import { newId } from './ids.js';
 import type { Migration } from './migrations.js';

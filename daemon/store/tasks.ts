@@ -1,7 +1,7 @@
 import type { InputOf, OutputOf } from '../../catalog/descriptor.js';
 import { taskCreate, taskGet, taskList, taskUpdate } from '../../catalog/domains/task.js';
 import { storeDomain } from './domain.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import type { StoreContext } from './context.js';
 import { newId } from './ids.js';
 import { updatedAtPage } from './updated-page.js';

@@ -1,5 +1,5 @@
 import { actionKey, callRisk, type ActionDescriptor } from '../../catalog/descriptor.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import type { StoreContext } from './context.js';
 import type { Caller } from './server-api.js';
 import type { Sql } from './sql.js';

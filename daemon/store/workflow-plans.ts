@@ -1,7 +1,7 @@
 import { LIMITS, clipJson } from '../../catalog/limits.js';
 import type { InputOf, OutputOf } from '../../catalog/descriptor.js';
 import { workflowPlan } from '../../catalog/domains/workflow.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import type { StoreContext } from './context.js';
 import { newId } from './ids.js';
 import { createdAtPage } from './keyset-page.js';

@@ -1,6 +1,6 @@
 import type { InputOf, OutputOf } from '../../catalog/descriptor.js';
 import { workflowStep } from '../../catalog/domains/workflow.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import type { StoreContext } from './context.js';
 import { keysetPage } from './keyset-page.js';
 import type { Caller } from './server-api.js';

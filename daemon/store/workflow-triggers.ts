@@ -1,7 +1,7 @@
 import type { InputOf, OutputOf } from '../../catalog/descriptor.js';
 import { workflowTrigger } from '../../catalog/domains/workflow.js';
 import { countOccurrences, nextOccurrence } from '../../lib/cron.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import type { StoreContext } from './context.js';
 import { newId } from './ids.js';
 import { createdAtPage } from './keyset-page.js';

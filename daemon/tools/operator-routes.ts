@@ -1,10 +1,10 @@
 import type { Context, Hono } from 'hono';
 import { readJsonBody } from '../http/json-body.js';
-import { ExecError, errorBody } from '../errors.js';
+import { ExecError, errorBody } from '../errors/exec-error.js';
 import type { ToolRegistry } from './registry.js';
 import type { ToolActivity } from './activity.js';
 import type { DeclaredTools } from './declarations.js';
-import type { RuntimeEnv } from '../http/principal.js';
+import type { RuntimeEnv } from '../auth/principal.js';
 
 interface ToolOperatorDeps {
   readonly registry: ToolRegistry;

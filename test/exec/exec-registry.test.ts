@@ -99,7 +99,7 @@ test('openServices refuses to start when the catalog has an action without a han
   const { tmpdir } = await import('node:os');
   const { join } = await import('node:path');
   const { openServices } = await import('../../daemon/services.js');
-  const { daemonSecrets } = await import('../../daemon/results/sources.js');
+  const { daemonSecrets } = await import('../../daemon/masking/sources.js');
   const { systemClock } = await import('../../lib/clock.js');
   const extra = defineAction({
     domain: 'task',

@@ -7,7 +7,7 @@ import { openDb } from '../../daemon/store/db.js';
 import { runMigrations, type Migration } from '../../daemon/store/migrations.js';
 import { TeamServer } from '../../daemon/store/team-server.js';
 import { SqliteSql } from '../../daemon/store/sqlite-sql.js';
-import { ExecError } from '../../daemon/errors.js';
+import { ExecError } from '../../daemon/errors/exec-error.js';
 import { ID_PATTERN } from '../../catalog/common.js';
 import { projectCreate, projectList } from '../../catalog/domains/project.js';
 import { reviewAdd, reviewList } from '../../catalog/domains/review.js';

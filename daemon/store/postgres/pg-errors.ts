@@ -1,4 +1,4 @@
-import { ExecError } from '../../errors.js';
+import { ExecError } from '../../errors/exec-error.js';
 import type { StoreUrl } from '../../../lib/store-url.js';
 import { NestedStatementError } from '../sql.js';
 

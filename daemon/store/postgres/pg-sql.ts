@@ -12,7 +12,7 @@ import { decodeText, encodeText } from './text.js';
 import { numberPlaceholders } from './placeholders.js';
 import type { StoreUrl } from '../../../lib/store-url.js';
 import { inSpan } from '../../telemetry/tracing.js';
-import { ExecError } from '../../errors.js';
+import { ExecError } from '../../errors/exec-error.js';
 import { TxScope } from '../tx-scope.js';
 import { leavingError, retryable } from './pg-errors.js';
 
