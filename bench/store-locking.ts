@@ -6,6 +6,7 @@ import { TeamServer } from '../daemon/store/team-server.js';
 import { SqliteSql } from '../daemon/store/sqlite-sql.js';
 import type { ServerApi } from '../daemon/store/server-api.js';
 import { median, type BenchResult } from './result.js';
+import { taskCreate, taskGet, taskList, taskUpdate } from '../catalog/domains/task.js';
 
 /**
  * What normal WAL locking costs the store against `locking_mode=EXCLUSIVE`
@@ -37,7 +38,8 @@ async function open(dir: string, label: string, exclusive: boolean): Promise<Var
     agentId: 'a1',
   });
   const ids: string[] = [];
-  for (let i = 0; i < 200; i++) ids.push((await api.createTask({ title: `seed ${i}` })).task.id);
+  for (let i = 0; i < 200; i++)
+    ids.push((await api.call(taskCreate, { title: `seed ${i}` })).task.id);
   return { label, db, api, ids };
 }
 
@@ -55,11 +57,11 @@ export async function run(): Promise<BenchResult[]> {
     const exclusive = await open(dir, 'exclusive', true);
     const ops: Record<string, (v: Variant) => (i: number) => Promise<unknown>> = {
       // A repeated get of one task: the read cache answers after its change-counter check (total_changes, data_version).
-      'task get (cached)': (v) => () => v.api.getTask({ id: v.ids[0]! }),
+      'task get (cached)': (v) => () => v.api.call(taskGet, { id: v.ids[0]! }),
       // Alternating tasks after each write: every get reads SQLite.
-      'task list (20)': (v) => () => v.api.listTasks({ limit: 20 }),
+      'task list (20)': (v) => () => v.api.call(taskList, { limit: 20 }),
       'task update (commit, fsync)': (v) => (i) =>
-        v.api.updateTask({ id: v.ids[i % v.ids.length]!, title: `u${i}` }),
+        v.api.call(taskUpdate, { id: v.ids[i % v.ids.length]!, title: `u${i}` }),
     };
     const rows: BenchResult[] = [];
     for (const [what, make] of Object.entries(ops)) {

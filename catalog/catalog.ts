@@ -2,44 +2,39 @@ import type { ActionDescriptor } from './descriptor.js';
 import { actionKey } from './descriptor.js';
 import { inventoryOf, type BuiltinAction, type Inventory, type InventoryRow } from './inventory.js';
 import { RECEIPT_SELECTORS } from './receipt.js';
-import { taskActions } from './domains/task.js';
-import { projectActions } from './domains/project.js';
-import { reviewActions } from './domains/review.js';
-import { teamActions } from './domains/team.js';
-import { agentActions } from './domains/agent.js';
-import { scheduledMessageActions } from './domains/scheduled-message.js';
-import { approvalActions } from './domains/approval.js';
-import { agentAdminActions } from './domains/agent-admin.js';
-import { profileActions, workspaceActions } from './domains/workspace.js';
-import { workflowActions } from './domains/workflow.js';
+import type { CatalogDomain } from './domain.js';
+import { taskCatalog } from './domains/task.js';
+import { projectCatalog } from './domains/project.js';
+import { reviewCatalog } from './domains/review.js';
+import { teamCatalog } from './domains/team.js';
+import { agentCatalog } from './domains/agent.js';
+import { agentAdminCatalog } from './domains/agent-admin.js';
+import { scheduledMessageCatalog } from './domains/scheduled-message.js';
+import { approvalCatalog } from './domains/approval.js';
+import { workspaceCatalog } from './domains/workspace.js';
+import { workflowCatalog } from './domains/workflow.js';
+
+/** The built-in domains, one line each, in help and inventory order. */
+export const BUILTIN_DOMAINS: readonly CatalogDomain[] = [
+  taskCatalog,
+  projectCatalog,
+  reviewCatalog,
+  teamCatalog,
+  agentCatalog,
+  agentAdminCatalog,
+  scheduledMessageCatalog,
+  approvalCatalog,
+  workspaceCatalog,
+  workflowCatalog,
+];
 
 /** One line per domain for the mixed help index. */
-export const DOMAINS: Readonly<Record<string, string>> = {
-  task: 'Create, read, list and update tasks.',
-  project: 'Create, read and list projects.',
-  review: 'Add and list reviews on a task.',
-  team: 'Read the teams of the local profile.',
-  agent: 'Configured agents: safe reads, profile edits.',
-  'scheduled-message': 'Messages delivered later or on a cron rule.',
-  approval: 'Ask a person to approve; read the decision.',
-  workspace: 'Where this runtime is bound.',
-  profile: 'Local profile summary and revision.',
-  workflow: 'Plans, triggers, runs, steps (each with an op).',
-};
+export const DOMAINS: Readonly<Record<string, string>> = Object.assign(
+  {},
+  ...BUILTIN_DOMAINS.map((d) => d.index),
+);
 
-export const BUILTIN_ACTIONS: readonly BuiltinAction[] = [
-  ...taskActions,
-  ...projectActions,
-  ...reviewActions,
-  ...teamActions,
-  ...agentActions,
-  ...agentAdminActions,
-  ...scheduledMessageActions,
-  ...approvalActions,
-  ...workspaceActions,
-  ...profileActions,
-  ...workflowActions,
-];
+export const BUILTIN_ACTIONS: readonly BuiltinAction[] = BUILTIN_DOMAINS.flatMap((d) => d.actions);
 
 export interface CatalogEntry {
   readonly descriptor: ActionDescriptor;
@@ -118,8 +113,18 @@ let cached: Catalog | undefined;
 /** The inventory of the built-in actions, derived from their descriptors. */
 export const BUILTIN_INVENTORY: Inventory = inventoryOf(BUILTIN_ACTIONS);
 
+/** The catalog of a list of domains: descriptors, their derived inventory, the index lines. */
+export function catalogOf(domains: readonly CatalogDomain[]): Catalog {
+  const actions = domains.flatMap((d) => d.actions);
+  return buildCatalog(
+    actions,
+    inventoryOf(actions),
+    Object.assign({}, ...domains.map((d) => d.index)),
+  );
+}
+
 /** The built-in descriptor catalog (no handlers, no I/O). */
 export function defaultCatalog(): Catalog {
-  cached ??= buildCatalog(BUILTIN_ACTIONS, BUILTIN_INVENTORY);
+  cached ??= catalogOf(BUILTIN_DOMAINS);
   return cached;
 }

@@ -19,6 +19,12 @@ export interface ActionDescriptor<
   readonly help: string;
   readonly example: unknown;
   readonly risk: Risk;
+  /**
+   * For an action that multiplexes operations on an `op` field: each op's
+   * own risk. The call's risk (result boundary, delegated-child gate,
+   * idempotency) is then its op's; `risk` states the worst case.
+   */
+  readonly opRisk?: Readonly<Record<string, Risk>>;
   readonly input: I;
   readonly output: O;
 }
@@ -37,4 +43,12 @@ export function defineAction<const D extends ActionDescriptor>(d: D): D {
 
 export function actionKey(d: { domain: string; action: string }): string {
   return `${d.domain}/${d.action}`;
+}
+
+/** The risk of one call: the descriptor's, or its op's where the action has ops (an unknown op: side effect). */
+export function callRisk(d: Pick<ActionDescriptor, 'risk' | 'opRisk'>, input: unknown): Risk {
+  if (d.opRisk === undefined) return d.risk;
+  const op =
+    input !== null && typeof input === 'object' ? (input as { op?: unknown }).op : undefined;
+  return typeof op === 'string' && Object.hasOwn(d.opRisk, op) ? d.opRisk[op]! : 'side_effect';
 }

@@ -1,5 +1,5 @@
 import type { Catalog } from './catalog.js';
-import { effectiveRisk } from './workflow-ops.js';
+import { callRisk } from './descriptor.js';
 
 /**
  * The catalog reads an operator may run without a runtime authorization
@@ -107,9 +107,7 @@ export function readCommandSpecs(
         `operator read ${r.command.join(' ')}: no catalog action ${r.domain} ${r.action}`,
       );
     const d = entry.descriptor;
-    if (
-      effectiveRisk(r.domain, r.action, d.risk, r.op === undefined ? {} : { op: r.op }) !== 'read'
-    ) {
+    if (callRisk(d, r.op === undefined ? {} : { op: r.op }) !== 'read') {
       throw new Error(
         `operator read ${r.command.join(' ')}: ${r.domain} ${r.action} is not a read`,
       );

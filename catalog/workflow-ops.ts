@@ -2,10 +2,11 @@ import type { Risk } from './descriptor.js';
 
 /**
  * The closed operation matrix of the workflow domain: for each action, every
- * `op` it accepts and whether that op only reads or has a side effect. The
- * Exec route takes the risk of a workflow call from here (result boundary,
- * delegated-child gate), and the store records idempotency keys only for
- * side-effect ops. An op missing from the matrix counts as a side effect.
+ * `op` it accepts and whether that op only reads or has a side effect. Each
+ * workflow descriptor carries its row as `opRisk`, so the Exec route takes
+ * a call's risk from the descriptor (callRisk) like any action's, and the
+ * store records idempotency keys only for side-effect ops. An op missing
+ * from the matrix counts as a side effect.
  */
 export const WORKFLOW_OP_MATRIX = {
   plan: {
@@ -45,21 +46,4 @@ export function workflowOps<A extends WorkflowAction>(
   action: A,
 ): (keyof (typeof WORKFLOW_OP_MATRIX)[A])[] {
   return Object.keys(WORKFLOW_OP_MATRIX[action]) as (keyof (typeof WORKFLOW_OP_MATRIX)[A])[];
-}
-
-/**
- * The risk of one call: the descriptor's own risk, except for workflow
- * actions, whose risk is decided per `op` by the matrix (unknown: side effect).
- */
-export function effectiveRisk(
-  domain: string,
-  action: string,
-  declared: Risk,
-  input: unknown,
-): Risk {
-  if (domain !== 'workflow' || !Object.hasOwn(WORKFLOW_OP_MATRIX, action)) return declared;
-  const op =
-    input !== null && typeof input === 'object' ? (input as { op?: unknown }).op : undefined;
-  const row = WORKFLOW_OP_MATRIX[action as WorkflowAction] as Record<string, Risk>;
-  return typeof op === 'string' && Object.hasOwn(row, op) ? row[op]! : 'side_effect';
 }

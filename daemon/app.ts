@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { PatternRouter } from 'hono/router/pattern-router';
-import type { RuntimeEnv } from './http/principal.js';
-import { ExecError, errorBody } from './errors.js';
+import type { RuntimeEnv } from './auth/principal.js';
+import { ExecError, errorBody } from './errors/exec-error.js';
 import type { AuthorizationStore } from './auth/store.js';
 import { runtimeAuth } from './http/runtime-auth.js';
 import { operatorAuth } from './operator/auth.js';
@@ -12,13 +12,13 @@ import {
   type CoreOperatorRoute,
   type OperatorContext,
 } from './operator/routes.js';
-import { absentRoute, registerOperatorApi, type OperatorHandlers } from './operator/dispatch.js';
+import { absentRoute, registerOperatorApi, type OperatorHandlers } from './http/operator-dispatch.js';
 import type { Diag } from './lifecycle/diag.js';
 import { hostOriginGuard } from './http/host-origin.js';
 import { ERROR_TABLE } from '../catalog/errors.js';
 import { DEFAULT_SERVER } from '../catalog/ids.js';
 import type { ResultGate } from './results/gate.js';
-import { operatorSpans } from './telemetry/observe.js';
+import { operatorSpans } from './http/operator-spans.js';
 import { registerMetricsRoute } from './telemetry/metrics-route.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import { consoleOperator } from './console/operator-client.js';

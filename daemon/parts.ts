@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import type { RuntimeEnv } from './http/principal.js';
+import type { RuntimeEnv } from './auth/principal.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import type { Authorization } from './auth/authorization.js';
 import type { LaunchHook } from './operator/runtimes.js';
@@ -10,7 +10,7 @@ import { selectAgentteamBinary } from './drivers/binary.js';
 import { openServices, type Services } from './services.js';
 import type { IdempotencyLimits } from './store/idempotency.js';
 import type { ResultGate } from './results/gate.js';
-import type { SecretSet } from './results/secrets.js';
+import type { SecretSet } from './masking/secrets.js';
 import { registerExecActionRoute } from './exec/route.js';
 import { registerMcpRoutes } from './mcp/routes.js';
 import { codexAppServerHandlers } from './operator/codex-app-server.js';
@@ -35,7 +35,7 @@ import { formatIssue, readDeclarationFiles } from '../lib/tool-files.js';
 import type { StoreUrl } from '../lib/store-url.js';
 import type { LogTap } from './lifecycle/log-tap.js';
 import { auditOperatorHandlers } from './operator/audit-routes.js';
-import { absentRoute } from './operator/dispatch.js';
+import { absentRoute } from './http/operator-dispatch.js';
 import type { PartOperatorHandlers } from './app.js';
 import type { AuditSettings } from './audit/settings.js';
 

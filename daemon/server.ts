@@ -1,7 +1,5 @@
-import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
-import { createAdaptorServer } from '@hono/node-server';
 import { systemClock, type Clock } from '../lib/clock.js';
 import { ensureHome, homePaths } from '../lib/home.js';
 import { defaultCatalog } from '../catalog/index.js';
@@ -17,11 +15,9 @@ import { acquireSingleton } from './lifecycle/singleton.js';
 import {
   ensureHomeFolders,
   ensureOperatorToken,
-  readLastPort,
   removeDaemonInfo,
   sweepRuntimeDir,
   writeDaemonInfo,
-  writeLastPort,
 } from './lifecycle/home-files.js';
 import { createDiag, type Diag } from './lifecycle/diag.js';
 import { LogTap } from './lifecycle/log-tap.js';
@@ -31,15 +27,12 @@ import { runtimeUrls } from './http/paths.js';
 import { openDaemonParts, type DaemonParts } from './parts.js';
 import type { IdempotencyLimits } from './store/idempotency.js';
 import type { StoreUrl } from '../lib/store-url.js';
-import {
-  capConnections,
-  connectionBudget,
-  listenBacklog,
-  serverTimeouts,
-} from './http/connection-cap.js';
-import { LongLivedStreams, connectionReserve, streamCap } from './http/stream-budget.js';
+import { connectionBudget } from './http/connection-cap.js';
+import { LongLivedStreams, streamCap } from './http/stream-budget.js';
+import { openListener, type Listener } from './listener.js';
 import { refuseHomeLinks } from './lifecycle/no-follow.js';
-import { daemonSecrets, fixedSource, tokenSource } from './results/sources.js';
+import { processMemory } from './lifecycle/memory.js';
+import { daemonSecrets, fixedSource, tokenSource } from './masking/sources.js';
 import { routeTable, type RouteEntry } from './results/route-table.js';
 import { observeDaemon, type DaemonGauges } from './telemetry/instruments.js';
 import { screenTraceState } from './telemetry/tracing.js';
@@ -121,7 +114,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     requestStop('lock_compromised');
   });
   let parts: DaemonParts | null = null;
-  let server: Server | null = null;
+  let server = null as Server | null;
   try {
     const operatorToken = ensureOperatorToken(home);
     const swept = sweepRuntimeDir(paths.runtimeDir);
@@ -165,7 +158,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     const startedAt = clock.now();
     let url = '';
     let boundPort = 0;
-    let conns: ReturnType<typeof capConnections> | undefined;
+    let conns: Listener['conns'] | undefined;
     const stopping: { p: Promise<void> | null } = { p: null };
     const reload = () => parts!.reload();
     const app = buildApp({
@@ -189,7 +182,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
           shed: conns?.shed() ?? 0,
         },
         streams: streams.stats(),
-        memory: memory(),
+        memory: processMemory(),
         ...store.stats(),
         ...parts!.stats(),
       }),
@@ -199,47 +192,21 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       ...(parts.launchHook ? { launchHook: parts.launchHook } : {}),
       extraRoutes: (a) => parts!.registerRoutes(a, { auths: store }),
     });
-    const srv = createAdaptorServer({
+    const listener = await openListener({
       fetch: app.fetch,
-      hostname: host,
-      serverOptions: serverTimeouts,
-    }) as Server;
-    server = srv;
-    let lastShedLog = 0;
-    conns = capConnections(
-      srv,
-      budget.maxConnections,
-      (n) => {
-        if (clock.now() - lastShedLog < 1_000) return;
-        lastShedLog = clock.now();
-        diag('connections_shed', { total: n, max: budget.maxConnections });
-      },
-      () => streams.shedOne(),
-    );
-    const reserve = connectionReserve(budget.maxConnections);
-    streams.watchConnections(() => conns!.busy() >= budget.maxConnections - reserve);
-    const listenOn = (p: number) =>
-      new Promise<void>((resolve, reject) => {
-        srv.once('error', reject);
-        srv.listen({ host, port: p, backlog: listenBacklog(budget) }, () => {
-          srv.off('error', reject);
-          resolve();
-        });
-      });
-    // An ephemeral port is first asked for at the last one this home used: runtimes that outlived
-    // the previous daemon know its URL and can only be re-leased at the same address.
-    const lastPort = port === 0 ? readLastPort(home, host) : null;
-    if (lastPort === null) await listenOn(port);
-    else {
-      await listenOn(lastPort).catch((err: NodeJS.ErrnoException) => {
-        diag('last_port_taken', { port: lastPort, error: err.code ?? err.message });
-        return listenOn(0);
-      });
-    }
-    // accept() failing (EMFILE) is reported here; it must never become an uncaught exception.
-    srv.on('error', (err) =>
-      diag('server_error', { error: (err as NodeJS.ErrnoException).code ?? err.message }),
-    );
+      host,
+      port,
+      home,
+      budget,
+      streams,
+      clock,
+      diag,
+      opened: (srv) => (server = srv),
+    });
+    const srv = listener.server;
+    conns = listener.conns;
+    boundPort = listener.port;
+    url = listener.url;
     diag('connection_budget', { ...budget });
     const unobserve = observeDaemon(() => {
       const s = parts!.stats() as {
@@ -253,11 +220,6 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
         clientTools: s.clientTools,
       };
     });
-    const addr = srv.address() as AddressInfo;
-    boundPort = addr.port;
-    const shownHost = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
-    url = `http://${shownHost}:${addr.port}`;
-    if (port === 0) writeLastPort(home, host, addr.port);
 
     let resolveStopped!: () => void;
     const stopped = new Promise<void>((r) => (resolveStopped = r));
@@ -321,18 +283,6 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     }
     throw err;
   }
-}
-
-/** Process memory in bytes, for status (the soak benchmark samples it). */
-function memory(): Record<string, number> {
-  const m = process.memoryUsage();
-  return {
-    rss: m.rss,
-    heapUsed: m.heapUsed,
-    heapTotal: m.heapTotal,
-    external: m.external,
-    arrayBuffers: m.arrayBuffers,
-  };
 }
 
 async function withTimeout(p: Promise<unknown>, ms: number): Promise<void> {

@@ -14,7 +14,7 @@ import type { ApprovalOperatorApi, Caller, ServerApi } from './store/server-api.
 import { ProfileStore, type ReloadResult } from './profile/profile-store.js';
 import type { CursorCodec } from './store/cursor.js';
 import type { Registry } from './exec/registry.js';
-import { builtinRegistry } from './handlers/index.js';
+import { builtinRegistry } from './exec/builtin.js';
 import { MessageStore, type MessageApi } from './store/messages.js';
 import { createTurnLookup } from './store/turn-lookup.js';
 import { MemoryIndexes } from './knowledge/memory.js';
@@ -25,16 +25,16 @@ import { Scheduler } from './schedule/scheduler.js';
 import { withMessageTriggers } from './schedule/message-triggers.js';
 import { ExtensionStore } from './extensions/store.js';
 import { ResultGate } from './results/gate.js';
-import type { SecretSet } from './results/secrets.js';
+import type { SecretSet } from './masking/secrets.js';
 import { SpillStore } from './results/spill.js';
-import { profileSource } from './results/sources.js';
-import { maskedWriter } from './results/log.js';
+import { profileSource } from './masking/sources.js';
+import { maskedWriter } from './masking/log.js';
 import { ToolRegistry } from './tools/registry.js';
 import { AuditStore } from './store/audit.js';
 import { AuditWriter } from './store/audit-writer.js';
 import { AuditReader } from './store/audit-reader.js';
 import { AuditRecorder } from './audit/recorder.js';
-import { AuditTrail } from './audit/hooks.js';
+import { AuditTrail } from './audit/trail.js';
 import { readAuditSettings, type AuditSettings } from './audit/settings.js';
 
 /**

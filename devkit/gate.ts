@@ -2,9 +2,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { systemClock, type Clock } from '../lib/clock.js';
 import { ResultGate } from '../daemon/results/gate.js';
-import { SecretSet } from '../daemon/results/secrets.js';
+import { SecretSet } from '../daemon/masking/secrets.js';
 import { SpillStore } from '../daemon/results/spill.js';
-import { fixedSource } from '../daemon/results/sources.js';
+import { fixedSource } from '../daemon/masking/sources.js';
 
 /** A result gate masking `pairs` (name -> value), spilling under `spillDir` (default: a shared temp folder). */
 export function gateWith(

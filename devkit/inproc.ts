@@ -9,7 +9,7 @@ import { removeDir } from '../daemon/auth/private-dir.js';
 import type { PinnedCatalog } from '../daemon/auth/pinned-catalog.js';
 import { buildApp } from '../daemon/app.js';
 import { openDaemonParts } from '../daemon/parts.js';
-import { daemonSecrets } from '../daemon/results/sources.js';
+import { daemonSecrets } from '../daemon/masking/sources.js';
 import type { Services } from '../daemon/services.js';
 import { systemClock } from '../lib/clock.js';
 import { FakeClock } from './auth-clock.js';

@@ -5,6 +5,15 @@ import { messageFields } from './roundtrip-message-fields.js';
 import { workflowFields } from './roundtrip-workflow-fields.js';
 import type { startInProc } from './inproc.js';
 import { inputProp, jsonText, ruleOf, sameText } from './roundtrip.js';
+import { approvalDecide, approvalGet, approvalRequest } from '../catalog/domains/approval.js';
+import { projectCreate, projectGet } from '../catalog/domains/project.js';
+import { reviewAdd, reviewList } from '../catalog/domains/review.js';
+import {
+  scheduledMessageCreate,
+  scheduledMessageGet,
+} from '../catalog/domains/scheduled-message.js';
+import { taskCreate, taskGet, taskUpdate } from '../catalog/domains/task.js';
+import { workflowPlan } from '../catalog/domains/workflow.js';
 
 /**
  * Every stored string field, in process: the daemon's JSON decoder, the
@@ -29,7 +38,7 @@ export async function inProcessFields(
 
 /** Tasks, projects, reviews, approvals, scheduled messages and workflow plans, through the store's API. */
 async function storeFields({ api, other, rows, column, validate }: FieldStore): Promise<Field[]> {
-  const { task: base } = await api.createTask({ title: 'base' });
+  const { task: base } = await api.call(taskCreate, { title: 'base' });
   const execField = (
     action: string,
     field: string,
@@ -55,14 +64,14 @@ async function storeFields({ api, other, rows, column, validate }: FieldStore): 
     };
   };
   const getTask = async (id: string) =>
-    (await api.getTask({ id })).task as unknown as Record<string, unknown>;
+    (await api.call(taskGet, { id })).task as unknown as Record<string, unknown>;
   const fields: Field[] = [
     ...(['title', 'description', 'assignee'] as const).map((f) =>
       execField(
         'task create',
         f,
         'tasks',
-        async (i) => getTask((await api.createTask(i)).task.id),
+        async (i) => getTask((await api.call(taskCreate, i)).task.id),
         (s) => ({ title: 't', [f]: s }),
       ),
     ),
@@ -72,7 +81,7 @@ async function storeFields({ api, other, rows, column, validate }: FieldStore): 
         f,
         'tasks',
         async (i) => {
-          await api.updateTask(i);
+          await api.call(taskUpdate, i);
           return getTask(base.id);
         },
         (s) => ({ id: base.id, [f]: s }),
@@ -84,7 +93,7 @@ async function storeFields({ api, other, rows, column, validate }: FieldStore): 
         f,
         'projects',
         async (i) =>
-          (await api.getProject({ id: (await api.createProject(i)).project.id }))
+          (await api.call(projectGet, { id: (await api.call(projectCreate, i)).project.id }))
             .project as unknown as Record<string, unknown>,
         (s) => ({ name: 'p', [f]: s }),
       ),
@@ -95,8 +104,8 @@ async function storeFields({ api, other, rows, column, validate }: FieldStore): 
       'body',
       'reviews',
       async (i) => {
-        await api.addReview(i);
-        return (await api.listReviews({ taskId: base.id, limit: 1 }))
+        await api.call(reviewAdd, i);
+        return (await api.call(reviewList, { taskId: base.id, limit: 1 }))
           .reviews[0] as unknown as Record<string, unknown>;
       },
       (s) => ({ taskId: base.id, verdict: 'comment', body: s }),
@@ -107,7 +116,7 @@ async function storeFields({ api, other, rows, column, validate }: FieldStore): 
         f,
         'approvals',
         async (i) =>
-          (await api.getApproval({ id: (await api.requestApproval(i)).approval.id }))
+          (await api.call(approvalGet, { id: (await api.call(approvalRequest, i)).approval.id }))
             .approval as unknown as Record<string, unknown>,
         (s) => ({ title: 'a', [f]: s }),
       ),
@@ -118,9 +127,9 @@ async function storeFields({ api, other, rows, column, validate }: FieldStore): 
       'note',
       'approvals',
       async (i) => {
-        const { approval } = await api.requestApproval({ title: 'to decide' });
-        await other.decideApproval({ ...i, id: approval.id });
-        return (await api.getApproval({ id: approval.id })).approval as unknown as Record<
+        const { approval } = await api.call(approvalRequest, { title: 'to decide' });
+        await other.call(approvalDecide, { ...i, id: approval.id });
+        return (await api.call(approvalGet, { id: approval.id })).approval as unknown as Record<
           string,
           unknown
         >;
@@ -132,8 +141,11 @@ async function storeFields({ api, other, rows, column, validate }: FieldStore): 
       'content',
       'scheduled_messages',
       async (i) =>
-        (await api.getSchedule({ id: (await api.createSchedule(i)).scheduledMessage.id }))
-          .scheduledMessage as unknown as Record<string, unknown>,
+        (
+          await api.call(scheduledMessageGet, {
+            id: (await api.call(scheduledMessageCreate, i)).scheduledMessage.id,
+          })
+        ).scheduledMessage as unknown as Record<string, unknown>,
       (s) => ({ target: 'channel:later', at: '2030-01-01T00:00:00Z', content: s }),
     ),
     ...(['name', 'description'] as const).map((f) =>
@@ -143,9 +155,9 @@ async function storeFields({ api, other, rows, column, validate }: FieldStore): 
         'wf_plans',
         async (i) =>
           (
-            await api.workflowPlan({
+            await api.call(workflowPlan, {
               op: 'show',
-              id: (await api.workflowPlan(i)).plan!.id,
+              id: (await api.call(workflowPlan, i)).plan!.id,
             } as never)
           ).plan as unknown as Record<string, unknown>,
         (s) => ({ op: 'create', name: 'p', steps: [{ name: 's' }], [f]: s }),

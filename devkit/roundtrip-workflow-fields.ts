@@ -1,7 +1,8 @@
 import { strict as assert } from 'node:assert';
-import { ExecError } from '../daemon/errors.js';
+import { ExecError } from '../daemon/errors/exec-error.js';
 import type { Field, FieldStore } from './roundtrip-field-store.js';
 import { inputProp, jsonText, ruleOf, sameText } from './roundtrip.js';
+import { workflowPlan, workflowRun, workflowStep } from '../catalog/domains/workflow.js';
 
 /** Workflow plan steps (name, description) and step notes: fields kept inside a plan version and on a run's steps. */
 export async function workflowFields({
@@ -23,7 +24,7 @@ export async function workflowFields({
   const stepsJson = db.prepare(
     'SELECT steps AS v FROM wf_plan_versions WHERE plan_id = ? AND version = ?',
   );
-  const { plan: basePlan } = await api.workflowPlan({
+  const { plan: basePlan } = await api.call(workflowPlan, {
     op: 'create',
     name: 'base',
     steps: [{ name: 'only' }],
@@ -49,7 +50,7 @@ export async function workflowFields({
       if (!input) return false;
       let out: { plan?: { id: string }; version?: { version: number } };
       try {
-        out = (await api.workflowPlan(input as never)) as typeof out;
+        out = (await api.call(workflowPlan, input as never)) as typeof out;
       } catch (err) {
         // The store's own refusal (a blank name) names the same path.
         assert.ok(
@@ -61,7 +62,7 @@ export async function workflowFields({
         return false;
       }
       const want = f === 'name' ? s.trim() : s;
-      const { version } = (await api.workflowPlan({
+      const { version } = (await api.call(workflowPlan, {
         op: 'version',
         id: out.plan!.id,
         version: out.version!.version,
@@ -84,12 +85,12 @@ export async function workflowFields({
   );
 
   // Step notes: a fresh one-step run per accepted note (validated first, so a refused note starts nothing), then the transition with the note.
-  const { plan: runPlan } = await api.workflowPlan({
+  const { plan: runPlan } = await api.call(workflowPlan, {
     op: 'create',
     name: 'runs',
     steps: [{ name: 'only' }],
   } as never);
-  await api.workflowPlan({ op: 'publish', id: runPlan!.id } as never);
+  await api.call(workflowPlan, { op: 'publish', id: runPlan!.id } as never);
   for (const op of ['complete', 'fail', 'pause', 'park'] as const) {
     fields.push({
       name: `workflow step ${op} note`,
@@ -103,15 +104,15 @@ export async function workflowFields({
           '/note',
         );
         if (!input) return false;
-        const { steps } = (await api.workflowRun({
+        const { steps } = (await api.call(workflowRun, {
           op: 'start',
           planId: runPlan!.id,
         } as never)) as { steps: { id: string }[] };
         const id = steps[0]!.id;
-        await api.workflowStep({ ...input, id } as never);
+        await api.call(workflowStep, { ...input, id } as never);
         sameText(
-          ((await api.workflowStep({ op: 'get', id } as never)) as { step: { note: string } }).step
-            .note,
+          ((await api.call(workflowStep, { op: 'get', id } as never)) as { step: { note: string } })
+            .step.note,
           s,
           `workflow step ${op} note`,
         );

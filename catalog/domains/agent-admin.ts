@@ -1,3 +1,4 @@
+import { catalogDomain } from '../domain.js';
 import { LIMITS, inputText, lookupText, textLimit } from '../limits.js';
 import { defineAction } from '../descriptor.js';
 import { idempotencySelectorProps, runtimeKindSchema } from '../common.js';
@@ -155,4 +156,4 @@ export const agentDelete = defineAction({
   },
 });
 
-export const agentAdminActions = [agentCreate, agentUpdate, agentDelete] as const;
+export const agentAdminCatalog = catalogDomain({}, [agentCreate, agentUpdate, agentDelete]);

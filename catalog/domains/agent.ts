@@ -1,3 +1,4 @@
+import { catalogDomain } from '../domain.js';
 import { defineAction } from '../descriptor.js';
 import { LIMITS, lookupText, textLimit } from '../limits.js';
 import { pageInputProps, pageOutputProps, runtimeKindSchema } from '../common.js';
@@ -113,4 +114,7 @@ export const agentGet = defineAction({
   },
 });
 
-export const agentActions = [agentList, agentGet] as const;
+export const agentCatalog = catalogDomain(
+  { agent: 'Configured agents: safe reads, profile edits.' },
+  [agentList, agentGet],
+);

@@ -1,3 +1,4 @@
+import { catalogDomain } from '../domain.js';
 import { LIMITS, textLimit } from '../limits.js';
 import { defineAction } from '../descriptor.js';
 import {
@@ -162,9 +163,7 @@ export const approvalDecide = defineAction({
   output: approvalOutput,
 });
 
-export const approvalActions = [
-  approvalRequest,
-  approvalGet,
-  approvalList,
-  approvalDecide,
-] as const;
+export const approvalCatalog = catalogDomain(
+  { approval: 'Ask a person to approve; read the decision.' },
+  [approvalRequest, approvalGet, approvalList, approvalDecide],
+);

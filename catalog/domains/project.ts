@@ -1,3 +1,4 @@
+import { catalogDomain } from '../domain.js';
 import { defineAction } from '../descriptor.js';
 import { LIMITS, textLimit } from '../limits.js';
 import {
@@ -101,4 +102,8 @@ export const projectList = defineAction({
   },
 });
 
-export const projectActions = [projectCreate, projectGet, projectList] as const;
+export const projectCatalog = catalogDomain({ project: 'Create, read and list projects.' }, [
+  projectCreate,
+  projectGet,
+  projectList,
+]);

@@ -1,3 +1,4 @@
+import { catalogDomain } from '../domain.js';
 import { defineAction } from '../descriptor.js';
 import { LIMITS, textLimit } from '../limits.js';
 import {
@@ -91,4 +92,7 @@ export const reviewList = defineAction({
   },
 });
 
-export const reviewActions = [reviewAdd, reviewList] as const;
+export const reviewCatalog = catalogDomain({ review: 'Add and list reviews on a task.' }, [
+  reviewAdd,
+  reviewList,
+]);

@@ -1,3 +1,4 @@
+import { catalogDomain } from '../domain.js';
 import { LIMITS, textLimit } from '../limits.js';
 import { defineAction } from '../descriptor.js';
 import {
@@ -258,10 +259,13 @@ export const scheduledMessageRuns = defineAction({
   },
 });
 
-export const scheduledMessageActions = [
-  scheduledMessageCreate,
-  scheduledMessageGet,
-  scheduledMessageList,
-  scheduledMessageCancel,
-  scheduledMessageRuns,
-] as const;
+export const scheduledMessageCatalog = catalogDomain(
+  { 'scheduled-message': 'Messages delivered later or on a cron rule.' },
+  [
+    scheduledMessageCreate,
+    scheduledMessageGet,
+    scheduledMessageList,
+    scheduledMessageCancel,
+    scheduledMessageRuns,
+  ],
+);

@@ -1,3 +1,4 @@
+import { catalogDomain } from '../domain.js';
 import { defineAction } from '../descriptor.js';
 import { LIMITS, textLimit } from '../limits.js';
 import {
@@ -154,4 +155,9 @@ export const taskUpdate = defineAction({
   output: taskOutput,
 });
 
-export const taskActions = [taskCreate, taskGet, taskList, taskUpdate] as const;
+export const taskCatalog = catalogDomain({ task: 'Create, read, list and update tasks.' }, [
+  taskCreate,
+  taskGet,
+  taskList,
+  taskUpdate,
+]);

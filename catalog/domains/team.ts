@@ -1,3 +1,4 @@
+import { catalogDomain } from '../domain.js';
 import { defineAction } from '../descriptor.js';
 import { LIMITS, lookupText, textLimit } from '../limits.js';
 import { pageInputProps, pageOutputProps } from '../common.js';
@@ -77,4 +78,7 @@ export const teamGet = defineAction({
   },
 });
 
-export const teamActions = [teamList, teamGet] as const;
+export const teamCatalog = catalogDomain({ team: 'Read the teams of the local profile.' }, [
+  teamList,
+  teamGet,
+]);

@@ -1,6 +1,7 @@
+import { catalogDomain } from '../domain.js';
 import { defineAction } from '../descriptor.js';
 import { LIMITS } from '../limits.js';
-import { workflowOps } from '../workflow-ops.js';
+import { WORKFLOW_OP_MATRIX, workflowOps } from '../workflow-ops.js';
 import {
   cronSchema,
   idSchema,
@@ -27,8 +28,8 @@ import {
 
 /*
  * Each workflow action takes an `op`. Whether an op reads or changes data is
- * decided by WORKFLOW_OP_MATRIX (catalog/workflow-ops.ts), not by the
- * descriptor's risk, which states the worst case (side_effect). Fields an op
+ * its `opRisk` (WORKFLOW_OP_MATRIX, catalog/workflow-ops.ts); the
+ * descriptor's risk states the worst case (side_effect). Fields an op
  * does not use are refused by the store with validation_failed.
  */
 
@@ -46,6 +47,7 @@ export const workflowPlan = defineAction({
     idempotencyKey: 'release-plan',
   },
   risk: 'side_effect',
+  opRisk: WORKFLOW_OP_MATRIX.plan,
   result: {
     hint: 'The result is larger than the result budget; one plan or version is bounded by the plan limits and has no smaller read.',
     next: { action: 'workflow plan', input: { op: 'show', id: '<plan id>' } },
@@ -99,6 +101,7 @@ export const workflowTrigger = defineAction({
     timeZone: 'UTC',
   },
   risk: 'side_effect',
+  opRisk: WORKFLOW_OP_MATRIX.trigger,
   result: {
     hint: 'The result is larger than the result budget; one trigger is bounded by its input limits and has no smaller read.',
     next: { action: 'workflow trigger', input: { op: 'show', id: '<trigger id>' } },
@@ -144,6 +147,7 @@ export const workflowRun = defineAction({
   help: "start {planId} or {triggerId} of a manual trigger runs the published version: its first step is ready, the others pending. show returns the run with its steps; logs pages the run's log oldest first.",
   example: { op: 'start', planId: 'plan_01J9Z3K8Q2', idempotencyKey: 'release-2.4' },
   risk: 'side_effect',
+  opRisk: WORKFLOW_OP_MATRIX.run,
   result: {
     hint: 'The result is larger than the result budget; one run with all its steps is bounded by the plan limits and has no smaller read.',
     next: { action: 'workflow run', input: { op: 'show', id: '<run id>' } },
@@ -189,6 +193,7 @@ export const workflowStep = defineAction({
   help: 'list {runId}, get {id}. complete {id, note?} and fail {id, note?} act on a ready, paused or parked step; pause needs ready; park needs ready or paused. Completing the last step completes the run; a failed step fails it. Anything else is invalid_transition.',
   example: { op: 'complete', id: 'step_01J9Z3K8Q2', note: 'Build 2.4.0 is green.' },
   risk: 'side_effect',
+  opRisk: WORKFLOW_OP_MATRIX.step,
   result: {
     hint: 'The result is larger than the result budget; one step is bounded by its input limits and has no smaller read.',
     next: { action: 'workflow step', input: { op: 'get', id: '<step id>' } },
@@ -224,4 +229,7 @@ export const workflowStep = defineAction({
   },
 });
 
-export const workflowActions = [workflowPlan, workflowTrigger, workflowRun, workflowStep] as const;
+export const workflowCatalog = catalogDomain(
+  { workflow: 'Plans, triggers, runs, steps (each with an op).' },
+  [workflowPlan, workflowTrigger, workflowRun, workflowStep],
+);

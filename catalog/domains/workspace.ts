@@ -1,3 +1,4 @@
+import { catalogDomain } from '../domain.js';
 import { LIMITS, textLimit } from '../limits.js';
 import { defineAction } from '../descriptor.js';
 import { agentSchema } from './agent.js';
@@ -81,5 +82,7 @@ export const profileGet = defineAction({
   },
 });
 
-export const workspaceActions = [workspaceGet] as const;
-export const profileActions = [profileGet] as const;
+export const workspaceCatalog = catalogDomain(
+  { workspace: 'Where this runtime is bound.', profile: 'Local profile summary and revision.' },
+  [workspaceGet, profileGet],
+);

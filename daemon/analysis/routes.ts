@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import type { RuntimeEnv } from '../http/principal.js';
+import type { RuntimeEnv } from '../auth/principal.js';
 import { defaultCatalog } from '../../catalog/catalog.js';
 import { helpIndexOf, renderExecIndex } from '../../catalog/help.js';
 import type { McpToolDescriptor } from '../../catalog/mcp-tool-descriptor.js';
@@ -8,10 +8,10 @@ import { isRuntimeKind } from '../../catalog/runtimes.js';
 import type { AnalysisTokens } from '../auth/analysis-token.js';
 import { SERVER_INSTRUCTIONS, renderToolGuidance } from '../drivers/guidance.js';
 import { toRuntimeName } from '../drivers/names.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import { forbidden } from '../http/runtime-auth.js';
 import { ANALYSIS_PATH } from '../http/paths.js';
-import type { OperatorHandlers } from '../operator/dispatch.js';
+import type { OperatorHandlers } from '../http/operator-dispatch.js';
 
 /**
  * The token-analysis surface: the exact texts a runtime's context receives

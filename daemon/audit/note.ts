@@ -1,17 +1,17 @@
 import type { AuditTransport } from '../../catalog/audit.js';
-import { ERROR_TABLE, type ErrorCode } from '../../catalog/errors.js';
-import { ExecError } from '../errors.js';
+import { closedOutcome, type CallOutcome } from '../../catalog/call-outcome.js';
+import { ExecError } from '../errors/exec-error.js';
 
 /**
- * What the layers a call passes through add to its audit record while it
+ * What the layers a call passes through add to its call record while it
  * runs: where it was sent on (a declared command, an app, the kb upstream)
  * and how it ended when the frame alone does not say (a tool error result).
- * The hook that opened the record (daemon/audit/hooks.ts) reads it once the
- * call has finished. Absent when the audit trail is off.
+ * The observer that opened the record (daemon/observe/) reads it once the
+ * call has finished, for the metrics, the span and the audit row alike.
  */
 export interface AuditNote {
   transport?: AuditTransport;
-  outcome?: string;
+  outcome?: CallOutcome;
   /** Exec: the body's size as read; MCP fills it from the arguments. */
   requestBytes?: number;
   /** The input as decoded (only read when payload recording is on). */
@@ -25,18 +25,15 @@ interface Noted {
 }
 
 /** The closed code of any thrown value (`internal` for what is not an ExecError). */
-function outcomeOf(err: unknown): ErrorCode {
+function outcomeOf(err: unknown): CallOutcome {
   return err instanceof ExecError ? err.code : 'internal';
-}
-
-/** A code from outside the daemon (an app's own) kept only when it is in the closed set. */
-function closedCode(code: string): ErrorCode {
-  return Object.hasOwn(ERROR_TABLE, code) ? (code as ErrorCode) : 'upstream_error';
 }
 
 /** The call failed with `err` (or a closed code). */
 export function noteFailure(ctx: Noted, err: unknown): void {
-  if (ctx.audit) ctx.audit.outcome = typeof err === 'string' ? closedCode(err) : outcomeOf(err);
+  if (ctx.audit)
+    ctx.audit.outcome =
+      typeof err === 'string' ? closedOutcome(err, 'upstream_error') : outcomeOf(err);
 }
 
 /** The call was carried on by `transport`. */

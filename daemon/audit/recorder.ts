@@ -1,5 +1,6 @@
 import type { Clock } from '../../lib/clock.js';
-import { AuditAppendError, type AuditRecord, type AuditStore } from '../store/audit.js';
+import { AuditAppendError, type AuditStore } from '../store/audit.js';
+import type { AuditRecord } from '../store/audit-rows.js';
 import type { AuditSettings } from './settings.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { RuntimeKind } from '../../catalog/runtimes.js';
 import type { ClockTimer } from '../../lib/clock.js';
-import type { Principal, TurnBinding } from '../http/principal.js';
+import type { Principal, TurnBinding } from './principal.js';
 import type { PinnedCatalog } from './pinned-catalog.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { Clock } from '../../lib/clock.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import type { Authorization, Generation } from './authorization.js';
 import { CLOCK_TOLERANCE_S } from './signer.js';
 import * as L from './limits.js';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Clock } from '../../lib/clock.js';
 import { ENTITY_ID_RULE, isEntityId } from '../../catalog/ids.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import { Authorization, type AuthorizationInit, type Generation } from './authorization.js';
 import type { PinnedCatalog } from './pinned-catalog.js';
 import {
@@ -18,6 +18,8 @@ import { Renewal } from './renewal.js';
 import { GenerationBook } from './generations.js';
 import { CleanupQueue } from './cleanup.js';
 import { newResumeSecret, runtimeDirName } from './resume.js';
+import { Admission } from './admission.js';
+import { issueGeneration } from './issue.js';
 
 export interface StoreDeps {
   readonly clock: Clock;
@@ -58,7 +60,7 @@ export class AuthorizationStore {
   private readonly processGenerations = new Map<string, number>();
   private readonly renewal: Renewal;
   private readonly cleanup: CleanupQueue;
-  private inFlightTotal = 0;
+  private readonly admission = new Admission();
   private closed = false;
   readonly defaultTtlMs: number;
 
@@ -186,57 +188,8 @@ export class AuthorizationStore {
     return out;
   }
 
-  /**
-   * Signs and publishes a new generation; on failure the current file and
-   * generation stay as they were. Room is never made by dropping a live
-   * generation: a forced issue past its cap is refused instead.
-   */
-  private async issue(auth: Authorization, forced = false): Promise<Generation> {
-    this.gens.pruneExpired(auth);
-    this.gens.checkRoom(auth, forced);
-    const now = this.deps.clock.now();
-    const issuedAtMs = Math.floor(now / 1000) * 1000;
-    const expiresAtMs = Math.floor((now + auth.ttlMs) / 1000) * 1000;
-    const genId = randomBytes(12).toString('base64url');
-    const token = await this.deps.signer.sign({
-      authorizationId: auth.id,
-      generationId: genId,
-      serverId: auth.principal.serverId,
-      agentId: auth.principal.agentId,
-      issuedAtMs,
-      expiresAtMs,
-    });
-    if (auth.state !== 'launching' && auth.state !== 'active') throw new Error('revoked');
-    const gen: Generation = {
-      id: genId,
-      authorizationId: auth.id,
-      issuedAtMs,
-      expiresAtMs,
-      forced,
-      token,
-    };
-    // Registered before publication so a reader that sees the new file can use it at once.
-    this.gens.add(auth, gen);
-    try {
-      await this.deps.writer.publish(auth.dir, token);
-    } catch (err) {
-      this.gens.drop(auth, gen);
-      throw err;
-    }
-    if (auth.state !== 'launching' && auth.state !== 'active') throw new Error('revoked');
-    if (auth.state === 'active') this.notifyPublished(auth);
-    return gen;
-  }
-
-  private notifyPublished(auth: Authorization): void {
-    try {
-      this.deps.onPublished?.(auth);
-    } catch (err) {
-      this.deps.diag?.('publish_hook_failed', {
-        authorizationId: auth.id,
-        error: String((err as Error)?.message ?? err),
-      });
-    }
+  private issue(auth: Authorization, forced = false): Promise<Generation> {
+    return issueGeneration(this.deps, this.gens, auth, forced);
   }
 
   /** Forces a rotation now (operator route, tests). */
@@ -285,17 +238,11 @@ export class AuthorizationStore {
 
   /** Takes an in-flight slot, or refuses when the authorization (32) or daemon (1024) is full. */
   admit(auth: Authorization): boolean {
-    if (auth.inFlight >= L.MAX_INFLIGHT_PER_AUTH || this.inFlightTotal >= L.MAX_INFLIGHT_TOTAL)
-      return false;
-    auth.inFlight++;
-    this.inFlightTotal++;
-    return true;
+    return this.admission.admit(auth);
   }
 
   release(auth: Authorization): void {
-    auth.inFlight--;
-    this.inFlightTotal--;
-    if (auth.inFlight === 0 && auth.onDrained) auth.onDrained();
+    this.admission.release(auth);
   }
 
   /**
@@ -318,25 +265,10 @@ export class AuthorizationStore {
       }),
     );
     this.deps.diag?.('revoked', { authorizationId: id, reason });
-    auth.revocation = this.drain(auth).then(() => this.cleanup.start(auth));
+    auth.revocation = this.admission
+      .drain(auth, this.deps.clock, this.deps.diag)
+      .then(() => this.cleanup.start(auth));
     return auth.revocation;
-  }
-
-  /** Resolves when the authorization has no request in flight, or after REVOKE_DRAIN_MS. */
-  private drain(auth: Authorization): Promise<void> {
-    if (auth.inFlight === 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        auth.onDrained = null;
-        this.deps.clock.clearTimeout(timer);
-        resolve();
-      };
-      const timer = this.deps.clock.setTimeout(() => {
-        this.deps.diag?.('drain_timeout', { authorizationId: auth.id, inFlight: auth.inFlight });
-        done();
-      }, L.REVOKE_DRAIN_MS);
-      auth.onDrained = done;
-    });
   }
 
   /** Daemon shutdown: no new authorizations, revoke all, wait for removals (bounded by the caller). */
@@ -360,7 +292,7 @@ export class AuthorizationStore {
       launching,
       cleanupDebt,
       leases: this.auths.size,
-      inFlight: this.inFlightTotal,
+      inFlight: this.admission.total,
     };
   }
 }

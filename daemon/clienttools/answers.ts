@@ -1,4 +1,4 @@
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import type { ResultGate } from '../results/gate.js';
 import type { Clients } from './clients.js';
 import type { Groups } from './groups.js';

@@ -1,5 +1,5 @@
 import type { Clock } from '../../lib/clock.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import type { CallContext } from '../tools/registry.js';
 import { claimRequest, settleReply, settleResult, type AnswerDeps } from './answers.js';
 import { audienceOf, parkCall, type CallDeps } from './calls.js';

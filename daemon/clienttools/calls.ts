@@ -1,6 +1,6 @@
 import type { Clock } from '../../lib/clock.js';
 import type { DaemonEvent } from '../events/event.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import type { CallContext } from '../tools/registry.js';
 import { inSpan, traceMeta } from '../telemetry/tracing.js';
 import type { Groups } from './groups.js';

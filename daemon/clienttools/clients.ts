@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { sameSecret } from '../../lib/same-secret.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 
 /**
  * The connected clients of the broker: one per open event stream, each with

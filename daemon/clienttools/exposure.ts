@@ -1,6 +1,6 @@
-import type { Principal } from '../http/principal.js';
+import type { Principal } from '../auth/principal.js';
 import type { ListedTool, RegisteredTool, ToolOwner, ToolRegistry } from '../tools/registry.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import type { ClientToolBroker } from './broker.js';
 import { toolFingerprint } from '../../catalog/tool-fingerprint.js';
 import { clientResultFrame, clientToolError } from './result-exit.js';

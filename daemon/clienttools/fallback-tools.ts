@@ -1,4 +1,4 @@
-import type { Principal } from '../http/principal.js';
+import type { Principal } from '../auth/principal.js';
 import type { CallContext, ListedTool, RegisteredTool, ToolOwner } from '../tools/registry.js';
 import { RESULT_BUDGET_BYTES } from '../../catalog/limits.js';
 import { noteClientGroup } from '../audit/note.js';

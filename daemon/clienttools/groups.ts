@@ -1,4 +1,4 @@
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import { CLIENT_TOOLS_PER_DAEMON } from '../../catalog/client-tool-limits.js';
 import type { ClientToolSpec } from './types.js';
 

@@ -1,5 +1,5 @@
 import type { Clock } from '../../lib/clock.js';
-import type { Principal } from '../http/principal.js';
+import type { Principal } from '../auth/principal.js';
 import type { ProfileStore } from '../profile/profile-store.js';
 import type { Profile } from '../profile/types.js';
 import type { HiddenTools } from '../tools/contracts.js';
@@ -14,7 +14,7 @@ import { FALLBACK_OWNER, fallbackTools } from './fallback-tools.js';
 import { clientToolHandlers } from './routes.js';
 import { DelegatedScopes } from './scopes.js';
 import { stdioHandlers } from './stdio-routes.js';
-import type { OperatorHandlers } from '../operator/dispatch.js';
+import type { OperatorHandlers } from '../http/operator-dispatch.js';
 import { clientToolsStatePath, readClientToolsState } from './state-file.js';
 import { RememberedNames } from './remembered.js';
 import { FALLBACK_TOOL_NAMES, type ClientToolSpec } from './types.js';

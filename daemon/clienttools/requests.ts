@@ -2,7 +2,7 @@ import type { DaemonEvent } from '../events/event.js';
 import { timeoutSeconds } from './wire-spelling.js';
 import { randomFillSync } from 'node:crypto';
 import type { Clock, ClockTimer } from '../../lib/clock.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import type { CallContext } from '../tools/registry.js';
 import {
   STDIO_CANCEL_REASON,

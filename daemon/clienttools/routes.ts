@@ -1,4 +1,4 @@
-import type { OperatorHandlers } from '../operator/dispatch.js';
+import type { OperatorHandlers } from '../http/operator-dispatch.js';
 import type { ClientToolBroker } from './broker.js';
 import { CLIENT_KEY_HEADER } from './clients.js';
 import { clientIdOf, decodeRegister, decodeResult } from './validate.js';

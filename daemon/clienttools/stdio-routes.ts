@@ -1,7 +1,7 @@
 import { STDIO_LIMITS, resultBytes, validateStdioTools } from '../../catalog/stdio-tools.js';
 import { FINGERPRINT_RE } from '../../catalog/tool-fingerprint.js';
-import { ExecError } from '../errors.js';
-import type { OperatorHandlers } from '../operator/dispatch.js';
+import { ExecError } from '../errors/exec-error.js';
+import type { OperatorHandlers } from '../http/operator-dispatch.js';
 import type { ClientToolBroker } from './broker.js';
 import { CLIENT_KEY_HEADER } from './clients.js';
 import { fingerprintOf } from './exposure.js';

@@ -1,7 +1,7 @@
 import type { Relay } from '../../catalog/client-tool-limits.js';
 import type { DaemonEvent } from '../events/event.js';
 import type { ErrorCode } from '../../catalog/errors.js';
-import type { Masked } from '../results/masked.js';
+import type { Masked } from '../masking/masked.js';
 
 /**
  * Client tools: the shapes apps and the broker share. The app-facing JSON

@@ -4,7 +4,7 @@ import {
   checkSchemaSubset,
   formatSubsetProblem,
 } from '../../catalog/schema-subset.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import { limitsOf } from '../../catalog/client-tool-limits.js';
 import {
   GROUP_RE,

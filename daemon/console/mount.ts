@@ -3,9 +3,9 @@ import { Hono } from 'hono';
 import type { Clock } from '../../lib/clock.js';
 import type { ConsoleOperator } from './operator-client.js';
 import { ConsoleSessions } from './sessions.js';
-import type { RuntimeEnv } from '../http/principal.js';
+import type { RuntimeEnv } from '../auth/principal.js';
 import type { ConsoleEnv } from './page-bodies.js';
-import type { OperatorHandlers } from '../operator/dispatch.js';
+import type { OperatorHandlers } from '../http/operator-dispatch.js';
 
 interface MountOptions {
   readonly clock: Clock;

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { MCP_SERVER_NAME } from '../../catalog/mcp-tools.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 
 /**
  * What agentteam needs to know of the user's own Codex configuration before

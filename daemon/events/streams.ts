@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { Clock } from '../../lib/clock.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import type { DaemonEvent, StreamClients } from './event.js';
 import { SSE_HEADERS, openSse, type SseSink } from '../http/sse.js';
 import { socketOf, type LongLivedStreams } from '../http/stream-budget.js';

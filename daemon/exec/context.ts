@@ -1,4 +1,4 @@
-import type { Principal } from '../http/principal.js';
+import type { Principal } from '../auth/principal.js';
 import type { ServerApi } from '../store/server-api.js';
 import type { ProfileStore } from '../profile/profile-store.js';
 import type { CursorCodec } from '../store/cursor.js';

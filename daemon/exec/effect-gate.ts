@@ -1,6 +1,6 @@
 import type { Risk } from '../../catalog/descriptor.js';
-import { ExecError } from '../errors.js';
-import type { Principal } from '../http/principal.js';
+import { ExecError } from '../errors/exec-error.js';
+import type { Principal } from '../auth/principal.js';
 import { attachedThread, checkChildGate } from '../http/child-gate.js';
 
 /**

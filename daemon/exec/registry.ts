@@ -54,6 +54,14 @@ export class Registry {
   constructor(readonly catalog: Catalog) {}
 
   registerJSON<D extends ActionDescriptor>(descriptor: D, handler: NoInfer<JsonHandler<D>>): void {
+    this.register(descriptor, handler as unknown as RegisteredAction['handler']);
+  }
+
+  /**
+   * Registers a handler already typed against its descriptor where it was
+   * declared (a store domain's or a profile action's helper).
+   */
+  register(descriptor: ActionDescriptor, handler: RegisteredAction['handler']): void {
     const key = actionKey(descriptor);
     if (this.sealed) throw new RegistryError(`cannot register "${key}": the registry is sealed`);
     if (this.actions.has(key)) throw new RegistryError(`action "${key}" has two handlers`);
@@ -63,12 +71,7 @@ export class Registry {
       throw new RegistryError(
         `handler for "${key}" was registered against a different descriptor than the catalog's`,
       );
-    this.actions.set(key, {
-      key,
-      entry,
-      check: lazyCheck(descriptor),
-      handler: handler as unknown as RegisteredAction['handler'],
-    });
+    this.actions.set(key, { key, entry, check: lazyCheck(descriptor), handler });
   }
 
   /** Ends registration; every catalog action must have a handler by now. */

@@ -1,28 +1,23 @@
 import type { Context, Hono } from 'hono';
-import type { RuntimeEnv } from '../http/principal.js';
+import type { RuntimeEnv } from '../auth/principal.js';
 import { forbidden } from '../http/runtime-auth.js';
 import { EXEC_ACTION_PATH } from '../http/paths.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import type { ResultGate } from '../results/gate.js';
 import type { Clock } from '../../lib/clock.js';
 import { extensionActionOf, type Registry } from './registry.js';
 import type { HandlerContext } from './context.js';
 import type { Caller, ServerApi } from '../store/server-api.js';
-import type { AuditTrail } from '../audit/hooks.js';
+import type { AuditTrail } from '../audit/trail.js';
 import { readRequestBody, RevokedError } from '../http/body.js';
 import { decodeStrictJson } from '../http/strict-json.js';
 import { checkSelectors, headerOnlyRefused, headerSelector } from './selectors.js';
-import { effectiveRisk } from '../../catalog/workflow-ops.js';
+import { callRisk } from '../../catalog/descriptor.js';
 import { execChildGate } from './effect-gate.js';
 import { THREAD_HEADER } from '../http/child-gate.js';
-import { auditExec } from '../audit/hooks.js';
 import type { AuditNote } from '../audit/note.js';
-import {
-  inRequestSpan,
-  inRequestSpanSync,
-  noteOutcome,
-  observeExec,
-} from '../telemetry/observe.js';
+import { observeExec } from '../observe/exec.js';
+import { inRequestSpan, inRequestSpanSync } from '../observe/record.js';
 
 /** What the Exec route uses, and nothing else (the daemon's Services satisfies it). */
 interface ExecDeps {
@@ -55,7 +50,7 @@ function errorResponse(
     note.outcome = err.code;
     note.result = body;
   }
-  return noteOutcome(gate.respond(body, err.status, headers), err.code);
+  return gate.respond(body, err.status, headers);
 }
 
 /**
@@ -69,7 +64,7 @@ function errorResponse(
  */
 export function registerExecActionRoute(app: Hono<RuntimeEnv>, services: ExecDeps): void {
   app.post(EXEC_ACTION_PATH, (c) =>
-    observeExec(c, () => auditExec(services.audit, c, (note) => execAction(c, services, note))),
+    observeExec(c, services.audit, (note) => execAction(c, services, note)),
   );
   app.on(['GET', 'PUT', 'PATCH', 'DELETE'], EXEC_ACTION_PATH, () =>
     errorResponse(
@@ -133,8 +128,8 @@ async function execAction(
   // A selector taken from a header alone joined the body: the action's schema must take it too.
   if (selected !== input && !action.check(selected).ok) return fail(headerOnlyRefused());
   input = selected;
-  // Workflow ops read or change data by the catalog's matrix; the gate and the boundary use that risk.
-  const risk = effectiveRisk(domain, name, action.entry.descriptor.risk, input);
+  // An action with ops (workflow) reads or changes data by its op's risk; the gate and the boundary use that.
+  const risk = callRisk(action.entry.descriptor, input);
   const gated = execChildGate(principal, c.req.header(THREAD_HEADER), risk, `${domain} ${name}`);
   if (gated) return fail(gated);
   if (signal.aborted) return forbidden();

@@ -5,7 +5,7 @@ import {
   isSelector,
 } from '../../catalog/selectors.js';
 import type { Risk } from '../../catalog/descriptor.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 
 type HeaderOf = (name: string) => string | undefined;
 

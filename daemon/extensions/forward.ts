@@ -1,6 +1,6 @@
 import type { InputCheck } from '../../lib/input-validators.js';
 import type { Clock } from '../../lib/clock.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import { OutboundError, postBounded, type OutboundAnswer } from '../http/outbound.js';
 import { inSpan, withTraceHeaders } from '../telemetry/tracing.js';
 

@@ -7,7 +7,7 @@ import {
   parseExtension,
   EXTENSION_NAME_PATTERN,
 } from '../../catalog/extension.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import { writeFileAtomic } from '../profile/profile-edit.js';
 import { compileInputCheck } from '../exec/validate.js';
 import { buildRuntimeCatalog, type InstalledExtension, type RuntimeCatalog } from './catalog.js';

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import type { IncomingMessage } from 'node:http';
 import type { Clock } from '../../lib/clock.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import { readWatch, type WatchedRead } from './read-watch.js';
 import { nodeRequestOf } from './node-request.js';
 

@@ -1,5 +1,5 @@
 import type { ToolAnnotations } from '../../catalog/mcp-tool-descriptor.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 
 /** The documented places a runtime names the provider thread of a call. */
 export const THREAD_META_KEY = 'agentteam/threadId';

@@ -32,7 +32,7 @@ function descriptorLimit(): number {
   return 1024;
 }
 
-interface ConnectionBudget {
+export interface ConnectionBudget {
   readonly descriptorLimit: number;
   readonly headroom: number;
   readonly maxConnections: number;

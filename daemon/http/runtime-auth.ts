@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import type { RuntimeEnv } from './principal.js';
+import type { RuntimeEnv } from '../auth/principal.js';
 import type { AuthorizationStore } from '../auth/store.js';
 import { MAX_TOKEN_BYTES } from '../auth/signer.js';
 import type { Diag } from '../lifecycle/diag.js';

@@ -1,4 +1,4 @@
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import { scanJson } from '../../lib/json-frame.js';
 
 /** Deeper nesting than any action input needs; bounds the parser's recursion. */

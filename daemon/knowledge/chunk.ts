@@ -1,5 +1,5 @@
 import { LIMITS, clipJson } from '../../catalog/limits.js';
-import type { Masked } from '../results/masked.js';
+import type { Masked } from '../masking/masked.js';
 /**
  * Splits a document into passages for the full-text index: a new passage
  * starts at a Markdown heading, or when the current one reaches 24 lines or

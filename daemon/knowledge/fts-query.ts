@@ -1,4 +1,4 @@
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 
 /**
  * Turns what a model typed into an FTS5 MATCH expression it cannot break:

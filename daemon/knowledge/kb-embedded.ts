@@ -9,12 +9,12 @@ import {
 } from '../../catalog/mcp-knowledge-tools.js';
 import { jsonBytes } from '../../catalog/limits.js';
 import type { Clock } from '../../lib/clock.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import { titleOf } from './chunk.js';
 import { FolderIndex } from './folder-index.js';
 import { searchPage } from './text-search.js';
 import { isIndexedName, isSafeDir, readSafe } from './walk.js';
-import { cutOutsideLabel } from '../results/masked.js';
+import { cutOutsideLabel } from '../masking/masked.js';
 import type { ResultGate } from '../results/gate.js';
 import type { SearchMasking } from './memory.js';
 

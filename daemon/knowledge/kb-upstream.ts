@@ -9,9 +9,9 @@ import {
   type KbSearchOutput,
 } from '../../catalog/mcp-knowledge-tools.js';
 import type { Clock } from '../../lib/clock.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import { OutboundError, postBounded, type OutboundAnswer } from '../http/outbound.js';
-import type { Principal } from '../http/principal.js';
+import type { Principal } from '../auth/principal.js';
 import type { CheckedTurn } from './turn.js';
 import type { ResultGate } from '../results/gate.js';
 import { inSpan, withTraceHeaders } from '../telemetry/tracing.js';

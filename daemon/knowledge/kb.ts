@@ -7,7 +7,7 @@ import type {
   KbSearchOutput,
 } from '../../catalog/mcp-knowledge-tools.js';
 import type { Clock } from '../../lib/clock.js';
-import type { Principal } from '../http/principal.js';
+import type { Principal } from '../auth/principal.js';
 import { EmbeddedKnowledge, type KbMasking } from './kb-embedded.js';
 import type { ResultGate } from '../results/gate.js';
 import { KnowledgeUpstream, type UpstreamConfig } from './kb-upstream.js';

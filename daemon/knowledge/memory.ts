@@ -7,7 +7,7 @@ import {
 } from '../../catalog/mcp-knowledge-tools.js';
 import type { Clock } from '../../lib/clock.js';
 import { homePaths } from '../../lib/home.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import { FolderIndex } from './folder-index.js';
 import type { IndexMasking } from './index-rows.js';
 import type { ResultGate } from '../results/gate.js';

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
 import { clipJson } from '../../catalog/limits.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import type { IndexDb } from './index-db.js';
 import { toMatchExpression } from './fts-query.js';
-import { cutOutsideLabel, type Masked } from '../results/masked.js';
+import { cutOutsideLabel, type Masked } from '../masking/masked.js';
 import type { ResultGate } from '../results/gate.js';
 
 interface RawHit {

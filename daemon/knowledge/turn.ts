@@ -1,5 +1,5 @@
-import type { Principal } from '../http/principal.js';
-import { ExecError } from '../errors.js';
+import type { Principal } from '../auth/principal.js';
+import { ExecError } from '../errors/exec-error.js';
 import type { TurnLookup } from '../store/turn-lookup.js';
 
 /** A turn that passed every check, in the form forwarded to a knowledge upstream. */

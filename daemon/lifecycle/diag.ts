@@ -1,6 +1,6 @@
 import type { Clock } from '../../lib/clock.js';
-import { maskedWriter } from '../results/log.js';
-import type { SecretSet } from '../results/secrets.js';
+import { maskedWriter } from '../masking/log.js';
+import type { SecretSet } from '../masking/secrets.js';
 
 export type Diag = (event: string, detail: Record<string, unknown>) => void;
 
@@ -10,7 +10,7 @@ const PER_WINDOW = 20;
 /**
  * Rate-limited internal diagnostics: at most PER_WINDOW lines per event kind
  * per window, then one line counting what was suppressed. Each line is
- * masked by value by the log's writer (daemon/results/log.ts) before it
+ * masked by value by the log's writer (daemon/masking/log.ts) before it
  * reaches `sink`: details may quote caller or operator text.
  */
 export function createDiag(clock: Clock, secrets: SecretSet, sink: (line: string) => void): Diag {

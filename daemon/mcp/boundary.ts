@@ -5,9 +5,9 @@ import type { ResultGate } from '../results/gate.js';
 import type { BoundaryOptions, BoundaryPolicy } from '../results/boundary.js';
 import type { ResultBounder } from '../tools/contracts.js';
 import { readRequestBody, RevokedError } from '../http/body.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import { successResult } from '../tools/tool-result.js';
-import type { RuntimeRequest } from '../http/principal.js';
+import type { RuntimeRequest } from '../auth/principal.js';
 
 /** The Exec boundary's view of an MCP tool: risk from the inventory annotations, guidance from the tool. */
 function policyOf(tool: McpToolDescriptor): BoundaryPolicy {

@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { RPC, errorFrame, resultFrame, type RpcId } from './jsonrpc.js';
 import type { CallContext } from '../tools/registry.js';
 import type { AuditNote } from '../audit/note.js';
-import type { Principal } from '../http/principal.js';
+import type { Principal } from '../auth/principal.js';
 import { THREAD_HEADER, callThreadId } from '../http/child-gate.js';
 
 /**
@@ -118,9 +118,6 @@ export function bindRevisions(
   }
   return bound;
 }
-
-/** The initialize-based revisions, newest first: an unknown requested revision is answered with the first one. */
-export const SUPPORTED_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'] as const;
 
 /**
  * The 2025 revisions. Nothing is read per request: the version was agreed

@@ -4,10 +4,9 @@ import type { ToolHost } from '../tools/contracts.js';
 import type { ToolChangeFeed } from '../tools/notify.js';
 import { ListenStreams } from './listen.js';
 import { socketOf, type LongLivedStreams } from '../http/stream-budget.js';
-import { auditMcp, type AuditTrail } from '../audit/hooks.js';
-import { inRequestSpan, noteToolCall } from '../telemetry/observe.js';
-import { SUPPORTED_PROTOCOL_VERSIONS, type McpHandler } from './codec.js';
-import { ALL_PROTOCOL_VERSIONS } from './modern.js';
+import { observeToolCall } from '../observe/mcp.js';
+import type { McpHandler } from './codec.js';
+import { ALL_PROTOCOL_VERSIONS, SUPPORTED_PROTOCOL_VERSIONS } from '../../catalog/mcp-revisions.js';
 
 export interface McpMethodOptions {
   readonly host: ToolHost;
@@ -20,8 +19,6 @@ export interface McpMethodOptions {
   readonly listChangedStream: boolean;
   /** The daemon-wide long-lived stream budget the listen streams count against. */
   readonly streams?: LongLivedStreams;
-  /** The audit trail: one record per tools/call (null: off). */
-  readonly audit: AuditTrail | null;
 }
 
 const neverChanges: ToolChangeFeed = { subscribe: () => () => undefined };
@@ -67,14 +64,12 @@ export function createMcpMethods(opts: McpMethodOptions): ReadonlyMap<string, Mc
       'tools/call',
       async (call) => {
         const { c, params } = call;
-        const out = await auditMcp(
-          opts.audit,
+        const out = await observeToolCall(
           c,
           params,
-          (audit) => call.toolContext(audit),
-          (ctx) => inRequestSpan(c, () => host.call(params.name, params.arguments, ctx)),
+          (note) => call.toolContext(note),
+          (ctx) => host.call(params.name, params.arguments, ctx),
         );
-        noteToolCall(c, out);
         return out.ok ? call.ok(out.resultJson) : call.fail(out.code, out.message);
       },
     ],

@@ -22,11 +22,9 @@
 
 import type { Context } from 'hono';
 import { RPC, errorFrame, reply, resultFrame, type RpcId } from './jsonrpc.js';
-import { SUPPORTED_PROTOCOL_VERSIONS, type RevisionCodec } from './codec.js';
+import type { RevisionCodec } from './codec.js';
+import { ALL_PROTOCOL_VERSIONS, MODERN_VERSION } from '../../catalog/mcp-revisions.js';
 
-export const MODERN_VERSION = '2026-07-28';
-/** Every revision served on the endpoint, the stateless one first (what server/discover and -32022 list). */
-export const ALL_PROTOCOL_VERSIONS = [MODERN_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS] as const;
 /** How long a 2026 client may treat tools/list as fresh; change notices on subscriptions/listen cut it short. */
 const TOOLS_LIST_TTL_MS = 10_000;
 

@@ -1,29 +1,20 @@
 import type { Context } from 'hono';
 import { ERROR_TABLE } from '../../catalog/errors.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import { RPC, classify, errorFrame, reply, type Incoming } from './jsonrpc.js';
-import type { AuditTrail } from '../audit/hooks.js';
-import { observeMcp } from '../telemetry/observe.js';
-import {
-  McpCall,
-  SUPPORTED_PROTOCOL_VERSIONS,
-  bindRevisions,
-  legacyCodec,
-  type BoundRevision,
-  type Caller,
-} from './codec.js';
+import type { AuditTrail } from '../audit/trail.js';
+import { observeMcp } from '../observe/mcp.js';
+import { McpCall, bindRevisions, legacyCodec, type BoundRevision, type Caller } from './codec.js';
 import {
   ALL_PROTOCOL_VERSIONS,
   MODERN_VERSION,
-  checkHeaderAgreement,
-  isModernRequest,
-  modernCodec,
-} from './modern.js';
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '../../catalog/mcp-revisions.js';
+import { checkHeaderAgreement, isModernRequest, modernCodec } from './modern.js';
 import { createMcpMethods, type McpMethodOptions } from './methods.js';
 
 /** The handler map's options (methods.ts) but those the endpoint derives, and the transport's own. */
-interface McpProtocolOptions
-  extends Omit<McpMethodOptions, 'serverInfo' | 'listChangedStream' | 'audit'> {
+interface McpProtocolOptions extends Omit<McpMethodOptions, 'serverInfo' | 'listChangedStream'> {
   /** Reads the request body under the route's size and time limits; throws ExecError. */
   readonly readBody: (c: Context) => Promise<string>;
   /** The caller's binding and cancellation signal (set by the runtime-auth middleware). */
@@ -58,7 +49,6 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
       ...opts,
       serverInfo,
       listChangedStream: opts.openStream !== undefined,
-      audit: opts.audit ?? null,
     }),
     [legacyCodec(answer), modernCodec(serverInfo)],
   ) as [BoundRevision, BoundRevision];
@@ -80,7 +70,9 @@ export function createMcpProtocol(opts: McpProtocolOptions): (c: Context) => Pro
 
   async function serve(c: Context, msg: RpcRequest, revision: BoundRevision): Promise<Response> {
     try {
-      return await observeMcp(c, msg.id, msg.method, msg.params, () => dispatch(c, msg, revision));
+      return await observeMcp(c, opts.audit ?? null, msg.id, msg.method, msg.params, () =>
+        dispatch(c, msg, revision),
+      );
     } catch {
       return reply(200, errorFrame(msg.id, RPC.internalError, 'Internal error'));
     }

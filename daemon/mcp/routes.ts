@@ -1,12 +1,12 @@
 import type { Hono } from 'hono';
 import { MCP_TOOLS } from '../../catalog/mcp-tools.js';
 import type { Clock } from '../../lib/clock.js';
-import type { RuntimeRequest } from '../http/principal.js';
+import type { RuntimeRequest } from '../auth/principal.js';
 import { MCP_PATHS } from '../http/paths.js';
 import { createMcpProtocol } from './protocol.js';
 import { createToolHost } from './tool-host.js';
 import type { HiddenTools, ToolHost } from '../tools/contracts.js';
-import type { Principal } from '../http/principal.js';
+import type { Principal } from '../auth/principal.js';
 import type { ToolRegistry } from '../tools/registry.js';
 import type { ListChangedNotifier } from '../tools/notify.js';
 import type { LongLivedStreams } from '../http/stream-budget.js';
@@ -16,8 +16,8 @@ import { SERVER_INSTRUCTIONS } from '../drivers/guidance.js';
 import type { MessageApi } from '../store/messages.js';
 import { knowledgeToolHandlers, type KnowledgeServices } from '../knowledge/tools.js';
 import type { ResultGate } from '../results/gate.js';
-import type { AuditTrail } from '../audit/hooks.js';
-import type { RuntimeEnv } from '../http/principal.js';
+import type { AuditTrail } from '../audit/trail.js';
+import type { RuntimeEnv } from '../auth/principal.js';
 
 const SERVER_VERSION = '0.1.0';
 

@@ -2,8 +2,8 @@ import { detailsOf, type ValidateFunction } from '../../lib/input-validators.js'
 import { sharedValidator } from '../../lib/validator.js';
 import type { McpToolDescriptor } from '../../catalog/mcp-tool-descriptor.js';
 import { wireTool } from '../../catalog/mcp-wire.js';
-import type { Principal } from '../http/principal.js';
-import { ExecError, errorBody } from '../errors.js';
+import type { Principal } from '../auth/principal.js';
+import { ExecError, errorBody } from '../errors/exec-error.js';
 import { cutJsonText } from '../../catalog/error-limits.js';
 import type { CallContext, RegisteredTool, ToolRegistry } from '../tools/registry.js';
 import {

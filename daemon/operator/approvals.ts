@@ -1,7 +1,7 @@
 import { LIMITS, isWellFormedText, jsonBytes } from '../../catalog/limits.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import type { ApprovalOperatorApi } from '../store/server-api.js';
-import type { OperatorHandlers } from './dispatch.js';
+import type { OperatorHandlers } from '../http/operator-dispatch.js';
 
 /** How many servers `GET /api/v1/approvals/servers` names at most. */
 const APPROVAL_SERVERS_LIMIT = 100;

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 

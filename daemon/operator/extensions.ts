@@ -1,6 +1,6 @@
 import type { ExtensionStore } from '../extensions/store.js';
 import { pinCatalog } from '../auth/pinned-catalog.js';
-import type { OperatorHandlers } from './dispatch.js';
+import type { OperatorHandlers } from '../http/operator-dispatch.js';
 
 /**
  * Extension management (catalog/operator/extensions.ts): install a definition

@@ -1,5 +1,5 @@
 import type { MessageApi } from '../store/messages.js';
-import type { OperatorHandlers } from './dispatch.js';
+import type { OperatorHandlers } from '../http/operator-dispatch.js';
 
 /**
  * The operator's (a person's) side of messages (catalog/operator/messages.ts):

@@ -1,8 +1,20 @@
 import { operatorReadOf, OPERATOR_READS } from '../../catalog/operator-reads.js';
-import { ExecError } from '../errors.js';
-import type { Principal } from '../http/principal.js';
-import type { Services } from '../services.js';
-import type { OperatorHandlers } from './dispatch.js';
+import { ExecError } from '../errors/exec-error.js';
+import type { Principal } from '../auth/principal.js';
+import type { ResultGate } from '../results/gate.js';
+import type { Registry } from '../exec/registry.js';
+import type { HandlerContext } from '../exec/context.js';
+import type { Caller, ServerApi } from '../store/server-api.js';
+import type { OperatorHandlers } from '../http/operator-dispatch.js';
+
+/** What the operator reads use, and nothing else (the daemon's Services satisfies it). */
+interface OperatorReadDeps {
+  readonly registry: Registry;
+  readonly gate: ResultGate;
+  readonly profile: HandlerContext['profile'];
+  readonly cursors: HandlerContext['cursors'];
+  server(caller: Caller): ServerApi;
+}
 
 /** Operator requests have no authorization to revoke. */
 const NEVER = new AbortController().signal;
@@ -17,7 +29,9 @@ const JSON_HEADERS = { 'content-type': 'application/json' } as const;
  * operator token (checked by the app first) stands for a person, not an
  * agent; only reads are reachable, so no agent id is recorded anywhere.
  */
-export function operatorReadHandlers(services: Services): Pick<OperatorHandlers, 'reads.run'> {
+export function operatorReadHandlers(
+  services: OperatorReadDeps,
+): Pick<OperatorHandlers, 'reads.run'> {
   return {
     'reads.run': async ({ params: { serverId, domain, action: name }, body: input }) => {
       const action = services.registry.get(domain, name);

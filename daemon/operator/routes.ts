@@ -1,5 +1,5 @@
 import type { OperatorRouteName } from '../../catalog/operator/table.js';
-import type { OperatorHandlers } from './dispatch.js';
+import type { OperatorHandlers } from '../http/operator-dispatch.js';
 import { runtimeLeaseHandlers, type LeaseContext } from './runtimes.js';
 import { runtimeView } from './runtime-list.js';
 

@@ -1,8 +1,8 @@
 import type { LeaseEnd, LeaseLine, LeaseRequest } from '../../catalog/operator/lease.js';
 import type { runtimesLease } from '../../catalog/operator/runtimes.js';
-import type { OperatorHandler, OperatorHandlers } from './dispatch.js';
+import type { OperatorHandler, OperatorHandlers } from '../http/operator-dispatch.js';
 import type { Authorization } from '../auth/authorization.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import type { RuntimeKind } from '../../catalog/runtimes.js';
 import type { AuthorizationStore } from '../auth/store.js';
 import { isPidAlive } from '../lifecycle/owner.js';

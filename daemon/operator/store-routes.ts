@@ -2,8 +2,8 @@ import { isAbsolute } from 'node:path';
 import { BACKUP_PATH_MAX_BYTES } from '../../catalog/operator/daemon.js';
 import type { Db } from '../store/db.js';
 import { backupSqlite, BackupTargetError } from '../../lib/store-backup.js';
-import { ExecError } from '../errors.js';
-import type { OperatorHandlers } from './dispatch.js';
+import { ExecError } from '../errors/exec-error.js';
+import type { OperatorHandlers } from '../http/operator-dispatch.js';
 
 /**
  * `POST /api/v1/store/backup` `{path, overwrite?}`: a consistent copy of the

@@ -9,7 +9,7 @@ import {
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import { parseProfile } from './parse.js';
 import type { ProfileStore } from './profile-store.js';
 

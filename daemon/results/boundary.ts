@@ -1,9 +1,9 @@
 import type { InventoryRow } from '../../catalog/inventory.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import { mutationReceipt } from './receipt.js';
 import { continuationOf } from './continuation.js';
 import { RESULT_BUDGET_BYTES } from '../../catalog/limits.js';
-import type { Masked } from './masked.js';
+import type { Masked } from '../masking/masked.js';
 
 export { RESULT_BUDGET_BYTES };
 

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import type { ErrorBody } from '../../catalog/envelope.js';
-import { ExecError, errorBody } from '../errors.js';
+import { ExecError, errorBody } from '../errors/exec-error.js';
 import { clipJson } from '../../catalog/limits.js';
 import {
   boundSerialized,
@@ -8,21 +8,18 @@ import {
   type BoundaryOutcome,
   type BoundaryPolicy,
 } from './boundary.js';
-import { MaskError, maskValue } from './mask.js';
-import { cutOutsideLabel, type Masked } from './masked.js';
-import type { Matcher } from './matcher.js';
-import type { SecretSet } from './secrets.js';
+import { MaskError, maskValue } from '../masking/mask.js';
+import { cutOutsideLabel, type Masked } from '../masking/masked.js';
+import type { SecretSet } from '../masking/secrets.js';
 import type { SpillStore } from './spill.js';
 import { boundText, tailOf, type BoundedText } from './text.js';
-import { lineMasker } from './stream.js';
+import { lineMasker } from '../masking/stream.js';
+import { screenSerialized, UNMASKABLE } from './screen.js';
 import { screenToolAnswer, type ToolAnswer } from './tool-answer.js';
 import { boundToolError } from './tool-frame.js';
 import { inSyncSpan, tracing } from '../telemetry/tracing.js';
 
 const NO_OPTIONS: BoundaryOptions = Object.freeze({});
-
-const UNMASKABLE =
-  'a result held a secret that could not be masked without changing its structure; it was not sent';
 
 /**
  * The one gate every result leaves the daemon through: secrets are masked by
@@ -247,44 +244,7 @@ export class ResultGate {
 
   /** Screens a serialized body (JSON or text) that did not pass the typed helpers. */
   screenBody(text: string, contentType: string): { status?: number; body: Masked } {
-    const m = this.secrets.matcher();
-    if (!m.test(text)) return { body: text as Masked };
-    if (!/json/i.test(contentType)) return { body: m.replace(text) as Masked };
-    let doc: unknown;
-    try {
-      doc = JSON.parse(text);
-    } catch {
-      return { body: m.replace(text) as Masked };
-    }
-    return this.screenDoc(doc, m);
-  }
-
-  private screenDoc(doc: unknown, m: Matcher): { status?: number; body: Masked } {
-    try {
-      const body = JSON.stringify(maskValue(doc, m)) as Masked;
-      if (!m.test(body)) return { body };
-    } catch (err) {
-      if (!(err instanceof MaskError)) throw err;
-    }
-    const rpc = doc !== null && typeof doc === 'object' && 'jsonrpc' in doc;
-    if (rpc) {
-      const id = (doc as { id?: unknown }).id;
-      const safeId = typeof id === 'number' ? id : null;
-      return {
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: safeId,
-          error: { code: -32603, message: UNMASKABLE },
-        }) as Masked,
-      };
-    }
-    return {
-      status: 500,
-      body: JSON.stringify({
-        ok: false,
-        error: { code: 'internal', message: UNMASKABLE },
-      }) as Masked,
-    };
+    return screenSerialized(text, contentType, this.secrets.matcher());
   }
 
   /** Hono middleware for every route: mounted first, so it sees each response last. */

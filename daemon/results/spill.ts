@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Clock } from '../../lib/clock.js';
-import type { Masked } from './masked.js';
+import type { Masked } from '../masking/masked.js';
 
 /** Spill files older than this are removed. */
 const SPILL_MAX_AGE_MS = 24 * 60 * 60 * 1000;

@@ -1,4 +1,4 @@
-import { cutOutsideLabel, type Masked } from './masked.js';
+import { cutOutsideLabel, type Masked } from '../masking/masked.js';
 import type { SpillStore } from './spill.js';
 
 export interface BoundedText {

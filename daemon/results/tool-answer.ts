@@ -1,9 +1,13 @@
-import { ExecError } from '../errors.js';
-import { MaskError, maskValue } from './mask.js';
-import type { Masked } from './masked.js';
-import type { Matcher } from './matcher.js';
+import { ExecError } from '../errors/exec-error.js';
+import { MaskError, maskValue } from '../masking/mask.js';
+import type { Masked } from '../masking/masked.js';
+import type { Matcher } from '../masking/matcher.js';
 import type { SpillStore } from './spill.js';
-import { RedactError, redactCredentialFields, redactJsonText } from './credential-fields.js';
+import {
+  RedactError,
+  redactCredentialFields,
+  redactJsonText,
+} from '../masking/credential-fields.js';
 import { boundToolFrame } from './tool-frame.js';
 
 /** An answer from outside the daemon: MCP content blocks, optionally a stdio app's structured JSON. */

@@ -1,5 +1,5 @@
 import { RESULT_BUDGET_BYTES } from '../../catalog/limits.js';
-import type { Masked } from './masked.js';
+import type { Masked } from '../masking/masked.js';
 import type { SpillStore } from './spill.js';
 import { boundJsonText, jsonTextBytes, leastCut } from './json-text.js';
 

@@ -1,11 +1,12 @@
 import type { InputOf, OutputOf } from '../../catalog/descriptor.js';
-import type {
+import { storeDomain } from './domain.js';
+import {
   approvalDecide,
   approvalGet,
   approvalList,
   approvalRequest,
 } from '../../catalog/domains/approval.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import type { StoreContext } from './context.js';
 import { isoTime, newId } from './ids.js';
 import { createdAtPage, type Condition } from './keyset-page.js';
@@ -220,3 +221,14 @@ export class ApprovalStore {
     return { approval: approvalOf(await this.row(q, row.server_id, row.id)) };
   }
 }
+
+/** The approval domain of the team server; people decide through ApprovalOperatorApi. */
+export const approvalDomain = storeDomain(
+  (ctx) => new ApprovalStore(ctx),
+  (on) => [
+    on(approvalRequest, (s, c, i) => s.request(c, i)),
+    on(approvalGet, (s, c, i) => s.get(c, i)),
+    on(approvalList, (s, c, i) => s.list(c, i)),
+    on(approvalDecide, (s, c, i) => s.decide(c, i)),
+  ],
+);

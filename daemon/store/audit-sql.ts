@@ -14,7 +14,7 @@ import {
  * thread loads this file and better-sqlite3, not the store and the catalog.
  */
 
-/** The columns a row is written with, in the order of its values (audit.ts auditValues). */
+/** The columns a row is written with, in the order of its values (audit-rows.ts auditValues). */
 export const AUDIT_COLUMNS =
   'at, server_id, agent_id, authorization_id, generation_id, runtime, thread_id, via, transport, tool, outcome, duration_us, request_bytes, result_bytes, trace_id, args, result';
 const WIDTH = 17;

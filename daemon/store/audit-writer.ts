@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
-import { AuditAppendError, auditValues, type AuditRecord } from './audit.js';
+import { AuditAppendError } from './audit.js';
+import { auditValues, type AuditRecord } from './audit-rows.js';
 
 type Unsent =
   /** `rows`: a JSON array of the batch's value rows, in the column order of auditInsertSql. */

@@ -1,8 +1,7 @@
-import type { AuditEntry, AuditSummaryRow, AuditTransport, AuditVia } from '../../catalog/audit.js';
+import type { AuditEntry, AuditSummaryRow } from '../../catalog/audit.js';
 import { pageLimit, pageOf, type CursorCodec, type Page } from './cursor.js';
-import { isoTime } from './ids.js';
-import type { Migration } from './migrations.js';
 import type { SqlStore, SqlValue } from './sql.js';
+import { auditValues, entryOf, type AuditRecord, type AuditRow } from './audit-rows.js';
 import { AUDIT_COLUMNS, auditInsertSql, TRIM_OLDER } from './audit-sql.js';
 import {
   RETENTION_COUNTS,
@@ -11,32 +10,6 @@ import {
   retentionSelects,
   type RetentionGroup,
 } from './audit-retention.js';
-
-/**
- * The audit trail's table: one row per agent call, appended in batches by
- * the recorder (daemon/audit/) and trimmed by count and age. `seq` is the
- * write order; listings go newest first by it and --follow continues after
- * it. Durations are kept in microseconds (the schema holds integers only).
- * One secondary index only (time, for --since and age retention): every
- * index is paid on each of thousands of inserts a second, while filtered
- * reads walk newest first by seq and stop at their page.
- */
-export const AUDIT_MIGRATION: Migration = {
-  id: '007_audit',
-  up(db) {
-    db.exec(`
-    CREATE TABLE audit (
-      seq INTEGER PRIMARY KEY AUTOINCREMENT,
-      at INTEGER NOT NULL, server_id TEXT NOT NULL, agent_id TEXT NOT NULL,
-      authorization_id TEXT NOT NULL, generation_id TEXT NOT NULL, runtime TEXT NOT NULL, thread_id TEXT,
-      via TEXT NOT NULL, transport TEXT NOT NULL, tool TEXT NOT NULL, outcome TEXT NOT NULL,
-      duration_us INTEGER NOT NULL, request_bytes INTEGER NOT NULL, result_bytes INTEGER NOT NULL,
-      trace_id TEXT, args TEXT, result TEXT
-    ) STRICT;
-    CREATE INDEX audit_by_at ON audit (at);
-    `);
-  },
-};
 
 /** What the store asks of the embedded store's reading thread (audit-reader.ts has this shape). */
 interface AuditRowReader {
@@ -52,18 +25,6 @@ interface AuditRowWriter {
   close(): Promise<void>;
 }
 
-/**
- * One call as the recorder hands it to the store: the entry agents and
- * operators read (catalog/audit.ts) before it has a position, with the start
- * time in ms and the duration in µs, and the payloads null when not recorded.
- */
-export type AuditRecord = Omit<AuditEntry, 'seq' | 'at' | 'durationMs' | 'args' | 'result'> & {
-  readonly at: number;
-  readonly durationUs: number;
-  readonly args: string | null;
-  readonly result: string | null;
-};
-
 export interface AuditQuery {
   readonly serverId?: string | undefined;
   readonly agentId?: string | undefined;
@@ -73,27 +34,6 @@ export interface AuditQuery {
   readonly since?: { readonly text: string; readonly at: number } | undefined;
   readonly limit?: number | undefined;
   readonly cursor?: string | undefined;
-}
-
-interface Row {
-  seq: number;
-  at: number;
-  server_id: string;
-  agent_id: string;
-  authorization_id: string;
-  generation_id: string;
-  runtime: string;
-  thread_id: string | null;
-  via: AuditVia;
-  transport: AuditTransport;
-  tool: string;
-  outcome: string;
-  duration_us: number;
-  request_bytes: number;
-  result_bytes: number;
-  trace_id: string | null;
-  args: string | null;
-  result: string | null;
 }
 
 /**
@@ -114,47 +54,6 @@ export class AuditAppendError extends Error {
     super('an audit batch was written only in part');
   }
 }
-
-const entryOf = (r: Row): AuditEntry => ({
-  seq: r.seq,
-  at: isoTime(r.at),
-  serverId: r.server_id,
-  agentId: r.agent_id,
-  authorizationId: r.authorization_id,
-  generationId: r.generation_id,
-  runtime: r.runtime,
-  threadId: r.thread_id,
-  via: r.via,
-  transport: r.transport,
-  tool: r.tool,
-  outcome: r.outcome,
-  durationMs: r.duration_us / 1000,
-  requestBytes: r.request_bytes,
-  resultBytes: r.result_bytes,
-  traceId: r.trace_id,
-  ...(r.args !== null ? { args: r.args } : {}),
-  ...(r.result !== null ? { result: r.result } : {}),
-});
-
-export const auditValues = (r: AuditRecord): SqlValue[] => [
-  r.at,
-  r.serverId,
-  r.agentId,
-  r.authorizationId,
-  r.generationId,
-  r.runtime,
-  r.threadId,
-  r.via,
-  r.transport,
-  r.tool,
-  r.outcome,
-  Math.round(r.durationUs),
-  r.requestBytes,
-  r.resultBytes,
-  r.traceId,
-  r.args,
-  r.result,
-];
 
 /** Nearest-rank percentiles over a window, per key, in portable SQL (window functions exist in SQLite ≥ 3.25 and PostgreSQL). */
 const summarySql = (key: 'tool' | 'agent_id', where: string) => `
@@ -266,7 +165,7 @@ export class AuditStore {
       where.push('seq < ?');
       args.push(before);
     }
-    const rows = await this.reads.all<Row>(
+    const rows = await this.reads.all<AuditRow>(
       `SELECT seq, ${AUDIT_COLUMNS} FROM audit WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`,
       [...args, limit + 1],
     );
@@ -278,7 +177,7 @@ export class AuditStore {
   async after(query: AuditQuery, seq: number): Promise<AuditEntry[]> {
     const [where, args] = conditions(query, query.since?.at ?? 0);
     where.push('seq > ?');
-    const rows = await this.reads.all<Row>(
+    const rows = await this.reads.all<AuditRow>(
       `SELECT seq, ${AUDIT_COLUMNS} FROM audit WHERE ${where.join(' AND ')} ORDER BY seq ASC LIMIT ?`,
       [...args, seq, pageLimit(query.limit)],
     );

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import { CURSOR_MAX_CHARS } from '../../catalog/limits.js';
 import { canonicalJson, sha256Base64url } from './canonical-json.js';
 

@@ -1,7 +1,7 @@
 import type { Sql, SqlStore, SqlTx } from './sql.js';
 import type { Caller } from './server-api.js';
 import type { Migration } from './migrations.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import { canonicalJson, sha256Base64url } from './canonical-json.js';
 
 /** How long a record replays its first result. After that the key is free again. */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 
 /**
  * Opaque keyset cursor for message history: the last row's sequence number

@@ -4,7 +4,7 @@ import type { Sql, SqlStore, SqlTx } from './sql.js';
 import type { Clock } from '../../lib/clock.js';
 import { deepFreeze } from '../../lib/deep-freeze.js';
 import type { MessageRecord } from '../../catalog/mcp-tools.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import { LIMITS } from '../../catalog/limits.js';
 import { decodeMessageCursor, encodeMessageCursor } from './messages-cursor.js';
 

@@ -1,6 +1,7 @@
 import type { InputOf, OutputOf } from '../../catalog/descriptor.js';
-import type { projectCreate, projectGet, projectList } from '../../catalog/domains/project.js';
-import { ExecError } from '../errors.js';
+import { projectCreate, projectGet, projectList } from '../../catalog/domains/project.js';
+import { storeDomain } from './domain.js';
+import { ExecError } from '../errors/exec-error.js';
 import type { StoreContext } from './context.js';
 import { newId } from './ids.js';
 import { updatedAtPage } from './updated-page.js';
@@ -16,7 +17,7 @@ const NEXT_PAGE = `SELECT ${COLUMNS} FROM projects WHERE server_id = ? AND (upda
   ORDER BY updated_at DESC, id ASC LIMIT ?`;
 
 /** Projects of the embedded server, scoped by server id. */
-export class ProjectStore {
+class ProjectStore {
   constructor(private readonly s: StoreContext) {}
 
   create(c: Caller, input: InputOf<typeof projectCreate>): Promise<OutputOf<typeof projectCreate>> {
@@ -55,3 +56,13 @@ export class ProjectStore {
     return { projects: items.map(projectOf), ...more };
   }
 }
+
+/** The project domain of the team server. */
+export const projectDomain = storeDomain(
+  (ctx) => new ProjectStore(ctx),
+  (on) => [
+    on(projectCreate, (s, c, i) => s.create(c, i)),
+    on(projectGet, (s, c, i) => s.get(c, i)),
+    on(projectList, (s, c, i) => s.list(c, i)),
+  ],
+);

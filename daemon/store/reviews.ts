@@ -1,11 +1,12 @@
 import type { InputOf, OutputOf } from '../../catalog/descriptor.js';
-import type { reviewAdd, reviewList } from '../../catalog/domains/review.js';
+import { reviewAdd, reviewList } from '../../catalog/domains/review.js';
+import { storeDomain } from './domain.js';
 import type { StoreContext } from './context.js';
 import { newId } from './ids.js';
 import { updatedAtPage } from './updated-page.js';
 import { reviewOf, type ReviewRow } from './rows.js';
 import type { Caller } from './server-api.js';
-import type { TaskStore } from './tasks.js';
+import { taskDomain, type TaskStore } from './tasks.js';
 
 const COLUMNS = 'id, task_id, author, verdict, body, created_at, updated_at';
 const INSERT = `INSERT INTO reviews (id, server_id, task_id, author, verdict, body, created_at, updated_at)
@@ -15,7 +16,7 @@ const NEXT_PAGE = `SELECT ${COLUMNS} FROM reviews WHERE task_id = ? AND (updated
   ORDER BY updated_at DESC, id DESC LIMIT ?`;
 
 /** Review threads: one per task; the author is always the calling agent. */
-export class ReviewStore {
+class ReviewStore {
   constructor(
     private readonly s: StoreContext,
     private readonly tasks: TaskStore,
@@ -52,3 +53,9 @@ export class ReviewStore {
     return { reviews: items.map(reviewOf), ...more };
   }
 }
+
+/** The review domain of the team server; a review's task must exist (the task domain's). */
+export const reviewDomain = storeDomain(
+  (ctx, use) => new ReviewStore(ctx, use(taskDomain)),
+  (on) => [on(reviewAdd, (s, c, i) => s.add(c, i)), on(reviewList, (s, c, i) => s.list(c, i))],
+);

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { countOccurrences, nextOccurrence } from '../../lib/cron.js';
 import { LIMITS, clipJson } from '../../catalog/limits.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import { newId } from './ids.js';
 import type { MessageApi } from './messages.js';
 import type { ScheduleRow } from './schedule-rows.js';

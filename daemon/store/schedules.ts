@@ -1,5 +1,6 @@
 import type { InputOf, OutputOf } from '../../catalog/descriptor.js';
-import type {
+import { storeDomain } from './domain.js';
+import {
   scheduledMessageCancel,
   scheduledMessageCreate,
   scheduledMessageGet,
@@ -7,7 +8,7 @@ import type {
   scheduledMessageRuns,
 } from '../../catalog/domains/scheduled-message.js';
 import { checkCronRule, type CronRuleError, nextOccurrence } from '../../lib/cron.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import type { StoreContext } from './context.js';
 import { newId } from './ids.js';
 import type { Migration } from './migrations.js';
@@ -212,3 +213,15 @@ export class ScheduleStore {
     return { runs: items.map(runOf), ...more };
   }
 }
+
+/** The scheduled-message domain of the team server; the scheduler subscribes to its onChange. */
+export const scheduleDomain = storeDomain(
+  (ctx) => new ScheduleStore(ctx),
+  (on) => [
+    on(scheduledMessageCreate, (s, c, i) => s.create(c, i)),
+    on(scheduledMessageGet, (s, c, i) => s.get(c, i)),
+    on(scheduledMessageList, (s, c, i) => s.list(c, i)),
+    on(scheduledMessageCancel, (s, c, i) => s.cancel(c, i)),
+    on(scheduledMessageRuns, (s, c, i) => s.runs(c, i)),
+  ],
+);

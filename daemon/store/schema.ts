@@ -5,15 +5,17 @@ import { IDEMPOTENCY_AGE_MIGRATION } from './idempotency.js';
 import { SCHEDULES_MIGRATION } from './schedules.js';
 import { APPROVALS_MIGRATION } from './approvals.js';
 import { WORKFLOW_MIGRATION } from './workflow-schema.js';
-import { AUDIT_MIGRATION } from './audit.js';
+import { AUDIT_MIGRATION } from './audit-rows.js';
+import { STORE_DOMAINS } from './domains.js';
 
 /**
- * The store's schema history, oldest first. Append new entries at the end
- * (one line each where possible); never edit an entry that has shipped.
+ * The store's schema history, oldest first: these entries, then the
+ * migrations each store domain declares, in the order of STORE_DOMAINS (a
+ * new domain is appended there). Never edit or reorder an entry that has shipped.
  * Every row is scoped by server_id: the embedded store stands in for one team
  * server per serverId.
  */
-export const MIGRATIONS: Migration[] = [
+const HISTORY: Migration[] = [
   {
     id: '001_core',
     up(db) {
@@ -54,4 +56,9 @@ export const MIGRATIONS: Migration[] = [
   WORKFLOW_MIGRATION,
   IDEMPOTENCY_AGE_MIGRATION,
   AUDIT_MIGRATION,
+];
+
+export const MIGRATIONS: readonly Migration[] = [
+  ...HISTORY,
+  ...STORE_DOMAINS.flatMap((d) => d.migrations),
 ];

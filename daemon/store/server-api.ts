@@ -1,61 +1,25 @@
 import type { ActionDescriptor, InputOf, OutputOf } from '../../catalog/descriptor.js';
-import type { taskCreate, taskGet, taskList, taskUpdate } from '../../catalog/domains/task.js';
-import type { projectCreate, projectGet, projectList } from '../../catalog/domains/project.js';
-import type { reviewAdd, reviewList } from '../../catalog/domains/review.js';
-import type {
-  approvalDecide,
-  approvalGet,
-  approvalList,
-  approvalRequest,
-} from '../../catalog/domains/approval.js';
-import type {
-  workflowPlan,
-  workflowRun,
-  workflowStep,
-  workflowTrigger,
-} from '../../catalog/domains/workflow.js';
-import type {
-  scheduledMessageCancel,
-  scheduledMessageCreate,
-  scheduledMessageGet,
-  scheduledMessageList,
-  scheduledMessageRuns,
-} from '../../catalog/domains/scheduled-message.js';
+import type { approvalGet } from '../../catalog/domains/approval.js';
 
-/** A server call has exactly the input and output types of its catalog action. */
-type Call<D extends ActionDescriptor> = (input: InputOf<D>) => Promise<OutputOf<D>>;
+/* Conditional, so the compiler defers them while D is unresolved instead of expanding the schema types over ActionDescriptor. */
+type In<D> = D extends ActionDescriptor ? InputOf<D> : never;
+type Out<D> = D extends ActionDescriptor ? OutputOf<D> : never;
 
 /**
- * The narrow team-server API: the only way handlers reach tasks, projects and
- * reviews. One instance is bound to one caller (server id + agent id), so the
+ * The narrow team-server API: the only way Exec reaches the store's domains
+ * (tasks, projects, reviews, schedules, approvals, workflows). One instance is bound to one caller (server id + agent id), so the
  * implementation owns scoping, idempotency records and pagination cursors —
  * exactly what a remote team server would own. The embedded SQLite store
  * implements it today; a remote client can replace it without touching handlers.
  */
 export interface ServerApi {
-  createTask: Call<typeof taskCreate>;
-  getTask: Call<typeof taskGet>;
-  listTasks: Call<typeof taskList>;
-  updateTask: Call<typeof taskUpdate>;
-  createProject: Call<typeof projectCreate>;
-  getProject: Call<typeof projectGet>;
-  listProjects: Call<typeof projectList>;
-  addReview: Call<typeof reviewAdd>;
-  listReviews: Call<typeof reviewList>;
-  createSchedule: Call<typeof scheduledMessageCreate>;
-  getSchedule: Call<typeof scheduledMessageGet>;
-  listSchedules: Call<typeof scheduledMessageList>;
-  cancelSchedule: Call<typeof scheduledMessageCancel>;
-  listScheduleRuns: Call<typeof scheduledMessageRuns>;
-  requestApproval: Call<typeof approvalRequest>;
-  getApproval: Call<typeof approvalGet>;
-  listApprovals: Call<typeof approvalList>;
-  decideApproval: Call<typeof approvalDecide>;
-  /** Workflow actions: each takes an op; WORKFLOW_OP_MATRIX says which ops only read. */
-  workflowPlan: Call<typeof workflowPlan>;
-  workflowTrigger: Call<typeof workflowTrigger>;
-  workflowRun: Call<typeof workflowRun>;
-  workflowStep: Call<typeof workflowStep>;
+  /**
+   * Runs one catalog action the team server implements (store/domains.ts
+   * lists them), with the action's own input and output types. An action the
+   * server does not implement is a programming error: the Exec registry only
+   * routes the actions of that list here.
+   */
+  call<D extends ActionDescriptor>(action: D, input: NoInfer<In<D>>): Promise<Out<D>>;
   /**
    * Runs a daemon-local effect (a profile edit) under this caller's
    * idempotency record for `action`: a repeated key replays the first result.

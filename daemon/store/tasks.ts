@@ -1,6 +1,7 @@
 import type { InputOf, OutputOf } from '../../catalog/descriptor.js';
-import type { taskCreate, taskGet, taskList, taskUpdate } from '../../catalog/domains/task.js';
-import { ExecError } from '../errors.js';
+import { taskCreate, taskGet, taskList, taskUpdate } from '../../catalog/domains/task.js';
+import { storeDomain } from './domain.js';
+import { ExecError } from '../errors/exec-error.js';
 import type { StoreContext } from './context.js';
 import { newId } from './ids.js';
 import { updatedAtPage } from './updated-page.js';
@@ -144,3 +145,14 @@ export class TaskStore {
     }
   }
 }
+
+/** The task domain of the team server. */
+export const taskDomain = storeDomain(
+  (ctx) => new TaskStore(ctx),
+  (on) => [
+    on(taskCreate, (s, c, i) => s.create(c, i)),
+    on(taskGet, (s, c, i) => s.get(c, i)),
+    on(taskList, (s, c, i) => s.list(c, i)),
+    on(taskUpdate, (s, c, i) => s.update(c, i)),
+  ],
+);

@@ -2,12 +2,13 @@ import type { Sql, SqlStore } from './sql.js';
 import { Idempotency, type IdempotencyLimits } from './idempotency.js';
 import { CursorCodec } from './cursor.js';
 import type { Caller, ServerApi } from './server-api.js';
-import { TaskStore } from './tasks.js';
-import { ProjectStore } from './projects.js';
-import { ReviewStore } from './reviews.js';
-import { ScheduleStore } from './schedules.js';
-import { ApprovalStore } from './approvals.js';
-import { WorkflowStore } from './workflows.js';
+import type { StoreContext } from './context.js';
+import type { StoreDomain } from './domain.js';
+import { STORE_DOMAINS } from './domains.js';
+import { scheduleDomain, type ScheduleStore } from './schedules.js';
+import { approvalDomain, type ApprovalStore } from './approvals.js';
+import { workflowDomain, type WorkflowStore } from './workflows.js';
+import { actionKey, type ActionDescriptor } from '../../catalog/descriptor.js';
 
 /** The key that signs pagination cursors, kept in the store's meta table (written by migration 001_core). */
 export async function readCursorKey(sql: Sql): Promise<Buffer> {
@@ -18,16 +19,28 @@ export async function readCursorKey(sql: Sql): Promise<Buffer> {
   return Buffer.from(key.value, 'base64url');
 }
 
+/** How the team server runs one action: the implementation and its domain's state. */
+interface Bound {
+  readonly state: unknown;
+  readonly run: (s: unknown, c: Caller, input: unknown) => Promise<unknown>;
+}
+
+class TeamServerError extends Error {
+  override name = 'TeamServerError';
+}
+
 /**
  * The team server: ServerApi over the store, whichever database holds it
- * (the embedded SQLite file or a team's shared PostgreSQL). Every entity
- * store reaches the database only through the async Sql interface.
+ * (the embedded SQLite file or a team's shared PostgreSQL). It opens every
+ * domain of its list (store/domains.ts) over one shared context and runs
+ * their actions by `domain/action`; every entity store reaches the database
+ * only through the async Sql interface.
  */
 export class TeamServer {
-  private readonly tasks: TaskStore;
-  private readonly projects: ProjectStore;
-  private readonly reviews: ReviewStore;
   private readonly idempotency: Idempotency;
+  private readonly ctx: StoreContext;
+  private readonly opened = new Map<StoreDomain<unknown>, unknown>();
+  private readonly actions = new Map<string, Bound>();
   /** Scheduled messages; the scheduler subscribes to its onChange. */
   readonly schedules: ScheduleStore;
   /** Approvals; also the operator's side (people decide). */
@@ -43,8 +56,9 @@ export class TeamServer {
     now: () => number,
     idempotency: IdempotencyLimits = {},
     localScope: string | null = null,
+    domains: readonly StoreDomain<unknown>[] = STORE_DOMAINS,
   ): Promise<TeamServer> {
-    return new TeamServer(sql, now, await readCursorKey(sql), idempotency, localScope);
+    return new TeamServer(sql, now, await readCursorKey(sql), idempotency, localScope, domains);
   }
 
   /**
@@ -52,6 +66,7 @@ export class TeamServer {
    * this daemon on a shared store: the idempotency records of daemon-local
    * effects (profile edits) are kept per daemon, since replaying one daemon's
    * edit on another would answer "done" for a profile that was never changed.
+   * `domains`: what this server implements (tests add a fixture domain).
    */
   constructor(
     readonly sql: SqlStore,
@@ -59,40 +74,46 @@ export class TeamServer {
     cursorKey: Buffer,
     idempotency: IdempotencyLimits = {},
     private readonly localScope: string | null = null,
+    domains: readonly StoreDomain<unknown>[] = STORE_DOMAINS,
   ) {
     this.cursors = new CursorCodec(cursorKey);
     this.idempotency = new Idempotency(sql, now, idempotency);
-    const ctx = { sql, now, idempotency: this.idempotency, cursors: this.cursors };
-    this.tasks = new TaskStore(ctx);
-    this.projects = new ProjectStore(ctx);
-    this.reviews = new ReviewStore(ctx, this.tasks);
-    this.schedules = new ScheduleStore(ctx);
-    this.approvals = new ApprovalStore(ctx);
-    this.workflows = new WorkflowStore(ctx);
+    this.ctx = { sql, now, idempotency: this.idempotency, cursors: this.cursors };
+    for (const d of domains) {
+      const state = this.use(d);
+      for (const a of d.actions) {
+        const key = actionKey(a.descriptor);
+        if (this.actions.has(key))
+          throw new TeamServerError(`action "${key}" is implemented twice`);
+        this.actions.set(key, { state, run: a.run });
+      }
+    }
+    this.schedules = this.use(scheduleDomain);
+    this.approvals = this.use(approvalDomain);
+    this.workflows = this.use(workflowDomain);
   }
 
-  /** The server API as seen by one caller. Cheap: closures over the shared stores (the driver keeps one prepared statement per SQL text). */
+  /** The state of one domain on this server, opened once (a domain may use another's). */
+  private use<S>(domain: StoreDomain<S>): S {
+    if (this.opened.has(domain)) return this.opened.get(domain) as S;
+    const state = domain.open(this.ctx, (d) => this.use(d));
+    this.opened.set(domain as StoreDomain<unknown>, state);
+    return state;
+  }
+
+  /** The server API as seen by one caller. Cheap: two closures over the shared domains. */
   forCaller(c: Caller): ServerApi {
-    const { tasks, projects, reviews, schedules, approvals, idempotency, workflows } = this;
+    const { actions, idempotency } = this;
+    const call = (descriptor: ActionDescriptor, input: unknown): Promise<unknown> => {
+      const key = actionKey(descriptor);
+      const a = actions.get(key);
+      if (!a)
+        return Promise.reject(new TeamServerError(`the team server does not implement "${key}"`));
+      return a.run(a.state, c, input);
+    };
     return {
-      createTask: (i) => tasks.create(c, i),
-      getTask: (i) => tasks.get(c, i),
-      listTasks: (i) => tasks.list(c, i),
-      updateTask: (i) => tasks.update(c, i),
-      createProject: (i) => projects.create(c, i),
-      getProject: (i) => projects.get(c, i),
-      listProjects: (i) => projects.list(c, i),
-      addReview: (i) => reviews.add(c, i),
-      listReviews: (i) => reviews.list(c, i),
-      createSchedule: async (i) => schedules.create(c, i),
-      getSchedule: async (i) => schedules.get(c, i),
-      listSchedules: async (i) => schedules.list(c, i),
-      cancelSchedule: async (i) => schedules.cancel(c, i),
-      listScheduleRuns: async (i) => schedules.runs(c, i),
-      requestApproval: (i) => approvals.request(c, i),
-      getApproval: (i) => approvals.get(c, i),
-      listApprovals: (i) => approvals.list(c, i),
-      decideApproval: (i) => approvals.decide(c, i),
+      // Typed by ServerApi; the input was validated against the descriptor before it came here.
+      call: call as unknown as ServerApi['call'],
       // The daemon-local effect (a profile file edit) runs inside the record's
       // transaction, so a failed edit leaves no record and a repeated key
       // replays. On PostgreSQL a serialization failure re-runs the callback, and
@@ -108,7 +129,6 @@ export class TeamServer {
           input,
           async () => apply(),
         ),
-      ...workflows.forCaller(c),
     };
   }
 }

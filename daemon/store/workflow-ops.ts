@@ -1,5 +1,5 @@
-import { effectiveRisk } from '../../catalog/workflow-ops.js';
-import { ExecError } from '../errors.js';
+import { actionKey, callRisk, type ActionDescriptor } from '../../catalog/descriptor.js';
+import { ExecError } from '../errors/exec-error.js';
 import type { StoreContext } from './context.js';
 import type { Caller } from './server-api.js';
 import type { Sql } from './sql.js';
@@ -46,11 +46,11 @@ export function checkOpFields(
 export async function runOp<T>(
   s: StoreContext,
   c: Caller,
-  action: string,
+  action: ActionDescriptor,
   input: Record<string, unknown> & { idempotencyKey?: string },
   apply: (q: Sql) => Promise<T>,
 ): Promise<T> {
-  const risk = effectiveRisk('workflow', action, 'side_effect', input);
+  const risk = callRisk(action, input);
   if (risk === 'read') {
     if (input.idempotencyKey !== undefined)
       throw invalid(
@@ -59,5 +59,5 @@ export async function runOp<T>(
       );
     return apply(s.sql);
   }
-  return s.idempotency.run(c, `workflow/${action}`, input, apply);
+  return s.idempotency.run(c, actionKey(action), input, apply);
 }

@@ -1,7 +1,7 @@
 import { LIMITS, clipJson } from '../../catalog/limits.js';
 import type { InputOf, OutputOf } from '../../catalog/descriptor.js';
-import type { workflowPlan } from '../../catalog/domains/workflow.js';
-import { ExecError } from '../errors.js';
+import { workflowPlan } from '../../catalog/domains/workflow.js';
+import { ExecError } from '../errors/exec-error.js';
 import type { StoreContext } from './context.js';
 import { newId } from './ids.js';
 import { createdAtPage } from './keyset-page.js';
@@ -85,7 +85,7 @@ export class WorkflowPlans {
   }
 
   call(c: Caller, input: In): Promise<Out> {
-    return runOp(this.s, c, 'plan', input as Record<string, unknown>, (q) =>
+    return runOp(this.s, c, workflowPlan, input as Record<string, unknown>, (q) =>
       this.apply(q, c, input),
     );
   }

@@ -1,7 +1,7 @@
 import { LIMITS, clipJson } from '../../catalog/limits.js';
 import type { InputOf, OutputOf } from '../../catalog/descriptor.js';
-import type { workflowRun } from '../../catalog/domains/workflow.js';
-import { ExecError } from '../errors.js';
+import { workflowRun } from '../../catalog/domains/workflow.js';
+import { ExecError } from '../errors/exec-error.js';
 import type { StoreContext } from './context.js';
 import { newId } from './ids.js';
 import { createdAtPage, keysetPage, type Condition } from './keyset-page.js';
@@ -132,7 +132,7 @@ export class WorkflowRuns {
   }
 
   call(c: Caller, input: In, manualTrigger: ManualTrigger): Promise<Out> {
-    return runOp(this.s, c, 'run', input as Record<string, unknown>, (q) =>
+    return runOp(this.s, c, workflowRun, input as Record<string, unknown>, (q) =>
       this.apply(q, c, input, manualTrigger),
     );
   }

@@ -1,6 +1,6 @@
 import type { InputOf, OutputOf } from '../../catalog/descriptor.js';
-import type { workflowStep } from '../../catalog/domains/workflow.js';
-import { ExecError } from '../errors.js';
+import { workflowStep } from '../../catalog/domains/workflow.js';
+import { ExecError } from '../errors/exec-error.js';
 import type { StoreContext } from './context.js';
 import { keysetPage } from './keyset-page.js';
 import type { Caller } from './server-api.js';
@@ -40,7 +40,7 @@ export class WorkflowSteps {
   ) {}
 
   call(c: Caller, input: In): Promise<Out> {
-    return runOp(this.s, c, 'step', input as Record<string, unknown>, (q) =>
+    return runOp(this.s, c, workflowStep, input as Record<string, unknown>, (q) =>
       this.apply(q, c, input),
     );
   }

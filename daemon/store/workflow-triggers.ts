@@ -1,7 +1,7 @@
 import type { InputOf, OutputOf } from '../../catalog/descriptor.js';
-import type { workflowTrigger } from '../../catalog/domains/workflow.js';
-import { checkCronRule, countOccurrences, nextOccurrence } from '../../lib/cron.js';
-import { ExecError } from '../errors.js';
+import { workflowTrigger } from '../../catalog/domains/workflow.js';
+import { countOccurrences, nextOccurrence } from '../../lib/cron.js';
+import { ExecError } from '../errors/exec-error.js';
 import type { StoreContext } from './context.js';
 import { newId } from './ids.js';
 import { createdAtPage } from './keyset-page.js';
@@ -13,50 +13,10 @@ import type { WorkflowPlans } from './workflow-plans.js';
 import { boundedProblems } from './workflow-plans.js';
 import type { WorkflowRuns } from './workflow-runs.js';
 import { triggerOf, type PlanRow, type TriggerRow } from './workflow-rows.js';
+import { shapeProblems, type Shape } from './workflow-trigger-shape.js';
 
 type In = InputOf<typeof workflowTrigger>;
 type Out = OutputOf<typeof workflowTrigger>;
-
-interface Shape {
-  kind: TriggerRow['kind'];
-  cron?: string | undefined;
-  timeZone?: string | undefined;
-  target?: string | undefined;
-}
-
-/** What a trigger of each kind needs; returned as problems so validate can report them all. */
-function shapeProblems(t: Shape): { path: string; message: string }[] {
-  const p: { path: string; message: string }[] = [];
-  const only = (fields: (keyof Shape)[]) => {
-    for (const f of ['cron', 'timeZone', 'target'] as const) {
-      if (!fields.includes(f) && t[f] !== undefined)
-        p.push({ path: `/${f}`, message: `a ${t.kind} trigger does not take ${f}` });
-    }
-  };
-  if (t.kind === 'schedule') {
-    only(['cron', 'timeZone']);
-    if (t.cron === undefined) p.push({ path: '/cron', message: 'a schedule trigger needs cron' });
-    if (t.timeZone === undefined)
-      p.push({ path: '/timeZone', message: 'a schedule trigger needs an explicit timeZone' });
-    if (t.cron !== undefined && t.timeZone !== undefined) {
-      try {
-        checkCronRule({ cron: t.cron, timeZone: t.timeZone });
-      } catch (err) {
-        p.push({
-          path: '/cron',
-          message: `invalid cron rule or time zone: ${(err as Error).message}`,
-        });
-      }
-    }
-  } else if (t.kind === 'message') {
-    only(['target']);
-    if (t.target === undefined)
-      p.push({ path: '/target', message: 'a message trigger needs target' });
-  } else {
-    only([]);
-  }
-  return p;
-}
 
 const BY_ID = 'SELECT * FROM wf_triggers WHERE id = ? AND server_id = ?';
 const INSERT = `INSERT INTO wf_triggers (id, server_id, plan_id, kind, cron, time_zone, target, status, next_fire_at, revision, created_at, updated_at)
@@ -117,7 +77,7 @@ export class WorkflowTriggers {
   }
 
   async call(c: Caller, input: In): Promise<Out> {
-    const out = await runOp(this.s, c, 'trigger', input as Record<string, unknown>, (q) =>
+    const out = await runOp(this.s, c, workflowTrigger, input as Record<string, unknown>, (q) =>
       this.apply(q, c, input),
     );
     if (input.op !== 'list' && input.op !== 'show' && input.op !== 'validate') this.onChange();

@@ -1,14 +1,15 @@
+import {
+  workflowPlan,
+  workflowRun,
+  workflowStep,
+  workflowTrigger,
+} from '../../catalog/domains/workflow.js';
 import type { StoreContext } from './context.js';
-import type { Caller, ServerApi } from './server-api.js';
+import { storeDomain } from './domain.js';
 import { WorkflowPlans } from './workflow-plans.js';
 import { WorkflowRuns } from './workflow-runs.js';
 import { WorkflowSteps } from './workflow-steps.js';
 import { WorkflowTriggers } from './workflow-triggers.js';
-
-type WorkflowApi = Pick<
-  ServerApi,
-  'workflowPlan' | 'workflowTrigger' | 'workflowRun' | 'workflowStep'
->;
 
 /** The workflow domain of the embedded server: plans, triggers, runs, steps. */
 export class WorkflowStore {
@@ -24,14 +25,17 @@ export class WorkflowStore {
     this.steps = new WorkflowSteps(s, this.runs);
     this.triggers = new WorkflowTriggers(s, this.plans, this.runs);
   }
-
-  forCaller(c: Caller): WorkflowApi {
-    return {
-      workflowPlan: async (i) => this.plans.call(c, i),
-      workflowTrigger: async (i) => this.triggers.call(c, i),
-      workflowRun: async (i) =>
-        this.runs.call(c, i, (q, cc, id) => this.triggers.manualPlan(q, cc, id)),
-      workflowStep: async (i) => this.steps.call(c, i),
-    };
-  }
 }
+
+/** The workflow domain of the team server; each action dispatches on its op. */
+export const workflowDomain = storeDomain(
+  (ctx) => new WorkflowStore(ctx),
+  (on) => [
+    on(workflowPlan, (s, c, i) => s.plans.call(c, i)),
+    on(workflowTrigger, (s, c, i) => s.triggers.call(c, i)),
+    on(workflowRun, (s, c, i) =>
+      s.runs.call(c, i, (q, cc, id) => s.triggers.manualPlan(q, cc, id)),
+    ),
+    on(workflowStep, (s, c, i) => s.steps.call(c, i)),
+  ],
+);

@@ -1,5 +1,4 @@
-import type { Hono, MiddlewareHandler } from 'hono';
-import type { RuntimeEnv } from '../http/principal.js';
+import type { Env, Hono, MiddlewareHandler } from 'hono';
 
 const METRICS_PATH = '/metrics';
 const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
@@ -9,7 +8,8 @@ const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
  * (`auth`). The serializer and the SDK data model it needs are imported on
  * the first scrape, so a daemon nobody scrapes never loads them.
  */
-export function registerMetricsRoute(app: Hono<RuntimeEnv>, auth: MiddlewareHandler): void {
+/** Generic in the app's env: the route reads nothing the runtime-auth middleware sets. */
+export function registerMetricsRoute<E extends Env>(app: Hono<E>, auth: MiddlewareHandler): void {
   let render: Promise<() => string> | undefined;
   app.get(METRICS_PATH, auth, async (c) => {
     render ??= import('./prometheus.js').then(

@@ -1,5 +1,5 @@
 import type { McpToolDescriptor } from '../../catalog/mcp-tool-descriptor.js';
-import type { Principal } from '../http/principal.js';
+import type { Principal } from '../auth/principal.js';
 import type { CallContext, ToolOwner } from './registry.js';
 
 /**

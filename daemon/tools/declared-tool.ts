@@ -5,7 +5,7 @@ import {
   type CommandTransport,
   type Declaration,
 } from '../../catalog/tool-declaration.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import type { ResultGate } from '../results/gate.js';
 import type { ToolActivity } from './activity.js';
 import { fillArgv, runCommand, type CommandOutcome } from './command.js';

@@ -1,9 +1,9 @@
 import { StreamQuota } from '../http/stream-quota.js';
 import type { Context } from 'hono';
 import type { Clock, ClockTimer } from '../../lib/clock.js';
-import type { RuntimeRequest } from '../http/principal.js';
+import type { RuntimeRequest } from '../auth/principal.js';
 import { SSE_HEADERS, openSse, type SseSink } from '../http/sse.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import { socketOf, type LongLivedStreams } from '../http/stream-budget.js';
 
 /**

@@ -1,5 +1,5 @@
-import { ExecError } from '../errors.js';
-import type { OperatorHandlers } from '../operator/dispatch.js';
+import { ExecError } from '../errors/exec-error.js';
+import type { OperatorHandlers } from '../http/operator-dispatch.js';
 import type { ToolRegistry } from './registry.js';
 import type { ToolActivity } from './activity.js';
 import type { DeclaredTools } from './declarations.js';

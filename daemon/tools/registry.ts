@@ -1,7 +1,7 @@
 import type { ThreadRole } from '../http/child-gate.js';
 import type { ToolAnnotations } from '../../catalog/mcp-tool-descriptor.js';
-import type { Principal } from '../http/principal.js';
-import { ExecError } from '../errors.js';
+import type { Principal } from '../auth/principal.js';
+import { ExecError } from '../errors/exec-error.js';
 import type { AuditNote } from '../audit/note.js';
 import { INVENTORY_BUDGET_BYTES } from '../../catalog/limits.js';
 
@@ -31,7 +31,7 @@ export interface CallContext {
    * read only by calls that park (client tools), so quick calls do not pay for it.
    */
   readonly gone?: () => AbortSignal;
-  /** The call's audit note (daemon/audit/note.ts): where it was sent on, how a tool error ended. Absent when the trail is off. */
+  /** The call record's note (daemon/audit/note.ts): where it was sent on, how a tool error ended. Absent outside an observed call. */
   readonly audit?: AuditNote;
 }
 

@@ -9,7 +9,7 @@ import {
 } from '../../daemon/audit/settings.js';
 import { AUDIT_BATCH_ROWS, AUDIT_FLUSH_MS, AUDIT_QUEUE_MAX } from '../../daemon/audit/recorder.js';
 import { traceIdOf } from '../../daemon/audit/trace.js';
-import { cutBytes } from '../../daemon/audit/hooks.js';
+import { cutBytes } from '../../daemon/audit/trail.js';
 
 /**
  * The audit trail's store and recorder in process (the daemon's real app,

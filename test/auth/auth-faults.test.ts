@@ -9,7 +9,7 @@ import { fsTokenWriter, type TokenWriter } from '../../daemon/auth/token-file.js
 import { removeDir, type DirRemover } from '../../daemon/auth/private-dir.js';
 import { pinCatalog } from '../../daemon/auth/pinned-catalog.js';
 import { MAX_LEASES } from '../../daemon/auth/limits.js';
-import { ExecError } from '../../daemon/errors.js';
+import { ExecError } from '../../daemon/errors/exec-error.js';
 import { defaultCatalog } from '../../catalog/index.js';
 import { FakeClock } from '../../devkit/auth-clock.js';
 

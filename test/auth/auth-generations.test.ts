@@ -14,7 +14,7 @@ import {
   MAX_LIVE_FORCED_GENERATIONS,
   scheduledLiveBound,
 } from '../../daemon/auth/limits.js';
-import { ExecError } from '../../daemon/errors.js';
+import { ExecError } from '../../daemon/errors/exec-error.js';
 import { defaultCatalog } from '../../catalog/index.js';
 import { FakeClock } from '../../devkit/auth-clock.js';
 import { requestLease, operatorToken } from '../../devkit/lease.js';

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import { defaultCatalog } from '../../catalog/catalog.js';
 import { OPERATOR_READS, operatorReadOf, readCommandSpecs } from '../../catalog/operator-reads.js';
-import { effectiveRisk } from '../../catalog/workflow-ops.js';
+import { callRisk } from '../../catalog/descriptor.js';
 
 const catalog = defaultCatalog();
 
@@ -11,11 +11,7 @@ test("every operator read is a catalog read, and its command is declared from th
   assert.equal(specs.length, OPERATOR_READS.length);
   for (const s of specs) {
     const d = catalog.get(s.domain, s.action)!.descriptor;
-    assert.equal(
-      effectiveRisk(s.domain, s.action, d.risk, s.op ? { op: s.op } : {}),
-      'read',
-      s.command.join(' '),
-    );
+    assert.equal(callRisk(d, s.op ? { op: s.op } : {}), 'read', s.command.join(' '));
     const props = (d.input as { properties: Record<string, { enum?: string[] }> }).properties;
     for (const f of [...s.args, ...s.options]) {
       assert.ok(props[f.name], `${s.command.join(' ')}: ${f.name}`);

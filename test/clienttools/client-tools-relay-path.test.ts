@@ -6,7 +6,7 @@ import type { DaemonEvent } from '../../daemon/events/event.js';
 import { openSse } from '../../daemon/http/sse.js';
 import type { ClientToolSpec } from '../../daemon/clienttools/types.js';
 import type { CallContext } from '../../daemon/tools/registry.js';
-import type { Principal } from '../../daemon/http/principal.js';
+import type { Principal } from '../../daemon/auth/principal.js';
 import { FakeClock } from '../../devkit/auth-clock.js';
 import { gateWith } from '../../devkit/gate.js';
 

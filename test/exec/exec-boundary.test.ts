@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { systemClock } from '../../lib/clock.js';
 import { ResultGate } from '../../daemon/results/gate.js';
-import { SecretSet } from '../../daemon/results/secrets.js';
+import { SecretSet } from '../../daemon/masking/secrets.js';
 import { SpillStore } from '../../daemon/results/spill.js';
 
 // Bounding is only done by the result gate (masking first); with no secrets it is the size boundary alone.

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import { decodeStrictJson, MAX_JSON_DEPTH } from '../../daemon/http/strict-json.js';
-import { ExecError } from '../../daemon/errors.js';
+import { ExecError } from '../../daemon/errors/exec-error.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 

@@ -5,8 +5,8 @@ import { taskGet } from '../../catalog/domains/task.js';
 import { defineAction } from '../../catalog/descriptor.js';
 import type { Inventory } from '../../catalog/inventory.js';
 import { Registry, RegistryError } from '../../daemon/exec/registry.js';
-import { builtinRegistry } from '../../daemon/handlers/index.js';
 import inventory from '../../catalog/agentteam-exec-action-inventory.json' with { type: 'json' };
+import { builtinRegistry } from '../../daemon/exec/builtin.js';
 
 test('every built-in catalog action has exactly one handler', () => {
   const r = builtinRegistry(defaultCatalog());
@@ -99,7 +99,7 @@ test('openServices refuses to start when the catalog has an action without a han
   const { tmpdir } = await import('node:os');
   const { join } = await import('node:path');
   const { openServices } = await import('../../daemon/services.js');
-  const { daemonSecrets } = await import('../../daemon/results/sources.js');
+  const { daemonSecrets } = await import('../../daemon/masking/sources.js');
   const { systemClock } = await import('../../lib/clock.js');
   const extra = defineAction({
     domain: 'task',

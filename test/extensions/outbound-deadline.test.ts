@@ -10,9 +10,9 @@ import { cli, startDaemon, startRuntime } from '../../devkit/daemon.js';
 import { startTrickle } from '../../devkit/extension-upstream.js';
 import { forwardToUpstream, UPSTREAM_TIMEOUT_MS } from '../../daemon/extensions/forward.js';
 import { KnowledgeUpstream } from '../../daemon/knowledge/kb-upstream.js';
-import type { ExecError } from '../../daemon/errors.js';
+import type { ExecError } from '../../daemon/errors/exec-error.js';
 import { gateWith } from '../../devkit/gate.js';
-import type { Principal } from '../../daemon/http/principal.js';
+import type { Principal } from '../../daemon/auth/principal.js';
 
 test.after(() => closeHttp());
 

@@ -7,63 +7,21 @@ import ts from 'typescript';
 import { tsFiles } from '../../scripts/unused-exports.js';
 
 /**
- * The floors of the house, checked on the sources (so `import type` counts
- * too): the contracts at the ground import nothing above them, the store
- * knows no route family, the shared HTTP plumbing knows neither Exec nor
- * MCP, those two are peers, the daemon never imports CLI code, and no file
- * reaches itself through its imports. A failure names each offending edge
- * as `file:line -> target`.
+ * The floors of the house, checked on the sources (`import type` counts): an
+ * import goes to its own folder or a lower floor of the one table in
+ * specs/layout.md; every folder is ranked; the CLI and the daemon never import
+ * each other; no folder and no file reaches itself. Failures name `file:line -> target`.
  */
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const SOURCE_DIRS = ['cli', 'daemon', 'catalog', 'lib'];
+const LAYOUT = 'specs/layout.md';
 
 interface Edge {
   readonly from: string;
   readonly to: string;
   readonly line: number;
 }
-
-/** A floor: no file under `from` may import a file under any of `not`. */
-interface Floor {
-  readonly name: string;
-  readonly from: readonly string[];
-  readonly not: readonly string[];
-}
-
-const FLOORS: readonly Floor[] = [
-  {
-    name: 'catalog/ and lib/ import no daemon or CLI code',
-    from: ['catalog/', 'lib/'],
-    not: ['daemon/', 'cli/'],
-  },
-  {
-    name: 'daemon/store/ knows no HTTP, Exec, MCP, results, tools or client tools',
-    from: ['daemon/store/'],
-    not: [
-      'daemon/http/',
-      'daemon/exec/',
-      'daemon/mcp/',
-      'daemon/results/',
-      'daemon/tools/',
-      'daemon/clienttools/',
-    ],
-  },
-  {
-    name: 'daemon/http/ imports nothing from Exec or MCP',
-    from: ['daemon/http/'],
-    not: ['daemon/exec/', 'daemon/mcp/'],
-  },
-  {
-    name: 'the event bus knows no client tools (it asks StreamClients)',
-    from: ['daemon/events/'],
-    not: ['daemon/clienttools/'],
-  },
-  { name: 'exec/ does not import mcp/', from: ['daemon/exec/'], not: ['daemon/mcp/'] },
-  { name: 'mcp/ does not import exec/', from: ['daemon/mcp/'], not: ['daemon/exec/'] },
-  { name: 'the daemon imports no CLI code', from: ['daemon/'], not: ['cli/'] },
-  { name: 'the CLI imports no daemon code', from: ['cli/'], not: ['daemon/'] },
-];
 
 /** A folder's sources as repository paths (`daemon/http/body.ts`). */
 const sourceFiles = (dir: string) =>
@@ -95,30 +53,83 @@ function importEdges(files: ReadonlyMap<string, string>): Edge[] {
   return edges;
 }
 
-const under = (path: string, prefixes: readonly string[]) =>
-  prefixes.some((p) => path.startsWith(p));
-
-/** Each edge that breaks a floor, as `file:line -> target (floor)`. */
-function floorViolations(edges: readonly Edge[], floors: readonly Floor[] = FLOORS): string[] {
-  return edges.flatMap((e) =>
-    floors
-      .filter((f) => under(e.from, f.from) && under(e.to, f.not))
-      .map((f) => `${e.from}:${e.line} -> ${e.to} (${f.name})`),
-  );
+/** The rows of the layout's floor table (`| 3 | `daemon/store/` | ... |`): folder -> floor. */
+function readFloors(markdown: string): Map<string, number> {
+  const floors = new Map<string, number>();
+  for (const m of markdown.matchAll(/^\|\s*(\d+)\s*\|\s*`([^`]+)`\s*\|/gm)) {
+    if (floors.has(m[2]!)) throw new Error(`${m[2]} is ranked twice`);
+    floors.set(m[2]!, Number(m[1]));
+  }
+  return floors;
 }
 
-/** Every circle between files (strongly connected components, Tarjan), each shown as the edges that close it. */
-function fileCircles(edges: readonly Edge[]): string[] {
+/** The folder a file belongs to: `daemon/<name>/`, `daemon/*.ts` for the wiring on top, else its first folder. */
+function folderOf(path: string): string {
+  const parts = path.split('/');
+  if (parts[0] !== 'daemon') return `${parts[0]}/`;
+  return parts.length > 2 ? `daemon/${parts[1]}/` : 'daemon/*.ts';
+}
+
+const PROGRAMS = ['cli/', 'daemon/'];
+
+/**
+ * Each edge that leaves its folder for one that is not on a lower floor, or
+ * for the other program, or touches a folder the table does not rank.
+ */
+function rankViolations(edges: readonly Edge[], floors: ReadonlyMap<string, number>): string[] {
+  const out: string[] = [];
+  for (const e of edges) {
+    const a = folderOf(e.from);
+    const b = folderOf(e.to);
+    if (a === b) continue;
+    const edge = `${e.from}:${e.line} -> ${e.to}`;
+    const ra = floors.get(a);
+    const rb = floors.get(b);
+    const pa = PROGRAMS.find((p) => e.from.startsWith(p));
+    const pb = PROGRAMS.find((p) => e.to.startsWith(p));
+    if (pa !== undefined && pb !== undefined && pa !== pb)
+      out.push(`${edge} (the CLI and the daemon are two programs)`);
+    else if (ra === undefined || rb === undefined)
+      out.push(`${edge} (${ra === undefined ? a : b} has no floor in ${LAYOUT})`);
+    else if (rb >= ra)
+      out.push(
+        `${edge} (${rb === ra ? 'sideways' : 'upward'}: ${a} is on floor ${ra}, ${b} on ${rb})`,
+      );
+  }
+  return out;
+}
+
+/** Folders with sources that the table does not rank, and rows that name no folder. */
+function rankGaps(files: Iterable<string>, floors: ReadonlyMap<string, number>): string[] {
+  const present = new Set([...files].map(folderOf));
+  return [
+    ...[...present].filter((f) => !floors.has(f)).map((f) => `${f} has no floor in ${LAYOUT}`),
+    ...[...floors.keys()]
+      .filter((f) => !present.has(f))
+      .map((f) => `${LAYOUT} ranks ${f}, which holds no source file`),
+  ];
+}
+
+/**
+ * Every circle in the graph the edges make once each end is mapped by `node`
+ * (strongly connected components, Tarjan), each shown as the edges that close it.
+ */
+function circles(
+  edges: readonly Edge[],
+  node: (path: string) => string = (p) => p,
+  what = 'files',
+): string[] {
   const out = new Map<string, Edge[]>();
   for (const e of edges) {
-    if (e.from === e.to) continue;
-    out.set(e.from, [...(out.get(e.from) ?? []), e]);
+    const from = node(e.from);
+    if (from === node(e.to)) continue;
+    out.set(from, [...(out.get(from) ?? []), e]);
   }
   const index = new Map<string, number>();
   const low = new Map<string, number>();
   const stack: string[] = [];
   const onStack = new Set<string>();
-  const circles: string[] = [];
+  const found: string[] = [];
   let next = 0;
   const visit = (v: string): void => {
     index.set(v, next);
@@ -126,7 +137,8 @@ function fileCircles(edges: readonly Edge[]): string[] {
     next++;
     stack.push(v);
     onStack.add(v);
-    for (const { to } of out.get(v) ?? []) {
+    for (const e of out.get(v) ?? []) {
+      const to = node(e.to);
       if (!index.has(to)) {
         visit(to);
         low.set(v, Math.min(low.get(v)!, low.get(to)!));
@@ -146,13 +158,13 @@ function fileCircles(edges: readonly Edge[]): string[] {
       .sort()
       .flatMap((m) =>
         (out.get(m) ?? [])
-          .filter((e) => inside.has(e.to))
+          .filter((e) => inside.has(node(e.to)))
           .map((e) => `${e.from}:${e.line} -> ${e.to}`),
       );
-    circles.push(`circle of ${members.length} files: ${closing.join(', ')}`);
+    found.push(`circle of ${members.length} ${what}: ${closing.join(', ')}`);
   };
   for (const v of out.keys()) if (!index.has(v)) visit(v);
-  return circles;
+  return found;
 }
 
 function readTree(): Map<string, string> {
@@ -162,19 +174,32 @@ function readTree(): Map<string, string> {
   return files;
 }
 
-test('the sources keep every floor of the house', () => {
+const layoutFloors = () => readFloors(readFileSync(join(ROOT, LAYOUT), 'utf8'));
+
+test('every folder is ranked in specs/layout.md, and every ranked folder exists', () => {
   const files = readTree();
   assert.ok(
     files.size > 200,
     `the sources are read (${files.size} files under ${relative(process.cwd(), ROOT) || '.'})`,
   );
+  const floors = layoutFloors();
+  assert.ok(floors.size > 20, `the floor table is read (${floors.size} rows)`);
+  assert.deepEqual(rankGaps(files.keys(), floors), []);
+});
+
+test('every import goes to its own folder or a lower floor', () => {
+  const files = readTree();
   const edges = importEdges(files);
   assert.ok(edges.length > files.size, 'imports are found');
-  assert.deepEqual(floorViolations(edges), []);
+  assert.deepEqual(rankViolations(edges, layoutFloors()), []);
+});
+
+test('no circle between folders, counting import type', () => {
+  assert.deepEqual(circles(importEdges(readTree()), folderOf, 'folders'), []);
 });
 
 test('no circle between source files, counting import type', () => {
-  assert.deepEqual(fileCircles(importEdges(readTree())), []);
+  assert.deepEqual(circles(importEdges(readTree())), []);
 });
 
 test('the scanner sees import type, re-exports, side-effect and dynamic imports, and skips comments', () => {
@@ -195,36 +220,61 @@ test('the scanner sees import type, re-exports, side-effect and dynamic imports,
   );
 });
 
-test('each floor fails on a synthetic violation and names the edge', () => {
+const TWO_ROWS = '| 2 | `daemon/http/` | x |\n| 3 | `daemon/gone/` | y |';
+
+test('the rank check fails on a synthetic upward, sideways, cross-program or unranked edge', () => {
+  const floors = readFloors(
+    [
+      '| floor | folder | holds |',
+      '|------:|--------|-------|',
+      '| 0 | `catalog/` | contracts |',
+      '| 1 | `lib/` | helpers |',
+      '| 2 | `cli/` | the binary |',
+      '| 2 | `daemon/http/` | plumbing |',
+      '| 2 | `daemon/store/` | the store |',
+      '| 3 | `daemon/exec/` | a route family |',
+      '| 4 | `daemon/*.ts` | the wiring |',
+    ].join('\n'),
+  );
+  assert.equal(folderOf('daemon/app.ts'), 'daemon/*.ts');
+  assert.equal(folderOf('daemon/store/postgres/pg.ts'), 'daemon/store/');
   const bad: Edge[] = [
-    { from: 'catalog/x.ts', to: 'daemon/errors.ts', line: 1 },
-    { from: 'lib/y.ts', to: 'cli/failure.ts', line: 2 },
-    { from: 'daemon/store/z.ts', to: 'daemon/results/gate.ts', line: 3 },
-    { from: 'daemon/http/w.ts', to: 'daemon/exec/route.ts', line: 4 },
-    { from: 'daemon/exec/v.ts', to: 'daemon/mcp/protocol.ts', line: 5 },
-    { from: 'daemon/mcp/u.ts', to: 'daemon/exec/registry.ts', line: 6 },
-    { from: 'daemon/console/t.tsx', to: 'cli/token/report.ts', line: 7 },
-    { from: 'cli/s.ts', to: 'daemon/app.ts', line: 8 },
+    { from: 'daemon/http/body.ts', to: 'daemon/exec/route.ts', line: 4 },
+    { from: 'catalog/x.ts', to: 'lib/y.ts', line: 1 },
+    { from: 'daemon/store/db.ts', to: 'daemon/http/paths.ts', line: 3 },
+    { from: 'daemon/exec/route.ts', to: 'daemon/app.ts', line: 7 },
+    { from: 'cli/s.ts', to: 'daemon/http/paths.ts', line: 8 },
+    { from: 'daemon/exec/v.ts', to: 'cli/failure.ts', line: 5 },
+    { from: 'daemon/exec/v.ts', to: 'daemon/unranked/u.ts', line: 6 },
   ];
-  const found = floorViolations(bad);
+  const found = rankViolations(bad, floors);
   assert.equal(found.length, bad.length, found.join('\n'));
   for (const e of bad)
     assert.ok(
       found.some((f) => f.startsWith(`${e.from}:${e.line} -> ${e.to} (`)),
       `${e.from} -> ${e.to}`,
     );
-  // Downward and sideways edges are allowed.
+  assert.match(found[0]!, /upward: daemon\/http\/ is on floor 2, daemon\/exec\/ on 3/);
+  assert.match(found[2]!, /sideways/);
+  assert.match(found[6]!, /daemon\/unranked\/ has no floor/);
+  // Downward edges and edges inside a folder are allowed.
   const good: Edge[] = [
     { from: 'daemon/exec/route.ts', to: 'daemon/http/body.ts', line: 1 },
-    { from: 'daemon/mcp/routes.ts', to: 'daemon/tools/contracts.ts', line: 1 },
-    { from: 'daemon/store/context.ts', to: 'daemon/store/cursor.ts', line: 1 },
+    { from: 'daemon/app.ts', to: 'daemon/exec/route.ts', line: 1 },
+    { from: 'daemon/store/postgres/pg.ts', to: 'daemon/store/db.ts', line: 1 },
     { from: 'cli/program.ts', to: 'lib/generated.ts', line: 1 },
     { from: 'daemon/http/json-body.ts', to: 'catalog/errors.ts', line: 1 },
   ];
-  assert.deepEqual(floorViolations(good), []);
+  assert.deepEqual(rankViolations(good, floors), []);
+  const gaps = rankGaps(['daemon/http/a.ts', 'daemon/new/b.ts'], readFloors(TWO_ROWS));
+  assert.deepEqual(gaps, [
+    `daemon/new/ has no floor in ${LAYOUT}`,
+    `${LAYOUT} ranks daemon/gone/, which holds no source file`,
+  ]);
+  assert.throws(() => readFloors('| 1 | `lib/` | a |\n| 2 | `lib/` | b |'), /ranked twice/);
 });
 
-test('a circle between files fails and is shown by the edges that close it', () => {
+test('a circle between folders or files fails and is shown by the edges that close it', () => {
   const edges: Edge[] = [
     { from: 'a.ts', to: 'b.ts', line: 1 },
     { from: 'b.ts', to: 'c.ts', line: 2 },
@@ -232,8 +282,18 @@ test('a circle between files fails and is shown by the edges that close it', () 
     { from: 'c.ts', to: 'd.ts', line: 4 },
     { from: 'd.ts', to: 'd.ts', line: 5 },
   ];
-  assert.deepEqual(fileCircles(edges), [
+  assert.deepEqual(circles(edges), [
     'circle of 3 files: a.ts:1 -> b.ts, b.ts:2 -> c.ts, c.ts:3 -> a.ts',
   ]);
-  assert.deepEqual(fileCircles(edges.filter((e) => e.line !== 3)), []);
+  assert.deepEqual(circles(edges.filter((e) => e.line !== 3)), []);
+  // No file circle, but two folders that import each other.
+  const folders: Edge[] = [
+    { from: 'daemon/http/a.ts', to: 'daemon/auth/b.ts', line: 1 },
+    { from: 'daemon/auth/c.ts', to: 'daemon/http/d.ts', line: 2 },
+    { from: 'daemon/auth/c.ts', to: 'daemon/auth/b.ts', line: 3 },
+  ];
+  assert.deepEqual(circles(folders), []);
+  assert.deepEqual(circles(folders, folderOf, 'folders'), [
+    'circle of 2 folders: daemon/auth/c.ts:2 -> daemon/http/d.ts, daemon/http/a.ts:1 -> daemon/auth/b.ts',
+  ]);
 });

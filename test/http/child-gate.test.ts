@@ -6,7 +6,7 @@ import {
   threadGate,
   type ThreadRole,
 } from '../../daemon/http/child-gate.js';
-import { ExecError } from '../../daemon/errors.js';
+import { ExecError } from '../../daemon/errors/exec-error.js';
 import type { ToolAnnotations } from '../../catalog/mcp-tool-descriptor.js';
 import { ThreadBook } from '../../daemon/drivers/app-server/threads.js';
 

@@ -7,7 +7,7 @@ import { systemClock } from '../../lib/clock.js';
 import { MemoryIndexes } from '../../daemon/knowledge/memory.js';
 import { EmbeddedKnowledge } from '../../daemon/knowledge/kb-embedded.js';
 import { ResultGate } from '../../daemon/results/gate.js';
-import { SecretSet, type SecretSource } from '../../daemon/results/secrets.js';
+import { SecretSet, type SecretSource } from '../../daemon/masking/secrets.js';
 import { SpillStore } from '../../daemon/results/spill.js';
 
 /**

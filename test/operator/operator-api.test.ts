@@ -4,7 +4,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { Hono } from 'hono';
 import { OPERATOR_API } from '../../catalog/operator/table.js';
-import { registerOperatorApi, type OperatorHandlers } from '../../daemon/operator/dispatch.js';
+import { registerOperatorApi, type OperatorHandlers } from '../../daemon/http/operator-dispatch.js';
 import { systemClock } from '../../lib/clock.js';
 import { OPERATOR_PATHS } from '../../lib/operator-paths.js';
 import { operatorRequest } from '../../lib/operator-client.js';

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { answerOutcome, clientResultFrame } from '../../daemon/clienttools/result-exit.js';
-import { isCredentialName } from '../../daemon/results/credential-names.js';
-import { ExecError } from '../../daemon/errors.js';
+import { isCredentialName } from '../../daemon/masking/credential-names.js';
+import { ExecError } from '../../daemon/errors/exec-error.js';
 import { gateWith } from '../../devkit/gate.js';
 
 /**

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { ResultGate } from '../../daemon/results/gate.js';
-import { SecretSet } from '../../daemon/results/secrets.js';
+import { SecretSet } from '../../daemon/masking/secrets.js';
 import { SpillStore } from '../../daemon/results/spill.js';
-import { fixedSource } from '../../daemon/results/sources.js';
+import { fixedSource } from '../../daemon/masking/sources.js';
 import { RESULT_BUDGET_BYTES } from '../../catalog/limits.js';
 import type { BoundaryPolicy } from '../../daemon/results/boundary.js';
 import { tmpdir } from 'node:os';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { systemClock } from '../../lib/clock.js';
 import type { CommandTransport } from '../../catalog/tool-declaration.js';
-import { ExecError } from '../../daemon/errors.js';
+import { ExecError } from '../../daemon/errors/exec-error.js';
 import { commandAnswer } from '../../daemon/tools/declared-tool.js';
 import { ToolActivity } from '../../daemon/tools/activity.js';
 import { answerOutcome, clientResultFrame } from '../../daemon/clienttools/result-exit.js';

@@ -7,8 +7,8 @@ import { KnowledgeUpstream } from '../../daemon/knowledge/kb-upstream.js';
 import { forwardToUpstream } from '../../daemon/extensions/forward.js';
 import type { PinnedExtension } from '../../daemon/extensions/forward.js';
 import { createDiag } from '../../daemon/lifecycle/diag.js';
-import { SecretSet } from '../../daemon/results/secrets.js';
-import { fixedSource } from '../../daemon/results/sources.js';
+import { SecretSet } from '../../daemon/masking/secrets.js';
+import { fixedSource } from '../../daemon/masking/sources.js';
 import type { BoundaryPolicy } from '../../daemon/results/boundary.js';
 import {
   BATCHES,

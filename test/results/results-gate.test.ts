@@ -13,11 +13,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { ResultGate } from '../../daemon/results/gate.js';
-import { SecretSet, buildMatcher, MIN_SECRET_BYTES } from '../../daemon/results/secrets.js';
+import { SecretSet, buildMatcher, MIN_SECRET_BYTES } from '../../daemon/masking/secrets.js';
 import { SpillStore } from '../../daemon/results/spill.js';
-import { fixedSource } from '../../daemon/results/sources.js';
+import { fixedSource } from '../../daemon/masking/sources.js';
 import type { BoundaryPolicy } from '../../daemon/results/boundary.js';
-import type { Masked } from '../../daemon/results/masked.js';
+import type { Masked } from '../../daemon/masking/masked.js';
 
 const POLICY: BoundaryPolicy = {
   domain: 'task',

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { issuedMatcher } from '../../daemon/results/issued-matcher.js';
-import { SecretSet, buildMatcher, MIN_SECRET_BYTES } from '../../daemon/results/secrets.js';
-import type { SecretSource } from '../../daemon/results/secrets.js';
+import { issuedMatcher } from '../../daemon/masking/issued-matcher.js';
+import { SecretSet, buildMatcher, MIN_SECRET_BYTES } from '../../daemon/masking/secrets.js';
+import type { SecretSource } from '../../daemon/masking/secrets.js';
 
 // Values over a tiny alphabet with shared heads, so occurrences overlap, nest and share prefixes.
 const HEADS = ['eyJhbGciOiJFZERTQSJ9.', 'eyJhbGciOiJFZERTQSJ9.x', 'k"\\\n', 'abababab'];

@@ -8,7 +8,7 @@ import { Hono } from 'hono';
 import { startDaemon } from '../../daemon/server.js';
 import { routeTable } from '../../daemon/results/route-table.js';
 import { ResultGate } from '../../daemon/results/gate.js';
-import { SecretSet } from '../../daemon/results/secrets.js';
+import { SecretSet } from '../../daemon/masking/secrets.js';
 import { SpillStore } from '../../daemon/results/spill.js';
 import { openLease } from '../../devkit/lease.js';
 

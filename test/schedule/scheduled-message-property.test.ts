@@ -3,6 +3,11 @@ import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
 import { startInProc } from '../../devkit/inproc.js';
 import { countOccurrences } from '../../lib/cron.js';
+import {
+  scheduledMessageCancel,
+  scheduledMessageCreate,
+  scheduledMessageRuns,
+} from '../../catalog/domains/scheduled-message.js';
 
 const MIN = 60_000;
 
@@ -25,8 +30,9 @@ test('property: runs account for every cron occurrence exactly once across rando
         const target = `channel:p${++n}`;
         await p.services.scheduler.start();
         const created = p.clock.now();
-        const s = (await server.createSchedule({ target, content: 'x', cron, timeZone: 'UTC' }))
-          .scheduledMessage;
+        const s = (
+          await server.call(scheduledMessageCreate, { target, content: 'x', cron, timeZone: 'UTC' })
+        ).scheduledMessage;
         let up = true;
         for (const step of steps) {
           if (step.down && up) await p.services.scheduler.stop();
@@ -38,7 +44,7 @@ test('property: runs account for every cron occurrence exactly once across rando
         const runs = [];
         let cursor: string | undefined;
         do {
-          const page = await server.listScheduleRuns({
+          const page = await server.call(scheduledMessageRuns, {
             id: s.id,
             limit: 100,
             ...(cursor ? { cursor } : {}),
@@ -63,7 +69,7 @@ test('property: runs account for every cron occurrence exactly once across rando
         const messages = await p.services.messages.history({ serverId: 's1', target, limit: 50 });
         assert.equal(messages.messages.length, Math.min(runs.length, 50));
         assert.ok(created < first);
-        await server.cancelSchedule({ id: s.id });
+        await server.call(scheduledMessageCancel, { id: s.id });
         await p.services.scheduler.stop();
       },
     ),

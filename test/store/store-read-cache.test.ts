@@ -9,6 +9,7 @@ import { SqliteSql } from '../../daemon/store/sqlite-sql.js';
 import { ReadCache } from '../../daemon/store/read-cache.js';
 import type { SqlStore } from '../../daemon/store/sql.js';
 import { FakeClock } from '../../devkit/auth-clock.js';
+import { taskCreate, taskGet, taskUpdate } from '../../catalog/domains/task.js';
 
 async function tempStore(t: { after(fn: () => void): void }) {
   const dir = mkdtempSync(join(tmpdir(), 'agentteam-cache-'));
@@ -29,32 +30,32 @@ async function tempStore(t: { after(fn: () => void): void }) {
 test('task get never serves a stale task: own writes, writes by another connection, writes to other tables', async (t) => {
   const { db, other, server } = await tempStore(t);
   const api = server.forCaller({ serverId: 's1', agentId: 'a1' });
-  const { task } = await api.createTask({ title: 'x' });
-  assert.deepEqual((await api.getTask({ id: task.id })).task, task);
+  const { task } = await api.call(taskCreate, { title: 'x' });
+  assert.deepEqual((await api.call(taskGet, { id: task.id })).task, task);
   assert.deepEqual(
-    (await api.getTask({ id: task.id })).task,
+    (await api.call(taskGet, { id: task.id })).task,
     task,
     'a repeated read is the same task',
   );
 
-  const upd = await api.updateTask({ id: task.id, title: 'y' });
-  assert.equal((await api.getTask({ id: task.id })).task.title, 'y');
-  assert.equal((await api.getTask({ id: task.id })).task.revision, upd.task.revision);
+  const upd = await api.call(taskUpdate, { id: task.id, title: 'y' });
+  assert.equal((await api.call(taskGet, { id: task.id })).task.title, 'y');
+  assert.equal((await api.call(taskGet, { id: task.id })).task.revision, upd.task.revision);
 
   other
     .prepare("UPDATE tasks SET title = 'from elsewhere', revision = revision + 1 WHERE id = ?")
     .run(task.id);
-  const seen = (await api.getTask({ id: task.id })).task;
+  const seen = (await api.call(taskGet, { id: task.id })).task;
   assert.equal(seen.title, 'from elsewhere');
   assert.equal(seen.revision, upd.task.revision + 1);
 
   // A write this connection makes outside the task store (any table) is seen too.
   db.prepare("UPDATE tasks SET status = 'done' WHERE id = ?").run(task.id);
-  assert.equal((await api.getTask({ id: task.id })).task.status, 'done');
+  assert.equal((await api.call(taskGet, { id: task.id })).task.status, 'done');
 
   // Another server never gets a cached task of this one.
   await assert.rejects(
-    server.forCaller({ serverId: 's2', agentId: 'a1' }).getTask({ id: task.id }),
+    server.forCaller({ serverId: 's2', agentId: 'a1' }).call(taskGet, { id: task.id }),
     /not found/,
   );
 });
@@ -62,8 +63,8 @@ test('task get never serves a stale task: own writes, writes by another connecti
 test('nothing is cached while a transaction is open; a transaction that rolls back leaves no trace; cached values are frozen', async (t) => {
   const { sql, server } = await tempStore(t);
   const api = server.forCaller({ serverId: 's1', agentId: 'a1' });
-  const { task } = await api.createTask({ title: 'x' });
-  assert.equal((await api.getTask({ id: task.id })).task.title, 'x'); // cached now
+  const { task } = await api.call(taskCreate, { title: 'x' });
+  assert.equal((await api.call(taskGet, { id: task.id })).task.title, 'x'); // cached now
   let opened!: () => void;
   const open = new Promise<void>((r) => (opened = r));
   let release!: () => void;
@@ -76,11 +77,11 @@ test('nothing is cached while a transaction is open; a transaction that rolls ba
   });
   await open;
   // The transaction holds the store: a read waits for it and never sees, nor caches, its rows.
-  const during = api.getTask({ id: task.id });
+  const during = api.call(taskGet, { id: task.id });
   release();
   await assert.rejects(tx, /roll back/);
   assert.equal((await during).task.title, 'x');
-  const after = (await api.getTask({ id: task.id })).task;
+  const after = (await api.call(taskGet, { id: task.id })).task;
   assert.equal(after.title, 'x');
   assert.throws(() => {
     (after as { title: string }).title = 'changed';

@@ -7,8 +7,11 @@ import { openDb } from '../../daemon/store/db.js';
 import { runMigrations, type Migration } from '../../daemon/store/migrations.js';
 import { TeamServer } from '../../daemon/store/team-server.js';
 import { SqliteSql } from '../../daemon/store/sqlite-sql.js';
-import { ExecError } from '../../daemon/errors.js';
+import { ExecError } from '../../daemon/errors/exec-error.js';
 import { ID_PATTERN } from '../../catalog/common.js';
+import { projectCreate, projectList } from '../../catalog/domains/project.js';
+import { reviewAdd, reviewList } from '../../catalog/domains/review.js';
+import { taskCreate, taskGet, taskList, taskUpdate } from '../../catalog/domains/task.js';
 
 async function tempStore(t: { after(fn: () => void): void }) {
   const dir = mkdtempSync(join(tmpdir(), 'agentteam-store-'));
@@ -80,11 +83,11 @@ test('a failing migration rolls back with its record; a duplicate id is refused'
 test('task create/get/update with revisions and conflicts', async (t) => {
   const { server } = await tempStore(t);
   const api = server.forCaller({ serverId: 's1', agentId: 'a1' });
-  const { task } = await api.createTask({ title: 'x' });
+  const { task } = await api.call(taskCreate, { title: 'x' });
   assert.match(task.id, new RegExp(ID_PATTERN));
   assert.equal(task.status, 'todo');
   assert.equal(task.revision, 1);
-  const upd = await api.updateTask({
+  const upd = await api.call(taskUpdate, {
     id: task.id,
     status: 'done',
     assignee: 'a2',
@@ -93,36 +96,39 @@ test('task create/get/update with revisions and conflicts', async (t) => {
   assert.equal(upd.task.revision, 2);
   assert.equal(upd.task.assignee, 'a2');
   await rejects(
-    api.updateTask({ id: task.id, title: 'y', expectedRevision: 1 }),
+    api.call(taskUpdate, { id: task.id, title: 'y', expectedRevision: 1 }),
     'revision_conflict',
   );
-  await rejects(api.updateTask({ id: task.id }), 'validation_failed', '');
-  const cleared = await api.updateTask({ id: task.id, assignee: null });
+  await rejects(api.call(taskUpdate, { id: task.id }), 'validation_failed', '');
+  const cleared = await api.call(taskUpdate, { id: task.id, assignee: null });
   assert.equal(cleared.task.assignee, null);
-  await rejects(api.getTask({ id: 'task_doesnotexist' }), 'not_found');
+  await rejects(api.call(taskGet, { id: 'task_doesnotexist' }), 'not_found');
   // Another server does not see the task.
   await rejects(
-    server.forCaller({ serverId: 's2', agentId: 'a1' }).getTask({ id: task.id }),
+    server.forCaller({ serverId: 's2', agentId: 'a1' }).call(taskGet, { id: task.id }),
     'not_found',
   );
-  await rejects(api.createTask({ title: 'y', projectId: 'project_nothere' }), 'not_found');
+  await rejects(api.call(taskCreate, { title: 'y', projectId: 'project_nothere' }), 'not_found');
 });
 
 test('idempotency: replay, conflict, scope per agent and action', async (t) => {
   const { server, db } = await tempStore(t);
   const a1 = server.forCaller({ serverId: 's1', agentId: 'a1' });
-  const first = await a1.createTask({ title: 'x', idempotencyKey: 'k1' });
-  const again = await a1.createTask({ title: 'x', idempotencyKey: 'k1' });
+  const first = await a1.call(taskCreate, { title: 'x', idempotencyKey: 'k1' });
+  const again = await a1.call(taskCreate, { title: 'x', idempotencyKey: 'k1' });
   assert.deepEqual(again, first);
-  await rejects(a1.createTask({ title: 'other', idempotencyKey: 'k1' }), 'idempotency_conflict');
+  await rejects(
+    a1.call(taskCreate, { title: 'other', idempotencyKey: 'k1' }),
+    'idempotency_conflict',
+  );
   const a2 = await server
     .forCaller({ serverId: 's1', agentId: 'a2' })
-    .createTask({ title: 'x', idempotencyKey: 'k1' });
+    .call(taskCreate, { title: 'x', idempotencyKey: 'k1' });
   assert.notEqual(a2.task.id, first.task.id);
   const count = (db.prepare('SELECT count(*) AS n FROM tasks').get() as { n: number }).n;
   assert.equal(count, 2);
   const results = await Promise.all(
-    Array.from({ length: 50 }, () => a1.createProject({ name: 'p', idempotencyKey: 'same' })),
+    Array.from({ length: 50 }, () => a1.call(projectCreate, { name: 'p', idempotencyKey: 'same' })),
   );
   assert.equal(new Set(results.map((r) => JSON.stringify(r))).size, 1);
   assert.equal((db.prepare('SELECT count(*) AS n FROM projects').get() as { n: number }).n, 1);
@@ -132,12 +138,12 @@ test('task list: keyset order, filters, tampered/foreign/mismatched cursors', as
   const { server } = await tempStore(t);
   const api = server.forCaller({ serverId: 's1', agentId: 'a1' });
   for (let i = 0; i < 45; i++)
-    await api.createTask({ title: `t${i}`, status: i % 3 === 0 ? 'done' : 'todo' });
+    await api.call(taskCreate, { title: `t${i}`, status: i % 3 === 0 ? 'done' : 'todo' });
   const seen: string[] = [];
   let cursor: string | undefined;
   let pages = 0;
   do {
-    const page = await api.listTasks({ limit: 10, ...(cursor ? { cursor } : {}) });
+    const page = await api.call(taskList, { limit: 10, ...(cursor ? { cursor } : {}) });
     seen.push(...page.tasks.map((x) => x.id));
     assert.equal(page.hasMore, page.nextCursor !== undefined);
     cursor = page.nextCursor;
@@ -145,16 +151,16 @@ test('task list: keyset order, filters, tampered/foreign/mismatched cursors', as
   } while (cursor);
   assert.equal(pages, 5);
   assert.equal(new Set(seen).size, 45);
-  const first = await api.listTasks({ status: 'done', limit: 5 });
+  const first = await api.call(taskList, { status: 'done', limit: 5 });
   assert.ok(first.tasks.every((x) => x.status === 'done'));
   const c = first.nextCursor!;
   await rejects(
-    api.listTasks({ status: 'todo', limit: 5, cursor: c }),
+    api.call(taskList, { status: 'todo', limit: 5, cursor: c }),
     'validation_failed',
     '/cursor',
   );
   await rejects(
-    api.listTasks({
+    api.call(taskList, {
       status: 'done',
       limit: 5,
       cursor: c.slice(0, -2) + (c.endsWith('A') ? 'BB' : 'AA'),
@@ -163,21 +169,21 @@ test('task list: keyset order, filters, tampered/foreign/mismatched cursors', as
     '/cursor',
   );
   await rejects(
-    api.listTasks({ status: 'done', limit: 5, cursor: 'garbage' }),
+    api.call(taskList, { status: 'done', limit: 5, cursor: 'garbage' }),
     'validation_failed',
     '/cursor',
   );
-  await rejects(api.listProjects({ limit: 5, cursor: c }), 'validation_failed', '/cursor');
+  await rejects(api.call(projectList, { limit: 5, cursor: c }), 'validation_failed', '/cursor');
   await rejects(
     server
       .forCaller({ serverId: 's2', agentId: 'a1' })
-      .listTasks({ status: 'done', limit: 5, cursor: c }),
+      .call(taskList, { status: 'done', limit: 5, cursor: c }),
     'validation_failed',
     '/cursor',
   );
-  const ok = await api.listTasks({ status: 'done', limit: 5, cursor: c });
+  const ok = await api.call(taskList, { status: 'done', limit: 5, cursor: c });
   assert.ok(ok.tasks.length > 0);
-  const last = await api.listTasks({ limit: 100 });
+  const last = await api.call(taskList, { limit: 100 });
   assert.equal(last.hasMore, false);
   assert.equal('nextCursor' in last, false);
 });
@@ -185,28 +191,28 @@ test('task list: keyset order, filters, tampered/foreign/mismatched cursors', as
 test('reviews: thread per task, newest first, author is the caller', async (t) => {
   const { server } = await tempStore(t);
   const api = server.forCaller({ serverId: 's1', agentId: 'rev' });
-  const { task } = await api.createTask({ title: 'x' });
+  const { task } = await api.call(taskCreate, { title: 'x' });
   for (let i = 0; i < 5; i++)
-    await api.addReview({ taskId: task.id, verdict: 'comment', body: `r${i}` });
-  const p1 = await api.listReviews({ taskId: task.id, limit: 3 });
+    await api.call(reviewAdd, { taskId: task.id, verdict: 'comment', body: `r${i}` });
+  const p1 = await api.call(reviewList, { taskId: task.id, limit: 3 });
   assert.deepEqual(
     p1.reviews.map((r) => r.body),
     ['r4', 'r3', 'r2'],
   );
   assert.equal(p1.reviews[0]!.author, 'rev');
-  const p2 = await api.listReviews({ taskId: task.id, limit: 3, cursor: p1.nextCursor! });
+  const p2 = await api.call(reviewList, { taskId: task.id, limit: 3, cursor: p1.nextCursor! });
   assert.deepEqual(
     p2.reviews.map((r) => r.body),
     ['r1', 'r0'],
   );
-  const other = await api.createTask({ title: 'y' });
+  const other = await api.call(taskCreate, { title: 'y' });
   await rejects(
-    api.listReviews({ taskId: other.task.id, limit: 3, cursor: p1.nextCursor! }),
+    api.call(reviewList, { taskId: other.task.id, limit: 3, cursor: p1.nextCursor! }),
     'validation_failed',
     '/cursor',
   );
   await rejects(
-    api.addReview({ taskId: 'task_missing1', verdict: 'approve', body: 'x' }),
+    api.call(reviewAdd, { taskId: 'task_missing1', verdict: 'approve', body: 'x' }),
     'not_found',
   );
 });

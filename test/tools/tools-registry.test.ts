@@ -6,7 +6,7 @@ import {
   type RegisteredTool,
   type ToolOwner,
 } from '../../daemon/tools/registry.js';
-import { ExecError } from '../../daemon/errors.js';
+import { ExecError } from '../../daemon/errors/exec-error.js';
 
 const owner = (key: string): ToolOwner => ({ key, label: `owner ${key}` });
 const tool = (o: ToolOwner, name: string): RegisteredTool => ({

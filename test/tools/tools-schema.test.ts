@@ -5,8 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { checkDeclaration, pointerOfPath } from '../../catalog/tool-declaration.js';
 import { DECLARATION_SCHEMA } from '../../catalog/tool-declaration-schema.js';
-import { buildMatcher } from '../../daemon/results/secrets.js';
-import { lineMasker } from '../../daemon/results/stream.js';
+import { buildMatcher } from '../../daemon/masking/secrets.js';
+import { lineMasker } from '../../daemon/masking/stream.js';
 
 /**
  * The published declaration schema and the hand-written checker agree: the

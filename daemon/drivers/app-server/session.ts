@@ -3,7 +3,7 @@ import type { Authorization } from '../../auth/authorization.js';
 import type { Diag } from '../../lifecycle/diag.js';
 import type { ToolHost } from '../../tools/contracts.js';
 import type { ResultGate } from '../../results/gate.js';
-import { ExecError, errorBody } from '../../errors.js';
+import { ExecError, errorBody } from '../../errors/exec-error.js';
 import { attachedThread, THREAD_META_KEY } from '../../http/child-gate.js';
 import { errorResult } from '../../tools/tool-result.js';
 import { MethodNotFound, RpcPeer } from './rpc.js';

@@ -1,5 +1,4 @@
 import pg from 'pg';
-import { ExecError } from '../../errors.js';
 import {
   attemptUnder,
   NestedStatementError,
@@ -13,7 +12,9 @@ import { decodeText, encodeText } from './text.js';
 import { numberPlaceholders } from './placeholders.js';
 import type { StoreUrl } from '../../../lib/store-url.js';
 import { inSpan } from '../../telemetry/tracing.js';
+import { ExecError } from '../../errors/exec-error.js';
 import { TxScope } from '../tx-scope.js';
+import { leavingError, retryable } from './pg-errors.js';
 
 const PG_SPAN = { 'db.system.name': 'postgresql' };
 
@@ -38,10 +39,6 @@ const TYPES = {
     return pg.types.getTypeParser(oid, format as 'text');
   },
 };
-
-/** SQLSTATEs after which the whole transaction is run again: serialization failure, deadlock. */
-const RETRY = new Set(['40001', '40P01']);
-const retryable = (err: unknown) => RETRY.has((err as { code?: string }).code ?? '');
 
 /**
  * The shared team store's driver: node-postgres with a bounded pool. Every
@@ -266,31 +263,8 @@ export class PgSql implements SqlStore {
     return q;
   }
 
-  /**
-   * Errors that leave the driver: our own ExecErrors as they are; a lost or
-   * refused connection as `upstream_error` naming the store's host (password
-   * masked); anything else unchanged (it becomes `internal` at the edge).
-   */
   private translate(err: unknown): unknown {
-    if (err instanceof ExecError || err instanceof NestedStatementError) return err;
-    const e = err as { code?: string; message?: string };
-    const code = e.code ?? '';
-    const connection =
-      /^(08|57P|53)/.test(code) ||
-      ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE'].includes(
-        code,
-      ) ||
-      /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
-        e.message ?? '',
-      );
-    if (!connection) return err;
-    return new ExecError(
-      'upstream_error',
-      `the team store at ${this.url.location} is unreachable: ${this.url.mask(e.message ?? code)}`,
-      {
-        hint: 'Retry shortly; if it persists, check that the database server is up (daemon status names it).',
-      },
-    );
+    return leavingError(err, this.url);
   }
 }
 

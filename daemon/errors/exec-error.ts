@@ -1,5 +1,10 @@
-import { ERROR_TABLE, type ErrorBody, type ErrorCode, type ErrorDetail } from '../catalog/index.js';
-import { boundErrorBody } from '../catalog/error-limits.js';
+import {
+  ERROR_TABLE,
+  type ErrorBody,
+  type ErrorCode,
+  type ErrorDetail,
+} from '../../catalog/index.js';
+import { boundErrorBody } from '../../catalog/error-limits.js';
 
 interface ExecErrorExtra {
   hint?: string;

@@ -1,9 +1,8 @@
 import type { InputOf, OutputOf } from '../../catalog/descriptor.js';
 import { agentGet, agentList } from '../../catalog/domains/agent.js';
-import { ExecError } from '../errors.js';
-import type { HandlerContext } from '../exec/context.js';
+import { ExecError } from '../errors/exec-error.js';
 import { pageLimit, pageOf } from '../store/cursor.js';
-import type { Registry } from '../exec/registry.js';
+import { profileAction, type ProfileActionContext } from './action.js';
 import { projectAgent } from '../profile/projection.js';
 
 const KEY = ['string'] as const;
@@ -16,7 +15,7 @@ type GetOut = OutputOf<typeof agentGet>;
  * The list cursor binds the normalized query and the profile revision, so
  * after any reload a walk must start over instead of skipping or repeating.
  */
-async function list(input: InputOf<typeof agentList>, ctx: HandlerContext): Promise<ListOut> {
+async function list(input: InputOf<typeof agentList>, ctx: ProfileActionContext): Promise<ListOut> {
   const query = input.query?.trim().toLowerCase() || undefined;
   const { profile, revision } = ctx.profile;
   const binding = {
@@ -46,7 +45,7 @@ async function list(input: InputOf<typeof agentList>, ctx: HandlerContext): Prom
   return { agents: items.map((a) => projectAgent(a, profile)), ...more };
 }
 
-async function get(input: InputOf<typeof agentGet>, ctx: HandlerContext): Promise<GetOut> {
+async function get(input: InputOf<typeof agentGet>, ctx: ProfileActionContext): Promise<GetOut> {
   const { profile } = ctx.profile;
   const agent = profile.agents.find((a) => a.id === input.id);
   if (!agent)
@@ -56,7 +55,4 @@ async function get(input: InputOf<typeof agentGet>, ctx: HandlerContext): Promis
   return { agent: projectAgent(agent, profile) };
 }
 
-export function registerAgentHandlers(r: Registry): void {
-  r.registerJSON(agentList, list);
-  r.registerJSON(agentGet, get);
-}
+export const agentActions = [profileAction(agentList, list), profileAction(agentGet, get)];

@@ -2,14 +2,14 @@ declare const MASKED: unique symbol;
 
 /**
  * Text that has been through the result gate's masking. Only the gate
- * (daemon/results/gate.ts) and the log writer (daemon/results/log.ts) make
+ * (daemon/results/gate.ts) and the log writer (daemon/masking/log.ts) make
  * one; everything that cuts, bounds, chunks, spills or writes text to a place
  * outside the daemon takes this type, so handing it raw text is a type error
  * (and a test fails on any `as Masked` elsewhere).
  */
 export type Masked = string & { readonly [MASKED]: true };
 
-/** What a masking label looks like: `[NAME]`, the name of safe characters only (daemon/results/secrets.ts). */
+/** What a masking label looks like: `[NAME]`, the name of safe characters only (daemon/masking/secrets.ts). */
 const LABEL_CHARS = /[A-Za-z0-9_.:-]/;
 const MAX_LABEL = 66;
 

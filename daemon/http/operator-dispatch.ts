@@ -13,8 +13,8 @@ import type {
 import type { Clock } from '../../lib/clock.js';
 import { OPERATOR_VALIDATORS_FILE } from '../../lib/generated.js';
 import { toInputCheck, type ValidateFunction } from '../../lib/input-validators.js';
-import { ExecError } from '../errors.js';
-import { readJsonBody } from '../http/json-body.js';
+import { ExecError } from '../errors/exec-error.js';
+import { readJsonBody } from './json-body.js';
 
 /**
  * A handler of one row: its checked input in, the envelope's data out (or a

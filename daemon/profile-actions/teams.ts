@@ -1,7 +1,7 @@
 import { teamGet, teamList } from '../../catalog/domains/team.js';
-import { ExecError } from '../errors.js';
+import { ExecError } from '../errors/exec-error.js';
 import { pageLimit, pageOf } from '../store/cursor.js';
-import type { Registry } from '../exec/registry.js';
+import { profileAction } from './action.js';
 import type { TeamConfig } from '../profile/types.js';
 
 const KEY = ['string', 'string', 'string'] as const;
@@ -33,8 +33,8 @@ const view = (t: TeamConfig) => ({
  * is made of the values themselves, so a cursor stays meaningful across a
  * profile reload and needs no revision binding.
  */
-export function registerTeamHandlers(r: Registry): void {
-  r.registerJSON(teamList, async (input, ctx) => {
+export const teamActions = [
+  profileAction(teamList, async (input, ctx) => {
     const binding = { action: 'team/list', scope: 'profile', filter: {} };
     const limit = pageLimit(input.limit);
     const after =
@@ -46,14 +46,14 @@ export function registerTeamHandlers(r: Registry): void {
       ctx.cursors.encode(binding, keyOf(t)),
     );
     return { teams: items.map(view), ...more };
-  });
+  }),
 
-  r.registerJSON(teamGet, async (input, ctx) => {
+  profileAction(teamGet, async (input, ctx) => {
     const team = ctx.profile.profile.teams.find((t) => t.teamId === input.teamId);
     if (!team)
       throw new ExecError('not_found', `team ${input.teamId} not found`, {
         hint: 'List teams with team list.',
       });
     return { team: view(team) };
-  });
-}
+  }),
+];

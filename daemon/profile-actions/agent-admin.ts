@@ -1,9 +1,7 @@
 import type { InputOf } from '../../catalog/descriptor.js';
 import { agentCreate, agentDelete, agentUpdate } from '../../catalog/domains/agent-admin.js';
-import { profileGet, workspaceGet } from '../../catalog/domains/workspace.js';
-import { ExecError } from '../errors.js';
-import type { HandlerContext } from '../exec/context.js';
-import type { Registry } from '../exec/registry.js';
+import { ExecError } from '../errors/exec-error.js';
+import { profileAction, type ProfileActionContext } from './action.js';
 import { editProfile, type RawProfile } from '../profile/profile-edit.js';
 import { projectAgent } from '../profile/projection.js';
 
@@ -14,7 +12,7 @@ function agentsOf(doc: RawProfile): Record<string, unknown>[] {
   return doc.agents;
 }
 
-function viewOf(ctx: HandlerContext, id: string) {
+function viewOf(ctx: ProfileActionContext, id: string) {
   const { profile } = ctx.profile;
   const a = profile.agents.find((x) => x.id === id);
   if (!a) throw new ExecError('internal', 'the edited agent is missing after reload');
@@ -31,8 +29,8 @@ function applyFields(entry: Record<string, unknown>, input: InputOf<typeof agent
   }
 }
 
-export function registerAgentAdminHandlers(r: Registry): void {
-  r.registerJSON(
+export const agentAdminActions = [
+  profileAction(
     agentCreate,
     async (input, ctx) =>
       await ctx.server.idempotent('agent/create', input, () => {
@@ -48,9 +46,9 @@ export function registerAgentAdminHandlers(r: Registry): void {
         });
         return { agent: viewOf(ctx, input.id), revision };
       }),
-  );
+  ),
 
-  r.registerJSON(
+  profileAction(
     agentUpdate,
     async (input, ctx) =>
       await ctx.server.idempotent('agent/update', input, () => {
@@ -64,9 +62,9 @@ export function registerAgentAdminHandlers(r: Registry): void {
         });
         return { agent: viewOf(ctx, input.id), revision };
       }),
-  );
+  ),
 
-  r.registerJSON(
+  profileAction(
     agentDelete,
     async (input, ctx) =>
       await ctx.server.idempotent('agent/delete', input, () => {
@@ -94,35 +92,5 @@ export function registerAgentAdminHandlers(r: Registry): void {
         });
         return { deleted: { id: input.id }, revision };
       }),
-  );
-
-  r.registerJSON(workspaceGet, async (_input, ctx) => {
-    const p = ctx.principal;
-    const teams = ctx.profile.profile.teams
-      .filter((t) => t.members.some((m) => m.kind === 'agent' && m.handle === p.agentId))
-      .map((t) => ({ teamId: t.teamId, handle: t.handle, displayName: t.displayName }));
-    return {
-      workspace: {
-        serverId: p.serverId,
-        agentId: p.agentId,
-        sessionId: p.sessionId,
-        runId: p.runId,
-        workdirSet: p.workdir !== null,
-        teams,
-      },
-    };
-  });
-
-  r.registerJSON(profileGet, async (_input, ctx) => {
-    const { profile, revision } = ctx.profile;
-    const self = profile.agents.find((a) => a.id === ctx.principal.agentId);
-    return {
-      profile: {
-        revision,
-        agentCount: profile.agents.length,
-        teamCount: profile.teams.length,
-        self: self ? projectAgent(self, profile) : null,
-      },
-    };
-  });
-}
+  ),
+];
