@@ -12,7 +12,11 @@ import {
   type CoreOperatorRoute,
   type OperatorContext,
 } from './operator/routes.js';
-import { absentRoute, registerOperatorApi, type OperatorHandlers } from './http/operator-dispatch.js';
+import {
+  absentRoute,
+  registerOperatorApi,
+  type OperatorHandlers,
+} from './http/operator-dispatch.js';
 import type { Diag } from './lifecycle/diag.js';
 import { hostOriginGuard } from './http/host-origin.js';
 import { ERROR_TABLE } from '../catalog/errors.js';

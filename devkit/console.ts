@@ -6,6 +6,9 @@ import type { Daemon } from './daemon.js';
 export interface ConsoleClient {
   /** `http://<name>.localhost:PORT`, from the sign-in link. */
   readonly origin: string;
+  /** The console's Host header and the session cookie (`name=value`), for hand-made requests. */
+  readonly host: string;
+  readonly cookie: string;
   get(path: string): Promise<RawResponse>;
   /** A form post from a console page: the console's Origin and the session's CSRF token added. */
   post(path: string, form: Record<string, string>, csrf: string): Promise<RawResponse>;
@@ -29,6 +32,8 @@ export async function signIn(d: Daemon): Promise<ConsoleClient> {
   const cookie = String(login.headers['set-cookie']).split(';')[0]!;
   return {
     origin,
+    host,
+    cookie,
     get: (path) => rawRequest(`${d.url}${path}`, 'GET', { host, cookie }),
     post: (path, f, csrf) =>
       rawRequest(
