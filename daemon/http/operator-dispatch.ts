@@ -71,7 +71,7 @@ export function registerOperatorApi<E extends Env>(
       if (!r.ok)
         throw new ExecError(
           row.invalid ?? 'validation_failed',
-          'the request does not match the schema',
+          schemaRefusal(part, r.details[0]),
           {
             details: r.details,
             ...(r.detailsOmitted !== undefined ? { detailsOmitted: r.detailsOmitted } : {}),
@@ -97,4 +97,13 @@ export function registerOperatorApi<E extends Env>(
       return c.json({ ok: true, data: out }, (row.status ?? 200) as 200);
     });
   }
+}
+
+/** Names the first failing field, so a person reading only the message (the CLI prints no details) knows what to fix. */
+function schemaRefusal(
+  part: string,
+  first: { readonly path: string; readonly message: string } | undefined,
+): string {
+  if (!first) return `the request ${part} does not match the schema`;
+  return `the request ${part} does not match the schema at ${first.path || '/'}: ${first.message}`;
 }

@@ -12,7 +12,7 @@ import { ROOT } from '../../devkit/cli.js';
 
 /**
  * The operator API is one table (catalog/operator/) with one dispatcher
- * (daemon/operator/dispatch.ts) and one typed client (lib/operator-client.ts).
+ * (daemon/http/operator-dispatch.ts) and one typed client (lib/operator-client.ts).
  */
 
 function sources(dir: string): string[] {
@@ -33,7 +33,7 @@ test('no route is registered under /api/v1 outside the dispatcher', () => {
   const found = sources('daemon').filter((f) => REGISTRATION.test(text(f)));
   assert.deepEqual(found, []);
   // The dispatcher registers every row from the table, by the row's method and path.
-  assert.match(text('daemon/operator/dispatch.ts'), /app\.on\(row\.method, row\.path,/);
+  assert.match(text('daemon/http/operator-dispatch.ts'), /app\.on\(row\.method, row\.path,/);
 });
 
 test('every row has one name and one method+path; the generated index and OpenAPI follow the table', () => {
