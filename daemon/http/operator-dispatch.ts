@@ -69,14 +69,10 @@ export function registerOperatorApi<E extends Env>(
       if (!validate) return;
       const r = toInputCheck(validate)(value);
       if (!r.ok)
-        throw new ExecError(
-          row.invalid ?? 'validation_failed',
-          schemaRefusal(part, r.details[0]),
-          {
-            details: r.details,
-            ...(r.detailsOmitted !== undefined ? { detailsOmitted: r.detailsOmitted } : {}),
-          },
-        );
+        throw new ExecError(row.invalid ?? 'validation_failed', schemaRefusal(part, r.details[0]), {
+          details: r.details,
+          ...(r.detailsOmitted !== undefined ? { detailsOmitted: r.detailsOmitted } : {}),
+        });
     };
     app.on(row.method, row.path, async (c) => {
       const input: Record<string, unknown> = {};
