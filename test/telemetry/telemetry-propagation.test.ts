@@ -1,10 +1,6 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { writeFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { startRuntime } from '../../devkit/daemon.js';
+import { kbTurn } from '../../devkit/knowledge.js';
 import { rpc } from '../../devkit/http.js';
 import { connectApp, connectAgent, echoTool, waitUntil } from '../../devkit/client-tools.js';
 import { lookupTool, spawnServe } from '../../devkit/serve-stdio.js';
@@ -86,47 +82,7 @@ test('a client tool call carries the trace context in its _meta, over HTTP/SSE a
 });
 
 test('kb_search carries the trace context to the knowledge upstream', async (t) => {
-  const seen: Record<string, string | string[] | undefined>[] = [];
-  const upstream = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      seen.push(req.headers);
-      res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify({ hits: [], hasMore: false }));
-    });
-  });
-  await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
-  t.after(() => new Promise<void>((r) => upstream.close(() => r())));
-  writeFileSync(
-    join(d.home, 'kb.json'),
-    JSON.stringify({
-      upstream: {
-        url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
-        timeoutMs: 2000,
-      },
-    }),
-  );
-  t.after(() => rmSync(join(d.home, 'kb.json'), { force: true }));
-  assert.equal((await d.cli(['daemon', 'reload'])).code, 0);
-  const posted = await d.cli([
-    'message',
-    'post',
-    '--target',
-    'channel:kb',
-    '--as',
-    'human:ada',
-    'How do we deploy?',
-  ]);
-  assert.equal(posted.code, 0, posted.stderr);
-  const messageId = (JSON.parse(posted.stdout) as { data: { message: { id: string } } }).data
-    .message.id;
-  const rt = await startRuntime(d, {
-    server: 'local',
-    agent: 'k1',
-    runArgs: ['--turn-target', 'channel:kb', '--turn-message', messageId],
-  });
-  t.after(() => rt.close());
+  const { seen, rt } = await kbTurn(t, d, { channel: 'channel:kb', agent: 'k1' });
   const caller = callerContext();
   const res = await rpc(
     rt.mcpUrl,
