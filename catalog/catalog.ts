@@ -11,6 +11,7 @@ import { agentCatalog } from './domains/agent.js';
 import { agentAdminCatalog } from './domains/agent-admin.js';
 import { scheduledMessageCatalog } from './domains/scheduled-message.js';
 import { approvalCatalog } from './domains/approval.js';
+import { turnCatalog } from './domains/turn.js';
 import { workspaceCatalog } from './domains/workspace.js';
 import { workflowCatalog } from './domains/workflow.js';
 
@@ -24,6 +25,7 @@ export const BUILTIN_DOMAINS: readonly CatalogDomain[] = [
   agentAdminCatalog,
   scheduledMessageCatalog,
   approvalCatalog,
+  turnCatalog,
   workspaceCatalog,
   workflowCatalog,
 ];

@@ -115,6 +115,20 @@ export const LIMITS = {
   /** Steps of one plan version, and so of one run. */
   planSteps: 30,
   stepNote: written(1024),
+  /**
+   * Messages one turn answers: those that arrive while the agent is busy on
+   * the same target join the queued turn up to this many, then a new turn
+   * queues behind it.
+   */
+  turnMessages: 50,
+  /** Queued turns per agent; one more is recorded as dropped (queue_full) for the operator to see. */
+  turnQueue: 100,
+  /**
+   * The UTF-8 bytes of message text a turn's prompt inlines. Text beyond it
+   * is named by message id with a hint to read it with message_history_read,
+   * so a burst of long messages cannot make a prompt the runtime refuses.
+   */
+  turnPromptTextBytes: 32 * 1024,
   /** Problems one workflow validation reports (the rest are counted, not listed). */
   validationProblems: 20,
   validationPath: { chars: 64, bytes: 64 },

@@ -30,6 +30,8 @@ interface OperatorRead {
 export const OPERATOR_READS: readonly OperatorRead[] = [
   { command: ['approval', 'list'], domain: 'approval', action: 'list' },
   { command: ['task', 'list'], domain: 'task', action: 'list' },
+  { command: ['turn', 'list'], domain: 'turn', action: 'list' },
+  { command: ['turn', 'show'], domain: 'turn', action: 'get' },
   { command: ['task', 'get'], domain: 'task', action: 'get' },
   { command: ['scheduled-message', 'list'], domain: 'scheduled-message', action: 'list' },
   { command: ['scheduled-message', 'get'], domain: 'scheduled-message', action: 'get' },

@@ -20,13 +20,43 @@ export function declareOperatorCommands(
   const message = program.command('message').description('Post and read messages as an operator.');
   message
     .command('post')
-    .description('Post a message to a target.')
+    .description(
+      'Post a message to a target. A turn is queued for each agent of the profile it addresses (the answer lists them).',
+    )
     .requiredOption('--target <target>', 'exact target')
     .requiredOption('--as <sender>', 'human:<handle>')
     .option('--server <id>', `server id (default: ${DEFAULT_SERVER})`)
     .option('--reply-to <messageId>', 'id of the message this one answers')
     .argument('<text>', 'message text')
+    .addHelpText(
+      'after',
+      `
+Which agents a message starts a turn for (only a human: author starts any):
+  dm:<agent>        that agent
+  channel:<name>    each @<agent> mentioned, and the agent members of each @<team handle>
+  thread:<msgId>    agents mentioned in the message or its root, the root's agent author,
+                    and agents who already wrote in the thread
+  task:<taskId>     the task's assignee when it is an agent, and each @<agent> mentioned
+A message that arrives while the agent's turn on the same target is queued joins that turn.`,
+    )
     .action(bind('message-post'));
+  const turn = program
+    .command('turn')
+    .description("Turns: runs of an agent's runtime started for a person's message.");
+  for (const [verb, what] of [
+    ['cancel', 'Cancel a queued turn, or stop a running one (its whole process group).'],
+    ['retry', 'Queue a new turn for the agent, target and messages of an ended one.'],
+  ] as const) {
+    turn
+      .command(verb)
+      .description(what)
+      .argument('<id>', 'turn id (turn_...)')
+      .option('--server <id>', `server id (default: ${DEFAULT_SERVER})`)
+      .action(async function (this: CommandType) {
+        this.setOptionValue('verb', verb);
+        await bind('turn-control').call(this);
+      });
+  }
   message
     .command('history')
     .description('Read the messages of a target, newest first.')

@@ -2,7 +2,7 @@ import type { Hono } from 'hono';
 import type { RuntimeEnv } from './auth/principal.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import type { Authorization } from './auth/authorization.js';
-import type { LaunchHook } from './operator/runtimes.js';
+import type { LaunchHook } from './drivers/launch-hook.js';
 import type { Diag } from './lifecycle/diag.js';
 import { prepareRuntimeDriver } from './drivers/index.js';
 import { memoryFolder } from './knowledge/memory.js';
@@ -16,6 +16,9 @@ import { registerMcpRoutes } from './mcp/routes.js';
 import { codexAppServerHandlers } from './operator/codex-app-server.js';
 import type { AuthorizationStore } from './auth/store.js';
 import { messageOperatorHandlers } from './operator/messages.js';
+import { turnOperatorHandlers } from './operator/turns.js';
+import { openTurns } from './turns/part.js';
+import type { TurnRunner } from './turns/runner.js';
 import { registerTokenAnalysisRoutes } from './analysis/routes.js';
 import type { AnalysisTokens } from './auth/analysis-token.js';
 import { MCP_TOOLS } from '../catalog/mcp-tools.js';
@@ -39,6 +42,12 @@ import { absentRoute } from './http/operator-dispatch.js';
 import type { PartOperatorHandlers } from './app.js';
 import type { AuditSettings } from './audit/settings.js';
 
+/** What the server gives the parts once it has them: the authorizations and the runtime URLs. */
+interface PartContext {
+  readonly auths: AuthorizationStore;
+  readonly urls: (serverId: string, agentId: string) => { execBaseUrl: string; mcpUrl: string };
+}
+
 /**
  * The parts of the daemon owned by other modules (services, Exec action
  * route, MCP, runtime drivers), opened at start and closed at stop. Keeping
@@ -46,7 +55,7 @@ import type { AuditSettings } from './audit/settings.js';
  */
 export interface DaemonParts {
   /** Registers the runtime routes (Exec, MCP, token analysis) and answers with the parts' rows of the operator API. */
-  registerRoutes(app: Hono<RuntimeEnv>, ctx: { auths: AuthorizationStore }): PartOperatorHandlers;
+  registerRoutes(app: Hono<RuntimeEnv>, ctx: PartContext): PartOperatorHandlers;
   /** The result gate; the server adds the token and operator-token secret sources once the store exists. */
   readonly gate: ResultGate;
   /** What the routes are built on (the in-process test harness reads the scheduler and the stores through it). */
@@ -161,6 +170,7 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
     },
     (message) => opts.diag('tools_watch', { message }),
   );
+  let runner: TurnRunner | null = null;
   const launchHook: LaunchHook = (auth, runtime, mcpUrl, env, runtimeVersion) => {
     const memoryDir = memoryFolder(opts.home, auth.principal.agentId);
     const launch = prepareRuntimeDriver({
@@ -202,12 +212,31 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
         ? registerTokenAnalysisRoutes(app, opts.analysis, MCP_TOOLS)
         : { 'analysis.credential': absentRoute };
       const logs = opts.logs;
+      const turns = openTurns({
+        turns: services.turns,
+        lookup: services.knowledge.turns,
+        profile: () => services.profile.profile,
+        auths: ctx.auths,
+        launchHook,
+        urls: ctx.urls,
+        home: opts.home,
+        owner: services.instance,
+        clock: opts.clock,
+        publish: (event) => clientTools.streams.publish(event),
+        diag: opts.diag,
+        shared: opts.store !== undefined,
+      });
+      runner = turns.runner;
+      void runner
+        .start()
+        .catch((err: Error) => opts.diag('turns_start_failed', { message: err.message }));
       // After the built-ins are registered (registerMcpRoutes): declarations may not take their names.
       loadDeclared();
       watchTools.start();
       return {
         ...codexAppServerHandlers({ auths: ctx.auths, host, gate: services.gate, diag: opts.diag }),
-        ...messageOperatorHandlers(services.messages),
+        ...messageOperatorHandlers(services.messages, turns.service),
+        ...turnOperatorHandlers(turns.service),
         ...analysis,
         ...approvalOperatorHandlers(services.approvals),
         ...operatorReadHandlers(services),
@@ -242,6 +271,7 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
         : { enabled: false },
     }),
     close: async () => {
+      await runner?.close();
       watchTools.close();
       clientTools.close();
       await services.close();

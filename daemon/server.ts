@@ -190,7 +190,8 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       reload,
       urls: (s, a) => runtimeUrls(url, s, a),
       ...(parts.launchHook ? { launchHook: parts.launchHook } : {}),
-      extraRoutes: (a) => parts!.registerRoutes(a, { auths: store }),
+      extraRoutes: (a) =>
+        parts!.registerRoutes(a, { auths: store, urls: (s, g) => runtimeUrls(url, s, g) }),
     });
     const listener = await openListener({
       fetch: app.fetch,

@@ -17,6 +17,7 @@ import type { Registry } from './exec/registry.js';
 import { builtinRegistry } from './exec/builtin.js';
 import { MessageStore, type MessageApi } from './store/messages.js';
 import { createTurnLookup } from './store/turn-lookup.js';
+import type { TurnStore } from './store/turns.js';
 import { MemoryIndexes } from './knowledge/memory.js';
 import { KnowledgeBase } from './knowledge/kb.js';
 import type { KnowledgeServices } from './knowledge/tools.js';
@@ -73,6 +74,10 @@ export interface Services {
   readonly audit: AuditTrail | null;
   /** The recorded trail, for the operator's reads (kept readable when recording is off). */
   readonly auditLog: AuditStore;
+  /** Turns in the team store (the turn engine claims, runs and ends them). */
+  readonly turns: TurnStore;
+  /** This home's stable name on the store (instance.id): what its turn claims carry. */
+  readonly instance: string;
   /** The team server as seen by one caller (server id + agent id). */
   server(caller: Caller): ServerApi;
   /** Re-reads profile.json; an invalid file is logged and the previous profile kept. */
@@ -145,14 +150,9 @@ export async function openServices(opts: OpenServicesOptions): Promise<Services>
   }
   const now = () => opts.clock.now();
   let embedded: TeamServer;
+  const instance = instanceId(opts.home);
   try {
-    embedded = new TeamServer(
-      sql,
-      now,
-      await readCursorKey(sql),
-      opts.idempotency,
-      instanceId(opts.home),
-    );
+    embedded = new TeamServer(sql, now, await readCursorKey(sql), opts.idempotency, instance);
   } catch (err) {
     await sql.close();
     throw err;
@@ -217,6 +217,8 @@ export async function openServices(opts: OpenServicesOptions): Promise<Services>
     messages,
     scheduler,
     approvals: embedded.approvals,
+    turns: embedded.turns,
+    instance,
     extensions: new ExtensionStore(opts.home, (message) => diag('extension', { message })),
     tools: new ToolRegistry(),
     audit,

@@ -105,7 +105,8 @@ export async function startInProc(t: TestContext, opts: InProcOptions = {}): Pro
     stop: () => {},
     reload: async () => ({}),
     urls: () => ({ execBaseUrl: '', mcpUrl: '' }),
-    extraRoutes: (a) => parts.registerRoutes(a, { auths: store }),
+    extraRoutes: (a) =>
+      parts.registerRoutes(a, { auths: store, urls: () => ({ execBaseUrl: '', mcpUrl: '' }) }),
   });
   return {
     home,

@@ -106,6 +106,14 @@ export const OPERATOR_PATHS: {
     method: 'GET',
     path: '/api/v1/messages',
   },
+  'turns.cancel': {
+    method: 'POST',
+    path: '/api/v1/servers/:serverId/turns/:id/cancel',
+  },
+  'turns.retry': {
+    method: 'POST',
+    path: '/api/v1/servers/:serverId/turns/:id/retry',
+  },
   'tools.list': {
     method: 'GET',
     path: '/api/v1/tools',

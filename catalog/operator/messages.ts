@@ -1,6 +1,7 @@
 import { ENTITY_ID_PATTERN } from '../ids.js';
 import { AUTHOR_PATTERN, MESSAGE_ID_PATTERN, TARGET_PATTERN, messageSend } from '../mcp-tools.js';
 import { operatorRoute } from './route.js';
+import { queuedTurnsSchema } from './turns.js';
 
 /** The operator's (a person's) side of messages: post as human:<handle>, read a target's history. */
 
@@ -10,7 +11,8 @@ export const messagesPost = operatorRoute({
   name: 'messages.post',
   method: 'POST',
   path: '/api/v1/messages',
-  summary: 'Posts a message as a person (human:<handle>) to one exact target.',
+  summary:
+    'Posts a message as a person (human:<handle>) to one exact target, and queues a turn for each agent of the profile it addresses.',
   permission: 'operator',
   status: 201,
   body: {
@@ -29,8 +31,8 @@ export const messagesPost = operatorRoute({
   output: {
     type: 'object',
     additionalProperties: false,
-    required: ['message'],
-    properties: { message },
+    required: ['message', 'turns'],
+    properties: { message, turns: queuedTurnsSchema },
   },
 });
 

@@ -8,6 +8,7 @@ import { operatorRead } from './reads.js';
 import type { OperatorRoute } from './route.js';
 import * as runtimes from './runtimes.js';
 import * as tools from './tools.js';
+import * as turns from './turns.js';
 
 /**
  * The operator API (`/api/v1`): every row, in the order the dispatcher
@@ -40,6 +41,8 @@ export const OPERATOR_API = [
   extensions.catalogGet,
   messages.messagesPost,
   messages.messagesHistory,
+  turns.turnsCancel,
+  turns.turnsRetry,
   tools.toolsList,
   tools.toolsLog,
   tools.toolsAnswer,

@@ -5,7 +5,7 @@ import { constants, homedir } from 'node:os';
 import { resolveHome } from '../../lib/home.js';
 import { ENTITY_ID_RULE, isEntityId } from '../../catalog/ids.js';
 import { daemonOperator, readDaemonInfo, readOperatorToken } from '../daemon-client.js';
-import { buildRuntimeEnv } from '../runtime-env.js';
+import { buildRuntimeEnv } from '../../lib/runtime-env.js';
 import { isErrorCode } from '../../catalog/errors.js';
 import { noDaemon, refuse } from '../refusal.js';
 import { driveAppServer } from './run-app-server.js';

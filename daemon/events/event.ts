@@ -12,7 +12,9 @@ export interface DaemonEvent {
     | 'tool.shown'
     | 'tool.asked'
     | 'tool.answered'
-    | 'daemon.log';
+    | 'daemon.log'
+    | 'turn.started'
+    | 'turn.finished';
   readonly data: Record<string, unknown>;
   /** What streams outside `audience` see instead (ids only); null when everyone sees `data`. */
   readonly redacted: Record<string, unknown> | null;

@@ -1,16 +1,23 @@
 import type { MessageApi } from '../store/messages.js';
 import type { OperatorHandlers } from '../http/operator-dispatch.js';
+import type { TurnService } from '../turns/service.js';
 
 /**
  * The operator's (a person's) side of messages (catalog/operator/messages.ts):
- * post as human:<handle>, read a target's history. The rows' schemas carry the
+ * post as human:<handle> (which queues a turn for each agent the message
+ * addresses), read a target's history. The rows' schemas carry the
  * same content limits as message_send, so these handlers only call the store.
  */
 export function messageOperatorHandlers(
   messages: MessageApi,
+  turns: TurnService,
 ): Pick<OperatorHandlers, 'messages.post' | 'messages.history'> {
   return {
-    'messages.post': async ({ body }) => ({ message: await messages.send(body) }),
+    'messages.post': async ({ body }) => {
+      const message = await messages.send(body);
+      // Stored first, then routed: a failure to queue is answered as an error, the message stays stored.
+      return { message, turns: await turns.deliver(body.serverId, message) };
+    },
     'messages.history': ({ query: { limit, ...q } }) =>
       messages.history({ ...q, ...(limit !== undefined ? { limit: Number(limit) } : {}) }),
   };

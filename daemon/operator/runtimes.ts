@@ -1,32 +1,10 @@
 import type { LeaseEnd, LeaseLine, LeaseRequest } from '../../catalog/operator/lease.js';
 import type { runtimesLease } from '../../catalog/operator/runtimes.js';
 import type { OperatorHandler, OperatorHandlers } from '../http/operator-dispatch.js';
-import type { Authorization } from '../auth/authorization.js';
 import { ExecError } from '../errors/exec-error.js';
-import type { RuntimeKind } from '../../catalog/runtimes.js';
 import type { AuthorizationStore } from '../auth/store.js';
 import { isPidAlive } from '../lifecycle/owner.js';
-
-/** What a runtime driver adds to the launch (written into the private dir by the daemon). */
-interface LaunchAdditions {
-  readonly env: Record<string, string>;
-  readonly args: string[];
-  /** The executable `args` belong to; `run` uses `shimDir` on PATH when it wraps another command. */
-  readonly argsFor?: string;
-  readonly shimDir?: string;
-  /** A variable `run` sets to the current token when it starts the runtime directly. */
-  readonly tokenEnv?: string;
-  /** The private directory with the `agentteam` launcher; `run` puts it first on PATH. */
-  readonly binDir?: string;
-}
-
-export type LaunchHook = (
-  auth: Authorization,
-  runtime: RuntimeKind,
-  mcpUrl: string,
-  env: Record<string, string>,
-  runtimeVersion: string | null,
-) => LaunchAdditions;
+import type { LaunchAdditions, LaunchHook } from '../drivers/launch-hook.js';
 
 /** What the lease routes use of the running daemon. */
 export interface LeaseContext {

@@ -3,6 +3,7 @@ import { ENTITY_ID_RULE, isEntityId } from '../../catalog/ids.js';
 import type { AgentConfig, Profile, TeamConfig, TeamMember } from './types.js';
 import { isWellFormedText, jsonBytes, LIMITS } from '../../catalog/limits.js';
 import { safeBaseUrl } from './projection.js';
+import { LaunchConfigError, parseLaunch } from './launch.js';
 
 export class ProfileError extends Error {
   override name = 'ProfileError';
@@ -156,7 +157,17 @@ function parseAgent(v: unknown, where: string, opts: ParseOptions): AgentConfig 
     apiKeyEnv: optStr(o, 'apiKeyEnv', where),
     allowedPaths,
     denyTools: parseDenyTools(o, where, opts),
+    launch: launchOf(o.launch, `${where}.launch`, allowedPaths),
   };
+}
+
+function launchOf(v: unknown, where: string, allowedPaths: readonly string[]) {
+  try {
+    return parseLaunch(v, where, allowedPaths);
+  } catch (err) {
+    if (err instanceof LaunchConfigError) throw new ProfileError(err.message);
+    throw err;
+  }
 }
 
 function parseTeam(v: unknown, where: string): TeamConfig {

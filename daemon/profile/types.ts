@@ -15,6 +15,25 @@ export interface AgentConfig {
   readonly allowedPaths: readonly string[];
   /** Client tools or fallback tools (app_tools, app_call) this agent may neither see nor call. */
   readonly denyTools: readonly string[];
+  /** How the daemon starts this agent's runtime for a turn (profile/launch.ts). */
+  readonly launch: AgentLaunch;
+}
+
+/** An agent's launch settings; the defaults apply to what the profile leaves out. */
+export interface AgentLaunch {
+  /** A command runtime's whole argv (the runtime kind's binary is not used). */
+  readonly command: readonly string[] | null;
+  /** The runtime's executable when it is not on PATH (absolute). */
+  readonly binary: string | null;
+  /** Added after the runtime's own arguments. */
+  readonly args: readonly string[];
+  /** Where the runtime starts: within the allowed paths (default: the first of them). */
+  readonly workdir: string | null;
+  readonly deadlineSeconds: number;
+  /** Turns of this agent that may run at once (on different targets). */
+  readonly maxRunning: number;
+  /** Queued turns beyond which a new one is recorded dropped (queue_full). */
+  readonly queueLimit: number;
 }
 
 export interface TeamMember {

@@ -5,6 +5,7 @@ import { reviewDomain } from './reviews.js';
 import { scheduleDomain } from './schedules.js';
 import { approvalDomain } from './approvals.js';
 import { workflowDomain } from './workflows.js';
+import { turnDomain } from './turns.js';
 
 /**
  * The domains the team server implements, one line each. The team server
@@ -18,4 +19,5 @@ export const STORE_DOMAINS: readonly StoreDomain<unknown>[] = [
   scheduleDomain,
   approvalDomain,
   workflowDomain,
+  turnDomain,
 ];

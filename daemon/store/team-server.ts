@@ -8,6 +8,7 @@ import { STORE_DOMAINS } from './domains.js';
 import { scheduleDomain, type ScheduleStore } from './schedules.js';
 import { approvalDomain, type ApprovalStore } from './approvals.js';
 import { workflowDomain, type WorkflowStore } from './workflows.js';
+import { turnDomain, type TurnStore } from './turns.js';
 import { actionKey, type ActionDescriptor } from '../../catalog/descriptor.js';
 
 /** The key that signs pagination cursors, kept in the store's meta table (written by migration 001_core). */
@@ -47,6 +48,8 @@ export class TeamServer {
   readonly approvals: ApprovalStore;
   /** Workflows; its triggers are a scheduler source and a message hook. */
   readonly workflows: WorkflowStore;
+  /** Turns: the runner claims and ends them, the message post queues them. */
+  readonly turns: TurnStore;
   /** Also signs the daemon's own local collections (team, agent). */
   readonly cursors: CursorCodec;
 
@@ -91,6 +94,7 @@ export class TeamServer {
     this.schedules = this.use(scheduleDomain);
     this.approvals = this.use(approvalDomain);
     this.workflows = this.use(workflowDomain);
+    this.turns = this.use(turnDomain);
   }
 
   /** The state of one domain on this server, opened once (a domain may use another's). */

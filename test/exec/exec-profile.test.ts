@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ProfileStore } from '../../daemon/profile/profile-store.js';
 import { projectAgent, safeBaseUrl } from '../../daemon/profile/projection.js';
+import { parseLaunch } from '../../daemon/profile/launch.js';
 
 function temp(t: { after(fn: () => void): void }) {
   const dir = mkdtempSync(join(tmpdir(), 'agentteam-profile-'));
@@ -62,6 +63,7 @@ test('projection carries names and counts, never values or paths', () => {
     apiKeyEnv: 'OPENAI_API_KEY',
     allowedPaths: ['/home/SECRETPATH', '/srv'],
     denyTools: [],
+    launch: parseLaunch(undefined, 'agents[0].launch', []),
   };
   const view = projectAgent(agent, {
     agents: [agent],

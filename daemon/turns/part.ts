@@ -1,0 +1,64 @@
+import type { Clock } from '../../lib/clock.js';
+import type { AuthorizationStore } from '../auth/store.js';
+import type { LaunchHook } from '../drivers/launch-hook.js';
+import type { DaemonEvent } from '../events/event.js';
+import type { Profile } from '../profile/types.js';
+import type { TurnLookup } from '../store/turn-lookup.js';
+import type { TurnStore } from '../store/turns.js';
+import { TurnRunner } from './runner.js';
+import { TurnService } from './service.js';
+
+interface TurnsOptions {
+  readonly turns: TurnStore;
+  readonly lookup: TurnLookup;
+  readonly profile: () => Profile;
+  readonly auths: AuthorizationStore;
+  readonly launchHook?: LaunchHook | undefined;
+  readonly urls: (serverId: string, agentId: string) => { execBaseUrl: string; mcpUrl: string };
+  readonly home: string;
+  /** This daemon's stable name on the store (instance.id). */
+  readonly owner: string;
+  readonly clock: Clock;
+  readonly publish: (event: DaemonEvent) => void;
+  readonly diag: (event: string, detail: Record<string, unknown>) => void;
+  /** A shared PostgreSQL store: other daemons queue turns this one may run. */
+  readonly shared: boolean;
+}
+
+/** Turns running at once in one daemon, over all agents. */
+const MAX_CONCURRENT_TURNS = 8;
+/** Heartbeat of running turns; on a shared store also how often other daemons' queues are looked at. */
+const HEARTBEAT_MS = 5_000;
+const SHARED_POLL_MS = 1_000;
+/** A running turn whose daemon has not beaten for this long is interrupted by another. */
+const STALE_MS = 30_000;
+
+/** The turn engine of one daemon: the runner and the front the operator routes use. */
+export function openTurns(o: TurnsOptions): { runner: TurnRunner; service: TurnService } {
+  const runner = new TurnRunner({
+    ...o,
+    env: process.env,
+    maxConcurrent: MAX_CONCURRENT_TURNS,
+    heartbeatMs: o.shared ? SHARED_POLL_MS : HEARTBEAT_MS,
+    staleMs: STALE_MS,
+    publish: (type, t) =>
+      o.publish({
+        type,
+        // Ids and states only: the messages' text stays in the store.
+        data: {
+          turnId: t.id,
+          serverId: t.serverId,
+          agentId: t.agentId,
+          target: t.target,
+          messageIds: t.messageIds,
+          state: t.state,
+          error: t.error,
+          exitStatus: t.exitStatus,
+          replied: t.replied,
+        },
+        redacted: null,
+        audience: null,
+      }),
+  });
+  return { runner, service: new TurnService(o.turns, o.lookup, o.profile, runner) };
+}

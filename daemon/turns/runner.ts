@@ -1,0 +1,222 @@
+import type { Clock, ClockTimer } from '../../lib/clock.js';
+import type { TurnError } from '../../catalog/turns.js';
+import type { Profile } from '../profile/types.js';
+import type { ClaimedTurn } from '../store/turn-rows.js';
+import { TurnLaunchError } from './command.js';
+import { prepareTurn, type LaunchDeps, type PreparedTurn } from './launch.js';
+import { startTurnProcess, type TurnProcess } from './process.js';
+
+interface RunnerDeps extends LaunchDeps {
+  readonly profile: () => Profile;
+  /** This daemon's name on the store: its claims and heartbeats carry it. */
+  readonly owner: string;
+  readonly clock: Clock;
+  /** Turns running at once in this daemon, over all agents. */
+  readonly maxConcurrent: number;
+  /** How often running turns are kept alive and other daemons' queues looked at. */
+  readonly heartbeatMs: number;
+  /** A running turn whose heartbeat is older than this belonged to a daemon that died. */
+  readonly staleMs: number;
+  readonly publish: (type: 'turn.started' | 'turn.finished', turn: ClaimedTurn) => void;
+  readonly diag: (event: string, detail: Record<string, unknown>) => void;
+}
+
+interface Running {
+  readonly turn: ClaimedTurn;
+  proc: TurnProcess | null;
+  /** Set when the runner stops it: the state it ends in. */
+  stopAs: { state: 'cancelled' | 'failed' | 'interrupted'; error: TurnError } | null;
+}
+
+/**
+ * Runs queued turns: claims them from the store (one daemon per turn), starts
+ * each agent's runtime under the watchdog, stops it at its deadline or when a
+ * person cancels, and records how it ended. A pass runs whenever a message
+ * is queued (`kick`) and every heartbeat (turns queued by another daemon
+ * that does not run the agent, turns freed by a finished one).
+ */
+export class TurnRunner {
+  private readonly running = new Map<string, Running>();
+  /** Every turn's drive, until it has recorded its end. */
+  private readonly drives = new Set<Promise<void>>();
+  private passing = false;
+  private again = false;
+  private timer: ClockTimer | null = null;
+  private closed = false;
+
+  constructor(private readonly d: RunnerDeps) {}
+
+  /** Marks interrupted what this daemon (or a dead one) left running, then starts the loop. */
+  async start(): Promise<void> {
+    await this.reap(true);
+    this.schedule();
+    this.kick();
+  }
+
+  private schedule(): void {
+    if (this.closed) return;
+    this.timer = this.d.clock.setTimeout(() => {
+      void this.tick().finally(() => this.schedule());
+    }, this.d.heartbeatMs);
+    this.timer.unref?.();
+  }
+
+  private async tick(): Promise<void> {
+    try {
+      await this.d.turns.heartbeat(this.d.owner);
+      await this.reap(false);
+    } catch (err) {
+      this.d.diag('turn_heartbeat_failed', { message: (err as Error).message });
+    }
+    this.kick();
+  }
+
+  private async reap(own: boolean): Promise<void> {
+    const stale = this.d.clock.now() - this.d.staleMs;
+    // At start every turn this owner left running is over; later only the stale ones of others.
+    const ended = await this.d.turns.interrupt(own ? this.d.owner : '', stale);
+    for (const t of ended) {
+      this.d.diag('turn_interrupted', { turnId: t.id, agentId: t.agentId });
+      this.d.publish('turn.finished', t);
+    }
+  }
+
+  /** Claims and starts what can run now. */
+  kick(): void {
+    if (this.closed) return;
+    if (this.passing) {
+      this.again = true;
+      return;
+    }
+    this.passing = true;
+    void this.pass()
+      .catch((err: Error) => this.d.diag('turn_claim_failed', { message: err.message }))
+      .finally(() => {
+        this.passing = false;
+        if (this.again) {
+          this.again = false;
+          this.kick();
+        }
+      });
+  }
+
+  private async pass(): Promise<void> {
+    const agents = new Map(this.d.profile().agents.map((a) => [a.id, a]));
+    const waiting = await this.d.turns.waiting([...agents.keys()]);
+    for (const { serverId, agentId } of waiting) {
+      const agent = agents.get(agentId)!;
+      while (!this.closed && this.running.size < this.d.maxConcurrent) {
+        const turn = await this.d.turns.claim(
+          serverId,
+          agentId,
+          this.d.owner,
+          agent.launch.maxRunning,
+        );
+        if (!turn) break;
+        this.run(turn);
+      }
+    }
+  }
+
+  private run(turn: ClaimedTurn): void {
+    const r: Running = { turn, proc: null, stopAs: null };
+    this.running.set(turn.id, r);
+    const drive = this.drive(r)
+      .catch((err: Error) => this.d.diag('turn_failed', { turnId: turn.id, message: err.message }))
+      .finally(() => {
+        this.running.delete(turn.id);
+        this.drives.delete(drive);
+        this.kick();
+      });
+    this.drives.add(drive);
+  }
+
+  private async drive(r: Running): Promise<void> {
+    const { turn } = r;
+    const agent = this.d.profile().agents.find((a) => a.id === turn.agentId);
+    const startedAt = this.d.clock.now();
+    this.d.publish('turn.started', turn);
+    if (!agent) return this.end(turn, { state: 'failed', error: 'no_runtime' });
+    let prepared: PreparedTurn;
+    try {
+      prepared = await prepareTurn(this.d, turn, agent);
+    } catch (err) {
+      const code = err instanceof TurnLaunchError ? err.code : 'launch_failed';
+      this.d.diag('turn_launch_failed', { turnId: turn.id, code, message: (err as Error).message });
+      return this.end(turn, { state: 'failed', error: code });
+    }
+    const { auth } = prepared;
+    if (prepared.sessionId !== null) {
+      await this.d.turns.started(turn.id, prepared.sessionId, prepared.resumed);
+      const caller = { serverId: turn.serverId, agentId: agent.id };
+      await this.d.turns.saveSession(caller, turn.target, agent.runtime, prepared.sessionId);
+    }
+    if (r.stopAs) {
+      await this.d.auths.revoke(auth.id, 'exit');
+      return this.end(turn, { state: r.stopAs.state, error: r.stopAs.error });
+    }
+    r.proc = startTurnProcess(prepared.argv, prepared.env, prepared.cwd, prepared.promptFile);
+    const deadline = this.d.clock.setTimeout(
+      () => this.stop(turn.id, 'failed', 'timeout'),
+      agent.launch.deadlineSeconds * 1000,
+    );
+    deadline.unref?.();
+    const status = await r.proc.exited;
+    this.d.clock.clearTimeout(deadline);
+    await this.d.auths.revoke(auth.id, 'exit');
+    const replied = await this.d.turns.wroteSince(
+      turn.serverId,
+      turn.target,
+      `agent:${agent.id}`,
+      startedAt,
+    );
+    // Read again: stop() may have set it while the runtime ran.
+    const stopped = r.stopAs as Running['stopAs'];
+    if (stopped) return this.end(turn, { ...stopped, exitStatus: status, replied });
+    if (status !== 0) {
+      this.d.diag('turn_runtime_failed', {
+        turnId: turn.id,
+        exitStatus: status,
+        stderr: r.proc.stderrTail(),
+      });
+    }
+    return this.end(turn, {
+      state: status === 0 ? 'succeeded' : 'failed',
+      error: status === 0 ? null : status === 127 ? 'runtime_not_found' : 'runtime_failed',
+      exitStatus: status,
+      replied,
+    });
+  }
+
+  private async end(
+    turn: ClaimedTurn,
+    e: Parameters<RunnerDeps['turns']['finish']>[2],
+  ): Promise<void> {
+    const done = await this.d.turns.finish(turn.id, this.d.owner, e);
+    if (done) this.d.publish('turn.finished', done);
+  }
+
+  /** Whether this daemon runs the turn now. */
+  runs(id: string): boolean {
+    return this.running.has(id);
+  }
+
+  /** Stops a turn this daemon runs; resolves once its runtime is gone. */
+  async stop(id: string, state: 'cancelled' | 'failed' | 'interrupted', error: TurnError) {
+    const r = this.running.get(id);
+    if (!r) return false;
+    r.stopAs ??= { state, error };
+    await r.proc?.stop();
+    return true;
+  }
+
+  /** Daemon shutdown: no new claims; every running turn is stopped and recorded interrupted. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) this.d.clock.clearTimeout(this.timer);
+    const ids = [...this.running.keys()];
+    await Promise.all(ids.map((id) => this.stop(id, 'interrupted', 'daemon_stopped')));
+    // Each drive records its end before the store closes.
+    await Promise.all([...this.drives]);
+  }
+}

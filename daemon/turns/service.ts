@@ -1,0 +1,81 @@
+import type { MessageRecord } from '../../catalog/mcp-tools.js';
+import { ExecError } from '../errors/exec-error.js';
+import type { Profile } from '../profile/types.js';
+import type { TurnLookup } from '../store/turn-lookup.js';
+import type { TurnRecord } from '../store/turn-rows.js';
+import type { TurnStore } from '../store/turns.js';
+import { addressees } from './routing.js';
+import type { TurnRunner } from './runner.js';
+
+/** What a posted message queued: one entry per agent it reached. */
+interface QueuedTurn {
+  readonly turnId: string;
+  readonly agentId: string;
+  readonly state: 'queued' | 'dropped';
+  /** The message joined a turn already queued for that agent on the same target. */
+  readonly joined: boolean;
+}
+
+/**
+ * The turn engine's front: a stored message is routed to the agents it
+ * addresses and queued for each; a person cancels or retries a turn. The
+ * runner does the rest.
+ */
+export class TurnService {
+  constructor(
+    private readonly turns: TurnStore,
+    private readonly lookup: TurnLookup,
+    private readonly profile: () => Profile,
+    private readonly runner: TurnRunner,
+  ) {}
+
+  /** Queues a turn for every agent of this daemon's profile the message addresses. */
+  async deliver(serverId: string, m: MessageRecord): Promise<QueuedTurn[]> {
+    const profile = this.profile();
+    const agents = await addressees({ serverId, ...m }, profile, this.lookup);
+    const out: QueuedTurn[] = [];
+    for (const agentId of agents) {
+      const agent = profile.agents.find((a) => a.id === agentId)!;
+      const { turn, joined } = await this.turns.enqueue(
+        serverId,
+        agentId,
+        m.target,
+        m.id,
+        agent.launch.queueLimit,
+      );
+      out.push({
+        turnId: turn.id,
+        agentId,
+        state: turn.state === 'dropped' ? 'dropped' : 'queued',
+        joined,
+      });
+    }
+    if (out.length > 0) this.runner.kick();
+    return out;
+  }
+
+  /** Cancels a queued turn, or stops a running one this daemon runs. */
+  async cancel(serverId: string, id: string): Promise<TurnRecord> {
+    const turn = await this.turns.find(serverId, id);
+    if (turn.state === 'running') {
+      if (!(await this.runner.stop(id, 'cancelled', 'cancelled')))
+        throw new ExecError(
+          'invalid_transition',
+          `turn ${id} runs on another daemon; cancel it there`,
+        );
+    } else if (turn.state === 'queued') {
+      // It may have been claimed meanwhile: then the runner that claimed it stops it.
+      if (!(await this.turns.cancelQueued(serverId, id))) return this.cancel(serverId, id);
+    } else {
+      throw new ExecError('invalid_transition', `turn ${id} already ended (${turn.state})`);
+    }
+    return this.turns.find(serverId, id);
+  }
+
+  /** A new turn for the same messages as an ended one. */
+  async retry(serverId: string, id: string): Promise<TurnRecord> {
+    const turn = await this.turns.retry(serverId, id);
+    this.runner.kick();
+    return turn;
+  }
+}
