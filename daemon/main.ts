@@ -73,6 +73,7 @@ async function main(argv: string[]): Promise<number> {
       ...(listen ? { listen } : {}),
       ...(store ? { store } : {}),
       ...holdDelivery(),
+      ...turnStale(),
       allowRemote: flag('--allow-remote'),
       allowHosts,
       log,
@@ -127,6 +128,17 @@ function holdDelivery(): { holdDeliveryMs?: number } {
   const ms = Number(process.env.AGENTTEAM_FAULT_HOLD_DELIVERY_MS ?? '');
   delete process.env.AGENTTEAM_FAULT_HOLD_DELIVERY_MS;
   return Number.isInteger(ms) && ms > 0 && ms <= 600_000 ? { holdDeliveryMs: ms } : {};
+}
+
+/**
+ * A test timing for the shared-store turn tests (a daemon killed mid-turn):
+ * AGENTTEAM_TEST_TURN_STALE_MS shortens how long a running turn may go
+ * without its daemon's heartbeat before another daemon marks it interrupted.
+ */
+function turnStale(): { turnStaleMs?: number } {
+  const ms = Number(process.env.AGENTTEAM_TEST_TURN_STALE_MS ?? '');
+  delete process.env.AGENTTEAM_TEST_TURN_STALE_MS;
+  return Number.isInteger(ms) && ms >= 500 && ms <= 600_000 ? { turnStaleMs: ms } : {};
 }
 
 main(process.argv.slice(2)).then(

@@ -81,6 +81,8 @@ interface DaemonPartsOptions {
   store?: StoreUrl | undefined;
   /** Test fault point: hold each scheduled delivery's transaction open this long before it commits. */
   holdDeliveryMs?: number | undefined;
+  /** Test timing: a running turn without a heartbeat for this long is interrupted (default 30 s). */
+  turnStaleMs?: number | undefined;
   analysis?: AnalysisTokens;
   /** The daemon-wide budget of long-lived streams (sized from the connection cap). */
   streams?: LongLivedStreams;
@@ -225,6 +227,7 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
         publish: (event) => clientTools.streams.publish(event),
         diag: opts.diag,
         shared: opts.store !== undefined,
+        staleMs: opts.turnStaleMs,
       });
       runner = turns.runner;
       void runner

@@ -57,6 +57,8 @@ interface DaemonOptions {
   readonly store?: StoreUrl;
   /** Test fault point: hold each scheduled delivery's transaction open this long before it commits. */
   readonly holdDeliveryMs?: number;
+  /** Test timing: how long a running turn's heartbeat may be missing before another daemon interrupts it. */
+  readonly turnStaleMs?: number;
   /** Overrides the RLIMIT_NOFILE the connection cap is derived from (tests). */
   readonly descriptorLimit?: number;
 }
@@ -135,6 +137,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       idempotency: opts.idempotency,
       store: opts.store,
       holdDeliveryMs: opts.holdDeliveryMs,
+      turnStaleMs: opts.turnStaleMs,
       secrets,
       analysis: createAnalysisTokens(key, clock),
       streams,

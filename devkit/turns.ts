@@ -22,6 +22,7 @@ export interface Turn {
   sessionId: string | null;
   resumed: boolean;
   retryOf: string | null;
+  finishedAt: string | null;
 }
 
 interface Posted {

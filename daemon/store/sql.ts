@@ -73,6 +73,15 @@ export interface TxOptions {
    */
   readonly lockKey?: string;
   /**
+   * With `lockKey`: the key alone orders everything the transaction depends
+   * on (each row it reads or writes belongs to the key, and statements on
+   * those rows outside the key guard themselves in their WHERE). PostgreSQL
+   * then runs it READ COMMITTED, without the predicate locks of SERIALIZABLE,
+   * which on a small or busy table make transactions on other keys fail and
+   * run again. SQLite serializes every writer anyway.
+   */
+  readonly lockOnly?: boolean;
+  /**
    * Commit without waiting for the disk (SQLite: `synchronous=NORMAL` for
    * this commit, so the WAL is not fsynced; PostgreSQL: `synchronous_commit
    * = off`). The transaction stays atomic and survives a crash of the daemon;

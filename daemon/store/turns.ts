@@ -40,15 +40,18 @@ const OPERATOR = 'operator';
 
 /**
  * Turns in the team store. Every change that depends on an agent's queue
- * (enqueue, claim) runs in a transaction serialized per agent (`lockKey`),
- * so on a shared PostgreSQL two daemons never claim the same turn and a
- * message never joins a turn another daemon has just started.
+ * (enqueue, claim) runs under a lock per agent (`lockKey`), so on a shared
+ * PostgreSQL two daemons never claim one turn and a message never joins a
+ * turn another has just started. That lock is all the ordering they need
+ * (`lockOnly`: other agents' queues never make them run again); statements
+ * outside it (finish, cancel, heartbeat, interrupt), and the locked ones
+ * they may race, name the state they expect in their WHERE.
  */
 export class TurnStore {
   constructor(private readonly s: StoreContext) {}
 
-  private lock(serverId: string, agentId: string): { lockKey: string } {
-    return { lockKey: `turns:${serverId}:${agentId}` };
+  private lock(serverId: string, agentId: string) {
+    return { lockKey: `turns:${serverId}:${agentId}`, lockOnly: true };
   }
 
   /** Queues `messageId` for the agent: joins its queued turn on `target`, or queues a new one. */
@@ -68,11 +71,12 @@ export class TurnStore {
         );
         if (open) {
           const ids = [...(JSON.parse(open.message_ids) as string[]), messageId];
+          // Still queued: a person may have cancelled it since.
           const row = await q.get<TurnRow>(
-            `UPDATE turns SET message_ids = ?, message_count = ? WHERE id = ? RETURNING ${TURN_COLUMNS}`,
+            `UPDATE turns SET message_ids = ?, message_count = ? WHERE id = ? AND state = 'queued' RETURNING ${TURN_COLUMNS}`,
             [JSON.stringify(ids), ids.length, open.id],
           );
-          return { turn: turnOf(row!), joined: true };
+          if (row) return { turn: turnOf(row), joined: true };
         }
         const queued = await q.get<{ n: number }>(
           "SELECT COUNT(*) AS n FROM turns WHERE server_id = ? AND agent_id = ? AND state = 'queued'",
@@ -117,17 +121,20 @@ export class TurnStore {
         const busyClause = busy.length
           ? ` AND target NOT IN (${busy.map(() => '?').join(', ')})`
           : '';
-        const next = await q.get<{ id: string }>(
-          `SELECT id FROM turns WHERE server_id = ? AND agent_id = ? AND state = 'queued'${busyClause} ORDER BY created_at, id LIMIT 1`,
-          [serverId, agentId, ...busy],
-        );
-        if (!next) return null;
-        const now = this.s.now();
-        const row = await q.get<TurnRow>(
-          `UPDATE turns SET state = 'running', claimed_by = ?, heartbeat_at = ?, started_at = ? WHERE id = ? AND state = 'queued' RETURNING ${TURN_COLUMNS}`,
-          [owner, now, now, next.id],
-        );
-        return row ? claimedOf(row) : null;
+        for (;;) {
+          const next = await q.get<{ id: string }>(
+            `SELECT id FROM turns WHERE server_id = ? AND agent_id = ? AND state = 'queued'${busyClause} ORDER BY created_at, id LIMIT 1`,
+            [serverId, agentId, ...busy],
+          );
+          if (!next) return null;
+          const now = this.s.now();
+          // Still queued: a person may have cancelled it since; then the next one.
+          const row = await q.get<TurnRow>(
+            `UPDATE turns SET state = 'running', claimed_by = ?, heartbeat_at = ?, started_at = ? WHERE id = ? AND state = 'queued' RETURNING ${TURN_COLUMNS}`,
+            [owner, now, now, next.id],
+          );
+          if (row) return claimedOf(row);
+        }
       },
       this.lock(serverId, agentId),
     );
@@ -178,12 +185,13 @@ export class TurnStore {
     return row ? claimedOf(row) : null;
   }
 
-  /** Keeps `owner`'s running turns alive. */
-  async heartbeat(owner: string): Promise<void> {
-    await this.s.sql.run(
-      "UPDATE turns SET heartbeat_at = ? WHERE state = 'running' AND claimed_by = ?",
+  /** Keeps `owner`'s running turns alive; answers the ids it still holds (another daemon may have interrupted one). */
+  async heartbeat(owner: string): Promise<Set<string>> {
+    const rows = await this.s.sql.all<{ id: string }>(
+      "UPDATE turns SET heartbeat_at = ? WHERE state = 'running' AND claimed_by = ? RETURNING id",
       [this.s.now(), owner],
     );
+    return new Set(rows.map((r) => r.id));
   }
 
   /**

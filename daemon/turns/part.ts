@@ -23,6 +23,8 @@ interface TurnsOptions {
   readonly diag: (event: string, detail: Record<string, unknown>) => void;
   /** A shared PostgreSQL store: other daemons queue turns this one may run. */
   readonly shared: boolean;
+  /** How long a running turn may go without a heartbeat (tests shorten it; default STALE_MS). */
+  readonly staleMs?: number | undefined;
 }
 
 /** Turns running at once in one daemon, over all agents. */
@@ -35,12 +37,14 @@ const STALE_MS = 30_000;
 
 /** The turn engine of one daemon: the runner and the front the operator routes use. */
 export function openTurns(o: TurnsOptions): { runner: TurnRunner; service: TurnService } {
+  const staleMs = o.staleMs ?? STALE_MS;
   const runner = new TurnRunner({
     ...o,
     env: process.env,
     maxConcurrent: MAX_CONCURRENT_TURNS,
-    heartbeatMs: o.shared ? SHARED_POLL_MS : HEARTBEAT_MS,
-    staleMs: STALE_MS,
+    // Several beats within the stale time, so one late beat never costs a live turn.
+    heartbeatMs: Math.min(o.shared ? SHARED_POLL_MS : HEARTBEAT_MS, Math.floor(staleMs / 4)),
+    staleMs,
     publish: (type, t) =>
       o.publish({
         type,

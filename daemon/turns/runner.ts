@@ -26,6 +26,8 @@ interface Running {
   proc: TurnProcess | null;
   /** Set when the runner stops it: the state it ends in. */
   stopAs: { state: 'cancelled' | 'failed' | 'interrupted'; error: TurnError } | null;
+  /** Its end is being recorded: it leaves the running state by this runner's own hand. */
+  ending: boolean;
 }
 
 /**
@@ -63,7 +65,10 @@ export class TurnRunner {
 
   private async tick(): Promise<void> {
     try {
-      await this.d.turns.heartbeat(this.d.owner);
+      // Only turns claimed before the heartbeat: one claimed meanwhile may be missing from its answer.
+      const mine = [...this.running.values()];
+      const held = await this.d.turns.heartbeat(this.d.owner);
+      for (const r of mine) if (!held.has(r.turn.id) && !r.ending) this.lost(r);
       await this.reap(false);
     } catch (err) {
       this.d.diag('turn_heartbeat_failed', { message: (err as Error).message });
@@ -79,6 +84,16 @@ export class TurnRunner {
       this.d.diag('turn_interrupted', { turnId: t.id, agentId: t.agentId });
       this.d.publish('turn.finished', t);
     }
+  }
+
+  /**
+   * A turn another daemon marked interrupted while this one still ran it (its
+   * heartbeats did not reach the store for the stale time): its runtime is
+   * stopped, so no turn runs on after the team has recorded it over.
+   */
+  private lost(r: Running): void {
+    this.d.diag('turn_lost', { turnId: r.turn.id, agentId: r.turn.agentId });
+    void this.stop(r.turn.id, 'interrupted', 'daemon_stopped');
   }
 
   /** Claims and starts what can run now. */
@@ -119,7 +134,7 @@ export class TurnRunner {
   }
 
   private run(turn: ClaimedTurn): void {
-    const r: Running = { turn, proc: null, stopAs: null };
+    const r: Running = { turn, proc: null, stopAs: null, ending: false };
     this.running.set(turn.id, r);
     const drive = this.drive(r)
       .catch((err: Error) => this.d.diag('turn_failed', { turnId: turn.id, message: err.message }))
@@ -192,6 +207,8 @@ export class TurnRunner {
     turn: ClaimedTurn,
     e: Parameters<RunnerDeps['turns']['finish']>[2],
   ): Promise<void> {
+    const r = this.running.get(turn.id);
+    if (r) r.ending = true;
     const done = await this.d.turns.finish(turn.id, this.d.owner, e);
     if (done) this.d.publish('turn.finished', done);
   }

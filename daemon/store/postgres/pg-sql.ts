@@ -47,7 +47,8 @@ const TYPES = {
  * a time without each store reasoning about row locks. `lockKey` takes a
  * session advisory lock before BEGIN, so transactions on one key (one
  * idempotency record) queue behind each other and see each other's commits
- * instead of failing and retrying. Statements are prepared once per
+ * instead of failing and retrying; with `lockOnly` the key is all the
+ * ordering it needs, and it runs READ COMMITTED. Statements are prepared once per
  * connection (named by their text's number). Strings are escaped for NUL
  * (postgres/text.ts).
  */
@@ -105,7 +106,11 @@ export class PgSql implements SqlStore {
       try {
         if (opts.lockKey !== undefined) await this.lockOn(client, 'pg_advisory_lock', opts.lockKey);
         try {
-          await client.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
+          await client.query(
+            opts.lockKey !== undefined && opts.lockOnly
+              ? 'BEGIN ISOLATION LEVEL READ COMMITTED'
+              : 'BEGIN ISOLATION LEVEL SERIALIZABLE',
+          );
           if (opts.relaxedDurability) await client.query('SET LOCAL synchronous_commit = off');
           const result = await this.inside.run(() => fn(this.handle(client)));
           await client.query('COMMIT');
