@@ -125,7 +125,7 @@ export const agentUpdate = defineAction({
   domain: 'agent',
   action: 'update',
   summary: "Change an agent's display name, runtime, model, base URL or API-key variable.",
-  help: 'Give the id and the fields to change; model, baseUrl and apiKeyEnv accept null to clear them; launch merges the turn settings given into the entry\'s launch block. Headers, filesystem policy, the launch command and unknown fields of the entry are kept. Bumps the profile revision.',
+  help: "Give the id and the fields to change; model, baseUrl and apiKeyEnv accept null to clear them; launch merges the turn settings given into the entry's launch block. Headers, filesystem policy, the launch command and unknown fields of the entry are kept. Bumps the profile revision.",
   example: { id: 'reviewer', model: 'claude-opus-4', expectedRevision: 'k3J9aQ.4' },
   risk: 'side_effect',
   result: {
