@@ -103,7 +103,7 @@ test('the dispatcher refuses input that fails the row schema with the row code, 
 
 test('the CLI, the console and the dev kit call the operator API through the one client', () => {
   const callers = [
-    ...sources('cli').filter((f) => !f.startsWith('cli/exec/') && !f.startsWith('cli/serve/')),
+    ...sources('cli').filter((f) => !f.startsWith('cli/exec/')),
     ...sources('daemon/console'),
     ...sources('devkit'),
   ];
@@ -120,6 +120,7 @@ test('the CLI, the console and the dev kit call the operator API through the one
   const client = /lib\/operator-client\.js'/;
   for (const f of [
     'cli/daemon-client.ts',
+    'cli/daemon-link.ts',
     'daemon/console/operator-client.ts',
     'devkit/operator.ts',
   ])
