@@ -131,6 +131,19 @@ test('the CLI, the console and the dev kit call the operator API through the one
     );
 });
 
+test('the operator event stream has one reader, the client’s (lib/event-stream.ts)', () => {
+  const readsSse = /startsWith\(\s*['"`]data:/;
+  assert.deepEqual(
+    [...sources('cli'), ...sources('daemon/console'), ...sources('lib')].filter(
+      (f) => f !== 'lib/event-stream.ts' && readsSse.test(text(f)),
+    ),
+    [],
+  );
+  // The CLI's held streams (serve --stdio, daemon logs --follow) open it through the client.
+  assert.match(text('cli/daemon-link.ts'), /\.events\('events\.open'/);
+  assert.match(text('lib/operator-client.ts'), /from '\.\/event-stream\.js'/);
+});
+
 test('the client fills a row’s path and query and is typed by the row', () => {
   assert.deepEqual(
     operatorRequest('approvals.decide', {
