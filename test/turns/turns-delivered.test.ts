@@ -220,13 +220,8 @@ test('kb_search answers inside a delivered turn and is refused after it', async 
 });
 
 test('a full queue records the turn dropped; apps see turn.started and turn.finished', async () => {
-  const events = await watchEvents(
-    {
-      url: d.url,
-      operatorToken: () => readFileSync(join(d.home, 'operator.token'), 'utf8').trim(),
-    } as never,
-    ['turn.started', 'turn.finished'],
-  );
+  // watchEvents reads only the home and the URL (operatorOf).
+  const events = await watchEvents(d as never, ['turn.started', 'turn.finished']);
   try {
     const first = await post(d, 'dm:tiny', 'one');
     await waitTurn(d, first.turns[0]!.turnId, ['running']);
