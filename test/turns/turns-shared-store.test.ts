@@ -199,12 +199,13 @@ test('a daemon that stops beating loses its running turn to the other, which nev
   const url = await freshDatabase();
   const record = mkdtempSync(join(tmpdir(), 'agentteam-turns-pg-record-'));
   t.after(async () => rmSync(record, { recursive: true, force: true }));
-  // Only A defines `slow`; B defines another agent. A turn is stale after 2 s without a heartbeat.
+  // Only A defines `slow`; B defines another agent. A turn is stale after 3 s without a heartbeat
+  // (each daemon beats every 750 ms).
   const [a, b] = await startPair(
     t,
     url,
     [home(['slow'], ['record', record, 'sleep', '60000']), home(['other'], [])],
-    { AGENTTEAM_TEST_TURN_STALE_MS: '2000' },
+    { AGENTTEAM_TEST_TURN_STALE_MS: '3000' },
   );
   const first = (await post(b, 'dm:slow', 'one')).turns;
   // B's profile has no `slow`: a message through B queues nothing for it.
@@ -250,7 +251,7 @@ test('a daemon that stops beating loses its running turn to the other, which nev
   });
   assert.equal(t2End.error, 'daemon_stopped');
   assert.ok(Date.parse(t2End.finishedAt!) - killedAt >= 1000, 'not before the stale time');
-  // t3 stays queued: B polls every half second and never claims an agent its profile lacks.
+  // t3 stays queued: B looks every 750 ms and never claims an agent its profile lacks.
   await new Promise((r) => setTimeout(r, 1500));
   assert.equal((await turnOf(b, t3)).state, 'queued');
   assert.deepEqual(
