@@ -2,13 +2,13 @@ import { LIMITS, clipJson } from '../../catalog/limits.js';
 import type { InputOf, OutputOf } from '../../catalog/descriptor.js';
 import { workflowRun } from '../../catalog/domains/workflow.js';
 import { ExecError } from '../errors/exec-error.js';
-import type { StoreContext } from './context.js';
-import { newId } from './ids.js';
-import { createdAtPage, keysetPage, type Condition } from './keyset-page.js';
-import type { Caller } from './server-api.js';
-import type { Sql } from './sql.js';
-import { runOp } from './workflow-ops.js';
-import type { WorkflowPlans } from './workflow-plans.js';
+import type { StoreContext } from '../store/context.js';
+import { newId } from '../store/ids.js';
+import { createdAtPage, keysetPage, type Condition } from '../store/keyset-page.js';
+import type { Caller } from '../store/server-api.js';
+import type { Sql } from '../store/sql.js';
+import { runOp } from './run-op.js';
+import type { WorkflowPlans } from './plans.js';
 import {
   logOf,
   runOf,
@@ -17,7 +17,7 @@ import {
   type PlanRow,
   type RunRow,
   type StepRow,
-} from './workflow-rows.js';
+} from './rows.js';
 
 type In = InputOf<typeof workflowRun>;
 type Out = OutputOf<typeof workflowRun>;

@@ -1,7 +1,7 @@
 import { actionKey, callRisk, type ActionDescriptor } from '../../catalog/descriptor.js';
-import type { StoreContext } from './context.js';
-import type { Caller } from './server-api.js';
-import type { Sql } from './sql.js';
+import type { StoreContext } from '../store/context.js';
+import type { Caller } from '../store/server-api.js';
+import type { Sql } from '../store/sql.js';
 
 /**
  * Runs one workflow op with the idempotency its risk implies: side-effect

@@ -1,13 +1,13 @@
 import type { InputOf, OutputOf } from '../../catalog/descriptor.js';
 import { workflowStep } from '../../catalog/domains/workflow.js';
 import { ExecError } from '../errors/exec-error.js';
-import type { StoreContext } from './context.js';
-import { keysetPage } from './keyset-page.js';
-import type { Caller } from './server-api.js';
-import type { Sql } from './sql.js';
-import { runOp } from './workflow-ops.js';
-import type { WorkflowRuns } from './workflow-runs.js';
-import { runOf, stepOf, type StepRow } from './workflow-rows.js';
+import type { StoreContext } from '../store/context.js';
+import { keysetPage } from '../store/keyset-page.js';
+import type { Caller } from '../store/server-api.js';
+import type { Sql } from '../store/sql.js';
+import { runOp } from './run-op.js';
+import type { WorkflowRuns } from './runs.js';
+import { runOf, stepOf, type StepRow } from './rows.js';
 
 type In = InputOf<typeof workflowStep>;
 type Out = OutputOf<typeof workflowStep>;
