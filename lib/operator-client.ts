@@ -33,7 +33,7 @@ type OperatorTransport = (req: OperatorRequest) => Promise<OperatorAnswer>;
 
 /** What a caller gives for a row: `params`, `query` and `body` as the row has them. */
 export type OperatorCallInput<N extends OperatorRouteName> = OperatorInputOf<OperatorRouteOf<N>>;
-type OperatorCallOutput<N extends OperatorRouteName> = OperatorOutputOf<OperatorRouteOf<N>>;
+export type OperatorCallOutput<N extends OperatorRouteName> = OperatorOutputOf<OperatorRouteOf<N>>;
 
 /** The envelope of one answer, typed by the row. */
 type OperatorEnvelope<N extends OperatorRouteName> =

@@ -62,10 +62,11 @@ export function operatorRoute<const R extends OperatorRoute>(r: R): R {
   return r;
 }
 
+/** A part of the input as a caller gives it: a field with a default may be left out. */
 type SchemaOf<R, K extends 'params' | 'query' | 'body'> = R extends {
   readonly [P in K]: infer S extends JSONSchema;
 }
-  ? FromSchema<S>
+  ? FromSchema<S, { keepDefaultedPropertiesOptional: true }>
   : undefined;
 
 export type QueryOf<R extends OperatorRoute> = SchemaOf<R, 'query'>;
