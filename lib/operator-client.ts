@@ -36,7 +36,7 @@ export type OperatorCallInput<N extends OperatorRouteName> = OperatorInputOf<Ope
 export type OperatorCallOutput<N extends OperatorRouteName> = OperatorOutputOf<OperatorRouteOf<N>>;
 
 /** The envelope of one answer, typed by the row. */
-type OperatorEnvelope<N extends OperatorRouteName> =
+export type OperatorEnvelope<N extends OperatorRouteName> =
   | { readonly ok: true; readonly data: OperatorCallOutput<N> }
   | {
       readonly ok: false;

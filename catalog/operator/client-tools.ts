@@ -1,3 +1,10 @@
+import {
+  appResultSchema,
+  registeredSchema,
+  requestViewSchema,
+  scopeSavedSchema,
+  settledSchema,
+} from './client-tool-answers.js';
 import { operatorRoute } from './route.js';
 
 /**
@@ -15,7 +22,6 @@ const requestId = {
   properties: { id: { type: 'string' } },
 } as const;
 const anyObject = { type: 'object' } as const;
-
 export const clientToolsRegister = operatorRoute({
   name: 'clientTools.register',
   method: 'POST',
@@ -44,7 +50,7 @@ export const clientToolsRegister = operatorRoute({
       },
     },
   },
-  output: anyObject,
+  output: registeredSchema,
 });
 
 export const clientToolsClients = operatorRoute({
@@ -115,7 +121,7 @@ export const clientToolsClaim = operatorRoute({
   decoder: 'clientIdOf (daemon/clienttools/validate.ts)',
   params: requestId,
   body: { type: 'object', required: ['client_id'], properties: { client_id: clientId } },
-  output: anyObject,
+  output: requestViewSchema,
 });
 
 /** A result may carry images: a larger body than the other routes. */
@@ -125,17 +131,13 @@ export const clientToolsResult = operatorRoute({
   name: 'clientTools.result',
   method: 'POST',
   path: '/api/v1/client-tools/requests/:id/result',
-  summary: 'Answers a claimed call with content blocks.',
+  summary: "Answers a claimed call: content blocks, or the app's own error.",
   permission: 'operator',
   decoder: 'decodeResult (daemon/clienttools/validate.ts)',
   bodyLimit: CLIENT_TOOL_RESULT_BODY_BYTES,
   params: requestId,
-  body: {
-    type: 'object',
-    required: ['client_id'],
-    properties: { client_id: clientId, content: { type: 'array' }, is_error: { type: 'boolean' } },
-  },
-  output: anyObject,
+  body: appResultSchema,
+  output: settledSchema,
 });
 
 export const clientToolsStdio = operatorRoute({
@@ -154,7 +156,7 @@ export const clientToolsStdio = operatorRoute({
       tools: { type: 'array', items: anyObject },
     },
   },
-  output: anyObject,
+  output: registeredSchema,
 });
 
 export const clientToolsReply = operatorRoute({
@@ -175,7 +177,7 @@ export const clientToolsReply = operatorRoute({
       structured: {},
     },
   },
-  output: anyObject,
+  output: settledSchema,
 });
 
 export const clientToolsOffered = operatorRoute({
@@ -235,7 +237,7 @@ export const clientToolsScope = operatorRoute({
       },
     },
   },
-  output: anyObject,
+  output: scopeSavedSchema,
 });
 
 export const events = operatorRoute({

@@ -54,6 +54,8 @@ export interface OperatorRoute {
     readonly kind: 'ndjson' | 'sse';
     /** Each line (NDJSON) or each event's data (SSE) after the first. */
     readonly event: JSONSchema;
+    /** NDJSON without the envelope line: every line, the first included, is an event (`output` says so). */
+    readonly envelope?: false;
   };
 }
 
