@@ -92,20 +92,27 @@ export const clientToolsRequests = operatorRoute({
   },
   output: {
     type: 'object',
+    additionalProperties: false,
     required: ['requests'],
     properties: {
       requests: {
         type: 'array',
+        // With client_id, the provider's own calls with their arguments and agent; without, ids only.
         items: {
-          type: 'object',
-          // With client_id, the provider's own calls also carry their arguments and agent.
-          required: ['request_id', 'group', 'tool', 'state'],
-          properties: {
-            request_id: { type: 'string' },
-            group: { type: 'string' },
-            tool: { type: 'string' },
-            state: { enum: ['pending', 'claimed'] },
-          },
+          anyOf: [
+            requestViewSchema,
+            {
+              type: 'object',
+              additionalProperties: false,
+              required: ['request_id', 'group', 'tool', 'state'],
+              properties: {
+                request_id: { type: 'string' },
+                group: { type: 'string' },
+                tool: { type: 'string' },
+                state: { enum: ['pending', 'claimed'] },
+              },
+            },
+          ],
         },
       },
     },
