@@ -1,3 +1,5 @@
+import { stdioCallSchema } from './stdio-call.js';
+
 /**
  * The answers on the client-tool relays (catalog/operator/client-tools.ts's
  * rows): an app's answer to a call, and what the daemon answers: a
@@ -56,10 +58,8 @@ export const requestViewSchema = {
     created_at: { type: 'string' },
     state: { enum: ['pending', 'claimed'] },
     claimed_by: nullableString,
-    call: {
-      type: 'object',
-      description: 'Stdio groups only: the identity and exact deadline of the call.',
-    },
+    // Stdio groups only: the identity and exact deadline of the call.
+    call: stdioCallSchema,
     _meta: {
       type: 'object',
       description: "The agent's trace context, when the daemon traces.",

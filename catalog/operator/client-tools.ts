@@ -160,7 +160,20 @@ export const clientToolsStdio = operatorRoute({
     properties: {
       client_id: clientId,
       server_id: { type: ['string', 'null'] },
-      tools: { type: 'array', items: anyObject },
+      // Effective descriptors, as the child validated them (catalog/stdio-tools.ts).
+      tools: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['name', 'description', 'input_schema', 'timeout_ms'],
+          properties: {
+            name: { type: 'string' },
+            description: { type: 'string' },
+            input_schema: { type: 'object' },
+            timeout_ms: { type: 'integer' },
+          },
+        },
+      },
     },
   },
   output: registeredSchema,
