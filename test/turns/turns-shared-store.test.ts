@@ -66,22 +66,22 @@ async function allTurns(d: SpawnedDaemon): Promise<Turn[]> {
   const out: Turn[] = [];
   let cursor: string | undefined;
   do {
-    const page = (await op.call('reads.run', {
-      params: { serverId: DEFAULT_SERVER, domain: 'turn', action: 'list' },
+    const page = await op.call('reads.turn.list', {
+      params: { serverId: DEFAULT_SERVER },
       body: { limit: 100, ...(cursor ? { cursor } : {}) },
-    })) as { turns: Turn[]; nextCursor?: string };
-    out.push(...page.turns);
+    });
+    out.push(...(page.turns as Turn[]));
     cursor = page.nextCursor;
   } while (cursor);
   return out;
 }
 
 async function turnOf(d: SpawnedDaemon, id: string): Promise<Turn> {
-  const r = (await operatorOf(d).call('reads.run', {
-    params: { serverId: DEFAULT_SERVER, domain: 'turn', action: 'get' },
+  const r = await operatorOf(d).call('reads.turn.get', {
+    params: { serverId: DEFAULT_SERVER },
     body: { id },
-  })) as { turn: Turn };
-  return r.turn;
+  });
+  return r.turn as Turn;
 }
 
 async function until<T>(what: string, ms: number, probe: () => Promise<T | undefined>): Promise<T> {
