@@ -225,6 +225,7 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
         publish: (event) => clientTools.streams.publish(event),
         diag: opts.diag,
         shared: opts.store !== undefined,
+        tools: { host, gate: services.gate },
       });
       runner = turns.runner;
       void runner

@@ -5,6 +5,8 @@ import type { DaemonEvent } from '../events/event.js';
 import type { Profile } from '../profile/types.js';
 import type { TurnLookup } from '../store/turn-lookup.js';
 import type { TurnStore } from '../store/turns.js';
+import type { ResultGate } from '../results/gate.js';
+import type { ToolHost } from '../tools/contracts.js';
 import { TurnRunner } from './runner.js';
 import { TurnService } from './service.js';
 
@@ -23,6 +25,8 @@ interface TurnsOptions {
   readonly diag: (event: string, detail: Record<string, unknown>) => void;
   /** A shared PostgreSQL store: other daemons queue turns this one may run. */
   readonly shared: boolean;
+  /** The tool host and result gate a Codex turn's dynamic tools go through. */
+  readonly tools: { readonly host: ToolHost; readonly gate: ResultGate };
 }
 
 /** Turns running at once in one daemon, over all agents. */
@@ -41,6 +45,7 @@ export function openTurns(o: TurnsOptions): { runner: TurnRunner; service: TurnS
     maxConcurrent: MAX_CONCURRENT_TURNS,
     heartbeatMs: o.shared ? SHARED_POLL_MS : HEARTBEAT_MS,
     staleMs: STALE_MS,
+    appServer: { ...o.tools, diag: o.diag },
     publish: (type, t) =>
       o.publish({
         type,
