@@ -48,9 +48,9 @@ interface AppServerTurn {
   readonly developerInstructions: string;
 }
 
-/** Codex runs turns as an app server, whichever of its two runtime kinds the agent names. */
+/** Codex runs turns as an app server, whichever of its two runtime kinds the agent names (a declared command runs as declared). */
 const launchRuntime = (agent: AgentConfig): RuntimeKind =>
-  agent.runtime === 'codex' ? 'codex-app-server' : agent.runtime;
+  agent.runtime === 'codex' && !agent.launch.command ? 'codex-app-server' : agent.runtime;
 
 function workdirOf(agent: AgentConfig, home: string): string {
   const dir = agent.launch.workdir ?? agent.allowedPaths[0] ?? join(home, 'turns', agent.id);
