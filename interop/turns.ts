@@ -13,9 +13,9 @@ import { replyContent, startClaudeTurnStandIn, startCodexTurnStandIn } from './t
  * inherit its environment, so it runs in a fresh HOME with every proxy at a
  * closed port) whose profile has one agent of the runtime, its model
  * endpoint the stand-in. A person's DM starts a turn; the runtime answers
- * the exact target with replyTo through agentteam's tool; a second DM
- * resumes the same session, and the stand-in finds the first exchange in
- * the second turn's requests.
+ * the exact target with replyTo through agentteam's tool; the next DMs
+ * resume the same session, and the stand-in finds each exchange in the
+ * requests of the turn after it.
  */
 interface TurnCase {
   readonly agent: Record<string, unknown>;
@@ -26,6 +26,12 @@ interface TurnCase {
 }
 
 const TURN_TIMEOUT_MS = 180_000;
+/** One DM a turn; the third shows a resumed session resumes again. */
+const QUESTIONS = [
+  'What did we ship yesterday?',
+  'And what is left for today?',
+  'Anything blocked?',
+] as const;
 /** A closed loopback port. */
 const DEAD_PROVIDER = 'http://127.0.0.1:9';
 
@@ -76,33 +82,35 @@ async function runTurnCase(ctx: CheckContext, c: TurnCase): Promise<string> {
         }
         return { t, messageId: posted.message.id, at };
       };
-      const first = await turn('What did we ship yesterday?');
-      const second = await turn('And what is left for today?');
+      const done: Awaited<ReturnType<typeof turn>>[] = [];
+      for (const q of QUESTIONS) done.push(await turn(q));
       const history = await d.cli(['message', 'history', '--target', `dm:${id}`]);
       const replies = (JSON.parse(history.stdout).data.messages as Reply[]).filter(
         (r) => r.author === `agent:${id}`,
       );
-      for (const { messageId } of [first, second]) {
+      for (const { messageId } of done) {
         const reply = replies.find((r) => r.replyTo === messageId);
         if (reply?.content !== replyContent(messageId))
           throw new Error(`no reply to ${messageId} in dm:${id}:\n${history.stdout}`);
       }
-      if (!first.t.sessionId || first.t.resumed)
-        throw new Error(`the first turn started no session: ${JSON.stringify(first.t)}`);
-      if (second.t.sessionId !== first.t.sessionId || !second.t.resumed)
-        throw new Error(
-          `the second turn did not resume ${first.t.sessionId}: ${JSON.stringify(second.t)}`,
-        );
-      // The second turn's model requests carry the first exchange: its message and the reply sent.
-      const later = m.seen.slice(second.at).map((s) => JSON.stringify(s.body));
-      const remembered = later.some(
-        (b) => b.includes(first.messageId) && b.includes(replyContent(first.messageId)),
-      );
-      if (!remembered)
-        throw new Error(
-          `no request of the second turn carried the first exchange\n${tail(later.join('\n'), 2000)}`,
-        );
-      return `two DMs to ${id}: both answered in dm:${id} with replyTo (content ${replyContent('<id>')}); the second turn resumed session ${first.t.sessionId}, its ${later.length} model request(s) carried the first exchange`;
+      const session = done[0]!.t.sessionId;
+      if (!session || done[0]!.t.resumed)
+        throw new Error(`the first turn started no session: ${JSON.stringify(done[0]!.t)}`);
+      const carried: number[] = [];
+      for (let k = 1; k < done.length; k++) {
+        const { t, at } = done[k]!;
+        if (t.sessionId !== session || !t.resumed)
+          throw new Error(`turn ${k + 1} did not resume ${session}: ${JSON.stringify(t)}`);
+        // Its model requests carry the exchange before it: that message and the reply sent to it.
+        const before = done[k - 1]!.messageId;
+        const requests = m.seen.slice(at, done[k + 1]?.at).map((x) => JSON.stringify(x.body));
+        if (!requests.some((r) => r.includes(before) && r.includes(replyContent(before))))
+          throw new Error(
+            `no request of turn ${k + 1} carried the exchange before it\n${tail(requests.join('\n'), 2000)}`,
+          );
+        carried.push(requests.length);
+      }
+      return `${done.length} DMs to ${id}: each answered in dm:${id} with replyTo (content ${replyContent('<id>')}); turns 2 and 3 resumed session ${session}, their model requests (${carried.join(', ')}) carried the exchange before them`;
     } finally {
       await d.close();
     }
