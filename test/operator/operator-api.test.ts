@@ -7,7 +7,7 @@ import { OPERATOR_API } from '../../catalog/operator/table.js';
 import { registerOperatorApi, type OperatorHandlers } from '../../daemon/http/operator-dispatch.js';
 import { systemClock } from '../../lib/clock.js';
 import { OPERATOR_PATHS } from '../../lib/operator-paths.js';
-import { operatorRequest } from '../../lib/operator-client.js';
+import { type OperatorCallOutput, operatorRequest } from '../../lib/operator-client.js';
 import { ROOT } from '../../devkit/cli.js';
 
 /**
@@ -103,7 +103,7 @@ test('the dispatcher refuses input that fails the row schema with the row code, 
 
 test('the CLI, the console and the dev kit call the operator API through the one client', () => {
   const callers = [
-    ...sources('cli').filter((f) => !f.startsWith('cli/exec/') && !f.startsWith('cli/serve/')),
+    ...sources('cli').filter((f) => !f.startsWith('cli/exec/')),
     ...sources('daemon/console'),
     ...sources('devkit'),
   ];
@@ -120,6 +120,7 @@ test('the CLI, the console and the dev kit call the operator API through the one
   const client = /lib\/operator-client\.js'/;
   for (const f of [
     'cli/daemon-client.ts',
+    'cli/daemon-link.ts',
     'daemon/console/operator-client.ts',
     'devkit/operator.ts',
   ])
@@ -128,6 +129,19 @@ test('the CLI, the console and the dev kit call the operator API through the one
       client,
       `${relative(ROOT, join(ROOT, f))} builds on lib/operator-client.ts`,
     );
+});
+
+test('the operator event stream has one reader, the client’s (lib/event-stream.ts)', () => {
+  const readsSse = /startsWith\(\s*['"`]data:/;
+  assert.deepEqual(
+    [...sources('cli'), ...sources('daemon/console'), ...sources('lib')].filter(
+      (f) => f !== 'lib/event-stream.ts' && readsSse.test(text(f)),
+    ),
+    [],
+  );
+  // The CLI's held streams (serve --stdio, daemon logs --follow) open it through the client.
+  assert.match(text('cli/daemon-link.ts'), /\.events\('events\.open'/);
+  assert.match(text('lib/operator-client.ts'), /from '\.\/event-stream\.js'/);
 });
 
 test('the client fills a row’s path and query and is typed by the row', () => {
@@ -157,4 +171,33 @@ test('the client fills a row’s path and query and is typed by the row', () => 
     // @ts-expect-error the revoke row needs its :id
     operatorRequest('runtimes.revoke', {});
   assert.equal(typeof wrongField + typeof wrongValue + typeof noParams, 'functionfunctionfunction');
+});
+
+test('an operator read is typed by its catalog action: the body is its input, the answer its output', () => {
+  assert.deepEqual(
+    operatorRequest('reads.task.list', {
+      params: { serverId: 'local' },
+      body: { status: 'todo', limit: 5 },
+    }),
+    {
+      method: 'POST',
+      path: '/api/v1/servers/local/reads/task/list',
+      body: '{"status":"todo","limit":5}',
+    },
+  );
+  // Checked by tsc: a read caller that does not follow the action's schemas does not compile.
+  const local = { serverId: 'local' };
+  const wrongStatus = () =>
+    // @ts-expect-error a task's status is one of the catalog's enum
+    operatorRequest('reads.task.list', { params: local, body: { status: 'later' } });
+  const noId = () =>
+    // @ts-expect-error task get requires its id
+    operatorRequest('reads.task.get', { params: { serverId: 'local' }, body: {} });
+  const title = (out: OperatorCallOutput<'reads.task.get'>): string => out.task.title;
+  // @ts-expect-error a task list answer has `tasks`, not `items`
+  const items = (out: OperatorCallOutput<'reads.task.list'>) => out.items;
+  assert.equal(
+    typeof wrongStatus + typeof noId + typeof title + typeof items,
+    'functionfunctionfunctionfunction',
+  );
 });
