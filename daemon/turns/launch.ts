@@ -12,6 +12,7 @@ import type { ClaimedTurn } from '../store/turn-rows.js';
 import type { MessageText, TurnLookup } from '../store/turn-lookup.js';
 import type { TurnStore } from '../store/turns.js';
 import { runtimeCommand, TurnLaunchError } from './command.js';
+import { markLaunch } from './marks.js';
 import { turnPrompt } from './prompt.js';
 import { modelSettings } from './model-env.js';
 
@@ -96,6 +97,7 @@ export async function prepareTurn(
   const previous = await d.turns.session(caller, turn.target, agent.runtime);
   const newest = found.at(-1);
   const runtime = launchRuntime(agent);
+  markLaunch(turn.id, 'lease');
   const auth = await d.auths.create({
     serverId: turn.serverId,
     agentId: agent.id,
@@ -104,6 +106,7 @@ export async function prepareTurn(
     runtime,
     turn: newest ? { target: turn.target, messageId: newest.id } : null,
   });
+  markLaunch(turn.id, 'leased');
   try {
     const { execBaseUrl, mcpUrl } = d.urls(turn.serverId, agent.id);
     const additions = d.launchHook?.(
