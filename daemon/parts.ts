@@ -228,6 +228,7 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
         diag: opts.diag,
         shared: opts.store !== undefined,
         staleMs: opts.turnStaleMs,
+        tools: { host, gate: services.gate },
       });
       runner = turns.runner;
       void runner

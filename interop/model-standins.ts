@@ -99,8 +99,6 @@ export function startAnthropicStandIn(): Promise<StandIn> {
       .flatMap((m) => (Array.isArray(m.content) ? m.content : []))
       .find((c: any) => c?.type === 'tool_result');
     const marker = markerIn(text(messages));
-    const id = `msg_${Date.now()}`;
-    const usage = { input_tokens: 10, output_tokens: 5 };
     let block: any;
     let stop: string;
     if (hasTool && marker && !toolResult) {
@@ -119,52 +117,7 @@ export function startAnthropicStandIn(): Promise<StandIn> {
       };
       stop = 'end_turn';
     }
-    const message = {
-      id,
-      type: 'message',
-      role: 'assistant',
-      model: body?.model ?? 'stand-in',
-      content: [block],
-      stop_reason: stop,
-      stop_sequence: null,
-      usage,
-    };
-    if (!body?.stream)
-      return void res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(JSON.stringify(message));
-    const startBlock =
-      block.type === 'tool_use' ? { ...block, input: {} } : { type: 'text', text: '' };
-    const delta =
-      block.type === 'tool_use'
-        ? { type: 'input_json_delta', partial_json: JSON.stringify(block.input) }
-        : { type: 'text_delta', text: block.text };
-    sse(res, [
-      [
-        'message_start',
-        {
-          type: 'message_start',
-          message: {
-            ...message,
-            content: [],
-            stop_reason: null,
-            usage: { input_tokens: 10, output_tokens: 1 },
-          },
-        },
-      ],
-      ['content_block_start', { type: 'content_block_start', index: 0, content_block: startBlock }],
-      ['content_block_delta', { type: 'content_block_delta', index: 0, delta }],
-      ['content_block_stop', { type: 'content_block_stop', index: 0 }],
-      [
-        'message_delta',
-        {
-          type: 'message_delta',
-          delta: { stop_reason: stop, stop_sequence: null },
-          usage: { output_tokens: 5 },
-        },
-      ],
-      ['message_stop', { type: 'message_stop' }],
-    ]);
+    anthropicReply(res, body, block, stop);
   });
 }
 
@@ -218,30 +171,87 @@ export function startOpenAIStandIn(): Promise<StandIn> {
         ],
       };
     }
-    const usage = {
-      input_tokens: 10,
-      input_tokens_details: { cached_tokens: 0 },
-      output_tokens: 5,
-      output_tokens_details: { reasoning_tokens: 0 },
-      total_tokens: 15,
-    };
-    const response = {
-      id,
-      object: 'response',
-      created_at: Math.floor(Date.now() / 1000),
-      status: 'completed',
-      model: body?.model ?? 'stand-in',
-      output: [item],
-      usage,
-    };
-    sse(res, [
-      [
-        'response.created',
-        { type: 'response.created', response: { ...response, status: 'in_progress', output: [] } },
-      ],
-      ['response.output_item.added', { type: 'response.output_item.added', output_index: 0, item }],
-      ['response.output_item.done', { type: 'response.output_item.done', output_index: 0, item }],
-      ['response.completed', { type: 'response.completed', response }],
-    ]);
+    responsesReply(res, body, item, id);
   });
+}
+
+/** Answers one Messages request with one content block (tool_use or text), streamed when it asked. */
+export function anthropicReply(res: ServerResponse, body: any, block: any, stop: string): void {
+  const id = `msg_${Date.now()}`;
+  const usage = { input_tokens: 10, output_tokens: 5 };
+  const message = {
+    id,
+    type: 'message',
+    role: 'assistant',
+    model: body?.model ?? 'stand-in',
+    content: [block],
+    stop_reason: stop,
+    stop_sequence: null,
+    usage,
+  };
+  if (!body?.stream)
+    return void res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify(message));
+  const startBlock =
+    block.type === 'tool_use' ? { ...block, input: {} } : { type: 'text', text: '' };
+  const delta =
+    block.type === 'tool_use'
+      ? { type: 'input_json_delta', partial_json: JSON.stringify(block.input) }
+      : { type: 'text_delta', text: block.text };
+  sse(res, [
+    [
+      'message_start',
+      {
+        type: 'message_start',
+        message: {
+          ...message,
+          content: [],
+          stop_reason: null,
+          usage: { input_tokens: 10, output_tokens: 1 },
+        },
+      },
+    ],
+    ['content_block_start', { type: 'content_block_start', index: 0, content_block: startBlock }],
+    ['content_block_delta', { type: 'content_block_delta', index: 0, delta }],
+    ['content_block_stop', { type: 'content_block_stop', index: 0 }],
+    [
+      'message_delta',
+      {
+        type: 'message_delta',
+        delta: { stop_reason: stop, stop_sequence: null },
+        usage: { output_tokens: 5 },
+      },
+    ],
+    ['message_stop', { type: 'message_stop' }],
+  ]);
+}
+
+/** Answers one Responses request with one output item, streamed. */
+export function responsesReply(res: ServerResponse, body: any, item: any, id: string): void {
+  const usage = {
+    input_tokens: 10,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: 5,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: 15,
+  };
+  const response = {
+    id,
+    object: 'response',
+    created_at: Math.floor(Date.now() / 1000),
+    status: 'completed',
+    model: body?.model ?? 'stand-in',
+    output: [item],
+    usage,
+  };
+  sse(res, [
+    [
+      'response.created',
+      { type: 'response.created', response: { ...response, status: 'in_progress', output: [] } },
+    ],
+    ['response.output_item.added', { type: 'response.output_item.added', output_index: 0, item }],
+    ['response.output_item.done', { type: 'response.output_item.done', output_index: 0, item }],
+    ['response.completed', { type: 'response.completed', response }],
+  ]);
 }

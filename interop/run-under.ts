@@ -73,14 +73,21 @@ interface RunOptions {
   inspect?: (home: string) => Promise<void> | void;
 }
 
-export async function runUnder(ctx: CheckContext, o: RunOptions): Promise<Ran> {
-  const home = mkdtempSync(join(tmpdir(), 'agentteam-interop-home-'));
-  o.setup?.(home);
+/**
+ * The environment of a real client: this one's less every model and runtime
+ * variable, a fresh HOME (and XDG folders) in `home`, every proxy variable
+ * at a closed loopback port, the client's folder (and its Node) first on PATH.
+ */
+export function isolatedEnv(
+  ctx: CheckContext,
+  home: string,
+  extra: Record<string, string> = {},
+): NodeJS.ProcessEnv {
   const inherited = { ...process.env };
   for (const k of Object.keys(inherited))
     if (/^(ANTHROPIC_|OPENAI_|CODEX_|OPENCODE_|CLAUDE_)/i.test(k) || /_proxy$/i.test(k))
       delete inherited[k];
-  const env = {
+  return {
     ...inherited,
     HOME: home,
     XDG_CONFIG_HOME: join(home, '.config'),
@@ -96,9 +103,14 @@ export async function runUnder(ctx: CheckContext, o: RunOptions): Promise<Ran> {
     NO_PROXY: '127.0.0.1,localhost',
     no_proxy: '127.0.0.1,localhost',
     PATH: [ctx.nodeDir, ctx.binDir, process.env.PATH ?? ''].filter(Boolean).join(delimiter),
-    AGENTTEAM_HOME: ctx.daemon.home,
-    ...o.env,
+    ...extra,
   };
+}
+
+export async function runUnder(ctx: CheckContext, o: RunOptions): Promise<Ran> {
+  const home = mkdtempSync(join(tmpdir(), 'agentteam-interop-home-'));
+  o.setup?.(home);
+  const env = { ...isolatedEnv(ctx, home, o.env), AGENTTEAM_HOME: ctx.daemon.home, ...o.env };
   const args = [
     BIN,
     'run',

@@ -10,6 +10,7 @@ import {
 import { checkCodex } from './codex.js';
 import type { CheckContext, CheckResult } from './run-under.js';
 import { checkCodexAppServer } from './codex-app-server.js';
+import { checkClaudeTurns, checkCodexTurns } from './turns.js';
 import { ensureNpm, ensurePython, NPM_CLIENTS, PYTHON_SDK, type Installed } from './install.js';
 
 /**
@@ -29,8 +30,12 @@ type Row = {
 };
 
 const only = new Set(process.argv.slice(2));
+/** `claude` also runs `claude-turns`, `codex` the other Codex cases, `turns` every turn case. */
 const wanted = (id: string) =>
-  only.size === 0 || only.has(id) || (only.has('codex') && id === 'codex-app-server');
+  only.size === 0 ||
+  only.has(id) ||
+  only.has(id.split('-')[0]!) ||
+  (only.has('turns') && id.endsWith('-turns'));
 
 interface Plan {
   id: string;
@@ -71,6 +76,19 @@ const PLANS: Plan[] = [
     install: () => ensureNpm(npm('codex')),
     pinned: npm('codex').version,
     run: (ctx) => checkCodexAppServer(ctx),
+  },
+  // Delivered turns: the daemon runs the same pinned clients for a person's message.
+  {
+    id: 'claude-turns',
+    install: () => ensureNpm(npm('claude')),
+    pinned: npm('claude').version,
+    run: (ctx) => checkClaudeTurns(ctx),
+  },
+  {
+    id: 'codex-turns',
+    install: () => ensureNpm(npm('codex')),
+    pinned: npm('codex').version,
+    run: (ctx) => checkCodexTurns(ctx),
   },
   {
     id: 'opencode',

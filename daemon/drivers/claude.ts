@@ -8,6 +8,8 @@ import type { DriverInput, DriverLaunch } from './types.js';
  * `headersHelper` is a shell command Claude Code runs at each connection and
  * whose stdout is a JSON object of headers. The helper reads the token file
  * every time, so a rotated token is picked up without restarting Claude.
+ * A `--settings` file allows agentteam's tools (layered on the user's
+ * settings, never written into them).
  *
  * The options belong to the `claude` executable. When `run` wraps another
  * command (`sh -c '...'`), they cannot be put after it; `run` then puts
@@ -27,21 +29,37 @@ export function prepareClaude(input: DriverInput, guidance: string): DriverLaunc
   writePrivateFile(config, `${JSON.stringify(body, null, 2)}\n`);
   const guidanceFile = join(dir, 'guidance.md');
   writePrivateFile(guidanceFile, guidance);
+  // Loaded on top of the user's own settings, which stay untouched: agentteam's tools need no prompt.
+  const settings = join(dir, 'settings.json');
+  writePrivateFile(settings, `${JSON.stringify(ALLOW_AGENTTEAM, null, 2)}\n`);
   const shimDir = join(dir, 'bin');
   const shim = join(shimDir, 'claude');
-  writePrivateFile(shim, renderShim(shimDir, config, guidanceFile), 0o700);
+  writePrivateFile(shim, renderShim(shimDir, config, guidanceFile, settings), 0o700);
   return {
     env: { AGENTTEAM_GUIDANCE_FILE: guidanceFile },
-    args: ['--mcp-config', config, '--append-system-prompt', guidance],
+    args: ['--mcp-config', config, '--append-system-prompt', guidance, '--settings', settings],
     argsFor: 'claude',
     shimDir,
-    files: { config, helper, guidance: guidanceFile, shim },
+    files: { config, helper, guidance: guidanceFile, settings, shim },
   };
 }
 
+/**
+ * Claude Code's permission rule for every tool of one MCP server: agentteam's
+ * tools run without asking, as Codex's driver approves them, so a turn in
+ * print mode (where nobody answers a prompt) can answer. The daemon's own
+ * approvals still apply to the tools that need them.
+ */
+const ALLOW_AGENTTEAM = { permissions: { allow: [`mcp__${MCP_SERVER_NAME}`] } };
+
 /** The PATH shim: drops its own directory from PATH, then runs the real claude with the options. */
-function renderShim(shimDir: string, config: string, guidanceFile: string): string {
+function renderShim(
+  shimDir: string,
+  config: string,
+  guidanceFile: string,
+  settings: string,
+): string {
   return renderPathShim(shimDir, 'starts the real claude with the agentteam MCP configuration.', [
-    `exec claude --mcp-config ${shQuote(config)} --append-system-prompt "$(cat ${shQuote(guidanceFile)})" "$@"`,
+    `exec claude --mcp-config ${shQuote(config)} --append-system-prompt "$(cat ${shQuote(guidanceFile)})" --settings ${shQuote(settings)} "$@"`,
   ]);
 }

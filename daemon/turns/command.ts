@@ -18,6 +18,8 @@ export class TurnLaunchError extends Error {
 /** The runtime's argv and how the prompt reaches it, and the session it starts or resumes. */
 interface RuntimeCommand {
   readonly argv: string[];
+  /** True when the runtime is `codex app-server`, driven over JSON-RPC rather than given the prompt on stdin. */
+  readonly appServer: boolean;
   /** The runtime's own session id (null when the runtime cannot be resumed by id). */
   readonly sessionId: string | null;
   readonly resumed: boolean;
@@ -50,7 +52,8 @@ function findExecutable(name: string, path: string | undefined): string | null {
 /**
  * The command that runs one turn for `agent`: its declared command, or its
  * runtime's executable with the turn's session flags and the profile's extra arguments. The prompt reaches every
- * runtime on stdin. `previous` is the runtime session of the agent's last
+ * runtime on stdin except Codex, which runs as `codex app-server` and gets it
+ * in `turn/start`. `previous` is the runtime session of the agent's last
  * turn on the same target.
  */
 export function runtimeCommand(
@@ -64,6 +67,7 @@ export function runtimeCommand(
     if (!bin) throw notFound(launch.command[0]!);
     return {
       argv: [bin, ...launch.command.slice(1), ...launch.args],
+      appServer: false,
       sessionId: null,
       resumed: false,
     };
@@ -83,22 +87,29 @@ export function runtimeCommand(
       const session = previous ? ['--resume', previous] : ['--session-id', sessionId];
       return {
         argv: [bin, '-p', ...session, ...launch.args],
+        appServer: false,
         sessionId,
         resumed: previous !== null,
       };
     }
     case 'codex':
     case 'codex-app-server':
-      // `codex exec -` reads the prompt from stdin.
+      // Driven as an app server: the thread (the session) is known once Codex has started or resumed it.
       return {
-        argv: [bin, 'exec', '--skip-git-repo-check', ...launch.args, '-'],
+        argv: [bin, 'app-server', ...launch.args],
+        appServer: true,
         sessionId: null,
         resumed: false,
       };
     case 'opencode':
-      return { argv: [bin, 'run', ...launch.args], sessionId: null, resumed: false };
+      return {
+        argv: [bin, 'run', ...launch.args],
+        appServer: false,
+        sessionId: null,
+        resumed: false,
+      };
     default:
-      return { argv: [bin, ...launch.args], sessionId: null, resumed: false };
+      return { argv: [bin, ...launch.args], appServer: false, sessionId: null, resumed: false };
   }
 }
 

@@ -6,12 +6,15 @@ import type { Authorization } from '../auth/authorization.js';
 import type { AuthorizationStore } from '../auth/store.js';
 import type { LaunchHook } from '../drivers/launch-hook.js';
 import type { AgentConfig } from '../profile/types.js';
+import type { RuntimeKind } from '../../catalog/runtimes.js';
+import { appServerInstructionsFile } from '../drivers/codex-app-server.js';
 import type { ClaimedTurn } from '../store/turn-rows.js';
 import type { MessageText, TurnLookup } from '../store/turn-lookup.js';
 import type { TurnStore } from '../store/turns.js';
 import { runtimeCommand, TurnLaunchError } from './command.js';
 import { markLaunch } from './marks.js';
 import { turnPrompt } from './prompt.js';
+import { modelSettings } from './model-env.js';
 
 /** What launching a turn uses of the daemon. */
 export interface LaunchDeps {
@@ -35,7 +38,20 @@ export interface PreparedTurn {
   readonly promptFile: string;
   readonly sessionId: string | null;
   readonly resumed: boolean;
+  /** Set when the runtime is `codex app-server`: what the conversation with it needs. */
+  readonly appServer: AppServerTurn | null;
 }
+
+/** A Codex turn: the thread to resume (null: a new one), the prompt and the layered instructions. */
+interface AppServerTurn {
+  readonly previous: string | null;
+  readonly prompt: string;
+  readonly developerInstructions: string;
+}
+
+/** Codex runs turns as an app server, whichever of its two runtime kinds the agent names (a declared command runs as declared). */
+const launchRuntime = (agent: AgentConfig): RuntimeKind =>
+  agent.runtime === 'codex' && !agent.launch.command ? 'codex-app-server' : agent.runtime;
 
 function workdirOf(agent: AgentConfig, home: string): string {
   const dir = agent.launch.workdir ?? agent.allowedPaths[0] ?? join(home, 'turns', agent.id);
@@ -80,13 +96,14 @@ export async function prepareTurn(
   const caller = { serverId: turn.serverId, agentId: agent.id };
   const previous = await d.turns.session(caller, turn.target, agent.runtime);
   const newest = found.at(-1);
+  const runtime = launchRuntime(agent);
   markLaunch(turn.id, 'lease');
   const auth = await d.auths.create({
     serverId: turn.serverId,
     agentId: agent.id,
     runId: turn.id,
     workdir: cwd,
-    runtime: agent.runtime,
+    runtime,
     turn: newest ? { target: turn.target, messageId: newest.id } : null,
   });
   markLaunch(turn.id, 'leased');
@@ -94,20 +111,21 @@ export async function prepareTurn(
     const { execBaseUrl, mcpUrl } = d.urls(turn.serverId, agent.id);
     const additions = d.launchHook?.(
       auth,
-      agent.runtime,
+      runtime,
       mcpUrl,
       { CODEX_HOME: d.env.CODEX_HOME || join(homedir(), '.codex') },
       null,
     ) ?? { env: {}, args: [] };
+    const model = modelSettings(agent, d.env);
     const env = buildRuntimeEnv(
       d.env,
       { execBaseUrl, tokenFile: auth.tokenFile, mcpUrl },
-      additions.env,
+      { ...model.env, ...additions.env },
     );
     const command = runtimeCommand(agent, previous, env.PATH);
     const direct = !additions.argsFor || basename(command.argv[0]!) === additions.argsFor;
     const argv = direct
-      ? [command.argv[0]!, ...additions.args, ...command.argv.slice(1)]
+      ? [command.argv[0]!, ...additions.args, ...model.args, ...command.argv.slice(1)]
       : command.argv;
     env.PATH = [direct ? undefined : additions.shimDir, additions.binDir, env.PATH]
       .filter(Boolean)
@@ -117,7 +135,8 @@ export async function prepareTurn(
     env.AGENTTEAM_TURN_ID = turn.id;
     env.AGENTTEAM_TURN_TARGET = turn.target;
     const promptFile = join(auth.dir, 'prompt.txt');
-    writeFileSync(promptFile, turnPrompt(agent, turn.target, found, missing), { mode: 0o600 });
+    const prompt = turnPrompt(agent, turn.target, found, missing);
+    writeFileSync(promptFile, prompt, { mode: 0o600 });
     return {
       auth,
       argv,
@@ -126,6 +145,13 @@ export async function prepareTurn(
       promptFile,
       sessionId: command.sessionId,
       resumed: command.resumed,
+      appServer: command.appServer
+        ? {
+            previous,
+            prompt,
+            developerInstructions: readFileSync(appServerInstructionsFile(auth.dir), 'utf8'),
+          }
+        : null,
     };
   } catch (err) {
     await d.auths.revoke(auth.id, 'launch_abort');

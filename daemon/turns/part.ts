@@ -5,6 +5,8 @@ import type { DaemonEvent } from '../events/event.js';
 import type { Profile } from '../profile/types.js';
 import type { TurnLookup } from '../store/turn-lookup.js';
 import type { TurnStore } from '../store/turns.js';
+import type { ResultGate } from '../results/gate.js';
+import type { ToolHost } from '../tools/contracts.js';
 import { TurnRunner } from './runner.js';
 import { TurnService } from './service.js';
 
@@ -25,6 +27,8 @@ interface TurnsOptions {
   readonly shared: boolean;
   /** How long a running turn may go without a heartbeat (tests shorten it; default STALE_MS). */
   readonly staleMs?: number | undefined;
+  /** The tool host and result gate a Codex turn's dynamic tools go through. */
+  readonly tools: { readonly host: ToolHost; readonly gate: ResultGate };
 }
 
 /** Turns running at once in one daemon, over all agents. */
@@ -45,6 +49,7 @@ export function openTurns(o: TurnsOptions): { runner: TurnRunner; service: TurnS
     // Several beats within the stale time, so one late beat never costs a live turn.
     heartbeatMs: Math.min(o.shared ? SHARED_POLL_MS : HEARTBEAT_MS, Math.floor(staleMs / 4)),
     staleMs,
+    appServer: { ...o.tools, diag: o.diag },
     publish: (type, t) =>
       o.publish({
         type,

@@ -6,8 +6,11 @@ import { TurnLaunchError } from './command.js';
 import { prepareTurn, type LaunchDeps, type PreparedTurn } from './launch.js';
 import { markLaunch } from './marks.js';
 import { startTurnProcess, type TurnProcess } from './process.js';
+import { type AppServerDeps, runAppServerTurn } from './app-server-turn.js';
 
 interface RunnerDeps extends LaunchDeps {
+  /** Codex turns: the tool host and gate their dynamic tools go through. */
+  readonly appServer: AppServerDeps;
   readonly profile: () => Profile;
   /** This daemon's name on the store: its claims and heartbeats carry it. */
   readonly owner: string;
@@ -173,14 +176,27 @@ export class TurnRunner {
       await this.d.auths.revoke(auth.id, 'exit');
       return this.end(turn, { state: r.stopAs.state, error: r.stopAs.error });
     }
-    r.proc = startTurnProcess(prepared.argv, prepared.env, prepared.cwd, prepared.promptFile);
+    const codex = prepared.appServer !== null;
+    r.proc = startTurnProcess(
+      prepared.argv,
+      prepared.env,
+      prepared.cwd,
+      codex ? null : prepared.promptFile,
+    );
     markLaunch(turn.id, 'spawned');
     const deadline = this.d.clock.setTimeout(
       () => this.stop(turn.id, 'failed', 'timeout'),
       agent.launch.deadlineSeconds * 1000,
     );
     deadline.unref?.();
-    const status = await r.proc.exited;
+    // Codex names its thread (the session to resume next time) once it has started or resumed it.
+    const status = codex
+      ? await runAppServerTurn(this.d.appServer, turn.id, r.proc, prepared, async (id, resumed) => {
+          await this.d.turns.started(turn.id, id, resumed);
+          const caller = { serverId: turn.serverId, agentId: agent.id };
+          await this.d.turns.saveSession(caller, turn.target, agent.runtime, id);
+        })
+      : await r.proc.exited;
     this.d.clock.clearTimeout(deadline);
     await this.d.auths.revoke(auth.id, 'exit');
     const replied = await this.d.turns.wroteSince(

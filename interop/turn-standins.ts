@@ -1,0 +1,99 @@
+import { anthropicReply, responsesReply, start, text, type StandIn } from './model-standins.js';
+
+/**
+ * Model stand-ins for delivered turns: the model reads the turn's prompt
+ * (the exact target and the message to answer, as daemon/turns/prompt.ts
+ * writes them) and calls agentteam's `message_send` with that target,
+ * `replyTo` and the content `interop-turn-reply-<message id>`; once the
+ * tool's result is back it ends the turn with a short text. Each message is
+ * answered once. Every request body is kept (`seen`), so a check can look
+ * for the first exchange in the second turn's requests.
+ */
+const ASK = /exactly this target: (\S+?), with replyTo set to (msg_[0-9A-Za-z]+)/g;
+
+/** The target and message id of the newest prompt in a request, if any. */
+function asked(haystack: string): { target: string; replyTo: string } | null {
+  const m = [...haystack.matchAll(ASK)].pop();
+  return m ? { target: m[1]!, replyTo: m[2]! } : null;
+}
+
+export const replyContent = (messageId: string) => `interop-turn-reply-${messageId}`;
+
+/** Anthropic Messages, the tool as Claude Code names an MCP server's tool. */
+export function startClaudeTurnStandIn(): Promise<StandIn> {
+  const answered = new Set<string>();
+  return start((path, body, res, s) => {
+    if (path.endsWith('/count_tokens'))
+      return void res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end('{"input_tokens":10}');
+    if (!path.endsWith('/v1/messages')) return void res.writeHead(404).end();
+    const messages: any[] = body?.messages ?? [];
+    const hasTool = (body?.tools ?? []).some(
+      (t: any) => t?.name === 'mcp__agentteam__message_send',
+    );
+    const ask = asked(text(messages));
+    if (hasTool && ask && !answered.has(ask.replyTo)) {
+      answered.add(ask.replyTo);
+      const input = { ...ask, content: replyContent(ask.replyTo) };
+      const block = {
+        type: 'tool_use',
+        id: `toolu_${Date.now()}`,
+        name: 'mcp__agentteam__message_send',
+        input,
+      };
+      return anthropicReply(res, body, block, 'tool_use');
+    }
+    const last = messages.at(-1);
+    const result = (Array.isArray(last?.content) ? last.content : []).find(
+      (c: any) => c?.type === 'tool_result',
+    );
+    if (result) s.results.push(text(result.content));
+    anthropicReply(res, body, { type: 'text', text: 'answered' }, 'end_turn');
+  });
+}
+
+/** OpenAI Responses, the tool as the app server offers agentteam's dynamic tools (namespace `agentteam`). */
+export function startCodexTurnStandIn(): Promise<StandIn> {
+  const answered = new Set<string>();
+  let n = 0;
+  return start((path, body, res, s) => {
+    if (path.endsWith('/models'))
+      return void res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end('{"object":"list","data":[]}');
+    if (!path.endsWith('/responses')) return void res.writeHead(404).end();
+    const input: any[] = Array.isArray(body?.input) ? body.input : [];
+    const hasTool = (body?.tools ?? []).some(
+      (t: any) =>
+        t?.type === 'namespace' &&
+        t?.name === 'agentteam' &&
+        (t.tools ?? []).some((x: any) => x?.name === 'message_send'),
+    );
+    const ask = asked(text(input));
+    const id = ++n;
+    if (hasTool && ask && !answered.has(ask.replyTo)) {
+      answered.add(ask.replyTo);
+      const item = {
+        type: 'function_call',
+        id: `fc_turn_${id}`,
+        call_id: `call_turn_${id}`,
+        name: 'message_send',
+        namespace: 'agentteam',
+        arguments: JSON.stringify({ ...ask, content: replyContent(ask.replyTo) }),
+        status: 'completed',
+      };
+      return responsesReply(res, body, item, `resp_turn_${id}`);
+    }
+    const output = input.at(-1);
+    if (output?.type === 'function_call_output') s.results.push(text(output.output));
+    const item = {
+      type: 'message',
+      id: `msg_turn_${id}`,
+      role: 'assistant',
+      status: 'completed',
+      content: [{ type: 'output_text', text: 'answered', annotations: [] }],
+    };
+    responsesReply(res, body, item, `resp_turn_${id}`);
+  });
+}
