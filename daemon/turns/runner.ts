@@ -5,6 +5,7 @@ import type { ClaimedTurn } from '../store/turn-rows.js';
 import { TurnLaunchError } from './command.js';
 import { prepareTurn, type LaunchDeps, type PreparedTurn } from './launch.js';
 import { startTurnProcess, type TurnProcess } from './process.js';
+import { openTurnSpan, type TurnSpan } from './trace.js';
 
 interface RunnerDeps extends LaunchDeps {
   readonly profile: () => Profile;
@@ -26,6 +27,7 @@ interface Running {
   proc: TurnProcess | null;
   /** Set when the runner stops it: the state it ends in. */
   stopAs: { state: 'cancelled' | 'failed' | 'interrupted'; error: TurnError } | null;
+  readonly span: TurnSpan;
 }
 
 /**
@@ -119,11 +121,12 @@ export class TurnRunner {
   }
 
   private run(turn: ClaimedTurn): void {
-    const r: Running = { turn, proc: null, stopAs: null };
+    const r: Running = { turn, proc: null, stopAs: null, span: openTurnSpan(turn) };
     this.running.set(turn.id, r);
     const drive = this.drive(r)
       .catch((err: Error) => this.d.diag('turn_failed', { turnId: turn.id, message: err.message }))
       .finally(() => {
+        r.span.end('failed', 'launch_failed');
         this.running.delete(turn.id);
         this.drives.delete(drive);
         this.kick();
@@ -136,14 +139,14 @@ export class TurnRunner {
     const agent = this.d.profile().agents.find((a) => a.id === turn.agentId);
     const startedAt = this.d.clock.now();
     this.d.publish('turn.started', turn);
-    if (!agent) return this.end(turn, { state: 'failed', error: 'no_runtime' });
+    if (!agent) return this.end(r, { state: 'failed', error: 'no_runtime' });
     let prepared: PreparedTurn;
     try {
-      prepared = await prepareTurn(this.d, turn, agent);
+      prepared = await prepareTurn(this.d, turn, agent, r.span.traceparent);
     } catch (err) {
       const code = err instanceof TurnLaunchError ? err.code : 'launch_failed';
       this.d.diag('turn_launch_failed', { turnId: turn.id, code, message: (err as Error).message });
-      return this.end(turn, { state: 'failed', error: code });
+      return this.end(r, { state: 'failed', error: code });
     }
     const { auth } = prepared;
     if (prepared.sessionId !== null) {
@@ -153,7 +156,7 @@ export class TurnRunner {
     }
     if (r.stopAs) {
       await this.d.auths.revoke(auth.id, 'exit');
-      return this.end(turn, { state: r.stopAs.state, error: r.stopAs.error });
+      return this.end(r, { state: r.stopAs.state, error: r.stopAs.error });
     }
     r.proc = startTurnProcess(prepared.argv, prepared.env, prepared.cwd, prepared.promptFile);
     const deadline = this.d.clock.setTimeout(
@@ -172,7 +175,7 @@ export class TurnRunner {
     );
     // Read again: stop() may have set it while the runtime ran.
     const stopped = r.stopAs as Running['stopAs'];
-    if (stopped) return this.end(turn, { ...stopped, exitStatus: status, replied });
+    if (stopped) return this.end(r, { ...stopped, exitStatus: status, replied });
     if (status !== 0) {
       this.d.diag('turn_runtime_failed', {
         turnId: turn.id,
@@ -180,7 +183,7 @@ export class TurnRunner {
         stderr: r.proc.stderrTail(),
       });
     }
-    return this.end(turn, {
+    return this.end(r, {
       state: status === 0 ? 'succeeded' : 'failed',
       error: status === 0 ? null : status === 127 ? 'runtime_not_found' : 'runtime_failed',
       exitStatus: status,
@@ -188,11 +191,9 @@ export class TurnRunner {
     });
   }
 
-  private async end(
-    turn: ClaimedTurn,
-    e: Parameters<RunnerDeps['turns']['finish']>[2],
-  ): Promise<void> {
-    const done = await this.d.turns.finish(turn.id, this.d.owner, e);
+  private async end(r: Running, e: Parameters<RunnerDeps['turns']['finish']>[2]): Promise<void> {
+    r.span.end(e.state, e.error ?? null);
+    const done = await this.d.turns.finish(r.turn.id, this.d.owner, e);
     if (done) this.d.publish('turn.finished', done);
   }
 
