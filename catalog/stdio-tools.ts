@@ -48,12 +48,12 @@ export const CLIENT_TOOLS_CAPABILITY = 'client.tools';
 const STDIO_NAME_RE = /^client__[A-Za-z0-9_]{1,56}$/;
 
 /** A descriptor as registered, with its timeout made explicit (what fingerprints and registry_bytes measure). */
-export interface StdioToolDescriptor {
+export type StdioToolDescriptor = {
   readonly name: string;
   readonly description: string;
   readonly input_schema: Record<string, unknown>;
   readonly timeout_ms: number;
-}
+};
 
 const DESCRIPTOR_KEYS = ['name', 'description', 'input_schema', 'timeout_ms'];
 const utf8 = (s: string) => Buffer.byteLength(s, 'utf8');

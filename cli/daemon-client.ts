@@ -1,13 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { request } from 'node:http';
 import type { DaemonFile } from '../catalog/operator/daemon-file.js';
 import { homePaths } from '../lib/home.js';
-import {
-  operatorClient,
-  type OperatorAnswer,
-  type OperatorClient,
-  type OperatorRequest,
-} from '../lib/operator-client.js';
+import { operatorClient, type OperatorClient } from '../lib/operator-client.js';
+import { type DaemonTarget, openHttpStream, sendHttp } from './daemon-http.js';
 
 /** A running daemon as recorded in $AGENTTEAM_HOME/daemon.json (catalog/operator/daemon-file.ts). */
 export type DaemonInfo = Pick<DaemonFile, 'url' | 'pid'>;
@@ -56,58 +51,37 @@ export function readOperatorToken(home: string): string {
   }
 }
 
-/**
- * The CLI's operator API client (lib/operator-client.ts) for this home: each
- * call reads daemon.json and the operator token, then sends one node:http
- * request with the token as Bearer (node:http, not fetch: fetch's first call
- * loads undici, milliseconds of every command). Throws NoDaemonError when
- * none runs or it does not answer.
- */
-export function daemonOperator(home: string): OperatorClient {
-  return operatorClient((req) => {
-    const info = readDaemonInfo(home);
-    if (!info) throw new NoDaemonError(`no daemon is running for ${home}`);
-    return sendHttp(info, readOperatorToken(home), req);
-  });
+/** A failure to reach the daemon at all says so as NoDaemonError; any other error stays as it is. */
+function unreachable(info: DaemonInfo): (err: NodeJS.ErrnoException) => never {
+  return (err) => {
+    throw err.code === 'ECONNREFUSED' || err.code === 'ECONNRESET'
+      ? new NoDaemonError(`the daemon at ${info.url} does not answer`)
+      : err;
+  };
 }
 
-function sendHttp(info: DaemonInfo, token: string, r: OperatorRequest): Promise<OperatorAnswer> {
-  const payload = r.body === undefined ? undefined : Buffer.from(r.body);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      new URL(r.path, info.url),
-      {
-        method: r.method,
-        headers: {
-          authorization: `Bearer ${token}`,
-          ...(payload
-            ? { 'content-type': 'application/json', 'content-length': String(payload.length) }
-            : {}),
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let json: unknown = null;
-          try {
-            json = text ? JSON.parse(text) : null;
-          } catch {
-            json = { raw: text };
-          }
-          resolve({ status: res.statusCode ?? 0, json });
-        });
-        res.on('error', reject);
-      },
-    );
-    req.on('error', (err: NodeJS.ErrnoException) => {
-      reject(
-        err.code === 'ECONNREFUSED' || err.code === 'ECONNRESET'
-          ? new NoDaemonError(`the daemon at ${info.url} does not answer`)
-          : err,
-      );
-    });
-    req.end(payload);
-  });
+/** daemon.json and the operator token, read when a call is made. */
+function reach(home: string): { info: DaemonInfo; target: DaemonTarget } {
+  const info = readDaemonInfo(home);
+  if (!info) throw new NoDaemonError(`no daemon is running for ${home}`);
+  return { info, target: { url: info.url, token: readOperatorToken(home) } };
+}
+
+/**
+ * The CLI's operator API client (lib/operator-client.ts) for this home: each
+ * call (or stream) reads daemon.json and the operator token, then sends one
+ * node:http request with the token as Bearer (cli/daemon-http.ts). Throws
+ * NoDaemonError when none runs or it does not answer.
+ */
+export function daemonOperator(home: string): OperatorClient {
+  return operatorClient(
+    async (req) => {
+      const t = reach(home);
+      return sendHttp(t.target, req).catch(unreachable(t.info));
+    },
+    async (req, signal) => {
+      const t = reach(home);
+      return openHttpStream(t.target, req, signal).catch(unreachable(t.info));
+    },
+  );
 }

@@ -131,7 +131,7 @@ export function connectApp(
           sent(
             op.send('clientTools.result', {
               params: { id },
-              body: { client_id: clientId, ...result },
+              body: { client_id: clientId, ...result } as never,
             }),
           ),
         close: () => es.close(),

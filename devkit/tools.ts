@@ -13,7 +13,7 @@ import type { TestContext } from 'node:test';
 import { cliEnv, startDaemonCli, tempHome } from './daemon.js';
 import type { RunResult } from './cli.js';
 import { rawRequest, type RawResponse } from './http.js';
-import { operatorRequest } from '../lib/operator-client.js';
+import { operatorOf } from './operator.js';
 
 /**
  * A real daemon (started with the built CLI) in a temp home prepared first:
@@ -87,7 +87,7 @@ export interface EventFrame {
   readonly data: Record<string, any>;
 }
 
-/** The operator event stream (GET /api/v1/events, a real SSE client), collecting the named event types. */
+/** The operator event stream, read by the one typed client (lib/operator-client.ts), collecting the named event types. */
 export async function watchEvents(
   h: Home,
   types: readonly string[],
@@ -96,34 +96,31 @@ export async function watchEvents(
   next(pred: (f: EventFrame) => boolean, ms?: number): Promise<EventFrame>;
   close(): void;
 }> {
-  const { EventSource } = await import('eventsource');
-  const token = h.operatorToken();
   const frames: EventFrame[] = [];
-  const es = new EventSource(new URL(operatorRequest('events.open', { query: {} }).path, h.url), {
-    fetch: (input, init) =>
-      fetch(input, {
-        ...init,
-        headers: { ...(init?.headers ?? {}), authorization: `Bearer ${token}` },
-      }),
-  });
-  for (const type of ['hello', ...types])
-    es.addEventListener(type, (e: MessageEvent) =>
-      frames.push(JSON.parse(e.data as string) as EventFrame),
-    );
+  const events = operatorOf(h).events('events.open', { query: {} });
+  let failed: unknown = null;
+  void (async () => {
+    try {
+      for await (const e of events)
+        if (e.type === 'hello' || types.includes(e.type)) frames.push(e as EventFrame);
+    } catch (err) {
+      failed = err;
+    }
+  })();
   const next = async (pred: (f: EventFrame) => boolean, ms = 5000): Promise<EventFrame> => {
     const until = Date.now() + ms;
     for (;;) {
       const f = frames.find(pred);
       if (f) return f;
-      if (Date.now() > until)
+      if (failed !== null || Date.now() > until)
         throw new Error(
-          `no matching event within ${ms} ms; saw ${JSON.stringify(frames.map((x) => x.type))}`,
+          `no matching event within ${ms} ms (${String(failed ?? 'still open')}); saw ${JSON.stringify(frames.map((x) => x.type))}`,
         );
       await new Promise((r) => setTimeout(r, 10));
     }
   };
   await next((f) => f.type === 'hello');
-  return { frames, next, close: () => es.close() };
+  return { frames, next, close: () => events.close() };
 }
 
 /** Copies examples/tools/ (modes kept) into $AGENTTEAM_HOME/tools/. */

@@ -30,6 +30,9 @@ export const OPERATOR_READS_FILE = join(GENERATED_DIR, 'operator-reads.json');
 /** The operator API's input validators (catalog/operator/), one CommonJS module keyed `<row>.<part>`. */
 export const OPERATOR_VALIDATORS_FILE = join(GENERATED_DIR, 'operator-validators.cjs');
 
+/** Validators of the CLI↔daemon wire shapes outside the rows (catalog/operator/stdio-call.ts), CommonJS. */
+export const WIRE_VALIDATORS_FILE = join(GENERATED_DIR, 'wire-validators.cjs');
+
 export function schemaFile(name: string): string {
   return join(GENERATED_DIR, 'schemas', `${name}.json`);
 }

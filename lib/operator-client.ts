@@ -1,9 +1,11 @@
 import type {
+  OperatorEventOf,
   OperatorInputOf,
   OperatorMethod,
   OperatorOutputOf,
 } from '../catalog/operator/route.js';
 import type { OperatorRouteName, OperatorRouteOf } from '../catalog/operator/table.js';
+import { sseData } from './event-stream.js';
 import { OPERATOR_PATHS } from './operator-paths.js';
 
 /**
@@ -13,7 +15,9 @@ import { OPERATOR_PATHS } from './operator-paths.js';
  * from the table by `import type`; at run time this module loads only the
  * generated method/path index (lib/operator-paths.ts): no schema, no ajv.
  * How bytes travel is the caller's transport: node:http in the CLI, the
- * app's own fetch in the console, fetch in the tests.
+ * app's own fetch in the console, fetch in the tests. A streaming row's
+ * events are read here too (lib/event-stream.ts), from the text a stream
+ * transport hands over.
  */
 
 /** One request as the transport sends it: the path carries the query; the body is JSON text. */
@@ -30,6 +34,42 @@ export interface OperatorAnswer {
 }
 
 type OperatorTransport = (req: OperatorRequest) => Promise<OperatorAnswer>;
+
+/** A streamed answer as the transport opened it: the status, then the body's text in chunks. */
+export interface OperatorStream {
+  readonly status: number;
+  /** Ends when the daemon ends the body; throws when the connection fails or `signal` aborts it. */
+  readonly chunks: AsyncIterable<string>;
+}
+
+/** Opens one streamed request; aborting `signal` closes it, whatever its moment. */
+type OperatorStreamTransport = (
+  req: OperatorRequest,
+  signal: AbortSignal,
+) => Promise<OperatorStream>;
+
+/** The rows whose answer is a stream of server-sent events. */
+type OperatorSseName = {
+  [N in OperatorRouteName]: OperatorRouteOf<N> extends { readonly stream: { readonly kind: 'sse' } }
+    ? N
+    : never;
+}[OperatorRouteName];
+
+/** One event as the daemon frames it (`{seq, type, data}`), its data typed by the row. */
+export interface OperatorEvent<N extends OperatorSseName> {
+  readonly seq: number;
+  readonly type: string;
+  readonly data: OperatorEventOf<OperatorRouteOf<N>>;
+}
+
+/**
+ * The events of one stream, in order: the iteration ends when the daemon ends
+ * the stream or after close(), and throws when the connection fails (an
+ * OperatorCallError when the daemon refused to open it).
+ */
+export interface OperatorEvents<N extends OperatorSseName> extends AsyncIterable<OperatorEvent<N>> {
+  close(): void;
+}
 
 /** What a caller gives for a row: `params`, `query` and `body` as the row has them. */
 export type OperatorCallInput<N extends OperatorRouteName> = OperatorInputOf<OperatorRouteOf<N>>;
@@ -95,9 +135,20 @@ export interface OperatorClient {
     name: N,
     input: OperatorCallInput<N>,
   ): Promise<OperatorCallOutput<N>>;
+  /** Opens a row's event stream (a client made without a stream transport throws). */
+  events<N extends OperatorSseName>(name: N, input: OperatorCallInput<N>): OperatorEvents<N>;
 }
 
-export function operatorClient(transport: OperatorTransport): OperatorClient {
+/** The error of an envelope that is not ok (or not an envelope at all). */
+function callError(status: number, envelope: unknown): OperatorCallError {
+  const error = (envelope as { error?: { code?: string; message?: string } } | null)?.error;
+  return new OperatorCallError(status, error?.code ?? 'internal', error?.message ?? 'failed');
+}
+
+export function operatorClient(
+  transport: OperatorTransport,
+  stream?: OperatorStreamTransport,
+): OperatorClient {
   const send: OperatorClient['send'] = async (name, input) => {
     const res = await transport(operatorRequest(name, input));
     return { status: res.status, envelope: res.json as OperatorEnvelope<typeof name> };
@@ -107,8 +158,55 @@ export function operatorClient(transport: OperatorTransport): OperatorClient {
     async call(name, input) {
       const { status, envelope } = await send(name, input);
       if (envelope?.ok === true) return envelope.data;
-      const error = (envelope as { error?: { code?: string; message?: string } } | null)?.error;
-      throw new OperatorCallError(status, error?.code ?? 'internal', error?.message ?? 'failed');
+      throw callError(status, envelope);
+    },
+    events(name, input) {
+      if (!stream) throw new Error(`${name}: this operator client has no stream transport`);
+      const abort = new AbortController();
+      const events = readEvents<typeof name>(stream, operatorRequest(name, input), abort);
+      return { [Symbol.asyncIterator]: () => events, close: () => abort.abort() };
     },
   };
+}
+
+async function* readEvents<N extends OperatorSseName>(
+  stream: OperatorStreamTransport,
+  req: OperatorRequest,
+  abort: AbortController,
+): AsyncGenerator<OperatorEvent<N>> {
+  try {
+    const res = await stream(req, abort.signal);
+    if (res.status !== 200) {
+      // A refusal is the usual JSON envelope.
+      let text = '';
+      for await (const chunk of res.chunks) text += chunk;
+      let json: unknown = null;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        // not JSON: the status alone speaks
+      }
+      throw callError(res.status, json);
+    }
+    for await (const data of sseData(res.chunks)) {
+      let frame: { seq?: unknown; type?: unknown; data?: unknown };
+      try {
+        frame = JSON.parse(data) as typeof frame;
+      } catch {
+        continue;
+      }
+      if (frame === null || typeof frame.type !== 'string') continue;
+      yield {
+        seq: Number(frame.seq),
+        type: frame.type,
+        data: (frame.data ?? {}) as OperatorEvent<N>['data'],
+      };
+    }
+  } catch (err) {
+    // Closed from this side: the iteration just ends.
+    if (!abort.signal.aborted) throw err;
+  } finally {
+    // A reader that stops early (break, return) closes the connection too.
+    abort.abort();
+  }
 }

@@ -41,6 +41,38 @@ const displayNameSchema = {
 } as const;
 const modelSchema = { type: 'string', minLength: 1, ...inputText(LIMITS.profileName) } as const;
 
+/**
+ * The turn settings an agent edit may change. What the daemon executes
+ * (launch.command, binary, args) and where (workdir) are set in profile.json
+ * by a person only, like header values and filesystem paths: agents call
+ * these actions, and an agent that could name a command could run anything.
+ */
+export const launchEditSchema = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: {
+    deadlineSeconds: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 86400,
+      description: 'How long one turn may run before it is stopped (default 1200).',
+    },
+    maxRunning: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 16,
+      description: 'Turns of this agent that may run at once, on different targets (default 1).',
+    },
+    queueLimit: {
+      type: 'integer',
+      minimum: 1,
+      maximum: LIMITS.turnQueue,
+      description: `Queued turns beyond which a new one is dropped (queue_full; default ${LIMITS.turnQueue}).`,
+    },
+  },
+} as const;
+
 const outRevision = { type: 'string', ...textLimit(LIMITS.profileRevision) } as const;
 
 const editOutput = {
@@ -57,7 +89,7 @@ export const agentCreate = defineAction({
   domain: 'agent',
   action: 'create',
   summary: 'Add an agent to the local profile.',
-  help: 'Writes profile.json atomically and bumps the profile revision (agent list cursors issued before must restart). Header values and filesystem paths are not set here. An id in use is already_exists.',
+  help: 'Writes profile.json atomically and bumps the profile revision (agent list cursors issued before must restart). Header values, filesystem paths and the launch command are not set here (a person sets them in profile.json); launch takes the turn settings. An id in use is already_exists.',
   example: {
     id: 'reviewer',
     displayName: 'Code reviewer',
@@ -81,6 +113,7 @@ export const agentCreate = defineAction({
       model: modelSchema,
       baseUrl: baseUrlSchema,
       apiKeyEnv: envNameSchema,
+      launch: launchEditSchema,
       expectedRevision: revisionSchema,
       ...idempotencySelectorProps,
     },
@@ -92,7 +125,7 @@ export const agentUpdate = defineAction({
   domain: 'agent',
   action: 'update',
   summary: "Change an agent's display name, runtime, model, base URL or API-key variable.",
-  help: 'Give the id and the fields to change; model, baseUrl and apiKeyEnv accept null to clear them. Headers, filesystem policy and unknown fields of the entry are kept. Bumps the profile revision.',
+  help: "Give the id and the fields to change; model, baseUrl and apiKeyEnv accept null to clear them; launch merges the turn settings given into the entry's launch block. Headers, filesystem policy, the launch command and unknown fields of the entry are kept. Bumps the profile revision.",
   example: { id: 'reviewer', model: 'claude-opus-4', expectedRevision: 'k3J9aQ.4' },
   risk: 'side_effect',
   result: {
@@ -111,6 +144,7 @@ export const agentUpdate = defineAction({
       model: { anyOf: [modelSchema, { type: 'null' }] },
       baseUrl: { anyOf: [baseUrlSchema, { type: 'null' }] },
       apiKeyEnv: { anyOf: [envNameSchema, { type: 'null' }] },
+      launch: launchEditSchema,
       expectedRevision: revisionSchema,
       ...idempotencySelectorProps,
     },

@@ -25,6 +25,7 @@ export const agentSchema = {
     'headerNames',
     'apiKeyEnv',
     'filesystem',
+    'turns',
     'teams',
   ],
   properties: {
@@ -51,6 +52,21 @@ export const agentSchema = {
       additionalProperties: false,
       required: ['allowedPathCount'],
       properties: { allowedPathCount: { type: 'integer', minimum: 0 } },
+    },
+    turns: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['command', 'deadlineSeconds', 'maxRunning', 'queueLimit'],
+      description: "How the daemon runs this agent's turns (the command itself is never shown).",
+      properties: {
+        command: {
+          type: 'boolean',
+          description: 'A person declared a command runtime in the profile.',
+        },
+        deadlineSeconds: { type: 'integer', minimum: 1 },
+        maxRunning: { type: 'integer', minimum: 1 },
+        queueLimit: { type: 'integer', minimum: 1 },
+      },
     },
     teams: {
       type: 'array',

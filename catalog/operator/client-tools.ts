@@ -130,10 +130,20 @@ export const clientToolsResult = operatorRoute({
   decoder: 'decodeResult (daemon/clienttools/validate.ts)',
   bodyLimit: CLIENT_TOOL_RESULT_BODY_BYTES,
   params: requestId,
+  // `ok: true` with `content` (MCP content blocks), or `ok: false` with `error`, as decodeResult takes it.
   body: {
     type: 'object',
-    required: ['client_id'],
-    properties: { client_id: clientId, content: { type: 'array' }, is_error: { type: 'boolean' } },
+    required: ['client_id', 'ok'],
+    properties: {
+      client_id: clientId,
+      ok: { type: 'boolean' },
+      content: { type: 'array', items: anyObject },
+      error: {
+        type: 'object',
+        required: ['code', 'message'],
+        properties: { code: { type: 'string' }, message: { type: 'string' } },
+      },
+    },
   },
   output: anyObject,
 });
@@ -151,7 +161,20 @@ export const clientToolsStdio = operatorRoute({
     properties: {
       client_id: clientId,
       server_id: { type: ['string', 'null'] },
-      tools: { type: 'array', items: anyObject },
+      // Effective descriptors, as the child validated them (catalog/stdio-tools.ts).
+      tools: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['name', 'description', 'input_schema', 'timeout_ms'],
+          properties: {
+            name: { type: 'string' },
+            description: { type: 'string' },
+            input_schema: { type: 'object' },
+            timeout_ms: { type: 'integer' },
+          },
+        },
+      },
     },
   },
   output: anyObject,

@@ -77,3 +77,9 @@ export type OperatorInputOf<R extends OperatorRoute> = {
     : never]: SchemaOf<R, K>;
 };
 export type OperatorOutputOf<R extends OperatorRoute> = FromSchema<R['output']>;
+/** The data of one event of a streaming row (each NDJSON line after the first, each SSE event). */
+export type OperatorEventOf<R extends OperatorRoute> = R extends {
+  readonly stream: { readonly event: infer S extends JSONSchema };
+}
+  ? FromSchema<S>
+  : never;

@@ -1,16 +1,10 @@
 import { resolveHome } from '../../lib/home.js';
 import { readDaemonInfo, readOperatorToken } from '../daemon-client.js';
-import { type ApiAnswer, DaemonLink, type LinkEvent } from '../serve/daemon-link.js';
+import { DaemonLink, type LinkEvent } from '../daemon-link.js';
 import { usage } from './message-common.js';
 import { escapeJsonText, jsonText } from '../json-text.js';
 import { noDaemon, refuse } from '../refusal.js';
 import { visible } from '../terminal-text.js';
-import { operatorRequest } from '../../lib/operator-client.js';
-
-interface Entry {
-  readonly n: number;
-  readonly line: string;
-}
 
 /**
  * `agentteam daemon logs [--limit N] [--follow]`: the daemon's recent
@@ -59,24 +53,24 @@ export async function main(opts: Record<string, unknown>, _args: string[]): Prom
       return refuse('daemon logs', 'unavailable', (err as Error).message);
     }
   }
-  let answer: ApiAnswer;
-  try {
-    // The daemon link keeps the event stream's connection; the request is built from the row.
-    const r = operatorRequest('daemon.logs', { query: { limit: String(limit) } });
-    answer = await link.call(r.method, r.path);
-  } catch (err) {
+  const answer = await link.client
+    .send('daemon.logs', { query: { limit: String(limit) } })
+    .catch((err: Error) => err);
+  if (answer instanceof Error) {
     link.close();
-    return refuse('daemon logs', 'unavailable', (err as Error).message);
+    return refuse('daemon logs', 'unavailable', answer.message);
   }
-  if (answer.body?.ok !== true) {
-    process.stdout.write(`${jsonText(answer.body)}\n`);
+  const { status, envelope } = answer;
+  if (envelope?.ok !== true) {
+    process.stdout.write(`${jsonText(envelope)}\n`);
+    const error = envelope?.ok === false ? envelope.error : undefined;
     process.stderr.write(
-      `agentteam daemon logs: ${visible(String(answer.body?.error?.message ?? `HTTP ${answer.status}`))}\n`,
+      `agentteam daemon logs: ${visible(String(error?.message ?? `HTTP ${status}`))}\n`,
     );
     link.close();
     return 1;
   }
-  for (const e of (answer.body.data as { entries: Entry[] }).entries) {
+  for (const e of envelope.data.entries) {
     process.stdout.write(`${escapeJsonText(e.line)}\n`);
     last = Math.max(last, e.n);
   }

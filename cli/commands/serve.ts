@@ -2,7 +2,7 @@ import { Socket } from 'node:net';
 import type { Writable } from 'node:stream';
 import { resolveHome } from '../../lib/home.js';
 import { NoDaemonError, readDaemonInfo, readOperatorToken } from '../daemon-client.js';
-import { DaemonLink } from '../serve/daemon-link.js';
+import { DaemonLink } from '../daemon-link.js';
 import { StdioSession } from '../serve/session.js';
 import { LineReader, errorFrame, writeFrame } from '../serve/wire.js';
 import { STDIO_WIRE } from '../../catalog/stdio-tools.js';

@@ -1,6 +1,15 @@
-import type { ApiAnswer, DaemonLink, LinkEvent } from './daemon-link.js';
+import { createRequire } from 'node:module';
+import type { DaemonLink, LinkEvent } from '../daemon-link.js';
 import { resultParams, RpcFailure } from './params.js';
 import { STDIO_WIRE } from '../../catalog/stdio-tools.js';
+import {
+  STDIO_CANCEL_REASONS,
+  STDIO_IDENTITY_KEYS,
+  type StdioCall,
+  type StdioCallIdentity,
+  type StdioCancelReason,
+} from '../../catalog/operator/stdio-call.js';
+import { WIRE_VALIDATORS_FILE } from '../../lib/generated.js';
 
 /**
  * The calls in flight between the daemon and the app: a request on the
@@ -11,22 +20,21 @@ import { STDIO_WIRE } from '../../catalog/stdio-tools.js';
  * call_id until it is answered, expires or is cancelled.
  */
 
-interface Identity {
-  readonly session_id: string | null;
-  readonly run_id: string | null;
-  readonly call_id: string;
-  readonly task_id: string | null;
-  readonly subagent_id: string | null;
-}
-
 interface Call {
   readonly requestId: string;
-  readonly identity: Identity;
+  readonly identity: StdioCallIdentity;
 }
 
-const CANCEL_REASONS = ['cancelled', 'timeout', 'run_finished', 'shutdown'];
+/** The call of a request event, checked by the validator the build generates from the catalog's schema. */
+const isStdioCall = (
+  createRequire(import.meta.url)(WIRE_VALIDATORS_FILE) as {
+    stdioCall: (v: unknown) => v is StdioCall;
+  }
+).stdioCall;
 
-const IDENTITY_KEYS = ['session_id', 'run_id', 'call_id', 'task_id', 'subagent_id'] as const;
+/** The daemon's reason, or `cancelled` for one the stdio contract does not name. */
+const cancelReason = (reason: unknown): StdioCancelReason =>
+  STDIO_CANCEL_REASONS.find((r) => r === reason) ?? 'cancelled';
 
 interface RelayDeps {
   /** Writes one frame as is. */
@@ -56,9 +64,9 @@ export class CallRelay {
     if (this.deps.closed()) return;
     if (e.type === 'client_tool.request') {
       const d = e.data;
-      const call = d.call as (Identity & { timeout_ms: number }) | undefined;
-      const requestId = d.request_id as string;
-      if (!call || typeof requestId !== 'string') return;
+      const call = d.call;
+      const requestId = d.request_id;
+      if (!isStdioCall(call) || typeof requestId !== 'string') return;
       const data = {
         session_id: call.session_id,
         run_id: call.run_id,
@@ -80,12 +88,15 @@ export class CallRelay {
         // Fails here, never sent: the agent reads client_tool_payload_limit.
         void this.deps
           .link()
-          ?.call('POST', `/api/v1/client-tools/requests/${encodeURIComponent(requestId)}/result`, {
-            client_id: this.deps.instanceId(),
-            ok: false,
-            error: {
-              code: 'client_tool_payload_limit',
-              message: `the call does not fit one ${STDIO_WIRE.outputFrameBytes}-byte stdio frame`,
+          ?.client.send('clientTools.result', {
+            params: { id: requestId },
+            body: {
+              client_id: this.deps.instanceId(),
+              ok: false,
+              error: {
+                code: 'client_tool_payload_limit',
+                message: `the call does not fit one ${STDIO_WIRE.outputFrameBytes}-byte stdio frame`,
+              },
             },
           })
           .catch(() => undefined);
@@ -96,7 +107,7 @@ export class CallRelay {
       if (r === 'overflow')
         this.deps.fatal('the app does not read stdout; more than 512 KiB is queued');
     } else if (e.type === 'client_tool.cancelled') {
-      const requestId = e.data.request_id as string;
+      const requestId = String(e.data.request_id);
       const callId = this.byRequest.get(requestId);
       const inFlight = this.answering.get(requestId);
       if (inFlight) inFlight.cancelled = String(e.data.call_reason);
@@ -105,12 +116,11 @@ export class CallRelay {
       this.forget(requestId);
       if (!call) return;
       // The daemon names the reason in the stdio contract's words (call_reason).
-      const reason = String(e.data.call_reason);
-      this.cancel(call, CANCEL_REASONS.includes(reason) ? reason : 'cancelled');
+      this.cancel(call, cancelReason(e.data.call_reason));
     }
   }
 
-  private cancel(call: Call, reason: string): void {
+  private cancel(call: Call, reason: StdioCancelReason): void {
     const { session_id, run_id, call_id, task_id, subagent_id } = call.identity;
     this.deps.send({
       jsonrpc: '2.0',
@@ -145,27 +155,27 @@ export class CallRelay {
       throw stale('instance_id names another child');
     if (!call)
       throw stale(`call ${params.call_id} is unknown, already answered, expired or cancelled`);
-    for (const k of IDENTITY_KEYS)
+    for (const k of STDIO_IDENTITY_KEYS)
       if (params[k] !== call.identity[k]) throw stale(`${k} does not match the call`);
     // While the daemon decides, the call is answered as far as the app is concerned: a second result is stale.
     this.forget(call.requestId);
     const flight: { call: Call; cancelled?: string } = { call };
     this.answering.set(call.requestId, flight);
-    let res: ApiAnswer;
-    try {
-      res = await this.deps
-        .link()!
-        .call('POST', `/api/v1/client-tools/requests/${encodeURIComponent(call.requestId)}/reply`, {
+    const { status, envelope } = await this.deps
+      .link()!
+      .client.send('clientTools.reply', {
+        params: { id: call.requestId },
+        body: {
           client_id: this.deps.instanceId(),
           status: params.status,
           text: params.text,
           ...(hasStructured ? { structured: params.structured } : {}),
-        });
-    } finally {
-      this.answering.delete(call.requestId);
-    }
-    if (res.status === 200 && res.body?.ok) return { accepted: true };
-    const code = res.body?.error?.code;
+        },
+      })
+      .finally(() => this.answering.delete(call.requestId));
+    if (status === 200 && envelope?.ok) return { accepted: true };
+    const error = envelope?.ok === false ? envelope.error : undefined;
+    const code = error?.code;
     if (code === 'unknown_request' || code === 'already_settled')
       throw stale(`call ${params.call_id} already ended (expired or cancelled)`);
     if (code === 'validation_failed') {
@@ -175,15 +185,12 @@ export class CallRelay {
       if (reason === undefined) {
         this.calls.set(call.identity.call_id, call);
         this.byRequest.set(call.requestId, call.identity.call_id);
-      } else this.cancel(call, CANCEL_REASONS.includes(reason) ? reason : 'cancelled');
-      throw new RpcFailure(
-        'invalid_params',
-        res.body?.error?.message ?? 'the daemon refused the result',
-      );
+      } else this.cancel(call, cancelReason(reason));
+      throw new RpcFailure('invalid_params', error?.message ?? 'the daemon refused the result');
     }
     throw new RpcFailure(
       'unavailable',
-      `the daemon did not accept the result: ${res.body?.error?.message ?? `HTTP ${res.status}`}`,
+      `the daemon did not accept the result: ${error?.message ?? `HTTP ${status}`}`,
     );
   }
 }

@@ -1,4 +1,5 @@
 import type { ErrorCode } from '../../catalog/errors.js';
+import { STDIO_IDENTITY_KEYS, stdioCallSchema } from '../../catalog/operator/stdio-call.js';
 import {
   CLIENT_TOOLS_CAPABILITY,
   STDIO_LIMITS,
@@ -28,17 +29,20 @@ export class RpcFailure extends Error {
   }
 }
 
-const RESULT_KEYS = [
+/** `client.tool.result`: the instance, the call's identity (catalog/operator/stdio-call.ts), the answer. */
+const RESULT_KEYS: readonly string[] = [
   'instance_id',
-  'session_id',
-  'run_id',
-  'call_id',
-  'task_id',
-  'subagent_id',
+  ...STDIO_IDENTITY_KEYS,
   'status',
   'text',
   'structured',
 ];
+
+/** The identity fields that may be null (every one but call_id), as the schema types them. */
+const NULLABLE_KEYS = STDIO_IDENTITY_KEYS.filter((k) => {
+  const type: unknown = stdioCallSchema.properties[k].type;
+  return Array.isArray(type) && type.includes('null');
+});
 
 /** `initialize`: the client tools to register, or null when client.tools is not negotiated. */
 export function initializeParams(params: unknown): StdioToolDescriptor[] | null {
@@ -95,7 +99,7 @@ export function resultParams(
       throw new RpcFailure('invalid_params', `${k} is required`);
   if (typeof params.instance_id !== 'string' || typeof params.call_id !== 'string')
     throw new RpcFailure('invalid_params', 'instance_id and call_id must be strings');
-  for (const k of ['session_id', 'run_id', 'task_id', 'subagent_id']) {
+  for (const k of NULLABLE_KEYS) {
     if (params[k] !== null && typeof params[k] !== 'string')
       throw new RpcFailure('invalid_params', `${k} must be a string or null`);
   }

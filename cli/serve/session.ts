@@ -1,6 +1,6 @@
 import { CLIENT_TOOLS_CAPABILITY, STDIO_LIMITS, STDIO_WIRE } from '../../catalog/stdio-tools.js';
 import { decodeFrame } from '../../lib/json-frame.js';
-import type { DaemonLink } from './daemon-link.js';
+import type { DaemonLink } from '../daemon-link.js';
 import { errorFrame, type RpcId } from './wire.js';
 import { initializeParams, isObj, RpcFailure } from './params.js';
 import { CallRelay } from './calls.js';
@@ -190,14 +190,17 @@ export class StdioSession {
         (why) => this.relay.lost(why),
       );
       stillOpen();
-      const res = await link.call('POST', '/api/v1/client-tools/stdio', {
-        client_id: link.clientId,
-        ...(this.deps.serverId ? { server_id: this.deps.serverId } : {}),
-        tools: registered,
+      const { status, envelope } = await link.client.send('clientTools.stdio', {
+        body: {
+          client_id: link.clientId,
+          ...(this.deps.serverId ? { server_id: this.deps.serverId } : {}),
+          tools: registered,
+        },
       });
-      if (res.status !== 200 || !res.body?.ok) {
-        const code = res.body?.error?.code;
-        const message = res.body?.error?.message ?? `HTTP ${res.status}`;
+      if (status !== 200 || !envelope?.ok) {
+        const error = envelope?.ok === false ? envelope.error : undefined;
+        const code = error?.code;
+        const message = error?.message ?? `HTTP ${status}`;
         throw new RpcFailure(
           code === 'invalid_tool' ||
             code === 'name_conflict' ||

@@ -10,9 +10,8 @@ import {
   type CancelReason,
   type ClientToolSpec,
   type RequestView,
-  type StdioCallIdentity,
-  type StdioCancelReason,
 } from './types.js';
+import type { StdioCall, StdioCancelReason } from '../../catalog/operator/stdio-call.js';
 
 /** One parked agent call, from the broker's side. */
 export interface Pending {
@@ -25,7 +24,7 @@ export interface Pending {
   readonly agentKey: string;
   readonly createdAt: number;
   /** Calls of a stdio group: the identity the app copies into its result, and the exact deadline. */
-  readonly call: (StdioCallIdentity & { readonly timeout_ms: number }) | undefined;
+  readonly call: StdioCall | undefined;
   /** The W3C trace context of the agent's call, when tracing is on: handed to the app as `_meta`. */
   readonly meta?: { readonly traceparent: string; readonly tracestate?: string } | undefined;
   claimant: string | null;

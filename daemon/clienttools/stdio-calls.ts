@@ -2,13 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { STDIO_LIMITS, argumentsProblem } from '../../catalog/stdio-tools.js';
 import type { CallContext } from '../tools/registry.js';
 import type { ToolAnswer } from '../results/tool-answer.js';
-import type {
-  CallOutcome,
-  ClientToolSpec,
-  Delegation,
-  StdioCallIdentity,
-  StdioReply,
-} from './types.js';
+import type { StdioCall } from '../../catalog/operator/stdio-call.js';
+import type { CallOutcome, ClientToolSpec, Delegation, StdioReply } from './types.js';
 
 /**
  * What the broker does differently for the tools of a stdio child: the
@@ -16,8 +11,6 @@ import type {
  * no queue behind them) with the identity the app must copy into its result,
  * and the agent-facing outcome of the app's answer.
  */
-
-type StdioCall = StdioCallIdentity & { readonly timeout_ms: number };
 
 /** The call's identity, or the outcome that refuses it at once. */
 export function admitStdioCall(

@@ -2,6 +2,7 @@ import type { Relay } from '../../catalog/client-tool-limits.js';
 import type { DaemonEvent } from '../events/event.js';
 import type { ErrorCode } from '../../catalog/errors.js';
 import type { Masked } from '../masking/masked.js';
+import type { StdioCall, StdioCancelReason } from '../../catalog/operator/stdio-call.js';
 
 /**
  * Client tools: the shapes apps and the broker share. The app-facing JSON
@@ -30,19 +31,6 @@ export interface ClientToolSpec {
   readonly timeoutMs: number | null;
   /** The relay that registered it. */
   readonly relay: Relay;
-}
-
-/**
- * The identity a stdio app sees on each call and must copy into its result:
- * the calling runtime's session and run, a fresh call UUID, and for a
- * delegated thread the task and the thread (null for the primary thread).
- */
-export interface StdioCallIdentity {
-  readonly session_id: string | null;
-  readonly run_id: string | null;
-  readonly call_id: string;
-  readonly task_id: string | null;
-  readonly subagent_id: string | null;
 }
 
 /** Who is calling from a delegated thread (null for the primary thread). */
@@ -95,7 +83,7 @@ export interface RequestView {
   readonly state: 'pending' | 'claimed';
   readonly claimed_by: string | null;
   /** Requests of stdio groups only: the identity and exact deadline of the call. */
-  readonly call?: StdioCallIdentity & { readonly timeout_ms: number };
+  readonly call?: StdioCall;
   /** The agent's trace context (`traceparent`, `tracestate`) when the daemon traces: the app's spans can join it. */
   readonly _meta?: { readonly traceparent: string; readonly tracestate?: string };
 }
@@ -109,16 +97,13 @@ export type CallOutcome =
   | { readonly ok: true; readonly frame: Masked; readonly isError: boolean; readonly code?: string }
   | { readonly ok: false; readonly code: ErrorCode; readonly message: string };
 
-/** Why a call was withdrawn from the app (client_tool.cancelled reason). */
+/** Why a call was withdrawn from the app (client_tool.cancelled reason); a stdio app reads it as STDIO_CANCEL_REASON says. */
 export type CancelReason =
   | 'agent_stopped'
   | 'tool_withdrawn'
   | 'timeout'
   | 'no_client'
   | 'shutdown';
-
-/** How a stdio app reads a cancellation (client.tool.cancel reason). */
-export type StdioCancelReason = 'cancelled' | 'timeout' | 'run_finished' | 'shutdown';
 
 export const STDIO_CANCEL_REASON: Readonly<Record<CancelReason, StdioCancelReason>> = {
   agent_stopped: 'run_finished',

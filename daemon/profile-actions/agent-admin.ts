@@ -27,6 +27,14 @@ function applyFields(entry: Record<string, unknown>, input: InputOf<typeof agent
     if (v === null) delete entry[key];
     else entry[key] = v;
   }
+  if (input.launch) {
+    const current = entry.launch;
+    const launch =
+      current && typeof current === 'object' && !Array.isArray(current)
+        ? (current as Record<string, unknown>)
+        : {};
+    entry.launch = { ...launch, ...input.launch };
+  }
 }
 
 export const agentAdminActions = [

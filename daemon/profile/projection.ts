@@ -10,6 +10,7 @@ interface AgentView {
   headerNames: string[];
   apiKeyEnv: string | null;
   filesystem: { allowedPathCount: number };
+  turns: { command: boolean; deadlineSeconds: number; maxRunning: number; queueLimit: number };
   teams: string[];
 }
 
@@ -47,6 +48,12 @@ export function projectAgent(a: AgentConfig, profile: Profile): AgentView {
     headerNames,
     apiKeyEnv: a.apiKeyEnv,
     filesystem: { allowedPathCount: a.allowedPaths.length },
+    turns: {
+      command: a.launch.command !== null,
+      deadlineSeconds: a.launch.deadlineSeconds,
+      maxRunning: a.launch.maxRunning,
+      queueLimit: a.launch.queueLimit,
+    },
     teams,
   };
 }

@@ -13,7 +13,7 @@ import { MCP_TOOLS } from '../../catalog/mcp-tools.js';
 import { openApiDocument } from './openapi.js';
 import { renderLimits } from './limits.js';
 import { validatorModules } from './validators.js';
-import { operatorValidatorsModule } from './operator-validators.js';
+import { operatorValidatorsModule, wireValidatorsModule } from './operator-validators.js';
 import { OPERATOR_PATHS_FILE, renderOperatorPaths } from './operator-paths.js';
 import { operatorOpenApiDocument } from './operator-openapi.js';
 import { INVENTORY_FILE, renderInventory } from './inventory.js';
@@ -142,6 +142,11 @@ export function buildArtifacts(catalog: Catalog): Artifact[] {
   out.push({
     path: 'dist/generated/operator-validators.cjs',
     content: operatorValidatorsModule(),
+    committed: false,
+  });
+  out.push({
+    path: 'dist/generated/wire-validators.cjs',
+    content: wireValidatorsModule(),
     committed: false,
   });
   for (const [file, code] of validatorModules(catalog)) {

@@ -146,3 +146,60 @@ test('agent edits with an idempotencyKey apply once and replay their first resul
   const d2 = await call('agent', 'delete', { id: 'k1', idempotencyKey: 'del' });
   assert.deepEqual(d2.json, d1.json);
 });
+
+test("agent update merges turn settings into launch; what runs and where stays the profile file's", async (t) => {
+  const p = await startInProc(t);
+  const file = join(p.home, 'profile.json');
+  const declared = ['/usr/bin/true', '--flag'];
+  writeFileSync(
+    file,
+    JSON.stringify({
+      agents: [
+        { id: 'a1', runtime: 'generic', launch: { command: declared, deadlineSeconds: 30 } },
+      ],
+      teams: [],
+    }),
+  );
+  p.services.reloadProfile();
+  const call = await p.runtime('s1', 'a1');
+  const got = (await call('agent', 'get', { id: 'a1' })).json.data.agent;
+  assert.deepEqual(got.turns, {
+    command: true,
+    deadlineSeconds: 30,
+    maxRunning: 1,
+    queueLimit: 100,
+  });
+  assert.doesNotMatch(JSON.stringify(got), /usr\/bin\/true/);
+
+  const updated = await call('agent', 'update', {
+    id: 'a1',
+    launch: { maxRunning: 2, queueLimit: 5 },
+  });
+  assert.equal(updated.status, 200, JSON.stringify(updated.json));
+  assert.deepEqual(updated.json.data.agent.turns, {
+    command: true,
+    deadlineSeconds: 30,
+    maxRunning: 2,
+    queueLimit: 5,
+  });
+  const onDisk = JSON.parse(readFileSync(file, 'utf8')).agents[0].launch;
+  assert.deepEqual(onDisk, {
+    command: declared,
+    deadlineSeconds: 30,
+    maxRunning: 2,
+    queueLimit: 5,
+  });
+
+  for (const launch of [
+    { command: ['/bin/sh'] },
+    { binary: '/bin/sh' },
+    { args: ['-x'] },
+    {},
+    { maxRunning: 17 },
+  ]) {
+    const refused = await call('agent', 'update', { id: 'a1', launch });
+    assert.equal(refused.status, 400, JSON.stringify(launch));
+    assert.equal(refused.json.error.code, 'validation_failed');
+  }
+  assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')).agents[0].launch.command, declared);
+});

@@ -80,6 +80,7 @@ test('projection carries names and counts, never values or paths', () => {
     headerNames: ['authorization', 'x-api-key'],
     apiKeyEnv: 'OPENAI_API_KEY',
     filesystem: { allowedPathCount: 2 },
+    turns: { command: false, deadlineSeconds: 1200, maxRunning: 1, queueLimit: 100 },
     teams: ['t1'],
   });
   assert.doesNotMatch(JSON.stringify(view), /SECRET/);

@@ -103,7 +103,7 @@ test('the dispatcher refuses input that fails the row schema with the row code, 
 
 test('the CLI, the console and the dev kit call the operator API through the one client', () => {
   const callers = [
-    ...sources('cli').filter((f) => !f.startsWith('cli/exec/') && !f.startsWith('cli/serve/')),
+    ...sources('cli').filter((f) => !f.startsWith('cli/exec/')),
     ...sources('daemon/console'),
     ...sources('devkit'),
   ];
@@ -120,6 +120,7 @@ test('the CLI, the console and the dev kit call the operator API through the one
   const client = /lib\/operator-client\.js'/;
   for (const f of [
     'cli/daemon-client.ts',
+    'cli/daemon-link.ts',
     'daemon/console/operator-client.ts',
     'devkit/operator.ts',
   ])
@@ -128,6 +129,19 @@ test('the CLI, the console and the dev kit call the operator API through the one
       client,
       `${relative(ROOT, join(ROOT, f))} builds on lib/operator-client.ts`,
     );
+});
+
+test('the operator event stream has one reader, the client’s (lib/event-stream.ts)', () => {
+  const readsSse = /startsWith\(\s*['"`]data:/;
+  assert.deepEqual(
+    [...sources('cli'), ...sources('daemon/console'), ...sources('lib')].filter(
+      (f) => f !== 'lib/event-stream.ts' && readsSse.test(text(f)),
+    ),
+    [],
+  );
+  // The CLI's held streams (serve --stdio, daemon logs --follow) open it through the client.
+  assert.match(text('cli/daemon-link.ts'), /\.events\('events\.open'/);
+  assert.match(text('lib/operator-client.ts'), /from '\.\/event-stream\.js'/);
 });
 
 test('the client fills a row’s path and query and is typed by the row', () => {

@@ -6,6 +6,7 @@ import { after, before, test } from 'node:test';
 import { startDaemon, startRuntime, type SpawnedDaemon } from '../../devkit/daemon.js';
 import { call, closeHttp } from '../../devkit/http.js';
 import { callTool } from '../../devkit/knowledge.js';
+import { watchEvents } from '../../devkit/tools.js';
 import { answerRuntime, post, waitTurn, type Turn } from '../../devkit/turns.js';
 
 /**
@@ -36,12 +37,13 @@ before(async () => {
       agents: [
         agent('a1'),
         agent('a2'),
-        agent('slow', ['sleep', '1500']),
+        agent('slow', ['wait', join(home, 'release')]),
         agent('sleeper', ['sleep', '60000']),
         agent('late', ['sleep', '60000'], { deadlineSeconds: 1 }),
         agent('quiet', ['silent']),
         agent('broken', ['exit', '4']),
         agent('kb', ['kb']),
+        agent('tiny', ['sleep', '60000'], { queueLimit: 1 }),
         { id: 'none', runtime: 'generic' },
         { id: 'lost', runtime: 'claude', launch: { binary: '/nonexistent/claude' } },
       ],
@@ -136,8 +138,8 @@ test('messages during a running turn join one next turn, oldest first', async ()
     const p = await post(d, 'dm:slow', text);
     ids.push(p.message.id);
   }
-  const next = await waitTurn(d, (await post(d, 'dm:a1', 'x')).turns[0]!.turnId);
-  assert.equal(next.state, 'succeeded');
+  // The first turn answers only now: the three arrived while it ran.
+  writeFileSync(join(d.home, 'release'), '');
   const list = JSON.parse((await d.cli(['turn', 'list', '--agent', 'slow'])).stdout).data
     .turns as Turn[];
   const second = list.find((t) => t.id !== first.turns[0]!.turnId)!;
@@ -215,4 +217,52 @@ test('kb_search answers inside a delivered turn and is refused after it', async 
     (err: Error) => err,
   );
   assert.ok(res instanceof Error && /not accepted/.test(res.message), String(res));
+});
+
+test('a full queue records the turn dropped; apps see turn.started and turn.finished', async () => {
+  const events = await watchEvents(
+    {
+      url: d.url,
+      operatorToken: () => readFileSync(join(d.home, 'operator.token'), 'utf8').trim(),
+    } as never,
+    ['turn.started', 'turn.finished'],
+  );
+  try {
+    const first = await post(d, 'dm:tiny', 'one');
+    await waitTurn(d, first.turns[0]!.turnId, ['running']);
+    const queued = await post(d, 'channel:general', '@tiny two');
+    assert.deepEqual(
+      queued.turns.map((t) => [t.state, t.joined]),
+      [['queued', false]],
+    );
+    // Another target: a new turn, beyond the queue of one.
+    const dropped = await post(d, 'channel:ops', '@tiny three');
+    assert.deepEqual(
+      dropped.turns.map((t) => t.state),
+      ['dropped'],
+    );
+    const shown = await waitTurn(d, dropped.turns[0]!.turnId);
+    assert.deepEqual([shown.state, shown.error], ['dropped', 'queue_full']);
+    // The same target as the queued one still joins it.
+    const joined = await post(d, 'channel:general', '@tiny four');
+    assert.deepEqual(
+      joined.turns.map((t) => [t.turnId, t.joined]),
+      [[queued.turns[0]!.turnId, true]],
+    );
+    const started = await events.next(
+      (f) => f.type === 'turn.started' && f.data.turnId === first.turns[0]!.turnId,
+    );
+    assert.equal(started.data.agentId, 'tiny');
+    assert.equal(started.data.target, 'dm:tiny');
+    assert.equal(JSON.stringify(started.data).includes('one'), false);
+    for (const t of [first, queued]) {
+      await d.cli(['turn', 'cancel', t.turns[0]!.turnId]);
+    }
+    const finished = await events.next(
+      (f) => f.type === 'turn.finished' && f.data.turnId === first.turns[0]!.turnId,
+    );
+    assert.equal(finished.data.state, 'cancelled');
+  } finally {
+    events.close();
+  }
 });
