@@ -223,6 +223,7 @@ test('a full queue records the turn dropped; apps see turn.started and turn.fini
   const events = await watchEvents(
     {
       url: d.url,
+      home: d.home,
       operatorToken: () => readFileSync(join(d.home, 'operator.token'), 'utf8').trim(),
     } as never,
     ['turn.started', 'turn.finished'],
