@@ -93,5 +93,11 @@ test('console in Chromium: a turn appears live, is cancelled from the page, and 
   await page.locator('tr[data-tool="message_send"]').waitFor({ timeout: 10_000 });
   assert.match((await page.locator('tr[data-tool="message_send"]').textContent()) ?? '', /ok/);
   await shot(page, 'turn-detail');
+  // The call's own detail says which turn it was made in, and leads back there.
+  await page.locator('tr[data-tool="message_send"] a').click();
+  await page.waitForURL(/\/console\/activity\/\d+$/);
+  await page.locator(`p[data-turn="${answered}"] a`).click();
+  await page.waitForURL(/\/console\/turn\?server=local&id=/);
+  await page.locator('tr[data-tool="message_send"]').waitFor({ timeout: 10_000 });
   assert.deepEqual(b.cspViolations, []);
 });

@@ -109,6 +109,8 @@ test("a turn's calls carry its id in the audit trail, and only they are listed b
   // The filter is checked like the others.
   const bad = await d.cli(['audit', '--turn', 'not a turn']);
   assert.notEqual(bad.code, 0);
+  const summary = await d.cli(['audit', '--summary', '--turn', turn.id]);
+  assert.notEqual(summary.code, 0, 'the summary is not kept per turn');
 
   // The turn is the root span; the runtime sent no trace context, and its call is the turn's child.
   const span = await until(
