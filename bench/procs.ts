@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -115,4 +115,16 @@ export function benchHome(
   const home = mkdtempSync(join(tmpdir(), prefix));
   if (audit) writeFileSync(join(home, 'audit.json'), JSON.stringify(audit));
   return home;
+}
+
+/** User + system CPU time of a process, in ms (clock ticks of 10 ms). */
+export function processCpuMs(pid: number): { user: number; system: number } {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 };
+}
+
+/** A memory field of /proc/<pid>/status in KB: VmRSS now, VmHWM the peak. */
+export function processMemKb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const m = new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(m?.[1] ?? NaN);
 }

@@ -37,6 +37,7 @@ const ON_REQUEST: readonly string[] = [
   'results-gate',
   'telemetry',
   'regression',
+  'turns',
 ];
 /** Flags that take a value (the value is not a module name). */
 const VALUE_FLAGS: readonly string[] = ['--minutes', '--baseline', '--baseline-commit'];

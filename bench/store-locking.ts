@@ -7,6 +7,7 @@ import { SqliteSql } from '../daemon/store/sqlite-sql.js';
 import type { ServerApi } from '../daemon/store/server-api.js';
 import { median, type BenchResult } from './result.js';
 import { taskCreate, taskGet, taskList, taskUpdate } from '../catalog/domains/task.js';
+import { STORE_DOMAINS, STORE_MIGRATIONS } from '../daemon/domains/list.js';
 
 /**
  * What normal WAL locking costs the store against `locking_mode=EXCLUSIVE`
@@ -30,10 +31,12 @@ interface Variant {
 }
 
 async function open(dir: string, label: string, exclusive: boolean): Promise<Variant> {
-  const db = openDb(join(dir, `${label}.db`));
+  const db = openDb(join(dir, `${label}.db`), STORE_MIGRATIONS);
   if (exclusive) db.pragma('locking_mode = EXCLUSIVE');
   let t = Date.parse('2026-01-01T00:00:00Z');
-  const api = (await TeamServer.open(new SqliteSql(db, ':memory:'), () => (t += 1))).forCaller({
+  const api = (
+    await TeamServer.open(new SqliteSql(db, ':memory:'), () => (t += 1), STORE_DOMAINS)
+  ).forCaller({
     serverId: 'bench',
     agentId: 'a1',
   });

@@ -13,6 +13,16 @@ export interface FieldHelp {
   readonly required: boolean;
 }
 
+/** One op of an action with ops: the fields it takes besides `op`, read from its input rule. */
+export interface OpHelp {
+  readonly op: string;
+  readonly risk: Risk;
+  /** `id`, `status?` (optional), `planId? | triggerId?` are listed as the rule states them. */
+  readonly fields: readonly string[];
+  /** `exactly one of planId, triggerId`, `at least one of name, description, steps`. */
+  readonly note?: string;
+}
+
 export interface ActionHelp {
   readonly action: string;
   readonly summary: string;
@@ -22,6 +32,8 @@ export interface ActionHelp {
   readonly fields: readonly FieldHelp[];
   /** True when the input schema accepts `{}`, so the JSON argument may be omitted. */
   readonly acceptsEmpty: boolean;
+  /** For an action that multiplexes on `op`: each op's fields, from its input rule. */
+  readonly ops?: readonly OpHelp[];
 }
 
 export interface DomainHelp {
@@ -66,10 +78,44 @@ export function helpIndexOf(catalog: Catalog): HelpIndex {
             required: required.includes(name),
           })),
           acceptsEmpty: required.length === 0,
+          ...(d.opRisk ? { ops: opsHelp(input, d.opRisk) } : {}),
         };
       }),
     })),
   };
+}
+
+const SELECTOR_FIELDS = new Set(['op', 'idempotencyKey', 'requestId']);
+
+/** Each op's fields, read from the `if {op} then {...}` rules of the input's `allOf` (catalog/workflow-ops.ts). */
+function opsHelp(input: SchemaObject, opRisk: Readonly<Record<string, Risk>>): OpHelp[] {
+  return ((input.allOf ?? []) as SchemaObject[]).flatMap((rule) => {
+    const op = (rule.if as { properties?: { op?: { const?: unknown } } } | undefined)?.properties
+      ?.op?.const;
+    const then = rule.then as SchemaObject | undefined;
+    if (typeof op !== 'string' || !then) return [];
+    const required = (then.required ?? []) as readonly string[];
+    const alternatives = (key: 'oneOf' | 'anyOf') =>
+      ((then[key] ?? []) as SchemaObject[]).flatMap((a) => (a.required ?? []) as string[]);
+    const one = alternatives('oneOf');
+    const any = alternatives('anyOf');
+    const note =
+      one.length > 0
+        ? `exactly one of ${one.join(', ')}`
+        : any.length > 0
+          ? `at least one of ${any.join(', ')}`
+          : undefined;
+    return [
+      {
+        op,
+        risk: opRisk[op] ?? 'side_effect',
+        fields: Object.keys((then.properties ?? {}) as SchemaObject)
+          .filter((f) => !SELECTOR_FIELDS.has(f))
+          .map((f) => (required.includes(f) ? f : `${f}?`)),
+        ...(note ? { note } : {}),
+      },
+    ];
+  });
 }
 
 /** A short human reading of a property schema: `string`, `todo|done`, `integer 1..100`, `string|null`. */
@@ -184,6 +230,21 @@ export function renderDomainHelp(d: DomainHelp): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** The ops section of an action's help: which fields each op takes. */
+function opLines(ops: readonly OpHelp[]): string[] {
+  const rows = ops.map((o): [string, string] => {
+    const fields = o.fields.length > 0 ? o.fields.join(', ') : '(no other field)';
+    const note = o.note ? `; ${o.note}` : '';
+    return [o.op, `${fields}${note}${o.risk === 'side_effect' ? ' (changes data)' : ''}`];
+  });
+  return [
+    'Ops (the fields each takes besides op; ? optional; an op that changes data',
+    'also takes idempotencyKey or requestId; any other field is refused):',
+    ...columns(rows),
+    '',
+  ];
+}
+
 export function renderActionHelp(domain: string, a: ActionHelp): string {
   const usage = a.acceptsEmpty ? '[JSON | -]' : '<JSON | ->';
   const fields = a.fields.map((f): [string, string] => [
@@ -200,6 +261,7 @@ export function renderActionHelp(domain: string, a: ActionHelp): string {
     'Input fields:',
     ...(fields.length > 0 ? columns(fields) : ['  (none)']),
     '',
+    ...(a.ops ? opLines(a.ops) : []),
     'Example:',
     `  ${exampleLine(domain, a)}`,
     '',

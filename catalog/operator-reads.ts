@@ -1,18 +1,29 @@
 import type { Catalog } from './catalog.js';
-import { callRisk } from './descriptor.js';
+import { type ActionDescriptor, callRisk } from './descriptor.js';
+import { approvalList } from './domains/approval.js';
+import {
+  scheduledMessageGet,
+  scheduledMessageList,
+  scheduledMessageRuns,
+} from './domains/scheduled-message.js';
+import { taskGet, taskList } from './domains/task.js';
+import { turnGet, turnList } from './domains/turn.js';
+import { workflowRun } from './domains/workflow.js';
 
 /**
  * The catalog reads an operator may run without a runtime authorization
  * (`agentteam task list`, `approval list`, ...): what agents create, read
  * through the same handlers, validation, paging and result gate as Exec.
  * Only reads of data the team server holds; handlers that depend on a
- * runtime's binding (workspace, agent) are not here.
+ * runtime's binding (workspace, agent) are not here. This list is the one
+ * source of the read commands (readCommandSpecs below) and of the operator
+ * API's read rows (catalog/operator/reads.ts).
  */
 interface OperatorRead {
   /** The CLI words after `agentteam`. */
   readonly command: readonly string[];
-  readonly domain: string;
-  readonly action: string;
+  /** The catalog action it runs: its input is the request body, its output the answer. */
+  readonly descriptor: ActionDescriptor;
   /** For workflow actions: the op, fixed by the command. */
   readonly op?: string;
   /**
@@ -27,33 +38,45 @@ interface OperatorRead {
   readonly summary?: string;
 }
 
-export const OPERATOR_READS: readonly OperatorRead[] = [
-  { command: ['approval', 'list'], domain: 'approval', action: 'list' },
-  { command: ['task', 'list'], domain: 'task', action: 'list' },
-  { command: ['turn', 'list'], domain: 'turn', action: 'list' },
-  { command: ['turn', 'show'], domain: 'turn', action: 'get' },
-  { command: ['task', 'get'], domain: 'task', action: 'get' },
-  { command: ['scheduled-message', 'list'], domain: 'scheduled-message', action: 'list' },
-  { command: ['scheduled-message', 'get'], domain: 'scheduled-message', action: 'get' },
-  { command: ['scheduled-message', 'runs'], domain: 'scheduled-message', action: 'runs' },
+export const OPERATOR_READS = [
+  { command: ['approval', 'list'], descriptor: approvalList },
+  { command: ['task', 'list'], descriptor: taskList },
+  { command: ['task', 'get'], descriptor: taskGet },
+  { command: ['turn', 'list'], descriptor: turnList },
+  { command: ['turn', 'show'], descriptor: turnGet },
+  { command: ['scheduled-message', 'list'], descriptor: scheduledMessageList },
+  { command: ['scheduled-message', 'get'], descriptor: scheduledMessageGet },
+  { command: ['scheduled-message', 'runs'], descriptor: scheduledMessageRuns },
   {
     command: ['workflow', 'run', 'list'],
-    domain: 'workflow',
-    action: 'run',
+    descriptor: workflowRun,
     op: 'list',
     fields: ['planId', 'status', 'limit', 'cursor'],
     summary: 'List workflow runs, newest first.',
   },
   {
     command: ['workflow', 'run', 'show'],
-    domain: 'workflow',
-    action: 'run',
+    descriptor: workflowRun,
     op: 'show',
     fields: ['id'],
     required: ['id'],
     summary: 'Show one workflow run with its steps.',
   },
-];
+] as const satisfies readonly OperatorRead[];
+
+/** The catalog actions the operator reads run, each once (one action may serve several commands, one per op). */
+export type OperatorReadAction = (typeof OPERATOR_READS)[number]['descriptor'];
+
+/** The operator API row name of a read's action: `reads.<domain>.<action>`. */
+export type ReadRouteName<D extends Pick<ActionDescriptor, 'domain' | 'action'>> = D extends unknown
+  ? `reads.${D['domain']}.${D['action']}`
+  : never;
+
+export function readRouteName<const D extends Pick<ActionDescriptor, 'domain' | 'action'>>(
+  d: D,
+): ReadRouteName<D> {
+  return `reads.${d.domain}.${d.action}` as ReadRouteName<D>;
+}
 
 /** The operator read for one call, or undefined: the action and op must be listed above. */
 export function operatorReadOf(
@@ -63,8 +86,11 @@ export function operatorReadOf(
 ): OperatorRead | undefined {
   const op =
     input !== null && typeof input === 'object' ? (input as { op?: unknown }).op : undefined;
-  return OPERATOR_READS.find(
-    (r) => r.domain === domain && r.action === action && (r.op === undefined || r.op === op),
+  return (OPERATOR_READS as readonly OperatorRead[]).find(
+    (r) =>
+      r.descriptor.domain === domain &&
+      r.descriptor.action === action &&
+      (r.op === undefined || r.op === op),
   );
 }
 
@@ -86,6 +112,8 @@ export interface ReadCommandSpec {
   readonly command: readonly string[];
   readonly domain: string;
   readonly action: string;
+  /** The operator API row the command calls. */
+  readonly route: ReadRouteName<OperatorReadAction>;
   readonly op?: string;
   readonly summary: string;
   /** Required fields, in schema order: positional arguments. */
@@ -103,16 +131,15 @@ export function readCommandSpecs(
   reads: readonly OperatorRead[] = OPERATOR_READS,
 ): ReadCommandSpec[] {
   return reads.map((r) => {
-    const entry = catalog.get(r.domain, r.action);
-    if (!entry)
+    const { domain, action } = r.descriptor;
+    const entry = catalog.get(domain, action);
+    if (entry?.descriptor !== r.descriptor)
       throw new Error(
-        `operator read ${r.command.join(' ')}: no catalog action ${r.domain} ${r.action}`,
+        `operator read ${r.command.join(' ')}: no catalog action ${domain} ${action}`,
       );
     const d = entry.descriptor;
     if (callRisk(d, r.op === undefined ? {} : { op: r.op }) !== 'read') {
-      throw new Error(
-        `operator read ${r.command.join(' ')}: ${r.domain} ${r.action} is not a read`,
-      );
+      throw new Error(`operator read ${r.command.join(' ')}: ${domain} ${action} is not a read`);
     }
     const schema = d.input as {
       properties?: Record<string, Record<string, unknown>>;
@@ -125,7 +152,7 @@ export function readCommandSpecs(
       const p = props[name];
       if (!p)
         throw new Error(
-          `operator read ${r.command.join(' ')}: ${r.domain} ${r.action} has no input field ${name}`,
+          `operator read ${r.command.join(' ')}: ${domain} ${action} has no input field ${name}`,
         );
       const type = p.type === 'integer' ? 'integer' : p.type === 'string' ? 'string' : null;
       if (!type)
@@ -141,7 +168,7 @@ export function readCommandSpecs(
           typeof p.description === 'string'
             ? p.description
             : name === 'id'
-              ? `${r.domain} id`
+              ? `${domain} id`
               : `only those with this ${kebab(name).replace(/-/g, ' ')}`,
         ...(Array.isArray(p.enum) ? { choices: p.enum as string[] } : {}),
         ...(typeof p.minimum === 'number' ? { minimum: p.minimum } : {}),
@@ -151,8 +178,9 @@ export function readCommandSpecs(
     const summary = r.summary ?? d.summary;
     return {
       command: r.command,
-      domain: r.domain,
-      action: r.action,
+      domain,
+      action,
+      route: readRouteName(r.descriptor) as ReadRouteName<OperatorReadAction>,
       ...(r.op !== undefined ? { op: r.op } : {}),
       summary,
       args: fields.filter((f) => f.required),

@@ -5,6 +5,7 @@ import { ExecError, errorBody } from './errors/exec-error.js';
 import type { AuthorizationStore } from './auth/store.js';
 import { runtimeAuth } from './http/runtime-auth.js';
 import { operatorAuth } from './operator/auth.js';
+import { operatorReadsHint } from './operator/reads.js';
 import { OPERATOR_API } from '../catalog/operator/table.js';
 import {
   CORE_OPERATOR_ROUTES,
@@ -98,9 +99,14 @@ export function buildApp(ctx: AppContext): Hono<RuntimeEnv> {
     const status = err instanceof ExecError ? err.status : 500;
     return c.json({ ok: false, error: body }, status as 500);
   });
-  app.notFound((c) =>
-    c.json({ ok: false, error: errorBody(new ExecError('not_found', 'no such route')) }, 404),
-  );
+  app.notFound((c) => {
+    // A read path with an action that is not an operator read: say which reads are open.
+    const hint = operatorReadsHint(c.req.path);
+    const err = hint
+      ? new ExecError('not_found', 'no such operator read', { hint })
+      : new ExecError('not_found', 'no such route');
+    return c.json({ ok: false, error: errorBody(err) }, 404);
+  });
 
   const consoleName = consoleHostName();
   app.use(

@@ -7,6 +7,8 @@ import { defaultCatalog, type Catalog } from '../catalog/catalog.js';
 import { openDb, type Db } from './store/db.js';
 import { TeamServer, readCursorKey } from './store/team-server.js';
 import { SqliteSql } from './store/sqlite-sql.js';
+import { STORE_DOMAINS, STORE_MIGRATIONS } from './domains/list.js';
+import { workflowDomain } from './workflow/domain.js';
 import type { SqlStore } from './store/sql.js';
 import type { StoreUrl } from '../lib/store-url.js';
 import type { IdempotencyLimits } from './store/idempotency.js';
@@ -17,7 +19,7 @@ import type { Registry } from './exec/registry.js';
 import { builtinRegistry } from './exec/builtin.js';
 import { MessageStore, type MessageApi } from './store/messages.js';
 import { createTurnLookup } from './store/turn-lookup.js';
-import type { TurnStore } from './store/turns.js';
+import { turnDomain, type TurnStore } from './store/turns.js';
 import { MemoryIndexes } from './knowledge/memory.js';
 import { KnowledgeBase } from './knowledge/kb.js';
 import type { KnowledgeServices } from './knowledge/tools.js';
@@ -137,11 +139,15 @@ export async function openServices(opts: OpenServicesOptions): Promise<Services>
   if (opts.store) {
     // Loaded only for a shared store: node-postgres takes ~55 ms to load, which a daemon on SQLite need not pay at start.
     const { openPostgresStore } = await import('./store/postgres/open.js');
-    sql = await openPostgresStore(opts.store, (message) => diag('store', { message }));
+    sql = await openPostgresStore(
+      opts.store,
+      (message) => diag('store', { message }),
+      STORE_MIGRATIONS,
+    );
   } else {
     // Normal WAL locking: support tools, sqlite3 and `store backup` can read the store while the daemon runs.
     const path = opts.sqlitePath ?? paths.store;
-    db = openDb(path);
+    db = openDb(path, STORE_MIGRATIONS);
     sql = new SqliteSql(db, path);
     // Audit rows are written by a thread of their own, with its own connection (started below, once the store is migrated).
     if (auditSettings.enabled) auditWriter = new AuditWriter(path);
@@ -152,7 +158,14 @@ export async function openServices(opts: OpenServicesOptions): Promise<Services>
   let embedded: TeamServer;
   const instance = instanceId(opts.home);
   try {
-    embedded = new TeamServer(sql, now, await readCursorKey(sql), opts.idempotency, instance);
+    embedded = new TeamServer(
+      sql,
+      now,
+      await readCursorKey(sql),
+      STORE_DOMAINS,
+      opts.idempotency,
+      instance,
+    );
   } catch (err) {
     await sql.close();
     throw err;
@@ -180,7 +193,7 @@ export async function openServices(opts: OpenServicesOptions): Promise<Services>
     kb: new KnowledgeBase({ home: opts.home, clock: opts.clock, log, gate, diag }),
     turns: createTurnLookup(sql),
   };
-  const triggers = embedded.workflows.triggers;
+  const triggers = embedded.domain(workflowDomain).triggers;
   const messages = withMessageTriggers(
     new MessageStore(sql, opts.clock),
     triggers,
@@ -200,7 +213,7 @@ export async function openServices(opts: OpenServicesOptions): Promise<Services>
     ...(opts.store ? [{ maxSleepMs: SHARED_STORE_POLL_MS }] : []),
   );
   embedded.schedules.onChange = () => scheduler.wake();
-  embedded.workflows.triggers.onChange = () => scheduler.wake();
+  triggers.onChange = () => scheduler.wake();
   let closed = false;
   return {
     gate,
@@ -217,7 +230,7 @@ export async function openServices(opts: OpenServicesOptions): Promise<Services>
     messages,
     scheduler,
     approvals: embedded.approvals,
-    turns: embedded.turns,
+    turns: embedded.domain(turnDomain),
     instance,
     extensions: new ExtensionStore(opts.home, (message) => diag('extension', { message })),
     tools: new ToolRegistry(),

@@ -13,6 +13,8 @@ export type Schema = Record<string, unknown> & {
   required?: string[];
   items?: Schema;
   anyOf?: Schema[];
+  allOf?: Schema[];
+  oneOf?: Schema[];
   enum?: unknown[];
   pattern?: string;
   minLength?: number;
@@ -113,13 +115,34 @@ export function minimal(s: Schema): unknown {
   }
 }
 
+/**
+ * For an action with ops (an `allOf` of `if {op} then {...}` rules): a
+ * minimal input of the first op that takes `field`, its other required
+ * fields (and the first of its alternatives, unless `field` is one) filled
+ * in; undefined for a schema without op rules.
+ */
+function minimalOpTaking(s: Schema, field: string): Record<string, unknown> | undefined {
+  for (const rule of s.allOf ?? []) {
+    const op = (rule.if as Schema | undefined)?.properties?.op?.const;
+    const then = rule.then as Schema | undefined;
+    if (op === undefined || !then?.properties || !(field in then.properties)) continue;
+    const alternatives = [...(then.oneOf ?? []), ...(then.anyOf ?? [])].flatMap(
+      (a) => a.required ?? [],
+    );
+    const first = alternatives.includes(field) ? [] : alternatives.slice(0, 1);
+    const fields = [...(then.required ?? []), ...first].filter((f) => f !== field);
+    return { op, ...Object.fromEntries(fields.map((k) => [k, minimal(s.properties![k]!)])) };
+  }
+  return undefined;
+}
+
 /** A minimal valid input with `value` placed at `path` (the objects and array items on the way filled in minimally). */
 export function inputWith(
   s: Schema,
   path: readonly string[],
   value: string,
 ): Record<string, unknown> {
-  const root = minimal(s) as Record<string, unknown>;
+  const root = (minimalOpTaking(s, path[0] ?? '') ?? minimal(s)) as Record<string, unknown>;
   let here: Record<string, unknown> = root;
   let schema: Schema = s;
   for (const [i, key] of path.entries()) {

@@ -5,6 +5,7 @@ import { TeamServer } from '../daemon/store/team-server.js';
 import { SqliteSql } from '../daemon/store/sqlite-sql.js';
 import { loadInputValidator, type InputCheck } from '../lib/input-validators.js';
 import { decode, type FieldRule } from './roundtrip.js';
+import { STORE_DOMAINS, STORE_MIGRATIONS } from '../daemon/domains/list.js';
 
 export interface Field {
   readonly name: string;
@@ -40,11 +41,11 @@ export interface FieldStore {
 }
 
 export async function openFieldStore(): Promise<FieldStore> {
-  const db = openDb(':memory:');
+  const db = openDb(':memory:', STORE_MIGRATIONS);
   let clock = Date.parse('2026-01-01T00:00:00Z');
   const now = () => ++clock;
   const sql = new SqliteSql(db, ':memory:');
-  const server = await TeamServer.open(sql, now);
+  const server = await TeamServer.open(sql, now, STORE_DOMAINS);
   const api = server.forCaller({ serverId: 's1', agentId: 'a1' });
   const other = server.forCaller({ serverId: 's1', agentId: 'a2' });
   const counters = new Map<string, () => number>();

@@ -6,6 +6,8 @@ import { NAME_PATTERN, validatorFile } from './generated.js';
 /** The part of an ajv error this module reads (ajv's own type would import ajv). */
 export interface AjvErrorLike {
   readonly instancePath: string;
+  /** Where in the schema the failing keyword sits (`#/allOf/0/then/additionalProperties`). */
+  readonly schemaPath?: string;
   readonly keyword: string;
   readonly params: Readonly<Record<string, unknown>>;
   readonly message?: string;
@@ -32,10 +34,14 @@ function pointerToken(name: string): string {
   return name.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
+/** Under an `if`/`then`: only the catalog's op rules (catalog/workflow-ops.ts) branch so; the tool subset has no `if`. */
+const OP_RULE = /\/then\//;
+
 /**
  * Turns ajv errors into envelope details whose `path` is a JSON pointer to the
  * bad field itself: a missing or unknown property is reported at its own path,
- * not at the object that holds it. Only the first MAX_DETAILS distinct
+ * not at the object that holds it; a field the op given does not take says
+ * so, and the `if` error that only sums up the branch's errors is dropped. Only the first MAX_DETAILS distinct
  * problems are turned into details; the remaining errors are only counted, so
  * a body with 100 000 unknown fields costs no 100 000 strings.
  */
@@ -48,7 +54,7 @@ export function detailsOf(
   let i = 0;
   for (; i < errors.length && out.length < MAX_DETAILS; i++) {
     const e = errors[i];
-    if (e === undefined) continue;
+    if (e === undefined || e.keyword === 'if') continue;
     let path = e.instancePath;
     let message = e.message ?? `fails ${e.keyword}`;
     if (e.keyword === 'required' && typeof e.params.missingProperty === 'string') {
@@ -59,7 +65,9 @@ export function detailsOf(
       typeof e.params.additionalProperty === 'string'
     ) {
       path = `${path}/${pointerToken(e.params.additionalProperty)}`;
-      message = 'is not a known field';
+      message = OP_RULE.test(e.schemaPath ?? '')
+        ? 'is not taken by this op'
+        : 'is not a known field';
     } else if (e.keyword === 'enum' && Array.isArray(e.params.allowedValues)) {
       message = enumMessage(e.params.allowedValues);
     }

@@ -73,10 +73,10 @@ export interface OperatorEvents<N extends OperatorSseName> extends AsyncIterable
 
 /** What a caller gives for a row: `params`, `query` and `body` as the row has them. */
 export type OperatorCallInput<N extends OperatorRouteName> = OperatorInputOf<OperatorRouteOf<N>>;
-type OperatorCallOutput<N extends OperatorRouteName> = OperatorOutputOf<OperatorRouteOf<N>>;
+export type OperatorCallOutput<N extends OperatorRouteName> = OperatorOutputOf<OperatorRouteOf<N>>;
 
 /** The envelope of one answer, typed by the row. */
-type OperatorEnvelope<N extends OperatorRouteName> =
+export type OperatorEnvelope<N extends OperatorRouteName> =
   | { readonly ok: true; readonly data: OperatorCallOutput<N> }
   | {
       readonly ok: false;

@@ -166,8 +166,40 @@ export const OPERATOR_PATHS: {
     method: 'GET',
     path: '/api/v1/events',
   },
-  'reads.run': {
+  'reads.approval.list': {
     method: 'POST',
-    path: '/api/v1/servers/:serverId/reads/:domain/:action',
+    path: '/api/v1/servers/:serverId/reads/approval/list',
+  },
+  'reads.task.list': {
+    method: 'POST',
+    path: '/api/v1/servers/:serverId/reads/task/list',
+  },
+  'reads.task.get': {
+    method: 'POST',
+    path: '/api/v1/servers/:serverId/reads/task/get',
+  },
+  'reads.turn.list': {
+    method: 'POST',
+    path: '/api/v1/servers/:serverId/reads/turn/list',
+  },
+  'reads.turn.get': {
+    method: 'POST',
+    path: '/api/v1/servers/:serverId/reads/turn/get',
+  },
+  'reads.scheduled-message.list': {
+    method: 'POST',
+    path: '/api/v1/servers/:serverId/reads/scheduled-message/list',
+  },
+  'reads.scheduled-message.get': {
+    method: 'POST',
+    path: '/api/v1/servers/:serverId/reads/scheduled-message/get',
+  },
+  'reads.scheduled-message.runs': {
+    method: 'POST',
+    path: '/api/v1/servers/:serverId/reads/scheduled-message/runs',
+  },
+  'reads.workflow.run': {
+    method: 'POST',
+    path: '/api/v1/servers/:serverId/reads/workflow/run',
   },
 };

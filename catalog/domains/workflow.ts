@@ -1,7 +1,7 @@
 import { catalogDomain } from '../domain.js';
 import { defineAction } from '../descriptor.js';
 import { LIMITS } from '../limits.js';
-import { WORKFLOW_OP_MATRIX, workflowOps } from '../workflow-ops.js';
+import { WORKFLOW_OPS, WORKFLOW_OP_MATRIX, opInputRules, workflowOps } from '../workflow-ops.js';
 import {
   cronSchema,
   idSchema,
@@ -28,9 +28,10 @@ import {
 
 /*
  * Each workflow action takes an `op`. Whether an op reads or changes data is
- * its `opRisk` (WORKFLOW_OP_MATRIX, catalog/workflow-ops.ts); the
- * descriptor's risk states the worst case (side_effect). Fields an op
- * does not use are refused by the store with validation_failed.
+ * its `opRisk`, and which fields it takes are its input rules (`allOf`), both
+ * from the op table (WORKFLOW_OPS, catalog/workflow-ops.ts); the
+ * descriptor's risk states the worst case (side_effect). The generated
+ * validator refuses a field an op does not take with validation_failed.
  */
 
 const page = { ...pageInputProps } as const;
@@ -39,7 +40,7 @@ export const workflowPlan = defineAction({
   domain: 'workflow',
   action: 'plan',
   summary: 'Versioned workflow plans: list/show/version/validate; create/update/archive/publish.',
-  help: 'Reads: list {status?}, show {id}, version {id, version}, validate {steps}. Effects: create {name, steps}, update {id, name?, description?, steps?} (new steps make a new version), publish {id, version?}, archive {id}. Runs start from the published version.',
+  help: 'validate reports the problems of a step list without saving it. An update with new steps makes a new version; publish makes a version (the latest by default) the one runs start from; an archived plan no longer changes.',
   example: {
     op: 'create',
     name: 'Release',
@@ -73,6 +74,7 @@ export const workflowPlan = defineAction({
       ...page,
       ...idempotencySelectorProps,
     },
+    allOf: opInputRules(WORKFLOW_OPS.plan),
   },
   output: {
     type: 'object',
@@ -127,6 +129,7 @@ export const workflowTrigger = defineAction({
       ...page,
       ...idempotencySelectorProps,
     },
+    allOf: opInputRules(WORKFLOW_OPS.trigger),
   },
   output: {
     type: 'object',
@@ -171,6 +174,7 @@ export const workflowRun = defineAction({
       ...page,
       ...idempotencySelectorProps,
     },
+    allOf: opInputRules(WORKFLOW_OPS.run),
   },
   output: {
     type: 'object',
@@ -190,7 +194,7 @@ export const workflowStep = defineAction({
   domain: 'workflow',
   action: 'step',
   summary: 'Steps of a run: list/get; complete/fail/pause/park.',
-  help: 'list {runId}, get {id}. complete {id, note?} and fail {id, note?} act on a ready, paused or parked step; pause needs ready; park needs ready or paused. Completing the last step completes the run; a failed step fails it. Anything else is invalid_transition.',
+  help: 'complete and fail act on a ready, paused or parked step; pause needs ready; park needs ready or paused. Completing the last step completes the run; a failed step fails it. Anything else is invalid_transition.',
   example: { op: 'complete', id: 'step_01J9Z3K8Q2', note: 'Build 2.4.0 is green.' },
   risk: 'side_effect',
   opRisk: WORKFLOW_OP_MATRIX.step,
@@ -216,6 +220,7 @@ export const workflowStep = defineAction({
       ...page,
       ...idempotencySelectorProps,
     },
+    allOf: opInputRules(WORKFLOW_OPS.step),
   },
   output: {
     type: 'object',

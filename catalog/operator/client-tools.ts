@@ -1,3 +1,10 @@
+import {
+  appResultSchema,
+  registeredSchema,
+  requestViewSchema,
+  scopeSavedSchema,
+  settledSchema,
+} from './client-tool-answers.js';
 import { operatorRoute } from './route.js';
 
 /**
@@ -15,7 +22,6 @@ const requestId = {
   properties: { id: { type: 'string' } },
 } as const;
 const anyObject = { type: 'object' } as const;
-
 export const clientToolsRegister = operatorRoute({
   name: 'clientTools.register',
   method: 'POST',
@@ -44,7 +50,7 @@ export const clientToolsRegister = operatorRoute({
       },
     },
   },
-  output: anyObject,
+  output: registeredSchema,
 });
 
 export const clientToolsClients = operatorRoute({
@@ -86,20 +92,27 @@ export const clientToolsRequests = operatorRoute({
   },
   output: {
     type: 'object',
+    additionalProperties: false,
     required: ['requests'],
     properties: {
       requests: {
         type: 'array',
+        // With client_id, the provider's own calls with their arguments and agent; without, ids only.
         items: {
-          type: 'object',
-          // With client_id, the provider's own calls also carry their arguments and agent.
-          required: ['request_id', 'group', 'tool', 'state'],
-          properties: {
-            request_id: { type: 'string' },
-            group: { type: 'string' },
-            tool: { type: 'string' },
-            state: { enum: ['pending', 'claimed'] },
-          },
+          anyOf: [
+            requestViewSchema,
+            {
+              type: 'object',
+              additionalProperties: false,
+              required: ['request_id', 'group', 'tool', 'state'],
+              properties: {
+                request_id: { type: 'string' },
+                group: { type: 'string' },
+                tool: { type: 'string' },
+                state: { enum: ['pending', 'claimed'] },
+              },
+            },
+          ],
         },
       },
     },
@@ -115,7 +128,7 @@ export const clientToolsClaim = operatorRoute({
   decoder: 'clientIdOf (daemon/clienttools/validate.ts)',
   params: requestId,
   body: { type: 'object', required: ['client_id'], properties: { client_id: clientId } },
-  output: anyObject,
+  output: requestViewSchema,
 });
 
 /** A result may carry images: a larger body than the other routes. */
@@ -125,27 +138,13 @@ export const clientToolsResult = operatorRoute({
   name: 'clientTools.result',
   method: 'POST',
   path: '/api/v1/client-tools/requests/:id/result',
-  summary: 'Answers a claimed call with content blocks.',
+  summary: "Answers a claimed call: content blocks, or the app's own error.",
   permission: 'operator',
   decoder: 'decodeResult (daemon/clienttools/validate.ts)',
   bodyLimit: CLIENT_TOOL_RESULT_BODY_BYTES,
   params: requestId,
-  // `ok: true` with `content` (MCP content blocks), or `ok: false` with `error`, as decodeResult takes it.
-  body: {
-    type: 'object',
-    required: ['client_id', 'ok'],
-    properties: {
-      client_id: clientId,
-      ok: { type: 'boolean' },
-      content: { type: 'array', items: anyObject },
-      error: {
-        type: 'object',
-        required: ['code', 'message'],
-        properties: { code: { type: 'string' }, message: { type: 'string' } },
-      },
-    },
-  },
-  output: anyObject,
+  body: appResultSchema,
+  output: settledSchema,
 });
 
 export const clientToolsStdio = operatorRoute({
@@ -177,7 +176,7 @@ export const clientToolsStdio = operatorRoute({
       },
     },
   },
-  output: anyObject,
+  output: registeredSchema,
 });
 
 export const clientToolsReply = operatorRoute({
@@ -198,7 +197,7 @@ export const clientToolsReply = operatorRoute({
       structured: {},
     },
   },
-  output: anyObject,
+  output: settledSchema,
 });
 
 export const clientToolsOffered = operatorRoute({
@@ -258,7 +257,7 @@ export const clientToolsScope = operatorRoute({
       },
     },
   },
-  output: anyObject,
+  output: scopeSavedSchema,
 });
 
 export const events = operatorRoute({

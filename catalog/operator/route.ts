@@ -54,6 +54,8 @@ export interface OperatorRoute {
     readonly kind: 'ndjson' | 'sse';
     /** Each line (NDJSON) or each event's data (SSE) after the first. */
     readonly event: JSONSchema;
+    /** NDJSON without the envelope line: every line, the first included, is an event (`output` says so). */
+    readonly envelope?: false;
   };
 }
 
@@ -62,10 +64,11 @@ export function operatorRoute<const R extends OperatorRoute>(r: R): R {
   return r;
 }
 
+/** A part of the input as a caller gives it: a field with a default may be left out. */
 type SchemaOf<R, K extends 'params' | 'query' | 'body'> = R extends {
   readonly [P in K]: infer S extends JSONSchema;
 }
-  ? FromSchema<S>
+  ? FromSchema<S, { keepDefaultedPropertiesOptional: true }>
   : undefined;
 
 export type QueryOf<R extends OperatorRoute> = SchemaOf<R, 'query'>;

@@ -107,6 +107,44 @@ export const runtimesRotate = operatorRoute({
   },
 });
 
+const threadId = { type: 'string' } as const;
+const role = { enum: ['primary', 'child'] } as const;
+/** One event of the object's kind (`event`) with exactly these fields. */
+const appServerEvent = <const K extends string, const P extends Record<string, unknown>>(
+  kind: K,
+  properties: P,
+) =>
+  ({
+    type: 'object',
+    additionalProperties: false,
+    required: ['event', ...(Object.keys(properties) as (keyof P & string)[])],
+    properties: { event: { const: kind }, ...properties },
+  }) as const;
+
+/** What happens in a Codex app-server run, one NDJSON line each (daemon/drivers/app-server/session.ts). */
+const appServerEventSchema = {
+  anyOf: [
+    appServerEvent('thread', { threadId, role, parentId: { type: ['string', 'null'] } }),
+    appServerEvent('message', { threadId, text: { type: 'string' } }),
+    appServerEvent('warning', { message: { type: 'string' } }),
+    appServerEvent('tool', {
+      threadId,
+      role: { enum: ['primary', 'child', 'unknown'] },
+      tool: { type: 'string' },
+      decision: { enum: ['allowed', 'refused'] },
+      isError: { type: 'boolean' },
+    }),
+    appServerEvent('declined', {
+      threadId: { type: ['string', 'null'] },
+      method: { type: 'string' },
+    }),
+    appServerEvent('done', { status: { type: 'string' }, error: { type: ['string', 'null'] } }),
+  ],
+} as const;
+
+/** One line of a Codex app-server run's stream. */
+export type AppServerEvent = FromSchema<typeof appServerEventSchema>;
+
 export const runtimesCodexAppServer = operatorRoute({
   name: 'runtimes.codexAppServer',
   method: 'POST',
@@ -125,9 +163,6 @@ export const runtimesCodexAppServer = operatorRoute({
       prompt: { type: 'string', minLength: 1 },
     },
   },
-  output: { type: 'object' },
-  stream: {
-    kind: 'ndjson',
-    event: { type: 'object', required: ['event'], properties: { event: { type: 'string' } } },
-  },
+  output: { description: 'No envelope: the answer is the stream of events, from the first line.' },
+  stream: { kind: 'ndjson', envelope: false, event: appServerEventSchema },
 });

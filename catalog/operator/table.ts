@@ -4,7 +4,7 @@ import * as clientTools from './client-tools.js';
 import * as daemon from './daemon.js';
 import * as extensions from './extensions.js';
 import * as messages from './messages.js';
-import { operatorRead } from './reads.js';
+import { OPERATOR_READ_ROUTES } from './reads.js';
 import type { OperatorRoute } from './route.js';
 import * as runtimes from './runtimes.js';
 import * as tools from './tools.js';
@@ -13,7 +13,8 @@ import * as turns from './turns.js';
 /**
  * The operator API (`/api/v1`): every row, in the order the dispatcher
  * registers them (a literal segment before a `:param` beside it, as
- * `approvals/servers` before `approvals/:id`).
+ * `approvals/servers` before `approvals/:id`), the operator reads last (one
+ * row per read action, derived from catalog/operator-reads.ts).
  */
 export const OPERATOR_API = [
   daemon.daemonStatus,
@@ -56,7 +57,7 @@ export const OPERATOR_API = [
   clientTools.clientToolsOffered,
   clientTools.clientToolsScope,
   clientTools.events,
-  operatorRead,
+  ...OPERATOR_READ_ROUTES,
 ] as const satisfies readonly OperatorRoute[];
 
 type OperatorApi = (typeof OPERATOR_API)[number];

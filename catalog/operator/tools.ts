@@ -2,6 +2,77 @@ import { operatorRoute } from './route.js';
 
 /** Agent tools as the operator sees them: the registry's inventory, the activity log, answering a question. */
 
+/** MCP tool annotations: behaviour hints (catalog/mcp-tool-descriptor.ts's ToolAnnotations). */
+const annotationsSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    title: { type: 'string' },
+    readOnlyHint: { type: 'boolean' },
+    destructiveHint: { type: 'boolean' },
+    idempotentHint: { type: 'boolean' },
+    openWorldHint: { type: 'boolean' },
+  },
+} as const;
+
+/** The last load of $AGENTTEAM_HOME/tools/: what loaded, and each refused file with where in it. */
+export const declarationReportSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['dir', 'loaded', 'problems'],
+  properties: {
+    dir: { type: 'string' },
+    loaded: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['name', 'file', 'transport'],
+        properties: {
+          name: { type: 'string' },
+          file: { type: 'string' },
+          transport: { enum: ['command', 'builtin'] },
+        },
+      },
+    },
+    problems: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['file', 'message'],
+        properties: {
+          file: { type: 'string' },
+          pointer: {
+            type: 'string',
+            description: 'JSON pointer of the problem, when the file parsed.',
+          },
+          line: { type: 'integer', description: 'For a file that is not valid JSON.' },
+          column: { type: 'integer' },
+          message: { type: 'string' },
+        },
+      },
+    },
+  },
+} as const;
+
+/** One entry of the tool activity log (also the data of a tool.* event). */
+const toolEventSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['seq', 'type', 'at', 'serverId', 'agent', 'tool', 'text'],
+  properties: {
+    seq: { type: 'integer', minimum: 1 },
+    type: { enum: ['tool.shown', 'tool.asked', 'tool.answered'] },
+    at: { type: 'string' },
+    serverId: { type: 'string' },
+    agent: { type: 'string' },
+    tool: { type: 'string' },
+    text: { type: 'string' },
+    askId: { type: 'string' },
+  },
+} as const;
+
 /** Longest answer to a tool's question, in characters. */
 export const TOOL_ANSWER_MAX = 20_000;
 
@@ -13,12 +84,14 @@ export const toolsList = operatorRoute({
   permission: 'operator',
   output: {
     type: 'object',
+    additionalProperties: false,
     required: ['tools', 'declarations'],
     properties: {
       tools: {
         type: 'array',
         items: {
           type: 'object',
+          additionalProperties: false,
           required: ['name', 'source', 'transport', 'owner', 'annotations', 'description'],
           properties: {
             name: { type: 'string' },
@@ -26,12 +99,12 @@ export const toolsList = operatorRoute({
             transport: { type: 'string' },
             owner: { type: 'string' },
             file: { type: 'string' },
-            annotations: { description: 'The MCP tool annotations.' },
+            annotations: annotationsSchema,
             description: { type: 'string' },
           },
         },
       },
-      declarations: { description: 'The last declaration report: dir, loaded, problems.' },
+      declarations: declarationReportSchema,
     },
   },
 });
@@ -49,10 +122,25 @@ export const toolsLog = operatorRoute({
   },
   output: {
     type: 'object',
+    additionalProperties: false,
     required: ['events', 'pending'],
     properties: {
-      events: { type: 'array', items: { description: 'One activity event.' } },
-      pending: { type: 'array', items: { description: 'One question still waiting.' } },
+      events: { type: 'array', items: toolEventSchema },
+      pending: {
+        type: 'array',
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['askId', 'serverId', 'agent', 'tool', 'question'],
+          properties: {
+            askId: { type: 'string' },
+            serverId: { type: 'string' },
+            agent: { type: 'string' },
+            tool: { type: 'string' },
+            question: { type: 'string' },
+          },
+        },
+      },
     },
   },
 });

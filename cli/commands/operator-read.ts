@@ -5,6 +5,7 @@ import { resolveHome } from '../../lib/home.js';
 import { OPERATOR_READS_FILE } from '../../lib/generated.js';
 import { loadInputValidator } from '../../lib/input-validators.js';
 import { printError } from '../exec/output.js';
+import type { OperatorCallInput } from '../../lib/operator-client.js';
 import { sendOperator } from './message-common.js';
 import { DEFAULT_SERVER } from '../../catalog/ids.js';
 import { READ_COMMAND } from '../defaults.js';
@@ -49,6 +50,7 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
       ...(verdict.detailsOmitted ? { detailsOmitted: verdict.detailsOmitted } : {}),
     });
   }
-  const params = { serverId, domain: spec.domain, action: spec.action };
-  return sendOperator(resolveHome(), 'reads.run', { params, body: input }, label);
+  // The input was built from the spec's fields and checked by the action's validator above.
+  const body = input as OperatorCallInput<typeof spec.route>['body'];
+  return sendOperator(resolveHome(), spec.route, { params: { serverId }, body }, label);
 }

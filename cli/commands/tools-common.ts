@@ -1,23 +1,23 @@
 import type { OperatorRouteName } from '../../catalog/operator/table.js';
-import type { OperatorCallInput } from '../../lib/operator-client.js';
+import type { OperatorCallInput, OperatorEnvelope } from '../../lib/operator-client.js';
 import { daemonOperator, readDaemonInfo } from '../daemon-client.js';
 import { jsonText } from '../json-text.js';
 import { noDaemon, refuse } from '../refusal.js';
 import { visible } from '../terminal-text.js';
 
-/** An answer's envelope as the tools commands read it. */
-export type Envelope = { ok?: boolean; data?: unknown; error?: { message?: unknown } } | null;
+/** An answer's envelope as a failure report reads it. */
+type Envelope = { ok?: boolean; error?: { message?: unknown } } | null;
 
 /** One operator request for the tools commands; a number (the exit status, after the envelope) when no daemon answers. */
 export async function toolsRequest<N extends OperatorRouteName>(
   home: string,
   name: N,
   input: OperatorCallInput<N>,
-): Promise<{ status: number; json: Envelope } | number> {
+): Promise<{ status: number; json: OperatorEnvelope<N> } | number> {
   if (!readDaemonInfo(home)) return noDaemon('tools', home);
   try {
     const { status, envelope } = await daemonOperator(home).send(name, input);
-    return { status, json: envelope as Envelope };
+    return { status, json: envelope };
   } catch (err) {
     return refuse(
       'tools',

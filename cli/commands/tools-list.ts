@@ -13,16 +13,7 @@ export async function main(opts: Record<string, unknown>, _args: string[]): Prom
   const res = await toolsRequest(resolveHome(), 'tools.list', {});
   if (typeof res === 'number') return res;
   if (res.json?.ok !== true) return reportFailure(res.json);
-  const { tools, declarations } = res.json.data as {
-    tools: {
-      name: string;
-      source: string;
-      transport: string;
-      file?: string;
-      annotations: { readOnlyHint?: boolean };
-    }[];
-    declarations: { problems: Parameters<typeof formatIssue>[0][] };
-  };
+  const { tools, declarations } = res.json.data;
   if (opts.json === true) process.stdout.write(`${jsonText(res.json)}\n`);
   else {
     // Client tools are named by apps: shown through visible() like every agent- or app-chosen text.

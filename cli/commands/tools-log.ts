@@ -3,17 +3,6 @@ import { reportFailure, toolsRequest } from './tools-common.js';
 import { jsonText } from '../json-text.js';
 import { visible, visibleBlock } from '../terminal-text.js';
 
-interface Event {
-  seq: number;
-  type: string;
-  at: string;
-  serverId: string;
-  agent: string;
-  tool: string;
-  text: string;
-  askId?: string;
-}
-
 /**
  * `agentteam tools log [--limit N] [--json]`: what declared tools showed to
  * people and asked them, oldest first, then the questions still waiting
@@ -24,10 +13,7 @@ export async function main(opts: Record<string, unknown>, _args: string[]): Prom
   const res = await toolsRequest(resolveHome(), 'tools.log', { query });
   if (typeof res === 'number') return res;
   if (res.json?.ok !== true) return reportFailure(res.json);
-  const { events, pending } = res.json.data as {
-    events: Event[];
-    pending: { askId: string; agent: string; tool: string; question: string }[];
-  };
+  const { events, pending } = res.json.data;
   if (opts.json === true) {
     process.stdout.write(`${jsonText(res.json)}\n`);
     return 0;

@@ -1,11 +1,17 @@
-import { OperatorCallError, type OperatorClient } from '../../lib/operator-client.js';
+import {
+  OperatorCallError,
+  type OperatorCallInput,
+  type OperatorCallOutput,
+  type OperatorClient,
+} from '../../lib/operator-client.js';
 import type { ApprovalRow, ApprovalsData } from './pages/approvals.js';
 
 /** Requests a page shows per server and list (the operator read's own paging does the rest). */
 const PAGE = 50;
 const DECIDED = ['approved', 'rejected', 'expired'] as const;
 
-type Listed = { approvals: Omit<ApprovalRow, 'serverId'>[]; nextCursor?: string };
+type ListInput = OperatorCallInput<'reads.approval.list'>['body'];
+type Listed = OperatorCallOutput<'reads.approval.list'>;
 
 /**
  * What the Approvals page shows. The newest page: on each server, the newest
@@ -22,11 +28,8 @@ export async function readApprovals(
   const counts = (await op.call('approvals.pending', {})).servers;
   const waiting = counts.reduce((n, s) => n + s.pending, 0);
   const waitingOn = (s: string) => counts.find((x) => x.serverId === s)?.pending ?? 0;
-  const list = (s: string, input: object) =>
-    op.call('reads.run', {
-      params: { serverId: s, domain: 'approval', action: 'list' },
-      body: { limit: PAGE, ...input },
-    }) as Promise<Listed>;
+  const list = (s: string, input: ListInput) =>
+    op.call('reads.approval.list', { params: { serverId: s }, body: { limit: PAGE, ...input } });
   const more = (s: string, page: Listed) =>
     page.nextCursor ? [{ serverId: s, waiting: waitingOn(s), cursor: page.nextCursor }] : [];
 

@@ -12,7 +12,7 @@ import { ActivityBody, type ActivityFilter } from './pages/activity.js';
 import { ApprovalsBody, olderHref } from './pages/approvals.js';
 import { ClientToolsBody, type ClientToolsData } from './pages/client-tools.js';
 import { ContextCostBody } from './pages/context-cost.js';
-import { DeclaredBody, type DeclaredData } from './pages/declared.js';
+import { DeclaredBody } from './pages/declared.js';
 import { OverviewBody } from './pages/overview.js';
 import { RuntimesBody } from './pages/runtimes.js';
 import { TurnDetailBody, TurnsBody } from './pages/turns.js';
@@ -123,11 +123,9 @@ export function pageBodies(
   };
 
   const declared: Body = async (c) => {
-    // The report and the log are opaque in the rows' schemas; the page names the fields it shows.
     const { declarations } = await op.call('tools.list', {});
     const log = await op.call('tools.log', { query: { limit: '500' } });
-    const data = { declarations, ...log } as DeclaredData;
-    return <DeclaredBody data={data} csrf={c.get('session').csrf} />;
+    return <DeclaredBody data={{ declarations, ...log }} csrf={c.get('session').csrf} />;
   };
 
   const clientTools: Body = async () => {

@@ -1,9 +1,12 @@
 import type { AuditEntry } from '../../catalog/audit.js';
-import type { OutputOf } from '../../catalog/descriptor.js';
-import type { turnGet, turnList } from '../../catalog/domains/turn.js';
-import { OperatorCallError, type OperatorClient } from '../../lib/operator-client.js';
+import {
+  OperatorCallError,
+  type OperatorCallInput,
+  type OperatorCallOutput,
+  type OperatorClient,
+} from '../../lib/operator-client.js';
 
-export type TurnView = OutputOf<typeof turnGet>['turn'];
+export type TurnView = OperatorCallOutput<'reads.turn.get'>['turn'];
 
 /** What the Turns page shows of one server. */
 export interface TurnsData {
@@ -26,19 +29,14 @@ export interface TurnDetailData {
 const PAGE = 100;
 const ENDED = 30;
 
-type Listed = OutputOf<typeof turnList>;
-
 /**
  * The Turns page's reads, through the same operator reads as `agentteam turn
  * list` (queued and running each by state, so a long queue never hides what
  * runs; then the newest turns, of which the ended are shown).
  */
 export async function readTurns(op: OperatorClient, serverId: string): Promise<TurnsData> {
-  const list = (body: Record<string, unknown>) =>
-    op.call('reads.run', {
-      params: { serverId, domain: 'turn', action: 'list' },
-      body,
-    }) as Promise<Listed>;
+  const list = (body: OperatorCallInput<'reads.turn.list'>['body']) =>
+    op.call('reads.turn.list', { params: { serverId }, body });
   const running = (await list({ state: 'running', limit: PAGE })).turns;
   const queued = (await list({ state: 'queued', limit: PAGE })).turns;
   const newest = (await list({ limit: PAGE })).turns;
@@ -55,12 +53,7 @@ export async function readTurnDetail(
 ): Promise<TurnDetailData> {
   let turn: TurnView | null = null;
   try {
-    turn = (
-      (await op.call('reads.run', {
-        params: { serverId, domain: 'turn', action: 'get' },
-        body: { id },
-      })) as { turn: TurnView }
-    ).turn;
+    turn = (await op.call('reads.turn.get', { params: { serverId }, body: { id } })).turn;
   } catch (err) {
     if (!(err instanceof OperatorCallError) || err.status >= 500) throw err;
   }

@@ -2,7 +2,7 @@ import type { Catalog } from '../../catalog/catalog.js';
 import { PROFILE_ACTIONS } from '../profile-actions/actions.js';
 import type { StoreDomain } from '../store/domain.js';
 import type { ActionDescriptor } from '../../catalog/descriptor.js';
-import { STORE_DOMAINS } from '../store/domains.js';
+import { STORE_DOMAINS } from '../domains/list.js';
 import { Registry } from './registry.js';
 
 /** The input was validated against the descriptor before the handler; naming its type here would only cost the compiler. */

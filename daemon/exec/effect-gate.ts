@@ -6,7 +6,7 @@ import { attachedThread, checkChildGate } from '../http/child-gate.js';
 /**
  * The delegated-child gate for Exec calls: a call naming a thread other than
  * the authorization's primary thread (X-AgentTeam-Thread-Id) may only read.
- * The risk is the call's effective one (workflow ops by the matrix), decided
+ * The risk is the call's effective one (workflow ops by their op table), decided
  * from the catalog, never from anything else the caller sends.
  */
 export function execChildGate(

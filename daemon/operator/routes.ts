@@ -1,3 +1,5 @@
+import type { daemonReload, daemonStatus } from '../../catalog/operator/daemon.js';
+import type { OperatorOutputOf } from '../../catalog/operator/route.js';
 import type { OperatorRouteName } from '../../catalog/operator/table.js';
 import type { OperatorHandlers } from '../http/operator-dispatch.js';
 import { runtimeLeaseHandlers, type LeaseContext } from './runtimes.js';
@@ -29,13 +31,13 @@ export function coreOperatorHandlers(
   ctx: OperatorContext,
 ): Pick<OperatorHandlers, Exclude<CoreOperatorRoute, 'console.code'>> {
   return {
-    'daemon.status': () => ctx.status(),
+    // The daemon fills these from its parts; test/operator/operator-outputs.test.ts checks a real answer against the row.
+    'daemon.status': () => ctx.status() as OperatorOutputOf<typeof daemonStatus>,
     'daemon.stop': () => {
       setImmediate(() => ctx.stop('operator'));
       return { stopping: true };
     },
-    'daemon.reload': async () =>
-      ((await ctx.reload()) ?? { reloaded: true }) as Record<string, unknown>,
+    'daemon.reload': async () => (await ctx.reload()) as OperatorOutputOf<typeof daemonReload>,
     'runtimes.list': () => ({ runtimes: ctx.store.leases().map(runtimeView) }),
     ...runtimeLeaseHandlers(ctx),
   };

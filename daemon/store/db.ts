@@ -1,6 +1,5 @@
 import Database from 'better-sqlite3';
 import { runMigrations, type Migration } from './migrations.js';
-import { MIGRATIONS } from './schema.js';
 
 export type Db = Database.Database;
 
@@ -25,7 +24,7 @@ export type Db = Database.Database;
  */
 const PAGE_CACHE_KIB = 4096;
 
-export function openDb(path: string, migrations: readonly Migration[] = MIGRATIONS): Db {
+export function openDb(path: string, migrations: readonly Migration[]): Db {
   const db = new Database(path);
   try {
     db.pragma('journal_mode = WAL');

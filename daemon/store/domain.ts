@@ -22,7 +22,7 @@ type Use = <T>(domain: StoreDomain<T>) => T;
 /**
  * A domain of the team server: how its state opens over the shared store
  * context, and the catalog actions it implements. The team server and the
- * Exec registry both iterate the list of these (store/domains.ts).
+ * Exec registry both iterate the list of these (daemon/domains/list.ts).
  */
 export interface StoreDomain<S> {
   readonly open: (ctx: StoreContext, use: Use) => S;

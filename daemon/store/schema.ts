@@ -6,12 +6,12 @@ import { SCHEDULES_MIGRATION } from './schedules.js';
 import { APPROVALS_MIGRATION } from './approvals.js';
 import { WORKFLOW_MIGRATION } from './workflow-schema.js';
 import { AUDIT_MIGRATION, AUDIT_TURN_MIGRATION } from './audit-rows.js';
-import { STORE_DOMAINS } from './domains.js';
+import type { StoreDomain } from './domain.js';
 
 /**
  * The store's schema history, oldest first: these entries, then the
- * migrations each store domain declares, in the order of STORE_DOMAINS (a
- * new domain is appended there). Never edit or reorder an entry that has shipped.
+ * migrations each store domain declares, in the order of the domain list
+ * (STORE_DOMAINS, daemon/domains/list.ts; a new domain is appended there). Never edit or reorder an entry that has shipped.
  * Every row is scoped by server_id: the embedded store stands in for one team
  * server per serverId.
  */
@@ -59,7 +59,7 @@ const HISTORY: Migration[] = [
   AUDIT_TURN_MIGRATION,
 ];
 
-export const MIGRATIONS: readonly Migration[] = [
-  ...HISTORY,
-  ...STORE_DOMAINS.flatMap((d) => d.migrations),
-];
+/** The whole schema of a store serving these domains: the history, then each domain's own migrations in list order. */
+export function storeMigrations(domains: readonly StoreDomain<unknown>[]): readonly Migration[] {
+  return [...HISTORY, ...domains.flatMap((d) => d.migrations)];
+}

@@ -14,7 +14,7 @@ type Out<D> = D extends ActionDescriptor ? OutputOf<D> : never;
  */
 export interface ServerApi {
   /**
-   * Runs one catalog action the team server implements (store/domains.ts
+   * Runs one catalog action the team server implements (daemon/domains/list.ts
    * lists them), with the action's own input and output types. An action the
    * server does not implement is a programming error: the Exec registry only
    * routes the actions of that list here.

@@ -4,11 +4,8 @@ import { CursorCodec } from './cursor.js';
 import type { Caller, ServerApi } from './server-api.js';
 import type { StoreContext } from './context.js';
 import type { StoreDomain } from './domain.js';
-import { STORE_DOMAINS } from './domains.js';
 import { scheduleDomain, type ScheduleStore } from './schedules.js';
 import { approvalDomain, type ApprovalStore } from './approvals.js';
-import { workflowDomain, type WorkflowStore } from './workflows.js';
-import { turnDomain, type TurnStore } from './turns.js';
 import { actionKey, type ActionDescriptor } from '../../catalog/descriptor.js';
 
 /** The key that signs pagination cursors, kept in the store's meta table (written by migration 001_core). */
@@ -33,7 +30,7 @@ class TeamServerError extends Error {
 /**
  * The team server: ServerApi over the store, whichever database holds it
  * (the embedded SQLite file or a team's shared PostgreSQL). It opens every
- * domain of its list (store/domains.ts) over one shared context and runs
+ * domain of its list (daemon/domains/list.ts) over one shared context and runs
  * their actions by `domain/action`; every entity store reaches the database
  * only through the async Sql interface.
  */
@@ -46,10 +43,6 @@ export class TeamServer {
   readonly schedules: ScheduleStore;
   /** Approvals; also the operator's side (people decide). */
   readonly approvals: ApprovalStore;
-  /** Workflows; its triggers are a scheduler source and a message hook. */
-  readonly workflows: WorkflowStore;
-  /** Turns: the runner claims and ends them, the message post queues them. */
-  readonly turns: TurnStore;
   /** Also signs the daemon's own local collections (team, agent). */
   readonly cursors: CursorCodec;
 
@@ -57,11 +50,11 @@ export class TeamServer {
   static async open(
     sql: SqlStore,
     now: () => number,
+    domains: readonly StoreDomain<unknown>[],
     idempotency: IdempotencyLimits = {},
     localScope: string | null = null,
-    domains: readonly StoreDomain<unknown>[] = STORE_DOMAINS,
   ): Promise<TeamServer> {
-    return new TeamServer(sql, now, await readCursorKey(sql), idempotency, localScope, domains);
+    return new TeamServer(sql, now, await readCursorKey(sql), domains, idempotency, localScope);
   }
 
   /**
@@ -69,15 +62,16 @@ export class TeamServer {
    * this daemon on a shared store: the idempotency records of daemon-local
    * effects (profile edits) are kept per daemon, since replaying one daemon's
    * edit on another would answer "done" for a profile that was never changed.
-   * `domains`: what this server implements (tests add a fixture domain).
+   * `domains`: what this server implements, the daemon's list
+   * (STORE_DOMAINS, daemon/domains/list.ts; tests add a fixture domain).
    */
   constructor(
     readonly sql: SqlStore,
     now: () => number,
     cursorKey: Buffer,
+    domains: readonly StoreDomain<unknown>[],
     idempotency: IdempotencyLimits = {},
     private readonly localScope: string | null = null,
-    domains: readonly StoreDomain<unknown>[] = STORE_DOMAINS,
   ) {
     this.cursors = new CursorCodec(cursorKey);
     this.idempotency = new Idempotency(sql, now, idempotency);
@@ -93,8 +87,14 @@ export class TeamServer {
     }
     this.schedules = this.use(scheduleDomain);
     this.approvals = this.use(approvalDomain);
-    this.workflows = this.use(workflowDomain);
-    this.turns = this.use(turnDomain);
+  }
+
+  /**
+   * The state of one domain on this server, for the wiring (the workflow
+   * triggers are a scheduler source and a message hook); opened once.
+   */
+  domain<S>(domain: StoreDomain<S>): S {
+    return this.use(domain);
   }
 
   /** The state of one domain on this server, opened once (a domain may use another's). */

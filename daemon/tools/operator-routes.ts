@@ -36,7 +36,10 @@ export function toolOperatorHandlers(
       annotations: t.annotations,
       description: t.description,
     }));
-    return { tools, declarations: report };
+    return {
+      tools,
+      declarations: { ...report, loaded: [...report.loaded], problems: [...report.problems] },
+    };
   };
   const log: OperatorHandlers['tools.log'] = ({ query }) => {
     const limit = Number(query.limit ?? 100);

@@ -10,6 +10,7 @@ import type { ClaimedTurn } from '../store/turn-rows.js';
 import type { MessageText, TurnLookup } from '../store/turn-lookup.js';
 import type { TurnStore } from '../store/turns.js';
 import { runtimeCommand, TurnLaunchError } from './command.js';
+import { markLaunch } from './marks.js';
 import { turnPrompt } from './prompt.js';
 
 /** What launching a turn uses of the daemon. */
@@ -80,6 +81,7 @@ export async function prepareTurn(
   const caller = { serverId: turn.serverId, agentId: agent.id };
   const previous = await d.turns.session(caller, turn.target, agent.runtime);
   const newest = found.at(-1);
+  markLaunch(turn.id, 'lease');
   const auth = await d.auths.create({
     serverId: turn.serverId,
     agentId: agent.id,
@@ -90,6 +92,7 @@ export async function prepareTurn(
     runtime: agent.runtime,
     turn: newest ? { target: turn.target, messageId: newest.id } : null,
   });
+  markLaunch(turn.id, 'leased');
   try {
     const { execBaseUrl, mcpUrl } = d.urls(turn.serverId, agent.id);
     const additions = d.launchHook?.(

@@ -4,6 +4,7 @@ import type { Profile } from '../profile/types.js';
 import type { ClaimedTurn } from '../store/turn-rows.js';
 import { TurnLaunchError } from './command.js';
 import { prepareTurn, type LaunchDeps, type PreparedTurn } from './launch.js';
+import { markLaunch } from './marks.js';
 import { startTurnProcess, type TurnProcess } from './process.js';
 import { openTurnSpan, type TurnSpan } from './trace.js';
 
@@ -121,6 +122,7 @@ export class TurnRunner {
   }
 
   private run(turn: ClaimedTurn): void {
+    markLaunch(turn.id, 'claimed');
     const r: Running = { turn, proc: null, stopAs: null, span: openTurnSpan(turn) };
     this.running.set(turn.id, r);
     const drive = this.drive(r)
@@ -148,6 +150,7 @@ export class TurnRunner {
       this.d.diag('turn_launch_failed', { turnId: turn.id, code, message: (err as Error).message });
       return this.end(r, { state: 'failed', error: code });
     }
+    markLaunch(turn.id, 'prepared');
     const { auth } = prepared;
     if (prepared.sessionId !== null) {
       await this.d.turns.started(turn.id, prepared.sessionId, prepared.resumed);
@@ -159,6 +162,7 @@ export class TurnRunner {
       return this.end(r, { state: r.stopAs.state, error: r.stopAs.error });
     }
     r.proc = startTurnProcess(prepared.argv, prepared.env, prepared.cwd, prepared.promptFile);
+    markLaunch(turn.id, 'spawned');
     const deadline = this.d.clock.setTimeout(
       () => this.stop(turn.id, 'failed', 'timeout'),
       agent.launch.deadlineSeconds * 1000,

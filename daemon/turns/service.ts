@@ -4,6 +4,7 @@ import type { Profile } from '../profile/types.js';
 import type { TurnLookup } from '../store/turn-lookup.js';
 import type { TurnRecord } from '../store/turn-rows.js';
 import type { TurnStore } from '../store/turns.js';
+import { markLaunch } from './marks.js';
 import { addressees } from './routing.js';
 import type { TurnRunner } from './runner.js';
 
@@ -43,6 +44,7 @@ export class TurnService {
         m.id,
         agent.launch.queueLimit,
       );
+      if (!joined) markLaunch(turn.id, 'queued');
       out.push({
         turnId: turn.id,
         agentId,

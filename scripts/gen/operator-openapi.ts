@@ -28,15 +28,17 @@ function success(r: OperatorRoute, ref: string): Record<string, unknown> {
         content: { 'application/json': { schema: successEnvelope(ref) } },
       },
     };
+  const envelope = r.stream.kind === 'ndjson' && r.stream.envelope !== false;
   return {
     [status]: {
-      description:
-        r.stream.kind === 'ndjson'
-          ? 'NDJSON stream: the first line is the success envelope, each later line an event (x-agentteam-event).'
+      description: envelope
+        ? 'NDJSON stream: the first line is the success envelope, each later line an event (x-agentteam-event).'
+        : r.stream.kind === 'ndjson'
+          ? 'NDJSON stream without an envelope: every line is an event (x-agentteam-event).'
           : 'Server-sent events; each event data is described by x-agentteam-event.',
       content: {
         [STREAM_TYPES[r.stream.kind]]: {
-          ...(r.stream.kind === 'ndjson' ? { schema: successEnvelope(ref) } : {}),
+          ...(envelope ? { schema: successEnvelope(ref) } : {}),
           'x-agentteam-event': r.stream.event,
         },
       },

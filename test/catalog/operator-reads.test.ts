@@ -2,7 +2,11 @@ import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import { defaultCatalog } from '../../catalog/catalog.js';
 import { OPERATOR_READS, operatorReadOf, readCommandSpecs } from '../../catalog/operator-reads.js';
+import { OPERATOR_READ_ROUTES } from '../../catalog/operator/reads.js';
+import { OPERATOR_API } from '../../catalog/operator/table.js';
 import { callRisk } from '../../catalog/descriptor.js';
+import { taskCreate, taskList } from '../../catalog/domains/task.js';
+import { workflowRun } from '../../catalog/domains/workflow.js';
 
 const catalog = defaultCatalog();
 
@@ -36,10 +40,7 @@ test("every operator read is a catalog read, and its command is declared from th
 
 test('an action with a side effect, an unknown field or an unknown action cannot become an operator read', () => {
   assert.throws(
-    () =>
-      readCommandSpecs(catalog, [
-        { command: ['task', 'create'], domain: 'task', action: 'create' },
-      ]),
+    () => readCommandSpecs(catalog, [{ command: ['task', 'create'], descriptor: taskCreate }]),
     /is not a read/,
   );
   assert.throws(
@@ -47,8 +48,7 @@ test('an action with a side effect, an unknown field or an unknown action cannot
       readCommandSpecs(catalog, [
         {
           command: ['workflow', 'run', 'start'],
-          domain: 'workflow',
-          action: 'run',
+          descriptor: workflowRun,
           op: 'start',
           fields: ['planId'],
         },
@@ -58,12 +58,13 @@ test('an action with a side effect, an unknown field or an unknown action cannot
   assert.throws(
     () =>
       readCommandSpecs(catalog, [
-        { command: ['task', 'list'], domain: 'task', action: 'list', fields: ['nope'] },
+        { command: ['task', 'list'], descriptor: taskList, fields: ['nope'] },
       ]),
     /no input field nope/,
   );
   assert.throws(
-    () => readCommandSpecs(catalog, [{ command: ['x'], domain: 'nope', action: 'list' }]),
+    () =>
+      readCommandSpecs(catalog, [{ command: ['x'], descriptor: { ...taskList, domain: 'nope' } }]),
     /no catalog action/,
   );
 });
@@ -75,4 +76,26 @@ test('the route admits an operator read only for its listed op', () => {
   assert.equal(operatorReadOf('workflow', 'run', {}), undefined);
   assert.ok(operatorReadOf('task', 'list', {}));
   assert.equal(operatorReadOf('task', 'update', {}), undefined);
+});
+
+test("each read action is one row of the operator API, with the action's own input and output schemas", () => {
+  const actions = [...new Set(OPERATOR_READS.map((r) => r.descriptor))];
+  assert.equal(OPERATOR_READ_ROUTES.length, actions.length);
+  for (const d of actions) {
+    const name = `reads.${d.domain}.${d.action}`;
+    const row = OPERATOR_API.find((r) => r.name === name);
+    assert.ok(row, name);
+    assert.equal(row.method, 'POST');
+    assert.equal(row.path, `/api/v1/servers/:serverId/reads/${d.domain}/${d.action}`);
+    assert.equal('body' in row && row.body, d.input, name);
+    assert.equal(row.output, d.output, name);
+  }
+  // Each command names the row it calls.
+  for (const s of readCommandSpecs(catalog))
+    assert.equal(s.route, `reads.${s.domain}.${s.action}`, s.command.join(' '));
+  // Two commands, one row: workflow run list and show are ops of one action.
+  assert.deepEqual(
+    OPERATOR_READ_ROUTES.map((r) => r.name).filter((n) => n.startsWith('reads.workflow')),
+    ['reads.workflow.run'],
+  );
 });

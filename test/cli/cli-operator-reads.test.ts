@@ -200,6 +200,9 @@ test('operator reads refuse bad input locally (exit 2, JSON envelope) and refuse
   assert.equal(start.json.error.code, 'forbidden');
   const create = await post(route('task', 'create'), token, JSON.stringify({ title: 'x' }));
   assert.equal(create.status, 404);
+  // No row serves it; the refusal names the reads that are open.
+  assert.equal(create.json.error.code, 'not_found');
+  assert.match(create.json.error.hint, /task list, task get/);
   const noToken = await post(route('task', 'list'), 'wrong', '{}');
   assert.equal(noToken.status, 403);
 });

@@ -8,6 +8,8 @@ import { openDb } from '../../daemon/store/db.js';
 import { TeamServer } from '../../daemon/store/team-server.js';
 import { SqliteSql } from '../../daemon/store/sqlite-sql.js';
 import { startInProc } from '../../devkit/inproc.js';
+import { workflowDomain } from '../../daemon/workflow/domain.js';
+import { STORE_DOMAINS, STORE_MIGRATIONS } from '../../daemon/domains/list.js';
 
 /* Workflow triggers: schedule triggers on the scheduler's clock, message triggers on delivery. */
 
@@ -81,16 +83,16 @@ test('schedule triggers start runs on time and once for a missed window; message
 
 test("a due schedule trigger fires once under concurrent runDue calls; a message trigger writes inside the sender's transaction", async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'agentteam-wf-'));
-  const db = openDb(join(dir, 'store.db'));
+  const db = openDb(join(dir, 'store.db'), STORE_MIGRATIONS);
   const sql = new SqliteSql(db, join(dir, 'store.db'));
   let now = Date.UTC(2026, 0, 5, 9, 0, 0);
-  const server = await TeamServer.open(sql, () => now);
+  const server = await TeamServer.open(sql, () => now, STORE_DOMAINS);
   t.after(() => {
     db.close();
     rmSync(dir, { recursive: true, force: true });
   });
   const api = server.forCaller({ serverId: 's1', agentId: 'a1' });
-  const triggers = server.workflows.triggers;
+  const triggers = server.domain(workflowDomain).triggers;
   const { plan } = await api.call(workflowPlan, {
     op: 'create',
     name: 'P',

@@ -8,8 +8,7 @@ import { builtinRegistry } from '../../daemon/exec/builtin.js';
 import type { HandlerContext } from '../../daemon/exec/context.js';
 import { RegistryError } from '../../daemon/exec/registry.js';
 import { openDb } from '../../daemon/store/db.js';
-import { STORE_DOMAINS } from '../../daemon/store/domains.js';
-import { MIGRATIONS } from '../../daemon/store/schema.js';
+import { STORE_DOMAINS, STORE_MIGRATIONS } from '../../daemon/domains/list.js';
 import { SqliteSql } from '../../daemon/store/sqlite-sql.js';
 import { TeamServer } from '../../daemon/store/team-server.js';
 import { noteCatalog } from '../fixtures/note-domain/catalog.js';
@@ -18,7 +17,7 @@ import { noteStore } from '../fixtures/note-domain/store.js';
 /*
  * A new Exec domain is its catalog file and its store file, plus one line in
  * BUILTIN_DOMAINS (catalog/catalog.ts) and one in STORE_DOMAINS
- * (daemon/store/domains.ts). The fixture's two files stand in for a real
+ * (daemon/domains/list.ts). The fixture's two files stand in for a real
  * domain; the lists here are the real ones with that one line added.
  */
 const catalogList = [...BUILTIN_DOMAINS, noteCatalog];
@@ -28,16 +27,10 @@ async function openServer(dir: string) {
   const path = join(dir, 'store.db');
   // The schema history a daemon would run with the domain listed: the domain's migration appended.
   const db = openDb(path, [
-    ...MIGRATIONS,
+    ...STORE_MIGRATIONS,
     ...storeList.slice(STORE_DOMAINS.length).flatMap((d) => d.migrations),
   ]);
-  const server = await TeamServer.open(
-    new SqliteSql(db, path),
-    () => 1_700_000_000_000,
-    {},
-    null,
-    storeList,
-  );
+  const server = await TeamServer.open(new SqliteSql(db, path), () => 1_700_000_000_000, storeList);
   return { db, server };
 }
 
@@ -94,10 +87,10 @@ test('a domain missing from either list, or listed twice, stops the start', asyn
   );
   const dir = mkdtempSync(join(tmpdir(), 'at-note-'));
   const path = join(dir, 'store.db');
-  const db = openDb(path);
+  const db = openDb(path, STORE_MIGRATIONS);
   try {
     await assert.rejects(
-      TeamServer.open(new SqliteSql(db, path), Date.now, {}, null, [
+      TeamServer.open(new SqliteSql(db, path), Date.now, [
         ...STORE_DOMAINS,
         ...STORE_DOMAINS.slice(0, 1),
       ]),

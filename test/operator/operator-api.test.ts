@@ -7,7 +7,7 @@ import { OPERATOR_API } from '../../catalog/operator/table.js';
 import { registerOperatorApi, type OperatorHandlers } from '../../daemon/http/operator-dispatch.js';
 import { systemClock } from '../../lib/clock.js';
 import { OPERATOR_PATHS } from '../../lib/operator-paths.js';
-import { operatorRequest } from '../../lib/operator-client.js';
+import { type OperatorCallOutput, operatorRequest } from '../../lib/operator-client.js';
 import { ROOT } from '../../devkit/cli.js';
 
 /**
@@ -171,4 +171,33 @@ test('the client fills a row’s path and query and is typed by the row', () => 
     // @ts-expect-error the revoke row needs its :id
     operatorRequest('runtimes.revoke', {});
   assert.equal(typeof wrongField + typeof wrongValue + typeof noParams, 'functionfunctionfunction');
+});
+
+test('an operator read is typed by its catalog action: the body is its input, the answer its output', () => {
+  assert.deepEqual(
+    operatorRequest('reads.task.list', {
+      params: { serverId: 'local' },
+      body: { status: 'todo', limit: 5 },
+    }),
+    {
+      method: 'POST',
+      path: '/api/v1/servers/local/reads/task/list',
+      body: '{"status":"todo","limit":5}',
+    },
+  );
+  // Checked by tsc: a read caller that does not follow the action's schemas does not compile.
+  const local = { serverId: 'local' };
+  const wrongStatus = () =>
+    // @ts-expect-error a task's status is one of the catalog's enum
+    operatorRequest('reads.task.list', { params: local, body: { status: 'later' } });
+  const noId = () =>
+    // @ts-expect-error task get requires its id
+    operatorRequest('reads.task.get', { params: { serverId: 'local' }, body: {} });
+  const title = (out: OperatorCallOutput<'reads.task.get'>): string => out.task.title;
+  // @ts-expect-error a task list answer has `tasks`, not `items`
+  const items = (out: OperatorCallOutput<'reads.task.list'>) => out.items;
+  assert.equal(
+    typeof wrongStatus + typeof noId + typeof title + typeof items,
+    'functionfunctionfunctionfunction',
+  );
 });

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import { scheduledMessageCreate } from '../../catalog/domains/scheduled-message.js';
+import { STORE_DOMAINS, STORE_MIGRATIONS } from '../../daemon/domains/list.js';
 
 /* The scheduler's inner workings without a daemon: its timing on a fake clock and a stand-in source, and the delivery transaction. */
 
@@ -128,10 +129,10 @@ test('holdMs keeps the delivery transaction open after the message is written; o
   const { openDb } = await import('../../daemon/store/db.js');
   const { FakeClock } = await import('../../devkit/auth-clock.js');
   const clock = new FakeClock(Date.UTC(2026, 0, 5, 9, 0, 0));
-  const db = openDb(':memory:');
+  const db = openDb(':memory:', STORE_MIGRATIONS);
   const sql = new SqliteSql(db, ':memory:');
   try {
-    const server = (await TeamServer.open(sql, () => clock.now())).forCaller({
+    const server = (await TeamServer.open(sql, () => clock.now(), STORE_DOMAINS)).forCaller({
       serverId: 's1',
       agentId: 'a1',
     });

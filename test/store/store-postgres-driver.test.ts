@@ -6,7 +6,7 @@ import pg from 'pg';
 import { PgSql } from '../../daemon/store/postgres/pg-sql.js';
 import { migratePostgres } from '../../daemon/store/postgres/migrate.js';
 import { openPostgresStore } from '../../daemon/store/postgres/open.js';
-import { MIGRATIONS } from '../../daemon/store/schema.js';
+import { STORE_MIGRATIONS as MIGRATIONS } from '../../daemon/domains/list.js';
 import { runMigrations } from '../../daemon/store/migrations.js';
 import { NestedStatementError } from '../../daemon/store/sql.js';
 import { parseStoreUrl } from '../../lib/store-url.js';
@@ -38,7 +38,7 @@ test('the NUL escape is an exact round trip and keeps equality (property)', () =
 });
 
 test('strings round-trip byte for byte through PostgreSQL, NUL and lone escapes included', async (t) => {
-  const sql = await openPostgresStore(parseStoreUrl(await freshDatabase()), quiet);
+  const sql = await openPostgresStore(parseStoreUrl(await freshDatabase()), quiet, MIGRATIONS);
   t.after(() => sql.close());
   await sql.withClient((c) =>
     c.query('CREATE TABLE rt (k BIGINT PRIMARY KEY, v TEXT COLLATE "C" NOT NULL)'),
@@ -84,15 +84,15 @@ test('two daemons migrating one database at once apply each step exactly once', 
 
 test('a database migrated by a newer agentteam is refused with the unknown step named', async (t) => {
   const url = parseStoreUrl(await freshDatabase());
-  const sql = await openPostgresStore(url, quiet);
+  const sql = await openPostgresStore(url, quiet, MIGRATIONS);
   await sql.run('INSERT INTO schema_migrations (id, applied_at) VALUES (?, ?)', ['999_future', 1]);
   await sql.close();
-  await assert.rejects(openPostgresStore(url, quiet), /newer agentteam.*999_future/);
+  await assert.rejects(openPostgresStore(url, quiet, MIGRATIONS), /newer agentteam.*999_future/);
   t.diagnostic('refused as expected');
 });
 
 test('the derived PostgreSQL schema has the same tables, columns, nullability and indexes as SQLite', async (t) => {
-  const sql = await openPostgresStore(parseStoreUrl(await freshDatabase()), quiet);
+  const sql = await openPostgresStore(parseStoreUrl(await freshDatabase()), quiet, MIGRATIONS);
   t.after(() => sql.close());
   const lite = new Database(':memory:');
   runMigrations(lite, MIGRATIONS);
@@ -147,7 +147,10 @@ test('the derived PostgreSQL schema has the same tables, columns, nullability an
 
 test('concurrent read-modify-write transactions serialize: 40 increments from two pools give exactly 40', async (t) => {
   const url = parseStoreUrl(await freshDatabase());
-  const [a, b] = [await openPostgresStore(url, quiet), await openPostgresStore(url, quiet)];
+  const [a, b] = [
+    await openPostgresStore(url, quiet, MIGRATIONS),
+    await openPostgresStore(url, quiet, MIGRATIONS),
+  ];
   t.after(async () => {
     await a.close();
     await b.close();
@@ -168,7 +171,7 @@ test('concurrent read-modify-write transactions serialize: 40 increments from tw
 });
 
 test('a savepoint undoes only its own changes; a statement on the store from inside its transaction is refused', async (t) => {
-  const sql = await openPostgresStore(parseStoreUrl(await freshDatabase()), quiet);
+  const sql = await openPostgresStore(parseStoreUrl(await freshDatabase()), quiet, MIGRATIONS);
   t.after(() => sql.close());
   await sql.tx(async (q) => {
     await q.run("INSERT INTO meta (key, value) VALUES ('kept', '1')");
@@ -195,7 +198,7 @@ test('an unreachable store is an error naming its host and never its password', 
   const url = parseStoreUrl(
     `postgres://agentteam:${encodeURIComponent(PG_PASSWORD)}@127.0.0.1:1/nowhere`,
   );
-  const err = await openPostgresStore(url, quiet).then(
+  const err = await openPostgresStore(url, quiet, MIGRATIONS).then(
     () => null,
     (e: Error) => e,
   );

@@ -10,15 +10,16 @@ import { ReadCache } from '../../daemon/store/read-cache.js';
 import type { SqlStore } from '../../daemon/store/sql.js';
 import { FakeClock } from '../../devkit/auth-clock.js';
 import { taskCreate, taskGet, taskUpdate } from '../../catalog/domains/task.js';
+import { STORE_DOMAINS, STORE_MIGRATIONS } from '../../daemon/domains/list.js';
 
 async function tempStore(t: { after(fn: () => void): void }) {
   const dir = mkdtempSync(join(tmpdir(), 'agentteam-cache-'));
   const path = join(dir, 'store.db');
-  const db = openDb(path);
+  const db = openDb(path, STORE_MIGRATIONS);
   let clock = Date.parse('2026-01-01T00:00:00Z');
   const sql = new SqliteSql(db, ':memory:');
-  const server = await TeamServer.open(sql, () => (clock += 1));
-  const other = openDb(path); // another connection: a second process writing the same file
+  const server = await TeamServer.open(sql, () => (clock += 1), STORE_DOMAINS);
+  const other = openDb(path, STORE_MIGRATIONS); // another connection: a second process writing the same file
   t.after(() => {
     other.close();
     db.close();

@@ -7,6 +7,7 @@ import { openDb } from '../../daemon/store/db.js';
 import { SqliteSql } from '../../daemon/store/sqlite-sql.js';
 import { NestedStatementError } from '../../daemon/store/sql.js';
 import { TxScope } from '../../daemon/store/tx-scope.js';
+import { STORE_MIGRATIONS } from '../../daemon/domains/list.js';
 
 const tick = () => new Promise((r) => setImmediate(r));
 
@@ -56,7 +57,7 @@ test('TxScope: a run that throws still ends; the next run is guarded again', asy
 
 test('SQLite: a statement on the store from inside its own transaction is refused, in every transaction; others wait and run', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'agentteam-txscope-'));
-  const db = openDb(join(dir, 'store.db'));
+  const db = openDb(join(dir, 'store.db'), STORE_MIGRATIONS);
   const sql = new SqliteSql(db, 'store.db');
   t.after(() => {
     db.close();

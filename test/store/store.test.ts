@@ -12,13 +12,14 @@ import { ID_PATTERN } from '../../catalog/common.js';
 import { projectCreate, projectList } from '../../catalog/domains/project.js';
 import { reviewAdd, reviewList } from '../../catalog/domains/review.js';
 import { taskCreate, taskGet, taskList, taskUpdate } from '../../catalog/domains/task.js';
+import { STORE_DOMAINS, STORE_MIGRATIONS } from '../../daemon/domains/list.js';
 
 async function tempStore(t: { after(fn: () => void): void }) {
   const dir = mkdtempSync(join(tmpdir(), 'agentteam-store-'));
-  const db = openDb(join(dir, 'store.db'));
+  const db = openDb(join(dir, 'store.db'), STORE_MIGRATIONS);
   let clock = Date.parse('2026-01-01T00:00:00Z');
   const tick = () => (clock += 1);
-  const server = await TeamServer.open(new SqliteSql(db, ':memory:'), tick);
+  const server = await TeamServer.open(new SqliteSql(db, ':memory:'), tick, STORE_DOMAINS);
   t.after(() => {
     db.close();
     rmSync(dir, { recursive: true, force: true });
@@ -45,7 +46,7 @@ test('pragmas: WAL, synchronous FULL, foreign keys; migrations recorded once', a
   );
   assert.ok(ids.includes('001_core'));
   // Re-opening applies nothing new.
-  const again = openDb(join(dir, 'store.db'));
+  const again = openDb(join(dir, 'store.db'), STORE_MIGRATIONS);
   assert.deepEqual(runMigrations(again, []), []);
   again.close();
 });

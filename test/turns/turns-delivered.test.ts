@@ -220,14 +220,11 @@ test('kb_search answers inside a delivered turn and is refused after it', async 
 });
 
 test('a full queue records the turn dropped; apps see turn.started and turn.finished', async () => {
-  const events = await watchEvents(
-    {
-      url: d.url,
-      home: d.home,
-      operatorToken: () => readFileSync(join(d.home, 'operator.token'), 'utf8').trim(),
-    } as never,
-    ['turn.started', 'turn.finished'],
-  );
+  // The event client reads the operator token from the daemon's home.
+  const events = await watchEvents({ home: d.home, url: d.url } as never, [
+    'turn.started',
+    'turn.finished',
+  ]);
   try {
     const first = await post(d, 'dm:tiny', 'one');
     await waitTurn(d, first.turns[0]!.turnId, ['running']);

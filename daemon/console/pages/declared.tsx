@@ -1,29 +1,9 @@
+import type { OperatorCallOutput } from '../../../lib/operator-client.js';
 import { Csrf } from '../layout.js';
 
-export interface DeclaredData {
-  readonly declarations: {
-    dir: string;
-    loaded: { name: string; file: string; transport: string }[];
-    problems: { file: string; pointer: string; message: string }[];
-  };
-  readonly events: {
-    seq?: number;
-    at?: string;
-    type: string;
-    serverId: string;
-    agent: string;
-    tool: string;
-    text: string;
-    askId?: string;
-  }[];
-  readonly pending: {
-    askId: string;
-    serverId: string;
-    agent: string;
-    tool: string;
-    question: string;
-  }[];
-}
+/** The two rows' answers the page shows, as their output schemas type them. */
+type DeclaredData = Pick<OperatorCallOutput<'tools.list'>, 'declarations'> &
+  OperatorCallOutput<'tools.log'>;
 
 /** Declared tools: what loaded, the problems (file and JSON pointer), questions to answer, and what tools showed (GET /api/v1/tools, /api/v1/tools/log). */
 export function DeclaredBody(props: { data: DeclaredData; csrf: string }) {

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import type { AppServerEvent } from '../../../catalog/operator/runtimes.js';
 import type { Authorization } from '../../auth/authorization.js';
 import type { Diag } from '../../lifecycle/diag.js';
 import type { ToolHost } from '../../tools/contracts.js';
@@ -11,21 +12,8 @@ import { ThreadBook } from './threads.js';
 import { DYNAMIC_NAMESPACE, dynamicTools, toDynamicResponse } from './dynamic-tools.js';
 import { type WireParams, wireParams } from './wire.js';
 
-/** One line of what `agentteam run` prints about the run (NDJSON on the start route). */
-type SessionEvent =
-  | { event: 'thread'; threadId: string; role: 'primary' | 'child'; parentId: string | null }
-  | { event: 'message'; threadId: string; text: string }
-  | {
-      event: 'tool';
-      threadId: string;
-      role: string;
-      tool: string;
-      decision: 'allowed' | 'refused';
-      isError: boolean;
-    }
-  | { event: 'declined'; threadId: string | null; method: string }
-  | { event: 'warning'; message: string }
-  | { event: 'done'; status: string; error: string | null };
+/** One line of what `agentteam run` prints about the run: the NDJSON of the start route, typed by its row. */
+type SessionEvent = AppServerEvent;
 
 interface SessionOptions {
   readonly auth: Authorization;

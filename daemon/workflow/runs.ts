@@ -2,13 +2,13 @@ import { LIMITS, clipJson } from '../../catalog/limits.js';
 import type { InputOf, OutputOf } from '../../catalog/descriptor.js';
 import { workflowRun } from '../../catalog/domains/workflow.js';
 import { ExecError } from '../errors/exec-error.js';
-import type { StoreContext } from './context.js';
-import { newId } from './ids.js';
-import { createdAtPage, keysetPage, type Condition } from './keyset-page.js';
-import type { Caller } from './server-api.js';
-import type { Sql } from './sql.js';
-import { checkOpFields, runOp } from './workflow-ops.js';
-import type { WorkflowPlans } from './workflow-plans.js';
+import type { StoreContext } from '../store/context.js';
+import { newId } from '../store/ids.js';
+import { createdAtPage, keysetPage, type Condition } from '../store/keyset-page.js';
+import type { Caller } from '../store/server-api.js';
+import type { Sql } from '../store/sql.js';
+import { runOp } from './run-op.js';
+import type { WorkflowPlans } from './plans.js';
 import {
   logOf,
   runOf,
@@ -17,7 +17,7 @@ import {
   type PlanRow,
   type RunRow,
   type StepRow,
-} from './workflow-rows.js';
+} from './rows.js';
 
 type In = InputOf<typeof workflowRun>;
 type Out = OutputOf<typeof workflowRun>;
@@ -140,15 +140,12 @@ export class WorkflowRuns {
   private async apply(q: Sql, c: Caller, input: In, manualTrigger: ManualTrigger): Promise<Out> {
     switch (input.op) {
       case 'list':
-        checkOpFields(input, [], ['planId', 'status'], true);
         return this.list(q, c, input);
       case 'show': {
-        checkOpFields(input, ['id'], []);
         const run = await this.run(q, c.serverId, input.id!);
         return { run: runOf(run), steps: (await this.stepsOf(q, run.id)).map(stepOf) };
       }
       case 'logs': {
-        checkOpFields(input, ['id'], [], true);
         // The cursor is decoded before the run is looked up: a foreign cursor is a validation error first.
         const id = async () => (await this.run(q, c.serverId, input.id!)).id;
         const { items, ...more } = await keysetPage<LogRow>(
@@ -162,14 +159,6 @@ export class WorkflowRuns {
         return { logs: items.map(logOf), ...more };
       }
       case 'start': {
-        checkOpFields(input, [], ['planId', 'triggerId']);
-        if ((input.planId === undefined) === (input.triggerId === undefined)) {
-          throw new ExecError(
-            'validation_failed',
-            'start needs exactly one of planId or triggerId',
-            { details: [{ path: '', message: 'give planId or triggerId' }] },
-          );
-        }
         const plan =
           input.planId !== undefined
             ? await this.plans.plan(q, c.serverId, input.planId)
@@ -178,7 +167,6 @@ export class WorkflowRuns {
         return { run: runOf(run), steps: (await this.stepsOf(q, run.id)).map(stepOf) };
       }
       case 'cancel': {
-        checkOpFields(input, ['id'], []);
         const run = await this.run(q, c.serverId, input.id!);
         if (run.status !== 'running')
           throw new ExecError('invalid_transition', `run ${run.id} is already ${run.status}`);

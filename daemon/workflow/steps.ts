@@ -1,13 +1,13 @@
 import type { InputOf, OutputOf } from '../../catalog/descriptor.js';
 import { workflowStep } from '../../catalog/domains/workflow.js';
 import { ExecError } from '../errors/exec-error.js';
-import type { StoreContext } from './context.js';
-import { keysetPage } from './keyset-page.js';
-import type { Caller } from './server-api.js';
-import type { Sql } from './sql.js';
-import { checkOpFields, runOp } from './workflow-ops.js';
-import type { WorkflowRuns } from './workflow-runs.js';
-import { runOf, stepOf, type StepRow } from './workflow-rows.js';
+import type { StoreContext } from '../store/context.js';
+import { keysetPage } from '../store/keyset-page.js';
+import type { Caller } from '../store/server-api.js';
+import type { Sql } from '../store/sql.js';
+import { runOp } from './run-op.js';
+import type { WorkflowRuns } from './runs.js';
+import { runOf, stepOf, type StepRow } from './rows.js';
 
 type In = InputOf<typeof workflowStep>;
 type Out = OutputOf<typeof workflowStep>;
@@ -56,7 +56,6 @@ export class WorkflowSteps {
 
   private async apply(q: Sql, c: Caller, input: In): Promise<Out> {
     if (input.op === 'list') {
-      checkOpFields(input, ['runId'], [], true);
       // The cursor is decoded before the run is looked up: a foreign cursor is a validation error first.
       const runId = async () => (await this.runs.run(q, c.serverId, input.runId!)).id;
       const { items, ...more } = await keysetPage<StepRow>(
@@ -70,10 +69,8 @@ export class WorkflowSteps {
       return { steps: items.map(stepOf), ...more };
     }
     if (input.op === 'get') {
-      checkOpFields(input, ['id'], []);
       return { step: stepOf(await this.step(q, c, input.id!)) };
     }
-    checkOpFields(input, ['id'], ['note']);
     const step = await this.step(q, c, input.id!);
     const run = await this.runs.run(q, c.serverId, step.run_id);
     const t = TRANSITIONS[input.op];

@@ -1,4 +1,4 @@
-import { isoTime } from './ids.js';
+import { isoTime } from '../store/ids.js';
 
 /** Storage rows of the workflow tables and their lowerCamelCase DTOs. */
 

@@ -1,5 +1,5 @@
 import { checkCronRule } from '../../lib/cron.js';
-import type { TriggerRow } from './workflow-rows.js';
+import type { TriggerRow } from './rows.js';
 
 export interface Shape {
   kind: TriggerRow['kind'];

@@ -2,18 +2,18 @@ import type { InputOf, OutputOf } from '../../catalog/descriptor.js';
 import { workflowTrigger } from '../../catalog/domains/workflow.js';
 import { countOccurrences, nextOccurrence } from '../../lib/cron.js';
 import { ExecError } from '../errors/exec-error.js';
-import type { StoreContext } from './context.js';
-import { newId } from './ids.js';
-import { createdAtPage } from './keyset-page.js';
-import { LATE_AFTER_MS, type DeliveryOutcome } from './schedule-delivery.js';
-import type { Caller } from './server-api.js';
-import type { Sql, SqlTx } from './sql.js';
-import { checkOpFields, runOp } from './workflow-ops.js';
-import type { WorkflowPlans } from './workflow-plans.js';
-import { boundedProblems } from './workflow-plans.js';
-import type { WorkflowRuns } from './workflow-runs.js';
-import { triggerOf, type PlanRow, type TriggerRow } from './workflow-rows.js';
-import { shapeProblems, type Shape } from './workflow-trigger-shape.js';
+import type { StoreContext } from '../store/context.js';
+import { newId } from '../store/ids.js';
+import { createdAtPage } from '../store/keyset-page.js';
+import { LATE_AFTER_MS, type DeliveryOutcome } from '../store/schedule-delivery.js';
+import type { Caller } from '../store/server-api.js';
+import type { Sql, SqlTx } from '../store/sql.js';
+import { runOp } from './run-op.js';
+import type { WorkflowPlans } from './plans.js';
+import { boundedProblems } from './plans.js';
+import type { WorkflowRuns } from './runs.js';
+import { triggerOf, type PlanRow, type TriggerRow } from './rows.js';
+import { shapeProblems, type Shape } from './trigger-shape.js';
 
 type In = InputOf<typeof workflowTrigger>;
 type Out = OutputOf<typeof workflowTrigger>;
@@ -88,20 +88,16 @@ export class WorkflowTriggers {
     const now = this.s.now();
     switch (input.op) {
       case 'list':
-        checkOpFields(input, [], ['planId'], true);
         return this.list(q, c, input);
       case 'show':
-        checkOpFields(input, ['id'], []);
         return { trigger: triggerOf(await this.trigger(q, c.serverId, input.id!)) };
       case 'validate': {
-        checkOpFields(input, ['kind'], ['cron', 'timeZone', 'target', 'planId']);
         const problems = shapeProblems(input as Shape);
         return {
           validation: { valid: problems.length === 0, problems: boundedProblems(problems) },
         };
       }
       case 'create': {
-        checkOpFields(input, ['planId', 'kind'], ['cron', 'timeZone', 'target']);
         const plan = await this.plans.plan(q, c.serverId, input.planId!);
         if (plan.status === 'archived')
           throw new ExecError('invalid_transition', `plan ${plan.id} is archived`);
@@ -131,7 +127,6 @@ export class WorkflowTriggers {
         return { trigger: triggerOf((await q.get<TriggerRow>(BY_ID, [id, c.serverId]))!) };
       }
       case 'update': {
-        checkOpFields(input, ['id'], ['cron', 'timeZone', 'target']);
         const t = await this.trigger(q, c.serverId, input.id!);
         if (t.status === 'archived')
           throw new ExecError('invalid_transition', `trigger ${t.id} is archived`);
@@ -162,7 +157,6 @@ export class WorkflowTriggers {
       case 'enable':
       case 'disable':
       case 'archive': {
-        checkOpFields(input, ['id'], []);
         const t = await this.trigger(q, c.serverId, input.id!);
         const from =
           input.op === 'enable'

@@ -4,15 +4,15 @@ import {
   workflowStep,
   workflowTrigger,
 } from '../../catalog/domains/workflow.js';
-import type { StoreContext } from './context.js';
-import { storeDomain } from './domain.js';
-import { WorkflowPlans } from './workflow-plans.js';
-import { WorkflowRuns } from './workflow-runs.js';
-import { WorkflowSteps } from './workflow-steps.js';
-import { WorkflowTriggers } from './workflow-triggers.js';
+import type { StoreContext } from '../store/context.js';
+import { storeDomain } from '../store/domain.js';
+import { WorkflowPlans } from './plans.js';
+import { WorkflowRuns } from './runs.js';
+import { WorkflowSteps } from './steps.js';
+import { WorkflowTriggers } from './triggers.js';
 
 /** The workflow domain of the embedded server: plans, triggers, runs, steps. */
-export class WorkflowStore {
+class WorkflowStore {
   readonly plans: WorkflowPlans;
   readonly runs: WorkflowRuns;
   readonly steps: WorkflowSteps;

@@ -2,13 +2,13 @@ import { LIMITS, clipJson } from '../../catalog/limits.js';
 import type { InputOf, OutputOf } from '../../catalog/descriptor.js';
 import { workflowPlan } from '../../catalog/domains/workflow.js';
 import { ExecError } from '../errors/exec-error.js';
-import type { StoreContext } from './context.js';
-import { newId } from './ids.js';
-import { createdAtPage } from './keyset-page.js';
-import type { Caller } from './server-api.js';
-import type { Sql } from './sql.js';
-import { checkOpFields, runOp } from './workflow-ops.js';
-import { planOf, versionOf, type PlanRow, type StepDef, type VersionRow } from './workflow-rows.js';
+import type { StoreContext } from '../store/context.js';
+import { newId } from '../store/ids.js';
+import { createdAtPage } from '../store/keyset-page.js';
+import type { Caller } from '../store/server-api.js';
+import type { Sql } from '../store/sql.js';
+import { runOp } from './run-op.js';
+import { planOf, versionOf, type PlanRow, type StepDef, type VersionRow } from './rows.js';
 
 type In = InputOf<typeof workflowPlan>;
 type Out = OutputOf<typeof workflowPlan>;
@@ -94,11 +94,9 @@ export class WorkflowPlans {
     const now = this.s.now();
     switch (input.op) {
       case 'list': {
-        checkOpFields(input, [], ['status'], true);
         return this.list(q, c, input);
       }
       case 'show': {
-        checkOpFields(input, ['id'], []);
         const plan = await this.plan(q, c.serverId, input.id!);
         return {
           plan: planOf(plan),
@@ -106,7 +104,6 @@ export class WorkflowPlans {
         };
       }
       case 'version': {
-        checkOpFields(input, ['id', 'version'], []);
         const plan = await this.plan(q, c.serverId, input.id!);
         const row = await q.get<VersionRow>(VERSION, [plan.id, input.version!]);
         if (!row)
@@ -116,14 +113,12 @@ export class WorkflowPlans {
         return { version: versionOf(row) };
       }
       case 'validate': {
-        checkOpFields(input, ['steps'], ['name', 'description']);
         const problems = stepProblems(input.steps);
         return {
           validation: { valid: problems.length === 0, problems: boundedProblems(problems) },
         };
       }
       case 'create': {
-        checkOpFields(input, ['name', 'steps'], ['description']);
         const steps = checkSteps(input.steps);
         const id = newId('plan');
         await q.run(INSERT_PLAN, [id, c.serverId, input.name!, input.description ?? '', now, now]);
@@ -131,17 +126,7 @@ export class WorkflowPlans {
         return this.shown(q, c, id, 1);
       }
       case 'update': {
-        checkOpFields(input, ['id'], ['name', 'description', 'steps']);
         const p = await this.live(q, c, input.id!);
-        if (
-          input.name === undefined &&
-          input.description === undefined &&
-          input.steps === undefined
-        ) {
-          throw new ExecError('validation_failed', 'update needs name, description or steps', {
-            details: [{ path: '', message: 'nothing to change' }],
-          });
-        }
         let latest = p.latest_version;
         if (input.steps !== undefined) {
           latest += 1;
@@ -159,7 +144,6 @@ export class WorkflowPlans {
         return this.shown(q, c, p.id, latest);
       }
       case 'publish': {
-        checkOpFields(input, ['id'], ['version']);
         const p = await this.live(q, c, input.id!);
         const v = input.version ?? p.latest_version;
         await this.version(q, p.id, v);
@@ -167,7 +151,6 @@ export class WorkflowPlans {
         return { plan: planOf((await q.get<PlanRow>(BY_ID, [p.id, c.serverId]))!) };
       }
       case 'archive': {
-        checkOpFields(input, ['id'], []);
         const p = await this.live(q, c, input.id!);
         await q.run(UPDATE, [
           p.name,
