@@ -65,6 +65,11 @@ test("a running daemon's answers match the output schemas of their rows", async 
     return data;
   };
 
+  // An agent with nothing to run: a message to it queues a turn that fails at once (no_runtime).
+  writeFileSync(
+    join(d.home, 'profile.json'),
+    JSON.stringify({ agents: [{ id: 'idle', runtime: 'generic' }], teams: [] }),
+  );
   const reloaded = await check('daemon.reload', {});
   assert.ok(reloaded.tools.problems.length > 0);
   const status = await check('daemon.status', {});
@@ -92,6 +97,12 @@ test("a running daemon's answers match the output schemas of their rows", async 
   await check('reads.approval.list', { params: local, body: { status: 'pending' } });
   await check('reads.scheduled-message.list', { params: local, body: {} });
   await check('reads.workflow.run', { params: local, body: { op: 'list' } });
+  const posted = await check('messages.post', {
+    body: { serverId: 'local', target: 'dm:idle', author: 'human:ada', content: 'hello' },
+  });
+  const turnId = posted.turns[0]!.turnId;
+  assert.equal((await check('reads.turn.list', { params: local, body: {} })).turns[0]?.id, turnId);
+  await check('reads.turn.get', { params: local, body: { id: turnId } });
   // Every read row is among them but the two that need an entity of their own.
   const reads = ROWS.filter((r) => r.name.startsWith('reads.')).map((r) => r.name);
   assert.deepEqual(
