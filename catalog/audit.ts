@@ -40,6 +40,8 @@ export interface AuditEntry {
   readonly requestBytes: number;
   readonly resultBytes: number;
   readonly traceId: string | null;
+  /** The turn the call was made in (the daemon ran the runtime for a person's message), or null. */
+  readonly turnId: string | null;
   /** Only with payload recording on: the masked arguments, cut to the configured bytes. */
   readonly args?: string;
   readonly result?: string;

@@ -170,6 +170,7 @@ A message that arrives while the agent's turn on the same target is queued joins
     .option('--tool <name>', 'only this tool (MCP) or domain/action (Exec)')
     .option('--outcome <code>', 'only calls that ended so: ok or an error code')
     .option('--server <id>', 'only this server')
+    .option('--turn <id>', 'only the calls made in this delivered turn (agentteam turn list)')
     .option('--since <age>', 'only calls of the last 90s, 15m, 1h, 7d ...')
     .option('--limit <n>', 'page size (1 to 100, default 20)', positiveInt)
     .option('--cursor <cursor>', 'the next page (printed on stderr after a page)')

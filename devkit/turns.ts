@@ -1,6 +1,9 @@
 import { strict as assert } from 'node:assert';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Daemon } from './daemon.js';
+import { startDaemon, type Daemon, type SpawnedDaemon } from './daemon.js';
 
 /** The command runtime of the turn tests (test/fixtures/turn-runtime/answer.mjs) with its arguments. */
 export function answerRuntime(args: readonly string[] = []): string[] {
@@ -55,4 +58,45 @@ export async function waitTurn(
     if (Date.now() > until) assert.fail(`turn ${id} stayed ${turn.state}`);
     await new Promise((res) => setTimeout(res, 100));
   }
+}
+
+/**
+ * A daemon whose agents run the fixture runtime: `a1` answers at once,
+ * `sleeper` sleeps a minute first. Each run writes `<pid>.json` into the
+ * returned `record` directory (its pid, prompt, turn id).
+ */
+export async function startTurnDaemon(): Promise<{ d: SpawnedDaemon; record: string }> {
+  const home = mkdtempSync(join(tmpdir(), 'agentteam-turn-console-'));
+  const record = join(home, 'record');
+  const work = join(home, 'work');
+  mkdirSync(record);
+  mkdirSync(work);
+  const agent = (id: string, extra: string[]) => ({
+    id,
+    runtime: 'generic',
+    filesystem: { allowedPaths: [work] },
+    launch: { command: answerRuntime([...extra, 'record', record]) },
+  });
+  writeFileSync(
+    join(home, 'profile.json'),
+    JSON.stringify({ agents: [agent('a1', []), agent('sleeper', ['sleep', '60000'])] }),
+  );
+  return { d: await startDaemon({ home }), record };
+}
+
+/** The pid of the runtime a turn started (from the fixture's record), once it has written it. */
+export async function runtimePid(record: string, turnId: string): Promise<number> {
+  for (const until = Date.now() + 20_000; Date.now() < until; ) {
+    for (const f of readdirSync(record)) {
+      let r: { pid: number; turn: string } | null = null;
+      try {
+        r = JSON.parse(readFileSync(join(record, f), 'utf8')) as { pid: number; turn: string };
+      } catch {
+        continue; // still being written
+      }
+      if (r.turn === turnId) return r.pid;
+    }
+    await new Promise((res) => setTimeout(res, 50));
+  }
+  return assert.fail(`no runtime recorded for ${turnId}`);
 }

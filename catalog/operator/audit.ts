@@ -1,4 +1,5 @@
 import { AUDIT_TRANSPORTS } from '../audit.js';
+import { ID_PATTERN } from '../common.js';
 import { ENTITY_ID_PATTERN } from '../ids.js';
 import { operatorRoute } from './route.js';
 
@@ -32,6 +33,7 @@ const entrySchema = {
     'requestBytes',
     'resultBytes',
     'traceId',
+    'turnId',
   ],
   properties: {
     seq: { type: 'integer' },
@@ -50,6 +52,7 @@ const entrySchema = {
     requestBytes: { type: 'integer' },
     resultBytes: { type: 'integer' },
     traceId: { type: ['string', 'null'] },
+    turnId: { type: ['string', 'null'] },
     args: { type: 'string' },
     result: { type: 'string' },
   },
@@ -68,6 +71,8 @@ export const auditList = operatorRoute({
     properties: {
       ...filters,
       outcome: { type: 'string', pattern: '^[a-z_]{1,64}$' },
+      /** Only the calls made in one delivered turn. */
+      turn: { type: 'string', pattern: ID_PATTERN, maxLength: 64 },
       limit: { type: 'string', pattern: '^(100|[1-9][0-9]?)$' },
       cursor: { type: 'string' },
       after: { type: 'string', pattern: '^(0|[1-9][0-9]{0,15})$' },

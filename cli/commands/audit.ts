@@ -60,7 +60,8 @@ async function get(
 function line(e: AuditEntry): string {
   const thread = e.threadId ? ` thread=${visible(e.threadId)}` : '';
   const trace = e.traceId ? ` trace=${visible(e.traceId)}` : '';
-  const base = `${e.at} ${visible(`${e.serverId}/${e.agentId}`)} ${visible(e.tool)} ${visible(e.outcome)} ${e.durationMs.toFixed(1)}ms ${e.via}${e.transport !== e.via ? `/${e.transport}` : ''} in=${e.requestBytes}B out=${e.resultBytes}B${thread}${trace}`;
+  const turn = e.turnId ? ` turn=${visible(e.turnId)}` : '';
+  const base = `${e.at} ${visible(`${e.serverId}/${e.agentId}`)} ${visible(e.tool)} ${visible(e.outcome)} ${e.durationMs.toFixed(1)}ms ${e.via}${e.transport !== e.via ? `/${e.transport}` : ''} in=${e.requestBytes}B out=${e.resultBytes}B${thread}${trace}${turn}`;
   const payload =
     (e.args !== undefined ? `\n  args: ${visible(e.args)}` : '') +
     (e.result !== undefined ? `\n  result: ${visible(e.result)}` : '');
@@ -84,7 +85,7 @@ function table(title: string, rows: AuditSummaryRow[]): string {
 
 /**
  * `agentteam audit [--agent A] [--tool T] [--outcome CODE] [--server S]
- * [--since 1h] [--limit N] [--cursor C] [--follow] [--json] [--summary]`:
+ * [--turn ID] [--since 1h] [--limit N] [--cursor C] [--follow] [--json] [--summary]`:
  * the daemon's record of agent calls, newest first one page at a time;
  * --follow prints the newest page oldest first and then every new call as it
  * is written; --summary prints calls, errors and p50/p95 per tool and agent.
@@ -92,14 +93,14 @@ function table(title: string, rows: AuditSummaryRow[]): string {
 export async function main(opts: Record<string, unknown>, _args: string[]): Promise<number> {
   const home = resolveHome();
   const q = new URLSearchParams();
-  for (const k of ['agent', 'tool', 'outcome', 'server', 'since'] as const)
+  for (const k of ['agent', 'tool', 'outcome', 'server', 'turn', 'since'] as const)
     if (typeof opts[k] === 'string') q.set(k, opts[k] as string);
   if (typeof opts.since === 'string' && !SINCE_PATTERN.test(opts.since)) {
     return refuse('audit', 'usage', '--since must be a number and a unit: 90s, 15m, 1h, 7d');
   }
   const json = opts.json === true;
   if (opts.summary === true) {
-    if (opts.follow || opts.cursor || opts.outcome || opts.limit) {
+    if (opts.follow || opts.cursor || opts.outcome || opts.turn || opts.limit) {
       return refuse('audit', 'usage', '--summary takes only --agent, --tool, --server and --since');
     }
     const r = await get(home, 'audit.summary', q);

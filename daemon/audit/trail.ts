@@ -51,6 +51,7 @@ export class AuditTrail {
       requestBytes: note.requestBytes ?? 0,
       resultBytes,
       traceId,
+      turnId: principal.turnId ?? null,
       args: settings.recordPayloads && note.input !== undefined ? this.payload(note.input) : null,
       result:
         settings.recordPayloads && note.result !== undefined ? this.payload(note.result) : null,

@@ -29,6 +29,9 @@ export interface AuthorizationInit {
   readonly workdir?: string | null;
   readonly primaryThreadId?: string | null;
   readonly turn?: TurnBinding | null;
+  /** A delivered turn's id and its span's `traceparent` (Principal). */
+  readonly turnId?: string | null;
+  readonly turnTrace?: string | null;
   readonly runtime?: RuntimeKind;
   /** Token lifetime; defaults to the store's TTL (12 h) and is capped by it. */
   readonly ttlMs?: number;

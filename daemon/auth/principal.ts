@@ -21,6 +21,10 @@ export interface Principal {
   readonly threadsByDriver?: boolean;
   /** The human-initiated turn this runtime answers (`run --turn-target/--turn-message`), or null. */
   readonly turn: TurnBinding | null;
+  /** The delivered turn the daemon launched this runtime for: every audit row of its calls names it. */
+  readonly turnId?: string | null;
+  /** That turn's span as a W3C `traceparent`, when the daemon traces: a call that brings no trace context of its own continues it. */
+  readonly turnTrace?: string | null;
 }
 
 /** A turn binding as recorded at launch; revalidated at every knowledge call. */

@@ -133,6 +133,8 @@ export class AuthorizationStore {
       primaryThreadId: init.primaryThreadId ?? null,
       threadsByDriver: init.runtime === 'codex-app-server',
       turn: init.turn ? Object.freeze({ ...init.turn }) : null,
+      turnId: init.turnId ?? null,
+      turnTrace: init.turnTrace ?? null,
     });
     const auth = new Authorization(
       id,

@@ -42,6 +42,19 @@ export function registerConsoleActions(
       op.call('runtimes.revoke', { params: { id: c.req.param('id') } }),
     ),
   );
+  app.post('/console/turns/:serverId/:id/cancel', async (c) => {
+    const form = await c.req.parseBody();
+    const back =
+      typeof form.back === 'string' &&
+      /^\/console\/turn\?server=[\w.%-]+&id=[\w.%-]+$/.test(form.back)
+        ? form.back
+        : '/console/turns';
+    return act(c, back, () =>
+      op.call('turns.cancel', {
+        params: { serverId: c.req.param('serverId'), id: c.req.param('id') },
+      }),
+    );
+  });
   app.post('/console/approvals/:id/decide', async (c) => {
     const form = await c.req.parseBody();
     const note = typeof form.note === 'string' && form.note.trim() !== '' ? form.note : undefined;

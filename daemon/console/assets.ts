@@ -3,12 +3,27 @@
  * build time and served from /console/assets/ (script-src 'self': no inline
  * script, no eval). The script is small and optional where it can be: links
  * and forms work without it; it adds the sign-in auto-submit, the revoke
- * confirmation and the live update of the page body over SSE.
+ * and cancel confirmations, the live update of the page body over SSE, and
+ * the running clocks of the Turns page (elapsed time, kept on the person's
+ * side so that a ticking clock sends nothing over the stream).
  */
 export const CLIENT_JS = `'use strict';
 (function () {
   var login = document.querySelector('form[data-autosubmit]');
   if (login) { login.submit(); return; }
+  var span = function (ms) {
+    var s = Math.max(0, Math.floor(ms / 1000)), m = Math.floor(s / 60), h = Math.floor(m / 60);
+    return h ? h + ' h ' + (m % 60) + ' min' : m ? m + ' min ' + (s % 60) + ' s' : s + ' s';
+  };
+  var tick = function () {
+    var els = document.querySelectorAll('[data-since]');
+    for (var i = 0; i < els.length; i++) {
+      var at = Date.parse(els[i].getAttribute('data-since'));
+      if (!isNaN(at)) els[i].textContent = span(Date.now() - at);
+    }
+  };
+  tick();
+  setInterval(tick, 1000);
   document.addEventListener('submit', function (e) {
     var f = e.target;
     var msg = f && f.getAttribute('data-confirm');
@@ -25,6 +40,7 @@ export const CLIENT_JS = `'use strict';
     if (pending === null || busy()) return;
     main.innerHTML = pending;
     pending = null;
+    tick();
     main.setAttribute('data-updated', String(Date.now()));
   };
   document.addEventListener('focusout', function () { setTimeout(apply, 0); });

@@ -15,6 +15,8 @@ import { ContextCostBody } from './pages/context-cost.js';
 import { DeclaredBody } from './pages/declared.js';
 import { OverviewBody } from './pages/overview.js';
 import { RuntimesBody } from './pages/runtimes.js';
+import { TurnDetailBody, TurnsBody } from './pages/turns.js';
+import { readTurnDetail, readTurns } from './turns-read.js';
 import type { ConsoleSession } from './sessions.js';
 
 /** As `agentteam token analyze` names it. */
@@ -36,9 +38,32 @@ export function pageBodies(
   op: ConsoleOperator,
   d: { readonly clock: Clock; readonly defaultServer: string },
 ): Record<
-  'overview' | 'runtimes' | 'activity' | 'approvals' | 'clientTools' | 'declared' | 'contextCost',
+  | 'overview'
+  | 'turns'
+  | 'turn'
+  | 'runtimes'
+  | 'activity'
+  | 'approvals'
+  | 'clientTools'
+  | 'declared'
+  | 'contextCost',
   Body
 > {
+  // Turns are kept per server; the page shows the one in `server`, else the default server (where `message post` writes).
+  const serverOf = (c: Context) => {
+    const s = c.req.query('server');
+    return s && /^[a-z0-9][a-z0-9_-]{0,63}$/i.test(s) ? s : d.defaultServer;
+  };
+  const turns: Body = async (c) => (
+    <TurnsBody data={await readTurns(op, serverOf(c))} csrf={c.get('session').csrf} />
+  );
+  const turn: Body = async (c) => (
+    <TurnDetailBody
+      data={await readTurnDetail(op, serverOf(c), c.req.query('id') ?? '')}
+      csrf={c.get('session').csrf}
+    />
+  );
+
   const runtimes: Body = async (c) => (
     <RuntimesBody
       runtimes={(await op.call('runtimes.list', {})).runtimes}
@@ -130,7 +155,17 @@ export function pageBodies(
     return <ContextCostBody reports={reports} />;
   };
 
-  return { overview, runtimes, activity, approvals, clientTools, declared, contextCost };
+  return {
+    overview,
+    turns,
+    turn,
+    runtimes,
+    activity,
+    approvals,
+    clientTools,
+    declared,
+    contextCost,
+  };
 }
 
 /** The summary's per-minute counts placed on the last hour's 60 slots (index 59 is the current minute). */

@@ -113,10 +113,22 @@ export function registerConsoleRoutes(app: Hono<Env>, d: ConsoleDeps): void {
     return c.redirect('/console/login', 303);
   });
 
-  const { overview, runtimes, activity, approvals, clientTools, declared, contextCost } =
-    pageBodies(op, d);
+  const {
+    overview,
+    turns,
+    turn,
+    runtimes,
+    activity,
+    approvals,
+    clientTools,
+    declared,
+    contextCost,
+  } = pageBodies(op, d);
   const live: Record<string, { title: string; page: PageId; body: Body; still?: true }> = {
     overview: { title: 'Overview', page: 'overview', body: overview },
+    turns: { title: 'Turns', page: 'turns', body: turns },
+    // One turn's detail (`?server=&id=`): live too, so its calls appear while it runs.
+    turn: { title: 'Turn', page: 'turns', body: turn },
     runtimes: { title: 'Runtimes', page: 'runtimes', body: runtimes },
     activity: { title: 'Activity', page: 'activity', body: activity },
     approvals: { title: 'Approvals', page: 'approvals', body: approvals },

@@ -8,7 +8,7 @@ import { THREAD_HEADER } from '../http/child-gate.js';
 import { tracing, type SpanHandle } from '../telemetry/tracing.js';
 import { countExec } from './metrics.js';
 import { openRecord, type CallRecord } from './record.js';
-import { callerAttrs, traceHeaders } from './span-attrs.js';
+import { callerAttrs, traceHeaders, turnTraceparent } from './span-attrs.js';
 
 /**
  * POST {exec base}/{domain}/{action}: one call record, then span
@@ -82,7 +82,7 @@ function finish(
       via: 'exec',
       tool: rec.tool!,
       threadId: thread ? thread : null,
-      traceId: traceIdOf(c.req.header('traceparent')),
+      traceId: traceIdOf(c.req.header('traceparent')) ?? traceIdOf(turnTraceparent(c)),
       at: rec.at,
       elapsedMs,
       resultBytes: note.result === undefined ? 0 : Buffer.byteLength(note.result, 'utf8'),

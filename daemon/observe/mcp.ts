@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { closedOutcome, statusOutcome, type CallOutcome } from '../../catalog/call-outcome.js';
 import type { AuditNote } from '../audit/note.js';
-import { mcpTraceId } from '../audit/trace.js';
+import { mcpTraceId, traceIdOf } from '../audit/trace.js';
 import type { AuditTrail } from '../audit/trail.js';
 import type { RuntimeRequest } from '../auth/principal.js';
 import type { CallContext } from '../tools/registry.js';
@@ -9,7 +9,7 @@ import { tracing, type SpanAttrs, type SpanHandle } from '../telemetry/tracing.j
 import { countMcp } from './metrics.js';
 import { methodLabel, metaCarrier, protocolVersion, requestIdLabel } from './mcp-labels.js';
 import { inRequestSpan, openRecord, recordOf, type CallRecord } from './record.js';
-import { callerAttrs, traceHeaders } from './span-attrs.js';
+import { callerAttrs, traceHeaders, turnTraceparent } from './span-attrs.js';
 
 /**
  * One JSON-RPC request on the MCP endpoint: one call record, span
@@ -101,7 +101,7 @@ export async function observeToolCall<O extends ToolOutcome>(
     const result = out.ok ? out.resultJson : out.message;
     if (payloads) note.result = result;
     rec.resultBytes = Buffer.byteLength(result, 'utf8');
-    rec.traceId = mcpTraceId(params, c.req.header('traceparent'));
+    rec.traceId = mcpTraceId(params, c.req.header('traceparent')) ?? traceIdOf(turnTraceparent(c));
   }
   return out;
 }

@@ -8,7 +8,21 @@ export function callerAttrs(rt: RuntimeRequest): SpanAttrs {
   return { 'agentteam.server_id': p.serverId, 'agentteam.agent_id': p.agentId };
 }
 
-/** The W3C trace context of the request's headers, which a server span continues. */
+/**
+ * The W3C trace context a server span continues: the request's headers, or,
+ * when they carry none, the span of the delivered turn the runtime was
+ * launched for (so a turn is the root of its calls' trace).
+ */
 export function traceHeaders(c: Context): Carrier {
-  return { traceparent: c.req.header('traceparent'), tracestate: c.req.header('tracestate') };
+  const traceparent = c.req.header('traceparent');
+  if (traceparent === undefined) {
+    const turn = turnTraceparent(c);
+    if (turn !== null) return { traceparent: turn };
+  }
+  return { traceparent, tracestate: c.req.header('tracestate') };
+}
+
+/** The `traceparent` of the turn an authenticated runtime request was made in, or null. */
+export function turnTraceparent(c: Context): string | null {
+  return (c.get('runtime') as RuntimeRequest | undefined)?.principal.turnTrace ?? null;
 }

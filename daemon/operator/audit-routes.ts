@@ -51,6 +51,7 @@ function queryOf(q: Query, now: number): AuditQuery & { after?: number } {
     agentId: q.agent,
     tool: q.tool,
     outcome: q.outcome,
+    turnId: q.turn,
     since,
     limit,
     cursor: q.cursor,
@@ -61,7 +62,7 @@ function queryOf(q: Query, now: number): AuditQuery & { after?: number } {
 /**
  * The audit trail for the operator, under /api/v1 (token checked first):
  * `GET /api/v1/audit` one page newest first (filters agent, tool, outcome,
- * server, since; keyset cursor), or with `after=<seq>` the rows written
+ * server, turn, since; keyset cursor), or with `after=<seq>` the rows written
  * since, oldest first (what `agentteam audit --follow` polls);
  * `GET /api/v1/audit/summary` calls, errors and p50/p95 per tool and agent;
  * `GET /api/v1/audit/minutes` calls and errors per minute (the console's chart).

@@ -30,6 +30,21 @@ export const AUDIT_MIGRATION: Migration = {
 };
 
 /**
+ * The turn a call was made in (null outside one): a turn's detail lists its
+ * calls by it. Only rows of turns are indexed (a partial index), so calls
+ * outside turns cost no more to write than before.
+ */
+export const AUDIT_TURN_MIGRATION: Migration = {
+  id: '009_audit_turn',
+  up(db) {
+    db.exec(`
+    ALTER TABLE audit ADD COLUMN turn_id TEXT;
+    CREATE INDEX audit_by_turn ON audit (turn_id, seq) WHERE turn_id IS NOT NULL;
+    `);
+  },
+};
+
+/**
  * One call as the recorder hands it to the store: the entry agents and
  * operators read (catalog/audit.ts) before it has a position, with the start
  * time in ms and the duration in µs, and the payloads null when not recorded.
@@ -61,6 +76,7 @@ export interface AuditRow {
   trace_id: string | null;
   args: string | null;
   result: string | null;
+  turn_id: string | null;
 }
 
 /** A row as agents and operators read it. */
@@ -81,6 +97,7 @@ export const entryOf = (r: AuditRow): AuditEntry => ({
   requestBytes: r.request_bytes,
   resultBytes: r.result_bytes,
   traceId: r.trace_id,
+  turnId: r.turn_id,
   ...(r.args !== null ? { args: r.args } : {}),
   ...(r.result !== null ? { result: r.result } : {}),
 });
@@ -104,4 +121,5 @@ export const auditValues = (r: AuditRecord): SqlValue[] => [
   r.traceId,
   r.args,
   r.result,
+  r.turnId,
 ];

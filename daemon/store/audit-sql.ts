@@ -16,8 +16,8 @@ import {
 
 /** The columns a row is written with, in the order of its values (audit-rows.ts auditValues). */
 export const AUDIT_COLUMNS =
-  'at, server_id, agent_id, authorization_id, generation_id, runtime, thread_id, via, transport, tool, outcome, duration_us, request_bytes, result_bytes, trace_id, args, result';
-const WIDTH = 17;
+  'at, server_id, agent_id, authorization_id, generation_id, runtime, thread_id, via, transport, tool, outcome, duration_us, request_bytes, result_bytes, trace_id, args, result, turn_id';
+const WIDTH = 18;
 
 /** One row's INSERT (the writer thread's) or `n` rows' in one statement (PostgreSQL's, where each statement is a round trip). */
 export const auditInsertSql = (n: number) =>

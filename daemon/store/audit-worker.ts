@@ -11,7 +11,7 @@ import type { WriterReply, WriterRequest } from './audit-writer.js';
  * statements (audit-sql.ts), not the store or the catalog. A batch arrives as
  * one JSON array of value rows and is written by one prepared single-row
  * INSERT, COMMIT_ROWS rows a transaction: measured on this store, 2.5 µs a
- * row less than multi-row INSERTs, whose 17 × 128 parameters cost more to
+ * row less than multi-row INSERTs, whose 18 × 128 parameters cost more to
  * bind than the statements they save. Each transaction commits without
  * waiting for the disk (synchronous=NORMAL: WAL commits survive a crash of
  * the daemon, a power loss may take the last ones) and holds the write lock

@@ -30,6 +30,8 @@ export interface AuditQuery {
   readonly agentId?: string | undefined;
   readonly tool?: string | undefined;
   readonly outcome?: string | undefined;
+  /** Only the calls made in this turn. */
+  readonly turnId?: string | undefined;
   /** The `--since` text as given (bound into the cursor) and the cutoff it means now. */
   readonly since?: { readonly text: string; readonly at: number } | undefined;
   readonly limit?: number | undefined;
@@ -39,7 +41,7 @@ export interface AuditQuery {
 /**
  * The sizes of INSERT statements a PostgreSQL batch is cut into, largest
  * first: a few fixed shapes, so each is prepared once (a statement per batch
- * size would prepare, and keep, a new one for almost every batch). 512 × 17
+ * size would prepare, and keep, a new one for almost every batch). 512 × 18
  * placeholders stays far within the driver's parameter limit.
  */
 const STATEMENT_ROWS = [512, 128, 32, 8, 1] as const;
@@ -147,6 +149,7 @@ export class AuditStore {
       tool: query.tool ?? null,
       outcome: query.outcome ?? null,
       since: query.since?.text ?? null,
+      ...(query.turnId !== undefined ? { turn: query.turnId } : {}),
     };
     const binding = { action: 'audit/list', scope: 'operator', filter };
     const limit = pageLimit(query.limit);
@@ -274,7 +277,7 @@ export class AuditStore {
 }
 
 function conditions(
-  query: Pick<AuditQuery, 'serverId' | 'agentId' | 'tool' | 'outcome'>,
+  query: Pick<AuditQuery, 'serverId' | 'agentId' | 'tool' | 'outcome' | 'turnId'>,
   cutoff: number,
 ): [string[], SqlValue[]] {
   const where = ['at >= ?'];
@@ -288,5 +291,6 @@ function conditions(
   add('agent_id', query.agentId);
   add('tool', query.tool);
   add('outcome', query.outcome);
+  add('turn_id', query.turnId);
   return [where, args];
 }

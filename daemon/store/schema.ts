@@ -5,7 +5,7 @@ import { IDEMPOTENCY_AGE_MIGRATION } from './idempotency.js';
 import { SCHEDULES_MIGRATION } from './schedules.js';
 import { APPROVALS_MIGRATION } from './approvals.js';
 import { WORKFLOW_MIGRATION } from './workflow-schema.js';
-import { AUDIT_MIGRATION } from './audit-rows.js';
+import { AUDIT_MIGRATION, AUDIT_TURN_MIGRATION } from './audit-rows.js';
 import type { StoreDomain } from './domain.js';
 
 /**
@@ -56,6 +56,7 @@ const HISTORY: Migration[] = [
   WORKFLOW_MIGRATION,
   IDEMPOTENCY_AGE_MIGRATION,
   AUDIT_MIGRATION,
+  AUDIT_TURN_MIGRATION,
 ];
 
 /** The whole schema of a store serving these domains: the history, then each domain's own migrations in list order. */

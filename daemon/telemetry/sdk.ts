@@ -148,6 +148,14 @@ export async function startSdk(env: NodeJS.ProcessEnv, signals: OtelConfig): Pro
         const span = tracer.startSpan(name, { kind: SpanKind.SERVER, attributes: attrs }, parent);
         return new Handle(span, trace.setSpan(parent, span));
       },
+      root(name, attrs) {
+        const span = tracer.startSpan(
+          name,
+          { kind: SpanKind.INTERNAL, attributes: attrs },
+          ROOT_CONTEXT,
+        );
+        return new Handle(span, trace.setSpan(ROOT_CONTEXT, span));
+      },
       child(name, attrs, kind) {
         const parent = context.active();
         if (trace.getSpan(parent) === undefined) return NONE;

@@ -27,6 +27,8 @@ export interface SpanHandle {
 export interface Tracing {
   /** A server span: the child of `carrier` when it holds a valid traceparent, else a new trace. */
   server(name: string, attrs: SpanAttrs, carrier: Carrier | undefined): SpanHandle;
+  /** An internal span that starts a trace of its own (a delivered turn, the parent of its runtime's calls). */
+  root(name: string, attrs: SpanAttrs): SpanHandle;
   /** A span under the active one (internal or client kind). */
   child(name: string, attrs: SpanAttrs, kind: 'internal' | 'client' | 'producer'): SpanHandle;
   /** Runs `fn` with `span` as the active span, through everything it awaits (request-context.ts says what that costs). */

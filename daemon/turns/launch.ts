@@ -81,7 +81,7 @@ async function messagesOf(d: LaunchDeps, turn: ClaimedTurn) {
 /**
  * Prepares one turn exactly as `agentteam run` prepares a runtime: a new
  * authorization bound to the turn (its target and newest message, so the
- * knowledge tools answer for it), the driver's additions, the environment
+ * knowledge tools answer for it, its calls' audit rows and spans name it), the driver's additions, the environment
  * with the daemon-owned variables stripped and the canonical ones set, the
  * daemon's `agentteam` first on PATH; then the prompt file in the
  * authorization's private directory. Nothing is left live on failure.
@@ -90,6 +90,7 @@ export async function prepareTurn(
   d: LaunchDeps,
   turn: ClaimedTurn,
   agent: AgentConfig,
+  traceparent: string | null,
 ): Promise<PreparedTurn> {
   const cwd = workdirOf(agent, d.home);
   const { found, missing } = await messagesOf(d, turn);
@@ -102,6 +103,8 @@ export async function prepareTurn(
     serverId: turn.serverId,
     agentId: agent.id,
     runId: turn.id,
+    turnId: turn.id,
+    turnTrace: traceparent,
     workdir: cwd,
     runtime,
     turn: newest ? { target: turn.target, messageId: newest.id } : null,
@@ -134,6 +137,7 @@ export async function prepareTurn(
       env[additions.tokenEnv] = readFileSync(auth.tokenFile, 'utf8').trim();
     env.AGENTTEAM_TURN_ID = turn.id;
     env.AGENTTEAM_TURN_TARGET = turn.target;
+    if (traceparent !== null) env.TRACEPARENT = traceparent;
     const promptFile = join(auth.dir, 'prompt.txt');
     const prompt = turnPrompt(agent, turn.target, found, missing);
     writeFileSync(promptFile, prompt, { mode: 0o600 });

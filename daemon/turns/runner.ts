@@ -7,6 +7,7 @@ import { prepareTurn, type LaunchDeps, type PreparedTurn } from './launch.js';
 import { markLaunch } from './marks.js';
 import { startTurnProcess, type TurnProcess } from './process.js';
 import { type AppServerDeps, runAppServerTurn } from './app-server-turn.js';
+import { openTurnSpan, type TurnSpan } from './trace.js';
 
 interface RunnerDeps extends LaunchDeps {
   /** Codex turns: the tool host and gate their dynamic tools go through. */
@@ -32,6 +33,7 @@ interface Running {
   stopAs: { state: 'cancelled' | 'failed' | 'interrupted'; error: TurnError } | null;
   /** Its end is being recorded: it leaves the running state by this runner's own hand. */
   ending: boolean;
+  readonly span: TurnSpan;
 }
 
 /**
@@ -139,11 +141,12 @@ export class TurnRunner {
 
   private run(turn: ClaimedTurn): void {
     markLaunch(turn.id, 'claimed');
-    const r: Running = { turn, proc: null, stopAs: null, ending: false };
+    const r: Running = { turn, proc: null, stopAs: null, ending: false, span: openTurnSpan(turn) };
     this.running.set(turn.id, r);
     const drive = this.drive(r)
       .catch((err: Error) => this.d.diag('turn_failed', { turnId: turn.id, message: err.message }))
       .finally(() => {
+        r.span.end('failed', 'launch_failed');
         this.running.delete(turn.id);
         this.drives.delete(drive);
         this.kick();
@@ -156,14 +159,14 @@ export class TurnRunner {
     const agent = this.d.profile().agents.find((a) => a.id === turn.agentId);
     const startedAt = this.d.clock.now();
     this.d.publish('turn.started', turn);
-    if (!agent) return this.end(turn, { state: 'failed', error: 'no_runtime' });
+    if (!agent) return this.end(r, { state: 'failed', error: 'no_runtime' });
     let prepared: PreparedTurn;
     try {
-      prepared = await prepareTurn(this.d, turn, agent);
+      prepared = await prepareTurn(this.d, turn, agent, r.span.traceparent);
     } catch (err) {
       const code = err instanceof TurnLaunchError ? err.code : 'launch_failed';
       this.d.diag('turn_launch_failed', { turnId: turn.id, code, message: (err as Error).message });
-      return this.end(turn, { state: 'failed', error: code });
+      return this.end(r, { state: 'failed', error: code });
     }
     markLaunch(turn.id, 'prepared');
     const { auth } = prepared;
@@ -174,7 +177,7 @@ export class TurnRunner {
     }
     if (r.stopAs) {
       await this.d.auths.revoke(auth.id, 'exit');
-      return this.end(turn, { state: r.stopAs.state, error: r.stopAs.error });
+      return this.end(r, { state: r.stopAs.state, error: r.stopAs.error });
     }
     const codex = prepared.appServer !== null;
     r.proc = startTurnProcess(
@@ -207,7 +210,7 @@ export class TurnRunner {
     );
     // Read again: stop() may have set it while the runtime ran.
     const stopped = r.stopAs as Running['stopAs'];
-    if (stopped) return this.end(turn, { ...stopped, exitStatus: status, replied });
+    if (stopped) return this.end(r, { ...stopped, exitStatus: status, replied });
     if (status !== 0) {
       this.d.diag('turn_runtime_failed', {
         turnId: turn.id,
@@ -215,7 +218,7 @@ export class TurnRunner {
         stderr: r.proc.stderrTail(),
       });
     }
-    return this.end(turn, {
+    return this.end(r, {
       state: status === 0 ? 'succeeded' : 'failed',
       error: status === 0 ? null : status === 127 ? 'runtime_not_found' : 'runtime_failed',
       exitStatus: status,
@@ -223,13 +226,10 @@ export class TurnRunner {
     });
   }
 
-  private async end(
-    turn: ClaimedTurn,
-    e: Parameters<RunnerDeps['turns']['finish']>[2],
-  ): Promise<void> {
-    const r = this.running.get(turn.id);
-    if (r) r.ending = true;
-    const done = await this.d.turns.finish(turn.id, this.d.owner, e);
+  private async end(r: Running, e: Parameters<RunnerDeps['turns']['finish']>[2]): Promise<void> {
+    r.ending = true;
+    r.span.end(e.state, e.error ?? null);
+    const done = await this.d.turns.finish(r.turn.id, this.d.owner, e);
     if (done) this.d.publish('turn.finished', done);
   }
 

@@ -154,6 +154,18 @@ export function ActivityDetail(props: { entry: AuditEntry | null; seq: number })
           </>
         ))}
       </dl>
+      {e.turnId !== null ? (
+        <p data-turn={e.turnId}>
+          Made in the turn{' '}
+          <a
+            class="mono"
+            href={`/console/turn?${new URLSearchParams({ server: e.serverId, id: e.turnId })}`}
+          >
+            {e.turnId}
+          </a>
+          .
+        </p>
+      ) : null}
       <h2>Arguments</h2>
       {e.args !== undefined ? (
         <pre>{e.args}</pre>

@@ -22,6 +22,7 @@ interface PgStatement {
  * - `INTEGER` → `BIGINT` (times are milliseconds since 1970)
  * - a `TEXT` column → `TEXT COLLATE "C"` (bytewise order, as SQLite compares, so keyset cursors agree)
  * - `STRICT` dropped (PostgreSQL types are always strict)
+ * - `ALTER TABLE … ADD COLUMN` takes the same column types
  */
 function postgresForm(m: Migration): PgStatement[] {
   const out: PgStatement[] = [];
@@ -72,6 +73,8 @@ function translateDdl(id: string, stmt: string): string {
       .replace(/\bINTEGER\b/g, 'BIGINT')
       .replace(/\bTEXT\b/g, 'TEXT COLLATE "C"');
   }
+  if (/^ALTER TABLE \w+ ADD COLUMN \w+ (TEXT|INTEGER)\b/i.test(stmt))
+    return stmt.replace(/\bINTEGER\b/g, 'BIGINT').replace(/\bTEXT\b/g, 'TEXT COLLATE "C"');
   if (/^CREATE (UNIQUE )?INDEX/i.test(stmt)) return stmt;
   throw new MigrationError(
     `migration "${id}" has a statement with no derived PostgreSQL form: ${head}…`,
