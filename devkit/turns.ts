@@ -20,6 +20,7 @@ export interface Turn {
   messageIds: string[];
   state: string;
   error: string | null;
+  errorDetail: string | null;
   exitStatus: number | null;
   replied: boolean | null;
   sessionId: string | null;

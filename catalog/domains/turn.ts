@@ -25,6 +25,7 @@ export const turnSchema = {
     'messageIds',
     'state',
     'error',
+    'errorDetail',
     'exitStatus',
     'replied',
     'sessionId',
@@ -48,6 +49,13 @@ export const turnSchema = {
     error: {
       anyOf: [{ type: 'string', enum: TURN_ERRORS }, { type: 'null' }],
       description: 'Why the turn did not succeed (closed set), or null.',
+    },
+    errorDetail: {
+      type: ['string', 'null'],
+      maxLength: 300,
+      'x-maxJsonBytes': 1800,
+      description:
+        'What the daemon saw when the turn could not start (the runtime path looked for, the working directory), or null.',
     },
     exitStatus: {
       type: ['integer', 'null'],

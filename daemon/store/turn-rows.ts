@@ -19,7 +19,7 @@ export const TURNS_MIGRATION: Migration = {
     db.exec(`
     CREATE TABLE turns (
       id TEXT PRIMARY KEY, server_id TEXT NOT NULL, agent_id TEXT NOT NULL, target TEXT NOT NULL,
-      message_ids TEXT NOT NULL, message_count INTEGER NOT NULL, state TEXT NOT NULL, error TEXT,
+      message_ids TEXT NOT NULL, message_count INTEGER NOT NULL, state TEXT NOT NULL, error TEXT, error_detail TEXT,
       exit_status INTEGER, replied INTEGER, session_id TEXT, resumed INTEGER NOT NULL,
       retry_of TEXT, claimed_by TEXT, heartbeat_at INTEGER,
       created_at INTEGER NOT NULL, started_at INTEGER, finished_at INTEGER
@@ -37,7 +37,7 @@ export const TURNS_MIGRATION: Migration = {
 };
 
 export const TURN_COLUMNS =
-  'id, server_id, agent_id, target, message_ids, message_count, state, error, exit_status, replied, session_id, resumed, retry_of, claimed_by, heartbeat_at, created_at, started_at, finished_at';
+  'id, server_id, agent_id, target, message_ids, message_count, state, error, error_detail, exit_status, replied, session_id, resumed, retry_of, claimed_by, heartbeat_at, created_at, started_at, finished_at';
 
 export interface TurnRow {
   id: string;
@@ -48,6 +48,7 @@ export interface TurnRow {
   message_count: number;
   state: TurnState;
   error: TurnError | null;
+  error_detail: string | null;
   exit_status: number | null;
   replied: number | null;
   session_id: string | null;
@@ -68,6 +69,7 @@ export function turnOf(r: TurnRow): TurnRecord {
     messageIds: JSON.parse(r.message_ids) as string[],
     state: r.state,
     error: r.error,
+    errorDetail: r.error_detail,
     exitStatus: r.exit_status,
     replied: r.replied === null ? null : r.replied === 1,
     sessionId: r.session_id,

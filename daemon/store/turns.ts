@@ -29,11 +29,16 @@ interface Enqueued {
 interface Ending {
   readonly state: Extract<TurnState, 'succeeded' | 'failed' | 'cancelled' | 'interrupted'>;
   readonly error?: TurnError | null;
+  /** What the person should read beside the code (the path looked for, the working directory). */
+  readonly errorDetail?: string | null;
   readonly exitStatus?: number | null;
   readonly replied?: boolean | null;
 }
 
 const SELECT = `SELECT ${TURN_COLUMNS} FROM turns`;
+
+/** An error detail is one short line the daemon wrote (never runtime output): at most this many characters. */
+const TURN_DETAIL_CHARS = 300;
 
 /** The operator reads as `operator`; a runtime only sees its own agent's turns. */
 const OPERATOR = 'operator';
@@ -162,10 +167,11 @@ export class TurnStore {
   /** Ends a running turn of `owner`; null when it was not running there (already ended). */
   async finish(id: string, owner: string, end: Ending): Promise<ClaimedTurn | null> {
     const row = await this.s.sql.get<TurnRow>(
-      `UPDATE turns SET state = ?, error = ?, exit_status = ?, replied = ?, finished_at = ? WHERE id = ? AND state = 'running' AND claimed_by = ? RETURNING ${TURN_COLUMNS}`,
+      `UPDATE turns SET state = ?, error = ?, error_detail = ?, exit_status = ?, replied = ?, finished_at = ? WHERE id = ? AND state = 'running' AND claimed_by = ? RETURNING ${TURN_COLUMNS}`,
       [
         end.state,
         end.error ?? null,
+        end.errorDetail === undefined || end.errorDetail === null ? null : Array.from(end.errorDetail).slice(0, TURN_DETAIL_CHARS).join(''),
         end.exitStatus ?? null,
         end.replied === undefined || end.replied === null ? null : end.replied ? 1 : 0,
         this.s.now(),

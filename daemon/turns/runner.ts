@@ -1,4 +1,4 @@
-import type { Clock, ClockTimer } from '../../lib/clock.js';
+import type { Clock } from '../../lib/clock.js';
 import type { TurnError } from '../../catalog/turns.js';
 import type { Profile } from '../profile/types.js';
 import type { ClaimedTurn } from '../store/turn-rows.js';
@@ -49,7 +49,7 @@ export class TurnRunner {
   private readonly drives = new Set<Promise<void>>();
   private passing = false;
   private again = false;
-  private timer: ClockTimer | null = null;
+  private timer: NodeJS.Timeout | null = null;
   private closed = false;
 
   constructor(private readonly d: RunnerDeps) {}
@@ -63,10 +63,12 @@ export class TurnRunner {
 
   private schedule(): void {
     if (this.closed) return;
-    this.timer = this.d.clock.setTimeout(() => {
+    // Real time, not the injected clock: the heartbeat is plumbing, and a test clock that runs its
+    // timers until none is left would never finish with one that re-arms itself.
+    this.timer = setTimeout(() => {
       void this.tick().finally(() => this.schedule());
     }, this.d.heartbeatMs);
-    this.timer.unref?.();
+    this.timer.unref();
   }
 
   private async tick(): Promise<void> {
@@ -166,7 +168,7 @@ export class TurnRunner {
     } catch (err) {
       const code = err instanceof TurnLaunchError ? err.code : 'launch_failed';
       this.d.diag('turn_launch_failed', { turnId: turn.id, code, message: (err as Error).message });
-      return this.end(r, { state: 'failed', error: code });
+      return this.end(r, { state: 'failed', error: code, errorDetail: (err as Error).message });
     }
     markLaunch(turn.id, 'prepared');
     const { auth } = prepared;
@@ -250,7 +252,7 @@ export class TurnRunner {
   /** Daemon shutdown: no new claims; every running turn is stopped and recorded interrupted. */
   async close(): Promise<void> {
     this.closed = true;
-    if (this.timer) this.d.clock.clearTimeout(this.timer);
+    if (this.timer) clearTimeout(this.timer);
     const ids = [...this.running.keys()];
     await Promise.all(ids.map((id) => this.stop(id, 'interrupted', 'daemon_stopped')));
     // Each drive records its end before the store closes.

@@ -185,6 +185,8 @@ test('silence, failure, no runtime and a missing binary are states, not exceptio
   assert.deepEqual([none.state, none.error], ['failed', 'no_runtime']);
   const lost = await waitTurn(d, (await post(d, 'dm:lost', 'go')).turns[0]!.turnId);
   assert.deepEqual([lost.state, lost.error], ['failed', 'runtime_not_found']);
+  assert.match(lost.errorDetail ?? '', /\/nonexistent\/claude/);
+  assert.match(none.errorDetail ?? '', /no launch.command/);
   const retried = await d.cli(['turn', 'retry', lost.id]);
   assert.equal(retried.code, 0, retried.stdout);
   const r = JSON.parse(retried.stdout).data.turn as Turn;
