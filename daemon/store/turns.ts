@@ -171,7 +171,9 @@ export class TurnStore {
       [
         end.state,
         end.error ?? null,
-        end.errorDetail === undefined || end.errorDetail === null ? null : Array.from(end.errorDetail).slice(0, TURN_DETAIL_CHARS).join(''),
+        end.errorDetail === undefined || end.errorDetail === null
+          ? null
+          : Array.from(end.errorDetail).slice(0, TURN_DETAIL_CHARS).join(''),
         end.exitStatus ?? null,
         end.replied === undefined || end.replied === null ? null : end.replied ? 1 : 0,
         this.s.now(),
