@@ -8,6 +8,8 @@ import type { Sql } from './sql.js';
 export interface TurnLookup {
   message(serverId: string, id: string): Promise<{ target: string; author: string } | null>;
   hasWritten(serverId: string, target: string, author: string): Promise<boolean>;
+  /** Whether `author` wrote to `target` at or after `since` (a turn that ended in silence shows replied: false). */
+  wroteSince(serverId: string, target: string, author: string, since: number): Promise<boolean>;
   taskExists(serverId: string, taskId: string): Promise<boolean>;
   /** The message with its text (a turn's prompt, a thread's root), or null. */
   messageText(serverId: string, id: string): Promise<MessageText | null>;
@@ -36,6 +38,11 @@ export function createTurnLookup(sql: Sql): TurnLookup {
       (await sql.get(
         'SELECT 1 AS one FROM messages WHERE server_id = ? AND target = ? AND author = ? LIMIT 1',
         [serverId, target, author],
+      )) !== undefined,
+    wroteSince: async (serverId, target, author, since) =>
+      (await sql.get(
+        'SELECT 1 AS one FROM messages WHERE server_id = ? AND target = ? AND author = ? AND created_at >= ? LIMIT 1',
+        [serverId, target, author, since],
       )) !== undefined,
     taskExists: async (serverId, taskId) =>
       (await sql.get('SELECT 1 AS one FROM tasks WHERE server_id = ? AND id = ?', [

@@ -8,6 +8,7 @@ import { storeDomain } from './domain.js';
 import { createdAtPage, type Condition } from './keyset-page.js';
 import type { Caller } from './server-api.js';
 import type { Sql } from './sql.js';
+import { TurnSessions } from './turn-sessions.js';
 import {
   claimedOf,
   insertTurn,
@@ -53,7 +54,12 @@ const OPERATOR = 'operator';
  * they may race, name the state they expect in their WHERE.
  */
 export class TurnStore {
-  constructor(private readonly s: StoreContext) {}
+  /** The runtime session each agent last used on each target (what the next turn resumes). */
+  readonly sessions: TurnSessions;
+
+  constructor(private readonly s: StoreContext) {
+    this.sessions = new TurnSessions(s);
+  }
 
   private lock(serverId: string, agentId: string) {
     return { lockKey: `turns:${serverId}:${agentId}`, lockOnly: true };
@@ -238,31 +244,6 @@ export class TurnStore {
       });
       return turnOf(row);
     });
-  }
-
-  /** The session the agent's last turn on `target` used with `runtime`, if any. */
-  async session(c: Caller, target: string, runtime: string): Promise<string | null> {
-    const row = await this.s.sql.get<{ session_id: string }>(
-      'SELECT session_id FROM turn_sessions WHERE server_id = ? AND agent_id = ? AND target = ? AND runtime = ?',
-      [c.serverId, c.agentId, target, runtime],
-    );
-    return row?.session_id ?? null;
-  }
-
-  async saveSession(c: Caller, target: string, runtime: string, sessionId: string): Promise<void> {
-    await this.s.sql.run(
-      'INSERT INTO turn_sessions (server_id, agent_id, target, runtime, session_id, updated_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (server_id, agent_id, target) DO UPDATE SET runtime = excluded.runtime, session_id = excluded.session_id, updated_at = excluded.updated_at',
-      [c.serverId, c.agentId, target, runtime, sessionId, this.s.now()],
-    );
-  }
-
-  /** Whether `author` wrote to `target` at or after `since` (a turn that ended in silence shows replied: false). */
-  async wroteSince(serverId: string, target: string, author: string, since: number) {
-    const row = await this.s.sql.get(
-      'SELECT 1 AS one FROM messages WHERE server_id = ? AND target = ? AND author = ? AND created_at >= ? LIMIT 1',
-      [serverId, target, author, since],
-    );
-    return row !== undefined;
   }
 
   async find(serverId: string, id: string): Promise<ClaimedTurn> {

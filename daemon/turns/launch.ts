@@ -95,7 +95,7 @@ export async function prepareTurn(
   const cwd = workdirOf(agent, d.home);
   const { found, missing } = await messagesOf(d, turn);
   const caller = { serverId: turn.serverId, agentId: agent.id };
-  const previous = await d.turns.session(caller, turn.target, agent.runtime);
+  const previous = await d.turns.sessions.get(caller, turn.target, agent.runtime);
   const newest = found.at(-1);
   const runtime = launchRuntime(agent);
   markLaunch(turn.id, 'lease');

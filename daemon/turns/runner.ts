@@ -175,7 +175,7 @@ export class TurnRunner {
     if (prepared.sessionId !== null) {
       await this.d.turns.started(turn.id, prepared.sessionId, prepared.resumed);
       const caller = { serverId: turn.serverId, agentId: agent.id };
-      await this.d.turns.saveSession(caller, turn.target, agent.runtime, prepared.sessionId);
+      await this.d.turns.sessions.save(caller, turn.target, agent.runtime, prepared.sessionId);
     }
     if (r.stopAs) {
       await this.d.auths.revoke(auth.id, 'exit');
@@ -199,12 +199,12 @@ export class TurnRunner {
       ? await runAppServerTurn(this.d.appServer, turn.id, r.proc, prepared, async (id, resumed) => {
           await this.d.turns.started(turn.id, id, resumed);
           const caller = { serverId: turn.serverId, agentId: agent.id };
-          await this.d.turns.saveSession(caller, turn.target, agent.runtime, id);
+          await this.d.turns.sessions.save(caller, turn.target, agent.runtime, id);
         })
       : await r.proc.exited;
     this.d.clock.clearTimeout(deadline);
     await this.d.auths.revoke(auth.id, 'exit');
-    const replied = await this.d.turns.wroteSince(
+    const replied = await this.d.lookup.wroteSince(
       turn.serverId,
       turn.target,
       `agent:${agent.id}`,

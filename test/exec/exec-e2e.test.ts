@@ -110,6 +110,7 @@ test('agent list/get never return header values, URL userinfo/query/fragment, so
     headerNames: ['authorization', 'x-api-key'],
     apiKeyEnv: 'ANTHROPIC_API_KEY',
     filesystem: { allowedPathCount: 2 },
+    turns: { command: false, deadlineSeconds: 1200, maxRunning: 1, queueLimit: 100 },
     teams: ['t1'],
   });
   const list = await call(rt, 'agent', 'list', { limit: 2 });

@@ -27,6 +27,7 @@ function lookup(messages: MessageText[], tasks: Record<string, string | null> = 
   return {
     message: async () => null,
     hasWritten: async () => false,
+    wroteSince: async () => false,
     taskExists: async (_s, id) => id in tasks,
     messageText: async (_s, id) => messages.find((m) => m.id === id) ?? null,
     agentAuthors: async (_s, target) => [
