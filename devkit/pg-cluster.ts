@@ -202,6 +202,36 @@ export async function startCluster(opts: { durable?: boolean } = {}): Promise<Cl
   }
 }
 
+/**
+ * A cluster another process started (and stops): only new databases on it,
+ * for a run that shares one cluster among many test files (store-domains-postgres.test.ts).
+ */
+export async function attachCluster(port: number): Promise<Cluster> {
+  const admin = new pg.Pool({
+    host: '127.0.0.1',
+    port,
+    user: USER,
+    password: PG_PASSWORD,
+    database: 'postgres',
+    max: 2,
+  });
+  admin.on('error', () => undefined);
+  const notOwned = async () => {
+    throw new Error('this cluster belongs to another process: it cannot be paused or resumed here');
+  };
+  return {
+    port,
+    async createDatabase() {
+      const name = `t_${randomBytes(6).toString('hex')}`;
+      await admin.query(`CREATE DATABASE ${name}`);
+      return databaseUrl(port, name);
+    },
+    pause: notOwned,
+    resume: notOwned,
+    stop: () => admin.end().catch(() => undefined),
+  };
+}
+
 /** The URL of a database on a cluster started here. */
 export function databaseUrl(port: number, database: string): string {
   return `postgres://${USER}:${encodeURIComponent(PG_PASSWORD)}@127.0.0.1:${port}/${database}`;
