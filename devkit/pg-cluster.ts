@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { nativeDir, runAs, type RunAs } from './pg-binaries.js';
+import { initData } from './pg-template.js';
 
 /**
  * A throwaway PostgreSQL cluster for tests and benchmarks, run from the
@@ -117,10 +118,11 @@ export async function startCluster(opts: { durable?: boolean } = {}): Promise<Cl
     rmSync(base, { recursive: true, force: true });
   };
   try {
-    await run(
-      join(native, 'bin', 'initdb'),
+    await initData(
+      data,
+      native,
+      as,
       [
-        `--pgdata=${data}`,
         '--auth=password',
         `--username=${USER}`,
         `--pwfile=${pwfile}`,
@@ -128,7 +130,8 @@ export async function startCluster(opts: { durable?: boolean } = {}): Promise<Cl
         '--locale=C.UTF-8',
         '--no-sync',
       ],
-      as,
+      PG_PASSWORD,
+      run,
     );
     const port = await freePort();
     const fast = opts.durable
