@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 export interface StandIn {
   readonly url: string;
   /** Every request body seen, for diagnostics. */
-  readonly seen: { path: string; body: any }[];
+  readonly seen: { path: string; body: any; headers: IncomingMessage['headers'] }[];
   /** Tool results the runtime sent back (text). */
   readonly results: string[];
   close(): Promise<void>;
@@ -71,7 +71,7 @@ export async function start(
   server = createServer(async (req, res) => {
     const body = await readBody(req);
     const path = (req.url ?? '').split('?')[0] ?? '';
-    seen.push({ path, body });
+    seen.push({ path, body, headers: req.headers });
     try {
       handle(path, body, res, s);
     } catch (err) {

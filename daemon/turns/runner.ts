@@ -8,6 +8,7 @@ import { markLaunch } from './marks.js';
 import { startTurnProcess, type TurnProcess } from './process.js';
 import { type AppServerDeps, runAppServerTurn } from './app-server-turn.js';
 import { openTurnSpan, type TurnSpan } from './trace.js';
+import { lineReader, opencodeSessionOf } from './session-output.js';
 
 interface RunnerDeps extends LaunchDeps {
   /** Codex turns: the tool host and gate their dynamic tools go through. */
@@ -172,21 +173,38 @@ export class TurnRunner {
     }
     markLaunch(turn.id, 'prepared');
     const { auth } = prepared;
-    if (prepared.sessionId !== null) {
-      await this.d.turns.started(turn.id, prepared.sessionId, prepared.resumed);
-      const caller = { serverId: turn.serverId, agentId: agent.id };
-      await this.d.turns.sessions.save(caller, turn.target, agent.runtime, prepared.sessionId);
-    }
+    const session = (id: string, resumed: boolean) =>
+      this.d.turns
+        .started(turn.id, id, resumed)
+        .then(() =>
+          this.d.turns.sessions.save(
+            { serverId: turn.serverId, agentId: agent.id },
+            turn.target,
+            agent.runtime,
+            id,
+          ),
+        );
+    if (prepared.sessionId !== null) await session(prepared.sessionId, prepared.resumed);
     if (r.stopAs) {
       await this.d.auths.revoke(auth.id, 'exit');
       return this.end(r, { state: r.stopAs.state, error: r.stopAs.error });
     }
     const codex = prepared.appServer !== null;
+    // OpenCode names its session in its output: the first id seen is recorded, the rest is dropped unread.
+    let learned: Promise<void> = Promise.resolve();
+    const failed = (err: Error) =>
+      this.d.diag('turn_session_failed', { turnId: turn.id, message: err.message });
+    const named = (line: string) => {
+      const id = opencodeSessionOf(line);
+      if (id) learned = session(id, id === prepared.previous).catch(failed);
+      return id !== null;
+    };
     r.proc = startTurnProcess(
       prepared.argv,
       prepared.env,
       prepared.cwd,
       codex ? null : prepared.promptFile,
+      prepared.sessionInOutput ? lineReader(named) : undefined,
     );
     markLaunch(turn.id, 'spawned');
     const deadline = this.d.clock.setTimeout(
@@ -196,13 +214,10 @@ export class TurnRunner {
     deadline.unref?.();
     // Codex names its thread (the session to resume next time) once it has started or resumed it.
     const status = codex
-      ? await runAppServerTurn(this.d.appServer, turn.id, r.proc, prepared, async (id, resumed) => {
-          await this.d.turns.started(turn.id, id, resumed);
-          const caller = { serverId: turn.serverId, agentId: agent.id };
-          await this.d.turns.sessions.save(caller, turn.target, agent.runtime, id);
-        })
+      ? await runAppServerTurn(this.d.appServer, turn.id, r.proc, prepared, session)
       : await r.proc.exited;
     this.d.clock.clearTimeout(deadline);
+    await learned;
     await this.d.auths.revoke(auth.id, 'exit');
     const replied = await this.d.lookup.wroteSince(
       turn.serverId,
