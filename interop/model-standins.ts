@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
  */
 export interface StandIn {
   readonly url: string;
-  /** Every request body seen, for diagnostics. */
+  /** Every request seen (path, body, headers), for diagnostics and the checks on what reached the model. */
   readonly seen: { path: string; body: any; headers: IncomingMessage['headers'] }[];
   /** Tool results the runtime sent back (text). */
   readonly results: string[];

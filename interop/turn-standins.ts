@@ -19,8 +19,11 @@ function asked(haystack: string): { target: string; replyTo: string } | null {
 
 export const replyContent = (messageId: string) => `interop-turn-reply-${messageId}`;
 
-/** Anthropic Messages, the tool as Claude Code names an MCP server's tool. */
-export function startClaudeTurnStandIn(): Promise<StandIn> {
+/**
+ * Anthropic Messages, the tool as the runtime names an MCP server's tool:
+ * Claude Code `mcp__agentteam__message_send`, OpenCode `agentteam_message_send`.
+ */
+export function startAnthropicTurnStandIn(tool: string): Promise<StandIn> {
   const answered = new Set<string>();
   return start((path, body, res, s) => {
     if (path.endsWith('/count_tokens'))
@@ -29,9 +32,7 @@ export function startClaudeTurnStandIn(): Promise<StandIn> {
         .end('{"input_tokens":10}');
     if (!path.endsWith('/v1/messages')) return void res.writeHead(404).end();
     const messages: any[] = body?.messages ?? [];
-    const hasTool = (body?.tools ?? []).some(
-      (t: any) => t?.name === 'mcp__agentteam__message_send',
-    );
+    const hasTool = (body?.tools ?? []).some((t: any) => t?.name === tool);
     const ask = asked(text(messages));
     if (hasTool && ask && !answered.has(ask.replyTo)) {
       answered.add(ask.replyTo);
@@ -39,7 +40,7 @@ export function startClaudeTurnStandIn(): Promise<StandIn> {
       const block = {
         type: 'tool_use',
         id: `toolu_${Date.now()}`,
-        name: 'mcp__agentteam__message_send',
+        name: tool,
         input,
       };
       return anthropicReply(res, body, block, 'tool_use');
