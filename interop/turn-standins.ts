@@ -1,4 +1,13 @@
-import { anthropicReply, responsesReply, start, text, type StandIn } from './model-standins.js';
+import {
+  anthropicAside,
+  anthropicReply,
+  responsesAside,
+  responsesReply,
+  responsesText,
+  start,
+  text,
+  type StandIn,
+} from './model-standins.js';
 
 /**
  * Model stand-ins for delivered turns: the model reads the turn's prompt
@@ -26,11 +35,7 @@ export const replyContent = (messageId: string) => `interop-turn-reply-${message
 export function startAnthropicTurnStandIn(tool: string): Promise<StandIn> {
   const answered = new Set<string>();
   return start((path, body, res, s) => {
-    if (path.endsWith('/count_tokens'))
-      return void res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end('{"input_tokens":10}');
-    if (!path.endsWith('/v1/messages')) return void res.writeHead(404).end();
+    if (anthropicAside(path, res)) return;
     const messages: any[] = body?.messages ?? [];
     const hasTool = (body?.tools ?? []).some((t: any) => t?.name === tool);
     const ask = asked(text(messages));
@@ -59,11 +64,7 @@ export function startCodexTurnStandIn(): Promise<StandIn> {
   const answered = new Set<string>();
   let n = 0;
   return start((path, body, res, s) => {
-    if (path.endsWith('/models'))
-      return void res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end('{"object":"list","data":[]}');
-    if (!path.endsWith('/responses')) return void res.writeHead(404).end();
+    if (responsesAside(path, res)) return;
     const input: any[] = Array.isArray(body?.input) ? body.input : [];
     const hasTool = (body?.tools ?? []).some(
       (t: any) =>
@@ -88,13 +89,6 @@ export function startCodexTurnStandIn(): Promise<StandIn> {
     }
     const output = input.at(-1);
     if (output?.type === 'function_call_output') s.results.push(text(output.output));
-    const item = {
-      type: 'message',
-      id: `msg_turn_${id}`,
-      role: 'assistant',
-      status: 'completed',
-      content: [{ type: 'output_text', text: 'answered', annotations: [] }],
-    };
-    responsesReply(res, body, item, `resp_turn_${id}`);
+    responsesReply(res, body, responsesText(`msg_turn_${id}`, 'answered'), `resp_turn_${id}`);
   });
 }

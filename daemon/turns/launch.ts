@@ -74,7 +74,7 @@ async function messagesOf(d: LaunchDeps, turn: ClaimedTurn) {
   const found: MessageText[] = [];
   const missing: string[] = [];
   for (const id of turn.messageIds) {
-    const m = await d.lookup.messageText(turn.serverId, id);
+    const m = await d.lookup.message(turn.serverId, id);
     if (m) found.push(m);
     else missing.push(id);
   }

@@ -219,7 +219,7 @@ export class TurnRunner {
     this.d.clock.clearTimeout(deadline);
     await learned;
     await this.d.auths.revoke(auth.id, 'exit');
-    const replied = await this.d.lookup.wroteSince(
+    const replied = await this.d.lookup.wrote(
       turn.serverId,
       turn.target,
       `agent:${agent.id}`,
