@@ -8,7 +8,7 @@ import { markLaunch } from './marks.js';
 import { startTurnProcess, type TurnProcess } from './process.js';
 import { type AppServerDeps, runAppServerTurn } from './app-server-turn.js';
 import { openTurnSpan, type TurnSpan } from './trace.js';
-import { lineReader, opencodeSessionOf } from './session-output.js';
+import { watchSession } from './session-output.js';
 
 interface RunnerDeps extends LaunchDeps {
   /** Codex turns: the tool host and gate their dynamic tools go through. */
@@ -191,20 +191,18 @@ export class TurnRunner {
     }
     const codex = prepared.appServer !== null;
     // OpenCode names its session in its output: the first id seen is recorded, the rest is dropped unread.
-    let learned: Promise<void> = Promise.resolve();
-    const failed = (err: Error) =>
-      this.d.diag('turn_session_failed', { turnId: turn.id, message: err.message });
-    const named = (line: string) => {
-      const id = opencodeSessionOf(line);
-      if (id) learned = session(id, id === prepared.previous).catch(failed);
-      return id !== null;
-    };
+    const watch = prepared.sessionInOutput
+      ? watchSession(
+          (id) => session(id, id === prepared.previous),
+          (err) => this.d.diag('turn_session_failed', { turnId: turn.id, message: err.message }),
+        )
+      : null;
     r.proc = startTurnProcess(
       prepared.argv,
       prepared.env,
       prepared.cwd,
       codex ? null : prepared.promptFile,
-      prepared.sessionInOutput ? lineReader(named) : undefined,
+      watch?.reader,
     );
     markLaunch(turn.id, 'spawned');
     const deadline = this.d.clock.setTimeout(
@@ -217,7 +215,7 @@ export class TurnRunner {
       ? await runAppServerTurn(this.d.appServer, turn.id, r.proc, prepared, session)
       : await r.proc.exited;
     this.d.clock.clearTimeout(deadline);
-    await learned;
+    const spoke = (await watch?.named()) ?? false;
     await this.d.auths.revoke(auth.id, 'exit');
     const replied = await this.d.lookup.wrote(
       turn.serverId,
@@ -234,6 +232,13 @@ export class TurnRunner {
         exitStatus: status,
         stderr: r.proc.stderrTail(),
       });
+      // OpenCode refuses a session it no longer has before it writes any event: the next turn starts anew.
+      if (watch && prepared.previous !== null && !spoke)
+        await this.d.turns.sessions.forget(
+          { serverId: turn.serverId, agentId: agent.id },
+          turn.target,
+          prepared.previous,
+        );
     }
     return this.end(r, {
       state: status === 0 ? 'succeeded' : 'failed',

@@ -13,7 +13,7 @@ const OPENCODE_SESSION = /^ses_[0-9A-Za-z]{8,100}$/;
 const MAX_SESSION_LINE = 16 * 1024;
 
 /** The session id of one line of `opencode run --format json`, or null. */
-export function opencodeSessionOf(line: string): string | null {
+function opencodeSessionOf(line: string): string | null {
   if (line.length > MAX_SESSION_LINE || !line.startsWith('{')) return null;
   let event: unknown;
   try {
@@ -30,7 +30,7 @@ export function opencodeSessionOf(line: string): string | null {
  * what it looked for); a line beyond `MAX_SESSION_LINE` bytes is dropped
  * whole, never buffered past that bound. Returns the data handler.
  */
-export function lineReader(onLine: (line: string) => boolean): (chunk: Buffer) => void {
+function lineReader(onLine: (line: string) => boolean): (chunk: Buffer) => void {
   let held: Buffer[] = [];
   let size = 0;
   let skipping = false;
@@ -64,4 +64,29 @@ export function lineReader(onLine: (line: string) => boolean): (chunk: Buffer) =
     held.push(rest);
     size += rest.length;
   };
+}
+
+/**
+ * Watches a runtime's stdout (`reader`, given each chunk) for the session
+ * it names: `record` is given the first id found; `named()` resolves, once
+ * the runtime has exited, with whether one was.
+ */
+export function watchSession(
+  record: (id: string) => Promise<void>,
+  failed: (err: Error) => void,
+): { reader: (chunk: Buffer) => void; named: () => Promise<boolean> } {
+  let learned: Promise<boolean> = Promise.resolve(false);
+  const reader = lineReader((line) => {
+    const id = opencodeSessionOf(line);
+    if (id)
+      learned = record(id).then(
+        () => true,
+        (err: Error) => {
+          failed(err);
+          return true;
+        },
+      );
+    return id !== null;
+  });
+  return { reader, named: () => learned };
 }

@@ -192,3 +192,19 @@ test('opencode: the profile model settings in its inline configuration, header v
   const logs = await d.cli(['daemon', 'logs', '--limit', '500']);
   assert.ok(!logs.stdout.includes('opencode-header-secret'));
 });
+
+test('opencode: a session OpenCode no longer has fails that turn, and the next one on the target starts anew', async () => {
+  const known = await turnOf('dm:oc', 'Still the same session?');
+  assert.equal(known.resumed, true);
+  rmSync(join(records, 'sessions'), { recursive: true, force: true });
+  const posted = await post(d, 'dm:oc', 'Where did it go?');
+  const lost = await waitTurn(d, posted.turns[0]!.turnId);
+  assert.equal(lost.state, 'failed');
+  assert.equal(lost.error, 'runtime_failed');
+  assert.equal(recordOf(lost).argv[recordOf(lost).argv.indexOf('--session') + 1], known.sessionId);
+  const fresh = await turnOf('dm:oc', 'Start again');
+  assert.match(fresh.sessionId ?? '', SESSION);
+  assert.notEqual(fresh.sessionId, known.sessionId);
+  assert.equal(fresh.resumed, false);
+  assert.ok(!recordOf(fresh).argv.includes('--session'));
+});
