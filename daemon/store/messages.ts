@@ -7,6 +7,7 @@ import type { MessageRecord } from '../../catalog/mcp-tools.js';
 import { ExecError } from '../errors/exec-error.js';
 import { LIMITS } from '../../catalog/limits.js';
 import { decodeMessageCursor, encodeMessageCursor } from './messages-cursor.js';
+import type { StoreNotices } from './notices.js';
 
 /**
  * The message table, appended to the store's migration list (schema.ts).
@@ -133,6 +134,8 @@ export class MessageStore implements MessageApi {
   constructor(
     private readonly sql: SqlStore,
     private readonly clock: Clock,
+    /** Where each stored message is announced once its transaction commits (the daemon's event bus). */
+    private readonly notices?: StoreNotices,
   ) {}
 
   async send(input: SendMessage, q?: SqlTx): Promise<MessageRecord> {
@@ -140,7 +143,7 @@ export class MessageStore implements MessageApi {
     return this.sql.tx((t) => this.sendOn(t, input));
   }
 
-  private async sendOn(q: Sql, input: SendMessage): Promise<MessageRecord> {
+  private async sendOn(q: SqlTx, input: SendMessage): Promise<MessageRecord> {
     if (
       input.target.startsWith('thread:') &&
       !(await q.get(BY_ID, [input.serverId, input.target.slice('thread:'.length)]))
@@ -165,7 +168,9 @@ export class MessageStore implements MessageApi {
       ],
     ))!;
     this.forget(input.serverId, input.target);
-    return toRecord(row);
+    const message = toRecord(row);
+    this.notices?.after(q, { kind: 'message', serverId: input.serverId, message });
+    return message;
   }
 
   private async checkReplyTo(
