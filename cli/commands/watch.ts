@@ -66,7 +66,11 @@ export async function main(opts: Record<string, unknown>, _args: string[]): Prom
         current
           .open(print, resolve, 'watch')
           .then(() => {
-            if (opened) process.stderr.write('agentteam watch: connected again\n');
+            process.stderr.write(
+              opened
+                ? 'agentteam watch: connected again\n'
+                : `agentteam watch: following ${info.url} (Ctrl-C ends)\n`,
+            );
             opened = true;
           })
           .catch((err: Error) => resolve(err.message));

@@ -5,6 +5,7 @@ import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  cliEnv,
   cliSpawn,
   startDaemon,
   startRuntime,
@@ -73,6 +74,7 @@ before(async () => {
   watch = cliSpawn(['watch'], { ...process.env, AGENTTEAM_HOME: d.home }, (p) => pids.add(p));
   watch.stdout!.setEncoding('utf8');
   watch.stdout!.on('data', (s: string) => (watched += s));
+  await said(watch, 'following');
   rt = await startRuntime(d, { server: 'local', agent: 'planner' });
 });
 
@@ -89,6 +91,23 @@ after(async () => {
   await d?.close();
   closeHttp();
 });
+
+/** Resolves once `child` has written `text` on stderr (watch says when it is connected). */
+function said(child: ChildProcess, text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let err = '';
+    const timer = setTimeout(() => reject(new Error(`watch never said "${text}": ${err}`)), 20_000);
+    const on = (s: Buffer) => {
+      err += s.toString();
+      if (err.includes(text)) {
+        clearTimeout(timer);
+        child.stderr!.off('data', on);
+        resolve();
+      }
+    };
+    child.stderr!.on('data', on);
+  });
+}
 
 /** Waits until `agentteam watch` has printed a line matching `re`. */
 async function watchedLine(re: RegExp, ms = 10_000): Promise<string> {
@@ -128,8 +147,8 @@ test("a person's message: message.created, the turn's events and the agent's rep
   assert.ok(String(created.data.excerpt).includes(LABEL), String(created.data.excerpt));
   assert.ok(!JSON.stringify(events.frames).includes(SECRET), 'the stream never carries the secret');
 
-  const line = await watchedLine(new RegExp(`message\\.created  human:ada  dm:a1: deploy`));
-  assert.match(line, /^\d\d:\d\d:\d\d  /);
+  const line = await watchedLine(/message\.created {2}human:ada {2}dm:a1: deploy/);
+  assert.match(line, /^\d\d:\d\d:\d\d {2}/);
   assert.ok(line.includes(LABEL) && line.includes('\\x1b[2J') && line.includes('\\u202e'), line);
   assert.ok(line.includes('\\u009b31m') && line.includes('\\nforged line'), line);
   await watchedLine(new RegExp(`turn\\.finished  a1  ${turnId} succeeded on dm:a1`));
@@ -153,7 +172,7 @@ test('a failed turn is told once, with its code; a message too long is cut after
   const finished = await events.next((f) => f.type === 'turn.finished' && f.data.turnId === turnId);
   assert.deepEqual([finished.data.state, finished.data.error], ['failed', 'runtime_failed']);
   await watchedLine(new RegExp(`turn\\.finished  broken  ${turnId} failed \\(runtime_failed\\)`));
-  const msgLine = await watchedLine(new RegExp(`human:ada  dm:broken: x{20}`));
+  const msgLine = await watchedLine(/human:ada {2}dm:broken: x{20}/);
   assert.ok(msgLine.endsWith(' …'), 'a cut excerpt says so');
 });
 
@@ -216,4 +235,53 @@ test('tasks: created and updated, the fields each write set; a replayed create a
   assert.ok(!JSON.stringify(events.frames).includes(SECRET));
   assert.ok(!watched.includes(SECRET), 'watch never prints the secret');
   assert.ok(!/[\u001b\u009b\u202e]/.test(watched), 'watch prints no raw escape');
+});
+
+test('watch refuses an unknown kind and a home without a daemon, with the usual envelope', async () => {
+  const bad = await d.cli(['watch', '--kind', 'message.created,bogus.kind']);
+  assert.notEqual(bad.code, 0);
+  assert.equal(JSON.parse(bad.stdout).error.code, 'usage');
+  assert.match(bad.stderr, /not bogus\.kind/);
+  const empty = mkdtempSync(join(tmpdir(), 'agentteam-events-none-'));
+  const none = await cliEnv(['watch'], { ...process.env, AGENTTEAM_HOME: empty });
+  assert.equal(none.code, 3, none.stderr);
+  assert.equal(JSON.parse(none.stdout).error.code, 'unavailable');
+});
+
+test('watch --kind --target --json prints only those events; after a daemon restart it connects again', async () => {
+  let json = '';
+  const only = cliSpawn(
+    ['watch', '--kind', 'message.created', '--target', 'channel:ops', '--json'],
+    { ...process.env, AGENTTEAM_HOME: d.home },
+    (p) => pids.add(p),
+  );
+  only.stdout!.setEncoding('utf8');
+  only.stdout!.on('data', (s: string) => (json += s));
+  await said(only, 'following');
+  await post(d, 'channel:elsewhere', 'not this');
+  await post(d, 'channel:ops', 'one');
+  for (const until = Date.now() + 10_000; !json.includes('"one"') && Date.now() < until; )
+    await new Promise((r) => setTimeout(r, 20));
+  const lost = said(watch, 'waiting for the daemon');
+  const back = [said(watch, 'connected again'), said(only, 'connected again')];
+  await d.stop();
+  await lost;
+  await d.start();
+  await Promise.all(back);
+  const second = await post(d, 'channel:ops', 'two after the restart');
+  await watchedLine(/human:ada {2}channel:ops: two after the restart/);
+  for (const until = Date.now() + 10_000; !json.includes('two after') && Date.now() < until; )
+    await new Promise((r) => setTimeout(r, 20));
+  const lines = json
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { type: string; data: { id: string; target: string } });
+  assert.deepEqual(
+    lines.map((l) => [l.type, l.data.target]),
+    [
+      ['message.created', 'channel:ops'],
+      ['message.created', 'channel:ops'],
+    ],
+  );
+  assert.equal(lines[1]!.data.id, second.message.id);
 });
