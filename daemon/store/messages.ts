@@ -7,6 +7,7 @@ import type { MessageRecord } from '../../catalog/mcp-tools.js';
 import { ExecError } from '../errors/exec-error.js';
 import { LIMITS } from '../../catalog/limits.js';
 import { decodeMessageCursor, encodeMessageCursor } from './messages-cursor.js';
+import { touchConversation } from './conversations.js';
 
 /**
  * The message table, appended to the store's migration list (schema.ts).
@@ -164,6 +165,7 @@ export class MessageStore implements MessageApi {
         this.clock.now(),
       ],
     ))!;
+    await touchConversation(q, input.serverId, row);
     this.forget(input.serverId, input.target);
     return toRecord(row);
   }
