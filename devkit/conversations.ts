@@ -12,9 +12,12 @@ import { answerRuntime } from './turns.js';
  * (handle `crew`) of `a1`, and agents that run the fixture runtime: `a1`
  * answers at once; `gated` sleeps 1.5 s, then waits for the file `gate`
  * before answering, so one turn can be held running while the next waits
- * queued behind it.
+ * queued behind it. With `broken`, also `broken`, whose profile entry names
+ * no runtime to start (its turns fail with `no_runtime`).
  */
-export async function startConversationDaemon(): Promise<{ d: SpawnedDaemon; gate: string }> {
+export async function startConversationDaemon(
+  opts: { broken?: boolean } = {},
+): Promise<{ d: SpawnedDaemon; gate: string }> {
   const home = mkdtempSync(join(tmpdir(), 'agentteam-convo-'));
   const work = join(home, 'work');
   const gate = join(home, 'gate');
@@ -33,6 +36,9 @@ export async function startConversationDaemon(): Promise<{ d: SpawnedDaemon; gat
       agents: [
         agent('a1', 'Agent One', []),
         agent('gated', 'Gated', ['sleep', '1500', 'wait', gate]),
+        ...(opts.broken
+          ? [{ id: 'broken', runtime: 'generic', filesystem: { allowedPaths: [work] } }]
+          : []),
       ],
       teams: [
         { teamId: 'crew', displayName: 'The crew', members: [{ kind: 'agent', handle: 'a1' }] },

@@ -3,8 +3,8 @@ import type { Child } from 'hono/jsx';
 /** The console's pages, in navigation order: path under /console/ and title. */
 const PAGES = [
   { path: '', id: 'overview', title: 'Overview' },
-  { path: 'conversations', id: 'conversations', title: 'Conversations' },
   { path: 'runtimes', id: 'runtimes', title: 'Runtimes' },
+  { path: 'conversations', id: 'conversations', title: 'Conversations' },
   { path: 'turns', id: 'turns', title: 'Turns' },
   { path: 'activity', id: 'activity', title: 'Activity' },
   { path: 'approvals', id: 'approvals', title: 'Approvals' },

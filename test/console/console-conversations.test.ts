@@ -31,7 +31,7 @@ async function postAs(
 }
 
 test('conversations: unread counts per person, paging, post rules, inert HTML, completion names', async (t) => {
-  const { d } = await startConversationDaemon();
+  const { d } = await startConversationDaemon({ broken: true });
   t.after(() => d.close());
   const s = await signIn(d);
 
@@ -44,6 +44,7 @@ test('conversations: unread counts per person, paging, post rules, inert HTML, c
     [
       ['dm:a1', 0],
       ['dm:gated', 0],
+      ['dm:broken', 0],
     ],
   );
   const page = await s.get('/console/conversations');
@@ -67,6 +68,7 @@ test('conversations: unread counts per person, paging, post rules, inert HTML, c
       ['channel:general', 'channel', 2],
       ['dm:a1', 'dm', 0],
       ['dm:gated', 'dm', 0],
+      ['dm:broken', 'dm', 0],
     ],
   );
   // bob's counts are bob's: he wrote everything but ada's line.
@@ -86,7 +88,7 @@ test('conversations: unread counts per person, paging, post rules, inert HTML, c
   assert.equal(second.data.hasMore, false);
   assert.deepEqual(
     second.data.conversations.map((c) => c.target),
-    ['channel:general', 'dm:a1', 'dm:gated'],
+    ['channel:general', 'dm:a1', 'dm:gated', 'dm:broken'],
     'the DMs with no message come after the last conversation',
   );
   const foreign = await conversations(d, {
@@ -191,6 +193,25 @@ test('conversations: unread counts per person, paging, post rules, inert HTML, c
   assert.match(dm.body, /data-reply-turn=/, 'the reply leads to its turn and audit rows');
   assert.match(dm.body, /href="\/console\/activity\/\d+"/);
 
+  // A turn that cannot start says so under the message, with the reason.
+  const failed = await s.post(
+    '/console/conversation/post',
+    { target: 'dm:broken', server: 'local', content: 'anyone there?' },
+    csrf,
+  );
+  assert.equal(failed.status, 303);
+  const brokenTurn = JSON.parse(
+    (await operatorCall(d, 'POST', '/api/v1/servers/local/reads/turn/list', { agent: 'broken' }))
+      .body,
+  ).data.turns[0];
+  assert.equal((await waitTurn(d, brokenTurn.id)).state, 'failed');
+  const brokenPage = await s.get('/console/conversation?server=local&target=dm:broken');
+  assert.match(
+    brokenPage.body,
+    new RegExp(`<li data-turn="${brokenTurn.id}" data-state="failed" data-agent="broken">`),
+  );
+  assert.match(brokenPage.body, /<span class="bad">failed: no_runtime/);
+
   // Completion names: the profile's agents and teams, nothing else (not bob, not the person).
   const names = await s.get('/console/conversation/names');
   assert.equal(names.status, 200);
@@ -198,6 +219,7 @@ test('conversations: unread counts per person, paging, post rules, inert HTML, c
     agents: [
       { id: 'a1', displayName: 'Agent One' },
       { id: 'gated', displayName: 'Gated' },
+      { id: 'broken', displayName: 'broken' },
     ],
     teams: [{ handle: 'crew', displayName: 'The crew' }],
   });
