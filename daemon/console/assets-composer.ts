@@ -98,7 +98,12 @@ export const COMPOSER_JS = `
         headers: { 'x-console-fetch': '1' },
         body: new URLSearchParams(new FormData(composer)),
       })
-        .then(function (r) { return r.json(); })
+        .then(function (r) {
+          // A refusal before the action (session ended, token stale) is a page, not JSON.
+          return r.json().catch(function () {
+            return { ok: false, error: { code: 'refused', message: 'the console refused it (HTTP ' + r.status + '); reload the page' } };
+          });
+        })
         .then(function (j) {
           if (j.ok) { text.value = ''; status.textContent = 'Sent.'; }
           else status.textContent = 'Not sent: ' + j.error.code + ': ' + j.error.message;

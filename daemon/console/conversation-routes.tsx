@@ -66,14 +66,17 @@ export function registerConversations(
       );
     const cursor = c.req.query('cursor') || undefined;
     const server = serverOf(c);
-    return orRefusal(async () => (
-      <ConversationBody
-        data={await reads.conversation(server, target, cursor)}
-        side={await reads.list(server)}
-        csrf={c.get('session').csrf}
-        older={cursor !== undefined}
-      />
-    ));
+    return orRefusal(async () => {
+      const data = await reads.conversation(server, target, cursor);
+      return (
+        <ConversationBody
+          data={data}
+          side={await reads.list(server, undefined, undefined, data.names)}
+          csrf={c.get('session').csrf}
+          older={cursor !== undefined}
+        />
+      );
+    });
   };
 
   app.get('/console/conversation/names', async (c) => {

@@ -65,7 +65,12 @@ export function conversationReads(op: OperatorClient, clock: Clock) {
 
   const names = () => op.call('conversations.names', {});
 
-  async function list(serverId: string, cursor?: string, limit = SIDE): Promise<ConversationsData> {
+  async function list(
+    serverId: string,
+    cursor?: string,
+    limit = SIDE,
+    known?: Names,
+  ): Promise<ConversationsData> {
     const page = await op.call('conversations.list', {
       query: { serverId, limit: String(limit), ...(cursor ? { cursor } : {}) },
     });
@@ -74,7 +79,7 @@ export function conversationReads(op: OperatorClient, clock: Clock) {
       person: page.person,
       conversations: page.conversations,
       nextCursor: page.nextCursor ?? null,
-      names: await names(),
+      names: known ?? (await names()),
     };
   }
 

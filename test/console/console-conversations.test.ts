@@ -193,6 +193,23 @@ test('conversations: unread counts per person, paging, post rules, inert HTML, c
   assert.match(dm.body, /data-reply-turn=/, 'the reply leads to its turn and audit rows');
   assert.match(dm.body, /href="\/console\/activity\/\d+"/);
 
+  // Each message opens its thread, a conversation of its own the person writes in.
+  const thread = `thread:${mine.id}`;
+  assert.ok(
+    dm.body.includes(`href="/console/conversation?server=local&amp;target=thread%3A${mine.id}"`),
+  );
+  const inThread = await s.post(
+    '/console/conversation/post',
+    { target: thread, server: 'local', content: 'in the thread' },
+    csrf,
+  );
+  assert.equal(inThread.status, 303);
+  assert.ok(
+    (await conversations(d)).data.conversations.some(
+      (c) => c.target === thread && c.kind === 'thread',
+    ),
+  );
+
   // A turn that cannot start says so under the message, with the reason.
   const failed = await s.post(
     '/console/conversation/post',

@@ -89,6 +89,12 @@ function History(props: { data: ConversationData }) {
             <p class="meta">
               <b>{m.author}</b> <time datetime={m.createdAt}>{m.createdAt.slice(0, 19)}</time>
               {m.replyTo ? <span class="mute"> · replying to {m.replyTo}</span> : null}
+              {data.target.startsWith('thread:') ? null : (
+                <>
+                  {' · '}
+                  <a href={conversationHref(data.serverId, `thread:${m.id}`)}>thread</a>
+                </>
+              )}
             </p>
             <p class="text">{m.content}</p>
             {started.length > 0 ? (
