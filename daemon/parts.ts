@@ -17,6 +17,7 @@ import { registerMcpRoutes } from './mcp/routes.js';
 import { codexAppServerHandlers } from './operator/codex-app-server.js';
 import type { AuthorizationStore } from './auth/store.js';
 import { messageOperatorHandlers } from './operator/messages.js';
+import { conversationOperatorHandlers } from './operator/conversations.js';
 import { turnOperatorHandlers } from './operator/turns.js';
 import { openTurns } from './turns/part.js';
 import type { TurnRunner } from './turns/runner.js';
@@ -243,6 +244,7 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
       return {
         ...codexAppServerHandlers({ auths: ctx.auths, host, gate: services.gate, diag: opts.diag }),
         ...messageOperatorHandlers(services.messages, turns.service),
+        ...conversationOperatorHandlers(services.conversations, () => services.profile.profile),
         ...turnOperatorHandlers(turns.service),
         ...analysis,
         ...approvalOperatorHandlers(services.approvals),

@@ -19,6 +19,7 @@ import type { CursorCodec } from './store/cursor.js';
 import type { Registry } from './exec/registry.js';
 import { builtinRegistry } from './exec/builtin.js';
 import { MessageStore, type MessageApi } from './store/messages.js';
+import { conversationDomain, type ConversationStore } from './store/conversations.js';
 import { createTurnLookup } from './store/turn-lookup.js';
 import { turnDomain, type TurnStore } from './store/turns.js';
 import { MemoryIndexes } from './knowledge/memory.js';
@@ -63,6 +64,8 @@ export interface Services {
   readonly diag: (event: string, detail: Record<string, unknown>) => void;
   /** Messages (MCP message tools and the operator message routes). */
   readonly messages: MessageApi;
+  /** Conversations and each person's read marks. */
+  readonly conversations: ConversationStore;
   /** Memory and knowledge retrieval (indexes in $AGENTTEAM_HOME/index/, apart from the store). */
   readonly knowledge: KnowledgeServices;
   /** Delivers scheduled messages; started by the daemon (openDaemonParts), driven by hand in tests. */
@@ -235,6 +238,7 @@ export async function openServices(opts: OpenServicesOptions): Promise<Services>
     approvals: embedded.approvals,
     notices: embedded.notices,
     turns: embedded.domain(turnDomain),
+    conversations: embedded.domain(conversationDomain),
     instance,
     extensions: new ExtensionStore(opts.home, (message) => diag('extension', { message })),
     tools: new ToolRegistry(),

@@ -106,6 +106,18 @@ export const OPERATOR_PATHS: {
     method: 'GET',
     path: '/api/v1/messages',
   },
+  'conversations.names': {
+    method: 'GET',
+    path: '/api/v1/conversations/names',
+  },
+  'conversations.read': {
+    method: 'POST',
+    path: '/api/v1/conversations/read',
+  },
+  'conversations.list': {
+    method: 'GET',
+    path: '/api/v1/conversations',
+  },
   'turns.cancel': {
     method: 'POST',
     path: '/api/v1/servers/:serverId/turns/:id/cancel',

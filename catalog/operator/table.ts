@@ -1,6 +1,7 @@
 import * as approvals from './approvals.js';
 import * as audit from './audit.js';
 import * as clientTools from './client-tools.js';
+import * as conversations from './conversations.js';
 import * as daemon from './daemon.js';
 import * as extensions from './extensions.js';
 import * as messages from './messages.js';
@@ -42,6 +43,9 @@ export const OPERATOR_API = [
   extensions.catalogGet,
   messages.messagesPost,
   messages.messagesHistory,
+  conversations.conversationsNames,
+  conversations.conversationsRead,
+  conversations.conversationsList,
   turns.turnsCancel,
   turns.turnsRetry,
   tools.toolsList,

@@ -1,10 +1,13 @@
+import { COMPOSER_JS } from './assets-composer.js';
+
 /**
  * The console's only script and style sheet, compiled into the daemon at
  * build time and served from /console/assets/ (script-src 'self': no inline
  * script, no eval). The script is small and optional where it can be: links
  * and forms work without it; it adds the sign-in auto-submit, the revoke
- * and cancel confirmations, the live update of the page body over SSE, and
- * the running clocks of the Turns page (elapsed time, kept on the person's
+ * and cancel confirmations, the live update of the page body over SSE
+ * (region by region where the body has regions), the conversation
+ * composer (assets-composer.ts), and the running clocks of the Turns page (elapsed time, kept on the person's
  * side so that a ticking clock sends nothing over the stream).
  */
 export const CLIENT_JS = `'use strict';
@@ -29,16 +32,47 @@ export const CLIENT_JS = `'use strict';
     var msg = f && f.getAttribute('data-confirm');
     if (msg && !window.confirm(msg)) e.preventDefault();
   });
-  var main = document.querySelector('main[data-live]');
+${COMPOSER_JS}  var main = document.querySelector('main[data-live]');
   if (!main || !window.EventSource) return;
   var pending = null;
-  var busy = function () {
+  var editing = function (within) {
     var a = document.activeElement;
-    return a && main.contains(a) && (a.tagName === 'TEXTAREA' || a.tagName === 'INPUT' || a.tagName === 'SELECT') && a.type !== 'submit';
+    return a && within.contains(a) && (a.tagName === 'TEXTAREA' || a.tagName === 'INPUT' || a.tagName === 'SELECT') && a.type !== 'submit';
+  };
+  // A body made of regions ([data-region]) is redrawn region by region: only a region whose HTML changed is replaced, what lies outside every region (a composer) never is, and folded details keep their state.
+  var sent = {};
+  var patch = function (html) {
+    var t = document.createElement('template');
+    t.innerHTML = html;
+    var fresh = t.content.querySelectorAll('[data-region]');
+    if (!fresh.length) {
+      if (editing(main)) return false;
+      main.innerHTML = html;
+      return true;
+    }
+    for (var i = 0; i < fresh.length; i++) {
+      var name = fresh[i].getAttribute('data-region');
+      var old = main.querySelector('[data-region="' + name + '"]');
+      if (!old) { if (editing(main)) return false; main.innerHTML = html; sent = {}; return true; }
+      if (editing(old)) return false;
+    }
+    for (var j = 0; j < fresh.length; j++) {
+      var r = fresh[j], key = r.getAttribute('data-region'), was = main.querySelector('[data-region="' + key + '"]');
+      if (sent[key] === r.outerHTML) continue;
+      sent[key] = r.outerHTML;
+      var open = was.querySelectorAll('details[open][data-fold]');
+      for (var k = 0; k < open.length; k++) {
+        var same = r.querySelector('details[data-fold="' + open[k].getAttribute('data-fold') + '"]');
+        if (same) same.setAttribute('open', '');
+      }
+      var low = window.innerHeight + window.scrollY >= document.body.scrollHeight - 80;
+      was.replaceWith(r);
+      if (key === 'history' && low) window.scrollTo(0, document.body.scrollHeight);
+    }
+    return true;
   };
   var apply = function () {
-    if (pending === null || busy()) return;
-    main.innerHTML = pending;
+    if (pending === null || !patch(pending)) return;
     pending = null;
     tick();
     main.setAttribute('data-updated', String(Date.now()));
@@ -85,5 +119,27 @@ svg.chart .calls { fill: var(--accent); } svg.chart .errors { fill: var(--bad); 
 dl.detail { display: grid; grid-template-columns: max-content 1fr; gap: .3rem 1rem; }
 dl.detail dt { color: var(--mute); }
 pre { white-space: pre-wrap; word-break: break-all; background: var(--card); padding: .5rem; border-radius: 4px; }
+.conv { display: grid; grid-template-columns: minmax(180px, 260px) 1fr; gap: 1rem; }
+.conv aside { border-right: 1px solid var(--line); padding-right: .75rem; }
+ul.convs { list-style: none; padding: 0; margin: 0; }
+ul.convs li { padding: .2rem 0; }
+ul.convs a[aria-current=page] { font-weight: 600; }
+.kind { color: var(--mute); font-size: 11px; text-transform: uppercase; }
+.badge { display: inline-block; min-width: 1.4em; padding: 0 .35em; border-radius: 1em; background: var(--accent); color: var(--bg); font-size: 12px; text-align: center; }
+.sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+ol.msgs { list-style: none; padding: 0; margin: 0; }
+li.msg { border-bottom: 1px solid var(--line); padding: .4rem 0; }
+li.msg.mine { background: var(--card); padding-left: .5rem; }
+li.msg .meta { margin: 0; color: var(--mute); font-size: 12px; }
+li.msg .text { margin: .2rem 0; white-space: pre-wrap; overflow-wrap: anywhere; }
+ul.turns, ul.calls { margin: .2rem 0; padding-left: 1.2rem; font-size: 13px; }
+form.composer { margin-top: 1rem; display: flex; flex-direction: column; gap: .4rem; }
+form.composer textarea { width: 100%; }
+form.composer button { align-self: flex-start; }
+.complete { position: relative; }
+#mention-list { position: absolute; z-index: 2; left: 0; top: 100%; margin: 0; padding: .2rem 0; list-style: none; background: var(--bg); border: 1px solid var(--line); border-radius: 4px; min-width: 220px; }
+#mention-list [role=option] { padding: .2rem .6rem; cursor: pointer; }
+#mention-list [aria-selected=true] { background: var(--accent); color: var(--bg); }
+@media (max-width: 700px) { .conv { grid-template-columns: 1fr; } .conv aside { border-right: 0; } }
 @media (max-width: 700px) { main { padding: .5rem; } th, td { padding: .25rem; } .wide { display: none; } }
 `;

@@ -4,6 +4,7 @@ import type { Child } from 'hono/jsx';
 const PAGES = [
   { path: '', id: 'overview', title: 'Overview' },
   { path: 'runtimes', id: 'runtimes', title: 'Runtimes' },
+  { path: 'conversations', id: 'conversations', title: 'Conversations' },
   { path: 'turns', id: 'turns', title: 'Turns' },
   { path: 'activity', id: 'activity', title: 'Activity' },
   { path: 'approvals', id: 'approvals', title: 'Approvals' },

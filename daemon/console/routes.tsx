@@ -10,6 +10,7 @@ import { pageBodies, type Body, type ConsoleEnv } from './page-bodies.js';
 import { registerConsoleActions } from './actions.js';
 import { SESSION_TTL_MS, type ConsoleSessions } from './sessions.js';
 import { ActivityDetail } from './pages/activity.js';
+import { registerConversations } from './conversation-routes.js';
 
 export interface ConsoleDeps {
   readonly sessions: ConsoleSessions;
@@ -124,8 +125,12 @@ export function registerConsoleRoutes(app: Hono<Env>, d: ConsoleDeps): void {
     declared,
     contextCost,
   } = pageBodies(op, d);
+  const { conversations, conversation } = registerConversations(app, op, d, page);
   const live: Record<string, { title: string; page: PageId; body: Body; still?: true }> = {
     overview: { title: 'Overview', page: 'overview', body: overview },
+    conversations: { title: 'Conversations', page: 'conversations', body: conversations },
+    // One conversation (`?server=&target=`): its replies and turn states arrive live.
+    conversation: { title: 'Conversation', page: 'conversations', body: conversation },
     turns: { title: 'Turns', page: 'turns', body: turns },
     // One turn's detail (`?server=&id=`): live too, so its calls appear while it runs.
     turn: { title: 'Turn', page: 'turns', body: turn },
@@ -140,7 +145,7 @@ export function registerConsoleRoutes(app: Hono<Env>, d: ConsoleDeps): void {
   for (const [id, p] of Object.entries(live)) {
     app.get(id === 'overview' ? '/console/' : `/console/${id}`, async (c) => {
       const q = new URL(c.req.url).search;
-      // An older page of Activity stays as it is; the newest page and every other page update live.
+      // An older page (Activity, Conversations, a conversation's history) stays as it is; the newest page and every other page update live.
       const liveUrl = c.req.query('cursor') || p.still ? undefined : `/console/live/${id}${q}`;
       return page(
         c,

@@ -96,7 +96,11 @@ export function parseProfile(doc: unknown, opts: ParseOptions = {}): Profile {
     if (memberships > LIMITS.agentTeams)
       throw new ProfileError(`agent "${a.id}" belongs to more than ${LIMITS.agentTeams} teams`);
   }
-  return { agents, teams };
+  // The person at the console: their messages are `human:<person>`, their unread counts kept under it.
+  const person = optStr(root, 'person', 'profile');
+  if (person !== null && !isEntityId(person))
+    throw new ProfileError(`profile.person must be ${ENTITY_ID_RULE}`);
+  return { agents, teams, ...(person !== null ? { person } : {}) };
 }
 
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;

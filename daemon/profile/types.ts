@@ -51,6 +51,8 @@ export interface TeamConfig {
 export interface Profile {
   readonly agents: readonly AgentConfig[];
   readonly teams: readonly TeamConfig[];
+  /** The handle the console writes as (`human:<person>`); `operator` when the profile names none. */
+  readonly person?: string;
 }
 
 export const EMPTY_PROFILE: Profile = { agents: [], teams: [] };

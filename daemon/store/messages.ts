@@ -7,6 +7,7 @@ import { ExecError } from '../errors/exec-error.js';
 import { LIMITS } from '../../catalog/limits.js';
 import { decodeMessageCursor, encodeMessageCursor } from './messages-cursor.js';
 import type { StoreNotices } from './notices.js';
+import { touchConversation } from './conversations.js';
 
 export interface SendMessage {
   serverId: string;
@@ -141,6 +142,7 @@ export class MessageStore implements MessageApi {
         this.clock.now(),
       ],
     ))!;
+    await touchConversation(q, input.serverId, row);
     this.forget(input.serverId, input.target);
     const message = toRecord(row);
     this.notices?.after(q, { kind: 'message', serverId: input.serverId, message });

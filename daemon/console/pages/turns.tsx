@@ -10,7 +10,7 @@ export const turnHref = (serverId: string, id: string) =>
  * person's side, so a running turn's clock costs the live stream nothing;
  * without the script it reads "since" and the time.
  */
-function Since(props: { at: string }) {
+export function Since(props: { at: string }) {
   return (
     <time datetime={props.at} data-since={props.at}>
       since {props.at.slice(11, 19)}
