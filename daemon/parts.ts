@@ -17,6 +17,7 @@ import { codexAppServerHandlers } from './operator/codex-app-server.js';
 import type { AuthorizationStore } from './auth/store.js';
 import { messageOperatorHandlers } from './operator/messages.js';
 import { turnOperatorHandlers } from './operator/turns.js';
+import { stdioSessionHandlers } from './operator/stdio-sessions.js';
 import { openTurns } from './turns/part.js';
 import type { TurnRunner } from './turns/runner.js';
 import { registerTokenAnalysisRoutes } from './analysis/routes.js';
@@ -229,6 +230,11 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
         shared: opts.store !== undefined,
         staleMs: opts.turnStaleMs,
         tools: { host, gate: services.gate },
+        messages: services.messages,
+        clients: {
+          check: (id, key) => clientTools.broker.checkOwn(id, key),
+          onDisconnect: (fn) => clientTools.onDisconnect(fn),
+        },
       });
       runner = turns.runner;
       void runner
@@ -241,6 +247,7 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
         ...codexAppServerHandlers({ auths: ctx.auths, host, gate: services.gate, diag: opts.diag }),
         ...messageOperatorHandlers(services.messages, turns.service),
         ...turnOperatorHandlers(turns.service),
+        ...stdioSessionHandlers(turns.stdio),
         ...analysis,
         ...approvalOperatorHandlers(services.approvals),
         ...operatorReadHandlers(services),

@@ -14,7 +14,9 @@ export interface DaemonEvent {
     | 'tool.answered'
     | 'daemon.log'
     | 'turn.started'
-    | 'turn.finished';
+    | 'turn.finished'
+    | 'run.started'
+    | 'run.finished';
   readonly data: Record<string, unknown>;
   /** What streams outside `audience` see instead (ids only); null when everyone sees `data`. */
   readonly redacted: Record<string, unknown> | null;
