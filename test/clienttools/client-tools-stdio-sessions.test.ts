@@ -152,7 +152,7 @@ test('a run: its call carries the session and run the app got; run.finished foll
   assert.equal(sessions[0], sessions[1], 'one runtime session across the turns');
 });
 
-test('turn.cancel stops a running run: client.tool.cancel first, then run.finished cancelled, no runtime left', async (t) => {
+test('one runner for both doors; turn.cancel of a queued run, and of a running one: client.tool.cancel first, then run.finished cancelled, no runtime left', async (t) => {
   const { app } = await seedApp(t);
   const { result } = await app.request('session.create', { agent: 'helper' });
   const started = await app.request('turn.start', {
@@ -162,6 +162,19 @@ test('turn.cancel stops a running run: client.tool.cancel first, then run.finish
   const runId = started.result.run_id;
   const call = await app.nextCall(20_000);
   assert.equal(call.params.data.run_id, runId);
+  // Two doors, one runner: a queued run is its own turn, and the agent runs one turn at a time.
+  const queued = await app.request('turn.start', { session_id: result.session_id, text: 'later' });
+  const posted = await post(d, 'dm:helper', 'a person writes meanwhile');
+  assert.equal(posted.turns[0]!.joined, false, 'a message never joins a stdio run');
+  const delivered = await waitTurn(d, posted.turns[0]!.turnId, ['queued']);
+  assert.equal((await d.cli(['turn', 'cancel', delivered.id])).code, 0);
+  const dropped = await app.request('turn.cancel', {
+    session_id: result.session_id,
+    run_id: queued.result.run_id,
+  });
+  assert.equal(dropped.result.state, 'cancelled');
+  const queuedEnd = await notice(app, 'run.finished', queued.result.run_id);
+  assert.equal(queuedEnd.params.data.status, 'cancelled');
   const cancelled = await app.request('turn.cancel', {
     session_id: result.session_id,
     run_id: runId,
