@@ -237,8 +237,8 @@ export async function run(): Promise<BenchResult[]> {
           metric: `${what}: ${text} / ${baseName} (median of ${ROUNDS} rounds)`,
           value: r,
           unit: 'x',
-          target: `>= ${target}x`,
-          pass: r >= target,
+          // A target holds against this build without the feature, not against an older build of ours.
+          ...(baseName === 'unset' ? { target: `>= ${target}x`, pass: r >= target } : {}),
         });
       }
     }
