@@ -19,6 +19,10 @@ export const EVENT_KINDS = {
   'turn.started': 'a turn began: turnId, serverId, agentId, target, messageIds, state',
   'turn.finished':
     'a turn ended: the same ids, its state, error code, exit status and whether it replied',
+  'run.started':
+    'a run an app started over serve --stdio began: session_id, run_id (to the child that owns the session; run_id only to the others)',
+  'run.finished':
+    'that run ended, after its last tool call: session_id, run_id, status, error when it failed (to the owning child; run_id only to the others)',
   'message.created':
     'a message was stored: id, serverId, target, author, replyTo, createdAt, length and excerpt (its first 200 characters, masked before cut)',
   'approval.requested':

@@ -45,6 +45,12 @@ export const STDIO_WIRE = {
 } as const;
 
 export const CLIENT_TOOLS_CAPABILITY = 'client.tools';
+/** Every capability `serve --stdio` provides: lending tools, and asking agents to work (sessions and turns). */
+export const STDIO_CAPABILITIES = [
+  CLIENT_TOOLS_CAPABILITY,
+  'session.create',
+  'turn.start',
+] as const;
 const STDIO_NAME_RE = /^client__[A-Za-z0-9_]{1,56}$/;
 
 /** A descriptor as registered, with its timeout made explicit (what fingerprints and registry_bytes measure). */

@@ -19,6 +19,7 @@ import type { AuthorizationStore } from './auth/store.js';
 import { messageOperatorHandlers } from './operator/messages.js';
 import { conversationOperatorHandlers } from './operator/conversations.js';
 import { turnOperatorHandlers } from './operator/turns.js';
+import { stdioSessionHandlers } from './operator/stdio-sessions.js';
 import { openTurns } from './turns/part.js';
 import type { TurnRunner } from './turns/runner.js';
 import { registerTokenAnalysisRoutes } from './analysis/routes.js';
@@ -233,6 +234,11 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
         shared: opts.store !== undefined,
         staleMs: opts.turnStaleMs,
         tools: { host, gate: services.gate },
+        messages: services.messages,
+        clients: {
+          check: (id, key) => clientTools.broker.checkOwn(id, key),
+          onDisconnect: (fn) => clientTools.onDisconnect(fn),
+        },
       });
       runner = turns.runner;
       void runner
@@ -246,6 +252,7 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
         ...messageOperatorHandlers(services.messages, turns.service),
         ...conversationOperatorHandlers(services.conversations, () => services.profile.profile),
         ...turnOperatorHandlers(turns.service),
+        ...stdioSessionHandlers(turns.stdio),
         ...analysis,
         ...approvalOperatorHandlers(services.approvals),
         ...operatorReadHandlers(services),

@@ -178,6 +178,18 @@ export const OPERATOR_PATHS: {
     method: 'GET',
     path: '/api/v1/events',
   },
+  'stdio.sessionCreate': {
+    method: 'POST',
+    path: '/api/v1/stdio/sessions',
+  },
+  'stdio.turnStart': {
+    method: 'POST',
+    path: '/api/v1/stdio/sessions/:sessionId/turns',
+  },
+  'stdio.turnCancel': {
+    method: 'POST',
+    path: '/api/v1/stdio/sessions/:sessionId/turns/:runId/cancel',
+  },
   'reads.approval.list': {
     method: 'POST',
     path: '/api/v1/servers/:serverId/reads/approval/list',

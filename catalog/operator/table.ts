@@ -8,6 +8,7 @@ import * as messages from './messages.js';
 import { OPERATOR_READ_ROUTES } from './reads.js';
 import type { OperatorRoute } from './route.js';
 import * as runtimes from './runtimes.js';
+import * as stdioSessions from './stdio-sessions.js';
 import * as tools from './tools.js';
 import * as turns from './turns.js';
 
@@ -61,6 +62,9 @@ export const OPERATOR_API = [
   clientTools.clientToolsOffered,
   clientTools.clientToolsScope,
   clientTools.events,
+  stdioSessions.stdioSessionCreate,
+  stdioSessions.stdioTurnStart,
+  stdioSessions.stdioTurnCancel,
   ...OPERATOR_READ_ROUTES,
 ] as const satisfies readonly OperatorRoute[];
 

@@ -2,6 +2,7 @@ import type { ErrorCode } from '../../catalog/errors.js';
 import { STDIO_IDENTITY_KEYS, stdioCallSchema } from '../../catalog/operator/stdio-call.js';
 import {
   CLIENT_TOOLS_CAPABILITY,
+  STDIO_CAPABILITIES,
   STDIO_LIMITS,
   STDIO_WIRE,
   resultBytes,
@@ -44,8 +45,14 @@ const NULLABLE_KEYS = STDIO_IDENTITY_KEYS.filter((k) => {
   return Array.isArray(type) && type.includes('null');
 });
 
-/** `initialize`: the client tools to register, or null when client.tools is not negotiated. */
-export function initializeParams(params: unknown): StdioToolDescriptor[] | null {
+/** What `initialize` negotiates: the capabilities required (in the app's order) and the client tools to register (null without client.tools). */
+interface Negotiated {
+  readonly capabilities: string[];
+  readonly tools: StdioToolDescriptor[] | null;
+}
+
+/** `initialize`: every capability required must be one this child provides; the registry is checked whole. */
+export function initializeParams(params: unknown): Negotiated {
   const p = params === undefined ? {} : params;
   if (!isObj(p)) throw new RpcFailure('invalid_params', 'params must be an object');
   const caps = p.required_capabilities ?? [];
@@ -62,11 +69,12 @@ export function initializeParams(params: unknown): StdioToolDescriptor[] | null 
     );
   if (new Set(caps).size !== caps.length)
     throw new RpcFailure('invalid_params', 'required_capabilities lists a capability twice');
-  const missing = caps.filter((c) => c !== CLIENT_TOOLS_CAPABILITY);
+  const served: readonly string[] = STDIO_CAPABILITIES;
+  const missing = caps.filter((c) => !served.includes(c));
   if (missing.length > 0)
     throw new RpcFailure(
       'invalid_params',
-      `this server does not provide the required capability ${JSON.stringify(missing[0])} (it provides "client.tools")`,
+      `this server does not provide the required capability ${JSON.stringify(missing[0])} (it provides ${served.map((c) => JSON.stringify(c)).join(', ')})`,
     );
   const has = Object.hasOwn(p, 'client_tools');
   if (!wants) {
@@ -75,7 +83,7 @@ export function initializeParams(params: unknown): StdioToolDescriptor[] | null 
         'invalid_params',
         'client_tools is only allowed when required_capabilities includes "client.tools"',
       );
-    return null;
+    return { capabilities: caps, tools: null };
   }
   if (!has)
     throw new RpcFailure(
@@ -84,7 +92,7 @@ export function initializeParams(params: unknown): StdioToolDescriptor[] | null 
     );
   const checked = validateStdioTools(p.client_tools);
   if (!checked.ok) throw new RpcFailure('invalid_params', checked.message);
-  return checked.tools;
+  return { capabilities: caps, tools: checked.tools };
 }
 
 /** `client.tool.result` with every field present and of its type, within the result budget. */

@@ -3,13 +3,16 @@ import { decodeFrame } from '../../lib/json-frame.js';
 import type { DaemonLink } from '../daemon-link.js';
 import { errorFrame, type RpcId } from './wire.js';
 import { initializeParams, isObj, RpcFailure } from './params.js';
+import type { StdioToolDescriptor } from '../../catalog/stdio-tools.js';
 import { CallRelay } from './calls.js';
+import { RunRelay } from './runs.js';
 
 /**
  * One stdio session: the JSON-RPC methods an app may call (`initialize`,
- * `client.tool.result`) and the lifetime request ids; the calls in flight
- * between the daemon's event stream and the app are calls.ts. Output goes through `out`;
- * the daemon is reached through a DaemonLink made on initialize.
+ * `client.tool.result`, `session.create`, `turn.start`, `turn.cancel`) and
+ * the lifetime request ids; the calls in flight between the daemon's event
+ * stream and the app are calls.ts, sessions and runs runs.ts. Output goes
+ * through `out`; the daemon is reached through a DaemonLink made on initialize.
  */
 
 interface SessionDeps {
@@ -24,7 +27,8 @@ interface SessionDeps {
 
 export class StdioSession {
   private phase: 'new' | 'initializing' | 'ready' = 'new';
-  private negotiated = false;
+  /** The capabilities initialize negotiated. */
+  private caps: ReadonlySet<string> = new Set();
   private link: DaemonLink | null = null;
   /** The link an initialize in progress is opening (closed with the session, whatever the moment). */
   private opening: DaemonLink | null = null;
@@ -33,6 +37,7 @@ export class StdioSession {
   private readonly ids = new Set<RpcId>();
   /** The calls in flight between the daemon and the app (calls.ts). */
   private readonly relay: CallRelay;
+  private readonly runs: RunRelay;
 
   constructor(private readonly deps: SessionDeps) {
     this.relay = new CallRelay({
@@ -42,6 +47,12 @@ export class StdioSession {
       link: () => this.link,
       instanceId: () => this.instanceId,
       closed: () => this.closed,
+    });
+    this.runs = new RunRelay({
+      send: (frame) => this.send(frame),
+      link: () => this.link,
+      instanceId: () => this.instanceId,
+      serverId: deps.serverId,
     });
   }
 
@@ -106,6 +117,8 @@ export class StdioSession {
     try {
       const result = await this.dispatch(msg.method, msg.params);
       this.send({ jsonrpc: '2.0', id, result });
+      // A run's notifications follow its turn.start answer.
+      this.runs.release();
     } catch (err) {
       if (err instanceof RpcFailure) this.send(errorFrame(id, err.code, err.message));
       else this.send(errorFrame(id, 'internal', 'internal error'));
@@ -148,13 +161,24 @@ export class StdioSession {
 
   private dispatch(method: string, params: unknown): Promise<unknown> | unknown {
     if (method === 'initialize') return this.initialize(params);
-    if (method === 'client.tool.result') {
-      if (!this.negotiated || this.phase !== 'ready')
+    const needs = (capability: string) => {
+      if (!this.caps.has(capability) || this.phase !== 'ready')
         throw new RpcFailure(
           'unsupported_method',
-          'client.tool.result needs client.tools negotiated at initialize',
+          `${method} needs ${JSON.stringify(capability)} negotiated at initialize`,
         );
+    };
+    if (method === 'client.tool.result') {
+      needs(CLIENT_TOOLS_CAPABILITY);
       return this.relay.result(params);
+    }
+    if (method === 'session.create') {
+      needs('session.create');
+      return this.runs.create(params);
+    }
+    if (method === 'turn.start' || method === 'turn.cancel') {
+      needs('turn.start');
+      return method === 'turn.start' ? this.runs.start(params) : this.runs.cancel(params);
     }
     throw new RpcFailure(
       'unsupported_method',
@@ -170,8 +194,8 @@ export class StdioSession {
           ? 'already initialized; restart the child to change its registration'
           : 'initialize is in progress',
       );
-    const registered = initializeParams(params);
-    if (registered === null) {
+    const { capabilities, tools: registered } = initializeParams(params);
+    if (capabilities.length === 0) {
       this.phase = 'ready';
       return { capabilities: [] };
     }
@@ -186,31 +210,13 @@ export class StdioSession {
       link = this.deps.connect();
       this.opening = link;
       await link.open(
-        (e) => this.relay.event(e),
+        (e) => {
+          if (!this.runs.event(e)) this.relay.event(e);
+        },
         (why) => this.relay.lost(why),
       );
       stillOpen();
-      const { status, envelope } = await link.client.send('clientTools.stdio', {
-        body: {
-          client_id: link.clientId,
-          ...(this.deps.serverId ? { server_id: this.deps.serverId } : {}),
-          tools: registered,
-        },
-      });
-      if (status !== 200 || !envelope?.ok) {
-        const error = envelope?.ok === false ? envelope.error : undefined;
-        const code = error?.code;
-        const message = error?.message ?? `HTTP ${status}`;
-        throw new RpcFailure(
-          code === 'invalid_tool' ||
-            code === 'name_conflict' ||
-            code === 'too_many_tools' ||
-            code === 'inventory_too_large'
-            ? 'invalid_params'
-            : 'unavailable',
-          `the daemon refused the registration (${code ?? 'error'}): ${message}`,
-        );
-      }
+      if (registered) await this.register(link, registered);
       stillOpen();
     } catch (err) {
       link?.close();
@@ -221,12 +227,13 @@ export class StdioSession {
       this.opening = null;
     }
     this.link = link;
-    this.negotiated = true;
+    this.caps = new Set(capabilities);
     this.phase = 'ready';
+    if (!registered) return { instance_id: link.clientId, capabilities };
     const tools = registered.map((t) => t.name);
     return {
       instance_id: link.clientId,
-      capabilities: [CLIENT_TOOLS_CAPABILITY],
+      capabilities,
       client_tools: { tools, limits: STDIO_LIMITS },
       extensions: {
         [CLIENT_TOOLS_CAPABILITY]: {
@@ -237,6 +244,30 @@ export class StdioSession {
         },
       },
     };
+  }
+
+  /** The child's one registration of the app's tools. */
+  private async register(link: DaemonLink, registered: StdioToolDescriptor[]): Promise<void> {
+    const { status, envelope } = await link.client.send('clientTools.stdio', {
+      body: {
+        client_id: link.clientId,
+        ...(this.deps.serverId ? { server_id: this.deps.serverId } : {}),
+        tools: registered,
+      },
+    });
+    if (status === 200 && envelope?.ok) return;
+    const error = envelope?.ok === false ? envelope.error : undefined;
+    const code = error?.code;
+    const message = error?.message ?? `HTTP ${status}`;
+    throw new RpcFailure(
+      code === 'invalid_tool' ||
+        code === 'name_conflict' ||
+        code === 'too_many_tools' ||
+        code === 'inventory_too_large'
+        ? 'invalid_params'
+        : 'unavailable',
+      `the daemon refused the registration (${code ?? 'error'}): ${message}`,
+    );
   }
 
   /**

@@ -73,6 +73,16 @@ export class ClientToolBroker {
     return this.clients.keyOf(clientId);
   }
 
+  /** Throws unknown_client unless `clientId` is connected and `key` is its hello's key (a stdio child acting as itself). */
+  checkOwn(clientId: string, key: string | undefined) {
+    const client = this.clients.provider(clientId, key);
+    if (sameSecret(client.key, key)) return client;
+    throw new ExecError(
+      'unknown_client',
+      `client ${JSON.stringify(clientId)} is not connected; send the ${CLIENT_KEY_HEADER} of its hello`,
+    );
+  }
+
   /** The client's stream closed: withdraw what it registered, fail what it claimed, at once. */
   disconnect(clientId: string): void {
     const client = this.clients.remove(clientId);
@@ -160,13 +170,8 @@ export class ClientToolBroker {
     conflict: (group: string, tools: readonly ClientToolSpec[]) => void,
     serverId: string | null = null,
   ): { group: string; revision: number; tools: string[] } {
-    const client = this.clients.provider(clientId, key);
     // Only the session that opened the stream registers as it (the key of its hello).
-    if (!sameSecret(client.key, key))
-      throw new ExecError(
-        'unknown_client',
-        `client ${JSON.stringify(clientId)} is not connected; send the ${CLIENT_KEY_HEADER} of its hello`,
-      );
+    const client = this.checkOwn(clientId, key);
     if (client.groups.size > 0)
       throw new ExecError(
         'invalid_request',

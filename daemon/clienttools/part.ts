@@ -30,6 +30,8 @@ interface ClientToolsPart {
   readonly streams: EventStreams;
   readonly notifier: ListChangedNotifier;
   hiddenFor(principal: Principal): HiddenTools | undefined;
+  /** Runs `fn` with the client id of every event stream that closes, after the broker withdrew its tools. */
+  onDisconnect(fn: (clientId: string) => void): void;
   /** Its rows of the operator API (catalog/operator/client-tools.ts). */
   operatorHandlers(): Pick<
     OperatorHandlers,
@@ -108,7 +110,17 @@ export function openClientTools(opts: {
     if (registry.ownedBy(FALLBACK_OWNER.key).length === 0)
       registry.replace(FALLBACK_OWNER, fallbackTools(deps));
   };
-  const streams = new EventStreams(opts.clock, () => broker, opts.gate, opts.streams);
+  // A closed stream ends what its client held elsewhere too (a stdio child's sessions and their runs).
+  const gone: ((clientId: string) => void)[] = [];
+  const clients = {
+    connect: (provider: boolean) => broker.connect(provider),
+    keyOf: (id: string) => broker.keyOf(id),
+    disconnect(id: string) {
+      broker.disconnect(id);
+      for (const fn of gone) fn(id);
+    },
+  };
+  const streams = new EventStreams(opts.clock, () => clients, opts.gate, opts.streams);
   broker = new ClientToolBroker(
     opts.clock,
     {
@@ -130,6 +142,7 @@ export function openClientTools(opts: {
     streams,
     notifier,
     hiddenFor,
+    onDisconnect: (fn) => gone.push(fn),
     operatorHandlers() {
       const checkNames = (group: string, tools: readonly ClientToolSpec[]) =>
         checkGroupNames(registry, group, tools);

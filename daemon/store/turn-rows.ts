@@ -100,11 +100,13 @@ interface NewTurn {
   error: TurnError | null;
   retryOf: string | null;
   now: number;
+  /** A queued turn only this daemon may claim (a stdio session's run): its `claimed_by` is set from the start. */
+  pinnedTo?: string | null;
 }
 
 export async function insertTurn(q: Sql, t: NewTurn): Promise<TurnRow> {
   const row = await q.get<TurnRow>(
-    `INSERT INTO turns (id, server_id, agent_id, target, message_ids, message_count, state, error, resumed, retry_of, created_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?) RETURNING ${TURN_COLUMNS}`,
+    `INSERT INTO turns (id, server_id, agent_id, target, message_ids, message_count, state, error, resumed, retry_of, claimed_by, created_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?) RETURNING ${TURN_COLUMNS}`,
     [
       newId('turn'),
       t.serverId,
@@ -115,6 +117,7 @@ export async function insertTurn(q: Sql, t: NewTurn): Promise<TurnRow> {
       t.state,
       t.error,
       t.retryOf,
+      t.pinnedTo ?? null,
       t.now,
       t.state === 'dropped' ? t.now : null,
     ],

@@ -65,21 +65,28 @@ export class TurnStore {
     return { lockKey: `turns:${serverId}:${agentId}`, lockOnly: true };
   }
 
-  /** Queues `messageId` for the agent: joins its queued turn on `target`, or queues a new one. */
+  /**
+   * Queues `messageId` for the agent: joins its queued turn on `target`, or
+   * queues a new one. With `pinnedTo` (a stdio session's run) the turn is its
+   * own, never joined, and only that daemon claims it.
+   */
   enqueue(
     serverId: string,
     agentId: string,
     target: string,
     messageId: string,
     queueLimit: number,
+    pinnedTo: string | null = null,
   ): Promise<Enqueued> {
     return this.s.sql.tx(
       async (q) => {
         const now = this.s.now();
-        const open = await q.get<TurnRow>(
-          `${SELECT} WHERE server_id = ? AND agent_id = ? AND target = ? AND state = 'queued' AND message_count < ? ORDER BY created_at DESC, id DESC LIMIT 1`,
-          [serverId, agentId, target, LIMITS.turnMessages],
-        );
+        const open = pinnedTo
+          ? undefined
+          : await q.get<TurnRow>(
+              `${SELECT} WHERE server_id = ? AND agent_id = ? AND target = ? AND state = 'queued' AND claimed_by IS NULL AND message_count < ? ORDER BY created_at DESC, id DESC LIMIT 1`,
+              [serverId, agentId, target, LIMITS.turnMessages],
+            );
         if (open) {
           const ids = [...(JSON.parse(open.message_ids) as string[]), messageId];
           // Still queued: a person may have cancelled it since.
@@ -103,6 +110,7 @@ export class TurnStore {
           error: full ? 'queue_full' : null,
           retryOf: null,
           now,
+          pinnedTo,
         });
         return { turn: turnOf(row), joined: false };
       },
@@ -112,8 +120,8 @@ export class TurnStore {
 
   /**
    * Claims the agent's oldest queued turn for `owner` when the agent runs
-   * fewer than `maxRunning` turns and none on that turn's target; null when
-   * there is nothing to claim.
+   * fewer than `maxRunning` turns and none on that turn's target (a queued
+   * turn pinned to another daemon is not its to claim); null when none is.
    */
   claim(
     serverId: string,
@@ -134,8 +142,8 @@ export class TurnStore {
           : '';
         for (;;) {
           const next = await q.get<{ id: string }>(
-            `SELECT id FROM turns WHERE server_id = ? AND agent_id = ? AND state = 'queued'${busyClause} ORDER BY created_at, id LIMIT 1`,
-            [serverId, agentId, ...busy],
+            `SELECT id FROM turns WHERE server_id = ? AND agent_id = ? AND state = 'queued' AND (claimed_by IS NULL OR claimed_by = ?)${busyClause} ORDER BY created_at, id LIMIT 1`,
+            [serverId, agentId, owner, ...busy],
           );
           if (!next) return null;
           const now = this.s.now();
@@ -211,13 +219,14 @@ export class TurnStore {
   /**
    * Marks interrupted the running turns of `owner` (this daemon, at start:
    * whatever it ran before it stopped) and those whose heartbeat is older
-   * than `staleBefore` (a daemon that died). Never re-queued: their side
-   * effects may have happened.
+   * than `staleBefore` (a daemon that died), and the queued turns pinned to
+   * `owner` (stdio runs whose app went with the daemon). Never re-queued:
+   * their side effects may have happened.
    */
   async interrupt(owner: string, staleBefore: number): Promise<ClaimedTurn[]> {
     const rows = await this.s.sql.all<TurnRow>(
-      `UPDATE turns SET state = 'interrupted', error = 'daemon_stopped', finished_at = ? WHERE state = 'running' AND (claimed_by = ? OR heartbeat_at < ?) RETURNING ${TURN_COLUMNS}`,
-      [this.s.now(), owner, staleBefore],
+      `UPDATE turns SET state = 'interrupted', error = 'daemon_stopped', finished_at = ? WHERE (state = 'running' AND (claimed_by = ? OR heartbeat_at < ?)) OR (state = 'queued' AND claimed_by = ?) RETURNING ${TURN_COLUMNS}`,
+      [this.s.now(), owner, staleBefore, owner],
     );
     return rows.map(claimedOf);
   }

@@ -27,6 +27,14 @@ export interface LaunchDeps {
   readonly home: string;
   /** The environment runtimes inherit (the daemon's own). */
   readonly env: NodeJS.ProcessEnv;
+  /** A stdio session's run: the session its calls name and the workdir the app chose. */
+  readonly origin?: ((turn: ClaimedTurn) => StdioOrigin | undefined) | undefined;
+}
+
+/** What a stdio session's run changes in its launch: the session its calls name and where the runtime starts. */
+export interface StdioOrigin {
+  readonly sessionId: string;
+  readonly workdir: string | null;
 }
 
 /** A turn ready to start: its authorization is live until the runner revokes it. */
@@ -95,7 +103,8 @@ export async function prepareTurn(
   agent: AgentConfig,
   traceparent: string | null,
 ): Promise<PreparedTurn> {
-  const cwd = workdirOf(agent, d.home);
+  const origin = d.origin?.(turn);
+  const cwd = origin?.workdir ?? workdirOf(agent, d.home);
   const { found, missing } = await messagesOf(d, turn);
   const caller = { serverId: turn.serverId, agentId: agent.id };
   const previous = await d.turns.sessions.get(caller, turn.target, agent.runtime);
@@ -105,6 +114,8 @@ export async function prepareTurn(
   const auth = await d.auths.create({
     serverId: turn.serverId,
     agentId: agent.id,
+    // The identities its client-tool calls carry: a stdio run's session, else the conversation the turn answers.
+    sessionId: origin?.sessionId ?? turn.target,
     runId: turn.id,
     turnId: turn.id,
     turnTrace: traceparent,

@@ -9,6 +9,9 @@ import type { ResultGate } from '../results/gate.js';
 import type { ToolHost } from '../tools/contracts.js';
 import { TurnRunner } from './runner.js';
 import { TurnService } from './service.js';
+import { StdioSessions } from './stdio-sessions.js';
+import type { MessageRecord } from '../../catalog/mcp-tools.js';
+import type { SendMessage } from '../store/messages.js';
 
 interface TurnsOptions {
   readonly turns: TurnStore;
@@ -29,6 +32,13 @@ interface TurnsOptions {
   readonly staleMs?: number | undefined;
   /** The tool host and result gate a Codex turn's dynamic tools go through. */
   readonly tools: { readonly host: ToolHost; readonly gate: ResultGate };
+  /** Where a stdio run's text is stored (as the app's person's message). */
+  readonly messages: { send(input: SendMessage): Promise<MessageRecord> };
+  /** The event streams' clients: who a stdio child is, and when its stream closes. */
+  readonly clients: {
+    check(clientId: string, key: string | undefined): void;
+    onDisconnect(fn: (clientId: string) => void): void;
+  };
 }
 
 /** Turns running at once in one daemon, over all agents. */
@@ -40,17 +50,25 @@ const SHARED_POLL_MS = 1_000;
 const STALE_MS = 30_000;
 
 /** The turn engine of one daemon: the runner and the front the operator routes use. */
-export function openTurns(o: TurnsOptions): { runner: TurnRunner; service: TurnService } {
+export function openTurns(o: TurnsOptions): {
+  runner: TurnRunner;
+  service: TurnService;
+  stdio: StdioSessions;
+} {
   const staleMs = o.staleMs ?? STALE_MS;
+  let stdio!: StdioSessions;
   const runner = new TurnRunner({
     ...o,
+    origin: (turn) => stdio.origin(turn),
     env: process.env,
     maxConcurrent: MAX_CONCURRENT_TURNS,
     // Several beats within the stale time, so one late beat never costs a live turn.
     heartbeatMs: Math.min(o.shared ? SHARED_POLL_MS : HEARTBEAT_MS, Math.floor(staleMs / 4)),
     staleMs,
     appServer: { ...o.tools, diag: o.diag },
-    publish: (type, t) =>
+    publish: (type, t) => {
+      // The app's run notifications first: its child learns the end no later than the console.
+      stdio.turnEvent(type, t);
       o.publish({
         type,
         // Ids and states only: the messages' text stays in the store.
@@ -67,7 +85,20 @@ export function openTurns(o: TurnsOptions): { runner: TurnRunner; service: TurnS
         },
         redacted: null,
         audience: null,
-      }),
+      });
+    },
   });
-  return { runner, service: new TurnService(o.turns, o.lookup, o.profile, runner) };
+  const service = new TurnService(o.turns, o.lookup, o.profile, runner);
+  stdio = new StdioSessions({
+    turns: o.turns,
+    service,
+    messages: o.messages,
+    profile: o.profile,
+    owner: o.owner,
+    publish: o.publish,
+    checkClient: (id, key) => o.clients.check(id, key),
+    kick: () => runner.kick(),
+  });
+  o.clients.onDisconnect((id) => stdio.disconnected(id));
+  return { runner, service, stdio };
 }
