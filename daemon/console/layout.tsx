@@ -5,6 +5,7 @@ const PAGES = [
   { path: '', id: 'overview', title: 'Overview' },
   { path: 'runtimes', id: 'runtimes', title: 'Runtimes' },
   { path: 'turns', id: 'turns', title: 'Turns' },
+  { path: 'tasks', id: 'tasks', title: 'Tasks' },
   { path: 'activity', id: 'activity', title: 'Activity' },
   { path: 'approvals', id: 'approvals', title: 'Approvals' },
   { path: 'client-tools', id: 'client-tools', title: 'Client tools' },

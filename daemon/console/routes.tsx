@@ -10,6 +10,7 @@ import { pageBodies, type Body, type ConsoleEnv } from './page-bodies.js';
 import { registerConsoleActions } from './actions.js';
 import { SESSION_TTL_MS, type ConsoleSessions } from './sessions.js';
 import { ActivityDetail } from './pages/activity.js';
+import { taskPageBodies } from './task-bodies.js';
 
 export interface ConsoleDeps {
   readonly sessions: ConsoleSessions;
@@ -124,12 +125,17 @@ export function registerConsoleRoutes(app: Hono<Env>, d: ConsoleDeps): void {
     declared,
     contextCost,
   } = pageBodies(op, d);
+  const tasks = taskPageBodies(op, d.defaultServer);
   const live: Record<string, { title: string; page: PageId; body: Body; still?: true }> = {
     overview: { title: 'Overview', page: 'overview', body: overview },
     turns: { title: 'Turns', page: 'turns', body: turns },
     // One turn's detail (`?server=&id=`): live too, so its calls appear while it runs.
     turn: { title: 'Turn', page: 'turns', body: turn },
     runtimes: { title: 'Runtimes', page: 'runtimes', body: runtimes },
+    tasks: { title: 'Tasks', page: 'tasks', body: tasks.tasks },
+    // A task and the new-task forms: not live, so what a person types into their forms is never redrawn.
+    task: { title: 'Task', page: 'tasks', body: tasks.task, still: true },
+    'tasks/new': { title: 'New task', page: 'tasks', body: tasks.newTask, still: true },
     activity: { title: 'Activity', page: 'activity', body: activity },
     approvals: { title: 'Approvals', page: 'approvals', body: approvals },
     'client-tools': { title: 'Client tools', page: 'client-tools', body: clientTools },

@@ -15,7 +15,7 @@ const bare = (a: string | null | undefined): string | null =>
  * differs from the one before, and this write made the change (a replayed
  * idempotency key answers with the first result, which changed nothing now).
  */
-export function newlyAssigned(before: Task | null, after: Task, fresh: boolean): boolean {
+function newlyAssigned(before: Task | null, after: Task, fresh: boolean): boolean {
   if (bare(after.assignee) === null || !fresh) return false;
   if (before === null) return true;
   return after.revision > before.revision && bare(after.assignee) !== bare(before.assignee);
@@ -26,7 +26,7 @@ export function newlyAssigned(before: Task | null, after: Task, fresh: boolean):
  * (cut to what one message holds, with the read that has the rest), and
  * where to answer. Posted on the task's thread as the person.
  */
-export function assignmentText(task: Task, person: string): string {
+function assignmentText(task: Task, person: string): string {
   const head = `${person} assigned you the task ${task.id}${task.projectId ? ` (project ${task.projectId})` : ''}, status ${task.status}.`;
   const tail = `Read the whole task with the Exec action task get (id ${task.id}); write progress and questions to task:${task.id}, and update its status with task update.`;
   // Four line breaks join the parts: each is 2 bytes as JSON writes it.

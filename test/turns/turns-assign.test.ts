@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { jsonBytes, LIMITS } from '../../catalog/limits.js';
 import { startRuntime } from '../../devkit/daemon.js';
 import { call, closeHttp } from '../../devkit/http.js';
 import { startTurnDaemon, waitTurn } from '../../devkit/turns.js';
@@ -81,6 +82,30 @@ test("a person's assignment starts the agent's turn on task:<id>; re-assigning a
   await waitTurn(d, once.turns[0].turnId);
   assert.deepEqual((await ok([...keyed, '--as', 'human:ada'])).turns, []);
   assert.deepEqual(await turnsOn(`task:${once.task.id}`), [once.turns[0].turnId]);
+
+  // The longest title and description: the assignment is cut to what one message holds, and says where the rest is.
+  const long = await ok([
+    'task',
+    'create',
+    'T'.repeat(LIMITS.taskTitle.chars),
+    '--description',
+    '\u0001'.repeat(LIMITS.taskDescription.chars),
+    '--assignee',
+    'a1',
+    '--as',
+    'human:ada',
+  ]);
+  assert.equal(long.turns.length, 1);
+  const posted = (
+    (await ok(['message', 'history', '--target', `task:${long.task.id}`])).messages as {
+      author: string;
+      content: string;
+    }[]
+  ).find((m) => m.author === 'human:ada');
+  assert.ok(jsonBytes(posted!.content) <= LIMITS.messageContent.bytes);
+  assert.ok([...posted!.content].length <= LIMITS.messageContent.chars);
+  assert.match(posted!.content, /…\n\nRead the whole task with the Exec action task get/);
+  await waitTurn(d, long.turns[0].turnId);
 
   // An agent assigns through Exec, to another agent and to itself: no turn.
   const rt = await startRuntime(d, { server: 'local', agent: 'a1' });
