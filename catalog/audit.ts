@@ -12,11 +12,13 @@ export const AUDIT_TRANSPORTS = [
   'client_http',
   'client_stdio',
   'kb_upstream',
+  'operator',
 ] as const;
 export type AuditTransport = (typeof AUDIT_TRANSPORTS)[number];
 
-/** The agent-facing route a call arrived on. */
-export type AuditVia = 'exec' | 'mcp';
+/** The route a call arrived on: an agent's (Exec, MCP), or a person's write through the operator API. */
+export const AUDIT_VIAS = ['exec', 'mcp', 'operator'] as const;
+export type AuditVia = (typeof AUDIT_VIAS)[number];
 
 /** One recorded call as the operator API returns it. */
 export interface AuditEntry {

@@ -18,6 +18,12 @@ export const ENTITY_ID_MAX = 128;
 /** The bare grammar, for embedding in larger patterns (authors, targets). */
 export const ENTITY_ID_BODY = `[A-Za-z0-9][A-Za-z0-9._-]{0,${ENTITY_ID_MAX - 1}}`;
 
+/** A person as the operator side names one (`human:<handle>`): the author of their messages, the caller of their writes. */
+export const PERSON_PATTERN = `^human:${ENTITY_ID_BODY}$`;
+
+/** Who acts when a person's command or console action names nobody (`--as` not given). */
+export const DEFAULT_PERSON = 'human:operator';
+
 /** JSON Schema / RegExp source for a whole id. */
 export const ENTITY_ID_PATTERN = `^${ENTITY_ID_BODY}$`;
 

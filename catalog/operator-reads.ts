@@ -1,6 +1,13 @@
 import type { Catalog } from './catalog.js';
-import { type ActionDescriptor, callRisk } from './descriptor.js';
+import type { ActionDescriptor } from './descriptor.js';
+import {
+  commandSpec,
+  type OperatorCommandRow,
+  type OperatorCommandSpec,
+} from './operator-commands.js';
 import { approvalList } from './domains/approval.js';
+import { projectGet, projectList } from './domains/project.js';
+import { reviewList } from './domains/review.js';
 import {
   scheduledMessageGet,
   scheduledMessageList,
@@ -19,29 +26,15 @@ import { workflowRun } from './domains/workflow.js';
  * source of the read commands (readCommandSpecs below) and of the operator
  * API's read rows (catalog/operator/reads.ts).
  */
-interface OperatorRead {
-  /** The CLI words after `agentteam`. */
-  readonly command: readonly string[];
-  /** The catalog action it runs: its input is the request body, its output the answer. */
-  readonly descriptor: ActionDescriptor;
-  /** For workflow actions: the op, fixed by the command. */
-  readonly op?: string;
-  /**
-   * Input fields the command offers, for actions whose fields depend on the
-   * op (the catalog schema of a workflow action is the union of its ops).
-   * Without it: every input property.
-   */
-  readonly fields?: readonly string[];
-  /** With `fields`: those the op requires (the schema's `required` covers only `op`). */
-  readonly required?: readonly string[];
-  /** For workflow ops: the catalog summary covers every op, so the command has its own. */
-  readonly summary?: string;
-}
+type OperatorRead = OperatorCommandRow;
 
 export const OPERATOR_READS = [
   { command: ['approval', 'list'], descriptor: approvalList },
   { command: ['task', 'list'], descriptor: taskList },
   { command: ['task', 'get'], descriptor: taskGet },
+  { command: ['project', 'list'], descriptor: projectList },
+  { command: ['project', 'get'], descriptor: projectGet },
+  { command: ['review', 'list'], descriptor: reviewList },
   { command: ['turn', 'list'], descriptor: turnList },
   { command: ['turn', 'show'], descriptor: turnGet },
   { command: ['scheduled-message', 'list'], descriptor: scheduledMessageList },
@@ -94,97 +87,12 @@ export function operatorReadOf(
   );
 }
 
-/** One option or argument of an operator read command, derived from the action's input schema. */
-interface ReadField {
-  readonly name: string;
-  /** `--kebab-name`. */
-  readonly flag: string;
-  readonly type: 'string' | 'integer';
-  readonly required: boolean;
-  readonly description: string;
-  readonly choices?: readonly string[];
-  readonly minimum?: number;
-  readonly maximum?: number;
-}
-
-/** What the CLI builds one command from (written to dist/generated/operator-reads.json by the build). */
-export interface ReadCommandSpec {
-  readonly command: readonly string[];
-  readonly domain: string;
-  readonly action: string;
-  /** The operator API row the command calls. */
-  readonly route: ReadRouteName<OperatorReadAction>;
-  readonly op?: string;
-  readonly summary: string;
-  /** Required fields, in schema order: positional arguments. */
-  readonly args: readonly ReadField[];
-  readonly options: readonly ReadField[];
-}
-
 const SELECTORS = new Set(['idempotencyKey', 'requestId', 'op']);
-
-const kebab = (s: string): string => s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 
 /** The command specs of every operator read, from the catalog's descriptors; throws if one does not fit. */
 export function readCommandSpecs(
   catalog: Catalog,
   reads: readonly OperatorRead[] = OPERATOR_READS,
-): ReadCommandSpec[] {
-  return reads.map((r) => {
-    const { domain, action } = r.descriptor;
-    const entry = catalog.get(domain, action);
-    if (entry?.descriptor !== r.descriptor)
-      throw new Error(
-        `operator read ${r.command.join(' ')}: no catalog action ${domain} ${action}`,
-      );
-    const d = entry.descriptor;
-    if (callRisk(d, r.op === undefined ? {} : { op: r.op }) !== 'read') {
-      throw new Error(`operator read ${r.command.join(' ')}: ${domain} ${action} is not a read`);
-    }
-    const schema = d.input as {
-      properties?: Record<string, Record<string, unknown>>;
-      required?: readonly string[];
-    };
-    const props = schema.properties ?? {};
-    const names = r.fields ?? Object.keys(props).filter((n) => !SELECTORS.has(n));
-    const required = new Set(r.fields ? (r.required ?? []) : (schema.required ?? []));
-    const fields = names.map((name): ReadField => {
-      const p = props[name];
-      if (!p)
-        throw new Error(
-          `operator read ${r.command.join(' ')}: ${domain} ${action} has no input field ${name}`,
-        );
-      const type = p.type === 'integer' ? 'integer' : p.type === 'string' ? 'string' : null;
-      if (!type)
-        throw new Error(
-          `operator read ${r.command.join(' ')}: field ${name} is neither a string nor an integer`,
-        );
-      return {
-        name,
-        flag: `--${kebab(name)}`,
-        type,
-        required: required.has(name),
-        description:
-          typeof p.description === 'string'
-            ? p.description
-            : name === 'id'
-              ? `${domain} id`
-              : `only those with this ${kebab(name).replace(/-/g, ' ')}`,
-        ...(Array.isArray(p.enum) ? { choices: p.enum as string[] } : {}),
-        ...(typeof p.minimum === 'number' ? { minimum: p.minimum } : {}),
-        ...(typeof p.maximum === 'number' ? { maximum: p.maximum } : {}),
-      };
-    });
-    const summary = r.summary ?? d.summary;
-    return {
-      command: r.command,
-      domain,
-      action,
-      route: readRouteName(r.descriptor) as ReadRouteName<OperatorReadAction>,
-      ...(r.op !== undefined ? { op: r.op } : {}),
-      summary,
-      args: fields.filter((f) => f.required),
-      options: fields.filter((f) => !f.required),
-    };
-  });
+): OperatorCommandSpec[] {
+  return reads.map((r) => commandSpec(catalog, r, 'read', SELECTORS));
 }

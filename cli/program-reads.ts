@@ -1,17 +1,17 @@
 import { readFileSync } from 'node:fs';
 import type { Command as CommandType } from 'commander';
-import type { ReadCommandSpec } from '../catalog/operator-reads.js';
-import { DEFAULT_SERVER } from '../catalog/ids.js';
+import type { OperatorCommandSpec } from '../catalog/operator-commands.js';
+import { DEFAULT_PERSON, DEFAULT_SERVER } from '../catalog/ids.js';
 
 type Commander = typeof import('commander');
 
-/** lib/generated.ts's OPERATOR_READS_FILE, as a URL: every command pays for this module, not for node:path and node:url. */
-const SPECS = new URL('../generated/operator-reads.json', import.meta.url);
+/** lib/generated.ts's OPERATOR_COMMANDS_FILE, as a URL: every command pays for this module, not for node:path and node:url. */
+const SPECS = new URL('../generated/operator-commands.json', import.meta.url);
 
-/** The read commands the build derived from the catalog (dist/generated/operator-reads.json); none before a build. */
-function readCommandSpecs(): ReadCommandSpec[] {
+/** The read and write commands the build derived from the catalog (dist/generated/operator-commands.json); none before a build. */
+function commandSpecs(): OperatorCommandSpec[] {
   try {
-    return JSON.parse(readFileSync(SPECS, 'utf8')) as ReadCommandSpec[];
+    return JSON.parse(readFileSync(SPECS, 'utf8')) as OperatorCommandSpec[];
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw err;
@@ -26,17 +26,31 @@ function group(parent: CommandType, name: string, description: string): CommandT
 }
 
 const GROUPS: Readonly<Record<string, string>> = {
-  task: 'Read the tasks agents create.',
+  task: 'Create, assign, update and read tasks (agents see the same tasks through Exec).',
+  project: 'Create and read projects that tasks belong to.',
+  review: "Read a task's reviews.",
   'scheduled-message': 'Read the scheduled messages agents create and their delivery runs.',
   workflow: 'Read workflow runs.',
   run: 'Workflow runs.',
 };
 
+const WRITE_HELP: Readonly<Record<string, string>> = {
+  task: `
+The change is recorded for the person (--as): in the audit trail, and as the
+caller of the idempotency key. Assigning the task to an agent of the profile
+(at create, with update --assignee or with assign) posts the assignment to the
+task's thread (task:<id>) as that person and starts the agent's turn there;
+assigning the same agent again starts nothing. An agent's own assignments
+(through Exec) never start a turn.`,
+};
+
 /**
- * Declares one command per operator read: required input fields become
- * arguments, the others options (enums as choices, integers checked), all
- * named and described as the catalog's input schema names them, plus
- * `--server`. Every command runs cli/commands/operator-read.ts.
+ * Declares one command per operator read and write: required input fields
+ * become arguments, the others options (enums as choices, integers checked,
+ * `--no-<flag>` where the field may be cleared with null), all named and
+ * described as the catalog's input schema names them, plus `--server`, and
+ * for a write `--as human:<handle>`. Every command runs
+ * cli/commands/operator-read.ts.
  */
 export function declareReadCommands(
   program: CommandType,
@@ -44,7 +58,7 @@ export function declareReadCommands(
   action: (cmd: CommandType) => Promise<void>,
 ): void {
   const { InvalidArgumentError, Option } = commander;
-  for (const spec of readCommandSpecs()) {
+  for (const spec of commandSpecs()) {
     let parent = program;
     for (const word of spec.command.slice(0, -1))
       parent = group(parent, word, GROUPS[word] ?? word);
@@ -65,8 +79,19 @@ export function declareReadCommands(
         });
       }
       cmd.addOption(opt);
+      if (f.nullable)
+        cmd.addOption(
+          new Option(`--no-${f.flag.slice(2)}`, `clear the ${f.flag.slice(2).replace(/-/g, ' ')}`),
+        );
     }
     cmd.option('--server <id>', `server id (default: ${DEFAULT_SERVER})`);
+    if (spec.write) {
+      cmd.option(
+        '--as <person>',
+        `human:<handle> the change is made for (default ${DEFAULT_PERSON})`,
+      );
+      cmd.addHelpText('after', WRITE_HELP[spec.domain] ?? '');
+    }
     cmd.action(async function (this: CommandType) {
       await action(this);
     });

@@ -27,6 +27,8 @@ import type { AnalysisTokens } from './auth/analysis-token.js';
 import { MCP_TOOLS } from '../catalog/mcp-tools.js';
 import { approvalOperatorHandlers } from './operator/approvals.js';
 import { operatorReadHandlers } from './operator/reads.js';
+import { operatorWriteHandlers } from './operator/writes.js';
+import { TaskAssignments } from './operator/task-assignment.js';
 import { extensionOperatorHandlers } from './operator/extensions.js';
 import { pinCatalog, type PinnedCatalog } from './auth/pinned-catalog.js';
 import { isDenyable, openClientTools, rememberedClientTools } from './clienttools/part.js';
@@ -256,6 +258,13 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
         ...analysis,
         ...approvalOperatorHandlers(services.approvals),
         ...operatorReadHandlers(services),
+        ...operatorWriteHandlers({
+          ...services,
+          now: () => opts.clock.now(),
+          assignments: new TaskAssignments(services.messages, turns.service, (id) =>
+            services.profile.profile.agents.some((a) => a.id === id),
+          ),
+        }),
         'daemon.logs': logs
           ? ({ query }) => ({
               entries: logs.recent(query.limit !== undefined ? Number(query.limit) : undefined),

@@ -24,8 +24,8 @@ export const RECEIPT_POLICIES_FILE = join(GENERATED_DIR, 'receipt-policies.json'
 /** The names of the built-in MCP tools (catalog/mcp-tools.ts), for exec's hint when one is called as an action. */
 export const MCP_TOOL_NAMES_FILE = join(GENERATED_DIR, 'mcp-tool-names.json');
 
-/** The operator read commands (catalog/operator-reads.ts), read by cli/program.ts to declare them. */
-export const OPERATOR_READS_FILE = join(GENERATED_DIR, 'operator-reads.json');
+/** The operator read and write commands (catalog/operator-reads.ts, operator-writes.ts), read by cli/program.ts to declare them. */
+export const OPERATOR_COMMANDS_FILE = join(GENERATED_DIR, 'operator-commands.json');
 
 /** The operator API's input validators (catalog/operator/), one CommonJS module keyed `<row>.<part>`. */
 export const OPERATOR_VALIDATORS_FILE = join(GENERATED_DIR, 'operator-validators.cjs');

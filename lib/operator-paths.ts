@@ -202,6 +202,18 @@ export const OPERATOR_PATHS: {
     method: 'POST',
     path: '/api/v1/servers/:serverId/reads/task/get',
   },
+  'reads.project.list': {
+    method: 'POST',
+    path: '/api/v1/servers/:serverId/reads/project/list',
+  },
+  'reads.project.get': {
+    method: 'POST',
+    path: '/api/v1/servers/:serverId/reads/project/get',
+  },
+  'reads.review.list': {
+    method: 'POST',
+    path: '/api/v1/servers/:serverId/reads/review/list',
+  },
   'reads.turn.list': {
     method: 'POST',
     path: '/api/v1/servers/:serverId/reads/turn/list',
@@ -225,5 +237,17 @@ export const OPERATOR_PATHS: {
   'reads.workflow.run': {
     method: 'POST',
     path: '/api/v1/servers/:serverId/reads/workflow/run',
+  },
+  'writes.task.create': {
+    method: 'POST',
+    path: '/api/v1/servers/:serverId/writes/task/create',
+  },
+  'writes.task.update': {
+    method: 'POST',
+    path: '/api/v1/servers/:serverId/writes/task/update',
+  },
+  'writes.project.create': {
+    method: 'POST',
+    path: '/api/v1/servers/:serverId/writes/project/create',
   },
 };

@@ -1,12 +1,13 @@
-import { AUDIT_TRANSPORTS } from '../audit.js';
+import { AUDIT_TRANSPORTS, AUDIT_VIAS } from '../audit.js';
 import { ID_PATTERN } from '../common.js';
-import { ENTITY_ID_PATTERN } from '../ids.js';
+import { ENTITY_ID_BODY, ENTITY_ID_PATTERN } from '../ids.js';
 import { operatorRoute } from './route.js';
 
 /** The audit trail for the operator: pages, a follow cursor, and the summaries the console charts. */
 
 const filters = {
-  agent: { type: 'string', pattern: ENTITY_ID_PATTERN },
+  /** An agent id, or a person (`human:<handle>`) whose writes were recorded. */
+  agent: { type: 'string', pattern: `^(human:)?${ENTITY_ID_BODY}$` },
   server: { type: 'string', pattern: ENTITY_ID_PATTERN },
   tool: { type: 'string', minLength: 1 },
   /** A number and a unit: 90s, 15m, 1h, 7d. */
@@ -44,7 +45,7 @@ const entrySchema = {
     generationId: { type: 'string' },
     runtime: { type: 'string' },
     threadId: { type: ['string', 'null'] },
-    via: { enum: ['exec', 'mcp'] },
+    via: { enum: AUDIT_VIAS },
     transport: { enum: AUDIT_TRANSPORTS },
     tool: { type: 'string' },
     outcome: { type: 'string' },

@@ -6,6 +6,7 @@ import * as daemon from './daemon.js';
 import * as extensions from './extensions.js';
 import * as messages from './messages.js';
 import { OPERATOR_READ_ROUTES } from './reads.js';
+import { OPERATOR_WRITE_ROUTES } from './writes.js';
 import type { OperatorRoute } from './route.js';
 import * as runtimes from './runtimes.js';
 import * as stdioSessions from './stdio-sessions.js';
@@ -15,8 +16,9 @@ import * as turns from './turns.js';
 /**
  * The operator API (`/api/v1`): every row, in the order the dispatcher
  * registers them (a literal segment before a `:param` beside it, as
- * `approvals/servers` before `approvals/:id`), the operator reads last (one
- * row per read action, derived from catalog/operator-reads.ts).
+ * `approvals/servers` before `approvals/:id`), the operator reads and writes last
+ * (one row per action, derived from catalog/operator-reads.ts and
+ * catalog/operator-writes.ts).
  */
 export const OPERATOR_API = [
   daemon.daemonStatus,
@@ -66,6 +68,7 @@ export const OPERATOR_API = [
   stdioSessions.stdioTurnStart,
   stdioSessions.stdioTurnCancel,
   ...OPERATOR_READ_ROUTES,
+  ...OPERATOR_WRITE_ROUTES,
 ] as const satisfies readonly OperatorRoute[];
 
 type OperatorApi = (typeof OPERATOR_API)[number];

@@ -58,6 +58,36 @@ export class AuditTrail {
     });
   }
 
+  /**
+   * A person's write through the operator API (`agentteam task create`, the
+   * console's Tasks page): one row naming the person as the caller, with
+   * `via` and `transport` `operator`, whatever its outcome.
+   */
+  person(call: PersonCall): void {
+    const { settings } = this.recorder;
+    this.recorder.record({
+      at: call.at,
+      serverId: call.serverId,
+      agentId: call.person,
+      authorizationId: 'operator',
+      generationId: '',
+      runtime: 'person',
+      threadId: null,
+      via: 'operator',
+      transport: 'operator',
+      tool: this.name(call.tool),
+      outcome: call.outcome,
+      durationUs: Math.round(call.elapsedMs * 1000),
+      requestBytes: call.requestBytes,
+      resultBytes: call.resultBytes,
+      traceId: null,
+      turnId: null,
+      args: settings.recordPayloads ? this.payload(call.input) : null,
+      result:
+        settings.recordPayloads && call.result !== undefined ? this.payload(call.result) : null,
+    });
+  }
+
   /** Nearly every call repeats a handful of tool names: each is masked and cut once per set of secrets. */
   private name(s: string): string {
     const generation = this.gate.generation;
@@ -107,4 +137,21 @@ export function cutBytes(s: string, n: number): string {
   let end = n;
   while (end > 0 && (buf[end]! & 0xc0) === 0x80) end--;
   return buf.subarray(0, end).toString('utf8');
+}
+
+/** A person's write as the operator route saw it. */
+interface PersonCall {
+  readonly serverId: string;
+  /** `human:<handle>`. */
+  readonly person: string;
+  /** `domain/action`. */
+  readonly tool: string;
+  readonly at: number;
+  readonly elapsedMs: number;
+  readonly outcome: CallOutcome;
+  readonly requestBytes: number;
+  readonly resultBytes: number;
+  readonly input: unknown;
+  /** The answer sent (the body, or the error envelope). */
+  readonly result?: unknown;
 }

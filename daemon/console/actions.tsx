@@ -3,6 +3,7 @@ import { OperatorCallError } from '../../lib/operator-client.js';
 import { Layout } from './layout.js';
 import type { ConsoleOperator } from './operator-client.js';
 import type { ConsoleEnv } from './page-bodies.js';
+import { registerTaskActions } from './task-actions.js';
 
 type Page = (c: Context, el: unknown, status?: number) => Promise<Response>;
 
@@ -16,10 +17,11 @@ export function registerConsoleActions(
   op: ConsoleOperator,
   page: Page,
 ): void {
+  // `run` may name where to go instead of `back` (a created task's page).
   const act = async (c: Context, back: string, run: () => Promise<unknown>) => {
     try {
-      await run();
-      return c.redirect(back, 303);
+      const to = await run();
+      return c.redirect(typeof to === 'string' ? to : back, 303);
     } catch (err) {
       if (!(err instanceof OperatorCallError)) throw err;
       return page(
@@ -37,6 +39,7 @@ export function registerConsoleActions(
       );
     }
   };
+  registerTaskActions(app, op, act);
   app.post('/console/runtimes/:id/revoke', (c) =>
     act(c, '/console/runtimes', () =>
       op.call('runtimes.revoke', { params: { id: c.req.param('id') } }),

@@ -105,6 +105,7 @@ th { color: var(--mute); font-weight: 600; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 code, .mono { font-family: ui-monospace, monospace; font-size: 12.5px; overflow-wrap: anywhere; }
 .bad { color: var(--bad); } .ok { color: var(--ok); } .mute { color: var(--mute); }
+.pre { white-space: pre-wrap; overflow-wrap: anywhere; } form.stack label { display: block; margin: .4rem 0; }
 button { font: inherit; padding: .25rem .7rem; border: 1px solid var(--line); border-radius: 4px; background: var(--card); color: var(--fg); cursor: pointer; }
 button.danger { color: var(--bad); }
 input, select, textarea { font: inherit; padding: .25rem .4rem; border: 1px solid var(--line); border-radius: 4px; background: var(--bg); color: var(--fg); }

@@ -6,6 +6,7 @@ const PAGES = [
   { path: 'runtimes', id: 'runtimes', title: 'Runtimes' },
   { path: 'conversations', id: 'conversations', title: 'Conversations' },
   { path: 'turns', id: 'turns', title: 'Turns' },
+  { path: 'tasks', id: 'tasks', title: 'Tasks' },
   { path: 'activity', id: 'activity', title: 'Activity' },
   { path: 'approvals', id: 'approvals', title: 'Approvals' },
   { path: 'client-tools', id: 'client-tools', title: 'Client tools' },

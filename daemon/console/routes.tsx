@@ -11,6 +11,7 @@ import { registerConsoleActions } from './actions.js';
 import { SESSION_TTL_MS, type ConsoleSessions } from './sessions.js';
 import { ActivityDetail } from './pages/activity.js';
 import { registerConversations } from './conversation-routes.js';
+import { taskPageBodies } from './task-bodies.js';
 
 export interface ConsoleDeps {
   readonly sessions: ConsoleSessions;
@@ -126,6 +127,7 @@ export function registerConsoleRoutes(app: Hono<Env>, d: ConsoleDeps): void {
     contextCost,
   } = pageBodies(op, d);
   const { conversations, conversation } = registerConversations(app, op, d, page);
+  const tasks = taskPageBodies(op, d.defaultServer);
   const live: Record<string, { title: string; page: PageId; body: Body; still?: true }> = {
     overview: { title: 'Overview', page: 'overview', body: overview },
     conversations: { title: 'Conversations', page: 'conversations', body: conversations },
@@ -135,6 +137,10 @@ export function registerConsoleRoutes(app: Hono<Env>, d: ConsoleDeps): void {
     // One turn's detail (`?server=&id=`): live too, so its calls appear while it runs.
     turn: { title: 'Turn', page: 'turns', body: turn },
     runtimes: { title: 'Runtimes', page: 'runtimes', body: runtimes },
+    tasks: { title: 'Tasks', page: 'tasks', body: tasks.tasks },
+    // A task and the new-task forms: not live, so what a person types into their forms is never redrawn.
+    task: { title: 'Task', page: 'tasks', body: tasks.task, still: true },
+    'tasks/new': { title: 'New task', page: 'tasks', body: tasks.newTask, still: true },
     activity: { title: 'Activity', page: 'activity', body: activity },
     approvals: { title: 'Approvals', page: 'approvals', body: approvals },
     'client-tools': { title: 'Client tools', page: 'client-tools', body: clientTools },

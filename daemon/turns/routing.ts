@@ -33,6 +33,13 @@ function reached(names: readonly string[], profile: Profile): string[] {
   return out;
 }
 
+/** The agent of the profile a task's assignee (`<agent>` or `agent:<agent>`) names, or null. */
+export function assignedAgent(assignee: string | null, profile: Profile): string | null {
+  if (assignee === null) return null;
+  const id = assignee.startsWith('agent:') ? assignee.slice(6) : assignee;
+  return profile.agents.some((a) => a.id === id) ? id : null;
+}
+
 /** How many answering agents of one thread are looked at. */
 const THREAD_AUTHORS = 64;
 
@@ -77,11 +84,8 @@ export async function addressees(
       ),
     );
   } else if (kind === 'task') {
-    const assignee = await lookup.taskAssignee(m.serverId, rest);
-    if (assignee !== null) {
-      const id = assignee.startsWith('agent:') ? assignee.slice(6) : assignee;
-      found.push(...reached([id], profile).filter((a) => a === id));
-    }
+    const agent = assignedAgent(await lookup.taskAssignee(m.serverId, rest), profile);
+    if (agent !== null) found.push(agent);
     found.push(...reached(mentions(m.content), profile));
   }
   return [...new Set(found)];

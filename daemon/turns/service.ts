@@ -5,11 +5,11 @@ import type { TurnLookup } from '../store/turn-lookup.js';
 import type { TurnRecord } from '../store/turn-rows.js';
 import type { TurnStore } from '../store/turns.js';
 import { markLaunch } from './marks.js';
-import { addressees } from './routing.js';
+import { addressees, assignedAgent } from './routing.js';
 import type { TurnRunner } from './runner.js';
 
 /** What a posted message queued: one entry per agent it reached. */
-interface QueuedTurn {
+export interface QueuedTurn {
   readonly turnId: string;
   readonly agentId: string;
   readonly state: 'queued' | 'dropped';
@@ -33,7 +33,34 @@ export class TurnService {
   /** Queues a turn for every agent of this daemon's profile the message addresses. */
   async deliver(serverId: string, m: MessageRecord): Promise<QueuedTurn[]> {
     const profile = this.profile();
-    const agents = await addressees({ serverId, ...m }, profile, this.lookup);
+    return this.queue(
+      serverId,
+      m,
+      profile,
+      await addressees({ serverId, ...m }, profile, this.lookup),
+    );
+  }
+
+  /**
+   * A person assigned a task to an agent: `m`, the assignment the person
+   * posted on the task's thread, queues a turn for that agent only (a
+   * mention in the task's text reaches nobody). Agents' own assignments never
+   * come here.
+   */
+  async assigned(serverId: string, m: MessageRecord, agentId: string): Promise<QueuedTurn[]> {
+    if (!m.author.startsWith('human:')) return [];
+    const profile = this.profile();
+    const agent = assignedAgent(agentId, profile);
+    return this.queue(serverId, m, profile, agent === null ? [] : [agent]);
+  }
+
+  /** The profile agents a routed message reaches, given. */
+  private async queue(
+    serverId: string,
+    m: MessageRecord,
+    profile: Profile,
+    agents: readonly string[],
+  ): Promise<QueuedTurn[]> {
     const out: QueuedTurn[] = [];
     for (const agentId of agents) {
       const agent = profile.agents.find((a) => a.id === agentId)!;

@@ -9,6 +9,7 @@ import {
 } from '../../catalog/help.js';
 import { standaloneSchema } from '../../catalog/schemas.js';
 import { readCommandSpecs } from '../../catalog/operator-reads.js';
+import { writeCommandSpecs } from '../../catalog/operator-writes.js';
 import { MCP_TOOLS } from '../../catalog/mcp-tools.js';
 import { openApiDocument } from './openapi.js';
 import { renderLimits } from './limits.js';
@@ -96,10 +97,10 @@ export function buildArtifacts(catalog: Catalog): Artifact[] {
       content: `${JSON.stringify(receiptPolicies(catalog))}\n`,
       committed: false,
     },
-    // The operator's read commands (`agentteam task list`, ...), built by cli/program.ts without loading the catalog.
+    // The operator's read and write commands (`agentteam task list`, `task create`, ...), built by cli/program.ts without loading the catalog.
     {
-      path: 'dist/generated/operator-reads.json',
-      content: `${JSON.stringify(readCommandSpecs(catalog))}\n`,
+      path: 'dist/generated/operator-commands.json',
+      content: `${JSON.stringify([...readCommandSpecs(catalog), ...writeCommandSpecs(catalog)])}\n`,
       committed: false,
     },
     // The built-in MCP tools' names, so `agentteam exec message send` can say where message_send really is.

@@ -103,6 +103,30 @@ test("a running daemon's answers match the output schemas of their rows", async 
   const turnId = posted.turns[0]!.turnId;
   assert.equal((await check('reads.turn.list', { params: local, body: {} })).turns[0]?.id, turnId);
   await check('reads.turn.get', { params: local, body: { id: turnId } });
+  const person = { as: 'human:ada' };
+  const { project } = await check('writes.project.create', {
+    params: local,
+    query: person,
+    body: { name: 'Relaunch' },
+  });
+  await check('reads.project.list', { params: local, body: {} });
+  await check('reads.project.get', { params: local, body: { id: project.id } });
+  const assigned = await check('writes.task.create', {
+    params: local,
+    query: person,
+    body: { title: 'For the idle agent', assignee: 'idle', projectId: project.id },
+  });
+  assert.equal(assigned.turns?.length, 1);
+  await check('writes.task.update', {
+    params: local,
+    query: {},
+    body: { id: assigned.task.id, status: 'done' },
+  });
+  await check('reads.review.list', { params: local, body: { taskId: assigned.task.id } });
+  assert.deepEqual(
+    ROWS.filter((r) => r.name.startsWith('writes.') && !checked.includes(r.name)),
+    [],
+  );
   // Every read row is among them but the two that need an entity of their own.
   const reads = ROWS.filter((r) => r.name.startsWith('reads.')).map((r) => r.name);
   assert.deepEqual(
