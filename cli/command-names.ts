@@ -26,7 +26,8 @@ export type CommandName =
   | 'daemon-logs'
   | 'completion'
   | 'audit'
-  | 'console';
+  | 'console'
+  | 'device';
 
 /** The commander package, loaded lazily by cli/program.ts. */
 export type Commander = typeof import('commander');

@@ -2,6 +2,7 @@ import * as approvals from './approvals.js';
 import * as audit from './audit.js';
 import * as clientTools from './client-tools.js';
 import * as daemon from './daemon.js';
+import * as devices from './devices.js';
 import * as extensions from './extensions.js';
 import * as messages from './messages.js';
 import { OPERATOR_READ_ROUTES } from './reads.js';
@@ -57,6 +58,10 @@ export const OPERATOR_API = [
   clientTools.clientToolsOffered,
   clientTools.clientToolsScope,
   clientTools.events,
+  devices.devicesPair,
+  devices.devicesExchange,
+  devices.devicesList,
+  devices.devicesRevoke,
   ...OPERATOR_READ_ROUTES,
 ] as const satisfies readonly OperatorRoute[];
 

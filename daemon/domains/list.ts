@@ -8,6 +8,7 @@ import { scheduleDomain } from '../store/schedules.js';
 import { approvalDomain } from '../store/approvals.js';
 import { workflowDomain } from '../workflow/domain.js';
 import { turnDomain } from '../store/turns.js';
+import { deviceDomain } from '../store/devices.js';
 
 /**
  * The domains the team server implements, one line each. The team server
@@ -24,6 +25,7 @@ export const STORE_DOMAINS: readonly StoreDomain<unknown>[] = [
   approvalDomain,
   workflowDomain,
   turnDomain,
+  deviceDomain,
 ];
 
 /** The schema a store serving STORE_DOMAINS is migrated to: the history, then each listed domain's migrations. */
