@@ -1,16 +1,15 @@
 import type { Server } from 'node:http';
-import { createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
-import { systemClock, type Clock } from '../lib/clock.js';
+import { createSecretKey, randomBytes } from 'node:crypto';
+import { systemClock } from '../lib/clock.js';
 import { ensureHome, homePaths } from '../lib/home.js';
 import { defaultCatalog } from '../catalog/index.js';
 import { buildApp } from './app.js';
 import { AuthorizationStore, type StoreDeps } from './auth/store.js';
-import { createJoseSigner, type TokenSigner } from './auth/signer.js';
+import { createJoseSigner } from './auth/signer.js';
 import { createAnalysisTokens } from './auth/analysis-token.js';
-import { fsTokenWriter, type TokenWriter } from './auth/token-file.js';
+import { fsTokenWriter } from './auth/token-file.js';
 import { pinCatalog } from './auth/pinned-catalog.js';
 import { DEFAULT_TTL_MS } from './auth/limits.js';
-import type { DirRemover } from './auth/private-dir.js';
 import { acquireSingleton } from './lifecycle/singleton.js';
 import {
   ensureHomeFolders,
@@ -25,8 +24,6 @@ import { parseListen } from './lifecycle/listen.js';
 import { checkAllowHosts } from './http/host-origin.js';
 import { runtimeUrls } from './http/paths.js';
 import { openDaemonParts, type DaemonParts } from './parts.js';
-import type { IdempotencyLimits } from './store/idempotency.js';
-import type { StoreUrl } from '../lib/store-url.js';
 import { connectionBudget } from './http/connection-cap.js';
 import { LongLivedStreams, streamCap } from './http/stream-budget.js';
 import { openListener, type Listener } from './listener.js';
