@@ -28,7 +28,7 @@ export interface UnixListener {
 }
 
 /** The socket's own connection cap: a share of the descriptors kept free of TCP clients. */
-export function socketConnectionCap(b: ConnectionBudget): number {
+function socketConnectionCap(b: ConnectionBudget): number {
   return Math.max(8, Math.min(64, Math.floor(b.headroom / 4)));
 }
 

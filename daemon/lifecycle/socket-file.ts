@@ -63,7 +63,7 @@ export async function freeSocketPath(dir: string, path: string): Promise<string 
 }
 
 /** The identity of the socket file the daemon bound, to check it is still the same file. */
-export interface SocketIdentity {
+interface SocketIdentity {
   readonly dev: number;
   readonly ino: number;
 }

@@ -45,7 +45,7 @@ const rowOf = (r: Raw): DeviceRow => ({
 });
 
 /** The most devices one home keeps paired (revoked ones are not counted). */
-export const DEVICES_MAX = 64;
+const DEVICES_MAX = 64;
 
 /**
  * Paired devices in the team store, each owned by one home (`owner`, the
