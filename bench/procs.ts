@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openLease } from '../devkit/lease.js';
 import type { Daemon } from '../devkit/daemon.js';
+import { cpuUs, LOAD_CORE, onCore, pinProcess } from './pin.js';
 
 /**
  * Child processes shared by the HTTP benchmarks: the autocannon load
@@ -35,20 +36,29 @@ export interface LoadResult {
   p99Ms: number;
   non2xx: number;
   errors: number;
+  /** The server's CPU time (user + system, all threads) per request, µs; NaN when no server pid was given. */
+  serverCpuUs: number;
 }
 
-export function runLoad(cfg: LoadConfig): Promise<LoadResult> {
+/**
+ * One load run. The load generator runs on its own core when pinning is on
+ * (bench/pin.ts); given the server's pid, the server is pinned to the other
+ * core and its CPU time over the run is divided by the requests answered.
+ */
+export function runLoad(cfg: LoadConfig, server?: { pid: number }): Promise<LoadResult> {
+  if (server) pinProcess(server.pid);
+  const before = server ? cpuUs(server.pid) : NaN;
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [LOAD, JSON.stringify(cfg)], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const [cmd, ...args] = [...onCore(LOAD_CORE), process.execPath, LOAD, JSON.stringify(cfg)];
+    const p = spawn(cmd as string, args, { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     p.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    p.once('exit', (code) =>
-      code === 0
-        ? resolve(JSON.parse(out) as LoadResult)
-        : reject(new Error(`load exited ${code}`)),
-    );
+    p.once('exit', (code) => {
+      if (code !== 0) return reject(new Error(`load exited ${code}`));
+      const r = JSON.parse(out) as Omit<LoadResult, 'serverCpuUs'>;
+      const cpu = server ? cpuUs(server.pid) - before : NaN;
+      resolve({ ...r, serverCpuUs: cpu / Math.max(1, r.total) });
+    });
   });
 }
 
@@ -62,6 +72,7 @@ export function meanLoad(runs: readonly LoadResult[]): LoadResult {
     p99Ms: avg((r) => r.p99Ms),
     non2xx: avg((r) => r.non2xx),
     errors: avg((r) => r.errors),
+    serverCpuUs: avg((r) => r.serverCpuUs),
   };
 }
 

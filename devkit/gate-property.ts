@@ -7,6 +7,7 @@ import { MCP_TOOLS } from '../catalog/mcp-tools.js';
 import { sharedBoundary } from '../daemon/mcp/boundary.js';
 import type { ResultGate } from '../daemon/results/gate.js';
 import { gateWith } from './gate.js';
+import { figure, scale } from './scale.js';
 
 /**
  * Generators and the leak check shared by the result gate's property tests.
@@ -183,8 +184,14 @@ export function assertNoLeak(secret: string, output: string, what: string, benig
   );
 }
 
-/** Batches of planted cases: `runs` runs of `size` cases each (fast-check shrinks a failing batch). */
-export const BATCHES = { runs: 20, size: 100 } as const;
+/**
+ * Batches of planted cases: `runs` runs of `size` cases each (fast-check
+ * shrinks a failing batch): 300 cases in `npm test`, 2,000 at soak scale
+ * (scale.ts).
+ */
+export const BATCHES = { runs: scale(3, 20), size: 100 } as const;
+/** The cases each producer runs, as a title writes the figure. */
+export const CASES = figure(BATCHES.runs * BATCHES.size);
 
 /** The batch helpers of the results-gate property files: a gate masking a batch, frames, spill checks. */
 const tool = (name: string) => MCP_TOOLS.find((x) => x.name === name)!;

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { nativeDir, runAs, type RunAs } from './pg-binaries.js';
+import { initData } from './pg-template.js';
 
 /**
  * A throwaway PostgreSQL cluster for tests and benchmarks, run from the
@@ -117,10 +118,11 @@ export async function startCluster(opts: { durable?: boolean } = {}): Promise<Cl
     rmSync(base, { recursive: true, force: true });
   };
   try {
-    await run(
-      join(native, 'bin', 'initdb'),
+    await initData(
+      data,
+      native,
+      as,
       [
-        `--pgdata=${data}`,
         '--auth=password',
         `--username=${USER}`,
         `--pwfile=${pwfile}`,
@@ -128,7 +130,8 @@ export async function startCluster(opts: { durable?: boolean } = {}): Promise<Cl
         '--locale=C.UTF-8',
         '--no-sync',
       ],
-      as,
+      PG_PASSWORD,
+      run,
     );
     const port = await freePort();
     const fast = opts.durable
@@ -200,6 +203,36 @@ export async function startCluster(opts: { durable?: boolean } = {}): Promise<Cl
       `embedded PostgreSQL did not start: ${err instanceof Error ? err.message : String(err)}`,
     );
   }
+}
+
+/**
+ * A cluster another process started (and stops): only new databases on it,
+ * for a run that shares one cluster among many test files (store-domains-postgres.test.ts).
+ */
+export async function attachCluster(port: number): Promise<Cluster> {
+  const admin = new pg.Pool({
+    host: '127.0.0.1',
+    port,
+    user: USER,
+    password: PG_PASSWORD,
+    database: 'postgres',
+    max: 2,
+  });
+  admin.on('error', () => undefined);
+  const notOwned = async () => {
+    throw new Error('this cluster belongs to another process: it cannot be paused or resumed here');
+  };
+  return {
+    port,
+    async createDatabase() {
+      const name = `t_${randomBytes(6).toString('hex')}`;
+      await admin.query(`CREATE DATABASE ${name}`);
+      return databaseUrl(port, name);
+    },
+    pause: notOwned,
+    resume: notOwned,
+    stop: () => admin.end().catch(() => undefined),
+  };
 }
 
 /** The URL of a database on a cluster started here. */

@@ -1,11 +1,13 @@
 import { after } from 'node:test';
-import { startCluster, type Cluster } from './pg-cluster.js';
+import { attachCluster, startCluster, type Cluster } from './pg-cluster.js';
 
 export { PG_PASSWORD, databaseUrl } from './pg-cluster.js';
 
 /**
  * PostgreSQL for a test file: one cluster (pg-cluster.ts), started on first
  * use and stopped after the file's last test; one fresh database per call.
+ * With AGENTTEAM_TEST_PG_PORT set (store-domains-postgres.test.ts runs many
+ * files on one cluster it started), the databases are made on that cluster.
  */
 let cluster: Promise<Cluster> | null = null;
 
@@ -23,6 +25,7 @@ export async function freshDatabase(): Promise<string> {
 
 /** The file's cluster, for tests that take the database away and bring it back. */
 export async function clusterOfFile(): Promise<Cluster> {
-  cluster ??= startCluster();
+  const shared = process.env.AGENTTEAM_TEST_PG_PORT;
+  cluster ??= shared ? attachCluster(Number(shared)) : startCluster();
   return cluster;
 }

@@ -4,6 +4,7 @@ import { MCP_TOOLS } from '../catalog/mcp-tools.js';
 import { defaultCatalog } from '../catalog/catalog.js';
 import { JSON_BYTES_KEYWORD, isWellFormedText, jsonBytes } from '../catalog/limits.js';
 import { decodeStrictJson } from '../daemon/http/strict-json.js';
+import { scale } from './scale.js';
 
 /**
  * The round-trip properties' strings and rules: what a field's limits
@@ -12,7 +13,8 @@ import { decodeStrictJson } from '../daemon/http/strict-json.js';
  * that a value read back is the same code units.
  */
 
-export const RUNS = Number(process.env.AGENTTEAM_PROPERTY_RUNS ?? 2000);
+/** Cases per field: 400 in `npm test`, 2,000 at soak scale (scale.ts); AGENTTEAM_PROPERTY_RUNS overrides both. */
+export const RUNS = Number(process.env.AGENTTEAM_PROPERTY_RUNS ?? scale(400, 2000));
 
 export interface FieldRule {
   readonly minLength: number;

@@ -6,7 +6,7 @@
  * order of precedence, and anything malformed or over a limit is an error
  * with a code in the style of node's own parser (`HPE_*`). It exists because
  * loading node:http costs the CLI several ms of start-up on every call
- * (bench/README.md, CLI start); it is not a general client.
+ * (bench/history.md, CLI start); it is not a general client.
  */
 
 /** The status line and header fields of one response, as node:http allows by default (--max-http-header-size). */

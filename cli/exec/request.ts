@@ -32,7 +32,7 @@ export function requestHead(
 /**
  * Exactly one POST, HTTP/1.1 over one node:net connection, closed once the
  * answer is read (cli/exec/http1.ts reads it). Not node:http: loading it costs
- * several ms of every CLI call (bench/README.md, CLI start), and not fetch,
+ * several ms of every CLI call (bench/history.md, CLI start), and not fetch,
  * whose undici costs ~85 ms. Resolves with `ETIMEDOUT` when the connection
  * stays idle for `timeoutMs`, with `ECONNRESET` when it closes before the
  * answer is complete, and with the socket's own error (`ECONNREFUSED`...)

@@ -8,6 +8,7 @@ import { request } from 'node:http';
 import { startDaemon } from '../../daemon/server.js';
 import { FakeClock } from '../../devkit/auth-clock.js';
 import { expiryMs } from '../../devkit/token.js';
+import { scale } from '../../devkit/scale.js';
 
 function get(url: string, token: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -42,7 +43,10 @@ function loop() {
 loop();
 `;
 
-test('a reader across 1000 rotations never sees a missing, empty or partial file; every token works until its own expiry', async (t) => {
+/** Rotations: 250 in `npm test`, 1,000 at soak scale (devkit/scale.ts). */
+const ROTATIONS = scale(250, 1000);
+
+test(`a reader across ${ROTATIONS} rotations never sees a missing, empty or partial file; every token works until its own expiry`, async (t) => {
   const home = mkdtempSync(join(tmpdir(), 'agentteam-h2-rot-'));
   const clock = new FakeClock(Date.now());
   const daemon = await startDaemon({ home, clock, log: () => undefined });
@@ -63,7 +67,6 @@ test('a reader across 1000 rotations never sees a missing, empty or partial file
   t.after(() => worker.terminate());
 
   const first = readFileSync(auth.tokenFile, 'utf8');
-  const ROTATIONS = 1000;
   let accepted = 0;
   for (let i = 0; i < ROTATIONS; i++) {
     const before = auth.generations[auth.generations.length - 1]!.id;

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { alive, waitFor } from '../../devkit/wait.js';
 import { cliEnv, startDaemonCli, tempHome } from '../../devkit/daemon.js';
 import type { RunResult } from '../../devkit/cli.js';
+import { scale } from '../../devkit/scale.js';
 
 async function race(env: NodeJS.ProcessEnv, track: (pid: number) => void): Promise<number> {
   const results: RunResult[] = await Promise.all([
@@ -30,14 +31,19 @@ async function stopPid(pid: number): Promise<void> {
   assert.ok(await waitFor(() => !alive(pid), 5000), 'winner stops');
 }
 
-test('two concurrent daemon starts on one home: exactly one serves (20 rounds)', async (t) => {
+/** Rounds: 5 in `npm test`, 20 at soak scale (devkit/scale.ts). */
+const RACES = scale(5, 20);
+/** Kill-and-race rounds over a left-over lock: 4 in `npm test` (each kind twice), 6 at soak scale. */
+const STALE_ROUNDS = scale(4, 6);
+
+test(`two concurrent daemon starts on one home: exactly one serves (${RACES} rounds)`, async (t) => {
   const { env, track } = tempHome(t);
-  for (let i = 0; i < 20; i++) await stopPid(await race(env, track));
+  for (let i = 0; i < RACES; i++) await stopPid(await race(env, track));
 });
 
 test('two concurrent starts over a stale lock left by a killed daemon: exactly one serves', async (t) => {
   const { home, env, track } = tempHome(t);
-  for (let i = 0; i < 6; i++) {
+  for (let i = 0; i < STALE_ROUNDS; i++) {
     const dead = await startDaemonCli(env, track);
     process.kill(dead.pid, 'SIGKILL');
     assert.ok(await waitFor(() => !alive(dead.pid), 2000));
@@ -50,7 +56,7 @@ test('two concurrent starts over a stale lock left by a killed daemon: exactly o
         new Date(Date.now() - 60_000),
       );
     const pid = await race(env, track);
-    if (i === 5) {
+    if (i === STALE_ROUNDS - 1) {
       // Past one lock-update interval the winner must still hold its lock (not compromised).
       await new Promise((r) => setTimeout(r, 2500));
       const st = await cliEnv(['daemon', 'status'], env);

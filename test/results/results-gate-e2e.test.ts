@@ -11,6 +11,7 @@ import { rpc, post } from '../../devkit/http.js';
 import { connectApp, echoTool } from '../../devkit/client-tools.js';
 import { prepareHome, watchEvents, type Home } from '../../devkit/tools.js';
 import { assertNoLeak, headOutside, plantedArb } from '../../devkit/gate-property.js';
+import { scale } from '../../devkit/scale.js';
 
 /**
  * The result gate end to end, through a real daemon: secrets configured as
@@ -20,10 +21,11 @@ import { assertNoLeak, headOutside, plantedArb } from '../../devkit/gate-propert
  * (MCP, Exec, the operator API, the event stream); nothing an agent, an app,
  * the event stream, a spill file or daemon.log receives holds 8 or more bytes
  * of one, raw or JSON-escaped. Fewer cases than the in-process property
- * tests (results-gate-property.test.ts), each through the whole daemon.
+ * tests (results-gate-property.test.ts), each through the whole daemon:
+ * 8 in `npm test`, 24 at soak scale (devkit/scale.ts).
  */
 
-const E2E_CASES = 24;
+const E2E_CASES = scale(8, 24);
 
 let rpcId = 0;
 const toolCall = (url: string, token: string, name: string, args: Record<string, unknown>) =>

@@ -8,6 +8,7 @@ import { MemoryIndexes } from '../../daemon/knowledge/memory.js';
 import { EmbeddedKnowledge } from '../../daemon/knowledge/kb-embedded.js';
 import {
   BATCHES,
+  CASES,
   assertNoLeak,
   plantedArb,
   batchGate,
@@ -23,11 +24,12 @@ import {
  * ASCII, multibyte, characters JSON escapes) at random offsets; whatever an
  * agent, an app, the event stream, a spill file or the log receives holds no
  * run of 8 or more bytes of a secret, raw or JSON-escaped. Each producer runs
- * 2,000 cases: 20 runs of a batch of 100 secrets configured at once. The same
+ * CASES cases: BATCHES.runs runs of a batch of 100 secrets configured at once
+ * (300 in `npm test`, 2,000 at soak scale: devkit/scale.ts). The same
  * promise end to end through a real daemon: results-gate-e2e.test.ts.
  */
 
-test('property: notes — memory_search snippets never show 8+ bytes of a secret (2,000 notes, queries from the secret)', async (t) => {
+test(`property: notes — memory_search snippets never show 8+ bytes of a secret (${CASES} notes, queries from the secret)`, async (t) => {
   const root = tempDir(t, 'agentteam-prop-memory-');
   let run = 0;
   await fc.assert(
@@ -79,7 +81,7 @@ test('property: notes — memory_search snippets never show 8+ bytes of a secret
   );
 });
 
-test('property: kb documents — kb_search snippets and kb_fetch pages (alone and reassembled) never show 8+ bytes of a secret (2,000 documents, lines far longer than a page)', async (t) => {
+test(`property: kb documents — kb_search snippets and kb_fetch pages (alone and reassembled) never show 8+ bytes of a secret (${CASES} documents, lines far longer than a page)`, async (t) => {
   const root = tempDir(t, 'agentteam-prop-kb-');
   let run = 0;
   await fc.assert(

@@ -12,6 +12,7 @@ import { answerOutcome, clientResultFrame } from '../../daemon/clienttools/resul
 import { RESULT_BUDGET_BYTES } from '../../catalog/limits.js';
 import {
   BATCHES,
+  CASES,
   assertNoLeak,
   outputArb,
   outputText,
@@ -27,7 +28,7 @@ import {
  * their planting come from devkit/gate-property.ts.
  */
 
-test('property: declared tools — said, shown, ask and the quoted stderr tail never carry 8+ bytes of a secret (2,000 commands)', async (t) => {
+test(`property: declared tools — said, shown, ask and the quoted stderr tail never carry 8+ bytes of a secret (${CASES} commands)`, async (t) => {
   const root = tempDir(t, 'agentteam-prop-tools-');
   let run = 0;
   const caseArb = fc.record({
@@ -98,7 +99,7 @@ test('property: declared tools — said, shown, ask and the quoted stderr tail n
   );
 });
 
-test("property: client tools — an app's content, structured result and error message reach the agent masked (2,000 answers)", async (t) => {
+test(`property: client tools — an app's content, structured result and error message reach the agent masked (${CASES} answers)`, async (t) => {
   const root = tempDir(t, 'agentteam-prop-client-');
   let run = 0;
   const caseArb = fc.record({

@@ -12,6 +12,7 @@ import { fixedSource } from '../../daemon/masking/sources.js';
 import type { BoundaryPolicy } from '../../daemon/results/boundary.js';
 import {
   BATCHES,
+  CASES,
   assertNoLeak,
   outputArb,
   outputText,
@@ -51,7 +52,7 @@ async function plannedUpstream(
   };
 }
 
-test('property: extension and knowledge upstreams — answers and error bodies reach the agent masked (2,000 for each upstream)', async (t) => {
+test(`property: extension and knowledge upstreams — answers and error bodies reach the agent masked (${CASES} for each upstream)`, async (t) => {
   const up = await plannedUpstream(t);
   const ext = {
     name: 'demo',
@@ -67,7 +68,7 @@ test('property: extension and knowledge upstreams — answers and error bodies r
     receipt: null as never,
   };
   const status = fc.constantFrom(200, 200, 400, 404, 422, 500, 503);
-  // Every case goes to each upstream: 2,000 answers or error bodies for each.
+  // Every case goes to each upstream: CASES answers or error bodies for each.
   const caseArb = fc.record({ o: outputArb, statuses: fc.tuple(status, status, status) });
   const spill = tempDir(t, 'agentteam-prop-upstream-');
   await fc.assert(
@@ -154,7 +155,7 @@ test('property: extension and knowledge upstreams — answers and error bodies r
   );
 });
 
-test("property: the log — every diagnostic line is masked by the log's writer (2,000 lines)", () => {
+test(`property: the log — every diagnostic line is masked by the log's writer (${CASES} lines)`, () => {
   const caseArb = fc.record({ o: outputArb, key: fc.boolean(), nested: fc.boolean() });
   fc.assert(
     fc.property(

@@ -4,6 +4,8 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startCluster } from '../../devkit/pg-cluster.js';
+import { SOAK } from '../../devkit/scale.js';
 
 /**
  * Beyond the store contract's case table: every suite that drives the
@@ -11,7 +13,9 @@ import { fileURLToPath } from 'node:url';
  * workflows, agent edits, idempotency selectors, the byte-exact round-trip
  * properties) runs a second time with its store on PostgreSQL
  * (AGENTTEAM_TEST_STORE=postgres, see devkit/inproc.ts). One file at a time,
- * so it adds little to the machine's load while the rest of `npm test` runs.
+ * so it adds little to the machine's load while the rest of `npm test` runs,
+ * and one cluster for them all (AGENTTEAM_TEST_PG_PORT, see devkit/pg.ts):
+ * each test still gets a database of its own.
  */
 /** dist/test: the suites sit one folder deep under it, each in the folder of the code it tests. */
 const TESTS = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -30,13 +34,20 @@ test('every in-process domain suite passes with its store on PostgreSQL', {
     )
     .filter((f) => readFileSync(join(TESTS, f), 'utf8').includes("from '../../devkit/inproc.js'"));
   assert.ok(files.length >= 6, `found only ${files.join(', ')}`);
-  t.diagnostic(`suites: ${files.join(', ')}`);
+  // The suites inherit AGENTTEAM_TEST_SOAK: under `npm run test:soak` their heavy tests run at full size here too.
+  t.diagnostic(`suites (${SOAK ? 'soak' : 'quick'} scale): ${files.join(', ')}`);
+  const cluster = await startCluster();
+  t.after(() => cluster.stop());
   const child = spawn(
     process.execPath,
     ['--test', '--test-concurrency=1', '--test-reporter=tap', ...files.map((f) => join(TESTS, f))],
     {
       // Without NODE_TEST_CONTEXT the child is a test runner of its own, not a reporter for this one.
-      env: { ...withoutTestContext(process.env), AGENTTEAM_TEST_STORE: 'postgres' },
+      env: {
+        ...withoutTestContext(process.env),
+        AGENTTEAM_TEST_STORE: 'postgres',
+        AGENTTEAM_TEST_PG_PORT: String(cluster.port),
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );

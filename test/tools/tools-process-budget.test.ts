@@ -9,11 +9,12 @@ import { alive, waitFor } from '../../devkit/wait.js';
 import { prepareHome } from '../../devkit/tools.js';
 import { MAX_CAPTURE_BYTES } from '../../daemon/tools/command.js';
 import { OutputBudget } from '../../daemon/tools/output-budget.js';
+import { scale } from '../../devkit/scale.js';
 
 /**
  * Declared commands as a hostile or careless tool author writes them: one
  * that escapes its process group and session (`setsid`, a double fork) and
- * one that prints the most it may, 32 times at once.
+ * one that prints the most it may, many times at once.
  */
 const NODE = process.execPath;
 const none = { type: 'object', properties: {}, additionalProperties: false };
@@ -86,11 +87,20 @@ test('nothing a declared command starts outlives its call: setsid and a double f
   );
 });
 
-test('32 concurrent maximal outputs: the daemon-wide output budget holds the daemon RSS under 768 MiB', {
+/**
+ * How many at once: 14 in `npm test` (896 MiB of output, past the 768 MiB
+ * the daemon must stay under and 14 times the daemon-wide budget), 32 at
+ * soak scale (devkit/scale.ts).
+ */
+const MAXIMAL = scale(14, 32);
+
+test(`${MAXIMAL} concurrent maximal outputs: the daemon-wide output budget holds the daemon RSS under 768 MiB`, {
   timeout: 600_000,
 }, async (t) => {
   if (spawnSync('head', ['--version']).error || spawnSync('yes', ['--version']).error)
     return t.skip('coreutils head/yes are not installed');
+  // Held at once, the outputs would take the daemon past its limit: only the budget keeps it under.
+  assert.ok(MAXIMAL * MAX_CAPTURE_BYTES > 768 * 2 ** 20, `${MAXIMAL} outputs exceed 768 MiB`);
   // Exactly the per-call maximum: each call alone would be accepted.
   const argv = [
     'sh',
@@ -105,14 +115,14 @@ test('32 concurrent maximal outputs: the daemon-wide output budget holds the dae
   const before = memoryOf(h.pid);
   const started = Date.now();
   const results = await Promise.all(
-    Array.from({ length: 32 }, () =>
+    Array.from({ length: MAXIMAL }, () =>
       agent.client.callTool({ name: 'max_out', arguments: {} }, undefined, { timeout: 600_000 }),
     ),
   );
   const after = memoryOf(h.pid);
   const failed = results.filter((r) => r.isError).map((r) => text(r).slice(0, 300));
   t.diagnostic(
-    `32 maximal outputs answered in ${Date.now() - started} ms; daemon RSS before ${(before.rss / 2 ** 20).toFixed(0)} MiB, peak ${(after.hwm / 2 ** 20).toFixed(0)} MiB`,
+    `${MAXIMAL} maximal outputs answered in ${Date.now() - started} ms; daemon RSS before ${(before.rss / 2 ** 20).toFixed(0)} MiB, peak ${(after.hwm / 2 ** 20).toFixed(0)} MiB`,
   );
   assert.deepEqual(
     failed,

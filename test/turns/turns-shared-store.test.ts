@@ -9,6 +9,7 @@ import { closeHttp } from '../../devkit/http.js';
 import { operatorOf } from '../../devkit/operator.js';
 import { freshDatabase } from '../../devkit/pg.js';
 import { answerRuntime, type Turn } from '../../devkit/turns.js';
+import { scale } from '../../devkit/scale.js';
 
 /**
  * Many daemons, one team, delivered turns: real daemons (spawned CLI,
@@ -135,7 +136,10 @@ function message(i: number): { target: string; content: string; to: string[] } {
   return { target: `channel:room${i % 3}`, content, to: [...to] };
 }
 
-test('two daemons, 200 messages to 20 agents: every (message, agent) pair in exactly one turn, every turn run once', async (t) => {
+/** Messages: 80 in `npm test` (162 pairs), 200 at soak scale (406 pairs; devkit/scale.ts). Every agent is named either way. */
+const MESSAGES = scale(80, 200);
+
+test(`two daemons, ${MESSAGES} messages to 20 agents: every (message, agent) pair in exactly one turn, every turn run once`, async (t) => {
   const url = await freshDatabase();
   const record = mkdtempSync(join(tmpdir(), 'agentteam-turns-pg-record-'));
   t.after(async () => rmSync(record, { recursive: true, force: true }));
@@ -149,7 +153,7 @@ test('two daemons, 200 messages to 20 agents: every (message, agent) pair in exa
   const pairs = new Map<string, string>(); // `${messageId} ${agentId}` → the turn the post named
   let next = 0;
   const poster = async () => {
-    for (let i = next++; i < 200; i = next++) {
+    for (let i = next++; i < MESSAGES; i = next++) {
       const m = message(i);
       const r = await post(daemons[i % 2]!, m.target, m.content);
       assert.deepEqual(r.turns.map((x) => x.agentId).sort(), [...m.to].sort(), m.content);
@@ -160,7 +164,7 @@ test('two daemons, 200 messages to 20 agents: every (message, agent) pair in exa
     }
   };
   await Promise.all(Array.from({ length: 8 }, poster));
-  assert.ok(pairs.size > 300, `${pairs.size} pairs`);
+  assert.ok(pairs.size > MESSAGES * 1.5, `${pairs.size} pairs`);
 
   const turns = await until('every turn to end', 90_000, async () => {
     const all = await allTurns(daemons[0]);
