@@ -24,6 +24,7 @@ export type CommandName =
   | 'tools-answer'
   | 'operator-read'
   | 'daemon-logs'
+  | 'watch'
   | 'completion'
   | 'audit'
   | 'console'

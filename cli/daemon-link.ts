@@ -13,7 +13,7 @@ import { type DaemonTarget, openHttpStream, sendHttp } from './daemon-http.js';
  * operator event stream (`events.open`) and calls to the operator API, both
  * through the one client (lib/operator-client.ts); calls share one keep-alive
  * agent. `serve --stdio` is a provider of client tools on it, `daemon logs
- * --follow` an observer. It never opens the store.
+ * --follow` and `watch` observers. It never opens the store.
  */
 
 export type LinkEvent = OperatorEvent<'events.open'>;
@@ -55,17 +55,21 @@ export class DaemonLink {
   }
 
   /**
-   * Opens the event stream: a provider's, or (`provider` false) an observer's that also carries the daemon's
-   * diagnostics (`daemon.log`); resolves with the client id of its hello.
+   * Opens the event stream: a provider's, an observer's that also carries the daemon's diagnostics
+   * (`daemon.log`, for `daemon logs --follow`), or a plain observer's (`agentteam watch`); resolves with
+   * the client id of its hello.
    * `onEvent` sees every later event; `onEnd` runs once when the stream ends without close().
    */
   open(
     onEvent: (e: LinkEvent) => void,
     onEnd: (why: string) => void,
-    provider = true,
+    mode: 'provider' | 'logs' | 'watch' = 'provider',
   ): Promise<string> {
     const stream = this.client.events('events.open', {
-      query: provider ? { client_tools: '1' } : { client_tools: '0', logs: '1' },
+      query:
+        mode === 'provider'
+          ? { client_tools: '1' }
+          : { client_tools: '0', ...(mode === 'logs' ? { logs: '1' } : {}) },
     });
     this.stream = stream;
     return new Promise((resolve, reject) => {

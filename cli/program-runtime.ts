@@ -63,11 +63,24 @@ export function declareRuntimeCommands(
   daemon
     .command('logs')
     .description(
-      "Print the daemon's recent diagnostics, one JSON line each; with --follow, keep printing them and the operator events as they happen.",
+      "Print the daemon's recent diagnostics, one JSON line each; with --follow, keep printing them and the operator events as they happen (as JSON: for a readable view of messages, approvals, tasks and turns, use `agentteam watch`).",
     )
     .option('--follow', 'keep printing until interrupted or the daemon stops')
     .option('--limit <n>', 'recent lines to print first (default 100, at most 1000)', positiveInt)
     .action(bind('daemon-logs'));
+
+  program
+    .command('watch')
+    .description(
+      'Print what happens in the team as it happens: messages, approvals, tasks and turns, one readable line each (time, kind, who, what), until interrupted.',
+    )
+    .option('--kind <kinds>', 'only these event kinds, separated by commas')
+    .option(
+      '--target <target>',
+      'only events about this target (dm:AGENT, channel:NAME, task:ID, ...)',
+    )
+    .option('--json', 'one JSON object a line ({"type","data"})')
+    .action(bind('watch'));
 
   program
     .command('run')

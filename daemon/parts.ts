@@ -1,3 +1,4 @@
+import { storeEvent } from './events/store-events.js';
 import type { Hono } from 'hono';
 import type { RuntimeEnv } from './auth/principal.js';
 import { systemClock, type Clock } from '../lib/clock.js';
@@ -138,6 +139,8 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
   activity.connect((type, event) =>
     clientTools.streams.publish({ type, data: { ...event }, redacted: null, audience: null }),
   );
+  // Committed messages, approvals and tasks, from whichever path wrote them.
+  services.notices.connect((n) => clientTools.streams.publish(storeEvent(n, services.gate)));
   opts.logs?.connect((e) =>
     clientTools.streams.publish({
       type: 'daemon.log',

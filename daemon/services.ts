@@ -1,3 +1,4 @@
+import type { StoreNotices } from './store/notices.js';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Clock } from '../lib/clock.js';
@@ -69,6 +70,8 @@ export interface Services {
   readonly scheduler: Scheduler;
   /** The people's side of approvals (operator API). */
   readonly approvals: ApprovalOperatorApi;
+  /** Committed writes of messages, approvals and tasks, for the event stream. */
+  readonly notices: StoreNotices;
   /** Installed extensions and the runtime catalog new authorizations pin. */
   readonly extensions: ExtensionStore;
   /** The one registry of what agents can call over MCP (built-in, declared, client tools). */
@@ -198,7 +201,7 @@ export async function openServices(opts: OpenServicesOptions): Promise<Services>
   };
   const triggers = embedded.domain(workflowDomain).triggers;
   const messages = withMessageTriggers(
-    new MessageStore(sql, opts.clock),
+    new MessageStore(sql, opts.clock, embedded.notices),
     triggers,
     sql,
     (message) => diag('message_trigger_failed', { message }),
@@ -233,6 +236,7 @@ export async function openServices(opts: OpenServicesOptions): Promise<Services>
     messages,
     scheduler,
     approvals: embedded.approvals,
+    notices: embedded.notices,
     turns: embedded.domain(turnDomain),
     devices: embedded.domain(deviceDomain),
     instance,

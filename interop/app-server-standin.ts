@@ -1,4 +1,12 @@
-import { markerIn, sse, start, text, type StandIn } from './model-standins.js';
+import {
+  markerIn,
+  responsesAside,
+  responsesReply,
+  responsesText,
+  start,
+  text,
+  type StandIn,
+} from './model-standins.js';
 
 /** What the app-server stand-in told each thread to call, and the answers it got back, by call id. */
 export interface AppServerStandIn extends StandIn {
@@ -26,11 +34,7 @@ export function startAppServerStandIn(): Promise<AppServerStandIn> {
   const calls: AppServerStandIn['calls'] = [];
   let n = 0;
   return start((path, body, res) => {
-    if (path.endsWith('/models'))
-      return void res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end('{"object":"list","data":[]}');
-    if (!path.endsWith('/responses')) return void res.writeHead(404).end();
+    if (responsesAside(path, res)) return;
     const input: any[] = Array.isArray(body?.input) ? body.input : [];
     for (const o of input.filter((i) => i?.type === 'function_call_output')) {
       const c = calls.find((x) => x.callId === o.call_id);
@@ -100,40 +104,8 @@ export function startAppServerStandIn(): Promise<AppServerStandIn> {
         status: 'completed',
       };
     } else {
-      item = {
-        type: 'message',
-        id: `msg_as_${id}`,
-        role: 'assistant',
-        status: 'completed',
-        content: [
-          { type: 'output_text', text: child ? 'child: done' : 'primary: done', annotations: [] },
-        ],
-      };
+      item = responsesText(`msg_as_${id}`, child ? 'child: done' : 'primary: done');
     }
-    const usage = {
-      input_tokens: 10,
-      input_tokens_details: { cached_tokens: 0 },
-      output_tokens: 5,
-      output_tokens_details: { reasoning_tokens: 0 },
-      total_tokens: 15,
-    };
-    const response = {
-      id: `resp_as_${id}`,
-      object: 'response',
-      created_at: Math.floor(Date.now() / 1000),
-      status: 'completed',
-      model: body?.model ?? 'stand-in',
-      output: [item],
-      usage,
-    };
-    sse(res, [
-      [
-        'response.created',
-        { type: 'response.created', response: { ...response, status: 'in_progress', output: [] } },
-      ],
-      ['response.output_item.added', { type: 'response.output_item.added', output_index: 0, item }],
-      ['response.output_item.done', { type: 'response.output_item.done', output_index: 0, item }],
-      ['response.completed', { type: 'response.completed', response }],
-    ]);
+    responsesReply(res, body, item, `resp_as_${id}`);
   }).then((s) => Object.assign(s, { calls }));
 }

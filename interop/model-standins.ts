@@ -11,8 +11,8 @@ import type { AddressInfo } from 'node:net';
  */
 export interface StandIn {
   readonly url: string;
-  /** Every request body seen, for diagnostics. */
-  readonly seen: { path: string; body: any }[];
+  /** Every request seen (path, body, headers), for diagnostics and the checks on what reached the model. */
+  readonly seen: { path: string; body: any; headers: IncomingMessage['headers'] }[];
   /** Tool results the runtime sent back (text). */
   readonly results: string[];
   close(): Promise<void>;
@@ -71,7 +71,7 @@ export async function start(
   server = createServer(async (req, res) => {
     const body = await readBody(req);
     const path = (req.url ?? '').split('?')[0] ?? '';
-    seen.push({ path, body });
+    seen.push({ path, body, headers: req.headers });
     try {
       handle(path, body, res, s);
     } catch (err) {
@@ -85,14 +85,44 @@ export async function start(
 
 export const text = (x: unknown): string => (typeof x === 'string' ? x : JSON.stringify(x ?? ''));
 
+/**
+ * What an Anthropic stand-in answers before the model: token counts, and 404
+ * for anything but `/v1/messages`. True when it has answered.
+ */
+export function anthropicAside(path: string, res: ServerResponse): boolean {
+  if (path.endsWith('/count_tokens')) {
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"input_tokens":10}');
+    return true;
+  }
+  if (path.endsWith('/v1/messages')) return false;
+  res.writeHead(404).end();
+  return true;
+}
+
+/** The same for a Responses stand-in: an empty model list, and 404 for anything but `/responses`. */
+export function responsesAside(path: string, res: ServerResponse): boolean {
+  if (path.endsWith('/models')) {
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"object":"list","data":[]}');
+    return true;
+  }
+  if (path.endsWith('/responses')) return false;
+  res.writeHead(404).end();
+  return true;
+}
+
+/** A finished assistant message of the Responses API with one text. */
+export const responsesText = (id: string, text: string) => ({
+  type: 'message',
+  id,
+  role: 'assistant',
+  status: 'completed',
+  content: [{ type: 'output_text', text, annotations: [] }],
+});
+
 /** Anthropic Messages API (`POST /v1/messages`, streamed or not) as Claude Code calls it. */
 export function startAnthropicStandIn(): Promise<StandIn> {
   return start((path, body, res, s) => {
-    if (path.endsWith('/count_tokens'))
-      return void res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end('{"input_tokens":10}');
-    if (!path.endsWith('/v1/messages')) return void res.writeHead(404).end();
+    if (anthropicAside(path, res)) return;
     const messages: any[] = body?.messages ?? [];
     const hasTool = (body?.tools ?? []).some((t: any) => t?.name === TOOL);
     const toolResult = messages
@@ -124,11 +154,7 @@ export function startAnthropicStandIn(): Promise<StandIn> {
 /** OpenAI Responses API (`POST /v1/responses`, streamed) as Codex calls it. */
 export function startOpenAIStandIn(): Promise<StandIn> {
   return start((path, body, res, s) => {
-    if (path.endsWith('/models'))
-      return void res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end('{"object":"list","data":[]}');
-    if (!path.endsWith('/responses')) return void res.writeHead(404).end();
+    if (responsesAside(path, res)) return;
     const input: any[] = Array.isArray(body?.input) ? body.input : [];
     // Current Codex groups an MCP server's tools in a `namespace` tool (`mcp__agentteam` + `message_send`);
     // older builds list flat functions named `mcp__agentteam__message_send`.
@@ -157,19 +183,10 @@ export function startOpenAIStandIn(): Promise<StandIn> {
       };
     } else {
       if (output) s.results.push(text(output.output));
-      item = {
-        type: 'message',
-        id: `msg_${Date.now()}`,
-        role: 'assistant',
-        status: 'completed',
-        content: [
-          {
-            type: 'output_text',
-            text: output ? `done: ${text(output.output).slice(0, 200)}` : 'ok',
-            annotations: [],
-          },
-        ],
-      };
+      item = responsesText(
+        `msg_${Date.now()}`,
+        output ? `done: ${text(output.output).slice(0, 200)}` : 'ok',
+      );
     }
     responsesReply(res, body, item, id);
   });

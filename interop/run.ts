@@ -10,7 +10,7 @@ import {
 import { checkCodex } from './codex.js';
 import type { CheckContext, CheckResult } from './run-under.js';
 import { checkCodexAppServer } from './codex-app-server.js';
-import { checkClaudeTurns, checkCodexTurns } from './turns.js';
+import { checkClaudeTurns, checkCodexTurns, checkOpencodeTurns } from './turns.js';
 import { ensureNpm, ensurePython, NPM_CLIENTS, PYTHON_SDK, type Installed } from './install.js';
 
 /**
@@ -30,7 +30,7 @@ type Row = {
 };
 
 const only = new Set(process.argv.slice(2));
-/** `claude` also runs `claude-turns`, `codex` the other Codex cases, `turns` every turn case. */
+/** `claude` also runs `claude-turns`, `codex` the other Codex cases, `opencode` `opencode-turns`, `turns` every turn case. */
 const wanted = (id: string) =>
   only.size === 0 ||
   only.has(id) ||
@@ -95,6 +95,12 @@ const PLANS: Plan[] = [
     install: () => ensureNpm(npm('opencode')),
     pinned: npm('opencode').version,
     run: (ctx) => checkOpencode(ctx),
+  },
+  {
+    id: 'opencode-turns',
+    install: () => ensureNpm(npm('opencode')),
+    pinned: npm('opencode').version,
+    run: (ctx) => checkOpencodeTurns(ctx),
   },
   {
     id: 'mcp-remote',

@@ -1,4 +1,13 @@
-import { anthropicReply, responsesReply, start, text, type StandIn } from './model-standins.js';
+import {
+  anthropicAside,
+  anthropicReply,
+  responsesAside,
+  responsesReply,
+  responsesText,
+  start,
+  text,
+  type StandIn,
+} from './model-standins.js';
 
 /**
  * Model stand-ins for delivered turns: the model reads the turn's prompt
@@ -19,19 +28,16 @@ function asked(haystack: string): { target: string; replyTo: string } | null {
 
 export const replyContent = (messageId: string) => `interop-turn-reply-${messageId}`;
 
-/** Anthropic Messages, the tool as Claude Code names an MCP server's tool. */
-export function startClaudeTurnStandIn(): Promise<StandIn> {
+/**
+ * Anthropic Messages, the tool as the runtime names an MCP server's tool:
+ * Claude Code `mcp__agentteam__message_send`, OpenCode `agentteam_message_send`.
+ */
+export function startAnthropicTurnStandIn(tool: string): Promise<StandIn> {
   const answered = new Set<string>();
   return start((path, body, res, s) => {
-    if (path.endsWith('/count_tokens'))
-      return void res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end('{"input_tokens":10}');
-    if (!path.endsWith('/v1/messages')) return void res.writeHead(404).end();
+    if (anthropicAside(path, res)) return;
     const messages: any[] = body?.messages ?? [];
-    const hasTool = (body?.tools ?? []).some(
-      (t: any) => t?.name === 'mcp__agentteam__message_send',
-    );
+    const hasTool = (body?.tools ?? []).some((t: any) => t?.name === tool);
     const ask = asked(text(messages));
     if (hasTool && ask && !answered.has(ask.replyTo)) {
       answered.add(ask.replyTo);
@@ -39,7 +45,7 @@ export function startClaudeTurnStandIn(): Promise<StandIn> {
       const block = {
         type: 'tool_use',
         id: `toolu_${Date.now()}`,
-        name: 'mcp__agentteam__message_send',
+        name: tool,
         input,
       };
       return anthropicReply(res, body, block, 'tool_use');
@@ -58,11 +64,7 @@ export function startCodexTurnStandIn(): Promise<StandIn> {
   const answered = new Set<string>();
   let n = 0;
   return start((path, body, res, s) => {
-    if (path.endsWith('/models'))
-      return void res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end('{"object":"list","data":[]}');
-    if (!path.endsWith('/responses')) return void res.writeHead(404).end();
+    if (responsesAside(path, res)) return;
     const input: any[] = Array.isArray(body?.input) ? body.input : [];
     const hasTool = (body?.tools ?? []).some(
       (t: any) =>
@@ -87,13 +89,6 @@ export function startCodexTurnStandIn(): Promise<StandIn> {
     }
     const output = input.at(-1);
     if (output?.type === 'function_call_output') s.results.push(text(output.output));
-    const item = {
-      type: 'message',
-      id: `msg_turn_${id}`,
-      role: 'assistant',
-      status: 'completed',
-      content: [{ type: 'output_text', text: 'answered', annotations: [] }],
-    };
-    responsesReply(res, body, item, `resp_turn_${id}`);
+    responsesReply(res, body, responsesText(`msg_turn_${id}`, 'answered'), `resp_turn_${id}`);
   });
 }

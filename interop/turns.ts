@@ -6,7 +6,7 @@ import { post, waitTurn, type Turn } from '../devkit/turns.js';
 import { userCodexConfig } from './codex.js';
 import type { StandIn } from './model-standins.js';
 import { isolatedEnv, tail, versionOf, type CheckContext, type CheckResult } from './run-under.js';
-import { replyContent, startClaudeTurnStandIn, startCodexTurnStandIn } from './turn-standins.js';
+import { replyContent, startAnthropicTurnStandIn, startCodexTurnStandIn } from './turn-standins.js';
 
 /**
  * Delivered turns with real runtimes: a daemon of its own (its runtimes
@@ -23,6 +23,8 @@ interface TurnCase {
   /** The user's own files in the fresh HOME (the Codex home). */
   readonly setup?: (home: string, standIn: StandIn) => void;
   readonly env?: Record<string, string>;
+  /** Appended to the stand-in's URL for the profile's baseUrl (an SDK that wants `/v1` in it). */
+  readonly baseUrlPath?: string;
 }
 
 const TURN_TIMEOUT_MS = 180_000;
@@ -57,7 +59,7 @@ async function runTurnCase(ctx: CheckContext, c: TurnCase): Promise<string> {
         agents: [
           {
             ...c.agent,
-            baseUrl: c.agent.baseUrl === null ? undefined : m.url,
+            baseUrl: c.agent.baseUrl === null ? undefined : m.url + (c.baseUrlPath ?? ''),
             filesystem: { allowedPaths: [work] },
           },
         ],
@@ -110,7 +112,19 @@ async function runTurnCase(ctx: CheckContext, c: TurnCase): Promise<string> {
           );
         carried.push(requests.length);
       }
-      return `${done.length} DMs to ${id}: each answered in dm:${id} with replyTo (content ${replyContent('<id>')}); turns 2 and 3 resumed session ${session}, their model requests (${carried.join(', ')}) carried the exchange before them`;
+      // The profile's header values reached every request the runtime made to the model.
+      const headers = Object.entries((c.agent.headers ?? {}) as Record<string, string>);
+      for (const [name, value] of headers) {
+        const missing = m.seen.filter((x) => x.headers[name.toLowerCase()] !== value);
+        if (missing.length > 0)
+          throw new Error(
+            `${missing.length} of ${m.seen.length} model requests lacked the profile header ${name}`,
+          );
+      }
+      const sent = headers.length
+        ? `; every model request (${m.seen.length}) carried the profile's header${headers.length > 1 ? 's' : ''} ${headers.map(([n]) => n).join(', ')}`
+        : '';
+      return `${done.length} DMs to ${id}: each answered in dm:${id} with replyTo (content ${replyContent('<id>')}); turns 2 and 3 resumed session ${session}, their model requests (${carried.join(', ')}) carried the exchange before them${sent}`;
     } finally {
       await d.close();
     }
@@ -126,10 +140,11 @@ export async function checkClaudeTurns(ctx: CheckContext): Promise<CheckResult> 
       id: 'claudeturn',
       runtime: 'claude',
       apiKeyEnv: 'INTEROP_STANDIN_KEY',
+      headers: { 'X-Interop-Team': 'interop-header-value' },
       model: 'sonnet',
       launch: { binary: join(ctx.binDir, 'claude'), deadlineSeconds: 170 },
     },
-    standIn: startClaudeTurnStandIn,
+    standIn: () => startAnthropicTurnStandIn('mcp__agentteam__message_send'),
     env: {
       CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
       DISABLE_AUTOUPDATER: '1',
@@ -149,6 +164,7 @@ export async function checkCodexTurns(ctx: CheckContext): Promise<CheckResult> {
       id: 'codexturn',
       runtime: 'codex',
       apiKeyEnv: 'INTEROP_STANDIN_KEY',
+      headers: { 'X-Interop-Team': 'interop-header-value' },
       launch: { binary: join(ctx.binDir, 'codex'), deadlineSeconds: 170 },
     },
     standIn: startCodexTurnStandIn,
@@ -162,5 +178,31 @@ export async function checkCodexTurns(ctx: CheckContext): Promise<CheckResult> {
   return {
     version: `${await versionOf(ctx, 'codex --version')} app-server`,
     detail: `codex app-server, thread/start then thread/resume + turn/start: ${detail}`,
+  };
+}
+
+export async function checkOpencodeTurns(ctx: CheckContext): Promise<CheckResult> {
+  const detail = await runTurnCase(ctx, {
+    agent: {
+      id: 'opencodeturn',
+      runtime: 'opencode',
+      // OpenCode's own Anthropic provider, its endpoint the stand-in; a model name its catalogue lacks.
+      model: 'anthropic/stand-in',
+      apiKeyEnv: 'INTEROP_STANDIN_KEY',
+      headers: { 'X-Interop-Team': 'interop-header-value' },
+      launch: { binary: join(ctx.binDir, 'opencode'), deadlineSeconds: 170 },
+    },
+    // The Anthropic SDK OpenCode uses takes the base URL with its version.
+    baseUrlPath: '/v1',
+    standIn: () => startAnthropicTurnStandIn('agentteam_message_send'),
+    env: {
+      OPENCODE_DISABLE_AUTOUPDATE: '1',
+      OPENCODE_DISABLE_MODELS_FETCH: '1',
+      OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
+    },
+  });
+  return {
+    version: await versionOf(ctx, 'opencode --version'),
+    detail: `opencode run --format json, then --session with the sessionID of its events, prompt on stdin: ${detail}`,
   };
 }

@@ -1,3 +1,4 @@
+import { EVENT_KINDS } from '../event-kinds.js';
 import {
   appResultSchema,
   registeredSchema,
@@ -265,7 +266,7 @@ export const events = operatorRoute({
   method: 'GET',
   path: '/api/v1/events',
   summary:
-    'The event stream (SSE): a hello frame, client-tool calls with client_tools=1, daemon.log lines with logs=1.',
+    'The event stream (SSE): a hello frame, messages, approvals, tasks, turns and tool cards as they happen, client-tool calls with client_tools=1, daemon.log lines with logs=1.',
   permission: 'operator',
   invalid: 'invalid_request',
   query: {
@@ -281,7 +282,11 @@ export const events = operatorRoute({
     kind: 'sse',
     event: {
       type: 'object',
-      description: 'The data of one event; its SSE event name is its type.',
+      description: `The data of one event; its SSE event name is its type, one of: ${Object.entries(
+        EVENT_KINDS,
+      )
+        .map(([kind, holds]) => `${kind} (${holds})`)
+        .join('; ')}.`,
     },
   },
 });

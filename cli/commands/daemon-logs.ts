@@ -46,7 +46,7 @@ export async function main(opts: Record<string, unknown>, _args: string[]): Prom
           process.stderr.write(`agentteam daemon logs: ${visible(why)}\n`);
           ended(3);
         },
-        false,
+        'logs',
       );
     } catch (err) {
       link.close();

@@ -92,10 +92,10 @@ export function registerConsoleActions(
   });
 }
 
-/** Where a decision returns: the older page it came from (a link of the page's own form), else the newest. */
+/** Where a decision returns: the overview or the older page it came from (a link of the page's own form), else the newest. */
 function backTo(back: unknown): string {
   return typeof back === 'string' &&
-    /^\/console\/approvals\?server=[\w.%-]+&cursor=[\w.%-]+$/.test(back)
+    (back === '/console/' || /^\/console\/approvals\?server=[\w.%-]+&cursor=[\w.%-]+$/.test(back))
     ? back
     : '/console/approvals';
 }

@@ -7,6 +7,7 @@ import { buildReport, type Report, type SurfaceInput } from '../../lib/token-rep
 import type { Clock } from '../../lib/clock.js';
 import { ANALYSIS_PATH } from '../http/paths.js';
 import { readApprovals } from './approvals-read.js';
+import { readNeedsYou } from './needs-you-read.js';
 import type { ConsoleOperator } from './operator-client.js';
 import { ActivityBody, type ActivityFilter } from './pages/activity.js';
 import { ApprovalsBody, olderHref } from './pages/approvals.js';
@@ -112,7 +113,8 @@ export function pageBodies(
     return <ApprovalsBody data={data} csrf={c.get('session').csrf} {...(back ? { back } : {})} />;
   };
 
-  const overview: Body = async () => {
+  const overview: Body = async (c) => {
+    const needs = await readNeedsYou(op, serverOf(c));
     const status = await op.call('daemon.status', {});
     const hour = await op.call('audit.summary', { query: { since: '1h' } });
     const { minutes } = await op.call('audit.minutes', { query: { since: '1h' } });
@@ -121,6 +123,8 @@ export function pageBodies(
     const slowest = [...hour.byTool].sort((a, b) => b.p95Ms - a.p95Ms).slice(0, 10);
     return (
       <OverviewBody
+        needs={needs}
+        csrf={c.get('session').csrf}
         status={status}
         minutes={minutesOf(minutes, d.clock.now())}
         slowest={slowest}

@@ -1,20 +1,15 @@
+import type { EventKind } from '../../catalog/event-kinds.js';
+
 /**
  * One event on the daemon-wide event bus: what the operator event streams
  * (`GET /api/v1/events`) carry. The client-tools broker publishes its calls
- * and changes on it, the operator parts their tool cards and the daemon its
- * diagnostic lines.
+ * and changes on it, the operator parts their tool cards, the daemon its
+ * diagnostic lines, the turn runner its turns and the store its committed
+ * messages, approvals and tasks (events/store-events.ts).
  */
 export interface DaemonEvent {
-  readonly type:
-    | 'client_tool.request'
-    | 'client_tool.cancelled'
-    | 'client_tools.changed'
-    | 'tool.shown'
-    | 'tool.asked'
-    | 'tool.answered'
-    | 'daemon.log'
-    | 'turn.started'
-    | 'turn.finished';
+  /** A kind of catalog/event-kinds.ts (the stream's own frames, hello and heartbeat, are not published). */
+  readonly type: Exclude<EventKind, 'hello' | 'heartbeat'>;
   readonly data: Record<string, unknown>;
   /** What streams outside `audience` see instead (ids only); null when everyone sees `data`. */
   readonly redacted: Record<string, unknown> | null;

@@ -33,9 +33,7 @@ async function readable(
     case 'channel':
       return true;
     case 'dm':
-      return (
-        key === p.agentId || (await lookup.hasWritten(p.serverId, target, `agent:${p.agentId}`))
-      );
+      return key === p.agentId || (await lookup.wrote(p.serverId, target, `agent:${p.agentId}`));
     case 'thread': {
       const root = await lookup.message(p.serverId, key);
       return root !== null && depth < 4 && (await readable(lookup, p, root.target, depth + 1));

@@ -35,7 +35,8 @@ function roleOf(ctx: CallContext): ThreadRole {
 
 interface Entry {
   readonly tool: McpToolDescriptor;
-  readonly validate: ValidateFunction;
+  /** Compiled at the tool's first call, not at start: a daemon that never sees a call pays nothing. */
+  validate: ValidateFunction | null;
   readonly handler: ToolHandler;
 }
 
@@ -59,7 +60,7 @@ export function createToolHost(
     const handler = handlers[tool.name];
     if (!handler) throw new Error(`MCP tool "${tool.name}" has no handler`);
     if (entries.has(tool.name)) throw new Error(`MCP tool "${tool.name}" is declared twice`);
-    entries.set(tool.name, { tool, validate: ajv.compile(tool.inputSchema as object), handler });
+    entries.set(tool.name, { tool, validate: null, handler });
   }
   for (const name of Object.keys(handlers)) {
     if (!entries.has(name)) throw new Error(`handler "${name}" names no MCP tool in the inventory`);
@@ -72,12 +73,14 @@ export function createToolHost(
       ...wireTool(tool),
       owner: BUILTIN_OWNER,
       async call(input, ctx) {
-        if (!entry.validate(input)) {
+        entry.validate ??= ajv.compile(tool.inputSchema as object) as ValidateFunction;
+        const validate = entry.validate;
+        if (!validate(input)) {
           // The same JSON-pointer details, detail cap and count of the rest as Exec.
           throw new ExecError(
             'validation_failed',
             `arguments do not match the ${tool.name} input schema`,
-            detailsOf(entry.validate.errors ?? [], entry.validate.errorCount),
+            detailsOf(validate.errors ?? [], validate.errorCount),
           );
         }
         if (ctx.signal.aborted) throw new ExecError('forbidden', 'the authorization was revoked');

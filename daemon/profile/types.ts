@@ -9,7 +9,7 @@ export interface AgentConfig {
   readonly runtime: Runtime;
   readonly model: string | null;
   readonly baseUrl: string | null;
-  /** Header name -> value. Values are secrets and never leave the daemon. */
+  /** Header name -> value. Values are secrets: masked, never logged, given to the agent's own runtime only through its environment. */
   readonly headers: Readonly<Record<string, string>>;
   readonly apiKeyEnv: string | null;
   readonly allowedPaths: readonly string[];

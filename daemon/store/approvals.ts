@@ -12,7 +12,7 @@ import { isoTime, newId } from './ids.js';
 import { createdAtPage, type Condition } from './keyset-page.js';
 import type { Migration } from './migrations.js';
 import type { Caller } from './server-api.js';
-import type { Sql } from './sql.js';
+import type { Sql, SqlTx } from './sql.js';
 
 export const APPROVALS_MIGRATION: Migration = {
   id: '004_approvals',
@@ -103,7 +103,9 @@ export class ApprovalStore {
         now,
         now,
       ]);
-      return { approval: approvalOf((await q.get<Row>(BY_ID, [now, id, c.serverId]))!) };
+      const approval = approvalOf((await q.get<Row>(BY_ID, [now, id, c.serverId]))!);
+      this.s.notices.after(q, { kind: 'approval.requested', serverId: c.serverId, approval });
+      return { approval };
     });
   }
 
@@ -191,7 +193,7 @@ export class ApprovalStore {
   }
 
   private async apply(
-    q: Sql,
+    q: SqlTx,
     row: Row,
     decision: Decision,
     note: string | null,
@@ -218,7 +220,9 @@ export class ApprovalStore {
       row.id,
       now,
     ]);
-    return { approval: approvalOf(await this.row(q, row.server_id, row.id)) };
+    const approval = approvalOf(await this.row(q, row.server_id, row.id));
+    this.s.notices.after(q, { kind: 'approval.decided', serverId: row.server_id, approval });
+    return { approval };
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Idempotency } from './idempotency.js';
 import type { CursorCodec } from './cursor.js';
+import type { StoreNotices } from './notices.js';
 import type { SqlStore } from './sql.js';
 
 /** What every entity store of the team server shares. */
@@ -9,4 +10,6 @@ export interface StoreContext {
   readonly now: () => number;
   readonly idempotency: Idempotency;
   readonly cursors: CursorCodec;
+  /** Where committed writes of messages, approvals and tasks are announced. */
+  readonly notices: StoreNotices;
 }

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { Migration } from './migrations.js';
 import type { Sql, SqlStore, SqlTx } from './sql.js';
 import type { Clock } from '../../lib/clock.js';
 import { deepFreeze } from '../../lib/deep-freeze.js';
@@ -7,31 +6,7 @@ import type { MessageRecord } from '../../catalog/mcp-tools.js';
 import { ExecError } from '../errors/exec-error.js';
 import { LIMITS } from '../../catalog/limits.js';
 import { decodeMessageCursor, encodeMessageCursor } from './messages-cursor.js';
-
-/**
- * The message table, appended to the store's migration list (schema.ts).
- * Scoped by server_id like every other table: one embedded store stands in
- * for one team server per serverId.
- */
-export const MESSAGES_MIGRATION: Migration = {
-  id: '002_messages',
-  up(db) {
-    db.exec(`
-    CREATE TABLE messages (
-      seq INTEGER PRIMARY KEY AUTOINCREMENT,
-      id TEXT NOT NULL UNIQUE,
-      server_id TEXT NOT NULL,
-      target TEXT NOT NULL,
-      author TEXT NOT NULL,
-      content TEXT NOT NULL,
-      reply_to TEXT,
-      reactions TEXT NOT NULL DEFAULT '[]',
-      created_at INTEGER NOT NULL
-    ) STRICT;
-    CREATE INDEX messages_by_target ON messages (server_id, target, seq DESC);
-    `);
-  },
-};
+import type { StoreNotices } from './notices.js';
 
 export interface SendMessage {
   serverId: string;
@@ -133,6 +108,8 @@ export class MessageStore implements MessageApi {
   constructor(
     private readonly sql: SqlStore,
     private readonly clock: Clock,
+    /** Where each stored message is announced once its transaction commits (the daemon's event bus). */
+    private readonly notices?: StoreNotices,
   ) {}
 
   async send(input: SendMessage, q?: SqlTx): Promise<MessageRecord> {
@@ -140,7 +117,7 @@ export class MessageStore implements MessageApi {
     return this.sql.tx((t) => this.sendOn(t, input));
   }
 
-  private async sendOn(q: Sql, input: SendMessage): Promise<MessageRecord> {
+  private async sendOn(q: SqlTx, input: SendMessage): Promise<MessageRecord> {
     if (
       input.target.startsWith('thread:') &&
       !(await q.get(BY_ID, [input.serverId, input.target.slice('thread:'.length)]))
@@ -165,7 +142,9 @@ export class MessageStore implements MessageApi {
       ],
     ))!;
     this.forget(input.serverId, input.target);
-    return toRecord(row);
+    const message = toRecord(row);
+    this.notices?.after(q, { kind: 'message', serverId: input.serverId, message });
+    return message;
   }
 
   private async checkReplyTo(

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Migration } from './migrations.js';
-import { MESSAGES_MIGRATION } from './messages.js';
+import { MESSAGES_MIGRATION } from './messages-schema.js';
 import { IDEMPOTENCY_AGE_MIGRATION } from './idempotency.js';
 import { SCHEDULES_MIGRATION } from './schedules.js';
 import { APPROVALS_MIGRATION } from './approvals.js';

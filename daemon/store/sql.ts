@@ -45,6 +45,37 @@ export interface SqlTx extends Sql {
    * thrown all the same.
    */
   attempt<T>(fn: (q: SqlTx) => Promise<T>): Promise<Attempt<T>>;
+  /**
+   * Runs `fn` once the transaction has committed (never when it rolls back,
+   * runs again, or the savepoint it was added under is undone): how a write
+   * tells the rest of the daemon about itself (the event stream) without
+   * announcing what never happened.
+   */
+  afterCommit(fn: () => void): void;
+}
+
+/** The afterCommit list of one transaction attempt; a savepoint marks it and cuts back to its mark when undone. */
+export class CommitHooks {
+  private readonly fns: (() => void)[] = [];
+  add(fn: () => void): void {
+    this.fns.push(fn);
+  }
+  mark(): number {
+    return this.fns.length;
+  }
+  undoTo(mark: number): void {
+    this.fns.length = mark;
+  }
+  /** After COMMIT: each runs; one that throws does not keep the others from running. */
+  run(): void {
+    for (const fn of this.fns.splice(0)) {
+      try {
+        fn();
+      } catch {
+        // a listener's failure is its own; the transaction has committed
+      }
+    }
+  }
 }
 
 type Attempt<T> =

@@ -3,6 +3,7 @@ import type { Db } from './db.js';
 import { ExecError } from '../errors/exec-error.js';
 import {
   attemptUnder,
+  CommitHooks,
   NestedStatementError,
   type RunResult,
   type SqlStore,
@@ -80,7 +81,8 @@ export class SqliteSql implements SqlStore {
     if (opts.relaxedDurability) this.db.pragma('synchronous = NORMAL');
     try {
       await this.begin();
-      const q = this.handle();
+      const hooks = new CommitHooks();
+      const q = this.handle(hooks);
       let result: T;
       try {
         result = await this.inside.run(() => fn(q));
@@ -90,6 +92,7 @@ export class SqliteSql implements SqlStore {
       }
       this.db.exec('COMMIT');
       this.counts.transactions++;
+      hooks.run();
       return result;
     } finally {
       if (opts.relaxedDurability) this.db.pragma('synchronous = FULL');
@@ -163,7 +166,7 @@ export class SqliteSql implements SqlStore {
   }
 
   /** Statements of the open transaction: straight to the connection, no lock check. */
-  private handle(): SqlTx {
+  private handle(hooks: CommitHooks): SqlTx {
     const self = this;
     const q: SqlTx = {
       dialect: 'sqlite',
@@ -179,11 +182,13 @@ export class SqliteSql implements SqlStore {
       async savepoint<T>(fn: (inner: SqlTx) => Promise<T>): Promise<T> {
         const name = `sp${++self.savepoints}`;
         self.db.exec(`SAVEPOINT ${name}`);
+        const mark = hooks.mark();
         try {
           const r = await fn(q);
           self.db.exec(`RELEASE ${name}`);
           return r;
         } catch (err) {
+          hooks.undoTo(mark);
           self.db.exec(`ROLLBACK TO ${name}`);
           self.db.exec(`RELEASE ${name}`);
           throw err;
@@ -191,6 +196,7 @@ export class SqliteSql implements SqlStore {
       },
       // One writer at a time: nothing dooms a SQLite transaction but a failed COMMIT.
       attempt: (fn) => attemptUnder(q, fn, () => false),
+      afterCommit: (fn) => hooks.add(fn),
     };
     return q;
   }

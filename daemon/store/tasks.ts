@@ -8,7 +8,17 @@ import { updatedAtPage } from './updated-page.js';
 import { TASK_COLUMNS, taskOf, type TaskRow } from './rows.js';
 import { ReadCache } from './read-cache.js';
 import type { Caller } from './server-api.js';
-import type { Sql, SqlValue } from './sql.js';
+import type { Sql, SqlTx, SqlValue } from './sql.js';
+import type { TaskField } from './notices.js';
+
+type Task = OutputOf<typeof taskGet>['task'];
+const TASK_FIELDS: readonly TaskField[] = [
+  'title',
+  'description',
+  'status',
+  'assignee',
+  'projectId',
+];
 
 const BY_ID = `SELECT ${TASK_COLUMNS} FROM tasks WHERE id = ? AND server_id = ?`;
 const INSERT = `INSERT INTO tasks (id, server_id, title, description, status, assignee, project_id, revision, created_at, updated_at)
@@ -40,7 +50,10 @@ export class TaskStore {
         now,
         now,
       ]);
-      return { task: taskOf(row!) };
+      const task = taskOf(row!);
+      const fields = TASK_FIELDS.filter((f) => input[f] !== undefined);
+      this.announce(q, c, true, fields, task);
+      return { task };
     });
   }
 
@@ -123,7 +136,27 @@ export class TaskStore {
         `UPDATE tasks SET ${sets.join(', ')}, revision = revision + 1, updated_at = ? WHERE id = ? AND server_id = ? RETURNING ${TASK_COLUMNS}`,
         [...changes.map(([, v]) => v), this.s.now(), input.id, c.serverId],
       );
-      return { task: taskOf(row!) };
+      const task = taskOf(row!);
+      this.announce(
+        q,
+        c,
+        false,
+        TASK_FIELDS.filter((f) => input[f] !== undefined),
+        task,
+      );
+      return { task };
+    });
+  }
+
+  /** Every committed task write goes out through here (the event stream's task.changed). */
+  private announce(q: SqlTx, c: Caller, created: boolean, fields: TaskField[], task: Task): void {
+    this.s.notices.after(q, {
+      kind: 'task',
+      serverId: c.serverId,
+      actor: c.agentId,
+      created,
+      fields,
+      task,
     });
   }
 

@@ -3,6 +3,7 @@ import { Idempotency, type IdempotencyLimits } from './idempotency.js';
 import { CursorCodec } from './cursor.js';
 import type { Caller, ServerApi } from './server-api.js';
 import type { StoreContext } from './context.js';
+import { StoreNotices } from './notices.js';
 import type { StoreDomain } from './domain.js';
 import { scheduleDomain, type ScheduleStore } from './schedules.js';
 import { approvalDomain, type ApprovalStore } from './approvals.js';
@@ -45,6 +46,8 @@ export class TeamServer {
   readonly approvals: ApprovalStore;
   /** Also signs the daemon's own local collections (team, agent). */
   readonly cursors: CursorCodec;
+  /** Committed writes of approvals and tasks (and of messages, whose store the wiring gives it). */
+  readonly notices = new StoreNotices();
 
   /** Opens the team server on a migrated store (reads its cursor key). */
   static async open(
@@ -75,7 +78,13 @@ export class TeamServer {
   ) {
     this.cursors = new CursorCodec(cursorKey);
     this.idempotency = new Idempotency(sql, now, idempotency);
-    this.ctx = { sql, now, idempotency: this.idempotency, cursors: this.cursors };
+    this.ctx = {
+      sql,
+      now,
+      idempotency: this.idempotency,
+      cursors: this.cursors,
+      notices: this.notices,
+    };
     for (const d of domains) {
       const state = this.use(d);
       for (const a of d.actions) {

@@ -1,18 +1,19 @@
 import type { Sql } from './sql.js';
 
 /**
- * The reads the turn check needs from the product store: a message's target
- * and author, whether an agent has written in a target, whether a task
- * exists. Scoped by server like every other store read.
+ * The reads turns need from the product store: a message, whether an agent
+ * has written in a target, a task's existence and assignee, who answered in
+ * a thread. Scoped by server like every other store read.
  */
 export interface TurnLookup {
-  message(serverId: string, id: string): Promise<{ target: string; author: string } | null>;
-  hasWritten(serverId: string, target: string, author: string): Promise<boolean>;
-  /** Whether `author` wrote to `target` at or after `since` (a turn that ended in silence shows replied: false). */
-  wroteSince(serverId: string, target: string, author: string, since: number): Promise<boolean>;
+  /** The message with its text (a turn's prompt, a thread's root, the message a turn is bound to), or null. */
+  message(serverId: string, id: string): Promise<MessageText | null>;
+  /**
+   * Whether `author` wrote to `target`, at all or at or after `since` (a
+   * turn that ended in silence shows replied: false).
+   */
+  wrote(serverId: string, target: string, author: string, since?: number): Promise<boolean>;
   taskExists(serverId: string, taskId: string): Promise<boolean>;
-  /** The message with its text (a turn's prompt, a thread's root), or null. */
-  messageText(serverId: string, id: string): Promise<MessageText | null>;
   /** The distinct `agent:` authors of a target (at most `limit`): who already answered in a thread. */
   agentAuthors(serverId: string, target: string, limit: number): Promise<string[]>;
   /** A task's assignee, or null (no such task, or unassigned). */
@@ -29,27 +30,7 @@ export interface MessageText {
 
 export function createTurnLookup(sql: Sql): TurnLookup {
   return {
-    message: async (serverId, id) =>
-      (await sql.get<{ target: string; author: string }>(
-        'SELECT target, author FROM messages WHERE server_id = ? AND id = ?',
-        [serverId, id],
-      )) ?? null,
-    hasWritten: async (serverId, target, author) =>
-      (await sql.get(
-        'SELECT 1 AS one FROM messages WHERE server_id = ? AND target = ? AND author = ? LIMIT 1',
-        [serverId, target, author],
-      )) !== undefined,
-    wroteSince: async (serverId, target, author, since) =>
-      (await sql.get(
-        'SELECT 1 AS one FROM messages WHERE server_id = ? AND target = ? AND author = ? AND created_at >= ? LIMIT 1',
-        [serverId, target, author, since],
-      )) !== undefined,
-    taskExists: async (serverId, taskId) =>
-      (await sql.get('SELECT 1 AS one FROM tasks WHERE server_id = ? AND id = ?', [
-        serverId,
-        taskId,
-      ])) !== undefined,
-    messageText: async (serverId, id) => {
+    message: async (serverId, id) => {
       const r = await sql.get<{
         target: string;
         author: string;
@@ -63,6 +44,16 @@ export function createTurnLookup(sql: Sql): TurnLookup {
         ? { id, target: r.target, author: r.author, content: r.content, createdAt: r.created_at }
         : null;
     },
+    wrote: async (serverId, target, author, since) =>
+      (await sql.get(
+        `SELECT 1 AS one FROM messages WHERE server_id = ? AND target = ? AND author = ?${since === undefined ? '' : ' AND created_at >= ?'} LIMIT 1`,
+        since === undefined ? [serverId, target, author] : [serverId, target, author, since],
+      )) !== undefined,
+    taskExists: async (serverId, taskId) =>
+      (await sql.get('SELECT 1 AS one FROM tasks WHERE server_id = ? AND id = ?', [
+        serverId,
+        taskId,
+      ])) !== undefined,
     agentAuthors: async (serverId, target, limit) =>
       (
         await sql.all<{ author: string }>(

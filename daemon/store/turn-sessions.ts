@@ -14,6 +14,14 @@ export class TurnSessions {
     return row?.session_id ?? null;
   }
 
+  /** Forgets `sessionId` as the agent's session on `target` (the runtime no longer has it). */
+  async forget(c: Caller, target: string, sessionId: string): Promise<void> {
+    await this.s.sql.run(
+      'DELETE FROM turn_sessions WHERE server_id = ? AND agent_id = ? AND target = ? AND session_id = ?',
+      [c.serverId, c.agentId, target, sessionId],
+    );
+  }
+
   async save(c: Caller, target: string, runtime: string, sessionId: string): Promise<void> {
     await this.s.sql.run(
       'INSERT INTO turn_sessions (server_id, agent_id, target, runtime, session_id, updated_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (server_id, agent_id, target) DO UPDATE SET runtime = excluded.runtime, session_id = excluded.session_id, updated_at = excluded.updated_at',

@@ -55,7 +55,8 @@ export class DeclaredTools {
     for (const key of this.owners) this.registry.remove(key);
     this.owners = [];
     // useDefaults: a `default` in `needs` fills the argument (and its placeholder) when the caller leaves it out.
-    const ajv = createValidator({ foreign: true, useDefaults: true });
+    // Made only when a file declares a tool: a new ajv compiles its meta-schemas, most of a start's validator cost.
+    const ajv = found.length > 0 ? createValidator({ foreign: true, useDefaults: true }) : null;
     const loaded: LoadedDeclaration[] = [];
     const byName = new Map<string, string>();
     for (const { file, decl } of found) {
@@ -100,9 +101,9 @@ export class DeclaredTools {
           });
           continue;
         }
-        let validate: ReturnType<typeof ajv.compile>;
+        let validate: ReturnType<NonNullable<typeof ajv>['compile']>;
         try {
-          validate = ajv.compile(decl.needs ?? { type: 'object' });
+          validate = ajv!.compile(decl.needs ?? { type: 'object' });
         } catch (err) {
           problems.push({
             file,

@@ -39,7 +39,7 @@ export async function runAppServerTurn(
       cwd: prepared.cwd,
       prompt: turn.prompt,
       developerInstructions: turn.developerInstructions,
-      resume: turn.previous,
+      resume: prepared.previous,
       host: d.host,
       gate: d.gate,
       diag: d.diag,

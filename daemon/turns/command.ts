@@ -20,9 +20,11 @@ interface RuntimeCommand {
   readonly argv: string[];
   /** True when the runtime is `codex app-server`, driven over JSON-RPC rather than given the prompt on stdin. */
   readonly appServer: boolean;
-  /** The runtime's own session id (null when the runtime cannot be resumed by id). */
+  /** The runtime's own session id, when the daemon knows it before the start (null otherwise). */
   readonly sessionId: string | null;
   readonly resumed: boolean;
+  /** True when the runtime names its session in its output (OpenCode's JSON events), read as it runs. */
+  readonly sessionInOutput: boolean;
 }
 
 const BINARIES = {
@@ -70,6 +72,7 @@ export function runtimeCommand(
       appServer: false,
       sessionId: null,
       resumed: false,
+      sessionInOutput: false,
     };
   }
   const name = launch.binary ?? BINARIES[agent.runtime];
@@ -90,6 +93,7 @@ export function runtimeCommand(
         appServer: false,
         sessionId,
         resumed: previous !== null,
+        sessionInOutput: false,
       };
     }
     case 'codex':
@@ -100,16 +104,32 @@ export function runtimeCommand(
         appServer: true,
         sessionId: null,
         resumed: false,
+        sessionInOutput: false,
       };
     case 'opencode':
+      // The prompt on stdin; JSON events on stdout name the session, which --session continues.
       return {
-        argv: [bin, 'run', ...launch.args],
+        argv: [
+          bin,
+          'run',
+          '--format',
+          'json',
+          ...(previous ? ['--session', previous] : []),
+          ...launch.args,
+        ],
         appServer: false,
         sessionId: null,
         resumed: false,
+        sessionInOutput: true,
       };
     default:
-      return { argv: [bin, ...launch.args], appServer: false, sessionId: null, resumed: false };
+      return {
+        argv: [bin, ...launch.args],
+        appServer: false,
+        sessionId: null,
+        resumed: false,
+        sessionInOutput: false,
+      };
   }
 }
 

@@ -38,13 +38,16 @@ export interface PreparedTurn {
   readonly promptFile: string;
   readonly sessionId: string | null;
   readonly resumed: boolean;
+  /** The session of the agent's last turn on this target (what the runtime was asked to resume). */
+  readonly previous: string | null;
+  /** The runtime names its session in its output (OpenCode): the runner reads it from there. */
+  readonly sessionInOutput: boolean;
   /** Set when the runtime is `codex app-server`: what the conversation with it needs. */
   readonly appServer: AppServerTurn | null;
 }
 
-/** A Codex turn: the thread to resume (null: a new one), the prompt and the layered instructions. */
+/** A Codex turn: the prompt and the layered instructions (the thread to resume is `previous`). */
 interface AppServerTurn {
-  readonly previous: string | null;
   readonly prompt: string;
   readonly developerInstructions: string;
 }
@@ -71,7 +74,7 @@ async function messagesOf(d: LaunchDeps, turn: ClaimedTurn) {
   const found: MessageText[] = [];
   const missing: string[] = [];
   for (const id of turn.messageIds) {
-    const m = await d.lookup.messageText(turn.serverId, id);
+    const m = await d.lookup.message(turn.serverId, id);
     if (m) found.push(m);
     else missing.push(id);
   }
@@ -149,9 +152,10 @@ export async function prepareTurn(
       promptFile,
       sessionId: command.sessionId,
       resumed: command.resumed,
+      previous,
+      sessionInOutput: command.sessionInOutput,
       appServer: command.appServer
         ? {
-            previous,
             prompt,
             developerInstructions: readFileSync(appServerInstructionsFile(auth.dir), 'utf8'),
           }

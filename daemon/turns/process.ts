@@ -57,14 +57,17 @@ function signalGroup(pgid: number, sig: NodeJS.Signals): void {
 
 /**
  * Starts `argv` under the watchdog, in its own process group. With a prompt
- * file the runtime reads it on stdin and its stdout is drained and dropped;
- * with `null` the runtime speaks JSON-RPC on its stdin and stdout (`rpc`).
+ * file the runtime reads it on stdin and its stdout is drained and dropped,
+ * each chunk shown first to `stdout` when given (a runtime that names its
+ * session there); with `null` the runtime speaks JSON-RPC on its stdin and
+ * stdout (`rpc`).
  */
 export function startTurnProcess(
   argv: readonly string[],
   env: NodeJS.ProcessEnv,
   cwd: string,
   promptFile: string | null,
+  stdout?: (chunk: Buffer) => void,
 ): TurnProcess {
   const rpc = promptFile === null;
   const child = spawn('/bin/sh', ['-c', watchdog(rpc), 'agentteam-turn', ...argv], {
@@ -79,7 +82,8 @@ export function startTurnProcess(
   });
   const pid = child.pid ?? -1;
   let tail = Buffer.alloc(0);
-  if (!rpc) child.stdout.resume();
+  if (!rpc && stdout) child.stdout.on('data', stdout);
+  else if (!rpc) child.stdout.resume();
   child.stderr.on('data', (b: Buffer) => {
     tail = Buffer.concat([tail, b]);
     if (tail.length > TAIL_BYTES) tail = tail.subarray(tail.length - TAIL_BYTES);

@@ -64,7 +64,7 @@ export async function addressees(
     found.push(...reached(mentions(m.content), profile));
   } else if (kind === 'thread') {
     found.push(...reached(mentions(m.content), profile));
-    const root = await lookup.messageText(m.serverId, rest);
+    const root = await lookup.message(m.serverId, rest);
     if (root) {
       found.push(...reached(mentions(root.content), profile));
       if (root.author.startsWith('agent:')) found.push(...reached([root.author.slice(6)], profile));

@@ -8,6 +8,7 @@ import { markLaunch } from './marks.js';
 import { startTurnProcess, type TurnProcess } from './process.js';
 import { type AppServerDeps, runAppServerTurn } from './app-server-turn.js';
 import { openTurnSpan, type TurnSpan } from './trace.js';
+import { watchSession } from './session-output.js';
 
 interface RunnerDeps extends LaunchDeps {
   /** Codex turns: the tool host and gate their dynamic tools go through. */
@@ -172,21 +173,36 @@ export class TurnRunner {
     }
     markLaunch(turn.id, 'prepared');
     const { auth } = prepared;
-    if (prepared.sessionId !== null) {
-      await this.d.turns.started(turn.id, prepared.sessionId, prepared.resumed);
-      const caller = { serverId: turn.serverId, agentId: agent.id };
-      await this.d.turns.sessions.save(caller, turn.target, agent.runtime, prepared.sessionId);
-    }
+    const session = (id: string, resumed: boolean) =>
+      this.d.turns
+        .started(turn.id, id, resumed)
+        .then(() =>
+          this.d.turns.sessions.save(
+            { serverId: turn.serverId, agentId: agent.id },
+            turn.target,
+            agent.runtime,
+            id,
+          ),
+        );
+    if (prepared.sessionId !== null) await session(prepared.sessionId, prepared.resumed);
     if (r.stopAs) {
       await this.d.auths.revoke(auth.id, 'exit');
       return this.end(r, { state: r.stopAs.state, error: r.stopAs.error });
     }
     const codex = prepared.appServer !== null;
+    // OpenCode names its session in its output: the first id seen is recorded, the rest is dropped unread.
+    const watch = prepared.sessionInOutput
+      ? watchSession(
+          (id) => session(id, id === prepared.previous),
+          (err) => this.d.diag('turn_session_failed', { turnId: turn.id, message: err.message }),
+        )
+      : null;
     r.proc = startTurnProcess(
       prepared.argv,
       prepared.env,
       prepared.cwd,
       codex ? null : prepared.promptFile,
+      watch?.reader,
     );
     markLaunch(turn.id, 'spawned');
     const deadline = this.d.clock.setTimeout(
@@ -196,15 +212,12 @@ export class TurnRunner {
     deadline.unref?.();
     // Codex names its thread (the session to resume next time) once it has started or resumed it.
     const status = codex
-      ? await runAppServerTurn(this.d.appServer, turn.id, r.proc, prepared, async (id, resumed) => {
-          await this.d.turns.started(turn.id, id, resumed);
-          const caller = { serverId: turn.serverId, agentId: agent.id };
-          await this.d.turns.sessions.save(caller, turn.target, agent.runtime, id);
-        })
+      ? await runAppServerTurn(this.d.appServer, turn.id, r.proc, prepared, session)
       : await r.proc.exited;
     this.d.clock.clearTimeout(deadline);
+    const spoke = (await watch?.named()) ?? false;
     await this.d.auths.revoke(auth.id, 'exit');
-    const replied = await this.d.lookup.wroteSince(
+    const replied = await this.d.lookup.wrote(
       turn.serverId,
       turn.target,
       `agent:${agent.id}`,
@@ -219,6 +232,13 @@ export class TurnRunner {
         exitStatus: status,
         stderr: r.proc.stderrTail(),
       });
+      // OpenCode refuses a session it no longer has before it writes any event: the next turn starts anew.
+      if (watch && prepared.previous !== null && !spoke)
+        await this.d.turns.sessions.forget(
+          { serverId: turn.serverId, agentId: agent.id },
+          turn.target,
+          prepared.previous,
+        );
     }
     return this.end(r, {
       state: status === 0 ? 'succeeded' : 'failed',

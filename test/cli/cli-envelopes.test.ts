@@ -31,6 +31,7 @@ const NO_DAEMON: readonly Case[] = [
   [['daemon', 'reload'], 3, 'envelope', 'unavailable'],
   [['daemon', 'logs'], 3, 'envelope', 'unavailable'],
   [['daemon', 'logs', '--limit', '0'], 2, 'envelope', 'usage'],
+  [['watch'], 3, 'envelope', 'unavailable'],
   [['run', '--agent', 'a1', '--', 'true'], 3, 'envelope', 'unavailable'],
   [['run', '--agent', 'a:b', '--', 'true'], 2, 'envelope', 'usage'],
   [['run', '--agent', 'a1'], 2, 'envelope', 'usage'],
@@ -109,6 +110,8 @@ const WITH_DAEMON = (copy: string, definition: string): readonly Case[] => [
   [['daemon', 'status'], 0, 'envelope'],
   [['daemon', 'reload'], 0, 'envelope'],
   [['daemon', 'logs', '--limit', '5'], 0, 'stream'],
+  // watch follows until interrupted (test/events/events-person.test.ts); a refused kind ends at once.
+  [['watch', '--kind', 'no.such.kind'], 2, 'envelope', 'usage'],
   [['message', 'post', '--target', 'channel:general', '--as', 'human:ada', 'hi'], 0, 'envelope'],
   [['message', 'history', '--target', 'channel:general'], 0, 'envelope'],
   [['token', 'analyze', '--json'], 0, 'json'],

@@ -26,6 +26,7 @@ const settings = a.includes('--settings') ? readFileSync(a[a.indexOf('--settings
 writeFileSync(process.env.FAKE_RECORD + '/' + process.pid + '.json', JSON.stringify({
   argv: a, settings, stdin: readFileSync(0, 'utf8'),
   baseUrl: process.env.ANTHROPIC_BASE_URL ?? null, apiKey: process.env.ANTHROPIC_API_KEY ?? null,
+  headers: process.env.ANTHROPIC_CUSTOM_HEADERS ?? null,
 }));
 `;
 
@@ -35,6 +36,7 @@ interface Rec {
   stdin: string;
   baseUrl: string | null;
   apiKey: string | null;
+  headers: string | null;
 }
 
 async function recorded(n: number): Promise<Rec[]> {
@@ -65,6 +67,11 @@ before(async () => {
           model: 'sonnet',
           baseUrl: 'http://127.0.0.1:9',
           apiKeyEnv: 'FAKE_ANTHROPIC_KEY',
+          headers: {
+            'X-Gateway-Team': 'claude-header-secret',
+            'X-Route': 'eu',
+            'X-Injected': 'a\nX-Evil: 1',
+          },
           filesystem: { allowedPaths: [work] },
           launch: { binary: claude, args: ['--verbose'] },
         },
@@ -74,7 +81,11 @@ before(async () => {
   );
   d = await startDaemon({
     home,
-    env: { FAKE_RECORD: records, FAKE_ANTHROPIC_KEY: 'sk-fake-key' },
+    env: {
+      FAKE_RECORD: records,
+      FAKE_ANTHROPIC_KEY: 'sk-fake-key',
+      ANTHROPIC_CUSTOM_HEADERS: 'X-User-Own: mine',
+    },
   });
 });
 after(async () => {
@@ -103,6 +114,9 @@ test('claude: print mode, prompt on stdin, agentteam tools allowed, the profile 
   );
   assert.equal(r1!.baseUrl, 'http://127.0.0.1:9');
   assert.equal(r1!.apiKey, 'sk-fake-key');
+  // The user's own headers first, then the profile's, one a line; a value that would break the line is not sent.
+  assert.equal(r1!.headers, 'X-User-Own: mine\nX-Gateway-Team: claude-header-secret\nX-Route: eu');
+  assert.ok(!a.join(' ').includes('claude-header-secret'), 'no header value on the command line');
 
   const second = await post(d, 'dm:cl', 'Again');
   const t2 = await waitTurn(d, second.turns[0]!.turnId);
@@ -111,4 +125,10 @@ test('claude: print mode, prompt on stdin, agentteam tools allowed, the profile 
   const r2 = (await recorded(2)).find((r) => r.argv.includes('--resume'))!;
   assert.equal(r2.argv[r2.argv.indexOf('--resume') + 1], t1.sessionId);
   assert.ok(!r2.argv.includes('--session-id'));
+});
+
+test('claude: header values reach no log', async () => {
+  const logs = await d.cli(['daemon', 'logs', '--limit', '500']);
+  assert.equal(logs.code, 0, logs.stderr);
+  assert.ok(!logs.stdout.includes('claude-header-secret'));
 });

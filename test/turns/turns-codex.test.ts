@@ -31,6 +31,7 @@ interface Record {
   pid: number;
   argv: string[];
   cwd: string;
+  headerEnv: { [name: string]: string };
   got: { method: string; params: any }[];
   answers: unknown[];
   closed?: boolean;
@@ -95,6 +96,7 @@ before(async () => {
           model: 'gpt-test',
           baseUrl: 'http://127.0.0.1:9/v1',
           apiKeyEnv: 'FAKE_MODEL_KEY',
+          headers: { 'X-Gateway-Team': 'codex-header-secret', 'Not A Token': 'dropped' },
           filesystem: { allowedPaths: [work] },
           launch: { binary: codex, args: ['--fake-arg'] },
         },
@@ -139,6 +141,13 @@ test('a codex turn drives codex app-server: a thread with agentteam tools, the p
   );
   assert.match(layers, /-c model_providers\.agentteam_profile\.env_key="FAKE_MODEL_KEY"/);
   assert.match(layers, /-c model_provider="agentteam_profile"/);
+  // Header values wait in the environment; the command line (readable by every user) names the variable.
+  assert.match(
+    layers,
+    /-c model_providers\.agentteam_profile\.env_http_headers=\{ "X-Gateway-Team" = "AGENTTEAM_MODEL_HEADER_0" \}/,
+  );
+  assert.deepEqual(rec.headerEnv, { AGENTTEAM_MODEL_HEADER_0: 'codex-header-secret' });
+  assert.ok(!rec.argv.join(' ').includes('codex-header-secret'));
   assert.equal(rec.cwd, work);
   assert.deepEqual(
     rec.got.map((g) => g.method),

@@ -25,11 +25,9 @@ const profile = parseProfile({
 
 function lookup(messages: MessageText[], tasks: Record<string, string | null> = {}): TurnLookup {
   return {
-    message: async () => null,
-    hasWritten: async () => false,
-    wroteSince: async () => false,
+    message: async (_s, id) => messages.find((m) => m.id === id) ?? null,
+    wrote: async () => false,
     taskExists: async (_s, id) => id in tasks,
-    messageText: async (_s, id) => messages.find((m) => m.id === id) ?? null,
     agentAuthors: async (_s, target) => [
       ...new Set(
         messages

@@ -1,4 +1,6 @@
 import type { AuditSummaryRow } from '../../../catalog/audit.js';
+import type { NeedsYouData } from '../needs-you-read.js';
+import { NeedsYou } from './needs-you.js';
 
 interface Minute {
   readonly calls: number;
@@ -63,8 +65,14 @@ interface StatusFields {
   readonly inFlight?: unknown;
 }
 
-/** Overview: daemon status (as `daemon status` prints it), the last hour's chart and the slowest tools by p95 (audit summary). */
+/**
+ * Overview: first what needs the person (approvals to decide, failed turns,
+ * unanswered messages), then the daemon's status (as `daemon status` prints
+ * it), the last hour's chart and the slowest tools by p95 (audit summary).
+ */
 export function OverviewBody(props: {
+  needs: NeedsYouData;
+  csrf: string;
   status: StatusFields;
   minutes: readonly Minute[];
   slowest: readonly AuditSummaryRow[];
@@ -89,6 +97,8 @@ export function OverviewBody(props: {
   return (
     <>
       <h1>Overview</h1>
+      <NeedsYou data={props.needs} csrf={props.csrf} />
+      <h2>Daemon</h2>
       <div class="cards">
         {cards.map(([k, v]) => (
           <div class="card" data-stat={k}>

@@ -2,7 +2,7 @@ import { Csrf } from '../layout.js';
 import type { TurnDetailData, TurnsData, TurnView } from '../turns-read.js';
 
 /** A turn's detail page (live, like the list). */
-const turnHref = (serverId: string, id: string) =>
+export const turnHref = (serverId: string, id: string) =>
   `/console/turn?${new URLSearchParams({ server: serverId, id })}`;
 
 /**

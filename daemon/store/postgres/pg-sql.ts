@@ -1,6 +1,7 @@
 import pg from 'pg';
 import {
   attemptUnder,
+  CommitHooks,
   NestedStatementError,
   type RunResult,
   type SqlStore,
@@ -112,9 +113,11 @@ export class PgSql implements SqlStore {
               : 'BEGIN ISOLATION LEVEL SERIALIZABLE',
           );
           if (opts.relaxedDurability) await client.query('SET LOCAL synchronous_commit = off');
-          const result = await this.inside.run(() => fn(this.handle(client)));
+          const hooks = new CommitHooks();
+          const result = await this.inside.run(() => fn(this.handle(client, hooks)));
           await client.query('COMMIT');
           this.counts.transactions++;
+          hooks.run();
           return result;
         } catch (err) {
           await client.query('ROLLBACK').catch(() => (broken = true));
@@ -240,7 +243,7 @@ export class PgSql implements SqlStore {
     return { changes: (await this.send(on, sql, params)).rowCount ?? 0 };
   }
 
-  private handle(client: pg.PoolClient): SqlTx {
+  private handle(client: pg.PoolClient, hooks: CommitHooks): SqlTx {
     let savepoints = 0;
     const q: SqlTx = {
       dialect: 'postgres',
@@ -251,11 +254,13 @@ export class PgSql implements SqlStore {
       savepoint: async <T>(fn: (inner: SqlTx) => Promise<T>): Promise<T> => {
         const name = `sp${++savepoints}`;
         await client.query(`SAVEPOINT ${name}`);
+        const mark = hooks.mark();
         try {
           const r = await fn(q);
           await client.query(`RELEASE SAVEPOINT ${name}`);
           return r;
         } catch (err) {
+          hooks.undoTo(mark);
           // A serialization failure dooms the whole transaction: let it reach tx() and be retried.
           if (retryable(err)) throw err;
           await client.query(`ROLLBACK TO SAVEPOINT ${name}`);
@@ -264,6 +269,7 @@ export class PgSql implements SqlStore {
         }
       },
       attempt: (fn) => attemptUnder(q, fn, retryable),
+      afterCommit: (fn) => hooks.add(fn),
     };
     return q;
   }
