@@ -27,7 +27,8 @@ export type CommandName =
   | 'watch'
   | 'completion'
   | 'audit'
-  | 'console';
+  | 'console'
+  | 'device';
 
 /** The commander package, loaded lazily by cli/program.ts. */
 export type Commander = typeof import('commander');

@@ -7,6 +7,7 @@ import { commandPath } from './program-reads.js';
 import type { CommandName, Commander } from './command-names.js';
 import { declareRuntimeCommands } from './program-runtime.js';
 import { declareOperatorCommands } from './program-operator.js';
+import { declareDeviceCommands } from './program-devices.js';
 
 /**
  * Every `agentteam` command is declared from here (cli/program-runtime.ts,
@@ -83,6 +84,7 @@ export function buildProgram(
   declareOperatorCommands(program, commander, bind, positiveInt, (cmd) =>
     onCommand('operator-read', cmd),
   );
+  declareDeviceCommands(program, bind);
   markRequired(program);
   return program;
 }

@@ -4,7 +4,8 @@ import type { RuntimeEnv } from './auth/principal.js';
 import { ExecError, errorBody } from './errors/exec-error.js';
 import type { AuthorizationStore } from './auth/store.js';
 import { runtimeAuth } from './http/runtime-auth.js';
-import { operatorAuth } from './operator/auth.js';
+import { admitRow, operatorAuth, viaSocket, wantsTopLevelCode } from './operator/auth.js';
+import type { PairedDevices } from './operator/devices.js';
 import { operatorReadsHint } from './operator/reads.js';
 import { OPERATOR_API } from '../catalog/operator/table.js';
 import {
@@ -52,6 +53,8 @@ interface AppContext extends OperatorContext {
    */
   readonly extraRoutes?: (app: Hono<RuntimeEnv>) => PartOperatorHandlers | undefined;
   readonly clock?: Clock;
+  /** Paired devices: their tokens are accepted on the rows a device may call. */
+  readonly devices?: PairedDevices;
 }
 
 /** The operator API's rows the daemon's parts answer (daemon/parts.ts). */
@@ -97,7 +100,9 @@ export function buildApp(ctx: AppContext): Hono<RuntimeEnv> {
       });
     const body = errorBody(err);
     const status = err instanceof ExecError ? err.status : 500;
-    return c.json({ ok: false, error: body }, status as 500);
+    // Apps (the unix socket, paired devices) read the seed's top-level code beside error.code.
+    const code = wantsTopLevelCode(c) ? { code: body.code } : {};
+    return c.json({ ok: false, error: body, ...code }, status as 500);
   });
   app.notFound((c) => {
     // A read path with an action that is not an operator read: say which reads are open.
@@ -105,27 +110,30 @@ export function buildApp(ctx: AppContext): Hono<RuntimeEnv> {
     const err = hint
       ? new ExecError('not_found', 'no such operator read', { hint })
       : new ExecError('not_found', 'no such route');
-    return c.json({ ok: false, error: errorBody(err) }, 404);
+    const code = wantsTopLevelCode(c) ? { code: err.code } : {};
+    return c.json({ ok: false, error: errorBody(err), ...code }, 404);
   });
 
   const consoleName = consoleHostName();
-  app.use(
-    '*',
-    hostOriginGuard({
-      listenHost: ctx.listenHost,
-      console: { name: consoleName, owns: isConsolePath },
-      port: ctx.port,
-      ...(ctx.allowHosts ? { allowHosts: ctx.allowHosts } : {}),
-      reject: (c, message) => {
-        ctx.diag('host_origin_refused', { path: c.req.path });
-        return refuse(c.req.path, message);
-      },
-    }),
-  );
+  // The unix socket has no Host to check and no browser can reach it: its file permissions are the guard.
+  const guard = hostOriginGuard({
+    listenHost: ctx.listenHost,
+    console: { name: consoleName, owns: isConsolePath },
+    port: ctx.port,
+    ...(ctx.allowHosts ? { allowHosts: ctx.allowHosts } : {}),
+    reject: (c, message) => {
+      ctx.diag('host_origin_refused', { path: c.req.path });
+      return refuse(c.req.path, message);
+    },
+  });
+  app.use('*', (c, next) => (viaSocket(c) ? next() : guard(c, next)));
   app.use(OPERATOR_SCOPE, operatorSpans());
-  const operator = operatorAuth(ctx.operatorToken);
-  app.use(OPERATOR_SCOPE, operator);
-  registerMetricsRoute(app, operator);
+  app.use(
+    OPERATOR_SCOPE,
+    operatorAuth({ token: ctx.operatorToken, ...(ctx.devices ? { devices: ctx.devices } : {}) }),
+  );
+  // Metrics take the operator token alone: no device, and the socket never serves them.
+  registerMetricsRoute(app, operatorAuth({ token: ctx.operatorToken }));
 
   const auth = runtimeAuth(ctx.store, ctx.diag);
   for (const path of RUNTIME_AUTH_PATHS) app.use(path, auth);
@@ -148,6 +156,7 @@ export function buildApp(ctx: AppContext): Hono<RuntimeEnv> {
     app,
     { ...coreOperatorHandlers(ctx), ...console, ...(parts ?? absentParts()) },
     clock,
+    admitRow,
   );
   return app;
 }

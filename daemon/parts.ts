@@ -43,6 +43,7 @@ import { formatIssue, readDeclarationFiles } from '../lib/tool-files.js';
 import type { StoreUrl } from '../lib/store-url.js';
 import type { LogTap } from './lifecycle/log-tap.js';
 import { auditOperatorHandlers } from './operator/audit-routes.js';
+import { PairedDevices } from './operator/devices.js';
 import { absentRoute } from './http/operator-dispatch.js';
 import type { PartOperatorHandlers } from './app.js';
 import type { AuditSettings } from './audit/settings.js';
@@ -65,6 +66,8 @@ export interface DaemonParts {
   readonly gate: ResultGate;
   /** What the routes are built on (the in-process test harness reads the scheduler and the stores through it). */
   readonly services: Services;
+  /** Paired devices: the app checks their tokens; the rows pair, exchange, list and revoke. */
+  readonly devices: PairedDevices;
   readonly launchHook?: LaunchHook;
   readonly onPublished?: (auth: Authorization) => void;
   /** The catalog a new authorization pins: built-ins plus the extensions installed now. */
@@ -201,9 +204,11 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
       ...(launch.binDir ? { binDir: launch.binDir } : {}),
     };
   };
+  const devices = new PairedDevices(services.devices, services.instance, opts.clock);
   return {
     gate: services.gate,
     services,
+    devices,
     registerRoutes: (app, ctx) => {
       registerExecActionRoute(app, services);
       const host = registerMcpRoutes(app, {
@@ -275,6 +280,7 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
         ...storeOperatorHandlers(services.sqlite, services.home, services.store.describe),
         ...toolOperatorHandlers({ registry: services.tools, declared, activity }),
         ...auditOperatorHandlers(services.auditLog, opts.clock),
+        ...devices.handlers(),
       };
     },
     launchHook,

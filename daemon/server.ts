@@ -1,16 +1,15 @@
 import type { Server } from 'node:http';
-import { createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
-import { systemClock, type Clock } from '../lib/clock.js';
+import { createSecretKey, randomBytes } from 'node:crypto';
+import { systemClock } from '../lib/clock.js';
 import { ensureHome, homePaths } from '../lib/home.js';
 import { defaultCatalog } from '../catalog/index.js';
 import { buildApp } from './app.js';
 import { AuthorizationStore, type StoreDeps } from './auth/store.js';
-import { createJoseSigner, type TokenSigner } from './auth/signer.js';
+import { createJoseSigner } from './auth/signer.js';
 import { createAnalysisTokens } from './auth/analysis-token.js';
-import { fsTokenWriter, type TokenWriter } from './auth/token-file.js';
+import { fsTokenWriter } from './auth/token-file.js';
 import { pinCatalog } from './auth/pinned-catalog.js';
 import { DEFAULT_TTL_MS } from './auth/limits.js';
-import type { DirRemover } from './auth/private-dir.js';
 import { acquireSingleton } from './lifecycle/singleton.js';
 import {
   ensureHomeFolders,
@@ -25,43 +24,17 @@ import { parseListen } from './lifecycle/listen.js';
 import { checkAllowHosts } from './http/host-origin.js';
 import { runtimeUrls } from './http/paths.js';
 import { openDaemonParts, type DaemonParts } from './parts.js';
-import type { IdempotencyLimits } from './store/idempotency.js';
-import type { StoreUrl } from '../lib/store-url.js';
 import { connectionBudget } from './http/connection-cap.js';
 import { LongLivedStreams, streamCap } from './http/stream-budget.js';
 import { openListener, type Listener } from './listener.js';
+import { openUnixListener, type UnixListener } from './unix-listener.js';
+import type { DaemonOptions } from './daemon-options.js';
 import { refuseHomeLinks } from './lifecycle/no-follow.js';
 import { processMemory } from './lifecycle/memory.js';
 import { daemonSecrets, fixedSource, tokenSource } from './masking/sources.js';
 import { routeTable, type RouteEntry } from './results/route-table.js';
 import { observeDaemon, type DaemonGauges } from './telemetry/instruments.js';
 import { screenTraceState } from './telemetry/tracing.js';
-
-interface DaemonOptions {
-  readonly home: string;
-  readonly listen?: string;
-  readonly allowRemote?: boolean;
-  /** Extra Host/Origin names accepted besides the listen address and loopback (needs allowRemote). */
-  readonly allowHosts?: readonly string[];
-  readonly clock?: Clock;
-  /** Fault injection and fixed keys for tests; production uses the defaults. */
-  readonly key?: KeyObject;
-  readonly signer?: TokenSigner;
-  readonly writer?: TokenWriter;
-  readonly remover?: DirRemover;
-  readonly defaultTtlMs?: number;
-  readonly log?: (line: string) => void;
-  /** Idempotency record window and bound; tests shrink them. */
-  readonly idempotency?: IdempotencyLimits;
-  /** A shared PostgreSQL team store; without it, the embedded SQLite file in the home. */
-  readonly store?: StoreUrl;
-  /** Test fault point: hold each scheduled delivery's transaction open this long before it commits. */
-  readonly holdDeliveryMs?: number;
-  /** Test timing: how long a running turn's heartbeat may be missing before another daemon interrupts it. */
-  readonly turnStaleMs?: number;
-  /** Overrides the RLIMIT_NOFILE the connection cap is derived from (tests). */
-  readonly descriptorLimit?: number;
-}
 
 interface RunningDaemon {
   readonly url: string;
@@ -117,6 +90,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
   });
   let parts: DaemonParts | null = null;
   let server = null as Server | null;
+  let unix: UnixListener | null = null;
   try {
     const operatorToken = ensureOperatorToken(home);
     const swept = sweepRuntimeDir(paths.runtimeDir);
@@ -173,6 +147,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
       port: () => boundPort,
       allowHosts,
       gate: parts.gate,
+      devices: parts.devices,
       status: () => ({
         pid: process.pid,
         url,
@@ -212,6 +187,15 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     boundPort = listener.port;
     url = listener.url;
     diag('connection_budget', { ...budget });
+    // The same operator API for apps on this machine, on an owner-only socket in the home.
+    unix = await openUnixListener({
+      fetch: app.fetch as (req: Request, env: unknown) => Response,
+      dir: paths.socketDir,
+      path: paths.socket,
+      budget,
+      clock,
+      diag,
+    });
     const unobserve = observeDaemon(() => {
       const s = parts!.stats() as {
         store: DaemonGauges['store'];
@@ -248,10 +232,13 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
         const drainUntil = Date.now() + DRAIN_MS;
         while (store.stats().inFlight > 0 && Date.now() < drainUntil)
           await new Promise((r) => setTimeout(r, 20));
-        await new Promise<void>((r) => {
-          srv.close(() => r());
-          srv.closeAllConnections();
-        });
+        await Promise.all([
+          new Promise<void>((r) => {
+            srv.close(() => r());
+            srv.closeAllConnections();
+          }),
+          unix?.close(),
+        ]);
         await parts!.close();
         removeDaemonInfo(home, process.pid);
         await singleton.release();
@@ -281,6 +268,7 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     };
   } catch (err) {
     if (server && !stopRequested) server.close();
+    if (unix && !stopRequested) await unix.close();
     if (!stopRequested) {
       await parts?.close().catch(() => undefined);
       await singleton.release();

@@ -22,6 +22,7 @@ import { MessageStore, type MessageApi } from './store/messages.js';
 import { conversationDomain, type ConversationStore } from './store/conversations.js';
 import { createTurnLookup } from './store/turn-lookup.js';
 import { turnDomain, type TurnStore } from './store/turns.js';
+import { deviceDomain, type DeviceStore } from './store/devices.js';
 import { MemoryIndexes } from './knowledge/memory.js';
 import { KnowledgeBase } from './knowledge/kb.js';
 import type { KnowledgeServices } from './knowledge/tools.js';
@@ -84,6 +85,8 @@ export interface Services {
   readonly auditLog: AuditStore;
   /** Turns in the team store (the turn engine claims, runs and ends them). */
   readonly turns: TurnStore;
+  /** Paired devices (their hashed tokens), owned by this home. */
+  readonly devices: DeviceStore;
   /** This home's stable name on the store (instance.id): what its turn claims carry. */
   readonly instance: string;
   /** The team server as seen by one caller (server id + agent id). */
@@ -239,6 +242,7 @@ export async function openServices(opts: OpenServicesOptions): Promise<Services>
     notices: embedded.notices,
     turns: embedded.domain(turnDomain),
     conversations: embedded.domain(conversationDomain),
+    devices: embedded.domain(deviceDomain),
     instance,
     extensions: new ExtensionStore(opts.home, (message) => diag('extension', { message })),
     tools: new ToolRegistry(),

@@ -107,4 +107,7 @@ export const homePaths = (home: string) => ({
   tools: join(home, 'tools'),
   memory: join(home, 'memory'),
   kb: join(home, 'kb'),
+  /** The owner-only directory (0700) of the operator API's unix socket, and the socket (0600). */
+  socketDir: join(home, 'sock'),
+  socket: join(home, 'sock', 'api.sock'),
 });

@@ -190,6 +190,22 @@ export const OPERATOR_PATHS: {
     method: 'POST',
     path: '/api/v1/stdio/sessions/:sessionId/turns/:runId/cancel',
   },
+  'devices.pair': {
+    method: 'POST',
+    path: '/api/v1/devices/pairings',
+  },
+  'devices.exchange': {
+    method: 'POST',
+    path: '/api/v1/devices/tokens',
+  },
+  'devices.list': {
+    method: 'GET',
+    path: '/api/v1/devices',
+  },
+  'devices.revoke': {
+    method: 'DELETE',
+    path: '/api/v1/devices/:id',
+  },
   'reads.approval.list': {
     method: 'POST',
     path: '/api/v1/servers/:serverId/reads/approval/list',

@@ -5,11 +5,15 @@ export type OperatorMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /**
  * Who may call a row. Every `/api/v1` route takes the operator token as a
- * Bearer credential; the console reaches the same rows in process with that
- * token after checking its own session cookie, so a console session is the
- * operator token at one remove.
+ * Bearer credential (or arrives on the owner-only unix socket, which stands
+ * for it); the console reaches the same rows in process with that token after
+ * checking its own session cookie, so a console session is the operator
+ * token at one remove. `pairing-code` is the one row an app calls before it
+ * holds any credential: the body's one-time code is the credential. Which
+ * rows a paired device's token may call is a separate allow list
+ * (device-scope.ts).
  */
-type OperatorPermission = 'operator';
+type OperatorPermission = 'operator' | 'pairing-code';
 
 /** The error code a request that fails its row's schemas is refused with (kept per route as it always was). */
 type OperatorRefusal = 'validation_failed' | 'invalid_request' | 'invalid_tool';

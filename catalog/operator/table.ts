@@ -3,6 +3,7 @@ import * as audit from './audit.js';
 import * as clientTools from './client-tools.js';
 import * as conversations from './conversations.js';
 import * as daemon from './daemon.js';
+import * as devices from './devices.js';
 import * as extensions from './extensions.js';
 import * as messages from './messages.js';
 import { OPERATOR_READ_ROUTES } from './reads.js';
@@ -67,6 +68,10 @@ export const OPERATOR_API = [
   stdioSessions.stdioSessionCreate,
   stdioSessions.stdioTurnStart,
   stdioSessions.stdioTurnCancel,
+  devices.devicesPair,
+  devices.devicesExchange,
+  devices.devicesList,
+  devices.devicesRevoke,
   ...OPERATOR_READ_ROUTES,
   ...OPERATOR_WRITE_ROUTES,
 ] as const satisfies readonly OperatorRoute[];

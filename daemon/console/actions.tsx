@@ -1,6 +1,7 @@
 import type { Context, Hono } from 'hono';
 import { OperatorCallError } from '../../lib/operator-client.js';
 import { Layout } from './layout.js';
+import { PairingCode } from './pages/devices.js';
 import type { ConsoleOperator } from './operator-client.js';
 import type { ConsoleEnv } from './page-bodies.js';
 import { registerTaskActions } from './task-actions.js';
@@ -45,6 +46,21 @@ export function registerConsoleActions(
       op.call('runtimes.revoke', { params: { id: c.req.param('id') } }),
     ),
   );
+  app.post('/console/devices/:id/revoke', (c) =>
+    act(c, '/console/devices', () =>
+      op.call('devices.revoke', { params: { id: c.req.param('id') } }),
+    ),
+  );
+  // The code is shown once, on this answer; it is never put in a URL.
+  app.post('/console/devices/pair', async (c) => {
+    const { code, expiresAt } = await op.call('devices.pair', {});
+    return page(
+      c,
+      <Layout page="devices" title="Pair a device">
+        <PairingCode code={code} expiresAt={expiresAt} />
+      </Layout>,
+    );
+  });
   app.post('/console/turns/:serverId/:id/cancel', async (c) => {
     const form = await c.req.parseBody();
     const back =

@@ -12,6 +12,7 @@ const PAGES = [
   { path: 'client-tools', id: 'client-tools', title: 'Client tools' },
   { path: 'tools', id: 'tools', title: 'Declared tools' },
   { path: 'context-cost', id: 'context-cost', title: 'Context cost' },
+  { path: 'devices', id: 'devices', title: 'Devices' },
 ] as const;
 
 export type PageId = (typeof PAGES)[number]['id'];

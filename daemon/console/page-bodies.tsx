@@ -16,6 +16,7 @@ import { ContextCostBody } from './pages/context-cost.js';
 import { DeclaredBody } from './pages/declared.js';
 import { OverviewBody } from './pages/overview.js';
 import { RuntimesBody } from './pages/runtimes.js';
+import { DevicesBody } from './pages/devices.js';
 import { TurnDetailBody, TurnsBody } from './pages/turns.js';
 import { readTurnDetail, readTurns } from './turns-read.js';
 import type { ConsoleSession } from './sessions.js';
@@ -47,7 +48,8 @@ export function pageBodies(
   | 'approvals'
   | 'clientTools'
   | 'declared'
-  | 'contextCost',
+  | 'contextCost'
+  | 'devices',
   Body
 > {
   // Turns are kept per server; the page shows the one in `server`, else the default server (where `message post` writes).
@@ -68,6 +70,13 @@ export function pageBodies(
   const runtimes: Body = async (c) => (
     <RuntimesBody
       runtimes={(await op.call('runtimes.list', {})).runtimes}
+      csrf={c.get('session').csrf}
+    />
+  );
+
+  const devices: Body = async (c) => (
+    <DevicesBody
+      devices={(await op.call('devices.list', {})).devices}
       csrf={c.get('session').csrf}
     />
   );
@@ -169,6 +178,7 @@ export function pageBodies(
     clientTools,
     declared,
     contextCost,
+    devices,
   };
 }
 

@@ -125,6 +125,7 @@ export function registerConsoleRoutes(app: Hono<Env>, d: ConsoleDeps): void {
     clientTools,
     declared,
     contextCost,
+    devices,
   } = pageBodies(op, d);
   const { conversations, conversation } = registerConversations(app, op, d, page);
   const tasks = taskPageBodies(op, d.defaultServer);
@@ -147,6 +148,7 @@ export function registerConsoleRoutes(app: Hono<Env>, d: ConsoleDeps): void {
     tools: { title: 'Declared tools', page: 'tools', body: declared },
     // Not live: the surface changes only on reload, and counting it for five runtimes every round would be waste.
     'context-cost': { title: 'Context cost', page: 'context-cost', body: contextCost, still: true },
+    devices: { title: 'Devices', page: 'devices', body: devices },
   };
   for (const [id, p] of Object.entries(live)) {
     app.get(id === 'overview' ? '/console/' : `/console/${id}`, async (c) => {

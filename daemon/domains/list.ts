@@ -9,6 +9,7 @@ import { approvalDomain } from '../store/approvals.js';
 import { workflowDomain } from '../workflow/domain.js';
 import { turnDomain } from '../store/turns.js';
 import { conversationDomain } from '../store/conversations.js';
+import { deviceDomain } from '../store/devices.js';
 
 /**
  * The domains the team server implements, one line each. The team server
@@ -26,6 +27,7 @@ export const STORE_DOMAINS: readonly StoreDomain<unknown>[] = [
   workflowDomain,
   turnDomain,
   conversationDomain,
+  deviceDomain,
 ];
 
 /** The schema a store serving STORE_DOMAINS is migrated to: the history, then each listed domain's migrations. */

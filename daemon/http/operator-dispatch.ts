@@ -40,7 +40,8 @@ const requireValidators = createRequire(import.meta.url);
 
 /**
  * The one dispatcher of the operator API. The app has already checked Host,
- * Origin and the operator bearer for `/api/v1/*`; per row it then checks the
+ * Origin and the caller for `/api/v1/*`; per row `admit` refuses a caller
+ * the row is not open to (a paired device, the unix socket); it then checks the
  * path parameters and the query against the row's generated validators,
  * reads the body (the usual limit and deadline, or the row's own limit) and
  * checks it, calls the handler, and writes `{ok: true, data}` with the row's
@@ -51,6 +52,7 @@ export function registerOperatorApi<E extends Env>(
   app: Hono<E>,
   handlers: OperatorHandlers,
   clock: Clock,
+  admit: (row: string, c: Context) => void = () => undefined,
 ): void {
   const validators = requireValidators(OPERATOR_VALIDATORS_FILE) as Record<
     string,
@@ -75,6 +77,8 @@ export function registerOperatorApi<E extends Env>(
         });
     };
     app.on(row.method, row.path, async (c) => {
+      // Who may call this row (a paired device, the unix socket) is settled before any input is read.
+      admit(row.name, c);
       const input: Record<string, unknown> = {};
       if (row.params) {
         input.params = c.req.param();

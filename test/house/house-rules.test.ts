@@ -80,6 +80,8 @@ const TESTED_ONLY = new Set<string>([
   'daemon/audit/settings.ts: parseAuditSettings', // audit-store.test.ts
   'daemon/clienttools/remembered.ts: REMEMBERED', // client-tools-remembered.test.ts
   'daemon/console/sessions.ts: CODE_TTL_MS', // console-sessions.test.ts
+  'daemon/operator/pairing.ts: PAIRING_TTL_MS', // pairing.test.ts (a code at its expiry)
+  'daemon/operator/pairing.ts: PAIRING_FAILURES_MAX', // pairing.test.ts (guesses at the bound)
   'daemon/drivers/names.ts: fromRuntimeName', // mcp-drivers.test.ts
   'daemon/http/read-watch.ts: ReadWatch', // exec-read-watch.test.ts
   'daemon/exec/registry.ts: RegistryError', // exec-registry.test.ts
