@@ -88,7 +88,7 @@ export function declareReadCommands(
     if (spec.write) {
       cmd.option(
         '--as <person>',
-        `human:<handle> the change is made for (default ${DEFAULT_PERSON})`,
+        `human:<handle> the change is made for (default: the profile's person, else ${DEFAULT_PERSON})`,
       );
       cmd.addHelpText('after', WRITE_HELP[spec.domain] ?? '');
     }

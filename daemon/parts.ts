@@ -3,10 +3,9 @@ import type { Hono } from 'hono';
 import type { RuntimeEnv } from './auth/principal.js';
 import { systemClock, type Clock } from '../lib/clock.js';
 import type { Authorization } from './auth/authorization.js';
-import type { LaunchHook } from './drivers/launch-hook.js';
 import type { Diag } from './lifecycle/diag.js';
-import { prepareRuntimeDriver } from './drivers/index.js';
-import { memoryFolder } from './knowledge/memory.js';
+import { runtimeLaunchHook } from './runtime-launch.js';
+import type { LaunchHook } from './drivers/launch-hook.js';
 import { selectAgentteamBinary } from './drivers/binary.js';
 import { openServices, type Services } from './services.js';
 import type { IdempotencyLimits } from './store/idempotency.js';
@@ -183,27 +182,7 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
     (message) => opts.diag('tools_watch', { message }),
   );
   let runner: TurnRunner | null = null;
-  const launchHook: LaunchHook = (auth, runtime, mcpUrl, env, runtimeVersion) => {
-    const memoryDir = memoryFolder(opts.home, auth.principal.agentId);
-    const launch = prepareRuntimeDriver({
-      runtime,
-      mcpUrl,
-      tokenFile: auth.tokenFile,
-      privateDir: auth.dir,
-      env,
-      runtimeVersion,
-      agentteam,
-      memoryDir,
-    });
-    return {
-      env: launch.env,
-      args: launch.args,
-      ...(launch.argsFor ? { argsFor: launch.argsFor } : {}),
-      ...(launch.shimDir ? { shimDir: launch.shimDir } : {}),
-      ...(launch.tokenEnv ? { tokenEnv: launch.tokenEnv } : {}),
-      ...(launch.binDir ? { binDir: launch.binDir } : {}),
-    };
-  };
+  const launchHook = runtimeLaunchHook(opts.home, agentteam);
   const devices = new PairedDevices(services.devices, services.instance, opts.clock);
   return {
     gate: services.gate,

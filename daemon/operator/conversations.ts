@@ -1,11 +1,9 @@
+import { profilePerson } from '../profile/person.js';
 import type { conversationsList } from '../../catalog/operator/conversations.js';
 import type { OperatorOutputOf } from '../../catalog/operator/route.js';
 import type { OperatorHandlers } from '../http/operator-dispatch.js';
 import type { Profile } from '../profile/types.js';
 import type { ConversationStore } from '../store/conversations.js';
-
-/** The person a profile names (`person`), else the console's and CLI's default. */
-const personOf = (p: Profile) => p.person ?? 'operator';
 
 /** Empty DMs (agents with no message yet) listed at most, after the last page. */
 const EMPTY_DMS = 100;
@@ -26,7 +24,7 @@ export function conversationOperatorHandlers(
   return {
     'conversations.list': async ({ query }) => {
       const p = profile();
-      const person = query.person ?? personOf(p);
+      const person = query.person ?? profilePerson(p).slice('human:'.length);
       const page = await store.list({
         serverId: query.serverId,
         person: `human:${person}`,
@@ -56,14 +54,14 @@ export function conversationOperatorHandlers(
     'conversations.read': ({ body }) =>
       store.markRead({
         serverId: body.serverId,
-        person: `human:${body.person ?? personOf(profile())}`,
+        person: body.person ? `human:${body.person}` : profilePerson(profile()),
         target: body.target,
         upTo: body.upTo,
       }),
     'conversations.names': () => {
       const p = profile();
       return {
-        person: `human:${personOf(p)}`,
+        person: profilePerson(p),
         agents: p.agents.map((a) => ({ id: a.id, displayName: a.displayName })),
         teams: p.teams.map((t) => ({ handle: t.handle, displayName: t.displayName })),
       };

@@ -1,7 +1,7 @@
 import type { OutputOf } from '../../catalog/descriptor.js';
 import { taskGet } from '../../catalog/domains/task.js';
 import { closedOutcome } from '../../catalog/call-outcome.js';
-import { DEFAULT_PERSON } from '../../catalog/ids.js';
+import { profilePerson } from '../profile/person.js';
 import { type OperatorWriteRoute, WRITE_ACTIONS } from '../../catalog/operator/writes.js';
 import { writeRouteName } from '../../catalog/operator-writes.js';
 import type { Principal } from '../auth/principal.js';
@@ -146,7 +146,14 @@ export function operatorWriteHandlers(deps: OperatorWriteDeps): WriteHandlers {
         params: { serverId: string };
         query: { as?: string };
         body: unknown;
-      }) => run(d.domain, d.action, params.serverId, query.as ?? DEFAULT_PERSON, body),
+      }) =>
+        run(
+          d.domain,
+          d.action,
+          params.serverId,
+          query.as ?? profilePerson(deps.profile.profile),
+          body,
+        ),
     ]),
   ) as unknown as WriteHandlers;
 }
