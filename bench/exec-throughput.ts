@@ -4,6 +4,7 @@ import { call, closeHttp } from '../devkit/http.js';
 import { startDaemon, startRuntime } from '../devkit/daemon.js';
 import { caVariants } from './ca-env.js';
 import { median, type BenchResult } from './result.js';
+import { NET_FLOOR_SOURCE } from './exec-net-floor.js';
 import { placement } from './pin.js';
 import { meanLoad, runLoad, startLineServer, type LoadResult } from './procs.js';
 
@@ -72,8 +73,6 @@ function timeProcess(args: readonly string[], env: NodeJS.ProcessEnv): number {
 
 /** The package's binary (package.json "bin"): the CommonJS bundle of the exec path. */
 const CLI = fileURLToPath(new URL('../cli/agentteam.cjs', import.meta.url));
-/** The bare `node:net` script of the same exchange (bench/exec-net-floor.ts). */
-const NET_FLOOR = fileURLToPath(new URL('./exec-net-floor.js', import.meta.url));
 /** The whole process against that script's, at most. */
 const FLOOR_TARGET = 1.15;
 
@@ -87,7 +86,7 @@ const FLOOR_TARGET = 1.15;
 function cliProcessRows(body: string, runtimeEnv: NodeJS.ProcessEnv): BenchResult[] {
   const variants = caVariants({ ...process.env, ...runtimeEnv });
   const cmd = [CLI, 'exec', 'task', 'get', body];
-  const floorCmd = [NET_FLOOR, 'task', 'get', body];
+  const floorCmd = ['-e', NET_FLOOR_SOURCE, 'task', 'get', body];
   const cli = variants.map(() => [] as number[]);
   const floor = variants.map(() => [] as number[]);
   const node = variants.map(() => [] as number[]);
