@@ -94,3 +94,22 @@ export async function shot(page: Page, name: string): Promise<void> {
   mkdirSync(SHOTS, { recursive: true });
   await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: false });
 }
+
+/**
+ * A headless Chromium signed in to `d`'s console with a fresh one-time code,
+ * on the Overview: the browser (for more pages), the page, and the console's
+ * origin.
+ */
+export async function signedInConsole(
+  t: TestContext,
+  executablePath: string,
+  d: Parameters<typeof signInUrl>[0],
+): Promise<{ b: Browser; page: Page; co: string }> {
+  const b = await launchBrowser(t, executablePath);
+  const page = await b.newPage();
+  const link = await signInUrl(d);
+  const co = new URL(link).origin;
+  await page.goto(link);
+  await page.waitForURL(`${co}/console/`);
+  return { b, page, co };
+}

@@ -1,13 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { writeFileSync } from 'node:fs';
 import { test } from 'node:test';
-import {
-  CHROMIUM_SKIP,
-  findChromium,
-  launchBrowser,
-  shot,
-  signInUrl,
-} from '../../devkit/browser.js';
+import { CHROMIUM_SKIP, findChromium, shot, signedInConsole } from '../../devkit/browser.js';
 import { startConversationDaemon } from '../../devkit/conversations.js';
 import { closeHttp } from '../../devkit/http.js';
 
@@ -41,12 +35,7 @@ test('console in Chromium: write in a DM, see the turn queued, running, then the
   ]);
   assert.equal(held.code, 0, held.stderr);
 
-  const b = await launchBrowser(t, CHROMIUM!);
-  const page = await b.newPage();
-  const link = await signInUrl(d);
-  const co = new URL(link).origin;
-  await page.goto(link);
-  await page.waitForURL(`${co}/console/`);
+  const { b, page, co } = await signedInConsole(t, CHROMIUM!, d);
   await page.getByRole('link', { name: 'Conversations', exact: true }).click();
   await page.waitForURL(`${co}/console/conversations`);
   await page.locator('tr[data-target="dm:gated"] a').click();

@@ -3,13 +3,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import {
-  CHROMIUM_SKIP,
-  findChromium,
-  launchBrowser,
-  shot,
-  signInUrl,
-} from '../../devkit/browser.js';
+import { CHROMIUM_SKIP, findChromium, shot, signedInConsole } from '../../devkit/browser.js';
 import { startDaemon, startRuntime } from '../../devkit/daemon.js';
 import { call, closeHttp } from '../../devkit/http.js';
 import { answerRuntime, post, waitTurn } from '../../devkit/turns.js';
@@ -45,12 +39,7 @@ test('console in Chromium: the overview shows what needs the person and decides 
   );
   const d = await startDaemon({ home });
   t.after(() => d.close());
-  const b = await launchBrowser(t, CHROMIUM!);
-  const page = await b.newPage();
-  const link = await signInUrl(d);
-  const co = new URL(link).origin;
-  await page.goto(link);
-  await page.waitForURL(`${co}/console/`);
+  const { page, co } = await signedInConsole(t, CHROMIUM!, d);
   await page.locator('text=Nothing needs you now.').waitFor();
   await page.locator('html[data-live="open"]').waitFor({ timeout: 10_000 });
   await page.evaluate("document.body.setAttribute('data-before', 'yes')");

@@ -1,12 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
-import {
-  CHROMIUM_SKIP,
-  findChromium,
-  launchBrowser,
-  shot,
-  signInUrl,
-} from '../../devkit/browser.js';
+import { CHROMIUM_SKIP, findChromium, shot, signedInConsole } from '../../devkit/browser.js';
 import { closeHttp } from '../../devkit/http.js';
 import { startTurnDaemon, waitTurn } from '../../devkit/turns.js';
 
@@ -27,12 +21,7 @@ test('console in Chromium: a person creates a task, assigns it to an agent, and 
 }, async (t) => {
   const { d } = await startTurnDaemon();
   t.after(() => d.close());
-  const b = await launchBrowser(t, CHROMIUM!);
-  const page = await b.newPage();
-  const link = await signInUrl(d);
-  const co = new URL(link).origin;
-  await page.goto(link);
-  await page.waitForURL(`${co}/console/`);
+  const { b, page, co } = await signedInConsole(t, CHROMIUM!, d);
   await page.getByRole('link', { name: 'Tasks' }).click();
   await page.waitForURL(`${co}/console/tasks`);
   await page.getByRole('link', { name: 'New task or project' }).click();

@@ -1,12 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
-import {
-  CHROMIUM_SKIP,
-  findChromium,
-  launchBrowser,
-  shot,
-  signInUrl,
-} from '../../devkit/browser.js';
+import { CHROMIUM_SKIP, findChromium, shot, signedInConsole } from '../../devkit/browser.js';
 import { closeHttp } from '../../devkit/http.js';
 import { post, runtimePid, startTurnDaemon, waitTurn } from '../../devkit/turns.js';
 import { alive } from '../../devkit/wait.js';
@@ -27,12 +21,7 @@ test('console in Chromium: a turn appears live, is cancelled from the page, and 
 }, async (t) => {
   const { d, record } = await startTurnDaemon();
   t.after(() => d.close());
-  const b = await launchBrowser(t, CHROMIUM!);
-  const page = await b.newPage();
-  const link = await signInUrl(d);
-  const co = new URL(link).origin;
-  await page.goto(link);
-  await page.waitForURL(`${co}/console/`);
+  const { b, page, co } = await signedInConsole(t, CHROMIUM!, d);
   await page.getByRole('link', { name: 'Turns' }).click();
   await page.waitForURL(`${co}/console/turns`);
   await page.locator('html[data-live="open"]').waitFor({ timeout: 10_000 });

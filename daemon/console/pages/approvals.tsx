@@ -37,6 +37,34 @@ export function olderHref(serverId: string, cursor: string): string {
 }
 
 /** Approvals: pending requests (operator read approval list, status pending) to decide, a page at a time, then the latest decided ones. */
+/** Approve or Deny one waiting request with an optional reason; `back` is where the answer returns. */
+export function DecideForm(props: {
+  id: string;
+  csrf: string;
+  back?: string | undefined;
+  size: number;
+}) {
+  return (
+    <form
+      class="inline"
+      method="post"
+      action={`/console/approvals/${encodeURIComponent(props.id)}/decide`}
+    >
+      <Csrf token={props.csrf} />
+      {props.back ? <input type="hidden" name="back" value={props.back} /> : null}
+      <label>
+        Reason <input name="note" size={props.size} maxlength={2000} />
+      </label>
+      <button type="submit" name="decision" value="approve">
+        Approve
+      </button>
+      <button type="submit" name="decision" value="reject" class="danger">
+        Deny
+      </button>
+    </form>
+  );
+}
+
 export function ApprovalsBody(props: { data: ApprovalsData; csrf: string; back?: string }) {
   const d = props.data;
   return (
@@ -71,23 +99,7 @@ export function ApprovalsBody(props: { data: ApprovalsData; csrf: string; back?:
               from {a.requestedBy} on {a.serverId}, expires {a.expiresAt}
             </span>
             <pre>{a.detail}</pre>
-            <form
-              class="inline"
-              method="post"
-              action={`/console/approvals/${encodeURIComponent(a.id)}/decide`}
-            >
-              <Csrf token={props.csrf} />
-              {props.back ? <input type="hidden" name="back" value={props.back} /> : null}
-              <label>
-                Reason <input name="note" size={40} maxlength={2000} />
-              </label>
-              <button type="submit" name="decision" value="approve">
-                Approve
-              </button>
-              <button type="submit" name="decision" value="reject" class="danger">
-                Deny
-              </button>
-            </form>
+            <DecideForm id={a.id} csrf={props.csrf} back={props.back} size={40} />
           </section>
         ))
       )}

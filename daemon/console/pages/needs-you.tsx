@@ -1,7 +1,7 @@
-import { Csrf } from '../layout.js';
 import type { NeedsYouData } from '../needs-you-read.js';
 import type { TurnView } from '../turns-read.js';
 import { turnHref } from './turns.js';
+import { DecideForm } from './approvals.js';
 
 /** Where a decision made on the overview comes back to. */
 const BACK = '/console/';
@@ -63,23 +63,7 @@ export function NeedsYou(props: { data: NeedsYouData; csrf: string }) {
                 from {a.requestedBy} on {a.serverId}, expires {a.expiresAt}
               </span>
               {a.detail ? <pre>{a.detail}</pre> : null}
-              <form
-                class="inline"
-                method="post"
-                action={`/console/approvals/${encodeURIComponent(a.id)}/decide`}
-              >
-                <Csrf token={props.csrf} />
-                <input type="hidden" name="back" value={BACK} />
-                <label>
-                  Reason <input name="note" size={30} maxlength={2000} />
-                </label>
-                <button type="submit" name="decision" value="approve">
-                  Approve
-                </button>
-                <button type="submit" name="decision" value="reject" class="danger">
-                  Deny
-                </button>
-              </form>
+              <DecideForm id={a.id} csrf={props.csrf} back={BACK} size={30} />
             </section>
           ))}
           {d.waiting > d.approvals.length ? (
