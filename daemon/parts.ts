@@ -5,6 +5,7 @@ import { systemClock, type Clock } from '../lib/clock.js';
 import type { Authorization } from './auth/authorization.js';
 import type { Diag } from './lifecycle/diag.js';
 import { runtimeLaunchHook } from './runtime-launch.js';
+import { profilePerson } from './profile/person.js';
 import type { LaunchHook } from './drivers/launch-hook.js';
 import { selectAgentteamBinary } from './drivers/binary.js';
 import { openServices, type Services } from './services.js';
@@ -183,6 +184,7 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
   );
   let runner: TurnRunner | null = null;
   const launchHook = runtimeLaunchHook(opts.home, agentteam);
+  const person = () => profilePerson(services.profile.profile);
   const devices = new PairedDevices(services.devices, services.instance, opts.clock);
   return {
     gate: services.gate,
@@ -235,12 +237,12 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
       watchTools.start();
       return {
         ...codexAppServerHandlers({ auths: ctx.auths, host, gate: services.gate, diag: opts.diag }),
-        ...messageOperatorHandlers(services.messages, turns.service),
+        ...messageOperatorHandlers(services.messages, turns.service, person),
         ...conversationOperatorHandlers(services.conversations, () => services.profile.profile),
         ...turnOperatorHandlers(turns.service),
         ...stdioSessionHandlers(turns.stdio),
         ...analysis,
-        ...approvalOperatorHandlers(services.approvals),
+        ...approvalOperatorHandlers(services.approvals, person),
         ...operatorReadHandlers(services),
         ...operatorWriteHandlers({
           ...services,

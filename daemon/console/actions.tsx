@@ -82,7 +82,7 @@ export function registerConsoleActions(
     return act(c, backTo(form.back), () =>
       op.call('approvals.decide', {
         params: { id: c.req.param('id') },
-        body: { decision, ...(note ? { note } : {}), decidedBy: 'human:operator' },
+        body: { decision, ...(note ? { note } : {}) },
       }),
     );
   });

@@ -2,6 +2,7 @@ import { LIMITS, isWellFormedText, jsonBytes } from '../../catalog/limits.js';
 import { ExecError } from '../errors/exec-error.js';
 import type { ApprovalOperatorApi } from '../store/server-api.js';
 import type { OperatorHandlers } from '../http/operator-dispatch.js';
+import { actingPerson } from './auth.js';
 
 /** How many servers `GET /api/v1/approvals/servers` names at most. */
 const APPROVAL_SERVERS_LIMIT = 100;
@@ -13,6 +14,7 @@ const APPROVAL_SERVERS_LIMIT = 100;
  */
 export function approvalOperatorHandlers(
   approvals: ApprovalOperatorApi,
+  person: () => string,
 ): Pick<
   OperatorHandlers,
   'approvals.servers' | 'approvals.pending' | 'approvals.get' | 'approvals.decide'
@@ -26,7 +28,7 @@ export function approvalOperatorHandlers(
       servers: await approvals.pendingAsOperator(APPROVAL_SERVERS_LIMIT),
     }),
     'approvals.get': ({ params }) => approvals.getAsOperator(params.id),
-    'approvals.decide': ({ params, body: { decision, note, decidedBy } }) => {
+    'approvals.decide': ({ params, body: { decision, note, decidedBy } }, c) => {
       // The schema bounds the characters; the bytes and unpaired surrogates are checked here.
       if (note !== undefined && !fitsText(note, LIMITS.decisionNote)) {
         const message = `note must be a string of at most ${LIMITS.decisionNote.chars} characters and ${LIMITS.decisionNote.bytes} bytes as JSON, without unpaired surrogates`;
@@ -38,7 +40,7 @@ export function approvalOperatorHandlers(
         params.id,
         decision,
         note ?? null,
-        decidedBy ?? 'human:operator',
+        actingPerson(c, decidedBy, person()),
       );
     },
   };

@@ -77,6 +77,25 @@ export function operatorAuth(o: OperatorAuthOptions): MiddlewareHandler {
   };
 }
 
+/** Whether a paired device's token made this request (it then acts only as the profile's person). */
+function deviceCall(c: Context): boolean {
+  return callers.get(c.req.raw)?.kind === 'device';
+}
+
+/**
+ * The person a request acts as: a paired device only ever as the profile's
+ * person (a phone paired by Ada never writes as Bob), the operator token and
+ * the socket as the person they name, else the profile's person.
+ */
+export function actingPerson(c: Context, named: string | undefined, person: string): string {
+  if (deviceCall(c) && named !== undefined && named !== person)
+    throw new ExecError(
+      'forbidden',
+      `a paired device acts only as the profile's person, ${person}`,
+    );
+  return named ?? person;
+}
+
 const DEVICE_ROWS = new Set<string>(DEVICE_ROUTES);
 const SOCKET_REFUSED = new Set<string>(SOCKET_REFUSED_ROUTES);
 

@@ -1,6 +1,7 @@
 import type { MessageApi } from '../store/messages.js';
 import type { OperatorHandlers } from '../http/operator-dispatch.js';
 import type { TurnService } from '../turns/service.js';
+import { actingPerson } from './auth.js';
 
 /**
  * The operator's (a person's) side of messages (catalog/operator/messages.ts):
@@ -11,9 +12,12 @@ import type { TurnService } from '../turns/service.js';
 export function messageOperatorHandlers(
   messages: MessageApi,
   turns: TurnService,
+  person: () => string,
 ): Pick<OperatorHandlers, 'messages.post' | 'messages.history'> {
   return {
-    'messages.post': async ({ body }) => {
+    'messages.post': async ({ body }, c) => {
+      // A person's message: a paired device's only as the profile's person.
+      if (body.author.startsWith('human:')) actingPerson(c, body.author, person());
       const message = await messages.send(body);
       // Stored first, then routed: a failure to queue is answered as an error, the message stays stored.
       return { message, turns: await turns.deliver(body.serverId, message) };

@@ -1,5 +1,7 @@
 import { test } from 'node:test';
 import { createHash } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { strict as assert } from 'node:assert';
@@ -43,7 +45,10 @@ async function http(
 const filled = (path: string) => path.replace(/:([A-Za-z]+)/g, (_, p: string) => `x_${p}`);
 
 test('a paired device: code, exchange, the person\u2019s side only, revoked at once', async (t) => {
-  const d = await startDaemon();
+  // The profile names its person: a device paired here acts as human:ana and no one else.
+  const home = mkdtempSync(join(tmpdir(), 'agentteam-devices-'));
+  writeFileSync(join(home, 'profile.json'), JSON.stringify({ person: 'ana', agents: [] }));
+  const d = await startDaemon({ home });
   t.after(async () => {
     closeHttp();
     await d.close();
@@ -121,6 +126,22 @@ test('a paired device: code, exchange, the person\u2019s side only, revoked at o
     });
     assert.equal(asAgent.status, 400, 'never as an agent');
     assert.equal(asAgent.body.code, 'validation_failed');
+    const asOther = await http(d.url, 'POST', '/api/v1/messages', token, {
+      serverId: 'local',
+      target: 'channel:general',
+      author: 'human:bob',
+      content: 'pretending to be Bob',
+    });
+    assert.equal(asOther.status, 403, 'never as another person');
+    assert.equal(asOther.body.code, 'forbidden');
+    // The operator's own credential still writes as whoever it names.
+    const byOperator = await http(d.url, 'POST', '/api/v1/messages', operatorToken(d), {
+      serverId: 'local',
+      target: 'channel:general',
+      author: 'human:bob',
+      content: 'Bob at the terminal',
+    });
+    assert.equal(byOperator.status, 201, JSON.stringify(byOperator.body));
   });
 
   await t.test('it decides an approval an agent asked for', async () => {
@@ -128,12 +149,19 @@ test('a paired device: code, exchange, the person\u2019s side only, revoked at o
     const id = asked.json.data.approval.id as string;
     const seen = await http(d.url, 'GET', `/api/v1/approvals/${id}`, token);
     assert.equal(seen.status, 200, JSON.stringify(seen.body));
+    const asOther = await http(d.url, 'POST', `/api/v1/approvals/${id}/decide`, token, {
+      decision: 'approve',
+      decidedBy: 'human:bob',
+    });
+    assert.equal(asOther.status, 403, 'never decided in another person\u2019s name');
+    assert.equal(asOther.body.code, 'forbidden');
+    // Without a name the device decides as the profile's person.
     const decided = await http(d.url, 'POST', `/api/v1/approvals/${id}/decide`, token, {
       decision: 'approve',
-      decidedBy: 'human:ana',
     });
     assert.equal(decided.status, 200, JSON.stringify(decided.body));
     assert.equal(decided.body.data.approval.status, 'approved');
+    assert.equal(decided.body.data.approval.decidedBy, 'human:ana');
   });
 
   await t.test(
