@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { chownSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { chownSync, cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunAs } from './pg-binaries.js';
@@ -8,8 +8,8 @@ import type { RunAs } from './pg-binaries.js';
  * initdb once, not once per cluster: the first throwaway cluster (pg-cluster.ts)
  * on a machine initializes a template data directory under the system temp
  * dir, keyed by the binaries directory, the server's user, the initdb
- * arguments and the superuser's password; every cluster after it starts from a copy (`cp -a`, run as the
- * server's user so the files stay its own). initdb costs seconds of CPU, the
+ * arguments and the superuser's password; every cluster after it starts from a copy (made in process, then given to
+ * the server's user so the files stay its own). initdb costs seconds of CPU, the
  * copy a fraction of one. Made beside its final name and renamed, so test
  * files starting at once never see half a template.
  */
@@ -47,5 +47,18 @@ export async function initData(
       if (!existsSync(join(template, 'PG_VERSION'))) throw err;
     }
   }
-  await run('cp', ['-a', `${template}/.`, data], as);
+  // Copied in this process, not by spawning `cp`: the server's user may not be able to search the
+  // directories of a test's PATH (`.ci/run` hides programs behind a private directory of links).
+  cpSync(template, data, { recursive: true, preserveTimestamps: true });
+  if (as) chownTree(data, as.uid, as.gid);
+}
+
+/** Gives `dir` and everything under it to the server's user, as `cp -a` run as that user would have. */
+function chownTree(dir: string, uid: number, gid: number): void {
+  chownSync(dir, uid, gid);
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) chownTree(path, uid, gid);
+    else chownSync(path, uid, gid);
+  }
 }
