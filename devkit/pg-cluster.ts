@@ -169,16 +169,7 @@ export async function startCluster(opts: { durable?: boolean } = {}): Promise<Cl
       await exited;
       clearTimeout(late);
     };
-    const admin = new pg.Pool({
-      host: '127.0.0.1',
-      port,
-      user: USER,
-      password: PG_PASSWORD,
-      database: 'postgres',
-      max: 2,
-    });
-    // An idle connection ended by the server's shutdown is expected, not an uncaught error.
-    admin.on('error', () => undefined);
+    const admin = adminPool(port);
     return {
       port,
       async createDatabase() {
@@ -205,11 +196,8 @@ export async function startCluster(opts: { durable?: boolean } = {}): Promise<Cl
   }
 }
 
-/**
- * A cluster another process started (and stops): only new databases on it,
- * for a run that shares one cluster among many test files (store-domains-postgres.test.ts).
- */
-export async function attachCluster(port: number): Promise<Cluster> {
+/** A small pool on a cluster's `postgres` database, for creating databases. */
+function adminPool(port: number): pg.Pool {
   const admin = new pg.Pool({
     host: '127.0.0.1',
     port,
@@ -218,7 +206,17 @@ export async function attachCluster(port: number): Promise<Cluster> {
     database: 'postgres',
     max: 2,
   });
+  // An idle connection ended by the server's shutdown is expected, not an uncaught error.
   admin.on('error', () => undefined);
+  return admin;
+}
+
+/**
+ * A cluster another process started (and stops): only new databases on it,
+ * for a run that shares one cluster among many test files (store-domains-postgres.test.ts).
+ */
+export async function attachCluster(port: number): Promise<Cluster> {
+  const admin = adminPool(port);
   const notOwned = async () => {
     throw new Error('this cluster belongs to another process: it cannot be paused or resumed here');
   };
