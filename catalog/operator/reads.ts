@@ -16,7 +16,8 @@ import {
  * from the list, so a read added there is a row here with its real types.
  */
 
-const serverParams = {
+/** The path parameters of a row under `/servers/:serverId/` (the reads and the writes). */
+export const serverParams = {
   type: 'object',
   additionalProperties: false,
   required: ['serverId'],

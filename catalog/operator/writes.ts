@@ -1,5 +1,5 @@
 import type { ActionDescriptor } from '../descriptor.js';
-import { ENTITY_ID_PATTERN, PERSON_PATTERN } from '../ids.js';
+import { PERSON_PATTERN } from '../ids.js';
 import {
   OPERATOR_WRITES,
   type OperatorWriteAction,
@@ -7,23 +7,17 @@ import {
   writeRouteName,
 } from '../operator-writes.js';
 import { queuedTurnsSchema } from './turns.js';
+import { serverParams } from './reads.js';
 
 /**
  * The operator writes as rows of the operator API, one per catalog action
  * of catalog/operator-writes.ts (`writes.task.create`, ...): the body is
  * the action's own input, checked by the action's generated validator (the
  * one Exec uses); `as` in the query names the person the write is made for
- * (default `human:operator`). The answer is the action's output, through
+ * (default: the profile's person, else `human:operator`). The answer is the action's output, through
  * the same handler and result gate as Exec, and, for a task, the turns the
  * write started (a person assigning an agent).
  */
-
-const serverParams = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['serverId'],
-  properties: { serverId: { type: 'string', pattern: ENTITY_ID_PATTERN } },
-} as const;
 
 const personQuery = {
   type: 'object',
