@@ -78,11 +78,13 @@ export function registerConsoleActions(
     const form = await c.req.parseBody();
     const note = typeof form.note === 'string' && form.note.trim() !== '' ? form.note : undefined;
     // Anything but approve or reject is sent as is, so the person sees the daemon's own refusal.
-    const decision = String(form.decision ?? '') as 'approve' | 'reject';
+    const asked = String(form.decision ?? '');
+    const forTurn = asked === 'approve-turn';
+    const decision = (forTurn ? 'approve' : asked) as 'approve' | 'reject';
     return act(c, backTo(form.back), () =>
       op.call('approvals.decide', {
         params: { id: c.req.param('id') },
-        body: { decision, ...(note ? { note } : {}) },
+        body: { decision, ...(note ? { note } : {}), ...(forTurn ? { scope: 'turn' } : {}) },
       }),
     );
   });
