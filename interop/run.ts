@@ -11,6 +11,7 @@ import { checkCodex } from './codex.js';
 import type { CheckContext, CheckResult } from './run-under.js';
 import { checkCodexAppServer } from './codex-app-server.js';
 import { checkClaudeTurns, checkCodexTurns, checkOpencodeTurns } from './turns.js';
+import { checkCodexApprovals } from './approvals.js';
 import { ensureNpm, ensurePython, NPM_CLIENTS, PYTHON_SDK, type Installed } from './install.js';
 
 /**
@@ -89,6 +90,13 @@ const PLANS: Plan[] = [
     install: () => ensureNpm(npm('codex')),
     pinned: npm('codex').version,
     run: (ctx) => checkCodexTurns(ctx),
+  },
+  // Codex's own command approvals in a delivered turn, decided in agentteam's inbox.
+  {
+    id: 'codex-approvals',
+    install: () => ensureNpm(npm('codex')),
+    pinned: npm('codex').version,
+    run: (ctx) => checkCodexApprovals(ctx),
   },
   {
     id: 'opencode',
