@@ -62,6 +62,7 @@ before(async () => {
         agent('cxc'),
         agent('cxt', { deadlineSeconds: 2 }),
         agent('cxp', { allowCommands: ['echo approved-output *'] }),
+        { ...agent('cxf'), launch: { binary: codex, args: ['ask-file'] } },
       ],
     }),
   );
@@ -284,4 +285,33 @@ test('the turn is cancelled while its request waits: the request is cancelled, n
   const [ended] = (await listed('cxc')).rows;
   assert.equal(ended!.id, row.id);
   assert.deepEqual([ended!.status, ended!.note], ['cancelled', 'the turn ended']);
+});
+
+test("a file change shows its diff; a delegated child thread's request says so on the CLI and the console", async () => {
+  const { turns } = await post(d, 'dm:cxf', 'Update the notes.');
+  const turnId = turns[0]!.turnId;
+  const { row: file } = await waitPending('cxf');
+  assert.equal(file.native.kind, 'file_change');
+  assert.equal(file.native.delegated, false);
+  assert.equal(file.native.view.diff.text, 'update notes.md\n@@ -1 +1 @@\n-old line\n+new line');
+  assert.equal(file.native.view.reason.text, 'update the notes');
+  assert.equal((await d.cli(['approval', 'decide', file.id, 'approve'])).code, 0);
+  let child: Approval | undefined;
+  for (const until = Date.now() + 20_000; !child && Date.now() < until; ) {
+    child = (await listed('cxf', 'pending')).rows.find((a) => a.id !== file.id);
+    if (!child) await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.ok(child, 'the child thread asked');
+  assert.deepEqual(
+    [child.native.delegated, child.native.threadId, child.native.kind, child.native.turnId],
+    [true, `${file.native.threadId}-child`, 'command', turnId],
+  );
+  assert.match(child.title, /^codex-app-server \(delegated\) asks to run: rm -rf build$/);
+  const page = await (await signIn(d)).get('/console/approvals');
+  const card = page.body.slice(page.body.indexOf(`data-approval="${child.id}"`));
+  assert.match(card.slice(0, 2000), /asked by a delegated child/);
+  assert.equal((await d.cli(['approval', 'decide', child.id, 'reject'])).code, 0);
+  const t = await waitTurn(d, turnId);
+  assert.equal(t.state, 'succeeded');
+  assert.equal(await reply('dm:cxf'), 'file: accept; child: decline');
 });
