@@ -8,6 +8,7 @@ import { BIN } from '../../devkit/daemon.js';
 import { appServerRun, fakeAppServer } from '../../devkit/app-server.js';
 import { lookupTool, spawnServe, type StdioApp } from '../../devkit/serve-stdio.js';
 import { operatorCall } from '../../devkit/http.js';
+import { signIn } from '../../devkit/console.js';
 
 const sh = promisify(execFile);
 
@@ -153,6 +154,14 @@ test('saved delegated scopes: saved at delegation, kept across a restart of the 
     });
     assert.match(human.stdout, /^fx thr-C scoped parent thr-P task task-C: 1 tools$/m);
     assert.match(human.stdout, /^ {2}client__lookup_record [0-9a-f]{12} current$/m);
+    const page = await (await signIn(d)).get('/console/client-tools');
+    assert.equal(page.status, 200);
+    assert.match(page.body, /<h2>Delegated scopes <span class="mute">\(5\)<\/span>/);
+    const row = /<tr data-scope="thr-C" data-scope-tool="client__lookup_record">(.*?)<\/tr>/s.exec(
+      page.body,
+    )?.[1];
+    assert.match(row ?? '', /scoped.*callable/s);
+    assert.match(page.body, /<tr data-scope="thr-E" data-scope-tool="">.*?inspection.*?none/s);
   });
 
   // The app restarts with the tool's description changed: a new fingerprint.
