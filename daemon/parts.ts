@@ -193,19 +193,18 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
     devices,
     registerRoutes: (app, ctx) => {
       registerExecActionRoute(app, services);
-      const host = clientTools.delegating(
-        registerMcpRoutes(app, {
-          messages: services.messages,
-          knowledge: services.knowledge,
-          clock: services.clock,
-          gate: services.gate,
-          tools: services.tools,
-          audit: services.audit,
-          hiddenFor: clientTools.hiddenFor,
-          notifier: clientTools.notifier,
-          ...(opts.streams ? { streams: opts.streams } : {}),
-        }),
-      );
+      const mcpHost = registerMcpRoutes(app, {
+        messages: services.messages,
+        knowledge: services.knowledge,
+        clock: services.clock,
+        gate: services.gate,
+        tools: services.tools,
+        audit: services.audit,
+        hiddenFor: clientTools.hiddenFor,
+        notifier: clientTools.notifier,
+        ...(opts.streams ? { streams: opts.streams } : {}),
+      });
+      const host = clientTools.delegating(mcpHost);
       const analysis = opts.analysis
         ? registerTokenAnalysisRoutes(app, opts.analysis, MCP_TOOLS)
         : { 'analysis.credential': absentRoute };
