@@ -9,13 +9,14 @@ const obj = (v: unknown): Record<string, unknown> =>
 /**
  * Whether `thread/started` reports an inspection task: Codex's review
  * sub-agent (`source.subAgent` is `"review"`) or a spawned agent in the
- * `explorer` role (`source.subAgent.thread_spawn.agent_role`).
+ * `explorer` role (`source.subAgent.thread_spawn.agent_role`, or the
+ * thread's own `agentRole`).
  */
 function inspectionOf(method: string, params: Record<string, unknown>): string | null {
   if (method !== 'thread/started') return null;
   const thread = obj(params.thread);
   const sub = obj(thread.source).subAgent;
-  const role = obj(obj(sub).thread_spawn).agent_role;
+  const role = obj(obj(sub).thread_spawn).agent_role ?? thread.agentRole;
   return sub === 'review' || role === 'explorer' ? str(thread.id) : null;
 }
 
