@@ -4,6 +4,7 @@ import type { OperatorHandler, OperatorHandlers } from '../http/operator-dispatc
 import { ExecError } from '../errors/exec-error.js';
 import type { AuthorizationStore } from '../auth/store.js';
 import { isPidAlive } from '../lifecycle/owner.js';
+import { mintRunIdentity } from '../auth/run-identity.js';
 import type { LaunchAdditions, LaunchHook } from '../drivers/launch-hook.js';
 
 /** What the lease routes use of the running daemon. */
@@ -23,8 +24,14 @@ function revokeReason(signal: AbortSignal): string {
   return typeof v === 'string' ? v : 'revoked';
 }
 
-/** What the lease schema cannot say: the turn's two fields go together. */
+/** What the lease schema cannot say: the turn's two fields go together; ids are the daemon's to mint. */
 function checkLease(b: LeaseRequest): LeaseRequest {
+  for (const k of ['sessionId', 'runId'])
+    if (Object.hasOwn(b, k))
+      throw new ExecError(
+        'invalid_request',
+        `${k} is not a lease field: the daemon mints a lease's session and run ids itself (the first line returns them); sessionName is a label`,
+      );
   const target = b.turnTarget ?? null;
   const messageId = b.turnMessageId ?? null;
   if ((target === null) !== (messageId === null))
@@ -47,8 +54,8 @@ export function runtimeLeaseHandlers(
     const auth = await store.create({
       serverId: req.serverId,
       agentId: req.agentId,
-      sessionId: req.sessionId ?? null,
-      runId: req.runId ?? null,
+      ...mintRunIdentity(),
+      sessionName: req.sessionName ?? null,
       workdir: req.workdir ?? null,
       primaryThreadId: req.primaryThreadId ?? null,
       runtime: req.runtime ?? 'generic',
@@ -82,6 +89,8 @@ export function runtimeLeaseHandlers(
     }
     const line: LeaseLine = {
       authorizationId: auth.id,
+      sessionId: auth.principal.sessionId!,
+      runId: auth.principal.runId!,
       privateDir: auth.dir,
       tokenFile: auth.tokenFile,
       resumeSecret: auth.resumeSecret,
