@@ -27,6 +27,8 @@ export interface AuthorizationInit {
   readonly sessionId?: string | null;
   readonly runId?: string | null;
   readonly sessionName?: string | null;
+  /** The daemon mints the session and run ids (run-identity.ts) instead of taking sessionId/runId. */
+  readonly mintIds?: boolean;
   readonly workdir?: string | null;
   readonly primaryThreadId?: string | null;
   readonly turn?: TurnBinding | null;

@@ -20,6 +20,7 @@ import { CleanupQueue } from './cleanup.js';
 import { newResumeSecret, runtimeDirName } from './resume.js';
 import { Admission } from './admission.js';
 import { issueGeneration } from './issue.js';
+import { runIds } from './run-identity.js';
 
 export interface StoreDeps {
   readonly clock: Clock;
@@ -127,8 +128,7 @@ export class AuthorizationStore {
       authorizationId: id,
       serverId: init.serverId,
       agentId: init.agentId,
-      sessionId: init.sessionId ?? null,
-      runId: init.runId ?? null,
+      ...runIds(init, dir),
       sessionName: init.sessionName ?? null,
       workdir: init.workdir ?? null,
       primaryThreadId: init.primaryThreadId ?? null,

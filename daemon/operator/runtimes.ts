@@ -4,7 +4,6 @@ import type { OperatorHandler, OperatorHandlers } from '../http/operator-dispatc
 import { ExecError } from '../errors/exec-error.js';
 import type { AuthorizationStore } from '../auth/store.js';
 import { isPidAlive } from '../lifecycle/owner.js';
-import { mintRunIdentity } from '../auth/run-identity.js';
 import type { LaunchAdditions, LaunchHook } from '../drivers/launch-hook.js';
 
 /** What the lease routes use of the running daemon. */
@@ -54,7 +53,7 @@ export function runtimeLeaseHandlers(
     const auth = await store.create({
       serverId: req.serverId,
       agentId: req.agentId,
-      ...mintRunIdentity(),
+      mintIds: true,
       sessionName: req.sessionName ?? null,
       workdir: req.workdir ?? null,
       primaryThreadId: req.primaryThreadId ?? null,
