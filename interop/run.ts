@@ -11,6 +11,7 @@ import { checkCodex } from './codex.js';
 import type { CheckContext, CheckResult } from './run-under.js';
 import { checkCodexAppServer } from './codex-app-server.js';
 import { checkClaudeTurns, checkCodexTurns, checkOpencodeTurns } from './turns.js';
+import { checkCodexStdioTurns } from './stdio-turns.js';
 import { ensureNpm, ensurePython, NPM_CLIENTS, PYTHON_SDK, type Installed } from './install.js';
 
 /**
@@ -89,6 +90,13 @@ const PLANS: Plan[] = [
     install: () => ensureNpm(npm('codex')),
     pinned: npm('codex').version,
     run: (ctx) => checkCodexTurns(ctx),
+  },
+  // An app's `serve --stdio` session whose turn the daemon runs on the same pinned Codex.
+  {
+    id: 'codex-stdio-turns',
+    install: () => ensureNpm(npm('codex')),
+    pinned: npm('codex').version,
+    run: (ctx) => checkCodexStdioTurns(ctx),
   },
   {
     id: 'opencode',

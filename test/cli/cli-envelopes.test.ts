@@ -35,6 +35,8 @@ const NO_DAEMON: readonly Case[] = [
   [['run', '--agent', 'a1', '--', 'true'], 3, 'envelope', 'unavailable'],
   [['run', '--agent', 'a:b', '--', 'true'], 2, 'envelope', 'usage'],
   [['run', '--agent', 'a1'], 2, 'envelope', 'usage'],
+  // The daemon mints run ids: the old flag is refused by name, before any daemon is needed.
+  [['run', '--agent', 'a1', '--run', 'r1', '--', 'true'], 2, 'envelope', 'usage'],
   [
     ['message', 'post', '--target', 'channel:general', '--as', 'human:ada', 'hi'],
     3,

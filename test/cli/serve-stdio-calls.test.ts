@@ -49,8 +49,8 @@ test('serve --stdio calls: pending bound, delegated threads and scopes, stale an
   };
   const init = await app.init([tool, lookupTool()]);
   assert.ok(init.result, JSON.stringify(init));
-  const a1 = await connectAgent(d, 'a1', { sessionId: 's1', runId: 'r1', primaryThreadId: 'main' });
-  const a2 = await connectAgent(d, 'a2', { sessionId: 's2', runId: 'r2', primaryThreadId: 'main' });
+  const a1 = await connectAgent(d, 'a1', { primaryThreadId: 'main' });
+  const a2 = await connectAgent(d, 'a2', { primaryThreadId: 'main' });
   t.after(() => a1.close());
   t.after(() => a2.close());
   const fps = await fingerprints(d);
@@ -111,7 +111,8 @@ test('serve --stdio calls: pending bound, delegated threads and scopes, stale an
       const call = await app.nextCall();
       assert.equal(call.params.data.task_id, 'task-1');
       assert.equal(call.params.data.subagent_id, 't1');
-      assert.equal(call.params.data.session_id, 's1', 'session and run stay root-scoped');
+      assert.equal(call.params.data.session_id, a1.sessionId, 'session and run stay root-scoped');
+      assert.equal(call.params.data.run_id, a1.runId);
       await app.answer(call, { text: 'done' });
       assert.equal(text(await ok), 'done');
       // The scope names client__work only: the other tool stays closed to this thread.
@@ -145,7 +146,7 @@ test('serve --stdio calls: pending bound, delegated threads and scopes, stale an
       assert.equal(delegated.length, 7);
       assert.deepEqual(
         new Set(delegated.map((x) => x.join('/'))),
-        new Set(['task-1/t1/s1', 'task-9/t9/s2']),
+        new Set([`task-1/t1/${a1.sessionId}`, `task-9/t9/${a2.sessionId}`]),
       );
       // Answer in reverse order: every agent gets its own answer.
       for (const f of [...frames].reverse())
@@ -184,7 +185,7 @@ test('serve --stdio calls: pending bound, delegated threads and scopes, stale an
       for (const [field, value] of [
         ['instance_id', 'c_other'],
         ['call_id', '00000000-0000-4000-8000-000000000000'],
-        ['session_id', 's2'],
+        ['session_id', a2.sessionId],
         ['run_id', null],
         ['task_id', 'task-1'],
         ['subagent_id', 't1'],
