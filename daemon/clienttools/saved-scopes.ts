@@ -62,14 +62,15 @@ export class SavedScopes {
   private async save(principal: Principal, child: DelegatedChild): Promise<void> {
     const c = { serverId: principal.serverId, agentId: principal.agentId };
     const { store } = this.deps;
+    const inspection = await child.inspection;
     const had = await store.get(c, child.threadId);
     if (had) {
-      if (child.inspection && had.kind !== 'inspection') await store.narrow(c, child.threadId);
+      if (inspection && had.kind !== 'inspection') await store.narrow(c, child.threadId);
       return;
     }
     let kind: DelegationKind = 'scoped';
     let tools: ScopedTool[] = [];
-    if (child.inspection) kind = 'inspection';
+    if (inspection) kind = 'inspection';
     else if (child.resumed) kind = 'legacy';
     else {
       const now = this.deps.visible(principal);

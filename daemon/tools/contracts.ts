@@ -51,8 +51,8 @@ export interface DelegatedChild {
   readonly primaryId: string;
   /** The backend's identity of the delegation (the spawn item), else the thread's. */
   readonly taskId: string;
-  /** An inspection task (a review, an explorer): never any client tool. */
-  readonly inspection: boolean;
+  /** An inspection task (a review, an explorer): never any client tool; a promise while the driver asks. */
+  readonly inspection: boolean | Promise<boolean>;
   /** Resumed from an earlier delegation rather than spawned now. */
   readonly resumed: boolean;
 }

@@ -18,7 +18,9 @@ const sh = promisify(execFile);
  * reports it, then has each thread call the app's client tool
  * `client__lookup_record`. FAKE_SCENE `first`: the primary spawns thr-C
  * (subAgentActivity, item task-C), thr-C spawns thr-G; an explorer thr-E
- * (thread/started with agent_role explorer); thr-R announced, then shown to
+ * (thread/started with agent_role explorer); an explorer thr-X announced as
+ * Codex 0.171 does (subAgentActivity, no role), its role in `thread/read`
+ * (which answers every thread); thr-R announced, then shown to
  * be Codex's review sub-agent; thr-L brought back by resumeAgent (delegated
  * before scopes were saved). `second`: thr-C resumed (resumeAgent) and a new
  * child thr-D. Every answer goes to $FAKE_OUT.
@@ -44,6 +46,8 @@ async function play() {
     await call('thr-G');
     send({ method: 'thread/started', params: { thread: { id: 'thr-E', source: { subAgent: { thread_spawn: { parent_thread_id: 'thr-P', depth: 1, agent_role: 'explorer' } } } } } });
     await call('thr-E');
+    spawned('thr-P', 'thr-X', 'task-X');
+    await call('thr-X');
     spawned('thr-P', 'thr-R', 'task-R');
     send({ method: 'thread/started', params: { thread: { id: 'thr-R', source: { subAgent: 'review' } } } });
     await call('thr-R');
@@ -63,6 +67,7 @@ rl.on('line', (line) => {
   if (m.method === undefined && waiting.has(m.id)) { waiting.get(m.id)(m.result ?? { error: m.error }); waiting.delete(m.id); return; }
   if (m.method === 'initialize') return send({ id: m.id, result: { userAgent: 'fake/0.171.0' } });
   if (m.method === 'thread/start') { send({ id: m.id, result: { thread: { id: 'thr-P' } } }); return send({ method: 'thread/started', params: { thread: { id: 'thr-P' } } }); }
+  if (m.method === 'thread/read') { const id = m.params.threadId; return send({ id: m.id, result: { thread: { id, agentRole: id === 'thr-X' ? 'explorer' : null, source: { subAgent: { thread_spawn: { parent_thread_id: 'thr-P', depth: 1, agent_role: id === 'thr-X' ? 'explorer' : null } } } } } }); }
   if (m.method === 'turn/start') { send({ id: m.id, result: { turn: { id: 't1' } } }); return void play(); }
 });
 rl.on('close', () => { writeFileSync(process.env.FAKE_OUT, JSON.stringify(out)); process.exit(0); });
@@ -123,7 +128,7 @@ test('saved delegated scopes: saved at delegation, kept across a restart of the 
     },
   );
   await t.test('an inspection task (explorer, review) and a legacy session get none', () => {
-    for (const th of ['thr-E', 'thr-R', 'thr-L']) {
+    for (const th of ['thr-E', 'thr-X', 'thr-R', 'thr-L']) {
       assert.equal(one.answers.get(th)?.success, false, th);
       assert.match(text(one.answers.get(th)), /not_in_scope/, th);
     }
@@ -133,10 +138,10 @@ test('saved delegated scopes: saved at delegation, kept across a restart of the 
     assert.equal(res.status, 200, res.body);
     const sessions = JSON.parse(res.body).data.sessions as any[];
     const by = new Map(sessions.map((s) => [s.session, s]));
-    assert.deepEqual([...by.keys()].sort(), ['thr-C', 'thr-E', 'thr-G', 'thr-L', 'thr-R']);
+    assert.deepEqual([...by.keys()].sort(), ['thr-C', 'thr-E', 'thr-G', 'thr-L', 'thr-R', 'thr-X']);
     assert.deepEqual(
-      ['thr-C', 'thr-G', 'thr-E', 'thr-R', 'thr-L'].map((s) => by.get(s).kind),
-      ['scoped', 'scoped', 'inspection', 'inspection', 'legacy'],
+      ['thr-C', 'thr-G', 'thr-E', 'thr-X', 'thr-R', 'thr-L'].map((s) => by.get(s).kind),
+      ['scoped', 'scoped', 'inspection', 'inspection', 'inspection', 'legacy'],
     );
     assert.deepEqual(
       by.get('thr-C').tools.map((x: any) => [x.name, x.current]),
@@ -156,7 +161,7 @@ test('saved delegated scopes: saved at delegation, kept across a restart of the 
     assert.match(human.stdout, /^ {2}client__lookup_record [0-9a-f]{12} current$/m);
     const page = await (await signIn(d)).get('/console/client-tools');
     assert.equal(page.status, 200);
-    assert.match(page.body, /<h2>Delegated scopes <span class="mute">\(5\)<\/span>/);
+    assert.match(page.body, /<h2>Delegated scopes <span class="mute">\(6\)<\/span>/);
     const row = /<tr data-scope="thr-C" data-scope-tool="client__lookup_record">(.*?)<\/tr>/s.exec(
       page.body,
     )?.[1];

@@ -93,7 +93,9 @@ export async function converse(o: ConversationOptions, io: AppServerIo): Promise
     }
     const params = wireParams(raw);
     const learned = book.learn(method, params);
-    noteDelegations(o.host, o.auth.principal, book, method, params, learned);
+    noteDelegations(o.host, o.auth.principal, book, method, params, learned, (threadId) =>
+      peer.request('thread/read', { threadId }),
+    );
     for (const t of learned) {
       o.diag('codex_thread', {
         authorizationId: authId,

@@ -6,19 +6,47 @@ const str = (v: unknown): string | null => (typeof v === 'string' && v.length > 
 const obj = (v: unknown): Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 
-/**
- * Whether `thread/started` reports an inspection task: Codex's review
- * sub-agent (`source.subAgent` is `"review"`) or a spawned agent in the
- * `explorer` role (`source.subAgent.thread_spawn.agent_role`, or the
- * thread's own `agentRole`).
- */
+/** Whether a thread as the app server describes it is an inspection task: Codex's review sub-agent, or an `explorer`. */
+function isInspection(thread: Record<string, unknown>): boolean {
+  const sub = obj(thread.source).subAgent;
+  const role = obj(obj(sub).thread_spawn).agent_role ?? thread.agentRole;
+  return sub === 'review' || role === 'explorer';
+}
+
+/** The thread `thread/started` reports as an inspection task, if it does. */
 function inspectionOf(method: string, params: Record<string, unknown>): string | null {
   if (method !== 'thread/started') return null;
   const thread = obj(params.thread);
-  const sub = obj(thread.source).subAgent;
-  const role = obj(obj(sub).thread_spawn).agent_role ?? thread.agentRole;
-  return sub === 'review' || role === 'explorer' ? str(thread.id) : null;
+  return isInspection(thread) ? str(thread.id) : null;
 }
+
+/** How long the role of a new child may take to read before it counts as an inspection task. */
+const READ_MS = 5_000;
+
+/**
+ * Whether a child is an inspection task, asked of the app server
+ * (`thread/read`: the thread's `agentRole` and `source`), since Codex's
+ * spawn announcement (`subAgentActivity`) names no role. An answer that
+ * does not come, or is not a thread, counts as one: the child gets no
+ * client tool.
+ */
+function readInspection(read: ReadThread, threadId: string): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((r) => {
+    timer = setTimeout(() => r(true), READ_MS);
+  });
+  const asked = read(threadId).then(
+    (r) => {
+      const thread = obj(obj(r).thread);
+      return thread.id !== threadId || isInspection(thread);
+    },
+    () => true,
+  );
+  return Promise.race([asked, late]).finally(() => clearTimeout(timer));
+}
+
+/** `thread/read` of one thread on the app server the run talks to. */
+type ReadThread = (threadId: string) => Promise<unknown>;
 
 /**
  * Tells the tool host about every child thread a notification made known
@@ -35,6 +63,7 @@ export function noteDelegations(
   method: string,
   raw: unknown,
   learned: readonly { readonly threadId: string; readonly parentId: string }[],
+  read: ReadThread,
 ): void {
   if (!host.delegated) return;
   const params = obj(raw);
@@ -48,7 +77,7 @@ export function noteDelegations(
       parentId: t.parentId,
       primaryId: book.primary,
       taskId: str(item.id) ?? t.threadId,
-      inspection: inspection === t.threadId,
+      inspection: inspection === t.threadId || readInspection(read, t.threadId),
       resumed: item.type === 'collabAgentToolCall' && item.tool === 'resumeAgent',
     });
   }
