@@ -21,6 +21,7 @@ export type CommandName =
   | 'tools-list'
   | 'tools-check'
   | 'tools-log'
+  | 'tools-scopes'
   | 'tools-answer'
   | 'operator-read'
   | 'daemon-logs'

@@ -157,6 +157,12 @@ A message that arrives while the agent's turn on the same target is queued joins
     .option('--json', 'print JSON')
     .action(bind('tools-log'));
   tools
+    .command('scopes')
+    .description('Saved delegated scopes: each delegated session and the client tools it may call.')
+    .option('--session <id>', 'only this delegated session (a child thread id)')
+    .option('--json', 'print JSON')
+    .action(bind('tools-scopes'));
+  tools
     .command('answer')
     .description('Answer a question a tool asked; its next call gets it as `answered`.')
     .argument('<askId>')

@@ -132,6 +132,7 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
     profile: services.profile,
     remembered,
     gate: services.gate,
+    delegations: services.delegatedScopes,
     log: (message) => opts.diag('client_tools', { message }),
     ...(opts.streams ? { streams: opts.streams } : {}),
   });
@@ -192,7 +193,7 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
     devices,
     registerRoutes: (app, ctx) => {
       registerExecActionRoute(app, services);
-      const host = registerMcpRoutes(app, {
+      const mcpHost = registerMcpRoutes(app, {
         messages: services.messages,
         knowledge: services.knowledge,
         clock: services.clock,
@@ -203,6 +204,7 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
         notifier: clientTools.notifier,
         ...(opts.streams ? { streams: opts.streams } : {}),
       });
+      const host = clientTools.delegating(mcpHost);
       const analysis = opts.analysis
         ? registerTokenAnalysisRoutes(app, opts.analysis, MCP_TOOLS)
         : { 'analysis.credential': absentRoute };
