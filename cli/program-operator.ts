@@ -98,6 +98,12 @@ A message that arrives while the agent's turn on the same target is queued joins
     .description('Show one approval request.')
     .argument('<id>', 'approval id')
     .action(bind('approval-get'));
+  approval
+    .command('hook')
+    .description(
+      "Claude Code's PermissionRequest hook (the Claude driver configures it): reads the hook JSON on stdin, files the request in the approval inbox and prints the decision.",
+    )
+    .action(bind('approval-hook'));
 
   const extension = program
     .command('extension')
