@@ -26,6 +26,7 @@ import { registerTokenAnalysisRoutes } from './analysis/routes.js';
 import type { AnalysisTokens } from './auth/analysis-token.js';
 import { MCP_TOOLS } from '../catalog/mcp-tools.js';
 import { approvalOperatorHandlers } from './operator/approvals.js';
+import { openNativeApprovals } from './native-approvals.js';
 import { operatorReadHandlers } from './operator/reads.js';
 import { operatorWriteHandlers } from './operator/writes.js';
 import { TaskAssignments } from './operator/task-assignment.js';
@@ -135,6 +136,7 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
     log: (message) => opts.diag('client_tools', { message }),
     ...(opts.streams ? { streams: opts.streams } : {}),
   });
+  const approvals = openNativeApprovals(services);
   await services.registry.useGeneratedValidators();
   // Catch-up for what fell due while no daemon ran, then the timer.
   await services.scheduler.start();
@@ -221,7 +223,7 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
         diag: opts.diag,
         shared: opts.store !== undefined,
         staleMs: opts.turnStaleMs,
-        tools: { host, gate: services.gate },
+        tools: { host, gate: services.gate, approvals },
         messages: services.messages,
         clients: {
           check: (id, key) => clientTools.broker.checkOwn(id, key),
@@ -242,7 +244,7 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
         ...turnOperatorHandlers(turns.service),
         ...stdioSessionHandlers(turns.stdio),
         ...analysis,
-        ...approvalOperatorHandlers(services.approvals, person),
+        ...approvalOperatorHandlers(approvals, person, services.audit),
         ...operatorReadHandlers(services),
         ...operatorWriteHandlers({
           ...services,
