@@ -13,6 +13,7 @@ import type { IdempotencyLimits } from './store/idempotency.js';
 import type { ResultGate } from './results/gate.js';
 import type { SecretSet } from './masking/secrets.js';
 import { registerExecActionRoute } from './exec/route.js';
+import { registerNativeApprovalRoute } from './exec/native-approval.js';
 import { registerMcpRoutes } from './mcp/routes.js';
 import { codexAppServerHandlers } from './operator/codex-app-server.js';
 import type { AuthorizationStore } from './auth/store.js';
@@ -194,6 +195,7 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
     devices,
     registerRoutes: (app, ctx) => {
       registerExecActionRoute(app, services);
+      registerNativeApprovalRoute(app, approvals, services);
       const host = registerMcpRoutes(app, {
         messages: services.messages,
         knowledge: services.knowledge,

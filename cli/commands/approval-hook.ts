@@ -31,8 +31,8 @@ interface HookInput {
 }
 
 type Answer =
-  | { decision: 'approved'; scope: 'once' | 'turn' }
-  | { decision: 'denied' | 'expired' | 'cancelled'; reason: string };
+  | { decision: 'approved'; scope: 'once' | 'turn'; id: string }
+  | { decision: 'denied' | 'expired' | 'cancelled'; reason: string; id: string };
 
 /** Bad input: the reason on stderr (what Claude Code shows), the usage envelope on stdout as for every refusal, exit 2. */
 function fail(message: string): number {
@@ -110,7 +110,8 @@ function printAnswer(answer: Answer, input: HookInput): number {
     const rules = answer.scope === 'turn' ? forTheTurn(input.permission_suggestions) : [];
     return print({ behavior: 'allow', ...(rules.length > 0 ? { updatedPermissions: rules } : {}) });
   }
-  return deny(`${answer.decision}: ${answer.reason}`);
+  // The reason starts with the outcome (`denied by human:ada: not now`, `expired: ...`).
+  return deny(`${answer.reason} (${answer.id})`);
 }
 
 const text = (v: unknown): string | null => (typeof v === 'string' ? v : null);
