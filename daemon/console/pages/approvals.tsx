@@ -1,4 +1,5 @@
 import { Csrf } from '../layout.js';
+import { ApprovalCard, type NativeView } from './approval-card.js';
 
 export interface ApprovalRow {
   readonly serverId: string;
@@ -12,6 +13,8 @@ export interface ApprovalRow {
   readonly expiresAt: string;
   readonly decidedAt: string | null;
   readonly createdAt: string;
+  /** A runtime's own request: who asked and what; null or absent for one an agent filed. */
+  readonly native?: NativeView | null;
 }
 
 /** What the page shows (approvals-read.ts reads it). */
@@ -37,12 +40,17 @@ export function olderHref(serverId: string, cursor: string): string {
 }
 
 /** Approvals: pending requests (operator read approval list, status pending) to decide, a page at a time, then the latest decided ones. */
-/** Approve or Deny one waiting request with an optional reason; `back` is where the answer returns. */
+/**
+ * Approve or Deny one waiting request with an optional reason; `back` is
+ * where the answer returns. A runtime's own request (`turn`) can also be
+ * approved for the rest of its turn.
+ */
 export function DecideForm(props: {
   id: string;
   csrf: string;
   back?: string | undefined;
   size: number;
+  turn?: boolean;
 }) {
   return (
     <form
@@ -58,6 +66,11 @@ export function DecideForm(props: {
       <button type="submit" name="decision" value="approve">
         Approve
       </button>
+      {props.turn ? (
+        <button type="submit" name="decision" value="approve-turn">
+          Approve for turn
+        </button>
+      ) : null}
       <button type="submit" name="decision" value="reject" class="danger">
         Deny
       </button>
@@ -93,14 +106,18 @@ export function ApprovalsBody(props: { data: ApprovalsData; csrf: string; back?:
         </p>
       ) : (
         d.pending.map((a) => (
-          <section class="card" data-approval={a.id} aria-label={a.title}>
-            <strong>{a.title}</strong>{' '}
-            <span class="mute">
-              from {a.requestedBy} on {a.serverId}, expires {a.expiresAt}
-            </span>
-            <pre>{a.detail}</pre>
-            <DecideForm id={a.id} csrf={props.csrf} back={props.back} size={40} />
-          </section>
+          <ApprovalCard
+            a={a}
+            form={
+              <DecideForm
+                id={a.id}
+                csrf={props.csrf}
+                back={props.back}
+                size={40}
+                turn={Boolean(a.native)}
+              />
+            }
+          />
         ))
       )}
       {d.more.map((m) => (
