@@ -92,6 +92,7 @@ A message that arrives while the agent's turn on the same target is queued joins
     .argument('<decision>', 'approve or reject')
     .option('--note <text>', 'a note the agent sees with the decision')
     .option('--as <person>', 'human:<handle> (default human:operator)')
+    .option('--for-turn', "a runtime's own request: approve its kind for the rest of its turn")
     .action(bind('approval-decide'));
   approval
     .command('get')

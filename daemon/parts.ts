@@ -28,6 +28,7 @@ import type { AnalysisTokens } from './auth/analysis-token.js';
 import { MCP_TOOLS } from '../catalog/mcp-tools.js';
 import { approvalOperatorHandlers } from './operator/approvals.js';
 import { openNativeApprovals } from './native-approvals.js';
+import type { NativeApprovals } from './approvals/native.js';
 import { operatorReadHandlers } from './operator/reads.js';
 import { operatorWriteHandlers } from './operator/writes.js';
 import { TaskAssignments } from './operator/task-assignment.js';
@@ -70,6 +71,8 @@ export interface DaemonParts {
   readonly services: Services;
   /** Paired devices: the app checks their tokens; the rows pair, exchange, list and revoke. */
   readonly devices: PairedDevices;
+  /** The one inbox for the runtimes' own permission prompts (drivers and hooks ask it). */
+  readonly approvals: NativeApprovals;
   readonly launchHook?: LaunchHook;
   readonly onPublished?: (auth: Authorization) => void;
   /** The catalog a new authorization pins: built-ins plus the extensions installed now. */
@@ -193,6 +196,7 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
     gate: services.gate,
     services,
     devices,
+    approvals,
     registerRoutes: (app, ctx) => {
       registerExecActionRoute(app, services);
       registerNativeApprovalRoute(app, approvals, services);

@@ -60,12 +60,11 @@ export class NativeApprovals implements ApprovalOperatorApi {
       kind: ask.kind,
       view,
     };
-    const deadline = this.d.clock.now() + policy.deadlineSeconds * 1000;
     const base = {
       serverId: ask.serverId,
       agentId: ask.agent,
       title,
-      deadline,
+      waitMs: policy.deadlineSeconds * 1000,
       leaseId: ask.leaseId,
       native,
     };
@@ -87,7 +86,7 @@ export class NativeApprovals implements ApprovalOperatorApi {
         settled: { status: 'cancelled', by: 'daemon', note },
       });
     } else {
-      row = await this.wait(await this.d.store.fileNative(base), deadline, signal);
+      row = await this.wait(await this.d.store.fileNative(base), signal);
     }
     this.record(ask, row);
     return this.answer(ask, row);
@@ -110,8 +109,9 @@ export class NativeApprovals implements ApprovalOperatorApi {
   }
 
   /** Waits for the first of: a decision, the deadline, the turn's end. */
-  private wait(filed: Approval, deadline: number, signal?: AbortSignal): Promise<Approval> {
+  private wait(filed: Approval, signal?: AbortSignal): Promise<Approval> {
     const id = filed.id;
+    const deadline = Date.parse(filed.expiresAt);
     const clock = this.d.clock;
     return new Promise<Approval>((resolve) => {
       let done = false;

@@ -78,15 +78,14 @@ export function registerConsoleActions(
   app.post('/console/approvals/:id/decide', async (c) => {
     const form = await c.req.parseBody();
     const note = typeof form.note === 'string' && form.note.trim() !== '' ? form.note : undefined;
-    // `approve-turn`: approve a runtime's own request for the rest of its turn. Anything else but
-    // approve or reject is sent as is, so the person sees the daemon's own refusal.
-    const picked = String(form.decision ?? '');
-    const decision = (picked === 'approve-turn' ? 'approve' : picked) as 'approve' | 'reject';
-    const scope = picked === 'approve-turn' ? { scope: 'turn' as const } : {};
+    // Anything but approve or reject is sent as is, so the person sees the daemon's own refusal.
+    const asked = String(form.decision ?? '');
+    const forTurn = asked === 'approve-turn';
+    const decision = (forTurn ? 'approve' : asked) as 'approve' | 'reject';
     return act(c, backTo(form.back), () =>
       op.call('approvals.decide', {
         params: { id: c.req.param('id') },
-        body: { decision, ...scope, ...(note ? { note } : {}) },
+        body: { decision, ...(note ? { note } : {}), ...(forTurn ? { scope: 'turn' } : {}) },
       }),
     );
   });

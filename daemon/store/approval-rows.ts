@@ -95,7 +95,8 @@ export interface NativeFiling {
   readonly serverId: string;
   readonly agentId: string;
   readonly title: string;
-  readonly deadline: number;
+  /** How long it waits for a decision, from the moment it is filed (its expiry). */
+  readonly waitMs: number;
   readonly leaseId: string;
   readonly native: Omit<Native, 'scope'>;
   /** Filed already settled: the agent's policy answered it, or its turn had ended. */
@@ -103,8 +104,8 @@ export interface NativeFiling {
 }
 
 export const INSERT_NATIVE = `INSERT INTO approvals (id, server_id, requested_by, title, detail, status, decided_by, note, decided_at,
-  expires_at, revision, created_at, updated_at, runtime, lease_id, turn_id, thread_id, subagent_id, delegated, kind, native_view)
-  VALUES (?, ?, ?, ?, '', ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+  expires_at, revision, created_at, updated_at, runtime, lease_id, turn_id, thread_id, subagent_id, delegated, kind, native_view, scope)
+  VALUES (?, ?, ?, ?, '', ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 /** The daemon ends a pending request (its deadline passed, its turn ended), whatever its expiry. */
 export const SET_END = `UPDATE approvals SET status = ?, decided_by = ?, note = ?, decided_at = ?, revision = revision + 1, updated_at = ?
   WHERE id = ? AND status = 'pending'`;

@@ -104,7 +104,7 @@ export class ApprovalStore {
         done?.by ?? null,
         done?.note ?? null,
         done ? now : null,
-        f.deadline,
+        now + f.waitMs,
         now,
         now,
         n.runtime,
@@ -115,6 +115,7 @@ export class ApprovalStore {
         n.delegated ? 1 : 0,
         n.kind,
         JSON.stringify(n.view),
+        done?.status === 'approved' ? 'once' : null,
       ]);
       const approval = approvalOf((await q.get<Row>(ANY_SERVER, [now, id]))!);
       this.s.notices.after(q, { kind: 'approval.requested', serverId: f.serverId, approval });

@@ -12,7 +12,7 @@ import { post, waitTurn } from '../../devkit/turns.js';
 /**
  * A runtime's own approval decided on the console, in a real headless
  * Chromium against a real daemon whose Codex agent runs the app-server
- * stand-in (test/fixtures/turn-runtime/app-server.mjs, `ask`): Codex's
+ * stand-in (test/fixtures/turn-runtime/app-server.mjs, `ask-command`): Codex's
  * command approval appears live on the Approvals page with who asked (agent,
  * runtime, turn, thread), what (the command masked, its directory, its
  * reason), since when and the time left; Approve answers Codex `accept`
@@ -23,7 +23,8 @@ const CHROMIUM = findChromium();
 const FIXTURE = fileURLToPath(
   new URL('../../../test/fixtures/turn-runtime/app-server.mjs', import.meta.url),
 );
-const SECRET = 'sk-native-approval-secret-7Qx2';
+/** A profile header's value: the stand-in puts it in its command line, the inbox masks it. */
+const SECRET = 'hdr-native-approval-7Qx2';
 test.after(() => closeHttp());
 
 test('console in Chromium: a Codex command approval decided from the Approvals page reaches Codex', {
@@ -47,10 +48,10 @@ test('console in Chromium: a Codex command approval decided from the Approvals p
         {
           id: 'cx',
           runtime: 'codex-app-server',
-          apiKeyEnv: 'FAKE_MODEL_KEY',
           baseUrl: 'http://127.0.0.1:9/v1',
+          headers: { 'X-Gateway-Team': SECRET },
           filesystem: { allowedPaths: [work] },
-          launch: { binary: codex, args: ['ask'] },
+          launch: { binary: codex, args: ['ask-command'] },
         },
       ],
       teams: [],
@@ -62,8 +63,6 @@ test('console in Chromium: a Codex command approval decided from the Approvals p
       FAKE_RECORD: records,
       FAKE_THREADS: threads,
       CODEX_HOME: join(root, 'user-codex'),
-      FAKE_MODEL_KEY: SECRET,
-      FAKE_SECRET: SECRET,
     },
   });
   t.after(() => d.close());
@@ -73,17 +72,17 @@ test('console in Chromium: a Codex command approval decided from the Approvals p
 
   const posted = await post(d, 'dm:cx', 'Print something');
   const turnId = posted.turns[0]!.turnId;
-  const card = page.locator('section[data-approval][data-native="codex-app-server"]');
+  const card = page.locator('section[data-approval]:has([data-native="command"])');
   await card.waitFor({ timeout: 20_000 });
   const shown = (await card.textContent()) ?? '';
   assert.match(shown, /from agent:cx/);
-  assert.match(shown, /runtime codex-app-server \(a command\)/);
+  assert.match(shown, /codex-app-server command, turn /);
   assert.ok(shown.includes(`turn ${turnId}`), shown);
   assert.match(shown, /thread thr-/);
   assert.ok(!shown.includes('asked by a delegated child'), 'the primary thread asked');
-  assert.match(shown, /echo from-codex/);
+  assert.match(shown, /echo approved-output # \[X-Gateway-Team\]/);
   assert.ok(!shown.includes(SECRET), 'the secret in the command is masked');
-  assert.ok(shown.includes(work) || shown.includes('wants to print a line'), shown);
+  assert.ok(shown.includes(work) && shown.includes('to answer'), shown);
   // The time left is counted down on the page.
   const left = card.locator('time[data-until]');
   let text = '';
@@ -105,8 +104,8 @@ test('console in Chromium: a Codex command approval decided from the Approvals p
   assert.equal(turn.state, 'succeeded', JSON.stringify(turn));
   const rec = readdirSync(records)
     .map((f) => JSON.parse(readFileSync(join(records, f), 'utf8')))
-    .find((r) => r.approval);
-  assert.deepEqual(rec?.approval, { decision: 'accept' }, 'Codex got accept');
+    .find((r) => r.approvals);
+  assert.deepEqual(rec?.approvals, [{ decision: 'accept' }], 'Codex got accept, once');
   await page.locator(`tr[data-approval="${id}"]`).waitFor({ timeout: 10_000 });
 
   // A second decision of the same request: the page says so, nothing changes.

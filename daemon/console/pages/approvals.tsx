@@ -1,5 +1,8 @@
+import type { OutputOf } from '../../../catalog/descriptor.js';
+import type { approvalGet } from '../../../catalog/domains/approval.js';
 import { Csrf } from '../layout.js';
-import { ApprovalCard, type NativeView } from './approval-card.js';
+
+type Native = OutputOf<typeof approvalGet>['approval']['native'];
 
 export interface ApprovalRow {
   readonly serverId: string;
@@ -13,8 +16,8 @@ export interface ApprovalRow {
   readonly expiresAt: string;
   readonly decidedAt: string | null;
   readonly createdAt: string;
-  /** A runtime's own request: who asked and what; null or absent for one an agent filed. */
-  readonly native?: NativeView | null;
+  /** A runtime's own request: who asked and what (masked and bounded by the daemon); null for an agent's. */
+  readonly native: Native;
 }
 
 /** What the page shows (approvals-read.ts reads it). */
@@ -40,17 +43,14 @@ export function olderHref(serverId: string, cursor: string): string {
 }
 
 /** Approvals: pending requests (operator read approval list, status pending) to decide, a page at a time, then the latest decided ones. */
-/**
- * Approve or Deny one waiting request with an optional reason; `back` is
- * where the answer returns. A runtime's own request (`turn`) can also be
- * approved for the rest of its turn.
- */
+/** Approve or Deny one waiting request with an optional reason; `back` is where the answer returns. */
 export function DecideForm(props: {
   id: string;
   csrf: string;
   back?: string | undefined;
   size: number;
-  turn?: boolean;
+  /** A runtime's own request: it may be approved for the rest of its turn. */
+  native?: boolean;
 }) {
   return (
     <form
@@ -66,9 +66,9 @@ export function DecideForm(props: {
       <button type="submit" name="decision" value="approve">
         Approve
       </button>
-      {props.turn ? (
+      {props.native ? (
         <button type="submit" name="decision" value="approve-turn">
-          Approve for turn
+          Approve for the rest of the turn
         </button>
       ) : null}
       <button type="submit" name="decision" value="reject" class="danger">
@@ -106,18 +106,27 @@ export function ApprovalsBody(props: { data: ApprovalsData; csrf: string; back?:
         </p>
       ) : (
         d.pending.map((a) => (
-          <ApprovalCard
-            a={a}
-            form={
-              <DecideForm
-                id={a.id}
-                csrf={props.csrf}
-                back={props.back}
-                size={40}
-                turn={Boolean(a.native)}
-              />
-            }
-          />
+          <section class="card" data-approval={a.id} aria-label={a.title}>
+            <strong>{a.title}</strong>{' '}
+            <span class="mute">
+              from {a.requestedBy} on {a.serverId}, waiting{' '}
+              <time datetime={a.createdAt} data-since={a.createdAt}>
+                since {a.createdAt}
+              </time>
+              , time left before it is denied:{' '}
+              <time datetime={a.expiresAt} data-until={a.expiresAt}>
+                until {a.expiresAt}
+              </time>
+            </span>
+            {a.native ? <NativeAsked n={a.native} /> : <pre>{a.detail}</pre>}
+            <DecideForm
+              id={a.id}
+              csrf={props.csrf}
+              back={props.back}
+              size={40}
+              native={a.native !== null}
+            />
+          </section>
         ))
       )}
       {d.more.map((m) => (
@@ -130,6 +139,39 @@ export function ApprovalsBody(props: { data: ApprovalsData; csrf: string; back?:
       ))}
       {d.older !== undefined ? null : <Decided rows={d.decided} />}
     </>
+  );
+}
+
+/** Who in the runtime asked (turn, thread or subagent, delegated) and what, as the daemon masked and bounded it. */
+export function NativeAsked(props: { n: NonNullable<Native> }) {
+  const n = props.n;
+  const texts = (['command', 'cwd', 'diff', 'toolName', 'toolInput', 'reason'] as const).flatMap(
+    (k) => {
+      const t = n.view[k];
+      return t ? [[k, t] as const] : [];
+    },
+  );
+  return (
+    <div data-native={n.kind}>
+      <p class="mute">
+        {n.runtime} {n.kind.replace('_', ' ')}
+        {n.turnId ? `, turn ${n.turnId}` : ''}
+        {n.threadId ? `, thread ${n.threadId}` : ''}
+        {n.subagentId ? `, subagent ${n.subagentId}` : ''}
+        {n.delegated ? <strong data-delegated="true"> — asked by a delegated child</strong> : null}
+      </p>
+      {texts.map(([k, t]) => (
+        <>
+          <span class="mute">{k}</span>
+          <pre data-view={k}>{t.text}</pre>
+          {t.cut ? (
+            <p class="mute" data-cut={k}>
+              cut: {t.cut.keptBytes} of {t.cut.totalBytes} bytes shown
+            </p>
+          ) : null}
+        </>
+      ))}
+    </div>
   );
 }
 
@@ -160,7 +202,12 @@ function Decided(props: { rows: readonly ApprovalRow[] }) {
                   <td>{a.decidedBy ?? '—'}</td>
                   <td>{a.note ?? ''}</td>
                   <td class="mono">{a.decidedAt ?? a.expiresAt}</td>
-                  <td class="wide">{a.requestedBy}</td>
+                  <td class="wide">
+                    {a.requestedBy}
+                    {a.native
+                      ? ` (${a.native.runtime}${a.native.delegated ? ', delegated' : ''})`
+                      : ''}
+                  </td>
                 </tr>
               ))}
             </tbody>
