@@ -63,7 +63,7 @@ before(async () => {
   root = mkdtempSync(join(tmpdir(), 'agentteam-claude-approval-'));
   const work = join(root, 'work');
   const home = join(root, 'agentteam');
-  for (const dir of [work, home, join(root, 'rec')]) mkdirSync(dir);
+  for (const dir of [work, home, join(root, 'rec'), join(root, 'rec-turn')]) mkdirSync(dir);
   // The driver's options are given to a command named `claude`.
   const claude = join(root, 'claude');
   writeFileSync(claude, `#!/bin/sh\nexec '${process.execPath}' '${FIXTURE}' "$@"\n`, {
@@ -83,6 +83,7 @@ before(async () => {
         agent('sub', ['bash', 'echo from-sub', 'agent', 'sub-7']),
         agent('raw', ['raw', 'not json', 'record', join(root, 'rec')]),
         agent('rp', ['repoll', 'bash', 'echo repolled']),
+        agent('tw', ['bash', 'echo turn-wide', 'record', join(root, 'rec-turn')]),
       ],
       teams: [],
     }),
@@ -120,6 +121,32 @@ test('deny: the command does not run and the runtime is told why', async () => {
     await reply('dm:cl', posted.message.id),
     `denied: agentteam: denied by human:operator: not today (${asked.id})`,
   );
+});
+
+test('approve for the turn: Claude Code is given its own suggestions, kept for this session only', async () => {
+  const posted = await post(d, 'dm:tw', 'Keep going');
+  const asked = await pendingFor('tw');
+  const decided = await d.cli(['approval', 'decide', asked.id, 'approve', '--for-turn']);
+  assert.equal(decided.code, 0, decided.stderr + decided.stdout);
+  await waitTurn(d, posted.turns[0]!.turnId);
+  assert.equal(await reply('dm:tw', posted.message.id), 'ran: turn-wide');
+  const hook = JSON.parse(readFileSync(join(root, 'rec-turn', 'hook.json'), 'utf8'));
+  assert.deepEqual(JSON.parse(hook.stdout), {
+    hookSpecificOutput: {
+      hookEventName: 'PermissionRequest',
+      decision: {
+        behavior: 'allow',
+        updatedPermissions: [
+          {
+            type: 'addRules',
+            rules: [{ toolName: 'Bash', ruleContent: 'echo turn-wide' }],
+            behavior: 'allow',
+            destination: 'session',
+          },
+        ],
+      },
+    },
+  });
 });
 
 test("a subagent's request records its agent_id and says it is delegated", async () => {
