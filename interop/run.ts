@@ -12,6 +12,7 @@ import type { CheckContext, CheckResult } from './run-under.js';
 import { checkCodexAppServer } from './codex-app-server.js';
 import { checkClaudeTurns, checkCodexTurns, checkOpencodeTurns } from './turns.js';
 import { checkClaudeApproval } from './claude-approval.js';
+import { checkCodexApprovals } from './approvals.js';
 import { ensureNpm, ensurePython, NPM_CLIENTS, PYTHON_SDK, type Installed } from './install.js';
 
 /**
@@ -97,6 +98,13 @@ const PLANS: Plan[] = [
     install: () => ensureNpm(npm('codex')),
     pinned: npm('codex').version,
     run: (ctx) => checkCodexTurns(ctx),
+  },
+  // Codex's own command approvals in a delivered turn, decided in agentteam's inbox.
+  {
+    id: 'codex-approvals',
+    install: () => ensureNpm(npm('codex')),
+    pinned: npm('codex').version,
+    run: (ctx) => checkCodexApprovals(ctx),
   },
   {
     id: 'opencode',
