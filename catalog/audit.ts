@@ -13,11 +13,16 @@ export const AUDIT_TRANSPORTS = [
   'client_stdio',
   'kb_upstream',
   'operator',
+  'runtime',
 ] as const;
 export type AuditTransport = (typeof AUDIT_TRANSPORTS)[number];
 
-/** The route a call arrived on: an agent's (Exec, MCP), or a person's write through the operator API. */
-export const AUDIT_VIAS = ['exec', 'mcp', 'operator'] as const;
+/**
+ * The route a call arrived on: an agent's (Exec, MCP), a person's write
+ * through the operator API, or a runtime's own permission request (`runtime`:
+ * one row when it ends, naming how and by whom).
+ */
+export const AUDIT_VIAS = ['exec', 'mcp', 'operator', 'runtime'] as const;
 export type AuditVia = (typeof AUDIT_VIAS)[number];
 
 /** One recorded call as the operator API returns it. */

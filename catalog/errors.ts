@@ -11,7 +11,7 @@ import { CLIENT_TOOL_ERRORS } from './client-tool-errors.js';
  * invalid_request -32600, unsupported_method -32601, invalid_params -32602,
  * internal -32603. Every other number is in JSON-RPC's range for
  * implementation-defined server errors, -32000 to -32099.
- * Blocks: -32001..-32017 request and resource errors, -32022 the result
+ * Blocks: -32001..-32018 request and resource errors, -32022 the result
  * budget, -32030..-32050 client tools (HTTP/SSE, then stdio), -32060..-32064
  * the knowledge tools (the search index, the turn checks).
  */
@@ -82,6 +82,12 @@ export const ERROR_TABLE = {
     jsonrpc: -32012,
     exit: 1,
     summary: 'The resource is not in a state that allows this change.',
+  },
+  already_decided: {
+    http: 409,
+    jsonrpc: -32018,
+    exit: 1,
+    summary: 'The approval request was already decided (or ended); the first decision stands.',
   },
   already_exists: {
     http: 409,

@@ -26,8 +26,9 @@ export const EVENT_KINDS = {
   'message.created':
     'a message was stored: id, serverId, target, author, replyTo, createdAt, length and excerpt (its first 200 characters, masked before cut)',
   'approval.requested':
-    'an approval was asked for: id, serverId, requestedBy, title, status, expiresAt',
-  'approval.decided': 'an approval was decided: id, serverId, status, decidedBy, decidedAt, title',
+    "an approval was asked for: id, serverId, requestedBy, title, status, createdAt, expiresAt, native (a runtime's own request: runtime, turnId, threadId, subagentId, delegated, kind)",
+  'approval.decided':
+    'an approval was decided or ended: id, serverId, status (approved, denied, expired, cancelled), decidedBy, decidedAt, note (why), title, native',
   'task.changed':
     'a task was created or changed: id, serverId, change (created|updated), fields (those set), actor, title, status, assignee, projectId, revision',
 } as const;

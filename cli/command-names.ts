@@ -11,6 +11,7 @@ export type CommandName =
   | 'token-analyze'
   | 'approval-decide'
   | 'approval-get'
+  | 'approval-hook'
   | 'turn-control'
   | 'extension-install'
   | 'extension-list'

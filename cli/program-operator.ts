@@ -92,12 +92,19 @@ A message that arrives while the agent's turn on the same target is queued joins
     .argument('<decision>', 'approve or reject')
     .option('--note <text>', 'a note the agent sees with the decision')
     .option('--as <person>', 'human:<handle> (default human:operator)')
+    .option('--for-turn', "a runtime's own request: approve its kind for the rest of its turn")
     .action(bind('approval-decide'));
   approval
     .command('get')
     .description('Show one approval request.')
     .argument('<id>', 'approval id')
     .action(bind('approval-get'));
+  approval
+    .command('hook')
+    .description(
+      "Claude Code's PermissionRequest hook (the Claude driver configures it): reads the hook JSON on stdin, files the request in the approval inbox and prints the decision.",
+    )
+    .action(bind('approval-hook'));
 
   const extension = program
     .command('extension')

@@ -1,4 +1,3 @@
-import { storeEvent } from './events/store-events.js';
 import type { Hono } from 'hono';
 import type { RuntimeEnv } from './auth/principal.js';
 import { systemClock, type Clock } from '../lib/clock.js';
@@ -13,6 +12,7 @@ import type { IdempotencyLimits } from './store/idempotency.js';
 import type { ResultGate } from './results/gate.js';
 import type { SecretSet } from './masking/secrets.js';
 import { registerExecActionRoute } from './exec/route.js';
+import { registerNativeApprovalRoute } from './exec/native-approval.js';
 import { registerMcpRoutes } from './mcp/routes.js';
 import { codexAppServerHandlers } from './operator/codex-app-server.js';
 import type { AuthorizationStore } from './auth/store.js';
@@ -26,6 +26,8 @@ import { registerTokenAnalysisRoutes } from './analysis/routes.js';
 import type { AnalysisTokens } from './auth/analysis-token.js';
 import { MCP_TOOLS } from '../catalog/mcp-tools.js';
 import { approvalOperatorHandlers } from './operator/approvals.js';
+import { openNativeApprovals } from './native-approvals.js';
+import type { NativeApprovals } from './approvals/native.js';
 import { operatorReadHandlers } from './operator/reads.js';
 import { operatorWriteHandlers } from './operator/writes.js';
 import { TaskAssignments } from './operator/task-assignment.js';
@@ -35,7 +37,7 @@ import { isDenyable, openClientTools, rememberedClientTools } from './clienttool
 import type { LongLivedStreams } from './http/stream-budget.js';
 import { storeOperatorHandlers } from './operator/store-routes.js';
 import { homePaths } from '../lib/home.js';
-import { ToolActivity } from './tools/activity.js';
+import { connectOperatorFeed } from './operator-feed.js';
 import { DeclaredTools } from './tools/declarations.js';
 import { toolOperatorHandlers } from './tools/operator-routes.js';
 import { ToolsDirWatch } from './tools/watch.js';
@@ -68,6 +70,8 @@ export interface DaemonParts {
   readonly services: Services;
   /** Paired devices: the app checks their tokens; the rows pair, exchange, list and revoke. */
   readonly devices: PairedDevices;
+  /** The one inbox for the runtimes' own permission prompts (drivers and hooks ask it). */
+  readonly approvals: NativeApprovals;
   readonly launchHook?: LaunchHook;
   readonly onPublished?: (auth: Authorization) => void;
   /** The catalog a new authorization pins: built-ins plus the extensions installed now. */
@@ -136,24 +140,12 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
     log: (message) => opts.diag('client_tools', { message }),
     ...(opts.streams ? { streams: opts.streams } : {}),
   });
+  const approvals = openNativeApprovals(services);
   await services.registry.useGeneratedValidators();
   // Catch-up for what fell due while no daemon ran, then the timer.
   await services.scheduler.start();
-  // Declared tools: what they show and ask goes to the operator event stream through this one connection.
-  const activity = new ToolActivity(opts.clock);
-  activity.connect((type, event) =>
-    clientTools.streams.publish({ type, data: { ...event }, redacted: null, audience: null }),
-  );
-  // Committed messages, approvals and tasks, from whichever path wrote them.
-  services.notices.connect((n) => clientTools.streams.publish(storeEvent(n, services.gate)));
-  opts.logs?.connect((e) =>
-    clientTools.streams.publish({
-      type: 'daemon.log',
-      data: { n: e.n, line: services.gate.maskText(e.line) },
-      redacted: null,
-      audience: null,
-    }),
-  );
+  // Declared tools' activity, committed store writes and log lines, onto the operator event stream.
+  const activity = connectOperatorFeed(services, (e) => clientTools.streams.publish(e), opts.logs);
   const declared = new DeclaredTools(toolsDir, services.tools, {
     gate: services.gate,
     activity,
@@ -191,8 +183,10 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
     gate: services.gate,
     services,
     devices,
+    approvals,
     registerRoutes: (app, ctx) => {
       registerExecActionRoute(app, services);
+      registerNativeApprovalRoute(app, approvals, services);
       const mcpHost = registerMcpRoutes(app, {
         messages: services.messages,
         knowledge: services.knowledge,
@@ -223,7 +217,7 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
         diag: opts.diag,
         shared: opts.store !== undefined,
         staleMs: opts.turnStaleMs,
-        tools: { host, gate: services.gate },
+        tools: { host, gate: services.gate, approvals },
         messages: services.messages,
         clients: {
           check: (id, key) => clientTools.broker.checkOwn(id, key),
@@ -244,7 +238,7 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
         ...turnOperatorHandlers(turns.service),
         ...stdioSessionHandlers(turns.stdio),
         ...analysis,
-        ...approvalOperatorHandlers(services.approvals, person),
+        ...approvalOperatorHandlers(approvals, person, services.audit),
         ...operatorReadHandlers(services),
         ...operatorWriteHandlers({
           ...services,

@@ -13,7 +13,8 @@ import { workflowDomain } from './workflow/domain.js';
 import type { SqlStore } from './store/sql.js';
 import type { StoreUrl } from '../lib/store-url.js';
 import type { IdempotencyLimits } from './store/idempotency.js';
-import type { ApprovalOperatorApi, Caller, ServerApi } from './store/server-api.js';
+import type { Caller, ServerApi } from './store/server-api.js';
+import type { ApprovalStore } from './store/approvals.js';
 import { ProfileStore, type ReloadResult } from './profile/profile-store.js';
 import type { CursorCodec } from './store/cursor.js';
 import type { Registry } from './exec/registry.js';
@@ -73,7 +74,7 @@ export interface Services {
   /** Delivers scheduled messages; started by the daemon (openDaemonParts), driven by hand in tests. */
   readonly scheduler: Scheduler;
   /** The people's side of approvals (operator API). */
-  readonly approvals: ApprovalOperatorApi;
+  readonly approvals: ApprovalStore;
   /** Committed writes of messages, approvals and tasks, for the event stream. */
   readonly notices: StoreNotices;
   /** Installed extensions and the runtime catalog new authorizations pin. */

@@ -11,6 +11,7 @@ import { buildApp } from '../daemon/app.js';
 import { openDaemonParts } from '../daemon/parts.js';
 import { daemonSecrets } from '../daemon/masking/sources.js';
 import type { Services } from '../daemon/services.js';
+import type { NativeApprovals } from '../daemon/approvals/native.js';
 import { systemClock } from '../lib/clock.js';
 import { FakeClock } from './auth-clock.js';
 import { parseStoreUrl } from '../lib/store-url.js';
@@ -28,6 +29,8 @@ export interface InProc {
   readonly home: string;
   readonly clock: FakeClock;
   readonly services: Services;
+  /** The runtimes' approvals inbox of these parts (what the operator routes decide through). */
+  readonly approvals: NativeApprovals;
   readonly store: AuthorizationStore;
   /** Moves the fake clock, letting each scheduler tick it fires (and the re-arm after it) finish before time moves on. */
   advance(ms: number): Promise<void>;
@@ -112,6 +115,7 @@ export async function startInProc(t: TestContext, opts: InProcOptions = {}): Pro
     home,
     clock,
     services,
+    approvals: parts.approvals,
     store,
     app,
     advance: (ms) => clock.advanceAsync(ms, () => services.scheduler.idle()),

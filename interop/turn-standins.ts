@@ -92,3 +92,75 @@ export function startCodexTurnStandIn(): Promise<StandIn> {
     responsesReply(res, body, responsesText(`msg_turn_${id}`, 'answered'), `resp_turn_${id}`);
   });
 }
+
+/** What the shell stand-in asks Codex to run for a message: not on Codex's list of safe commands, so an asking policy asks. */
+export const shellCommand = (messageId: string) =>
+  `mkdir -p interop-out && echo interop-approved-${messageId}`;
+
+/** Codex's shell tools by name, and the arguments each takes (the pinned release offers one of them). */
+const SHELL_ARGS: Record<string, (cmd: string) => Record<string, unknown>> = {
+  shell: (cmd) => ({ command: ['bash', '-lc', cmd] }),
+  shell_command: (cmd) => ({ command: cmd }),
+  exec_command: (cmd) => ({ cmd }),
+};
+/** How the model asks to run outside the sandbox (Codex then asks the person under `on-request`). */
+const ESCALATE = {
+  sandbox_permissions: 'require_escalated',
+  justification: 'the person asked for it',
+};
+
+/**
+ * OpenAI Responses for the approvals case: on a turn's prompt the model
+ * calls Codex's own shell tool with `shellCommand(message id)`; what comes
+ * back from the shell (its output, or Codex's word that it was declined) is
+ * kept per message (`shell`) and sent on with agentteam's `message_send`
+ * (content `interop-shell-done-<message id>`); then the turn ends. `tools`
+ * names the function tools Codex offered and their parameters; where the
+ * shell tool takes `sandbox_permissions`, the call asks to run outside the sandbox.
+ */
+export async function startCodexShellStandIn(): Promise<
+  StandIn & { shell: Map<string, string>; tools: Map<string, string[]> }
+> {
+  const shell = new Map<string, string>();
+  const tools = new Map<string, string[]>();
+  const stage = new Map<string, 'shell' | 'sent'>();
+  let n = 0;
+  const s = await start((path, body, res) => {
+    if (responsesAside(path, res)) return;
+    const input: any[] = Array.isArray(body?.input) ? body.input : [];
+    for (const t of body?.tools ?? [])
+      if (typeof t?.name === 'string')
+        tools.set(t.name, Object.keys(t.parameters?.properties ?? {}));
+    const ask = asked(text(input));
+    const id = ++n;
+    const reply = (item: object) => responsesReply(res, body, item, `resp_shell_${id}`);
+    const call = (name: string, args: unknown, namespace?: string) =>
+      reply({
+        type: 'function_call',
+        id: `fc_shell_${id}`,
+        call_id: `call_shell_${id}`,
+        name,
+        ...(namespace ? { namespace } : {}),
+        arguments: JSON.stringify(args),
+        status: 'completed',
+      });
+    if (ask && !stage.has(ask.replyTo)) {
+      const name = Object.keys(SHELL_ARGS).find((k) => tools.has(k));
+      if (name) {
+        stage.set(ask.replyTo, 'shell');
+        const args = SHELL_ARGS[name]!(shellCommand(ask.replyTo));
+        const escalates = tools.get(name)!.includes('sandbox_permissions');
+        return call(name, escalates ? { ...args, ...ESCALATE } : args);
+      }
+    }
+    const last = input.at(-1);
+    if (ask && stage.get(ask.replyTo) === 'shell' && last?.type === 'function_call_output') {
+      shell.set(ask.replyTo, text(last.output));
+      stage.set(ask.replyTo, 'sent');
+      const content = `interop-shell-done-${ask.replyTo}`;
+      return call('message_send', { ...ask, content }, 'agentteam');
+    }
+    reply(responsesText(`msg_shell_${id}`, 'answered'));
+  });
+  return Object.assign(s, { shell, tools });
+}

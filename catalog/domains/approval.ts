@@ -18,7 +18,71 @@ const authorSchema = {
 } as const;
 const statusSchema = {
   type: 'string',
-  enum: ['pending', 'approved', 'rejected', 'expired'],
+  enum: ['pending', 'approved', 'denied', 'expired', 'cancelled'],
+} as const;
+
+/**
+ * The most bytes (as JSON spells it, UTF-8) of each text of a runtime's own
+ * request the inbox keeps, after masking; a longer text keeps its head and
+ * says how much was cut.
+ */
+export const NATIVE_VIEW_BYTES = {
+  command: 4096,
+  cwd: 1024,
+  diff: 8192,
+  toolName: 256,
+  toolInput: 4096,
+  reason: 1024,
+} as const;
+
+/** A masked text bounded in bytes: `cut` is null when it is whole, else how much of it is kept. */
+const boundedText = (bytes: number) =>
+  ({
+    type: 'object',
+    additionalProperties: false,
+    required: ['text', 'cut'],
+    properties: {
+      text: { type: 'string', 'x-maxJsonBytes': bytes },
+      cut: {
+        type: ['object', 'null'],
+        additionalProperties: false,
+        required: ['keptBytes', 'totalBytes'],
+        properties: { keptBytes: { type: 'integer' }, totalBytes: { type: 'integer' } },
+      },
+    },
+  }) as const;
+
+/** Who asked and what, for a request a runtime made itself (its own permission prompt); null for one an agent filed. */
+const nativeSchema = {
+  type: ['object', 'null'],
+  additionalProperties: false,
+  required: ['runtime', 'turnId', 'threadId', 'subagentId', 'delegated', 'kind', 'view', 'scope'],
+  properties: {
+    runtime: { type: 'string', maxLength: 64 },
+    turnId: { type: ['string', 'null'], maxLength: 64 },
+    threadId: { type: ['string', 'null'], maxLength: 128 },
+    subagentId: { type: ['string', 'null'], maxLength: 128 },
+    delegated: { type: 'boolean', description: 'Asked by a delegated child thread or subagent.' },
+    kind: { type: 'string', enum: ['command', 'file_change', 'tool'] },
+    view: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'What the runtime asks to do, masked by the result gate and bounded in bytes.',
+      properties: {
+        command: boundedText(NATIVE_VIEW_BYTES.command),
+        cwd: boundedText(NATIVE_VIEW_BYTES.cwd),
+        diff: boundedText(NATIVE_VIEW_BYTES.diff),
+        toolName: boundedText(NATIVE_VIEW_BYTES.toolName),
+        toolInput: boundedText(NATIVE_VIEW_BYTES.toolInput),
+        reason: boundedText(NATIVE_VIEW_BYTES.reason),
+      },
+    },
+    scope: {
+      type: ['string', 'null'],
+      enum: ['once', 'turn', null],
+      description: 'For an approval: this request only, or the rest of the turn for its kind.',
+    },
+  },
 } as const;
 
 export const approvalSchema = {
@@ -37,6 +101,7 @@ export const approvalSchema = {
     'revision',
     'createdAt',
     'updatedAt',
+    'native',
   ],
   properties: {
     id: idSchema,
@@ -48,13 +113,15 @@ export const approvalSchema = {
     note: {
       type: ['string', 'null'],
       ...textLimit(LIMITS.decisionNote),
-      description: 'What the person who decided wrote with the decision.',
+      description:
+        "Why: what the person who decided wrote, or the daemon's reason (policy, deadline, turn ended).",
     },
     expiresAt: timestampSchema,
     decidedAt: { type: ['string', 'null'], maxLength: 40, 'x-maxJsonBytes': 40 },
     revision: rowRevisionSchema,
     createdAt: timestampSchema,
     updatedAt: timestampSchema,
+    native: nativeSchema,
   },
 } as const;
 
@@ -101,7 +168,7 @@ export const approvalGet = defineAction({
   domain: 'approval',
   action: 'get',
   summary: 'Read one approval and its decision.',
-  help: 'status is pending until a person decides (approved or rejected, with an optional note) or the request expires.',
+  help: "status is pending until a person decides (approved or denied, with an optional note), the request expires, or (a runtime's own request) its turn ends: cancelled.",
   example: { id: 'appr_01J9Z3K8Q2' },
   risk: 'read',
   result: {
@@ -141,7 +208,7 @@ export const approvalDecide = defineAction({
   domain: 'approval',
   action: 'decide',
   summary: "Decide another agent's pending approval.",
-  help: 'Usually people decide (agentteam approval decide). An agent may decide a request of another agent, never its own. A decided request is invalid_transition; an expired one is expired.',
+  help: "Usually people decide (agentteam approval decide). An agent may decide a request another agent filed, never its own and never a runtime's own request (forbidden). A decided request is already_decided; an expired one is expired.",
   example: { id: 'appr_01J9Z3K8Q2', decision: 'approve', note: 'Go ahead after 18:00.' },
   risk: 'side_effect',
   result: {

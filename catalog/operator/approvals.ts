@@ -62,7 +62,8 @@ export const approvalsDecide = operatorRoute({
   name: 'approvals.decide',
   method: 'POST',
   path: '/api/v1/approvals/:id/decide',
-  summary: 'Approve or reject a request as a person (decidedBy defaults to human:operator).',
+  summary:
+    'Approve or reject a request as a person, first decider wins (decidedBy defaults to human:operator).',
   permission: 'operator',
   params: idParam,
   body: {
@@ -73,6 +74,11 @@ export const approvalsDecide = operatorRoute({
       decision: { enum: ['approve', 'reject'] },
       note: { type: 'string', maxLength: LIMITS.decisionNote.chars },
       decidedBy: { type: 'string', pattern: '^human:[A-Za-z0-9][A-Za-z0-9._-]{0,127}$' },
+      scope: {
+        enum: ['once', 'turn'],
+        description:
+          "A runtime's own request: approve this one only (default), or every request of its kind for the rest of its turn.",
+      },
     },
   },
   output: approvalGet.output,

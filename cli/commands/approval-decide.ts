@@ -2,8 +2,9 @@ import { resolveHome } from '../../lib/home.js';
 import { sendOperator, usage } from './message-common.js';
 
 /**
- * `agentteam approval decide ID approve|reject [--note T] [--as human:<handle>]`:
- * a person decides an agent's approval request through the operator API.
+ * `agentteam approval decide ID approve|reject [--note T] [--as human:<handle>] [--for-turn]`:
+ * a person decides an approval request through the operator API; `--for-turn`
+ * approves a runtime's own request and every later one of its kind in that turn.
  */
 export async function main(opts: Record<string, unknown>, args: string[]): Promise<number> {
   const [id, decision] = args;
@@ -13,8 +14,12 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
   if (decision !== 'approve' && decision !== 'reject') {
     return usage('approval decide', 'the decision must be approve or reject');
   }
+  if (opts.forTurn === true && decision !== 'approve') {
+    return usage('approval decide', '--for-turn goes with approve');
+  }
   const body = {
     decision,
+    ...(opts.forTurn === true ? { scope: 'turn' as const } : {}),
     ...(typeof opts.note === 'string' ? { note: opts.note } : {}),
     ...(typeof opts.as === 'string' ? { decidedBy: opts.as } : {}),
   } as const;

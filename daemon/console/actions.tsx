@@ -25,6 +25,7 @@ export function registerConsoleActions(
       return c.redirect(typeof to === 'string' ? to : back, 303);
     } catch (err) {
       if (!(err instanceof OperatorCallError)) throw err;
+      if (err.code === 'already_decided') return alreadyDecided(c, page, back, err.message);
       return page(
         c,
         <Layout page="detail" title="Refused">
@@ -78,11 +79,13 @@ export function registerConsoleActions(
     const form = await c.req.parseBody();
     const note = typeof form.note === 'string' && form.note.trim() !== '' ? form.note : undefined;
     // Anything but approve or reject is sent as is, so the person sees the daemon's own refusal.
-    const decision = String(form.decision ?? '') as 'approve' | 'reject';
+    const asked = String(form.decision ?? '');
+    const forTurn = asked === 'approve-turn';
+    const decision = (forTurn ? 'approve' : asked) as 'approve' | 'reject';
     return act(c, backTo(form.back), () =>
       op.call('approvals.decide', {
         params: { id: c.req.param('id') },
-        body: { decision, ...(note ? { note } : {}) },
+        body: { decision, ...(note ? { note } : {}), ...(forTurn ? { scope: 'turn' } : {}) },
       }),
     );
   });
@@ -101,4 +104,21 @@ function backTo(back: unknown): string {
     (back === '/console/' || /^\/console\/approvals\?server=[\w.%-]+&cursor=[\w.%-]+$/.test(back))
     ? back
     : '/console/approvals';
+}
+
+/** A decision that came second: someone (or the deadline, or the turn's end) settled the request first. */
+function alreadyDecided(c: Context, page: Page, back: string, message: string): Promise<Response> {
+  return page(
+    c,
+    <Layout page="detail" title="Already decided">
+      <h1>Already decided</h1>
+      <p role="alert" class="bad" data-already-decided>
+        This request was settled before your decision arrived; yours was not applied. {message}
+      </p>
+      <p>
+        <a href={back}>Back</a>
+      </p>
+    </Layout>,
+    409,
+  );
 }

@@ -8,7 +8,7 @@ import type { ApprovalRow, ApprovalsData } from './pages/approvals.js';
 
 /** Requests a page shows per server and list (the operator read's own paging does the rest). */
 const PAGE = 50;
-const DECIDED = ['approved', 'rejected', 'expired'] as const;
+const DECIDED = ['approved', 'denied', 'expired', 'cancelled'] as const;
 
 type ListInput = OperatorCallInput<'reads.approval.list'>['body'];
 type Listed = OperatorCallOutput<'reads.approval.list'>;

@@ -45,6 +45,18 @@ export function storeEvent(n: StoreNotice, gate: ResultGate): DaemonEvent {
           decidedBy: a.decidedBy,
           expiresAt: a.expiresAt,
           decidedAt: a.decidedAt,
+          createdAt: a.createdAt,
+          note: a.note,
+          // A runtime's own request: who asked (its view is masked already; the title quotes it).
+          native: a.native && {
+            runtime: a.native.runtime,
+            turnId: a.native.turnId,
+            threadId: a.native.threadId,
+            subagentId: a.native.subagentId,
+            delegated: a.native.delegated,
+            kind: a.native.kind,
+            scope: a.native.scope,
+          },
         },
         ...everyone,
       };

@@ -12,6 +12,8 @@ export const EXEC_BASE = '/api/internal/exec/servers/:serverId/agents/:agentId';
 const EXEC_SCOPE = `${EXEC_BASE}/*`;
 export const EXEC_CATALOG_PATH = `${EXEC_BASE}/catalog`;
 export const EXEC_ACTION_PATH = `${EXEC_BASE}/:domain/:action`;
+/** A Claude runtime's permission prompt, filed in the approval inbox by `agentteam approval hook`. */
+export const NATIVE_APPROVAL_PATH = `${EXEC_BASE}/native-approval`;
 
 /** MCP: the canonical endpoint, then the legacy alias; one handler serves both. */
 const MCP_PATH = '/api/internal/mcp/servers/:serverId/agents/:agentId';

@@ -3,6 +3,8 @@ import { ExecError } from '../errors/exec-error.js';
 import type { ApprovalOperatorApi } from '../store/server-api.js';
 import type { OperatorHandlers } from '../http/operator-dispatch.js';
 import { actingPerson } from './auth.js';
+import type { AuditTrail } from '../audit/trail.js';
+import { closedOutcome } from '../../catalog/call-outcome.js';
 
 /** How many servers `GET /api/v1/approvals/servers` names at most. */
 const APPROVAL_SERVERS_LIMIT = 100;
@@ -15,6 +17,7 @@ const APPROVAL_SERVERS_LIMIT = 100;
 export function approvalOperatorHandlers(
   approvals: ApprovalOperatorApi,
   person: () => string,
+  audit: AuditTrail | null,
 ): Pick<
   OperatorHandlers,
   'approvals.servers' | 'approvals.pending' | 'approvals.get' | 'approvals.decide'
@@ -28,7 +31,8 @@ export function approvalOperatorHandlers(
       servers: await approvals.pendingAsOperator(APPROVAL_SERVERS_LIMIT),
     }),
     'approvals.get': ({ params }) => approvals.getAsOperator(params.id),
-    'approvals.decide': ({ params, body: { decision, note, decidedBy } }, c) => {
+    'approvals.decide': async ({ params, body }, c) => {
+      const { decision, note, decidedBy, scope } = body;
       // The schema bounds the characters; the bytes and unpaired surrogates are checked here.
       if (note !== undefined && !fitsText(note, LIMITS.decisionNote)) {
         const message = `note must be a string of at most ${LIMITS.decisionNote.chars} characters and ${LIMITS.decisionNote.bytes} bytes as JSON, without unpaired surrogates`;
@@ -36,12 +40,34 @@ export function approvalOperatorHandlers(
           details: [{ path: '/note', message }],
         });
       }
-      return approvals.decideAsOperator(
-        params.id,
-        decision,
-        note ?? null,
-        actingPerson(c, decidedBy, person()),
-      );
+      const who = actingPerson(c, decidedBy, person());
+      const at = audit ? audit.now() : 0;
+      const started = performance.now();
+      let outcome: Parameters<AuditTrail['person']>[0]['outcome'] = 'ok';
+      let result: unknown;
+      try {
+        const out = await approvals.decideAsOperator(params.id, decision, note ?? null, who, scope);
+        result = out;
+        return out;
+      } catch (err) {
+        outcome = closedOutcome(err instanceof ExecError ? err.code : undefined, 'internal');
+        result = { error: err instanceof ExecError ? err.code : 'internal' };
+        throw err;
+      } finally {
+        // Who decided, when, and why (the note), whether or not the decision was taken.
+        audit?.person({
+          serverId: (await approvals.serverOf(params.id)) ?? '',
+          person: who,
+          tool: 'approval/decide',
+          at,
+          elapsedMs: performance.now() - started,
+          outcome,
+          requestBytes: Buffer.byteLength(JSON.stringify(body)),
+          resultBytes: Buffer.byteLength(JSON.stringify(result) ?? ''),
+          input: { id: params.id, ...body },
+          result,
+        });
+      }
     },
   };
 }

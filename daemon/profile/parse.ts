@@ -4,6 +4,7 @@ import type { AgentConfig, Profile, TeamConfig, TeamMember } from './types.js';
 import { isWellFormedText, jsonBytes, LIMITS } from '../../catalog/limits.js';
 import { safeBaseUrl } from './projection.js';
 import { LaunchConfigError, parseLaunch } from './launch.js';
+import { ApprovalsConfigError, parseApprovals } from './approvals.js';
 
 export class ProfileError extends Error {
   override name = 'ProfileError';
@@ -162,6 +163,7 @@ function parseAgent(v: unknown, where: string, opts: ParseOptions): AgentConfig 
     allowedPaths,
     denyTools: parseDenyTools(o, where, opts),
     launch: launchOf(o.launch, `${where}.launch`, allowedPaths),
+    approvals: approvalsOf(o.approvals, `${where}.approvals`),
   };
 }
 
@@ -170,6 +172,15 @@ function launchOf(v: unknown, where: string, allowedPaths: readonly string[]) {
     return parseLaunch(v, where, allowedPaths);
   } catch (err) {
     if (err instanceof LaunchConfigError) throw new ProfileError(err.message);
+    throw err;
+  }
+}
+
+function approvalsOf(v: unknown, where: string) {
+  try {
+    return parseApprovals(v, where);
+  } catch (err) {
+    if (err instanceof ApprovalsConfigError) throw new ProfileError(err.message);
     throw err;
   }
 }

@@ -1,4 +1,5 @@
 import type { RuntimeKind } from '../../catalog/runtimes.js';
+import type { AgentApprovals } from './approvals.js';
 
 /** The local profile as stored in $AGENTTEAM_HOME/profile.json (already validated). */
 type Runtime = RuntimeKind;
@@ -17,6 +18,8 @@ export interface AgentConfig {
   readonly denyTools: readonly string[];
   /** How the daemon starts this agent's runtime for a turn (profile/launch.ts). */
   readonly launch: AgentLaunch;
+  /** What becomes of its runtime's own permission requests (profile/approvals.ts); the defaults when absent. */
+  readonly approvals?: AgentApprovals;
 }
 
 /** An agent's launch settings; the defaults apply to what the profile leaves out. */

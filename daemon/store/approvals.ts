@@ -13,6 +13,17 @@ import { createdAtPage, type Condition } from './keyset-page.js';
 import type { Migration } from './migrations.js';
 import type { Caller } from './server-api.js';
 import type { Sql, SqlTx } from './sql.js';
+import {
+  type Approval,
+  type ApprovalRow as Row,
+  approvalOf,
+  COLUMNS,
+  EFFECTIVE,
+  INSERT_NATIVE,
+  NATIVE_APPROVALS_MIGRATION,
+  type NativeFiling,
+  SET_END,
+} from './approval-rows.js';
 
 export const APPROVALS_MIGRATION: Migration = {
   id: '004_approvals',
@@ -31,59 +42,27 @@ export const APPROVALS_MIGRATION: Migration = {
 
 const DEFAULT_APPROVAL_TTL_S = 24 * 3600;
 
-type Approval = OutputOf<typeof approvalGet>['approval'];
 type Out = { approval: Approval };
 type Decision = 'approve' | 'reject';
+/** How a runtime's own request ends without a person: expired at its deadline, cancelled with its turn. */
+type End = 'expired' | 'cancelled';
 
-interface Row {
-  id: string;
-  server_id: string;
-  requested_by: string;
-  title: string;
-  detail: string;
-  status: Approval['status'];
-  decided_by: string | null;
-  note: string | null;
-  decided_at: number | null;
-  expires_at: number;
-  revision: number;
-  created_at: number;
-  updated_at: number;
-}
-
-/** The status as of `now`: a pending request past its expiry reads as expired (no timer has to write it). */
-const EFFECTIVE = "CASE WHEN status = 'pending' AND expires_at <= ? THEN 'expired' ELSE status END";
-
-const approvalOf = (r: Row): Approval => ({
-  id: r.id,
-  title: r.title,
-  detail: r.detail,
-  status: r.status,
-  requestedBy: r.requested_by,
-  decidedBy: r.decided_by,
-  note: r.note,
-  expiresAt: isoTime(r.expires_at),
-  decidedAt: r.decided_at === null ? null : isoTime(r.decided_at),
-  revision: r.revision,
-  createdAt: isoTime(r.created_at),
-  updatedAt: isoTime(r.updated_at),
-});
-
-const COLUMNS = `id, server_id, requested_by, title, detail, ${EFFECTIVE} AS status, decided_by, note, decided_at, expires_at, revision, created_at, updated_at`;
 /** Parameters: now, id, server id. */
 const BY_ID = `SELECT ${COLUMNS} FROM approvals WHERE id = ? AND server_id = ?`;
 /** Parameters: now, id. */
 const ANY_SERVER = `SELECT ${COLUMNS} FROM approvals WHERE id = ?`;
 const INSERT = `INSERT INTO approvals (id, server_id, requested_by, title, detail, status, expires_at, revision, created_at, updated_at)
   VALUES (?, ?, ?, ?, ?, 'pending', ?, 1, ?, ?)`;
-const SET_DECISION = `UPDATE approvals SET status = ?, decided_by = ?, note = ?, decided_at = ?, revision = revision + 1, updated_at = ?
+/** The first decider wins: only a pending, unexpired row changes. */
+const SET_DECISION = `UPDATE approvals SET status = ?, decided_by = ?, note = ?, scope = ?, decided_at = ?, revision = revision + 1, updated_at = ?
   WHERE id = ? AND status = 'pending' AND expires_at > ?`;
-/** The listing queries per filter: parameters now (select), server id[, now, status]. */
-
 /**
- * Approvals: an agent asks, a person (or another agent) decides once. Expiry
- * is evaluated against the injected clock on every read and decision, so an
- * expired request is reported as such the moment it expires.
+ * Approvals: an agent asks, or a runtime asks on its own (its permission
+ * prompt, filed by the daemon); a person (or, for an agent's request,
+ * another agent) decides once: the first decision wins by a conditional
+ * update, a later one is already_decided. Expiry is evaluated against the
+ * injected clock on every read and decision, so an expired request is
+ * reported as such the moment it expires.
  */
 export class ApprovalStore {
   constructor(private readonly s: StoreContext) {}
@@ -106,6 +85,56 @@ export class ApprovalStore {
       const approval = approvalOf((await q.get<Row>(BY_ID, [now, id, c.serverId]))!);
       this.s.notices.after(q, { kind: 'approval.requested', serverId: c.serverId, approval });
       return { approval };
+    });
+  }
+
+  /** Files a runtime's own request, pending or (policy, ended turn) already settled. */
+  fileNative(f: NativeFiling): Promise<Approval> {
+    return this.s.sql.tx(async (q) => {
+      const now = this.s.now();
+      const id = newId('appr');
+      const n = f.native;
+      const done = f.settled;
+      await q.run(INSERT_NATIVE, [
+        id,
+        f.serverId,
+        `agent:${f.agentId}`,
+        f.title,
+        done?.status ?? 'pending',
+        done?.by ?? null,
+        done?.note ?? null,
+        done ? now : null,
+        now + f.waitMs,
+        now,
+        now,
+        n.runtime,
+        f.leaseId,
+        n.turnId,
+        n.threadId,
+        n.subagentId,
+        n.delegated ? 1 : 0,
+        n.kind,
+        JSON.stringify(n.view),
+        done?.status === 'approved' ? 'once' : null,
+      ]);
+      const approval = approvalOf((await q.get<Row>(ANY_SERVER, [now, id]))!);
+      this.s.notices.after(q, { kind: 'approval.requested', serverId: f.serverId, approval });
+      if (done)
+        this.s.notices.after(q, { kind: 'approval.decided', serverId: f.serverId, approval });
+      return approval;
+    });
+  }
+
+  /** Ends a pending request as the daemon; null when it was no longer pending (someone decided first). */
+  endNative(id: string, status: End, by: string, note: string): Promise<Approval | null> {
+    return this.s.sql.tx(async (q) => {
+      const now = this.s.now();
+      const changed = await q.run(SET_END, [status, by, note, now, now, id]);
+      if (changed.changes === 0) return null;
+      const row = (await q.get<Row>(ANY_SERVER, [now, id]))!;
+      const approval = approvalOf(row);
+      this.s.notices.after(q, { kind: 'approval.decided', serverId: row.server_id, approval });
+      return approval;
     });
   }
 
@@ -145,16 +174,21 @@ export class ApprovalStore {
     return { approvals: items.map(approvalOf), ...more };
   }
 
-  /** An agent decides: never its own request. */
+  /** An agent decides: never its own request, never a runtime's own request. */
   decide(c: Caller, input: InputOf<typeof approvalDecide>): Promise<Out> {
     return this.s.idempotency.run(c, 'approval/decide', input, async (q) => {
       const row = await this.row(q, c.serverId, input.id);
+      if (row.runtime !== null) {
+        throw new ExecError('forbidden', "a runtime's own request is decided by a person", {
+          hint: 'A person decides it with agentteam approval decide or on the console.',
+        });
+      }
       if (row.requested_by === `agent:${c.agentId}`) {
         throw new ExecError('forbidden', 'an agent cannot decide its own approval request', {
           hint: 'Wait for a person to decide; poll approval get.',
         });
       }
-      return this.apply(q, row, input.decision, input.note ?? null, `agent:${c.agentId}`);
+      return this.apply(q, row, input.decision, input.note ?? null, `agent:${c.agentId}`, null);
     });
   }
 
@@ -164,15 +198,24 @@ export class ApprovalStore {
     decision: Decision,
     note: string | null,
     decidedBy: string,
+    scope: 'once' | 'turn' | null = null,
   ): Promise<Out> {
     return this.s.sql.tx(async (q) =>
-      this.apply(q, await this.row(q, null, id), decision, note, decidedBy),
+      this.apply(q, await this.row(q, null, id), decision, note, decidedBy, scope),
     );
   }
 
   /** The operator's view of one request on any server. */
   async getAsOperator(id: string): Promise<Out> {
     return { approval: approvalOf(await this.row(this.s.sql, null, id)) };
+  }
+
+  async serverOf(id: string): Promise<string | null> {
+    const row = await this.s.sql.get<{ server_id: string }>(
+      'SELECT server_id FROM approvals WHERE id = ?',
+      [id],
+    );
+    return row?.server_id ?? null;
   }
 
   /** How many requests wait for a decision on each server that has any (at most `limit` servers, by name). */
@@ -198,29 +241,41 @@ export class ApprovalStore {
     decision: Decision,
     note: string | null,
     by: string,
+    scope: 'once' | 'turn' | null,
   ): Promise<Out> {
-    if (row.status === 'expired') {
+    const now = this.s.now();
+    const changed =
+      row.status === 'pending'
+        ? await q.run(SET_DECISION, [
+            decision === 'approve' ? 'approved' : 'denied',
+            by,
+            note,
+            row.runtime !== null && decision === 'approve' ? (scope ?? 'once') : null,
+            now,
+            now,
+            row.id,
+            now,
+          ])
+        : { changes: 0 };
+    const after = await this.row(q, row.server_id, row.id);
+    if (changed.changes === 0) {
+      if (after.status === 'expired') {
+        throw new ExecError(
+          'expired',
+          `approval ${row.id} expired at ${isoTime(after.expires_at)} without a decision`,
+          { hint: 'Ask again with approval request if it is still needed.' },
+        );
+      }
+      const who = after.decided_by === null ? '' : ` by ${after.decided_by}`;
       throw new ExecError(
-        'expired',
-        `approval ${row.id} expired at ${isoTime(row.expires_at)} without a decision`,
+        'already_decided',
+        `approval ${row.id} was already ${after.status}${who}`,
         {
-          hint: 'Ask again with approval request if it is still needed.',
+          hint: 'The first decision stands; read it with approval get.',
         },
       );
     }
-    if (row.status !== 'pending')
-      throw new ExecError('invalid_transition', `approval ${row.id} was already ${row.status}`);
-    const now = this.s.now();
-    await q.run(SET_DECISION, [
-      decision === 'approve' ? 'approved' : 'rejected',
-      by,
-      note,
-      now,
-      now,
-      row.id,
-      now,
-    ]);
-    const approval = approvalOf(await this.row(q, row.server_id, row.id));
+    const approval = approvalOf(after);
     this.s.notices.after(q, { kind: 'approval.decided', serverId: row.server_id, approval });
     return { approval };
   }
@@ -235,4 +290,5 @@ export const approvalDomain = storeDomain(
     on(approvalList, (s, c, i) => s.list(c, i)),
     on(approvalDecide, (s, c, i) => s.decide(c, i)),
   ],
+  [NATIVE_APPROVALS_MIGRATION],
 );

@@ -40,8 +40,11 @@ export interface ApprovalOperatorApi {
     decision: 'approve' | 'reject',
     note: string | null,
     decidedBy: string,
+    scope?: 'once' | 'turn' | null,
   ): Promise<OutputOf<typeof approvalGet>>;
   getAsOperator(id: string): Promise<OutputOf<typeof approvalGet>>;
+  /** The server a request is on (null when there is no such request): what its audit row names. */
+  serverOf(id: string): Promise<string | null>;
   /** The servers that hold approval requests (at most `limit`), for a person's view across servers. */
   serversAsOperator(limit: number): Promise<string[]>;
   /** How many requests wait on each server that has any (at most `limit` servers): what the console says is waiting. */

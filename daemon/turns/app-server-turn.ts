@@ -2,6 +2,8 @@ import type { Diag } from '../lifecycle/diag.js';
 import type { ResultGate } from '../results/gate.js';
 import type { ToolHost } from '../tools/contracts.js';
 import { converse } from '../drivers/app-server/conversation.js';
+import type { NativeAsker } from '../drivers/app-server/approvals.js';
+import { askOrigin } from '../approvals/lookup.js';
 import type { PreparedTurn } from './launch.js';
 import type { TurnProcess } from './process.js';
 
@@ -10,6 +12,8 @@ export interface AppServerDeps {
   readonly host: ToolHost;
   readonly gate: ResultGate;
   readonly diag: Diag;
+  /** Where Codex's command and file-change approvals go (the daemon's inbox); declined without it. */
+  readonly approvals?: NativeAsker | undefined;
 }
 
 /** How long `codex app-server` has to exit by itself once its stdin is closed. */
@@ -45,6 +49,14 @@ export async function runAppServerTurn(
       diag: d.diag,
       emit: () => undefined,
       onPrimary: onThread,
+      ...(d.approvals
+        ? {
+            approvals: {
+              asker: d.approvals,
+              origin: askOrigin(prepared.auth.principal, prepared.auth.runtime),
+            },
+          }
+        : {}),
     },
     {
       input: io.input,

@@ -7,6 +7,7 @@ import type { TurnLookup } from '../store/turn-lookup.js';
 import type { TurnStore } from '../store/turns.js';
 import type { ResultGate } from '../results/gate.js';
 import type { ToolHost } from '../tools/contracts.js';
+import type { NativeAsker } from '../drivers/app-server/approvals.js';
 import { TurnRunner } from './runner.js';
 import { TurnService } from './service.js';
 import { StdioSessions } from './stdio-sessions.js';
@@ -30,8 +31,12 @@ interface TurnsOptions {
   readonly shared: boolean;
   /** How long a running turn may go without a heartbeat (tests shorten it; default STALE_MS). */
   readonly staleMs?: number | undefined;
-  /** The tool host and result gate a Codex turn's dynamic tools go through. */
-  readonly tools: { readonly host: ToolHost; readonly gate: ResultGate };
+  /** The tool host and result gate a Codex turn's dynamic tools go through, and the inbox its approvals go to. */
+  readonly tools: {
+    readonly host: ToolHost;
+    readonly gate: ResultGate;
+    readonly approvals?: NativeAsker;
+  };
   /** Where a stdio run's text is stored (as the app's person's message). */
   readonly messages: { send(input: SendMessage): Promise<MessageRecord> };
   /** The event streams' clients: who a stdio child is, and when its stream closes. */

@@ -36,18 +36,18 @@ test('real daemon: an agent asks, a person decides from the CLI with a note, the
     'human:ana',
   ]);
   assert.equal(r.code, 0, r.stderr);
-  assert.equal(JSON.parse(r.stdout).data.approval.status, 'rejected');
+  assert.equal(JSON.parse(r.stdout).data.approval.status, 'denied');
   const seen = (await call(rt, 'approval', 'get', { id: a.id })).json.data.approval;
   assert.deepEqual(
     [seen.status, seen.note, seen.decidedBy, seen.revision],
-    ['rejected', 'Not before the release', 'human:ana', 2],
+    ['denied', 'Not before the release', 'human:ana', 2],
   );
   assert.ok(seen.decidedAt);
   const again = await cli(d.home, ['approval', 'decide', a.id, 'approve']);
   assert.equal(again.code, 1);
-  assert.equal(JSON.parse(again.stdout).error.code, 'invalid_transition');
+  assert.equal(JSON.parse(again.stdout).error.code, 'already_decided');
   const shown = await cli(d.home, ['approval', 'get', a.id]);
-  assert.equal(JSON.parse(shown.stdout).data.approval.status, 'rejected');
+  assert.equal(JSON.parse(shown.stdout).data.approval.status, 'denied');
   const missing = await cli(d.home, ['approval', 'decide', 'appr_000000000000', 'approve']);
   assert.equal(JSON.parse(missing.stdout).error.code, 'not_found');
 });

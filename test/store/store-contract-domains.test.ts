@@ -32,7 +32,7 @@ const CASES: Case[] = [
     },
   },
   {
-    name: 'approvals: requested on one daemon, decided on the other once; a second decision is an invalid transition',
+    name: 'approvals: requested on one daemon, decided on the other once; a second decision is already_decided',
     async run({ callA, callB, b }) {
       const approval = ok(
         await callA('approval', 'request', { title: 'deploy?', detail: 'prod' }),
@@ -47,9 +47,9 @@ const CASES: Case[] = [
           (e: { code?: string }) => e.code,
         ),
       ]);
-      assert.deepEqual(decided.sort(), ['invalid_transition', 'ok']);
+      assert.deepEqual(decided.sort(), ['already_decided', 'ok']);
       const read = ok(await callA('approval', 'get', { id: approval.id })).approval;
-      assert.ok(['approved', 'rejected'].includes(read.status));
+      assert.ok(['approved', 'denied'].includes(read.status));
       assert.equal(ok(await callB('approval', 'list', {})).approvals.length, 1);
     },
   },

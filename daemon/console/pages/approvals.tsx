@@ -1,4 +1,8 @@
+import type { OutputOf } from '../../../catalog/descriptor.js';
+import type { approvalGet } from '../../../catalog/domains/approval.js';
 import { Csrf } from '../layout.js';
+
+type Native = OutputOf<typeof approvalGet>['approval']['native'];
 
 export interface ApprovalRow {
   readonly serverId: string;
@@ -12,6 +16,8 @@ export interface ApprovalRow {
   readonly expiresAt: string;
   readonly decidedAt: string | null;
   readonly createdAt: string;
+  /** A runtime's own request: who asked and what (masked and bounded by the daemon); null for an agent's. */
+  readonly native: Native;
 }
 
 /** What the page shows (approvals-read.ts reads it). */
@@ -43,6 +49,8 @@ export function DecideForm(props: {
   csrf: string;
   back?: string | undefined;
   size: number;
+  /** A runtime's own request: it may be approved for the rest of its turn. */
+  native?: boolean;
 }) {
   return (
     <form
@@ -58,6 +66,11 @@ export function DecideForm(props: {
       <button type="submit" name="decision" value="approve">
         Approve
       </button>
+      {props.native ? (
+        <button type="submit" name="decision" value="approve-turn">
+          Approve for the rest of the turn
+        </button>
+      ) : null}
       <button type="submit" name="decision" value="reject" class="danger">
         Deny
       </button>
@@ -96,10 +109,23 @@ export function ApprovalsBody(props: { data: ApprovalsData; csrf: string; back?:
           <section class="card" data-approval={a.id} aria-label={a.title}>
             <strong>{a.title}</strong>{' '}
             <span class="mute">
-              from {a.requestedBy} on {a.serverId}, expires {a.expiresAt}
+              from {a.requestedBy} on {a.serverId}, waiting{' '}
+              <time datetime={a.createdAt} data-since={a.createdAt}>
+                since {a.createdAt}
+              </time>
+              , time left before it is denied:{' '}
+              <time datetime={a.expiresAt} data-until={a.expiresAt}>
+                until {a.expiresAt}
+              </time>
             </span>
-            <pre>{a.detail}</pre>
-            <DecideForm id={a.id} csrf={props.csrf} back={props.back} size={40} />
+            {a.native ? <NativeAsked n={a.native} /> : <pre>{a.detail}</pre>}
+            <DecideForm
+              id={a.id}
+              csrf={props.csrf}
+              back={props.back}
+              size={40}
+              native={a.native !== null}
+            />
           </section>
         ))
       )}
@@ -113,6 +139,39 @@ export function ApprovalsBody(props: { data: ApprovalsData; csrf: string; back?:
       ))}
       {d.older !== undefined ? null : <Decided rows={d.decided} />}
     </>
+  );
+}
+
+/** Who in the runtime asked (turn, thread or subagent, delegated) and what, as the daemon masked and bounded it. */
+export function NativeAsked(props: { n: NonNullable<Native> }) {
+  const n = props.n;
+  const texts = (['command', 'cwd', 'diff', 'toolName', 'toolInput', 'reason'] as const).flatMap(
+    (k) => {
+      const t = n.view[k];
+      return t ? [[k, t] as const] : [];
+    },
+  );
+  return (
+    <div data-native={n.kind}>
+      <p class="mute">
+        {n.runtime} {n.kind.replace('_', ' ')}
+        {n.turnId ? `, turn ${n.turnId}` : ''}
+        {n.threadId ? `, thread ${n.threadId}` : ''}
+        {n.subagentId ? `, subagent ${n.subagentId}` : ''}
+        {n.delegated ? <strong data-delegated="true"> — asked by a delegated child</strong> : null}
+      </p>
+      {texts.map(([k, t]) => (
+        <>
+          <span class="mute">{k}</span>
+          <pre data-view={k}>{t.text}</pre>
+          {t.cut ? (
+            <p class="mute" data-cut={k}>
+              cut: {t.cut.keptBytes} of {t.cut.totalBytes} bytes shown
+            </p>
+          ) : null}
+        </>
+      ))}
+    </div>
   );
 }
 
@@ -143,7 +202,12 @@ function Decided(props: { rows: readonly ApprovalRow[] }) {
                   <td>{a.decidedBy ?? '—'}</td>
                   <td>{a.note ?? ''}</td>
                   <td class="mono">{a.decidedAt ?? a.expiresAt}</td>
-                  <td class="wide">{a.requestedBy}</td>
+                  <td class="wide">
+                    {a.requestedBy}
+                    {a.native
+                      ? ` (${a.native.runtime}${a.native.delegated ? ', delegated' : ''})`
+                      : ''}
+                  </td>
                 </tr>
               ))}
             </tbody>

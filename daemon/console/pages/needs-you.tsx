@@ -1,7 +1,7 @@
 import type { NeedsYouData } from '../needs-you-read.js';
 import type { TurnView } from '../turns-read.js';
 import { turnHref } from './turns.js';
-import { DecideForm } from './approvals.js';
+import { DecideForm, NativeAsked } from './approvals.js';
 
 /** Where a decision made on the overview comes back to. */
 const BACK = '/console/';
@@ -62,8 +62,14 @@ export function NeedsYou(props: { data: NeedsYouData; csrf: string }) {
               <span class="mute">
                 from {a.requestedBy} on {a.serverId}, expires {a.expiresAt}
               </span>
-              {a.detail ? <pre>{a.detail}</pre> : null}
-              <DecideForm id={a.id} csrf={props.csrf} back={BACK} size={30} />
+              {a.native ? <NativeAsked n={a.native} /> : a.detail ? <pre>{a.detail}</pre> : null}
+              <DecideForm
+                id={a.id}
+                csrf={props.csrf}
+                back={BACK}
+                size={30}
+                native={a.native !== null}
+              />
             </section>
           ))}
           {d.waiting > d.approvals.length ? (

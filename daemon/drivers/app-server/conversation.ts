@@ -12,22 +12,11 @@ import { ThreadBook } from './threads.js';
 import { noteDelegations } from './delegation.js';
 import { DYNAMIC_NAMESPACE, dynamicTools, toDynamicResponse } from './dynamic-tools.js';
 import { type WireParams, wireParams } from './wire.js';
+import type { AskOrigin } from '../../approvals/lookup.js';
+import { CodexApprovals, declineWords, type NativeAsker } from './approvals.js';
 
 /** One line of what `agentteam run` prints about the run: the NDJSON of the start route, typed by its row. */
 type SessionEvent = AppServerEvent;
-
-/**
- * Approval requests the app server may send; with no person at this end they
- * are declined, in each method's own words. A Map, not an object literal: the
- * method name comes from the app server, and `constructor` or `__proto__`
- * looked up on a plain object finds Object.prototype's members.
- */
-const DECLINE: ReadonlyMap<string, unknown> = new Map<string, unknown>([
-  ['item/commandExecution/requestApproval', { decision: 'decline' }],
-  ['item/fileChange/requestApproval', { decision: 'decline' }],
-  ['execCommandApproval', { decision: 'denied' }],
-  ['applyPatchApproval', { decision: 'denied' }],
-]);
 
 export interface ConversationOptions {
   readonly auth: Authorization;
@@ -44,6 +33,8 @@ export interface ConversationOptions {
   readonly resume?: string | null;
   /** Told the primary thread once the app server named it, and whether it was resumed. */
   readonly onPrimary?: (threadId: string, resumed: boolean) => Promise<void> | void;
+  /** The daemon's inbox for Codex's command and file-change approvals; without it they are declined. */
+  readonly approvals?: { readonly asker: NativeAsker; readonly origin: AskOrigin };
 }
 
 /** How a conversation ended: `completed` when the primary turn completed. */
@@ -77,6 +68,14 @@ export async function converse(o: ConversationOptions, io: AppServerIo): Promise
   let settle: NodeJS.Timeout | null = null;
   let finish!: (status: Outcome) => void;
   const finished = new Promise<Outcome>((r) => (finish = r));
+  const approvals = o.approvals
+    ? new CodexApprovals(
+        o.approvals.asker,
+        o.approvals.origin,
+        (id) => book?.role(id) ?? 'unknown',
+        o.auth.signal,
+      )
+    : null;
 
   const checkDone = () => {
     if (settle) clearTimeout(settle);
@@ -92,6 +91,7 @@ export async function converse(o: ConversationOptions, io: AppServerIo): Promise
       return;
     }
     const params = wireParams(raw);
+    approvals?.learn(method, raw);
     const learned = book.learn(method, params);
     noteDelegations(o.host, o.auth.principal, book, method, params, learned, (threadId) =>
       peer.request('thread/read', { threadId }),
@@ -182,12 +182,14 @@ export async function converse(o: ConversationOptions, io: AppServerIo): Promise
     onRequest: async (method, raw) => {
       const params = wireParams(raw);
       if (method === 'item/tool/call') return onToolCall(params);
+      if (approvals?.handles(method)) return approvals.answer(method, raw);
       o.emit({
         event: 'declined',
         threadId: typeof params?.threadId === 'string' ? params.threadId : null,
         method,
       });
-      if (DECLINE.has(method)) return DECLINE.get(method);
+      const declined = declineWords(method);
+      if (declined !== undefined) return declined;
       throw new MethodNotFound(
         `agentteam's app-server driver does not handle ${JSON.stringify(method.slice(0, 128))}`,
       );

@@ -1,0 +1,223 @@
+import type { Clock, ClockTimer } from '../../lib/clock.js';
+import type { AuditTrail } from '../audit/trail.js';
+import type { Masked } from '../masking/masked.js';
+import type { Profile } from '../profile/types.js';
+import type { Approval } from '../store/approval-rows.js';
+import type { ApprovalStore } from '../store/approvals.js';
+import type { ApprovalOperatorApi } from '../store/server-api.js';
+import { policyOf, verdict } from './policy.js';
+import { nativeView } from './view.js';
+import type { NativeAnswer, NativeAsk } from './ask.js';
+
+interface NativeDeps {
+  readonly store: ApprovalStore;
+  readonly clock: Clock;
+  readonly gate: { maskText(text: string): Masked };
+  readonly profile: () => Profile;
+  /** Whether a tool's trusted annotation (the daemon's registry, not the runtime) says it only reads. */
+  readonly readOnly: (toolName: string) => boolean;
+  readonly audit: AuditTrail | null;
+  /** How often a waiting request is read again: on a shared store another daemon may decide it. */
+  readonly pollMs?: number;
+}
+
+const POLL_MS = 1_000;
+/** Turn-wide approvals remembered at once (leases × kinds); the oldest go first. */
+const TURN_GRANTS_KEPT = 1024;
+const OUTCOME = {
+  approved: 'ok',
+  denied: 'forbidden',
+  expired: 'expired',
+  cancelled: 'cancelled',
+} as const;
+
+/**
+ * The one inbox for the runtimes' own permission prompts. `ask` applies the
+ * agent's policy (answer without asking, or file a request and wait); a
+ * waiting request ends at the first of: a person's decision (this daemon's,
+ * at once; another daemon's on a shared store, at the next read), its
+ * deadline (expired: the runtime is told no, fail closed) or the end of its
+ * turn (`signal`: cancelled). Every request leaves a row in the approvals
+ * table and one audit row naming how it ended and who decided.
+ */
+export class NativeApprovals implements ApprovalOperatorApi {
+  private readonly wakers = new Map<string, () => void>();
+  /** `leaseId kind`: kinds approved for the rest of that runtime's turn. */
+  private readonly turnGrants = new Map<string, string>();
+
+  constructor(private readonly d: NativeDeps) {}
+
+  async ask(ask: NativeAsk, signal?: AbortSignal): Promise<NativeAnswer> {
+    const agent = this.d.profile().agents.find((a) => a.id === ask.agent);
+    const policy = policyOf(agent);
+    const { title, view } = nativeView(this.d.gate, ask);
+    const native = {
+      runtime: ask.runtime,
+      turnId: ask.turnId,
+      threadId: ask.threadId,
+      subagentId: ask.subagentId,
+      delegated: ask.delegated,
+      kind: ask.kind,
+      view,
+    };
+    const base = {
+      serverId: ask.serverId,
+      agentId: ask.agent,
+      title,
+      waitMs: policy.deadlineSeconds * 1000,
+      leaseId: ask.leaseId,
+      native,
+    };
+    const granted = this.turnGrants.get(grantKey(ask));
+    const rule = granted
+      ? ({ answer: 'allow', rule: `approved for the rest of the turn by ${granted}` } as const)
+      : verdict(policy, ask, ask.toolName !== undefined && this.d.readOnly(ask.toolName));
+    let row: Approval;
+    if (rule.answer !== 'ask') {
+      const status = rule.answer === 'allow' ? 'approved' : 'denied';
+      row = await this.d.store.fileNative({
+        ...base,
+        settled: { status, by: 'policy', note: rule.rule },
+      });
+    } else if (signal?.aborted) {
+      const note = 'the turn had ended when the runtime asked';
+      row = await this.d.store.fileNative({
+        ...base,
+        settled: { status: 'cancelled', by: 'daemon', note },
+      });
+    } else {
+      row = await this.wait(await this.d.store.fileNative(base), signal);
+    }
+    this.record(ask, row);
+    return this.answer(ask, row);
+  }
+
+  private answer(ask: NativeAsk, row: Approval): NativeAnswer {
+    if (row.status === 'approved') {
+      const scope = row.native?.scope === 'turn' ? 'turn' : 'once';
+      if (scope === 'turn') {
+        if (this.turnGrants.size >= TURN_GRANTS_KEPT)
+          this.turnGrants.delete(this.turnGrants.keys().next().value!);
+        this.turnGrants.set(grantKey(ask), row.decidedBy ?? 'a person');
+      }
+      return { decision: 'approved', scope, id: row.id };
+    }
+    const status = row.status === 'pending' ? 'cancelled' : row.status;
+    const by = row.decidedBy ? ` by ${row.decidedBy}` : '';
+    const why = row.note ? `: ${row.note}` : '';
+    return { decision: status, reason: `${status}${by}${why}`, id: row.id };
+  }
+
+  /** Waits for the first of: a decision, the deadline, the turn's end. */
+  private wait(filed: Approval, signal?: AbortSignal): Promise<Approval> {
+    const id = filed.id;
+    const deadline = Date.parse(filed.expiresAt);
+    const clock = this.d.clock;
+    return new Promise<Approval>((resolve) => {
+      let done = false;
+      let poll: ClockTimer | null = null;
+      const finish = (a: Approval) => {
+        if (done) return;
+        done = true;
+        this.wakers.delete(id);
+        clock.clearTimeout(timer);
+        if (poll) clock.clearTimeout(poll);
+        signal?.removeEventListener('abort', onAbort);
+        resolve(a);
+      };
+      const look = async () => {
+        if (done) return;
+        const { approval } = await this.d.store.getAsOperator(id);
+        if (approval.status !== 'pending') finish(approval);
+      };
+      const end = async (status: 'expired' | 'cancelled', note: string) => {
+        if (done) return;
+        const ended = await this.d.store.endNative(id, status, 'daemon', note);
+        finish(ended ?? (await this.d.store.getAsOperator(id)).approval);
+      };
+      const timer = clock.setTimeout(
+        () => {
+          void end('expired', 'no decision by the deadline').catch(() => undefined);
+        },
+        Math.max(0, deadline - clock.now()),
+      );
+      timer.unref?.();
+      const repoll = () => {
+        poll = clock.setTimeout(() => {
+          void look()
+            .catch(() => undefined)
+            .then(() => !done && repoll());
+        }, this.d.pollMs ?? POLL_MS);
+        poll.unref?.();
+      };
+      repoll();
+      const onAbort = () => void end('cancelled', 'the turn ended').catch(() => undefined);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.wakers.set(id, () => void look().catch(() => undefined));
+    });
+  }
+
+  /** One audit row for the request: how it ended, who decided, why (payloads only when recorded). */
+  private record(ask: NativeAsk, row: Approval): void {
+    const audit = this.d.audit;
+    if (!audit) return;
+    const status = row.status === 'pending' ? 'cancelled' : row.status;
+    const payloads = audit.recorder.settings.recordPayloads;
+    const result = {
+      id: row.id,
+      status,
+      decidedBy: row.decidedBy,
+      decidedAt: row.decidedAt,
+      note: row.note,
+    };
+    const text = (v: unknown) => this.d.gate.maskText(JSON.stringify(v));
+    audit.recorder.record({
+      at: Date.parse(row.createdAt),
+      serverId: ask.serverId,
+      agentId: ask.agent,
+      authorizationId: ask.leaseId,
+      generationId: '',
+      runtime: ask.runtime,
+      threadId: ask.threadId ?? ask.subagentId,
+      via: 'runtime',
+      transport: 'runtime',
+      tool: `approval/${ask.kind}`,
+      outcome: OUTCOME[status],
+      durationUs: Math.max(0, Date.parse(row.updatedAt) - Date.parse(row.createdAt)) * 1000,
+      requestBytes: 0,
+      resultBytes: 0,
+      traceId: null,
+      turnId: ask.turnId,
+      args: payloads ? text({ title: row.title, native: row.native }) : null,
+      result: payloads ? text(result) : null,
+    });
+  }
+
+  /** A person decides (operator API): the first decision wins; a local waiter hears of it at once. */
+  async decideAsOperator(
+    id: string,
+    decision: 'approve' | 'reject',
+    note: string | null,
+    decidedBy: string,
+    scope: 'once' | 'turn' | null = null,
+  ): Promise<{ approval: Approval }> {
+    const out = await this.d.store.decideAsOperator(id, decision, note, decidedBy, scope);
+    this.wakers.get(id)?.();
+    return out;
+  }
+
+  serverOf(id: string) {
+    return this.d.store.serverOf(id);
+  }
+  getAsOperator(id: string) {
+    return this.d.store.getAsOperator(id);
+  }
+  serversAsOperator(limit: number) {
+    return this.d.store.serversAsOperator(limit);
+  }
+  pendingAsOperator(limit: number) {
+    return this.d.store.pendingAsOperator(limit);
+  }
+}
+
+const grantKey = (a: NativeAsk) => `${a.leaseId} ${a.kind}`;
