@@ -22,6 +22,12 @@ export const MCP_PATHS: readonly string[] = [MCP_PATH, MCP_LEGACY_PATH];
 /** The prefixes of the MCP family, for refusals shaped as JSON-RPC. */
 export const MCP_PREFIXES: readonly string[] = ['/api/internal/mcp/', '/mcp/'];
 
+/** The literal starts of the runtime families' paths, each given its own short route table (prefix-router.ts). */
+export const RUNTIME_PREFIXES: readonly string[] = [
+  EXEC_BASE.slice(0, EXEC_BASE.indexOf(':')),
+  ...MCP_PATHS.map((p) => p.slice(0, p.indexOf(':'))),
+];
+
 /** The paths the runtime-auth middleware is mounted on (credential, binding, admission). */
 export const RUNTIME_AUTH_PATHS: readonly string[] = [EXEC_SCOPE, ...MCP_PATHS];
 
