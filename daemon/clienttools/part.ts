@@ -168,7 +168,13 @@ export function openClientTools(opts: {
       return {
         'events.open': (_input, c) => streams.open(c),
         ...clientToolHandlers({ broker, checkNames, gate: opts.gate }),
-        ...stdioHandlers({ broker, scopes, checkNames, gate: opts.gate }),
+        ...stdioHandlers({
+          broker,
+          scopes,
+          checkNames,
+          gate: opts.gate,
+          taskExists: (id) => opts.delegations.taskExists(id),
+        }),
         ...scopeReadHandlers({ store: opts.delegations, registry, gate: opts.gate }),
       };
     },

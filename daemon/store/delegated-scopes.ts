@@ -83,6 +83,11 @@ const COLUMNS = 'agent_id, session_id, parent_id, task_id, kind, created_at';
 export class DelegatedScopeStore {
   constructor(private readonly s: StoreContext) {}
 
+  /** Whether `id` names a task of the store (a hand-granted scope's task must be one, never a typed label). */
+  async taskExists(id: string): Promise<boolean> {
+    return (await this.s.sql.get('SELECT 1 AS x FROM tasks WHERE id = ?', [id])) !== undefined;
+  }
+
   /** Saves a session and its scope unless one is saved already; returns what is saved. */
   async save(
     c: Caller,
