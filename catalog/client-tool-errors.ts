@@ -2,7 +2,7 @@
  * The client tools' rows of the error table (`ERROR_TABLE` in errors.ts
  * spreads them in, in this order): what an app offering tools to agents, or
  * its stdio connection, can be told. Their JSON-RPC numbers are the block
- * -32030..-32050, except the two stdio codes that are JSON-RPC's own
+ * -32030..-32050 (a delegated thread outside its saved scope: -32047), except the two stdio codes that are JSON-RPC's own
  * (invalid_params -32602, unsupported_method -32601).
  */
 export const CLIENT_TOOL_ERRORS = {
@@ -131,6 +131,13 @@ export const CLIENT_TOOL_ERRORS = {
     jsonrpc: -32046,
     exit: 1,
     summary: 'The outgoing call does not fit the wire bounds of the stdio transport.',
+  },
+  not_in_scope: {
+    http: 403,
+    jsonrpc: -32047,
+    exit: 1,
+    summary:
+      "A delegated thread called a client tool its saved scope does not name with the tool's current fingerprint (new, changed or removed since; a legacy session or an inspection task has none).",
   },
 } as const satisfies Record<
   string,

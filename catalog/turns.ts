@@ -34,6 +34,8 @@ export const TURN_ERRORS = [
   'launch_failed',
   /** A person cancelled it. */
   'cancelled',
+  /** The `serve --stdio` child whose session it ran in exited (the app went away). */
+  'shutdown',
   /** The daemon running it stopped or died before it ended. */
   'daemon_stopped',
 ] as const;

@@ -99,6 +99,12 @@ A message that arrives while the agent's turn on the same target is queued joins
     .description('Show one approval request.')
     .argument('<id>', 'approval id')
     .action(bind('approval-get'));
+  approval
+    .command('hook')
+    .description(
+      "Claude Code's PermissionRequest hook (the Claude driver configures it): reads the hook JSON on stdin, files the request in the approval inbox and prints the decision.",
+    )
+    .action(bind('approval-hook'));
 
   const extension = program
     .command('extension')
@@ -157,6 +163,12 @@ A message that arrives while the agent's turn on the same target is queued joins
     .option('--limit <n>', 'entries', positiveInt)
     .option('--json', 'print JSON')
     .action(bind('tools-log'));
+  tools
+    .command('scopes')
+    .description('Saved delegated scopes: each delegated session and the client tools it may call.')
+    .option('--session <id>', 'only this delegated session (a child thread id)')
+    .option('--json', 'print JSON')
+    .action(bind('tools-scopes'));
   tools
     .command('answer')
     .description('Answer a question a tool asked; its next call gets it as `answered`.')

@@ -88,8 +88,12 @@ export function declareRuntimeCommands(
     .usage('--agent <id> [--server <id>] [options] -- <command> [args...]')
     .option('--server <id>', 'server id', DEFAULT_SERVER)
     .requiredOption('--agent <id>', 'agent id')
-    .option('--session <id>', 'session id')
-    .option('--run <id>', 'run id')
+    .option(
+      '--session <name>',
+      'a label for this run, shown in the runtime list; a newer run with the same label replaces this one (the daemon mints the session and run ids)',
+    )
+    // Gone: the daemon mints run ids. Kept hidden so using it gets a clear refusal, not "unknown option".
+    .addOption(new Option('--run <id>').hideHelp())
     .option('--workdir <dir>', 'working directory of the command')
     .option('--ttl <seconds>', 'lifetime of one token generation', positiveInt)
     .addOption(new Option('--runtime <name>', 'runtime driver').choices(RUNTIME_KINDS))

@@ -1,4 +1,3 @@
-import { storeEvent } from './events/store-events.js';
 import type { Hono } from 'hono';
 import type { RuntimeEnv } from './auth/principal.js';
 import { systemClock, type Clock } from '../lib/clock.js';
@@ -13,6 +12,7 @@ import type { IdempotencyLimits } from './store/idempotency.js';
 import type { ResultGate } from './results/gate.js';
 import type { SecretSet } from './masking/secrets.js';
 import { registerExecActionRoute } from './exec/route.js';
+import { registerNativeApprovalRoute } from './exec/native-approval.js';
 import { registerMcpRoutes } from './mcp/routes.js';
 import { codexAppServerHandlers } from './operator/codex-app-server.js';
 import type { AuthorizationStore } from './auth/store.js';
@@ -37,7 +37,7 @@ import { isDenyable, openClientTools, rememberedClientTools } from './clienttool
 import type { LongLivedStreams } from './http/stream-budget.js';
 import { storeOperatorHandlers } from './operator/store-routes.js';
 import { homePaths } from '../lib/home.js';
-import { ToolActivity } from './tools/activity.js';
+import { connectOperatorFeed } from './operator-feed.js';
 import { DeclaredTools } from './tools/declarations.js';
 import { toolOperatorHandlers } from './tools/operator-routes.js';
 import { ToolsDirWatch } from './tools/watch.js';
@@ -136,6 +136,7 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
     profile: services.profile,
     remembered,
     gate: services.gate,
+    delegations: services.delegatedScopes,
     log: (message) => opts.diag('client_tools', { message }),
     ...(opts.streams ? { streams: opts.streams } : {}),
   });
@@ -143,21 +144,8 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
   await services.registry.useGeneratedValidators();
   // Catch-up for what fell due while no daemon ran, then the timer.
   await services.scheduler.start();
-  // Declared tools: what they show and ask goes to the operator event stream through this one connection.
-  const activity = new ToolActivity(opts.clock);
-  activity.connect((type, event) =>
-    clientTools.streams.publish({ type, data: { ...event }, redacted: null, audience: null }),
-  );
-  // Committed messages, approvals and tasks, from whichever path wrote them.
-  services.notices.connect((n) => clientTools.streams.publish(storeEvent(n, services.gate)));
-  opts.logs?.connect((e) =>
-    clientTools.streams.publish({
-      type: 'daemon.log',
-      data: { n: e.n, line: services.gate.maskText(e.line) },
-      redacted: null,
-      audience: null,
-    }),
-  );
+  // Declared tools' activity, committed store writes and log lines, onto the operator event stream.
+  const activity = connectOperatorFeed(services, (e) => clientTools.streams.publish(e), opts.logs);
   const declared = new DeclaredTools(toolsDir, services.tools, {
     gate: services.gate,
     activity,
@@ -198,7 +186,8 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
     approvals,
     registerRoutes: (app, ctx) => {
       registerExecActionRoute(app, services);
-      const host = registerMcpRoutes(app, {
+      registerNativeApprovalRoute(app, approvals, services);
+      const mcpHost = registerMcpRoutes(app, {
         messages: services.messages,
         knowledge: services.knowledge,
         clock: services.clock,
@@ -209,6 +198,7 @@ export async function openDaemonParts(opts: DaemonPartsOptions): Promise<DaemonP
         notifier: clientTools.notifier,
         ...(opts.streams ? { streams: opts.streams } : {}),
       });
+      const host = clientTools.delegating(mcpHost);
       const analysis = opts.analysis
         ? registerTokenAnalysisRoutes(app, opts.analysis, MCP_TOOLS)
         : { 'analysis.credential': absentRoute };

@@ -23,6 +23,7 @@ import { MessageStore, type MessageApi } from './store/messages.js';
 import { conversationDomain, type ConversationStore } from './store/conversations.js';
 import { createTurnLookup } from './store/turn-lookup.js';
 import { turnDomain, type TurnStore } from './store/turns.js';
+import { delegatedScopeDomain, type DelegatedScopeStore } from './store/delegated-scopes.js';
 import { deviceDomain, type DeviceStore } from './store/devices.js';
 import { MemoryIndexes } from './knowledge/memory.js';
 import { KnowledgeBase } from './knowledge/kb.js';
@@ -86,6 +87,7 @@ export interface Services {
   readonly auditLog: AuditStore;
   /** Turns in the team store (the turn engine claims, runs and ends them). */
   readonly turns: TurnStore;
+  readonly delegatedScopes: DelegatedScopeStore;
   /** Paired devices (their hashed tokens), owned by this home. */
   readonly devices: DeviceStore;
   /** This home's stable name on the store (instance.id): what its turn claims carry. */
@@ -244,6 +246,7 @@ export async function openServices(opts: OpenServicesOptions): Promise<Services>
     turns: embedded.domain(turnDomain),
     conversations: embedded.domain(conversationDomain),
     devices: embedded.domain(deviceDomain),
+    delegatedScopes: embedded.domain(delegatedScopeDomain),
     instance,
     extensions: new ExtensionStore(opts.home, (message) => diag('extension', { message })),
     tools: new ToolRegistry(),

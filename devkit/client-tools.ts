@@ -146,6 +146,9 @@ export interface Agent {
   readonly token: () => string;
   readonly mcpUrl: string;
   readonly authorizationId: string;
+  /** The session and run ids the daemon minted for the lease (what its client-tool calls carry). */
+  readonly sessionId: string;
+  readonly runId: string;
   close(): Promise<void>;
 }
 
@@ -175,6 +178,8 @@ export async function connectAgent(
     token: lease.token,
     mcpUrl: lease.mcpUrl,
     authorizationId: lease.data.authorizationId,
+    sessionId: lease.data.sessionId,
+    runId: lease.data.runId,
     async close() {
       await client.close().catch(() => undefined);
       lease.close();

@@ -11,7 +11,9 @@ import { checkCodex } from './codex.js';
 import type { CheckContext, CheckResult } from './run-under.js';
 import { checkCodexAppServer } from './codex-app-server.js';
 import { checkClaudeTurns, checkCodexTurns, checkOpencodeTurns } from './turns.js';
+import { checkClaudeApproval } from './claude-approval.js';
 import { checkCodexApprovals } from './approvals.js';
+import { checkCodexStdioTurns } from './stdio-turns.js';
 import { ensureNpm, ensurePython, NPM_CLIENTS, PYTHON_SDK, type Installed } from './install.js';
 
 /**
@@ -31,7 +33,7 @@ type Row = {
 };
 
 const only = new Set(process.argv.slice(2));
-/** `claude` also runs `claude-turns`, `codex` the other Codex cases, `opencode` `opencode-turns`, `turns` every turn case. */
+/** `claude` also runs `claude-turns` and `claude-approval`, `codex` the other Codex cases, `opencode` `opencode-turns`, `turns` every turn case. */
 const wanted = (id: string) =>
   only.size === 0 ||
   only.has(id) ||
@@ -85,11 +87,25 @@ const PLANS: Plan[] = [
     pinned: npm('claude').version,
     run: (ctx) => checkClaudeTurns(ctx),
   },
+  // Its permission prompt in the approval inbox, decided from the CLI.
+  {
+    id: 'claude-approval',
+    install: () => ensureNpm(npm('claude')),
+    pinned: npm('claude').version,
+    run: (ctx) => checkClaudeApproval(ctx),
+  },
   {
     id: 'codex-turns',
     install: () => ensureNpm(npm('codex')),
     pinned: npm('codex').version,
     run: (ctx) => checkCodexTurns(ctx),
+  },
+  // An app's `serve --stdio` session whose turn the daemon runs on the same pinned Codex.
+  {
+    id: 'codex-stdio-turns',
+    install: () => ensureNpm(npm('codex')),
+    pinned: npm('codex').version,
+    run: (ctx) => checkCodexStdioTurns(ctx),
   },
   // Codex's own command approvals in a delivered turn, decided in agentteam's inbox.
   {

@@ -174,6 +174,10 @@ export const OPERATOR_PATHS: {
     method: 'PUT',
     path: '/api/v1/client-tools/scopes/:authorizationId/:threadId',
   },
+  'clientTools.scopes': {
+    method: 'GET',
+    path: '/api/v1/client-tools/scopes',
+  },
   'events.open': {
     method: 'GET',
     path: '/api/v1/events',

@@ -18,9 +18,8 @@ export const leaseRequestSchema = {
   properties: {
     serverId: { type: 'string' },
     agentId: { type: 'string' },
-    // Reported back by workspace get, so bounded by the id grammar like serverId and agentId.
-    sessionId: nullableId,
-    runId: nullableId,
+    // A label only (`run --session`); the daemon mints the session and run ids a lease's calls carry.
+    sessionName: nullableId,
     workdir: { type: ['string', 'null'] },
     primaryThreadId: { type: ['string', 'null'] },
     ttlSeconds: { type: 'integer', minimum: 1 },
@@ -43,6 +42,8 @@ export const leaseLineSchema = {
   additionalProperties: false,
   required: [
     'authorizationId',
+    'sessionId',
+    'runId',
     'privateDir',
     'tokenFile',
     'execBaseUrl',
@@ -53,6 +54,9 @@ export const leaseLineSchema = {
   ],
   properties: {
     authorizationId: { type: 'string' },
+    /** The session and run ids the daemon minted for this lease (its calls carry them). */
+    sessionId: { type: 'string' },
+    runId: { type: 'string' },
     privateDir: { type: 'string' },
     tokenFile: { type: 'string' },
     /** Proves a later re-lease of this runtime's directory comes from the same `run`; never passed on. */

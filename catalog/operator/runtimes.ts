@@ -21,6 +21,7 @@ const runtimeViewSchema = {
     'runtime',
     'sessionId',
     'runId',
+    'sessionName',
     'state',
     'inFlight',
     'generations',
@@ -32,6 +33,7 @@ const runtimeViewSchema = {
     runtime: { type: 'string' },
     sessionId: { type: ['string', 'null'] },
     runId: { type: ['string', 'null'] },
+    sessionName: { type: ['string', 'null'] },
     state: { type: 'string' },
     inFlight: { type: 'integer' },
     generations: {

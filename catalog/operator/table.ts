@@ -1,6 +1,7 @@
 import * as approvals from './approvals.js';
 import * as audit from './audit.js';
 import * as clientTools from './client-tools.js';
+import { clientToolsScopes } from './client-tool-scopes.js';
 import * as conversations from './conversations.js';
 import * as daemon from './daemon.js';
 import * as devices from './devices.js';
@@ -64,6 +65,7 @@ export const OPERATOR_API = [
   clientTools.clientToolsReply,
   clientTools.clientToolsOffered,
   clientTools.clientToolsScope,
+  clientToolsScopes,
   clientTools.events,
   stdioSessions.stdioSessionCreate,
   stdioSessions.stdioTurnStart,

@@ -48,6 +48,13 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
         : '--prompt is only for --runtime codex-app-server',
     );
   }
+  if (opts.run !== undefined) {
+    return refuse(
+      'run',
+      'usage',
+      "--run is no longer accepted: the daemon mints each run's session and run ids itself; use --session NAME for a label",
+    );
+  }
   if ((typeof opts.turnTarget === 'string') !== (typeof opts.turnMessage === 'string')) {
     return refuse('run', 'usage', '--turn-target and --turn-message go together');
   }
@@ -59,8 +66,7 @@ export async function main(opts: Record<string, unknown>, args: string[]): Promi
   const body: LeaseRequest = {
     serverId: str('server') as string,
     agentId: str('agent') as string,
-    sessionId: str('session'),
-    runId: str('run'),
+    sessionName: str('session'),
     workdir: str('workdir'),
     runtime: (str('runtime') ?? 'generic') as RuntimeKind,
     pid: process.pid,

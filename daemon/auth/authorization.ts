@@ -26,6 +26,9 @@ export interface AuthorizationInit {
   readonly agentId: string;
   readonly sessionId?: string | null;
   readonly runId?: string | null;
+  readonly sessionName?: string | null;
+  /** The daemon mints the session and run ids (run-identity.ts) instead of taking sessionId/runId. */
+  readonly mintIds?: boolean;
   readonly workdir?: string | null;
   readonly primaryThreadId?: string | null;
   readonly turn?: TurnBinding | null;
@@ -38,7 +41,7 @@ export interface AuthorizationInit {
   /**
    * An authorization this one replaces; it is revoked once this one is active.
    * Without it, a live authorization for the same server, agent and (non-null)
-   * session is found and replaced all the same.
+   * session name is found and replaced all the same.
    */
   readonly replaces?: string;
   /**

@@ -10,6 +10,8 @@ export interface Principal {
   readonly agentId: string;
   readonly sessionId: string | null;
   readonly runId: string | null;
+  /** The label `run --session NAME` gave (display only; a newer lease with the same name replaces this one). */
+  readonly sessionName?: string | null;
   readonly workdir: string | null;
   /** The runtime's primary thread, for the delegated-child effect gate (MCP). */
   readonly primaryThreadId: string | null;

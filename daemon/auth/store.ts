@@ -20,6 +20,7 @@ import { CleanupQueue } from './cleanup.js';
 import { newResumeSecret, runtimeDirName } from './resume.js';
 import { Admission } from './admission.js';
 import { issueGeneration } from './issue.js';
+import { runIds } from './run-identity.js';
 
 export interface StoreDeps {
   readonly clock: Clock;
@@ -127,8 +128,8 @@ export class AuthorizationStore {
       authorizationId: id,
       serverId: init.serverId,
       agentId: init.agentId,
-      sessionId: init.sessionId ?? null,
-      runId: init.runId ?? null,
+      ...runIds(init, dir),
+      sessionName: init.sessionName ?? null,
       workdir: init.workdir ?? null,
       primaryThreadId: init.primaryThreadId ?? null,
       threadsByDriver: init.runtime === 'codex-app-server',
@@ -169,20 +170,19 @@ export class AuthorizationStore {
   }
 
   /**
-   * Older active authorizations this one replaces: the named one, and any for
-   * the same server, agent and session. Runs without a session are
-   * independent. One still launching is left alone (its directory may not
-   * exist yet); it is replaced by the next launch for that session.
+   * Older active authorizations this one replaces: the named one, and any for the same server,
+   * agent and session name (unnamed runs are independent). One still launching is left alone
+   * (its directory may not exist yet); it is replaced by the next launch for that session.
    */
   private predecessors(auth: Authorization, named: string | undefined): Authorization[] {
-    const { serverId, agentId, sessionId } = auth.principal;
+    const { serverId, agentId, sessionName = null } = auth.principal;
     const out: Authorization[] = [];
     for (const a of this.auths.values()) {
       if (a === auth) break; // insertion order: only those created before this one
       if (!a.live) continue;
       const same =
-        sessionId !== null &&
-        a.principal.sessionId === sessionId &&
+        sessionName !== null &&
+        a.principal.sessionName === sessionName &&
         a.principal.serverId === serverId &&
         a.principal.agentId === agentId;
       if (same || a.id === named) out.push(a);

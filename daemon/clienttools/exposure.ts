@@ -44,6 +44,22 @@ export function fingerprintOf(spec: ClientToolSpec): string {
 
 const specs = new WeakMap<RegisteredTool, ClientToolSpec>();
 
+/** The client tools in the registry now, less `hidden`, by name and fingerprint (what a new delegated scope names). */
+export function clientToolsNow(
+  registry: ToolRegistry,
+  hidden: ReadonlySet<string> | undefined,
+): { name: string; fingerprint: string }[] {
+  return registry
+    .list()
+    .flatMap((t) => {
+      const spec = specs.get(t);
+      return spec && !hidden?.has(t.name)
+        ? [{ name: t.name, fingerprint: fingerprintOf(spec) }]
+        : [];
+    })
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
 function clientEntry(deps: ExposureDeps, group: string, spec: ClientToolSpec): RegisteredTool {
   const fp = fingerprintOf(spec);
   const entry: RegisteredTool = {
@@ -53,16 +69,17 @@ function clientEntry(deps: ExposureDeps, group: string, spec: ClientToolSpec): R
     // No hints from apps: a delegated thread may call one only through its saved scope.
     annotations: {},
     owner: groupOwner(group),
-    childAccess: (ctx) => deps.scopes.allows(ctx, spec.name, fp) !== null,
+    // A delegated thread reaches call(), where its saved scope decides (not_in_scope).
+    childAccess: () => true,
     async call(args, ctx) {
       noteClientGroup(ctx, group);
       let delegation = null;
       if (DelegatedScopes.delegated(ctx)) {
-        delegation = deps.scopes.allows(ctx, spec.name, fp);
+        delegation = await deps.scopes.allows(ctx, spec.name, fp);
         if (!delegation)
           return clientToolError(
             ctx,
-            'forbidden',
+            'not_in_scope',
             `${spec.name} is not in this delegated thread's saved scope with its current fingerprint`,
           );
       }

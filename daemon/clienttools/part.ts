@@ -4,12 +4,16 @@ import type { ProfileStore } from '../profile/profile-store.js';
 import type { Profile } from '../profile/types.js';
 import type { HiddenTools } from '../tools/contracts.js';
 import type { ToolRegistry } from '../tools/registry.js';
+import type { DelegatedScopeStore } from '../store/delegated-scopes.js';
+import type { ToolHost } from '../tools/contracts.js';
+import { SavedScopes } from './saved-scopes.js';
+import { scopeReadHandlers } from './scope-routes.js';
 import { ListChangedNotifier } from '../tools/notify.js';
 import { EventStreams } from '../events/streams.js';
 import type { LongLivedStreams } from '../http/stream-budget.js';
 import { ClientToolBroker } from './broker.js';
 import type { ResultGate } from '../results/gate.js';
-import { checkGroupNames, syncGroups, type ExposureDeps } from './exposure.js';
+import { checkGroupNames, clientToolsNow, syncGroups, type ExposureDeps } from './exposure.js';
 import { FALLBACK_OWNER, fallbackTools } from './fallback-tools.js';
 import { clientToolHandlers } from './routes.js';
 import { DelegatedScopes } from './scopes.js';
@@ -30,6 +34,8 @@ interface ClientToolsPart {
   readonly streams: EventStreams;
   readonly notifier: ListChangedNotifier;
   hiddenFor(principal: Principal): HiddenTools | undefined;
+  /** `host` telling this part when a runtime delegates, so the child's scope is saved. */
+  delegating(host: ToolHost): ToolHost;
   /** Runs `fn` with the client id of every event stream that closes, after the broker withdrew its tools. */
   onDisconnect(fn: (clientId: string) => void): void;
   /** Its rows of the operator API (catalog/operator/client-tools.ts). */
@@ -45,6 +51,7 @@ interface ClientToolsPart {
     | 'clientTools.reply'
     | 'clientTools.offered'
     | 'clientTools.scope'
+    | 'clientTools.scopes'
   >;
   close(): void;
 }
@@ -68,6 +75,8 @@ export function openClientTools(opts: {
   remembered: RememberedNames;
   log: (m: string) => void;
   gate: ResultGate;
+  /** Where delegated scopes are saved (the team store). */
+  delegations: DelegatedScopeStore;
   /** The daemon-wide long-lived stream budget (GET notification and event streams count against it). */
   streams?: LongLivedStreams;
 }): ClientToolsPart {
@@ -98,7 +107,12 @@ export function openClientTools(opts: {
   registry.subscribe(() => notifier.changed());
 
   let broker!: ClientToolBroker;
-  const scopes = new DelegatedScopes();
+  const saved = new SavedScopes({
+    store: opts.delegations,
+    visible: (p) => clientToolsNow(registry, hiddenFor(p)?.names),
+    log: opts.log,
+  });
+  const scopes = new DelegatedScopes(saved);
   const deps: ExposureDeps = {
     registry,
     broker: () => broker,
@@ -142,6 +156,11 @@ export function openClientTools(opts: {
     streams,
     notifier,
     hiddenFor,
+    delegating: (host) => ({
+      listResultJson: (p) => host.listResultJson(p),
+      call: (name, args, ctx) => host.call(name, args, ctx),
+      delegated: (p, child) => void saved.record(p, child),
+    }),
     onDisconnect: (fn) => gone.push(fn),
     operatorHandlers() {
       const checkNames = (group: string, tools: readonly ClientToolSpec[]) =>
@@ -149,7 +168,14 @@ export function openClientTools(opts: {
       return {
         'events.open': (_input, c) => streams.open(c),
         ...clientToolHandlers({ broker, checkNames, gate: opts.gate }),
-        ...stdioHandlers({ broker, scopes, checkNames, gate: opts.gate }),
+        ...stdioHandlers({
+          broker,
+          scopes,
+          checkNames,
+          gate: opts.gate,
+          taskExists: (id) => opts.delegations.taskExists(id),
+        }),
+        ...scopeReadHandlers({ store: opts.delegations, registry, gate: opts.gate }),
       };
     },
     close() {

@@ -1,13 +1,17 @@
 import type { CallContext } from '../tools/registry.js';
+import { scopeAllows, type SavedScopes } from './saved-scopes.js';
 import type { Delegation } from './types.js';
 
 /**
- * Saved delegated scopes: which client tools a delegated thread (a child of
- * a runtime's primary thread) may call, each pinned to the descriptor
- * fingerprint the operator approved. None by default: a thread without a
- * saved scope gets no client tool, and a tool whose fingerprint changed (or
- * that was withdrawn) is no longer the tool the scope named. Kept in memory
- * per authorization; bounded, oldest scope dropped first (dropping fails closed).
+ * Which client tools a delegated thread (a child of a runtime's primary
+ * thread) may call, each pinned to a descriptor fingerprint. First the scope
+ * the daemon saved when the driver saw the delegation (saved-scopes.ts, in
+ * the store); for a runtime whose threads are only claimed by its calls
+ * (no driver sees its spawns), a scope the operator granted by hand, kept in
+ * memory per authorization, bounded, oldest dropped first (dropping fails
+ * closed). None by default: a thread without a scope gets no client tool, and
+ * a tool whose fingerprint changed (or that was withdrawn) is no longer the
+ * tool the scope named.
  */
 
 export const SCOPE_LIMITS = { scopes: 4096, toolsPerScope: 64 } as const;
@@ -25,6 +29,8 @@ const keyOf = (authorizationId: string, threadId: string) => `${authorizationId}
 export class DelegatedScopes {
   private readonly scopes = new Map<string, SavedScope>();
   private readonly watched = new WeakSet<AbortSignal>();
+
+  constructor(private readonly saved: SavedScopes) {}
 
   save(scope: SavedScope): void {
     const key = keyOf(scope.authorization_id, scope.thread_id);
@@ -45,9 +51,16 @@ export class DelegatedScopes {
 
   /**
    * The delegation of a call from a delegated thread whose scope names `tool`
-   * with `fingerprint`; null when the thread may not call it.
+   * with `fingerprint`; null when the thread may not call it. A thread the
+   * driver attached is judged by its saved scope alone.
    */
-  allows(ctx: CallContext, tool: string, fingerprint: string): Delegation | null {
+  async allows(ctx: CallContext, tool: string, fingerprint: string): Promise<Delegation | null> {
+    const saved = await this.saved.of(ctx);
+    if (saved)
+      return scopeAllows(saved, { name: tool, fingerprint })
+        ? { task_id: saved.taskId, subagent_id: saved.sessionId }
+        : null;
+    if (ctx.principal.threadsByDriver === true) return null;
     const scope = this.get(ctx.principal.authorizationId, ctx.threadId ?? '');
     this.forgetOnRevoke(ctx);
     if (!scope || scope.tools.get(tool) !== fingerprint) return null;

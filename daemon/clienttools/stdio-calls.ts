@@ -37,15 +37,13 @@ export function admitStdioCall(
     };
   }
   const pr = ctx.principal;
-  // A turn the daemon launched names its session (a stdio session, or the conversation it answers)
-  // and itself; an `agentteam run` lease the session and run it was started with, else the turn
-  // target it answers (or the lease) and the lease: never null.
-  const turnId = pr.turnId ?? null;
+  // The caller's own run: a turn the daemon launched names its session (a stdio session, or the
+  // conversation it answers) and itself; an `agentteam run` lease the ids the daemon minted for it.
   return {
     ok: true,
     call: {
-      session_id: pr.sessionId ?? pr.turn?.target ?? pr.authorizationId,
-      run_id: turnId ?? pr.runId ?? pr.authorizationId,
+      session_id: pr.sessionId,
+      run_id: pr.runId,
       call_id: randomUUID(),
       task_id: delegation?.task_id ?? null,
       subagent_id: delegation?.subagent_id ?? null,

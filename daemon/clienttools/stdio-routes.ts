@@ -36,6 +36,8 @@ interface StdioRouteDeps {
   readonly scopes: DelegatedScopes;
   readonly gate: ResultGate;
   readonly checkNames: (group: string, tools: readonly ClientToolSpec[]) => void;
+  /** Whether an id names a task of the store. */
+  readonly taskExists: (id: string) => Promise<boolean>;
 }
 
 function onlyKeys(o: Obj, allowed: readonly string[], make: (m: string) => ExecError): void {
@@ -120,7 +122,7 @@ export function stdioHandlers(
   OperatorHandlers,
   'clientTools.stdio' | 'clientTools.reply' | 'clientTools.offered' | 'clientTools.scope'
 > {
-  const { broker, scopes, gate } = deps;
+  const { broker, scopes, gate, taskExists } = deps;
   return {
     'clientTools.stdio': ({ body: raw }, c) => {
       const body = decodeStdioRegistration(raw);
@@ -145,7 +147,7 @@ export function stdioHandlers(
       }));
       return gate.ok({ revision: broker.revision, tools });
     },
-    'clientTools.scope': ({
+    'clientTools.scope': async ({
       params: { authorizationId: authorization_id, threadId: thread_id },
       body,
     }) => {
@@ -157,6 +159,8 @@ export function stdioHandlers(
       if (!ID_RE.test(thread_id))
         throw new ExecError('invalid_request', `the thread id must match ${ID_RE.source}`);
       const { task_id, tools } = decodeScope(body);
+      if (!(await taskExists(task_id)))
+        throw new ExecError('invalid_request', `task_id "${task_id}" is not a task of the store`);
       scopes.save({ authorization_id, thread_id, task_id, tools });
       return gate.ok({
         authorization_id,

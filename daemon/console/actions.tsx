@@ -25,6 +25,7 @@ export function registerConsoleActions(
       return c.redirect(typeof to === 'string' ? to : back, 303);
     } catch (err) {
       if (!(err instanceof OperatorCallError)) throw err;
+      if (err.code === 'already_decided') return alreadyDecided(c, page, back, err.message);
       return page(
         c,
         <Layout page="detail" title="Refused">
@@ -103,4 +104,21 @@ function backTo(back: unknown): string {
     (back === '/console/' || /^\/console\/approvals\?server=[\w.%-]+&cursor=[\w.%-]+$/.test(back))
     ? back
     : '/console/approvals';
+}
+
+/** A decision that came second: someone (or the deadline, or the turn's end) settled the request first. */
+function alreadyDecided(c: Context, page: Page, back: string, message: string): Promise<Response> {
+  return page(
+    c,
+    <Layout page="detail" title="Already decided">
+      <h1>Already decided</h1>
+      <p role="alert" class="bad" data-already-decided>
+        This request was settled before your decision arrived; yours was not applied. {message}
+      </p>
+      <p>
+        <a href={back}>Back</a>
+      </p>
+    </Layout>,
+    409,
+  );
 }

@@ -7,8 +7,9 @@ import { COMPOSER_JS } from './assets-composer.js';
  * and forms work without it; it adds the sign-in auto-submit, the revoke
  * and cancel confirmations, the live update of the page body over SSE
  * (region by region where the body has regions), the conversation
- * composer (assets-composer.ts), and the running clocks of the Turns page (elapsed time, kept on the person's
- * side so that a ticking clock sends nothing over the stream).
+ * composer (assets-composer.ts), and the running clocks of the Turns page (elapsed time) and of the
+ * Approvals page (the time left before a request's deadline), kept on the
+ * person's side so that a ticking clock sends nothing over the stream).
  */
 export const CLIENT_JS = `'use strict';
 (function () {
@@ -23,6 +24,11 @@ export const CLIENT_JS = `'use strict';
     for (var i = 0; i < els.length; i++) {
       var at = Date.parse(els[i].getAttribute('data-since'));
       if (!isNaN(at)) els[i].textContent = span(Date.now() - at);
+    }
+    var until = document.querySelectorAll('[data-until]');
+    for (var j = 0; j < until.length; j++) {
+      var end = Date.parse(until[j].getAttribute('data-until'));
+      if (!isNaN(end)) until[j].textContent = span(end - Date.now());
     }
   };
   tick();

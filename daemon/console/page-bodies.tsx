@@ -146,11 +146,13 @@ export function pageBodies(
     const offered = await op.call('clientTools.offered', {});
     const { requests } = await op.call('clientTools.requests', { query: {} });
     const { clients } = await op.call('clientTools.clients', {});
+    const { sessions: scopes } = await op.call('clientTools.scopes', { query: {} });
     const data = {
       counts: status.clientTools,
       ...offered,
       requests,
       clients,
+      scopes,
     } as ClientToolsData;
     return <ClientToolsBody data={data} />;
   };

@@ -10,6 +10,7 @@ import { workflowDomain } from '../workflow/domain.js';
 import { turnDomain } from '../store/turns.js';
 import { conversationDomain } from '../store/conversations.js';
 import { deviceDomain } from '../store/devices.js';
+import { delegatedScopeDomain } from '../store/delegated-scopes.js';
 
 /**
  * The domains the team server implements, one line each. The team server
@@ -28,6 +29,7 @@ export const STORE_DOMAINS: readonly StoreDomain<unknown>[] = [
   turnDomain,
   conversationDomain,
   deviceDomain,
+  delegatedScopeDomain,
 ];
 
 /** The schema a store serving STORE_DOMAINS is migrated to: the history, then each listed domain's migrations. */

@@ -103,13 +103,16 @@ export function hostOriginGuard(opts: HostOriginOptions): MiddlewareHandler {
     return hp.port === opts.port() && (allowedName(hp.name) || consoleAt(hp, path));
   }
 
-  return async (c, next) => {
+  // Not async: an accepted request hands on `next()`'s promise itself, one async frame fewer per call.
+  return (c, next) => {
     const host = c.req.header('host');
     if (!hostOk(host) && !consoleAt(splitHostPort(host ?? ''), c.req.path))
-      return opts.reject(c, 'Forbidden: the Host header is not an address of this daemon');
+      return Promise.resolve(
+        opts.reject(c, 'Forbidden: the Host header is not an address of this daemon'),
+      );
     const origin = c.req.header('origin');
     if (origin !== undefined && !originOk(origin, c.req.path))
-      return opts.reject(c, 'Forbidden: the Origin is not this daemon');
-    await next();
+      return Promise.resolve(opts.reject(c, 'Forbidden: the Origin is not this daemon'));
+    return next();
   };
 }

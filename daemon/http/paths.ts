@@ -12,6 +12,8 @@ export const EXEC_BASE = '/api/internal/exec/servers/:serverId/agents/:agentId';
 const EXEC_SCOPE = `${EXEC_BASE}/*`;
 export const EXEC_CATALOG_PATH = `${EXEC_BASE}/catalog`;
 export const EXEC_ACTION_PATH = `${EXEC_BASE}/:domain/:action`;
+/** A Claude runtime's permission prompt, filed in the approval inbox by `agentteam approval hook`. */
+export const NATIVE_APPROVAL_PATH = `${EXEC_BASE}/native-approval`;
 
 /** MCP: the canonical endpoint, then the legacy alias; one handler serves both. */
 const MCP_PATH = '/api/internal/mcp/servers/:serverId/agents/:agentId';
@@ -19,6 +21,12 @@ const MCP_LEGACY_PATH = '/mcp/agentteam/:serverId/:agentId';
 export const MCP_PATHS: readonly string[] = [MCP_PATH, MCP_LEGACY_PATH];
 /** The prefixes of the MCP family, for refusals shaped as JSON-RPC. */
 export const MCP_PREFIXES: readonly string[] = ['/api/internal/mcp/', '/mcp/'];
+
+/** The literal starts of the runtime families' paths, each given its own short route table (prefix-router.ts). */
+export const RUNTIME_PREFIXES: readonly string[] = [
+  EXEC_BASE.slice(0, EXEC_BASE.indexOf(':')),
+  ...MCP_PATHS.map((p) => p.slice(0, p.indexOf(':'))),
+];
 
 /** The paths the runtime-auth middleware is mounted on (credential, binding, admission). */
 export const RUNTIME_AUTH_PATHS: readonly string[] = [EXEC_SCOPE, ...MCP_PATHS];

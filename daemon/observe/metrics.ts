@@ -4,7 +4,7 @@ import type { CallOutcome } from '../../catalog/call-outcome.js';
 /**
  * The series one kind of call records into, resolved on its first call:
  * afterwards recording is a map lookup and a few increments, with no
- * attribute records made per call. The keys are closed sets (catalog
+ * attribute records made per call. The labels are closed sets (catalog
  * names, registered tools, error codes), so the map stays small; it is
  * bounded all the same.
  */
@@ -13,14 +13,32 @@ interface Bound {
   readonly calls: ((n: number) => void) | null;
 }
 const BOUND_MAX = 4096;
-const bound = new Map<string, Bound>();
+/** The series by their labels, one map level per label (no joined key string to build and hash per call). */
+type Level = Map<string, Level | Bound>;
+let bound: Level = new Map();
+let boundCount = 0;
 
-function boundFor(key: string, make: () => Bound): Bound {
-  let b = bound.get(key);
+function boundFor(labels: readonly string[], make: () => Bound): Bound {
+  let level = bound;
+  const last = labels.length - 1;
+  for (let i = 0; i < last; i++) {
+    let next = level.get(labels[i]!) as Level | undefined;
+    if (next === undefined) {
+      next = new Map();
+      level.set(labels[i]!, next);
+    }
+    level = next;
+  }
+  let b = level.get(labels[last]!) as Bound | undefined;
   if (b === undefined) {
-    if (bound.size >= BOUND_MAX) bound.clear();
+    if (boundCount >= BOUND_MAX) {
+      bound = new Map();
+      boundCount = 0;
+      return boundFor(labels, make);
+    }
     b = make();
-    bound.set(key, b);
+    level.set(labels[last]!, b);
+    boundCount++;
   }
   return b;
 }
@@ -32,7 +50,7 @@ export function countExec(
   outcome: CallOutcome,
   seconds: number,
 ): void {
-  const b = boundFor(`exec\u0000${domain}\u0000${action}\u0000${outcome}`, () => ({
+  const b = boundFor(['exec', domain, action, outcome], () => ({
     duration: execDuration.bind(
       outcome === 'ok'
         ? { 'agentteam.exec.domain': domain, 'agentteam.exec.action': action }
@@ -67,7 +85,8 @@ interface McpLabels {
 export function countMcp(l: McpLabels, seconds: number): void {
   const { method, tool, version, errorType, outcome } = l;
   const b = boundFor(
-    `mcp\u0000${method}\u0000${tool ?? ''}\u0000${version ?? ''}\u0000${errorType ?? ''}\u0000${outcome}`,
+    // \u0000 stands for an absent label (no label value contains it).
+    ['mcp', method, tool ?? '\u0000', version ?? '\u0000', errorType ?? '\u0000', outcome],
     () => {
       const attrs: Record<string, string> = {
         'mcp.method.name': method,

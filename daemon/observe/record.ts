@@ -35,7 +35,9 @@ export interface CallRecord {
   outcome: CallOutcome;
 }
 
-const records = new WeakMap<object, CallRecord>();
+/** Where a call's record rides on its context: a property, cheaper than a WeakMap entry per call. */
+const RECORD = Symbol('agentteam.callRecord');
+type Carrier = { [RECORD]?: CallRecord };
 
 export function openRecord(
   c: Context,
@@ -58,13 +60,13 @@ export function openRecord(
     rpc: undefined,
     outcome: 'ok',
   };
-  records.set(c, rec);
+  (c as Carrier)[RECORD] = rec;
   return rec;
 }
 
 /** The record of the call `c` carries (opened by `observeExec` or `observeMcp`). */
 export function recordOf(c: Context): CallRecord | undefined {
-  return records.get(c);
+  return (c as Carrier)[RECORD];
 }
 
 /**
@@ -76,13 +78,13 @@ export function recordOf(c: Context): CallRecord | undefined {
  */
 export function inRequestSpan<T>(c: Context, fn: () => Promise<T>): Promise<T> {
   const t = tracing();
-  const span = t === null ? undefined : records.get(c)?.span;
+  const span = t === null ? undefined : (c as Carrier)[RECORD]?.span;
   return span === undefined ? fn() : t!.within(span, fn);
 }
 
 /** `inRequestSpan` for synchronous work (the result gate). */
 export function inRequestSpanSync<T>(c: Context, fn: () => T): T {
   const t = tracing();
-  const span = t === null ? undefined : records.get(c)?.span;
+  const span = t === null ? undefined : (c as Carrier)[RECORD]?.span;
   return span === undefined ? fn() : t!.withinSync(span, fn);
 }

@@ -11,6 +11,7 @@ export function runtimeView(a: Authorization): RuntimeView {
     runtime: a.runtime,
     sessionId: a.principal.sessionId,
     runId: a.principal.runId,
+    sessionName: a.principal.sessionName ?? null,
     state: a.state,
     inFlight: a.inFlight,
     generations: a.generations.map((g) => ({

@@ -23,8 +23,14 @@ function revokeReason(signal: AbortSignal): string {
   return typeof v === 'string' ? v : 'revoked';
 }
 
-/** What the lease schema cannot say: the turn's two fields go together. */
+/** What the lease schema cannot say: the turn's two fields go together; ids are the daemon's to mint. */
 function checkLease(b: LeaseRequest): LeaseRequest {
+  for (const k of ['sessionId', 'runId'])
+    if (Object.hasOwn(b, k))
+      throw new ExecError(
+        'invalid_request',
+        `${k} is not a lease field: the daemon mints a lease's session and run ids itself (the first line returns them); sessionName is a label`,
+      );
   const target = b.turnTarget ?? null;
   const messageId = b.turnMessageId ?? null;
   if ((target === null) !== (messageId === null))
@@ -47,8 +53,8 @@ export function runtimeLeaseHandlers(
     const auth = await store.create({
       serverId: req.serverId,
       agentId: req.agentId,
-      sessionId: req.sessionId ?? null,
-      runId: req.runId ?? null,
+      mintIds: true,
+      sessionName: req.sessionName ?? null,
       workdir: req.workdir ?? null,
       primaryThreadId: req.primaryThreadId ?? null,
       runtime: req.runtime ?? 'generic',
@@ -82,6 +88,8 @@ export function runtimeLeaseHandlers(
     }
     const line: LeaseLine = {
       authorizationId: auth.id,
+      sessionId: auth.principal.sessionId!,
+      runId: auth.principal.runId!,
       privateDir: auth.dir,
       tokenFile: auth.tokenFile,
       resumeSecret: auth.resumeSecret,

@@ -36,7 +36,8 @@ const NO_OPTIONS: BoundaryOptions = Object.freeze({});
  * outside daemon/results/ can make a `Masked` value.
  */
 export class ResultGate {
-  private readonly produced = new WeakSet<Response>();
+  /** Marks a response this gate made (`respond`): a property on it, cheaper than a WeakSet entry per call. */
+  private readonly produced = Symbol('agentteam.gated');
   private readonly reused = new WeakMap<
     object,
     { gen: number; policy: BoundaryPolicy; opts: BoundaryOptions; out: BoundaryOutcome }
@@ -227,7 +228,7 @@ export class ResultGate {
     headers: Record<string, string> = { 'content-type': 'application/json' },
   ): Response {
     const res = new Response(body, { status, headers });
-    this.produced.add(res);
+    (res as unknown as Record<symbol, true>)[this.produced] = true;
     return res;
   }
 
@@ -253,7 +254,7 @@ export class ResultGate {
       await next();
       this.seen++;
       const res = c.res;
-      if (this.produced.has(res) || res.body === null) return;
+      if ((res as unknown as Record<symbol, true>)[this.produced] || res.body === null) return;
       if (this.secrets.matcher().size === 0) return;
       const type = res.headers.get('content-type') ?? '';
       let next2: Response;

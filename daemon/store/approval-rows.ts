@@ -14,7 +14,7 @@ type Native = NonNullable<Approval['native']>;
  * can reach are named `approved` and `denied` for both kinds of request.
  */
 export const NATIVE_APPROVALS_MIGRATION: Migration = {
-  id: '012_native_approvals',
+  id: '013_native_approvals',
   up(db) {
     db.exec(`
     ALTER TABLE approvals ADD COLUMN runtime TEXT;

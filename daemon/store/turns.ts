@@ -198,11 +198,15 @@ export class TurnStore {
     return row ? claimedOf(row) : null;
   }
 
-  /** A person cancels a queued turn; null when it is not queued (running turns are stopped by their runner). */
-  async cancelQueued(serverId: string, id: string): Promise<ClaimedTurn | null> {
+  /** Cancels a queued turn (a person, or `shutdown` when its app went away); null when it is not queued (running turns are stopped by their runner). */
+  async cancelQueued(
+    serverId: string,
+    id: string,
+    reason: 'cancelled' | 'shutdown' = 'cancelled',
+  ): Promise<ClaimedTurn | null> {
     const row = await this.s.sql.get<TurnRow>(
-      `UPDATE turns SET state = 'cancelled', error = 'cancelled', finished_at = ? WHERE server_id = ? AND id = ? AND state = 'queued' RETURNING ${TURN_COLUMNS}`,
-      [this.s.now(), serverId, id],
+      `UPDATE turns SET state = 'cancelled', error = ?, finished_at = ? WHERE server_id = ? AND id = ? AND state = 'queued' RETURNING ${TURN_COLUMNS}`,
+      [reason, this.s.now(), serverId, id],
     );
     return row ? claimedOf(row) : null;
   }

@@ -39,6 +39,22 @@ export interface ToolHost {
   /** The serialized tools/list result: the registry's inventory at its current revision, less what the caller may not see. */
   listResultJson(principal: Principal): string;
   call(name: unknown, args: unknown, ctx: CallContext): Promise<CallOutcome>;
+  /** Told when a runtime delegated to a child thread (a driver that sees spawns); the client tools save its scope. */
+  delegated?(principal: Principal, child: DelegatedChild): void;
+}
+
+/** A child thread a runtime spawned (or resumed), as its driver saw it. */
+export interface DelegatedChild {
+  readonly threadId: string;
+  /** The thread that spawned it: the run's primary thread or another child. */
+  readonly parentId: string;
+  readonly primaryId: string;
+  /** The backend's identity of the delegation (the spawn item), else the thread's. */
+  readonly taskId: string;
+  /** An inspection task (a review, an explorer): never any client tool; a promise while the driver asks. */
+  readonly inspection: boolean | Promise<boolean>;
+  /** Resumed from an earlier delegation rather than spawned now. */
+  readonly resumed: boolean;
 }
 
 export const BUILTIN_OWNER: ToolOwner = { key: 'builtin', label: "the daemon's built-in tools" };

@@ -83,18 +83,23 @@ export class TurnService {
     return out;
   }
 
-  /** Cancels a queued turn, or stops a running one this daemon runs. */
-  async cancel(serverId: string, id: string): Promise<TurnRecord> {
+  /** Cancels a queued turn, or stops a running one this daemon runs; `shutdown` when its app went away. */
+  async cancel(
+    serverId: string,
+    id: string,
+    reason: 'cancelled' | 'shutdown' = 'cancelled',
+  ): Promise<TurnRecord> {
     const turn = await this.turns.find(serverId, id);
     if (turn.state === 'running') {
-      if (!(await this.runner.stop(id, 'cancelled', 'cancelled')))
+      if (!(await this.runner.stop(id, 'cancelled', reason)))
         throw new ExecError(
           'invalid_transition',
           `turn ${id} runs on another daemon; cancel it there`,
         );
     } else if (turn.state === 'queued') {
       // It may have been claimed meanwhile: then the runner that claimed it stops it.
-      if (!(await this.turns.cancelQueued(serverId, id))) return this.cancel(serverId, id);
+      if (!(await this.turns.cancelQueued(serverId, id, reason)))
+        return this.cancel(serverId, id, reason);
     } else {
       throw new ExecError('invalid_transition', `turn ${id} already ended (${turn.state})`);
     }

@@ -19,7 +19,7 @@ import type { TurnService } from './service.js';
  * is stored as a message of the app's person (`human:app`) on the session's
  * target, and the turn is pinned to this daemon (only it holds the session).
  * A session lives in memory until its child's event stream closes; then its
- * queued and running turns are cancelled. `run.started` and `run.finished`
+ * queued and running turns end `cancelled` (`shutdown`). `run.started` and `run.finished`
  * go to the owning child only.
  */
 
@@ -194,14 +194,14 @@ export class StdioSessions {
     });
   }
 
-  /** The child's event stream closed: its sessions end, their runs are cancelled (no runtime stays). */
+  /** The child's event stream closed: its sessions end, their runs are cancelled with reason `shutdown` (no runtime stays). */
   disconnected(clientId: string): void {
     for (const s of [...this.sessions.values()]) {
       if (s.clientId !== clientId) continue;
       this.sessions.delete(s.id);
       for (const runId of s.runs)
         void this.d.service
-          .cancel(s.serverId, runId)
+          .cancel(s.serverId, runId, 'shutdown')
           .then((t) => t.state !== 'running' && this.byRun.delete(runId))
           .catch(() => undefined);
     }

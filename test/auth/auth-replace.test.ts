@@ -33,7 +33,7 @@ test('replacement: a new lease for the same server, agent and session revokes it
   const first = await requestLease(daemon.url, op, {
     serverId: 's',
     agentId: 'a',
-    sessionId: 'sess-1',
+    sessionName: 'sess-1',
   });
   t.after(() => first.close());
   const firstToken = first.token();
@@ -43,7 +43,7 @@ test('replacement: a new lease for the same server, agent and session revokes it
   const second = await requestLease(daemon.url, op, {
     serverId: 's',
     agentId: 'a',
-    sessionId: 'sess-1',
+    sessionName: 'sess-1',
   });
   t.after(() => second.close());
   // By the time the new lease answers, the old one is revoked and its directory removed.
@@ -58,8 +58,8 @@ test('replacement: a new lease for the same server, agent and session revokes it
 
   // Not a replacement: another session, another agent, or no session at all.
   const others = await Promise.all([
-    requestLease(daemon.url, op, { serverId: 's', agentId: 'a', sessionId: 'sess-2' }),
-    requestLease(daemon.url, op, { serverId: 's', agentId: 'b', sessionId: 'sess-1' }),
+    requestLease(daemon.url, op, { serverId: 's', agentId: 'a', sessionName: 'sess-2' }),
+    requestLease(daemon.url, op, { serverId: 's', agentId: 'b', sessionName: 'sess-1' }),
     requestLease(daemon.url, op, { serverId: 's', agentId: 'a' }),
     requestLease(daemon.url, op, { serverId: 's', agentId: 'a' }),
   ]);
@@ -69,6 +69,28 @@ test('replacement: a new lease for the same server, agent and session revokes it
   for (const l of [second, ...others])
     assert.equal(await catalogStatus(l.body.data!.execBaseUrl, l.token()), 200);
   assert.equal(daemon.store.stats().active, 5);
+  // The label is not the identity: each lease has its own minted session and run.
+  const ids = [second, ...others].map((l) => [l.body.data!.sessionId, l.body.data!.runId]);
+  assert.equal(new Set(ids.flat()).size, 10);
+  for (const [s, r] of ids) {
+    assert.match(s!, /^ses_/);
+    assert.match(r!, /^run_/);
+  }
+});
+
+test('a lease body that sets its own session or run id is refused: the daemon mints them', async (t) => {
+  const { daemon, op } = await inProcessDaemon(t);
+  for (const field of ['sessionId', 'runId']) {
+    const r = await requestLease(daemon.url, op, { serverId: 's', agentId: 'a', [field]: 'x1' });
+    r.close();
+    assert.equal(r.status, 400);
+    assert.equal(r.body.error?.code, 'invalid_request');
+    assert.match(
+      r.body.error!.message,
+      new RegExp(`^${field} is not a lease field: the daemon mints`),
+    );
+  }
+  assert.equal(daemon.store.stats().active, 0);
 });
 
 test('replacement through agentteam run: the old runtime keeps running with a dead credential', async (t) => {

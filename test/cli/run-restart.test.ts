@@ -71,6 +71,16 @@ test('run across daemon restarts: the same runtime gets a fresh authorization at
   const live = await startRun(env, track);
   const before = token(live.child.file);
   assert.equal(await catalogStatus(live.child.base, before), 200);
+  /** The session and run ids the runtime's calls carry, as workspace get reports them. */
+  const ids = async () => {
+    const r = await execAs(live, env, ['workspace', 'get', '{}']);
+    assert.equal(r.code, 0, r.stderr);
+    const w = JSON.parse(r.stdout).data.workspace;
+    return [w.sessionId, w.runId];
+  };
+  const minted = await ids();
+  assert.match(minted[0], /^ses_[\w-]{20}$/);
+  assert.match(minted[1], /^run_[\w-]{20}$/);
   assert.equal(
     (await execAs(live, env, ['task', 'create', '{"title":"before the restart"}'])).code,
     0,
@@ -102,6 +112,7 @@ test('run across daemon restarts: the same runtime gets a fresh authorization at
       const created = await execAs(live, env, ['task', 'create', '{"title":"after the restart"}']);
       assert.equal(created.code, 0, created.stderr);
       assert.ok(alive(live.child.pid), 'the runtime was never restarted');
+      assert.deepEqual(await ids(), minted, 'the same run keeps its session and run ids');
     },
   );
 

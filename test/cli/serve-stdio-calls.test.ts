@@ -49,8 +49,18 @@ test('serve --stdio calls: pending bound, delegated threads and scopes, stale an
   };
   const init = await app.init([tool, lookupTool()]);
   assert.ok(init.result, JSON.stringify(init));
-  const a1 = await connectAgent(d, 'a1', { sessionId: 's1', runId: 'r1', primaryThreadId: 'main' });
-  const a2 = await connectAgent(d, 'a2', { sessionId: 's2', runId: 'r2', primaryThreadId: 'main' });
+  const a1 = await connectAgent(d, 'a1', { primaryThreadId: 'main' });
+  // A hand-granted scope names a task of the store, never a typed label.
+  const created = await operatorCall(d, 'POST', '/api/v1/servers/local/writes/task/create', {
+    title: 'delegated work',
+  });
+  assert.equal(created.status, 200, created.body);
+  const task1: string = JSON.parse(created.body).data.task.id;
+  const other = await operatorCall(d, 'POST', '/api/v1/servers/local/writes/task/create', {
+    title: 'other delegated work',
+  });
+  const task9: string = JSON.parse(other.body).data.task.id;
+  const a2 = await connectAgent(d, 'a2', { primaryThreadId: 'main' });
   t.after(() => a1.close());
   t.after(() => a2.close());
   const fps = await fingerprints(d);
@@ -72,7 +82,7 @@ test('serve --stdio calls: pending bound, delegated threads and scopes, stale an
     async () => {
       for (const id of ['-abcdefghijklmno', '_abcdefghijklmno', 'Zabcdefghijklm-_']) {
         const res = await operatorCall(d, 'PUT', `/api/v1/client-tools/scopes/${id}/t1`, {
-          task_id: 'task-1',
+          task_id: task1,
           tools: [],
         });
         assert.equal(res.status, 200, `${id}: ${res.body}`);
@@ -84,11 +94,22 @@ test('serve --stdio calls: pending bound, delegated threads and scopes, stale an
         ['-abcdefghijklmno', '-t1'],
       ]) {
         const res = await operatorCall(d, 'PUT', `/api/v1/client-tools/scopes/${id}/${thread}`, {
-          task_id: 'task-1',
+          task_id: task1,
           tools: [],
         });
         assert.equal(res.status, 400, `${id}/${thread}: ${res.body}`);
       }
+      const label = await operatorCall(
+        d,
+        'PUT',
+        '/api/v1/client-tools/scopes/-abcdefghijklmno/t1',
+        {
+          task_id: 'task-1',
+          tools: [],
+        },
+      );
+      assert.equal(label.status, 400, label.body);
+      assert.match(label.body, /not a task of the store/);
     },
   );
 
@@ -98,20 +119,21 @@ test('serve --stdio calls: pending bound, delegated threads and scopes, stale an
       const none = await callFrom(a1, 'client__work', {}, 't1');
       assert.equal(none.isError, true);
       assert.match(text(none), /forbidden|delegated/);
-      await saveScope(d, a1, 't1', 'task-1', [
+      await saveScope(d, a1, 't1', task1, [
         { name: 'client__work', fingerprint: toolFingerprint({ ...tool, timeout_ms: 29999 }) },
       ]);
       const stale = await callFrom(a1, 'client__work', {}, 't1');
       assert.equal(stale.isError, true);
       assert.match(text(stale), /forbidden|delegated/);
-      await saveScope(d, a1, 't1', 'task-1', [
+      await saveScope(d, a1, 't1', task1, [
         { name: 'client__work', fingerprint: fps.client__work! },
       ]);
       const ok = callFrom(a1, 'client__work', { n: 1 }, 't1');
       const call = await app.nextCall();
-      assert.equal(call.params.data.task_id, 'task-1');
+      assert.equal(call.params.data.task_id, task1);
       assert.equal(call.params.data.subagent_id, 't1');
-      assert.equal(call.params.data.session_id, 's1', 'session and run stay root-scoped');
+      assert.equal(call.params.data.session_id, a1.sessionId, 'session and run stay root-scoped');
+      assert.equal(call.params.data.run_id, a1.runId);
       await app.answer(call, { text: 'done' });
       assert.equal(text(await ok), 'done');
       // The scope names client__work only: the other tool stays closed to this thread.
@@ -123,7 +145,7 @@ test('serve --stdio calls: pending bound, delegated threads and scopes, stale an
   await t.test(
     '16 pending calls from primary and delegated threads of several runtimes hold; the 17th fails at once with client_tool_busy',
     async () => {
-      await saveScope(d, a2, 't9', 'task-9', [
+      await saveScope(d, a2, 't9', task9, [
         { name: 'client__work', fingerprint: fps.client__work! },
       ]);
       const calls: Promise<any>[] = [];
@@ -145,7 +167,7 @@ test('serve --stdio calls: pending bound, delegated threads and scopes, stale an
       assert.equal(delegated.length, 7);
       assert.deepEqual(
         new Set(delegated.map((x) => x.join('/'))),
-        new Set(['task-1/t1/s1', 'task-9/t9/s2']),
+        new Set([`${task1}/t1/${a1.sessionId}`, `${task9}/t9/${a2.sessionId}`]),
       );
       // Answer in reverse order: every agent gets its own answer.
       for (const f of [...frames].reverse())
@@ -184,9 +206,9 @@ test('serve --stdio calls: pending bound, delegated threads and scopes, stale an
       for (const [field, value] of [
         ['instance_id', 'c_other'],
         ['call_id', '00000000-0000-4000-8000-000000000000'],
-        ['session_id', 's2'],
+        ['session_id', a2.sessionId],
         ['run_id', null],
-        ['task_id', 'task-1'],
+        ['task_id', task9],
         ['subagent_id', 't1'],
       ] as const) {
         const r = await app.answer(call, { text: 'x' }, { [field]: value });
@@ -238,7 +260,11 @@ test('serve --stdio scopes: a tool that changed (a new timeout) or was withdrawn
   const first = spawnServe(d);
   assert.ok((await first.init([lookupTool('client__x')])).result);
   const before = (await fingerprints(d)).client__x!;
-  await saveScope(d, agent, 'kid', 'task-7', [{ name: 'client__x', fingerprint: before }]);
+  const created = await operatorCall(d, 'POST', '/api/v1/servers/local/writes/task/create', {
+    title: 'kid work',
+  });
+  const task7: string = JSON.parse(created.body).data.task.id;
+  await saveScope(d, agent, 'kid', task7, [{ name: 'client__x', fingerprint: before }]);
   const ok = callFrom(agent, 'client__x', { record_id: '1' }, 'kid');
   await first.answer(await first.nextCall(), { text: 'yes' });
   assert.equal(text(await ok), 'yes');

@@ -29,7 +29,7 @@ test('serve --stdio cancellation: timeout (absolute, late result stale), run_fin
       ])
     ).result,
   );
-  const agent = await connectAgent(d, 'a1', { sessionId: 's', runId: 'r' });
+  const agent = await connectAgent(d, 'a1');
   t.after(() => agent.close());
 
   await t.test(

@@ -32,7 +32,7 @@ test('serve --stdio end to end: a test app spawns the real child, negotiates, an
   });
   assert.match(r.instance_id, /^c_/);
 
-  const agent = await connectAgent(d, 'a1', { sessionId: 'root-session', runId: 'root-run' });
+  const agent = await connectAgent(d, 'a1');
   t.after(() => agent.close());
 
   await t.test('the agent lists the tools with their schemas', async () => {
@@ -63,11 +63,14 @@ test('serve --stdio end to end: a test app spawns the real child, negotiates, an
         'timeout_ms',
       ]);
       assert.match(call.params.data.call_id, UUID);
+      // The lease's own session and run, minted by the daemon: nobody typed them.
+      assert.match(agent.sessionId, /^ses_[\w-]{20}$/);
+      assert.match(agent.runId, /^run_[\w-]{20}$/);
       assert.deepEqual(
         { ...call.params.data, call_id: 'x' },
         {
-          session_id: 'root-session',
-          run_id: 'root-run',
+          session_id: agent.sessionId,
+          run_id: agent.runId,
           call_id: 'x',
           task_id: null,
           subagent_id: null,

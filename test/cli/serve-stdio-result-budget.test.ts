@@ -35,7 +35,7 @@ test('serve --stdio: results reach the agent within the 64 KiB budget, and nothi
   const app = spawnServe(d);
   t.after(() => app.close());
   assert.ok((await app.init([lookupTool()])).result);
-  const agent = await connectAgent(d, 'a1', { sessionId: 's', runId: 'r' });
+  const agent = await connectAgent(d, 'a1');
   t.after(() => agent.close());
   const call = async () => {
     const pending = agent.client.callTool({

@@ -192,7 +192,7 @@ test('one runner for both doors; turn.cancel of a queued run, and of a running o
   assert.equal(late.error.data.code, 'invalid_params', 'an ended run is no longer the session’s');
 });
 
-test('the child exiting mid-turn cancels the run and leaves no runtime process', async (t) => {
+test('the child exiting mid-turn cancels the run (shutdown) and leaves no runtime process', async (t) => {
   const { app } = await seedApp(t);
   const { result } = await app.request('session.create', { agent: 'helper' });
   const started = await app.request('turn.start', {
@@ -207,7 +207,7 @@ test('the child exiting mid-turn cancels the run and leaves no runtime process',
   assert.ok(processesOf(runId).length > 0);
   await app.close();
   const turn = await waitTurn(d, runId);
-  assert.equal(turn.state, 'cancelled');
+  assert.deepEqual([turn.state, turn.error], ['cancelled', 'shutdown']);
   await noProcessOf(runId);
 });
 

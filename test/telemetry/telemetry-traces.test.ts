@@ -26,7 +26,7 @@ import {
  */
 
 test('an MCP tools/call span follows the MCP conventions, continues params._meta.traceparent and has store and gate children', async () => {
-  const lease = await openLease(d, { serverId: 's1', agentId: 'a1', sessionId: 'sess-1' });
+  const lease = await openLease(d, { serverId: 's1', agentId: 'a1', sessionName: 'sess-1' });
   try {
     const caller = callerContext();
     const res = await rpc(
@@ -57,7 +57,7 @@ test('an MCP tools/call span follows the MCP conventions, continues params._meta
     assert.equal(server.attributes['gen_ai.operation.name'], 'execute_tool');
     assert.equal(server.attributes['jsonrpc.request.id'], '7');
     assert.equal(server.attributes['mcp.protocol.version'], '2025-06-18');
-    assert.equal(server.attributes['mcp.session.id'], 'sess-1');
+    assert.equal(server.attributes['mcp.session.id'], lease.data.sessionId);
     assert.equal(server.attributes['network.transport'], 'tcp');
     assert.equal(server.attributes['error.type'], undefined);
     assert.equal(server.resource['service.name'], 'agentteam-otel-test');

@@ -105,9 +105,15 @@ test('claude: print mode, prompt on stdin, agentteam tools allowed, the profile 
   assert.ok(a.includes('--mcp-config'));
   assert.equal(a[a.indexOf('--model') + 1], 'sonnet');
   assert.equal(a.at(-1), '--verbose', 'launch.args come last');
-  assert.deepEqual(JSON.parse(r1!.settings ?? 'null'), {
-    permissions: { allow: ['mcp__agentteam'] },
-  });
+  const settings = JSON.parse(r1!.settings ?? 'null');
+  assert.deepEqual(settings.permissions, { allow: ['mcp__agentteam'] });
+  // Every permission prompt goes to this runtime's own agentteam, which files it in the approval inbox.
+  const [hook] = settings.hooks.PermissionRequest;
+  assert.equal(hook.matcher, '*');
+  assert.equal(hook.hooks.length, 1);
+  assert.equal(hook.hooks[0].type, 'command');
+  assert.match(hook.hooks[0].command, /^'\/.+\/bin\/agentteam' approval hook$/);
+  assert.ok(hook.hooks[0].timeout >= 3600, 'the hook outlives the inbox deadline');
   assert.match(
     r1!.stdin,
     new RegExp(`exactly this target: dm:cl, with replyTo set to ${first.message.id}`),

@@ -109,7 +109,14 @@ export function ApprovalsBody(props: { data: ApprovalsData; csrf: string; back?:
           <section class="card" data-approval={a.id} aria-label={a.title}>
             <strong>{a.title}</strong>{' '}
             <span class="mute">
-              from {a.requestedBy} on {a.serverId}, since {a.createdAt}, expires {a.expiresAt}
+              from {a.requestedBy} on {a.serverId}, waiting{' '}
+              <time datetime={a.createdAt} data-since={a.createdAt}>
+                since {a.createdAt}
+              </time>
+              , time left before it is denied:{' '}
+              <time datetime={a.expiresAt} data-until={a.expiresAt}>
+                until {a.expiresAt}
+              </time>
             </span>
             {a.native ? <NativeAsked n={a.native} /> : <pre>{a.detail}</pre>}
             <DecideForm

@@ -1,3 +1,5 @@
+import { DelegatedScopes, type ScopedSession } from './client-tool-scopes.js';
+
 export interface ClientToolsData {
   readonly counts: { clients: number; groups: number; tools: number; pending: number };
   readonly revision: number;
@@ -15,9 +17,10 @@ export interface ClientToolsData {
     state: 'pending' | 'claimed';
   }[];
   readonly clients: readonly { clientId: string; provider: boolean; groups: readonly string[] }[];
+  readonly scopes: readonly ScopedSession[];
 }
 
-/** Client tools: the connected apps (counts as `daemon status` gives them) and their groups, the tools, calls waiting or claimed. */
+/** Client tools: the connected apps (counts as `daemon status` gives them) and their groups, the tools, calls waiting or claimed, saved delegated scopes. */
 export function ClientToolsBody(props: { data: ClientToolsData }) {
   const { counts, tools, requests, revision, clients } = props.data;
   const groups = new Map<string, string[]>();
@@ -131,6 +134,7 @@ export function ClientToolsBody(props: { data: ClientToolsData }) {
           </table>
         </div>
       )}
+      <DelegatedScopes sessions={props.data.scopes} />
     </>
   );
 }

@@ -9,6 +9,7 @@ import { attachedThread, THREAD_META_KEY } from '../../http/child-gate.js';
 import { errorResult } from '../../tools/tool-result.js';
 import { MethodNotFound, RpcPeer } from './rpc.js';
 import { ThreadBook } from './threads.js';
+import { noteDelegations } from './delegation.js';
 import { DYNAMIC_NAMESPACE, dynamicTools, toDynamicResponse } from './dynamic-tools.js';
 import { type WireParams, wireParams } from './wire.js';
 import type { AskOrigin } from '../../approvals/lookup.js';
@@ -91,7 +92,11 @@ export async function converse(o: ConversationOptions, io: AppServerIo): Promise
     }
     const params = wireParams(raw);
     approvals?.learn(method, raw);
-    for (const t of book.learn(method, params)) {
+    const learned = book.learn(method, params);
+    noteDelegations(o.host, o.auth.principal, book, method, params, learned, (threadId) =>
+      peer.request('thread/read', { threadId }),
+    );
+    for (const t of learned) {
       o.diag('codex_thread', {
         authorizationId: authId,
         threadId: t.threadId,
