@@ -75,18 +75,18 @@ export class NativeApprovals implements ApprovalOperatorApi {
     let row: Approval;
     if (rule.answer !== 'ask') {
       const status = rule.answer === 'allow' ? 'approved' : 'denied';
-      row = await this.d.store.fileNative({
+      row = await this.d.store.native.file({
         ...base,
         settled: { status, by: 'policy', note: rule.rule },
       });
     } else if (signal?.aborted) {
       const note = 'the turn had ended when the runtime asked';
-      row = await this.d.store.fileNative({
+      row = await this.d.store.native.file({
         ...base,
         settled: { status: 'cancelled', by: 'daemon', note },
       });
     } else {
-      row = await this.wait(await this.d.store.fileNative(base), signal);
+      row = await this.wait(await this.d.store.native.file(base), signal);
     }
     this.record(ask, row);
     return this.answer(ask, row);
@@ -132,7 +132,7 @@ export class NativeApprovals implements ApprovalOperatorApi {
       };
       const end = async (status: 'expired' | 'cancelled', note: string) => {
         if (done) return;
-        const ended = await this.d.store.endNative(id, status, 'daemon', note);
+        const ended = await this.d.store.native.end(id, status, 'daemon', note);
         finish(ended ?? (await this.d.store.getAsOperator(id)).approval);
       };
       const timer = clock.setTimeout(
@@ -191,6 +191,14 @@ export class NativeApprovals implements ApprovalOperatorApi {
       args: payloads ? text({ title: row.title, native: row.native }) : null,
       result: payloads ? text(result) : null,
     });
+  }
+
+  /**
+   * A turn has ended (on this daemon or, on a shared store, another one that
+   * found it stale): whatever its runtime still waits on is cancelled.
+   */
+  async endTurn(turnId: string): Promise<void> {
+    for (const id of await this.d.store.native.endTurn(turnId)) this.wakers.get(id)?.();
   }
 
   /** A person decides (operator API): the first decision wins; a local waiter hears of it at once. */

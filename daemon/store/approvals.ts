@@ -19,11 +19,9 @@ import {
   approvalOf,
   COLUMNS,
   EFFECTIVE,
-  INSERT_NATIVE,
   NATIVE_APPROVALS_MIGRATION,
-  type NativeFiling,
-  SET_END,
 } from './approval-rows.js';
+import { NativeRequests } from './native-requests.js';
 
 export const APPROVALS_MIGRATION: Migration = {
   id: '004_approvals',
@@ -44,8 +42,6 @@ const DEFAULT_APPROVAL_TTL_S = 24 * 3600;
 
 type Out = { approval: Approval };
 type Decision = 'approve' | 'reject';
-/** How a runtime's own request ends without a person: expired at its deadline, cancelled with its turn. */
-type End = 'expired' | 'cancelled';
 
 /** Parameters: now, id, server id. */
 const BY_ID = `SELECT ${COLUMNS} FROM approvals WHERE id = ? AND server_id = ?`;
@@ -65,7 +61,12 @@ const SET_DECISION = `UPDATE approvals SET status = ?, decided_by = ?, note = ?,
  * reported as such the moment it expires.
  */
 export class ApprovalStore {
-  constructor(private readonly s: StoreContext) {}
+  /** A runtime's own requests: filed by the daemon, ended by its deadline or its turn. */
+  readonly native: NativeRequests;
+
+  constructor(private readonly s: StoreContext) {
+    this.native = new NativeRequests(s);
+  }
 
   request(c: Caller, input: InputOf<typeof approvalRequest>): Promise<Out> {
     return this.s.idempotency.run(c, 'approval/request', input, async (q) => {
@@ -85,56 +86,6 @@ export class ApprovalStore {
       const approval = approvalOf((await q.get<Row>(BY_ID, [now, id, c.serverId]))!);
       this.s.notices.after(q, { kind: 'approval.requested', serverId: c.serverId, approval });
       return { approval };
-    });
-  }
-
-  /** Files a runtime's own request, pending or (policy, ended turn) already settled. */
-  fileNative(f: NativeFiling): Promise<Approval> {
-    return this.s.sql.tx(async (q) => {
-      const now = this.s.now();
-      const id = newId('appr');
-      const n = f.native;
-      const done = f.settled;
-      await q.run(INSERT_NATIVE, [
-        id,
-        f.serverId,
-        `agent:${f.agentId}`,
-        f.title,
-        done?.status ?? 'pending',
-        done?.by ?? null,
-        done?.note ?? null,
-        done ? now : null,
-        now + f.waitMs,
-        now,
-        now,
-        n.runtime,
-        f.leaseId,
-        n.turnId,
-        n.threadId,
-        n.subagentId,
-        n.delegated ? 1 : 0,
-        n.kind,
-        JSON.stringify(n.view),
-        done?.status === 'approved' ? 'once' : null,
-      ]);
-      const approval = approvalOf((await q.get<Row>(ANY_SERVER, [now, id]))!);
-      this.s.notices.after(q, { kind: 'approval.requested', serverId: f.serverId, approval });
-      if (done)
-        this.s.notices.after(q, { kind: 'approval.decided', serverId: f.serverId, approval });
-      return approval;
-    });
-  }
-
-  /** Ends a pending request as the daemon; null when it was no longer pending (someone decided first). */
-  endNative(id: string, status: End, by: string, note: string): Promise<Approval | null> {
-    return this.s.sql.tx(async (q) => {
-      const now = this.s.now();
-      const changed = await q.run(SET_END, [status, by, note, now, now, id]);
-      if (changed.changes === 0) return null;
-      const row = (await q.get<Row>(ANY_SERVER, [now, id]))!;
-      const approval = approvalOf(row);
-      this.s.notices.after(q, { kind: 'approval.decided', serverId: row.server_id, approval });
-      return approval;
     });
   }
 

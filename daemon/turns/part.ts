@@ -7,7 +7,7 @@ import type { TurnLookup } from '../store/turn-lookup.js';
 import type { TurnStore } from '../store/turns.js';
 import type { ResultGate } from '../results/gate.js';
 import type { ToolHost } from '../tools/contracts.js';
-import type { NativeAsker } from '../drivers/app-server/approvals.js';
+import type { NativeApprovals } from '../approvals/native.js';
 import { TurnRunner } from './runner.js';
 import { TurnService } from './service.js';
 import { StdioSessions } from './stdio-sessions.js';
@@ -35,7 +35,7 @@ interface TurnsOptions {
   readonly tools: {
     readonly host: ToolHost;
     readonly gate: ResultGate;
-    readonly approvals?: NativeAsker;
+    readonly approvals?: NativeApprovals;
   };
   /** Where a stdio run's text is stored (as the app's person's message). */
   readonly messages: { send(input: SendMessage): Promise<MessageRecord> };
@@ -74,6 +74,13 @@ export function openTurns(o: TurnsOptions): {
     publish: (type, t) => {
       // The app's run notifications first: its child learns the end no later than the console.
       stdio.turnEvent(type, t);
+      // A request the turn's runtime still waits on is cancelled with it, whoever ended the turn.
+      if (type === 'turn.finished')
+        void o.tools.approvals
+          ?.endTurn(t.id)
+          .catch((err: Error) =>
+            o.diag('approvals_end_turn_failed', { turnId: t.id, message: err.message }),
+          );
       o.publish({
         type,
         // Ids and states only: the messages' text stays in the store.

@@ -1,13 +1,10 @@
 import { strict as assert } from 'node:assert';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
-import { cliSpawn, startDaemon, type SpawnedDaemon } from '../../devkit/daemon.js';
+import { cliSpawn, type SpawnedDaemon } from '../../devkit/daemon.js';
 import { signIn } from '../../devkit/console.js';
 import { watchEvents } from '../../devkit/tools.js';
 import { post, waitTurn } from '../../devkit/turns.js';
+import { askingDaemon, LABEL, SECRET, type AskingDaemon } from '../../devkit/native-approvals.js';
 
 /**
  * Codex's own approvals in delivered turns, through the public surface: a
@@ -19,60 +16,19 @@ import { post, waitTurn } from '../../devkit/turns.js';
  * stream, masked, and decides with `agentteam approval decide`.
  */
 
-const FIXTURE = fileURLToPath(
-  new URL('../../../test/fixtures/turn-runtime/app-server.mjs', import.meta.url),
-);
-const SECRET = 'hdr-secret-5be2c1d9';
-const LABEL = '[X-Gateway-Team]';
-
+let h: AskingDaemon;
 let d: SpawnedDaemon;
-let root: string;
-let records: string;
 let events: Awaited<ReturnType<typeof watchEvents>>;
 
 before(async () => {
-  root = mkdtempSync(join(tmpdir(), 'agentteam-codex-approvals-'));
-  records = join(root, 'records');
-  const work = join(root, 'work');
-  for (const dir of [records, join(root, 'threads'), work]) mkdirSync(dir);
-  const codex = join(root, 'codex');
-  writeFileSync(
-    codex,
-    `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(FIXTURE)} "$@"\n`,
-    { mode: 0o755 },
-  );
-  const agent = (id: string, approvals?: unknown) => ({
-    id,
-    runtime: 'codex',
-    baseUrl: 'http://127.0.0.1:9/v1',
-    apiKeyEnv: 'FAKE_MODEL_KEY',
-    headers: { 'X-Gateway-Team': SECRET },
-    filesystem: { allowedPaths: [work] },
-    launch: { binary: codex, args: ['ask-command'] },
-    ...(approvals ? { approvals } : {}),
+  h = await askingDaemon({
+    cxa: ['ask-command'],
+    cxd: ['ask-command'],
+    cxc: ['ask-command'],
+    cxt: ['ask-command', { deadlineSeconds: 2 }],
+    cxp: ['ask-command', { allowCommands: ['echo approved-output *'] }],
   });
-  const home = join(root, 'agentteam');
-  mkdirSync(home);
-  writeFileSync(
-    join(home, 'profile.json'),
-    JSON.stringify({
-      agents: [
-        agent('cxa'),
-        agent('cxd'),
-        agent('cxc'),
-        agent('cxt', { deadlineSeconds: 2 }),
-        agent('cxp', { allowCommands: ['echo approved-output *'] }),
-      ],
-    }),
-  );
-  d = await startDaemon({
-    home,
-    env: {
-      FAKE_RECORD: records,
-      FAKE_THREADS: join(root, 'threads'),
-      CODEX_HOME: join(root, 'user-codex'),
-    },
-  });
+  d = h.d;
   events = await watchEvents({ home: d.home, url: d.url } as never, [
     'approval.requested',
     'approval.decided',
@@ -80,59 +36,12 @@ before(async () => {
 });
 after(async () => {
   events?.close();
-  await d?.close();
-  rmSync(root, { recursive: true, force: true });
+  await h?.close();
 });
 
-interface Approval {
-  id: string;
-  title: string;
-  status: string;
-  requestedBy: string;
-  decidedBy: string | null;
-  note: string | null;
-  createdAt: string;
-  expiresAt: string;
-  native: any;
-}
-
-/** `agentteam approval list` as a person runs it: the rows of one agent (newest first). */
-async function listed(agent: string, status?: string): Promise<{ rows: Approval[]; out: string }> {
-  const r = await d.cli(['approval', 'list', ...(status ? ['--status', status] : [])]);
-  assert.equal(r.code, 0, r.stderr + r.stdout);
-  const rows = (JSON.parse(r.stdout).data.approvals as Approval[]).filter(
-    (a) => a.requestedBy === `agent:${agent}`,
-  );
-  return { rows, out: r.stdout };
-}
-
-async function waitPending(agent: string): Promise<{ row: Approval; out: string }> {
-  for (const until = Date.now() + 20_000; Date.now() < until; ) {
-    const { rows, out } = await listed(agent, 'pending');
-    if (rows[0]) return { row: rows[0], out };
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  assert.fail(`no pending request of ${agent}`);
-}
-
-/** The fixture's record of the app server whose prompt names this target. */
-function recordOf(target: string): any {
-  for (const f of readdirSync(records)) {
-    const r = JSON.parse(readFileSync(join(records, f), 'utf8'));
-    if (
-      r.got.some((g: any) => g.method === 'turn/start' && g.params.input[0].text.includes(target))
-    )
-      return r;
-  }
-  return null;
-}
-
-async function reply(target: string): Promise<string> {
-  const r = await d.cli(['message', 'history', '--target', target]);
-  assert.equal(r.code, 0, r.stderr);
-  const msgs = JSON.parse(r.stdout).data.messages as { author: string; content: string }[];
-  return msgs.find((m) => m.author.startsWith('agent:'))?.content ?? '';
-}
+const listed = (agent: string, status?: string) => h.listed(agent, status);
+const waitPending = (agent: string) => h.waitPending(agent);
+const reply = (target: string) => h.reply(target);
 
 test('approve for the rest of the turn: the command runs, its output reaches the model, a second command is not asked', async () => {
   const { turns } = await post(d, 'dm:cxa', 'What is in the build?');
@@ -176,7 +85,7 @@ test('approve for the rest of the turn: the command runs, its output reaches the
   const t = await waitTurn(d, turnId);
   assert.equal(t.state, 'succeeded', JSON.stringify(t));
   assert.equal(await reply('dm:cxa'), 'ran: approved-output');
-  const rec = recordOf('dm:cxa');
+  const rec = h.recordOf('dm:cxa');
   assert.deepEqual(rec.approvals, [{ decision: 'acceptForSession' }, { decision: 'accept' }]);
   const all = (await listed('cxa')).rows;
   assert.deepEqual(
