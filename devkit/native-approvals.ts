@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startDaemon, type SpawnedDaemon } from './daemon.js';
+import { scriptBinary } from './script-binary.js';
 
 /**
  * A daemon whose Codex agents run the app-server stand-in
@@ -51,11 +52,7 @@ export async function askingDaemon(
   const work = join(root, 'work');
   for (const dir of [records, join(root, 'threads'), work]) mkdirSync(dir);
   const codex = join(root, 'codex');
-  writeFileSync(
-    codex,
-    `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(FIXTURE)} "$@"\n`,
-    { mode: 0o755 },
-  );
+  scriptBinary(codex, FIXTURE);
   const home = join(root, 'agentteam');
   mkdirSync(home);
   writeFileSync(

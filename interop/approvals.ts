@@ -5,6 +5,7 @@ import { startDaemon, type SpawnedDaemon } from '../devkit/daemon.js';
 import { post, waitTurn } from '../devkit/turns.js';
 import { isolatedEnv, tail, versionOf, type CheckContext, type CheckResult } from './run-under.js';
 import { shellCommand, startCodexShellStandIn } from './turn-standins.js';
+import { userCodexConfig } from './codex.js';
 
 /**
  * Codex's own approvals in delivered turns: the real `codex app-server`,
@@ -19,26 +20,6 @@ import { shellCommand, startCodexShellStandIn } from './turn-standins.js';
 const TURN_TIMEOUT_MS = 180_000;
 /** The agent's approvals deadline in this case: short, so the third turn need not wait ten minutes. */
 const DEADLINE_S = 15;
-
-/**
- * The interop user's Codex home for this case: approval policy `on-request`
- * (0.171 refuses `untrusted`), the workspace sandbox, and a rule of their
- * own that makes Codex ask before any `mkdir` (`rules/ask.rules`).
- */
-function askingCodexConfig(standInUrl: string): string {
-  return [
-    'model_provider = "standin"',
-    'model = "gpt-5"',
-    'approval_policy = "on-request"',
-    'sandbox_mode = "workspace-write"',
-    '[model_providers.standin]',
-    'name = "standin"',
-    `base_url = "${standInUrl}/v1"`,
-    'wire_api = "responses"',
-    'env_key = "INTEROP_STANDIN_KEY"',
-    '',
-  ].join('\n');
-}
 
 interface Row {
   id: string;
@@ -74,7 +55,12 @@ export async function checkCodexApprovals(ctx: CheckContext): Promise<CheckResul
     const agentteamHome = join(root, 'agentteam');
     for (const dir of [home, work, agentteamHome, join(home, '.codex')])
       mkdirSync(dir, { recursive: true });
-    writeFileSync(join(home, '.codex', 'config.toml'), askingCodexConfig(m.url));
+    // The interop user's Codex home: approval policy `on-request` (0.171 refuses `untrusted`), the
+    // workspace sandbox, and a rule of their own that makes Codex ask before any `mkdir` (`rules/ask.rules`).
+    writeFileSync(
+      join(home, '.codex', 'config.toml'),
+      userCodexConfig(m.url, 'sandbox_mode = "workspace-write"', 'on-request'),
+    );
     mkdirSync(join(home, '.codex', 'rules'));
     writeFileSync(
       join(home, '.codex', 'rules', 'ask.rules'),

@@ -21,12 +21,12 @@ import {
  */
 
 /** A user's own Codex home: a provider pointing at the stand-in, an approval setting, a model; nothing of agentteam's. */
-export function userCodexConfig(standInUrl: string, extra = ''): string {
+export function userCodexConfig(standInUrl: string, extra = '', policy = 'never'): string {
   return [
     "# The interop user's own Codex configuration; agentteam must leave it as it is.",
     'model_provider = "standin"',
     'model = "gpt-5"',
-    'approval_policy = "never"',
+    `approval_policy = "${policy}"`,
     'developer_instructions = "interop-user-instructions: answer briefly."',
     extra,
     '[model_providers.standin]',

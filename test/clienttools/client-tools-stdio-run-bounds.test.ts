@@ -14,6 +14,7 @@ import {
   TOOL_CALL_FIXTURE,
 } from '../../devkit/stdio-runs.js';
 import { waitTurn } from '../../devkit/turns.js';
+import { scriptBinary } from '../../devkit/script-binary.js';
 
 /**
  * With sessions and runs in play, the bounds of the stdio protocol still
@@ -73,9 +74,7 @@ before(async () => {
   const home = join(root, 'agentteam');
   for (const dir of [records, home]) mkdirSync(dir);
   const claude = join(root, 'claude');
-  writeFileSync(claude, `#!/bin/sh\nexec "${process.execPath}" "${TOOL_CALL_FIXTURE}" "$@"\n`, {
-    mode: 0o755,
-  });
+  scriptBinary(claude, TOOL_CALL_FIXTURE);
   writeFileSync(
     join(home, 'profile.json'),
     JSON.stringify({

@@ -14,6 +14,7 @@ import {
   TOOL_CALL_FIXTURE,
 } from '../../devkit/stdio-runs.js';
 import { post, waitTurn } from '../../devkit/turns.js';
+import { scriptBinary } from '../../devkit/script-binary.js';
 
 /**
  * An app drives an agent through `serve --stdio`: it negotiates sessions and
@@ -57,9 +58,7 @@ before(async () => {
   const home = join(root, 'agentteam');
   for (const dir of [records, work, sub, home, join(root, 'outside')]) mkdirSync(dir);
   const claude = join(root, 'claude');
-  writeFileSync(claude, `#!/bin/sh\nexec "${process.execPath}" "${TOOL_CALL_FIXTURE}" "$@"\n`, {
-    mode: 0o755,
-  });
+  scriptBinary(claude, TOOL_CALL_FIXTURE);
   writeFileSync(
     join(home, 'profile.json'),
     JSON.stringify({

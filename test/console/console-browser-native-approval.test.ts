@@ -8,6 +8,7 @@ import { CHROMIUM_SKIP, findChromium, shot, signedInConsole } from '../../devkit
 import { startDaemon } from '../../devkit/daemon.js';
 import { closeHttp } from '../../devkit/http.js';
 import { post, waitTurn } from '../../devkit/turns.js';
+import { scriptBinary } from '../../devkit/script-binary.js';
 
 /**
  * A runtime's own approval decided on the console, in a real headless
@@ -38,9 +39,7 @@ test('console in Chromium: a Codex command approval decided from the Approvals p
   ) as [string, string, string, string];
   for (const dir of [records, threads, work, home]) mkdirSync(dir);
   const codex = join(root, 'codex');
-  writeFileSync(codex, `#!/bin/sh\nexec '${process.execPath}' '${FIXTURE}' "$@"\n`, {
-    mode: 0o755,
-  });
+  scriptBinary(codex, FIXTURE);
   writeFileSync(
     join(home, 'profile.json'),
     JSON.stringify({

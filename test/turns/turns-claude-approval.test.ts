@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 import { BIN, startDaemon, startRuntime, type SpawnedDaemon } from '../../devkit/daemon.js';
 import { post, waitTurn } from '../../devkit/turns.js';
+import { scriptBinary } from '../../devkit/script-binary.js';
 
 /**
  * Claude Code's permission prompt in the approval inbox, with a stand-in
@@ -66,9 +67,7 @@ before(async () => {
   for (const dir of [work, home, join(root, 'rec'), join(root, 'rec-turn')]) mkdirSync(dir);
   // The driver's options are given to a command named `claude`.
   const claude = join(root, 'claude');
-  writeFileSync(claude, `#!/bin/sh\nexec '${process.execPath}' '${FIXTURE}' "$@"\n`, {
-    mode: 0o755,
-  });
+  scriptBinary(claude, FIXTURE);
   const agent = (id: string, args: string[]) => ({
     id,
     runtime: 'claude',

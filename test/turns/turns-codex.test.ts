@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 import { startDaemon, type SpawnedDaemon } from '../../devkit/daemon.js';
 import { post, waitTurn } from '../../devkit/turns.js';
+import { scriptBinary } from '../../devkit/script-binary.js';
 
 /**
  * Codex agents' turns: the daemon runs `codex app-server` (here a JSON-RPC
@@ -77,13 +78,7 @@ before(async () => {
   work = join(root, 'work');
   for (const dir of [records, threads, work]) mkdirSync(dir);
   const codex = join(root, 'codex');
-  writeFileSync(
-    codex,
-    `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(FIXTURE)} "$@"\n`,
-    {
-      mode: 0o755,
-    },
-  );
+  scriptBinary(codex, FIXTURE);
   const home = join(root, 'agentteam');
   mkdirSync(home);
   writeFileSync(

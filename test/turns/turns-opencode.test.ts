@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 import { startDaemon, type SpawnedDaemon } from '../../devkit/daemon.js';
 import { post, waitTurn, type Turn } from '../../devkit/turns.js';
+import { scriptBinary } from '../../devkit/script-binary.js';
 
 /**
  * OpenCode agents' turns as the daemon starts them, against a stand-in of
@@ -59,9 +60,7 @@ before(async () => {
   const home = join(root, 'agentteam');
   for (const dir of [records, work, home]) mkdirSync(dir);
   const opencode = join(root, 'opencode');
-  writeFileSync(opencode, `#!/bin/sh\nexec '${process.execPath}' '${FIXTURE}' "$@"\n`, {
-    mode: 0o755,
-  });
+  scriptBinary(opencode, FIXTURE);
   const agent = (id: string, args: string[]) => ({
     id,
     runtime: 'opencode',
