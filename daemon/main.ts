@@ -5,6 +5,7 @@ import { ListenError } from './lifecycle/listen.js';
 import { appendFileNoFollow } from './lifecycle/no-follow.js';
 import { parseStoreUrl, StoreUrlError, type StoreUrl } from '../lib/store-url.js';
 import { startTelemetry } from './telemetry/start.js';
+import { shortenUpstreamDeadline } from './extensions/forward.js';
 
 /**
  * The daemon process entry (spawned by `agentteam daemon start`, never
@@ -66,6 +67,7 @@ async function main(argv: string[]): Promise<number> {
   const telemetry = await startTelemetry(process.env, (event, fields) =>
     log(JSON.stringify({ event, ...fields })),
   );
+  extensionDeadline();
   let daemon: Awaited<ReturnType<typeof startDaemon>>;
   try {
     daemon = await startDaemon({
@@ -139,6 +141,13 @@ function turnStale(): { turnStaleMs?: number } {
   const ms = Number(process.env.AGENTTEAM_TEST_TURN_STALE_MS ?? '');
   delete process.env.AGENTTEAM_TEST_TURN_STALE_MS;
   return Number.isInteger(ms) && ms >= 500 && ms <= 600_000 ? { turnStaleMs: ms } : {};
+}
+
+/** A test timing: AGENTTEAM_TEST_EXTENSION_TIMEOUT_MS shortens a forwarded extension call's deadline. */
+function extensionDeadline(): void {
+  const ms = Number(process.env.AGENTTEAM_TEST_EXTENSION_TIMEOUT_MS ?? '');
+  delete process.env.AGENTTEAM_TEST_EXTENSION_TIMEOUT_MS;
+  if (Number.isInteger(ms) && ms >= 500) shortenUpstreamDeadline(ms);
 }
 
 main(process.argv.slice(2)).then(

@@ -41,9 +41,10 @@ export const CLIENT_JS = `'use strict';
 ${COMPOSER_JS}  var main = document.querySelector('main[data-live]');
   if (!main || !window.EventSource) return;
   var pending = null;
+  // A focused control counts too, a button included: a redraw between its press and release would swallow the click and what was typed for it.
   var editing = function (within) {
     var a = document.activeElement;
-    return a && within.contains(a) && (a.tagName === 'TEXTAREA' || a.tagName === 'INPUT' || a.tagName === 'SELECT') && a.type !== 'submit';
+    return a && within.contains(a) && (a.tagName === 'TEXTAREA' || a.tagName === 'INPUT' || a.tagName === 'SELECT' || a.tagName === 'BUTTON');
   };
   // A body made of regions ([data-region]) is redrawn region by region: only a region whose HTML changed is replaced, what lies outside every region (a composer) never is, and folded details keep their state.
   var sent = {};

@@ -15,6 +15,7 @@ export interface PinnedExtension {
 
 /** How long an upstream has to answer, and how much it may send back. */
 export const UPSTREAM_TIMEOUT_MS = 10_000;
+let deadlineMs = UPSTREAM_TIMEOUT_MS;
 const UPSTREAM_MAX_BYTES = 1024 * 1024;
 
 const DIGEST_HEADER = 'AgentTeam-Extension-Digest';
@@ -57,7 +58,7 @@ export async function forwardToUpstream(
             [CATALOG_VERSION_HEADER]: ext.catalogVersion,
           }),
           body: JSON.stringify({ extension: ext.name, action, input }),
-          timeoutMs: UPSTREAM_TIMEOUT_MS,
+          timeoutMs: deadlineMs,
           maxBytes: UPSTREAM_MAX_BYTES,
           signal,
           ...(clock ? { clock } : {}),
@@ -114,10 +115,19 @@ function unreachable(ext: PinnedExtension, timedOut: boolean): ExecError {
   return new ExecError(
     'upstream_unreachable',
     timedOut
-      ? `${ext.name} did not answer within ${UPSTREAM_TIMEOUT_MS / 1000} s at ${ext.upstream}`
+      ? `${ext.name} did not answer within ${deadlineMs / 1000} s at ${ext.upstream}`
       : `${ext.name} could not be reached at ${ext.upstream}`,
     {
       hint: `Check that the ${ext.name} provider is running and listening at ${ext.upstream} (the "upstream" of its installed definition; see agentteam extension list). A changed address needs the definition reinstalled and a new runtime.`,
     },
   );
+}
+
+/**
+ * A test timing (the daemon reads it from AGENTTEAM_TEST_EXTENSION_TIMEOUT_MS,
+ * main.ts): a shorter deadline for every forwarded call of this process, so
+ * the tests of a trickling upstream do not wait out the full 10 s.
+ */
+export function shortenUpstreamDeadline(ms: number): void {
+  deadlineMs = Math.min(ms, UPSTREAM_TIMEOUT_MS);
 }

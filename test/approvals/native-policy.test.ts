@@ -169,14 +169,17 @@ test('first decider wins; unknown is not_found; an agent may not decide a runtim
   const p = await withProfile(t);
   const answer = p.approvals.ask(ask());
   const [row] = await pendingOf(p);
+  // Two people approve for the turn at once; either may come first (on PostgreSQL they race on two connections).
   const both = await Promise.all([
     decide(p, row!.id, { decision: 'approve', scope: 'turn', decidedBy: 'human:ana' }),
-    decide(p, row!.id, { decision: 'reject', decidedBy: 'human:bo', note: 'no' }),
+    decide(p, row!.id, { decision: 'approve', scope: 'turn', decidedBy: 'human:bo', note: 'ok' }),
   ]);
   assert.deepEqual(both.map((r) => r.status).sort(), [200, 409]);
+  const winner = both[0]!.status === 200 ? 'human:ana' : 'human:bo';
   const loser = both.find((r) => r.status === 409)!;
   assert.equal(loser.json.error.code, 'already_decided');
-  assert.match(loser.json.error.message, /already approved by human:ana/);
+  assert.match(loser.json.error.message, new RegExp(`already approved by ${winner}$`));
+  assert.equal((await p.approvals.getAsOperator(row!.id)).approval.decidedBy, winner);
   const a = await answer;
   assert.deepEqual([a.decision, (a as { scope?: string }).scope], ['approved', 'turn']);
   // The same kind later in the same turn (same lease) is answered without asking; another lease asks.
@@ -185,7 +188,7 @@ test('first decider wins; unknown is not_found; an agent may not decide a runtim
   const row2 = (await p.approvals.getAsOperator(again.id)).approval;
   assert.deepEqual(
     [row2.decidedBy, row2.note],
-    ['policy', 'approved for the rest of the turn by human:ana'],
+    ['policy', `approved for the rest of the turn by ${winner}`],
   );
   const other = p.approvals.ask(ask({ leaseId: 'lease-2' }));
   const [waiting] = await pendingOf(p);

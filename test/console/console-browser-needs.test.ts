@@ -83,7 +83,12 @@ test('console in Chromium: the overview shows what needs the person and decides 
   await shot(page, 'overview-needs-you');
 
   await card.getByLabel('Reason').fill('ship it');
+  // The press itself must send the form: a live redraw landing between press and release would swallow it.
+  const sent = page.waitForRequest((r) => r.method() === 'POST' && r.url().endsWith('/decide'), {
+    timeout: 10_000,
+  });
   await card.getByRole('button', { name: 'Approve' }).click();
+  await sent;
   await page.waitForURL(`${co}/console/`);
   await card.waitFor({ state: 'detached', timeout: 10_000 });
   const got = (await call(rt, 'approval', 'get', { id })).json.data.approval;
