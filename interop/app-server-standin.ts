@@ -1,22 +1,18 @@
 import {
   markerIn,
+  recordOutputs,
+  replyNext,
   responsesAside,
-  responsesReply,
-  responsesText,
   start,
   text,
+  type AskedCall,
   type StandIn,
 } from './model-standins.js';
 
 /** What the app-server stand-in told each thread to call, and the answers it got back, by call id. */
 export interface AppServerStandIn extends StandIn {
   /** `primary` or `child`, the tool asked for, and the output Codex returned (once it came). */
-  readonly calls: {
-    who: 'primary' | 'child';
-    tool: string;
-    callId: string;
-    output: string | null;
-  }[];
+  readonly calls: AskedCall[];
 }
 
 const AGENTTEAM_NS = 'agentteam';
@@ -36,10 +32,7 @@ export function startAppServerStandIn(): Promise<AppServerStandIn> {
   return start((path, body, res) => {
     if (responsesAside(path, res)) return;
     const input: any[] = Array.isArray(body?.input) ? body.input : [];
-    for (const o of input.filter((i) => i?.type === 'function_call_output')) {
-      const c = calls.find((x) => x.callId === o.call_id);
-      if (c && c.output === null) c.output = text(o.output);
-    }
+    recordOutputs(input, calls);
     const all = text(input);
     const child = /CHILDTASK/.test(all) && /NEW_TASK/.test(all) && !/Send interop-/.test(all);
     const marker = child ? undefined : markerIn(all);
@@ -89,23 +82,6 @@ export function startAppServerStandIn(): Promise<AppServerStandIn> {
         };
       }
     }
-    const id = ++n;
-    let item: any;
-    if (next) {
-      const callId = `call_as_${id}`;
-      calls.push({ who: child ? 'child' : 'primary', tool: next.name, callId, output: null });
-      item = {
-        type: 'function_call',
-        id: `fc_${id}`,
-        call_id: callId,
-        name: next.name,
-        namespace: next.namespace,
-        arguments: JSON.stringify(next.args),
-        status: 'completed',
-      };
-    } else {
-      item = responsesText(`msg_as_${id}`, child ? 'child: done' : 'primary: done');
-    }
-    responsesReply(res, body, item, `resp_as_${id}`);
+    replyNext(res, body, { calls, tag: 'as', id: ++n, child }, next);
   }).then((s) => Object.assign(s, { calls }));
 }

@@ -1,19 +1,12 @@
 import {
+  recordOutputs,
+  replyNext,
   responsesAside,
-  responsesReply,
-  responsesText,
   start,
   text,
+  type AskedCall,
   type StandIn,
 } from './model-standins.js';
-
-/** One tool call the stand-in asked a thread for, and the output Codex sent back. */
-interface AskedCall {
-  who: 'primary' | 'child';
-  tool: string;
-  callId: string;
-  output: string | null;
-}
 
 interface StdioTurnStandIn extends StandIn {
   readonly calls: AskedCall[];
@@ -42,10 +35,7 @@ export function startStdioTurnStandIn(): Promise<StdioTurnStandIn> {
   return start((path, body, res, standIn) => {
     if (responsesAside(path, res)) return;
     const input: any[] = Array.isArray(body?.input) ? body.input : [];
-    for (const o of input.filter((i) => i?.type === 'function_call_output')) {
-      const c = calls.find((x) => x.callId === o.call_id);
-      if (c && c.output === null) c.output = text(o.output);
-    }
+    recordOutputs(input, calls);
     const all = text(input);
     const record = PRIMARY.exec(all)?.[1];
     const child = /CHILDTASK/.test(all) && !record;
@@ -89,23 +79,6 @@ export function startStdioTurnStandIn(): Promise<StdioTurnStandIn> {
         };
       }
     }
-    const id = ++n;
-    let item: any;
-    if (next) {
-      const callId = `call_st_${id}`;
-      calls.push({ who: child ? 'child' : 'primary', tool: next.name, callId, output: null });
-      item = {
-        type: 'function_call',
-        id: `fc_st_${id}`,
-        call_id: callId,
-        name: next.name,
-        ...(next.namespace ? { namespace: next.namespace } : {}),
-        arguments: JSON.stringify(next.args),
-        status: 'completed',
-      };
-    } else {
-      item = responsesText(`msg_st_${id}`, child ? 'child: done' : 'primary: done');
-    }
-    responsesReply(res, body, item, `resp_st_${id}`);
+    replyNext(res, body, { calls, tag: 'st', id: ++n, child }, next);
   }).then((s) => Object.assign(s, { calls, spawnSchema: null as unknown }));
 }
