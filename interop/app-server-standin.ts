@@ -1,13 +1,5 @@
-import {
-  markerIn,
-  recordOutputs,
-  replyNext,
-  responsesAside,
-  start,
-  text,
-  type AskedCall,
-  type StandIn,
-} from './model-standins.js';
+import { markerIn, responsesAside, start, text, type StandIn } from './model-standins.js';
+import { recordOutputs, replyNext, type AskedCall } from './codex-threads.js';
 
 /** What the app-server stand-in told each thread to call, and the answers it got back, by call id. */
 export interface AppServerStandIn extends StandIn {

@@ -1,12 +1,5 @@
-import {
-  recordOutputs,
-  replyNext,
-  responsesAside,
-  start,
-  text,
-  type AskedCall,
-  type StandIn,
-} from './model-standins.js';
+import { responsesAside, start, text, type StandIn } from './model-standins.js';
+import { recordOutputs, replyNext, type AskedCall } from './codex-threads.js';
 
 interface StdioTurnStandIn extends StandIn {
   readonly calls: AskedCall[];
