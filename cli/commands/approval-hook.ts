@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { readSync } from 'node:fs';
 import { printError, writeOut } from '../exec/output.js';
 import { readCredentials } from '../exec/call.js';
+import { readStdin } from '../stdin.js';
 
 /**
  * `agentteam approval hook`: Claude Code's `PermissionRequest` hook, as the
@@ -38,29 +38,6 @@ type Answer =
 function fail(message: string): number {
   writeOut(2, `agentteam approval hook: ${message}\n`);
   return printError({ code: 'usage', message });
-}
-
-/** Reads stdin up to one byte past the limit, so an input of exactly 1 MiB is accepted and one byte more is not. */
-function readInput(): Buffer | null {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  const buf = Buffer.alloc(64 * 1024);
-  for (;;) {
-    let n: number;
-    try {
-      n = readSync(0, buf, 0, buf.length, null);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'EAGAIN') continue;
-      if (code === 'EOF') break;
-      throw err;
-    }
-    if (n === 0) break;
-    total += n;
-    if (total > MAX_INPUT) return null;
-    chunks.push(Buffer.from(buf.subarray(0, n)));
-  }
-  return Buffer.concat(chunks);
 }
 
 function parse(bytes: Buffer): HookInput | string {
@@ -117,7 +94,7 @@ function printAnswer(answer: Answer, input: HookInput): number {
 const text = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
 export async function main(_opts: Record<string, unknown>, _args: string[]): Promise<number> {
-  const bytes = readInput();
+  const bytes = await readStdin(MAX_INPUT);
   if (bytes === null) return fail(`the hook input is larger than ${MAX_INPUT} bytes`);
   const input = parse(bytes);
   if (typeof input === 'string') return fail(input);

@@ -7,22 +7,11 @@ import {
 } from '../../catalog/selectors.js';
 import type { InputCheck } from '../../lib/input-validators.js';
 import { printData, printError, printMessage } from './output.js';
+import { readStdin } from '../stdin.js';
 
 type ParsedInput =
   | { readonly ok: true; readonly value: unknown; readonly text: string }
   | { readonly ok: false; readonly error: ErrorBody };
-
-async function readStdin(): Promise<string> {
-  try {
-    return readFileSync(0, 'utf8');
-  } catch (err) {
-    // A non-blocking stdin (inherited from some parents) cannot be read synchronously.
-    if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') throw err;
-    const chunks: Buffer[] = [];
-    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks).toString('utf8');
-  }
-}
 
 /**
  * The input argument: one inline JSON value, `-` for stdin, or nothing (taken
@@ -30,7 +19,7 @@ async function readStdin(): Promise<string> {
  * kept and sent as is, so the daemon's strict decoder sees what the caller wrote.
  */
 async function readInput(arg: string | undefined): Promise<ParsedInput> {
-  const text = arg === undefined ? '{}' : arg === '-' ? await readStdin() : arg;
+  const text = arg === undefined ? '{}' : arg === '-' ? (await readStdin())!.toString('utf8') : arg;
   const source = arg === '-' ? 'stdin' : 'the input argument';
   if (text.trim() === '') {
     return {
