@@ -21,9 +21,9 @@ interface NativeDeps {
   readonly pollMs?: number;
 }
 
-const POLL_MS = 1_000;
 /** Turn-wide approvals remembered at once (leases × kinds); the oldest go first. */
 const TURN_GRANTS_KEPT = 1024;
+const POLL_MS = 1_000;
 const OUTCOME = {
   approved: 'ok',
   denied: 'forbidden',
@@ -42,7 +42,7 @@ const OUTCOME = {
  */
 export class NativeApprovals implements ApprovalOperatorApi {
   private readonly wakers = new Map<string, () => void>();
-  /** `leaseId kind`: kinds approved for the rest of that runtime's turn. */
+  /** `turn kind` (the lease when no turn): kinds approved for the rest of that turn, dropped when it ends. */
   private readonly turnGrants = new Map<string, string>();
 
   constructor(private readonly d: NativeDeps) {}
@@ -68,10 +68,16 @@ export class NativeApprovals implements ApprovalOperatorApi {
       leaseId: ask.leaseId,
       native,
     };
-    const granted = this.turnGrants.get(grantKey(ask));
+    // The policy's deny rows come first: a turn-wide approval only answers what would have been asked.
+    const policed = verdict(
+      policy,
+      ask,
+      ask.toolName !== undefined && this.d.readOnly(ask.toolName),
+    );
+    const granted = policed.answer === 'ask' ? this.turnGrants.get(grantKey(ask)) : undefined;
     const rule = granted
       ? ({ answer: 'allow', rule: `approved for the rest of the turn by ${granted}` } as const)
-      : verdict(policy, ask, ask.toolName !== undefined && this.d.readOnly(ask.toolName));
+      : policed;
     let row: Approval;
     if (rule.answer !== 'ask') {
       const status = rule.answer === 'allow' ? 'approved' : 'denied';
@@ -132,27 +138,39 @@ export class NativeApprovals implements ApprovalOperatorApi {
       };
       const end = async (status: 'expired' | 'cancelled', note: string) => {
         if (done) return;
-        const ended = await this.d.store.native.end(id, status, 'daemon', note);
-        finish(ended ?? (await this.d.store.getAsOperator(id)).approval);
+        try {
+          const ended = await this.d.store.native.end(id, status, 'daemon', note);
+          finish(ended ?? (await this.d.store.getAsOperator(id)).approval);
+        } catch {
+          // The store cannot be written (closing, unreachable): the runtime is still told no.
+          finish({
+            ...filed,
+            status,
+            decidedBy: 'daemon',
+            note: `${note} (not recorded: the store failed)`,
+          });
+        }
       };
       const timer = clock.setTimeout(
-        () => {
-          void end('expired', 'no decision by the deadline').catch(() => undefined);
-        },
+        () => void end('expired', 'no decision by the deadline'),
         Math.max(0, deadline - clock.now()),
       );
       timer.unref?.();
-      const repoll = () => {
+      // Another daemon on a shared store may decide without waking this waiter.
+      const pollMs = this.d.pollMs ?? POLL_MS;
+      const repoll = (ms: number) => {
         poll = clock.setTimeout(() => {
           void look()
             .catch(() => undefined)
-            .then(() => !done && repoll());
-        }, this.d.pollMs ?? POLL_MS);
+            .then(() => !done && repoll(ms));
+        }, ms);
         poll.unref?.();
       };
-      repoll();
-      const onAbort = () => void end('cancelled', 'the turn ended').catch(() => undefined);
+      repoll(pollMs);
+      const onAbort = () => void end('cancelled', 'the turn ended');
       signal?.addEventListener('abort', onAbort, { once: true });
+      // The turn may have ended while the request was being filed.
+      if (signal?.aborted) onAbort();
       this.wakers.set(id, () => void look().catch(() => undefined));
     });
   }
@@ -198,6 +216,8 @@ export class NativeApprovals implements ApprovalOperatorApi {
    * found it stale): whatever its runtime still waits on is cancelled.
    */
   async endTurn(turnId: string): Promise<void> {
+    for (const key of this.turnGrants.keys())
+      if (key.startsWith(`${turnId} `)) this.turnGrants.delete(key);
     for (const id of await this.d.store.native.endTurn(turnId)) this.wakers.get(id)?.();
   }
 
@@ -228,4 +248,4 @@ export class NativeApprovals implements ApprovalOperatorApi {
   }
 }
 
-const grantKey = (a: NativeAsk) => `${a.leaseId} ${a.kind}`;
+const grantKey = (a: NativeAsk) => `${a.turnId ?? a.leaseId} ${a.kind}`;

@@ -26,6 +26,7 @@ export const NATIVE_APPROVALS_MIGRATION: Migration = {
     ALTER TABLE approvals ADD COLUMN kind TEXT;
     ALTER TABLE approvals ADD COLUMN native_view TEXT;
     ALTER TABLE approvals ADD COLUMN scope TEXT;
+    CREATE INDEX approvals_pending_by_turn ON approvals (turn_id) WHERE status = 'pending';
     `);
     db.prepare("UPDATE approvals SET status = 'denied' WHERE status = 'rejected'").run();
   },

@@ -182,7 +182,7 @@ test('first decider wins; unknown is not_found; an agent may not decide a runtim
   assert.equal((await p.approvals.getAsOperator(row!.id)).approval.decidedBy, winner);
   const a = await answer;
   assert.deepEqual([a.decision, (a as { scope?: string }).scope], ['approved', 'turn']);
-  // The same kind later in the same turn (same lease) is answered without asking; another lease asks.
+  // The same kind later in the same turn is answered without asking; another runtime's turn asks.
   const again = await p.approvals.ask(ask({ command: 'make test' }));
   assert.equal(again.decision, 'approved');
   const row2 = (await p.approvals.getAsOperator(again.id)).approval;
@@ -190,7 +190,7 @@ test('first decider wins; unknown is not_found; an agent may not decide a runtim
     [row2.decidedBy, row2.note],
     ['policy', `approved for the rest of the turn by ${winner}`],
   );
-  const other = p.approvals.ask(ask({ leaseId: 'lease-2' }));
+  const other = p.approvals.ask(ask({ leaseId: 'lease-2', turnId: 'turn_2' }));
   const [waiting] = await pendingOf(p);
   assert.equal((await decide(p, waiting!.id, { decision: 'reject' })).status, 200);
   assert.equal((await other).decision, 'denied');
@@ -216,4 +216,26 @@ test('the view: the command masked by the result gate and bounded in bytes with 
   assert.deepEqual(v.diff, { text: 'x'.repeat(8192), cut: null });
   assert.match(row!.title, /^codex-app-server asks to run: echo \[/);
   p.clock.advance(5_000);
+});
+
+test('an approval for the rest of the turn never overrides a deny row of the policy, and ends with its turn', async (t) => {
+  const p = await withProfile(t, { denyCommands: ['rm *'] });
+  const first = p.approvals.ask(ask({ command: 'make build' }));
+  const [row] = await pendingOf(p);
+  const res = await decide(p, row!.id, {
+    decision: 'approve',
+    scope: 'turn',
+    decidedBy: 'human:ana',
+  });
+  assert.equal(res.status, 200);
+  assert.equal((await first).decision, 'approved');
+  const denied = await p.approvals.ask(ask({ command: 'rm -rf build' }));
+  assert.equal(denied.decision, 'denied', 'the deny row still wins inside the granted turn');
+  assert.equal((await p.approvals.ask(ask({ command: 'make test' }))).decision, 'approved');
+  // The turn ends: its grant goes with it, so the next turn of the same lease asks again.
+  await p.approvals.endTurn('turn_1');
+  const later = p.approvals.ask(ask({ command: 'make test' }));
+  const [waiting] = await pendingOf(p);
+  assert.equal((await decide(p, waiting!.id, { decision: 'reject' })).status, 200);
+  assert.equal((await later).decision, 'denied');
 });

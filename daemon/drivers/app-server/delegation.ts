@@ -34,6 +34,7 @@ function readInspection(read: ReadThread, threadId: string): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<boolean>((r) => {
     timer = setTimeout(() => r(true), READ_MS);
+    timer.unref();
   });
   const asked = read(threadId).then(
     (r) => {
