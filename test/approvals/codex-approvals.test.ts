@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { after, before, test } from 'node:test';
-import { cliSpawn, type SpawnedDaemon } from '../../devkit/daemon.js';
+import type { SpawnedDaemon } from '../../devkit/daemon.js';
 import { signIn } from '../../devkit/console.js';
 import { watchEvents } from '../../devkit/tools.js';
 import { post, waitTurn } from '../../devkit/turns.js';
@@ -124,21 +124,23 @@ test('approve for the rest of the turn: the command runs, its output reaches the
 test('deny, two deciders at once: the first wins, the other is already_decided; Codex is told decline', async () => {
   const { turns } = await post(d, 'dm:cxd', 'Deploy it.');
   const { row } = await waitPending('cxd');
-  const [a, b] = await Promise.all(
-    ['ana', 'bo'].map(
-      (who) =>
-        new Promise<{ code: number; out: string }>((resolve) => {
-          const p = cliSpawn(
-            ['approval', 'decide', row.id, 'reject', '--as', `human:${who}`, '--note', 'not now'],
-            { ...process.env, AGENTTEAM_HOME: d.home },
-            () => undefined,
-          );
-          let out = '';
-          p.stdout!.on('data', (c) => (out += c));
-          p.on('exit', (code) => resolve({ code: code ?? -1, out }));
-        }),
-    ),
-  );
+  // Both at once, each with the CLI helper's timeout.
+  const [a, b] = (
+    await Promise.all(
+      ['ana', 'bo'].map((who) =>
+        d.cli([
+          'approval',
+          'decide',
+          row.id,
+          'reject',
+          '--as',
+          `human:${who}`,
+          '--note',
+          'not now',
+        ]),
+      ),
+    )
+  ).map((r) => ({ code: r.code, out: r.stdout }));
   const codes = [a!.code, b!.code].sort();
   assert.deepEqual(codes, [0, 1], `${a!.out} ${b!.out}`);
   const loser = [a!, b!].find((x) => x.code === 1)!;

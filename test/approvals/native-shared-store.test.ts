@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { approvalList } from '../../catalog/domains/approval.js';
 import { BACKENDS, type Pair } from '../../devkit/store-contract.js';
 import type { NativeAsk } from '../../daemon/approvals/ask.js';
+import type { Approval } from '../../daemon/store/approval-rows.js';
+import { waitFor } from '../../devkit/wait.js';
 
 /**
  * Two daemons on one store (the same SQLite file; the same PostgreSQL
@@ -28,14 +30,16 @@ const ASK: NativeAsk = {
 };
 
 async function pending(p: Pair) {
-  for (let i = 0; i < 400; i++) {
+  let row: Approval | undefined;
+  const seen = await waitFor(async () => {
     const page = await p.b.services
       .server({ serverId: 's1', agentId: 'x' })
       .call(approvalList, { status: 'pending', limit: 10 });
-    if (page.approvals[0]) return page.approvals[0];
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  assert.fail('no pending request seen through daemon B');
+    row = page.approvals[0];
+    return row !== undefined;
+  }, 20_000);
+  assert.ok(seen && row, 'no pending request seen through daemon B');
+  return row;
 }
 
 for (const backend of BACKENDS) {
@@ -58,8 +62,14 @@ for (const backend of BACKENDS) {
     );
     assert.equal(outcomes.filter((o) => o === 'already_decided').length, 1, String(outcomes));
     const won = outcomes.find((o) => o?.startsWith('ok:'))!.slice(3);
-    // A's waiter reads the row again on its own clock.
-    p.a.clock.advance(1_000);
+    // A's waiter reads the row again on its own clock (its timer may be armed only after the row shows).
+    let settled = false;
+    void answer.finally(() => (settled = true));
+    // At most 500 s of its clock: well inside the 600 s deadline, so the answer is the decision.
+    for (let i = 0; i < 500 && !settled; i++) {
+      p.a.clock.advance(1_000);
+      await new Promise((r) => setTimeout(r, 10));
+    }
     const a = await answer;
     assert.equal(a.decision, won);
     const seen = (await p.a.approvals.getAsOperator(row.id)).approval;

@@ -97,7 +97,12 @@ test('console in Chromium: a Codex command approval decided from the Approvals p
   const html = await page.content();
   assert.ok(!html.includes(SECRET), 'nowhere on the page');
 
+  // The press itself must send the form (the page redraws live; the page's URL is already this one).
+  const sent = page.waitForRequest((r) => r.method() === 'POST' && r.url().endsWith('/decide'), {
+    timeout: 10_000,
+  });
   await card.getByRole('button', { name: 'Approve', exact: true }).click();
+  await sent;
   await page.waitForURL(`${co}/console/approvals`);
   const turn = await waitTurn(d, turnId);
   assert.equal(turn.state, 'succeeded', JSON.stringify(turn));

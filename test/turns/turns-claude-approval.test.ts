@@ -172,14 +172,15 @@ test('bad hook input: exit 2 with the reason, nothing filed', async () => {
 test('one key files once: two polls at once get the one decision; another body under it is refused', async () => {
   const posted = await post(d, 'dm:rp', 'Poll it');
   const asked = await pendingFor('rp');
-  await new Promise((res) => setTimeout(res, 300));
-  const list = await d.cli(['approval', 'list', '--status', 'pending']);
+  const decided = await d.cli(['approval', 'decide', asked.id, 'approve']);
+  assert.equal(decided.code, 0, decided.stderr);
+  await waitTurn(d, posted.turns[0]!.turnId);
+  // Both polls are over once the turn has ended: every row this runtime filed, whatever its status.
+  const list = await d.cli(['approval', 'list']);
   const mine = (JSON.parse(list.stdout).data.approvals as Row[]).filter(
     (a) => a.requestedBy === 'agent:rp',
   );
   assert.equal(mine.length, 1, 'the second poll filed nothing');
-  await d.cli(['approval', 'decide', asked.id, 'approve']);
-  await waitTurn(d, posted.turns[0]!.turnId);
   assert.equal(
     await reply('dm:rp', posted.message.id),
     'repoll: decided:approved decided:approved error:idempotency_conflict',
