@@ -51,16 +51,19 @@ export class DelegatedScopes {
 
   /**
    * The delegation of a call from a delegated thread whose scope names `tool`
-   * with `fingerprint`; null when the thread may not call it. A thread the
-   * driver attached is judged by its saved scope alone.
+   * with `fingerprint`; null when the thread may not call it. A thread of a
+   * runtime whose driver sees its threads is judged by its saved scope alone,
+   * any other by the scope an operator granted its authorization.
    */
   async allows(ctx: CallContext, tool: string, fingerprint: string): Promise<Delegation | null> {
-    const saved = await this.saved.of(ctx);
-    if (saved)
-      return scopeAllows(saved, { name: tool, fingerprint })
+    // Saved scopes name threads a driver saw spawned: only such a runtime's calls are read against them
+    // (a runtime whose threads only name themselves could otherwise claim another's child).
+    if (ctx.principal.threadsByDriver === true) {
+      const saved = await this.saved.of(ctx);
+      return saved && scopeAllows(saved, { name: tool, fingerprint })
         ? { task_id: saved.taskId, subagent_id: saved.sessionId }
         : null;
-    if (ctx.principal.threadsByDriver === true) return null;
+    }
     const scope = this.get(ctx.principal.authorizationId, ctx.threadId ?? '');
     this.forgetOnRevoke(ctx);
     if (!scope || scope.tools.get(tool) !== fingerprint) return null;
