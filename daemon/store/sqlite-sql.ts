@@ -13,6 +13,7 @@ import {
 } from './sql.js';
 import { inSpan } from '../telemetry/tracing.js';
 import { TxScope } from './tx-scope.js';
+import { WalHeaderWatch } from './wal-header.js';
 
 const SQLITE_SPAN = { 'db.system.name': 'sqlite' };
 
@@ -38,6 +39,8 @@ export class SqliteSql implements SqlStore {
   private readonly inside = new TxScope();
   private readonly totalChanges;
   private readonly dataVersion;
+  /** The WAL-index header of the file, read without a lock; null for an in-memory database. */
+  private readonly walHeader: WalHeaderWatch | null;
   private locked = false;
   private unlocked: Promise<void> = Promise.resolve();
   private savepoints = 0;
@@ -51,6 +54,7 @@ export class SqliteSql implements SqlStore {
     db.pragma(`busy_timeout = ${BUSY_SPIN_MS}`);
     this.totalChanges = db.prepare<[], number>('SELECT total_changes()').pluck(true);
     this.dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck(true);
+    this.walHeader = db.memory ? null : WalHeaderWatch.open(db.name);
   }
 
   async all<R>(sql: string, params: readonly SqlValue[] = []): Promise<R[]> {
@@ -135,14 +139,23 @@ export class SqliteSql implements SqlStore {
     return !this.locked;
   }
 
+  /**
+   * Any commit, by any connection, moves the WAL-index header (wal-header.ts:
+   * one read, no lock). Without a `-shm` file, this connection's own row
+   * count plus `PRAGMA data_version` for the others' commits. Null while a
+   * transaction is open on the connection, ours or one begun by hand: its
+   * uncommitted rows are visible to it and in no header.
+   */
   changeCounter(): number | null {
-    if (this.locked) return null;
+    if (this.locked || this.db.inTransaction) return null;
+    if (this.walHeader !== null) return this.walHeader.generationNow();
     return this.totalChanges.get()! + this.dataVersion.get()! * 2 ** 26;
   }
 
   async close(): Promise<void> {
     while (this.locked) await this.waitUnlocked();
     if (this.db.open) this.db.close();
+    this.walHeader?.close();
   }
 
   /**
