@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import type { RuntimeEnv } from './auth/principal.js';
 import { ExecError, errorBody } from './errors/exec-error.js';
 import type { AuthorizationStore } from './auth/store.js';
-import { runtimeAuth } from './http/runtime-auth.js';
+import { runtimeAdmission, runtimeAuth } from './http/runtime-auth.js';
 import { admitRow, operatorAuth, viaSocket, wantsTopLevelCode } from './operator/auth.js';
 import type { PairedDevices } from './operator/devices.js';
 import { operatorReadsHint } from './operator/reads.js';
@@ -19,7 +19,9 @@ import {
   type OperatorHandlers,
 } from './http/operator-dispatch.js';
 import type { Diag } from './lifecycle/diag.js';
-import { hostOriginGuard } from './http/host-origin.js';
+import { hostOriginCheck, hostOriginGuard } from './http/host-origin.js';
+import { execLane } from './exec/lane.js';
+import type { ExecDeps } from './exec/route.js';
 import { ERROR_TABLE } from '../catalog/errors.js';
 import { DEFAULT_SERVER } from '../catalog/ids.js';
 import type { ResultGate } from './results/gate.js';
@@ -85,6 +87,29 @@ function absentParts(): PartOperatorHandlers {
   return Object.fromEntries(
     OPERATOR_API.filter((r) => !CORE.has(r.name)).map((r) => [r.name, absentRoute]),
   ) as unknown as PartOperatorHandlers;
+}
+
+/**
+ * The Exec lane in front of the app (exec/lane.ts): the canonical action call
+ * answered from Node's request, under the same Host/Origin rules (the
+ * console's name never applies to an Exec path, so it is left out) and the
+ * same admission as the app's runtime routes.
+ */
+export function buildExecLane(
+  ctx: Pick<AppContext, 'store' | 'diag' | 'listenHost' | 'port' | 'allowHosts'>,
+  exec: ExecDeps,
+): ReturnType<typeof execLane> {
+  return execLane({
+    exec,
+    guard: hostOriginCheck({
+      listenHost: ctx.listenHost,
+      port: ctx.port,
+      ...(ctx.allowHosts ? { allowHosts: ctx.allowHosts } : {}),
+    }),
+    admission: runtimeAdmission(ctx.store, ctx.diag),
+    release: (auth) => ctx.store.release(auth),
+    diag: ctx.diag,
+  });
 }
 
 export function buildApp(ctx: AppContext): Hono<RuntimeEnv> {

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createAdaptorServer } from '@hono/node-server';
 import type { Clock } from '../lib/clock.js';
 import {
@@ -14,6 +14,8 @@ import type { Diag } from './lifecycle/diag.js';
 
 interface ListenerOptions {
   readonly fetch: (req: Request) => Response | Promise<Response>;
+  /** Answers the requests it recognises before the adapter sees them (the Exec lane); false hands one on. */
+  readonly lane?: (req: IncomingMessage, res: ServerResponse) => boolean;
   readonly host: string;
   /** 0: an ephemeral port, the home's last one first. */
   readonly port: number;
@@ -40,10 +42,22 @@ export interface Listener {
  */
 export async function openListener(o: ListenerOptions): Promise<Listener> {
   const { host, port, home, budget, streams, clock, diag } = o;
+  const lane = o.lane;
   const srv = createAdaptorServer({
     fetch: o.fetch,
     hostname: host,
     serverOptions: serverTimeouts,
+    ...(lane
+      ? {
+          createServer: ((
+            options: object,
+            adapter: (req: IncomingMessage, res: ServerResponse) => void,
+          ) =>
+            createServer(options, (req, res) => {
+              if (!lane(req, res)) adapter(req, res);
+            })) as typeof createServer,
+        }
+      : {}),
   }) as Server;
   o.opened(srv);
   let lastShedLog = 0;

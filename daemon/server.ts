@@ -3,7 +3,7 @@ import { createSecretKey, randomBytes } from 'node:crypto';
 import { systemClock } from '../lib/clock.js';
 import { ensureHome, homePaths } from '../lib/home.js';
 import { defaultCatalog } from '../catalog/index.js';
-import { buildApp } from './app.js';
+import { buildApp, buildExecLane } from './app.js';
 import { AuthorizationStore, type StoreDeps } from './auth/store.js';
 import { createJoseSigner } from './auth/signer.js';
 import { createAnalysisTokens } from './auth/analysis-token.js';
@@ -173,6 +173,10 @@ export async function startDaemon(opts: DaemonOptions): Promise<RunningDaemon> {
     });
     const listener = await openListener({
       fetch: app.fetch,
+      lane: buildExecLane(
+        { store, diag, listenHost: host, port: () => boundPort, allowHosts },
+        parts.services,
+      ),
       host,
       port,
       home,

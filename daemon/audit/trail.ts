@@ -1,4 +1,3 @@
-import type { Context } from 'hono';
 import type { AuditVia } from '../../catalog/audit.js';
 import type { RuntimeRequest } from '../auth/principal.js';
 import type { ResultGate } from '../results/gate.js';
@@ -30,10 +29,10 @@ export class AuditTrail {
     readonly now: () => number,
   ) {}
 
-  /** `c` is an authenticated runtime request (the runtime-auth middleware ran). */
-  finish(c: Context, call: FinishedCall, note: AuditNote): void {
+  /** `rt`: the authenticated runtime request the call was made under. */
+  finish(rt: RuntimeRequest, call: FinishedCall, note: AuditNote): void {
     const { via, tool, threadId, traceId, at, elapsedMs, resultBytes, outcome } = call;
-    const { principal, runtime, generationId } = c.get('runtime') as RuntimeRequest;
+    const { principal, runtime, generationId } = rt;
     const { settings } = this.recorder;
     this.recorder.record({
       at,

@@ -37,7 +37,7 @@ export interface StoreDeps {
   readonly diag?: (event: string, detail: Record<string, unknown>) => void;
 }
 
-type AuthResult =
+export type AuthResult =
   | { ok: true; auth: Authorization; generationId: string }
   | { ok: false; reason: RejectReason };
 

@@ -1,6 +1,8 @@
-import type { Context, Hono } from 'hono';
+import type { Hono } from 'hono';
 import type { RuntimeEnv } from '../auth/principal.js';
-import { forbidden } from '../http/runtime-auth.js';
+import { FORBIDDEN_REPLY } from '../http/runtime-auth.js';
+import type { CallView } from '../http/call-view.js';
+import { JSON_TYPE, type Reply } from '../http/reply.js';
 import { EXEC_ACTION_PATH } from '../http/paths.js';
 import { ExecError } from '../errors/exec-error.js';
 import type { ResultGate } from '../results/gate.js';
@@ -20,7 +22,7 @@ import { observeExec } from '../observe/exec.js';
 import { inRequestSpan, inRequestSpanSync } from '../observe/record.js';
 
 /** What the Exec route uses, and nothing else (the daemon's Services satisfies it). */
-interface ExecDeps {
+export interface ExecDeps {
   readonly registry: Registry;
   readonly gate: ResultGate;
   readonly clock: Clock;
@@ -33,24 +35,22 @@ interface ExecDeps {
   server(caller: Caller): ServerApi;
 }
 
-const JSON_HEADERS = { 'content-type': 'application/json' } as const;
+const CLOSE_HEADERS = { ...JSON_TYPE, connection: 'close' } as const;
 
-/** An error envelope that leaves through the result gate here (masked once, not read back by its middleware). */
-function errorResponse(
-  gate: ResultGate,
-  err: ExecError,
-  close = false,
-  note?: AuditNote,
-): Response {
-  const headers: Record<string, string> = { ...JSON_HEADERS };
-  // After 413/408 the rest of the body is unread; closing is cheaper than draining it.
-  if (close) headers.connection = 'close';
+/** An error envelope made by the result gate (masked once; hono's gate middleware does not read it back). */
+function errorReply(gate: ResultGate, err: ExecError, close = false, note?: AuditNote): Reply {
   const body = gate.errorEnvelope(err);
   if (note) {
     note.outcome = err.code;
     note.result = body;
   }
-  return gate.respond(body, err.status, headers);
+  // After 413/408 the rest of the body is unread; closing is cheaper than draining it.
+  return { status: err.status, body, headers: close ? CLOSE_HEADERS : JSON_TYPE };
+}
+
+/** The call, from the selector headers to the envelope, with its observer: the hono route and the Exec lane both run this. */
+export function execCall(c: CallView, services: ExecDeps): Promise<Reply> {
+  return observeExec(c, services.audit, (note) => execAction(c, services, note));
 }
 
 /**
@@ -63,23 +63,24 @@ function errorResponse(
  * authorization never sees a success.
  */
 export function registerExecActionRoute(app: Hono<RuntimeEnv>, services: ExecDeps): void {
-  app.post(EXEC_ACTION_PATH, (c) =>
-    observeExec(c, services.audit, (note) => execAction(c, services, note)),
-  );
+  // The gate's output is marked as screened; a fixed refusal is screened by the gate's middleware as before.
+  const respond = (r: Reply) =>
+    r.fixed
+      ? new Response(r.body, { status: r.status, headers: r.headers })
+      : services.gate.respond(r.body, r.status, r.headers);
+  app.post(EXEC_ACTION_PATH, async (c) => respond(await execCall(c, services)));
   app.on(['GET', 'PUT', 'PATCH', 'DELETE'], EXEC_ACTION_PATH, () =>
-    errorResponse(
-      services.gate,
-      new ExecError('method_not_allowed', 'actions are called with POST'),
+    respond(
+      errorReply(
+        services.gate,
+        new ExecError('method_not_allowed', 'actions are called with POST'),
+      ),
     ),
   );
 }
 
-async function execAction(
-  c: Context<RuntimeEnv>,
-  services: ExecDeps,
-  note: AuditNote,
-): Promise<Response> {
-  const fail = (err: ExecError, close = false) => errorResponse(services.gate, err, close, note);
+async function execAction(c: CallView, services: ExecDeps, note: AuditNote): Promise<Reply> {
+  const fail = (err: ExecError, close = false) => errorReply(services.gate, err, close, note);
   const { principal, signal, catalog } = c.get('runtime');
   const domain = c.req.param('domain') ?? '';
   const name = c.req.param('action') ?? '';
@@ -108,7 +109,7 @@ async function execAction(
     note.input = input;
   } catch (err) {
     note.requestBytes = counted.bytes;
-    if (err instanceof RevokedError || signal.aborted) return forbidden();
+    if (err instanceof RevokedError || signal.aborted) return FORBIDDEN_REPLY;
     if (err instanceof ExecError)
       return fail(err, err.code === 'body_too_large' || err.code === 'read_timeout');
     // The client broke the stream (reset, aborted upload): its fault, so a 4xx.
@@ -132,7 +133,7 @@ async function execAction(
   const risk = callRisk(action.entry.descriptor, input);
   const gated = execChildGate(principal, c.req.header(THREAD_HEADER), risk, `${domain} ${name}`);
   if (gated) return fail(gated);
-  if (signal.aborted) return forbidden();
+  if (signal.aborted) return FORBIDDEN_REPLY;
   let data: unknown;
   try {
     const ctx: HandlerContext = {
@@ -144,10 +145,10 @@ async function execAction(
     };
     data = await inRequestSpan(c, () => action.handler(input, ctx));
   } catch (err) {
-    if (signal.aborted) return forbidden();
+    if (signal.aborted) return FORBIDDEN_REPLY;
     return fail(err instanceof ExecError ? err : internal(err, services.diag));
   }
-  if (signal.aborted) return forbidden();
+  if (signal.aborted) return FORBIDDEN_REPLY;
   const policy =
     risk === action.entry.inventory.risk
       ? action.entry.inventory
@@ -156,7 +157,7 @@ async function execAction(
   const out = inRequestSpanSync(c, () => services.gate.json(policy, input, data));
   if (!out.ok) return fail(out.error);
   note.result = out.body;
-  return services.gate.respond(out.body, 200, JSON_HEADERS);
+  return { status: 200, body: out.body, headers: JSON_TYPE };
 }
 
 function internal(err: unknown, diag: ExecDeps['diag']): ExecError {

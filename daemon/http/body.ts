@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import type { CallView } from './call-view.js';
 import type { IncomingMessage } from 'node:http';
 import type { Clock } from '../../lib/clock.js';
 import { ExecError } from '../errors/exec-error.js';
@@ -168,7 +169,8 @@ function readNodeBody(incoming: IncomingMessage, opts: ReadBodyOptions): Promise
  * of a small call's cost), else from the web body. Both keep the same limit,
  * deadline and revocation contract.
  */
-export function readRequestBody(c: Context, opts: ReadBodyOptions): Promise<Uint8Array> {
+export function readRequestBody(c: Context | CallView, opts: ReadBodyOptions): Promise<Uint8Array> {
   const incoming = nodeRequestOf(c);
-  return incoming ? readNodeBody(incoming, opts) : readBody(c.req.raw, opts);
+  // Without a Node request it is hono's Context over a web Request (NodeCall always has one).
+  return incoming ? readNodeBody(incoming, opts) : readBody((c as Context).req.raw, opts);
 }

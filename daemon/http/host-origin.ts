@@ -22,7 +22,10 @@ interface HostOriginOptions {
    * reaches nothing else of the daemon.
    */
   readonly console?: { readonly name: string; readonly owns: (path: string) => boolean };
-  /** Builds the refusal for the route family of `c` (envelope or JSON-RPC frame); status 403. */
+}
+
+/** The guard as hono middleware: `reject` builds the refusal for the route family of `c` (envelope or JSON-RPC frame); status 403. */
+interface HostOriginMiddlewareOptions extends HostOriginOptions {
   readonly reject: (c: Context, message: string) => Response;
 }
 
@@ -64,7 +67,14 @@ function isLoopbackName(n: string): boolean {
   return n === 'localhost' || n === '[::1]' || LOOPBACK_V4.test(n);
 }
 
-export function hostOriginGuard(opts: HostOriginOptions): MiddlewareHandler {
+/**
+ * The guard's decision for one request: null to go on, else the refusal's
+ * message. One function for the hono middleware (hostOriginGuard) and the
+ * Exec lane.
+ */
+export function hostOriginCheck(
+  opts: HostOriginOptions,
+): (host: string | undefined, origin: string | undefined, path: string) => string | null {
   const names = new Set(['localhost', '[::1]', ...(opts.allowHosts ?? []).map(hostForm)]);
   const listen = hostForm(opts.listenHost);
   if (!UNSPECIFIED.has(listen)) names.add(listen);
@@ -103,16 +113,20 @@ export function hostOriginGuard(opts: HostOriginOptions): MiddlewareHandler {
     return hp.port === opts.port() && (allowedName(hp.name) || consoleAt(hp, path));
   }
 
+  return (host, origin, path) => {
+    if (!hostOk(host) && !consoleAt(splitHostPort(host ?? ''), path))
+      return 'Forbidden: the Host header is not an address of this daemon';
+    if (origin !== undefined && !originOk(origin, path))
+      return 'Forbidden: the Origin is not this daemon';
+    return null;
+  };
+}
+
+export function hostOriginGuard(opts: HostOriginMiddlewareOptions): MiddlewareHandler {
+  const check = hostOriginCheck(opts);
   // Not async: an accepted request hands on `next()`'s promise itself, one async frame fewer per call.
   return (c, next) => {
-    const host = c.req.header('host');
-    if (!hostOk(host) && !consoleAt(splitHostPort(host ?? ''), c.req.path))
-      return Promise.resolve(
-        opts.reject(c, 'Forbidden: the Host header is not an address of this daemon'),
-      );
-    const origin = c.req.header('origin');
-    if (origin !== undefined && !originOk(origin, c.req.path))
-      return Promise.resolve(opts.reject(c, 'Forbidden: the Origin is not this daemon'));
-    return next();
+    const refused = check(c.req.header('host'), c.req.header('origin'), c.req.path);
+    return refused === null ? next() : Promise.resolve(opts.reject(c, refused));
   };
 }

@@ -6,6 +6,6 @@ import type { IncomingMessage } from 'node:http';
  * `c.env.incoming`. Absent when the app is called with a web Request
  * (`app.request` in tests, `app.fetch` in process), where only the web body exists.
  */
-export function nodeRequestOf(c: Context): IncomingMessage | undefined {
+export function nodeRequestOf(c: Pick<Context, 'env'>): IncomingMessage | undefined {
   return (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
 }

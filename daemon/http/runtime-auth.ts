@@ -1,6 +1,8 @@
 import type { MiddlewareHandler } from 'hono';
-import type { RuntimeEnv } from '../auth/principal.js';
-import type { AuthorizationStore } from '../auth/store.js';
+import type { RuntimeEnv, RuntimeRequest } from '../auth/principal.js';
+import type { AuthorizationStore, AuthResult } from '../auth/store.js';
+import type { Authorization } from '../auth/authorization.js';
+import { JSON_TYPE, type Reply } from './reply.js';
 import { MAX_TOKEN_BYTES } from '../auth/signer.js';
 import type { Diag } from '../lifecycle/diag.js';
 
@@ -14,18 +16,21 @@ export const FORBIDDEN_BODY =
 export const BUSY_BODY =
   '{"ok":false,"error":{"code":"busy","message":"Too many requests are in flight for this runtime or daemon; retry shortly."}}';
 
-const JSON_HEADERS = { 'content-type': 'application/json' } as const;
+/** The credential refusal as a Reply (the Exec lane) and as a Response (hono routes). */
+export const FORBIDDEN_REPLY: Reply = {
+  status: 403,
+  body: FORBIDDEN_BODY,
+  headers: JSON_TYPE,
+  fixed: true,
+};
+const BUSY_REPLY: Reply = { status: 409, body: BUSY_BODY, headers: JSON_TYPE, fixed: true };
 
 export function forbidden(): Response {
-  return new Response(FORBIDDEN_BODY, { status: 403, headers: JSON_HEADERS });
-}
-
-function busy(): Response {
-  return new Response(BUSY_BODY, { status: 409, headers: JSON_HEADERS });
+  return new Response(FORBIDDEN_BODY, { status: 403, headers: JSON_TYPE });
 }
 
 /** `Bearer <token>` -> token; '' when absent or not a bearer header. Oversized headers are not split. */
-function bearerToken(header: string | null): string {
+function bearerToken(header: string | null | undefined): string {
   if (!header) return '';
   if (header.length > MAX_TOKEN_BYTES + 16) return header; // the store rejects it on length alone
   const m = /^Bearer +(\S+) *$/i.exec(header);
@@ -43,50 +48,91 @@ function hasEscapedPath(url: string): boolean {
   return false;
 }
 
+/** What a runtime request's credential and path come to: admitted (release the slot when done) or refused. */
+export type Admission =
+  | { readonly ok: true; readonly auth: Authorization; readonly runtime: RuntimeRequest }
+  | { readonly ok: false; readonly reply: Reply };
+
+/** The request as admission reads it. */
+export interface AdmissionAsk {
+  readonly authorization: string | null | undefined;
+  readonly serverId: string | undefined;
+  readonly agentId: string | undefined;
+  /** The raw path held a percent escape. */
+  readonly escaped: boolean;
+  readonly path: string;
+}
+
 /**
  * Authenticates the runtime credential, checks that its server/agent binding
- * matches `:serverId`/`:agentId` in the path, then takes an admission slot
- * (32 per authorization, 1024 per daemon) before anything reads the body.
- * The slot is released when the handler chain finishes, whatever the outcome.
+ * matches the path's, then takes an admission slot (32 per authorization,
+ * 1024 per daemon) before anything reads the body. An admitted caller must
+ * `store.release(auth)` when its answer is made, whatever the outcome. One
+ * function for the hono middleware below and the Exec lane.
  */
-export function runtimeAuth(store: AuthorizationStore, diag: Diag): MiddlewareHandler<RuntimeEnv> {
-  return async (c, next) => {
-    const pending = store.authenticate(bearerToken(c.req.raw.headers.get('authorization')));
-    const res = pending instanceof Promise ? await pending : pending;
+export function runtimeAdmission(
+  store: AuthorizationStore,
+  diag: Diag,
+): (ask: AdmissionAsk) => Admission | Promise<Admission> {
+  const decide = (ask: AdmissionAsk, res: AuthResult): Admission => {
     if (!res.ok) {
-      diag('auth_failed', { reason: res.reason, path: c.req.path });
-      return forbidden();
+      diag('auth_failed', { reason: res.reason, path: ask.path });
+      return { ok: false, reply: FORBIDDEN_REPLY };
     }
     const auth = res.auth;
     const { principal } = auth;
     // Ids are never percent-encoded (catalog/ids.ts): an escaped path is an alias of some other spelling, refused.
-    if (
-      principal.serverId !== c.req.param('serverId') ||
-      principal.agentId !== c.req.param('agentId') ||
-      hasEscapedPath(c.req.url)
-    ) {
-      diag('auth_failed', { reason: 'binding', authorizationId: auth.id, path: c.req.path });
-      return forbidden();
+    if (principal.serverId !== ask.serverId || principal.agentId !== ask.agentId || ask.escaped) {
+      diag('auth_failed', { reason: 'binding', authorizationId: auth.id, path: ask.path });
+      return { ok: false, reply: FORBIDDEN_REPLY };
     }
     if (!store.admit(auth)) {
       diag('busy', { authorizationId: auth.id });
-      return busy();
+      return { ok: false, reply: BUSY_REPLY };
     }
+    // A revocation between authentication and admission has already reported its drain done.
+    if (auth.signal.aborted) {
+      store.release(auth);
+      return { ok: false, reply: FORBIDDEN_REPLY };
+    }
+    const runtime: RuntimeRequest = {
+      principal,
+      signal: auth.signal,
+      catalog: auth.catalog.catalog,
+      runtime: auth.runtime,
+      generationId: res.generationId,
+    };
+    return { ok: true, auth, runtime };
+  };
+  return (ask) => {
+    const pending = store.authenticate(bearerToken(ask.authorization));
+    return pending instanceof Promise
+      ? pending.then((res) => decide(ask, res))
+      : decide(ask, pending);
+  };
+}
+
+/** `runtimeAdmission` as hono middleware, for every runtime path; the slot is released when the chain finishes. */
+export function runtimeAuth(store: AuthorizationStore, diag: Diag): MiddlewareHandler<RuntimeEnv> {
+  const admission = runtimeAdmission(store, diag);
+  return async (c, next) => {
+    const pending = admission({
+      authorization: c.req.raw.headers.get('authorization'),
+      serverId: c.req.param('serverId'),
+      agentId: c.req.param('agentId'),
+      escaped: hasEscapedPath(c.req.url),
+      path: c.req.path,
+    });
+    const a = pending instanceof Promise ? await pending : pending;
+    if (!a.ok)
+      return new Response(a.reply.body, { status: a.reply.status, headers: a.reply.headers });
     try {
-      // A revocation between authentication and admission has already reported its drain done.
-      if (auth.signal.aborted) return forbidden();
-      c.set('runtime', {
-        principal,
-        signal: auth.signal,
-        catalog: auth.catalog.catalog,
-        runtime: auth.runtime,
-        generationId: res.generationId,
-      });
+      c.set('runtime', a.runtime);
       await next();
       // Whatever the handler produced, nothing but the 403 leaves once the runtime is revoked.
-      if (auth.signal.aborted) c.res = forbidden();
+      if (a.auth.signal.aborted) c.res = forbidden();
     } finally {
-      store.release(auth);
+      store.release(a.auth);
     }
   };
 }

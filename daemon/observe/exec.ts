@@ -1,9 +1,9 @@
-import type { Context } from 'hono';
+import type { CallView } from '../http/call-view.js';
 import { statusOutcome } from '../../catalog/call-outcome.js';
 import type { AuditNote } from '../audit/note.js';
 import { traceIdOf } from '../audit/trace.js';
 import type { AuditTrail } from '../audit/trail.js';
-import type { RuntimeRequest } from '../auth/principal.js';
+import type { Reply } from '../http/reply.js';
 import { THREAD_HEADER } from '../http/child-gate.js';
 import { tracing, type SpanHandle } from '../telemetry/tracing.js';
 import { countExec } from './metrics.js';
@@ -18,11 +18,11 @@ import { callerAttrs, traceHeaders, turnTraceparent } from './span-attrs.js';
  * the result or error body as sent, and the code of an error envelope.
  */
 export async function observeExec(
-  c: Context,
+  c: CallView,
   trail: AuditTrail | null,
-  run: (note: AuditNote) => Promise<Response>,
-): Promise<Response> {
-  const rt = c.get('runtime') as RuntimeRequest;
+  run: (note: AuditNote) => Promise<Reply>,
+): Promise<Reply> {
+  const rt = c.get('runtime');
   const domain = c.req.param('domain') ?? '';
   const action = c.req.param('action') ?? '';
   // A name outside the pinned catalog came from the caller and is labelled _unknown.
@@ -44,7 +44,7 @@ export async function observeExec(
   const rec = openRecord(c, 'exec', trail, span);
   rec.tool = `${domain}/${action}`;
   rec.label = `${d}/${a}`;
-  let res: Response;
+  let res: Reply;
   try {
     res = await run(rec.note);
   } catch (err) {
@@ -58,7 +58,7 @@ export async function observeExec(
 }
 
 function finish(
-  c: Context,
+  c: CallView,
   rec: CallRecord,
   domain: string,
   action: string,
@@ -77,7 +77,7 @@ function finish(
   note.requestBytes ??= 0;
   const thread = c.req.header(THREAD_HEADER);
   trail.finish(
-    c,
+    c.get('runtime'),
     {
       via: 'exec',
       tool: rec.tool!,

@@ -156,7 +156,7 @@ function finish(
   // A row for each tool call its tool host answered.
   if (trail === null || !reached) return;
   trail.finish(
-    c,
+    c.get('runtime') as RuntimeRequest,
     {
       via: 'mcp',
       tool: rec.tool!,

@@ -1,4 +1,4 @@
-import type { Context } from 'hono';
+import type { CallView } from '../http/call-view.js';
 import type { AuditVia } from '../../catalog/audit.js';
 import type { AuditNote } from '../audit/note.js';
 import type { AuditTrail } from '../audit/trail.js';
@@ -40,7 +40,7 @@ const RECORD = Symbol('agentteam.callRecord');
 type Carrier = { [RECORD]?: CallRecord };
 
 export function openRecord(
-  c: Context,
+  c: CallView,
   via: AuditVia,
   trail: AuditTrail | null,
   span: SpanHandle | undefined,
@@ -65,7 +65,7 @@ export function openRecord(
 }
 
 /** The record of the call `c` carries (opened by `observeExec` or `observeMcp`). */
-export function recordOf(c: Context): CallRecord | undefined {
+export function recordOf(c: CallView): CallRecord | undefined {
   return (c as Carrier)[RECORD];
 }
 
@@ -76,14 +76,14 @@ export function recordOf(c: Context): CallRecord | undefined {
  * writing the answer) runs outside, so its promises cost no async hook
  * (daemon/telemetry/request-context.ts).
  */
-export function inRequestSpan<T>(c: Context, fn: () => Promise<T>): Promise<T> {
+export function inRequestSpan<T>(c: CallView, fn: () => Promise<T>): Promise<T> {
   const t = tracing();
   const span = t === null ? undefined : (c as Carrier)[RECORD]?.span;
   return span === undefined ? fn() : t!.within(span, fn);
 }
 
 /** `inRequestSpan` for synchronous work (the result gate). */
-export function inRequestSpanSync<T>(c: Context, fn: () => T): T {
+export function inRequestSpanSync<T>(c: CallView, fn: () => T): T {
   const t = tracing();
   const span = t === null ? undefined : (c as Carrier)[RECORD]?.span;
   return span === undefined ? fn() : t!.withinSync(span, fn);

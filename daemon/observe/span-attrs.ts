@@ -1,4 +1,4 @@
-import type { Context } from 'hono';
+import type { CallView } from '../http/call-view.js';
 import type { RuntimeRequest } from '../auth/principal.js';
 import type { Carrier, SpanAttrs } from '../telemetry/tracing.js';
 
@@ -13,7 +13,7 @@ export function callerAttrs(rt: RuntimeRequest): SpanAttrs {
  * when they carry none, the span of the delivered turn the runtime was
  * launched for (so a turn is the root of its calls' trace).
  */
-export function traceHeaders(c: Context): Carrier {
+export function traceHeaders(c: CallView): Carrier {
   const traceparent = c.req.header('traceparent');
   if (traceparent === undefined) {
     const turn = turnTraceparent(c);
@@ -23,6 +23,6 @@ export function traceHeaders(c: Context): Carrier {
 }
 
 /** The `traceparent` of the turn an authenticated runtime request was made in, or null. */
-export function turnTraceparent(c: Context): string | null {
+export function turnTraceparent(c: CallView): string | null {
   return (c.get('runtime') as RuntimeRequest | undefined)?.principal.turnTrace ?? null;
 }

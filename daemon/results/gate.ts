@@ -49,9 +49,14 @@ export class ResultGate {
     readonly spill: SpillStore,
   ) {}
 
-  /** How many HTTP responses have left through the middleware (a test checks that every request adds one). */
+  /** How many HTTP responses have left through the middleware or the Exec lane (a test checks that every request adds one). */
   get responses(): number {
     return this.seen;
+  }
+
+  /** Counts a response that left without the middleware (the Exec lane, whose bodies the gate made). */
+  sent(): void {
+    this.seen++;
   }
 
   /** Changes whenever the set of masked values changes (for caches of gated output). */
