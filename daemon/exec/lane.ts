@@ -46,11 +46,7 @@ export function execLane(
     const path = req.url ?? '';
     const m = LANE_PATH.exec(path);
     if (m === null) return false;
-    const call = new NodeCall(
-      req,
-      { serverId: m[1]!, agentId: m[2]!, domain: m[3]!, action: m[4]! },
-      path,
-    );
+    const call = new NodeCall(req, m, path);
     const host = call.header('host');
     if (host === undefined || !PLAIN_HOST.test(host)) return false;
     // After this turn's I/O: a body sent with its header has been parsed by then and is taken

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { RuntimeRequest } from '../auth/principal.js';
+import { EXEC_ACTION_PATH } from './paths.js';
 
 /**
  * What the code of one runtime call reads of its request: the authorization
@@ -21,31 +22,31 @@ export interface CallView {
   readonly env: unknown;
 }
 
-/** The path parameters of an Exec action. */
-interface ExecParams {
-  readonly serverId: string;
-  readonly agentId: string;
-  readonly domain: string;
-  readonly action: string;
-}
+/** Where each parameter of the Exec action path is in a match of it: its place in the path, from 1. */
+const PARAM_AT: ReadonlyMap<string, number> = new Map(
+  [...EXEC_ACTION_PATH.matchAll(/:([A-Za-z]+)/g)].map((m, i) => [m[1]!, i + 1]),
+);
 
 /**
- * A CallView over a Node request, for the Exec lane. Headers are read the
- * way @hono/node-server reads them for hono (raw fields, case-insensitive,
- * repeats joined, so two Authorization fields are one malformed value, not
- * the first of them), gathered once per request.
+ * A CallView over a Node request, for the Exec lane; `match` is the action
+ * path (`EXEC_ACTION_PATH`) matched with a group per parameter, in path order (exec/lane.ts).
+ * Headers are read the way @hono/node-server reads them for hono (raw
+ * fields, case-insensitive, repeats joined, so two Authorization fields are
+ * one malformed value, not the first of them), gathered once per request.
+ * It is its own `env` (`{ incoming }`): one object per call.
  */
 export class NodeCall implements CallView {
   runtime: RuntimeRequest | undefined;
-  readonly env: { readonly incoming: IncomingMessage };
   private headers: Record<string, string> | undefined;
 
   constructor(
-    incoming: IncomingMessage,
-    private readonly params: ExecParams,
+    readonly incoming: IncomingMessage,
+    private readonly match: readonly string[],
     readonly path: string,
-  ) {
-    this.env = { incoming };
+  ) {}
+
+  get env(): this {
+    return this;
   }
 
   get req(): this {
@@ -57,11 +58,12 @@ export class NodeCall implements CallView {
   }
 
   param(name: string): string | undefined {
-    return (this.params as unknown as Record<string, string>)[name];
+    const at = PARAM_AT.get(name);
+    return at === undefined ? undefined : this.match[at];
   }
 
   header(name: string): string | undefined {
-    const all = (this.headers ??= joinedHeaders(this.env.incoming.rawHeaders));
+    const all = (this.headers ??= joinedHeaders(this.incoming.rawHeaders));
     return all[name.toLowerCase()];
   }
 }
