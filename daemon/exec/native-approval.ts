@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Context, Hono } from 'hono';
 import type { Clock } from '../../lib/clock.js';
 import type { NativeAnswer, NativeAsk } from '../approvals/ask.js';
@@ -26,11 +27,72 @@ interface NativeApprovalDeps {
 const POLL_MS = 25_000;
 /** How long a settled answer is kept for a poll whose response was lost on the way. */
 const KEEP_SETTLED_MS = 10 * 60_000;
+/** Requests one authorization may have waiting for a decision at once; one more is `busy`. */
+const NATIVE_OUTSTANDING_MAX = 16;
+/** Settled answers kept per authorization (the oldest go first), whatever their age. */
+const SETTLED_KEPT_MAX = 1024;
 
 interface Pending {
-  readonly body: string;
+  /** SHA-256 of the body the key was first sent with: a repeat must match it (the body itself is not kept). */
+  readonly digest: string;
   readonly answer: Promise<NativeAnswer>;
   settled: NativeAnswer | null;
+}
+
+/** One authorization's keys: how many wait for a decision, and the settled ones oldest first. */
+interface Keys {
+  open: number;
+  readonly settled: Set<string>;
+}
+
+/** The keys of every authorization, bounded per authorization in both counts. */
+class KeyBook {
+  readonly entries = new Map<string, Pending>();
+  private readonly byAuth = new Map<string, Keys>();
+
+  /** Room for one more waiting request of `auth`? */
+  hasRoom(auth: string): boolean {
+    return (this.byAuth.get(auth)?.open ?? 0) < NATIVE_OUTSTANDING_MAX;
+  }
+
+  add(auth: string, id: string, entry: Pending): void {
+    const keys = this.keysOf(auth);
+    keys.open++;
+    this.entries.set(id, entry);
+  }
+
+  /** The request was decided: kept for late polls, the oldest beyond the bound dropped. */
+  settle(auth: string, id: string): void {
+    const keys = this.keysOf(auth);
+    keys.open--;
+    keys.settled.add(id);
+    for (const old of keys.settled) {
+      if (keys.settled.size <= SETTLED_KEPT_MAX) break;
+      this.forget(auth, old, this.entries.get(old)!);
+    }
+  }
+
+  /**
+   * Filing failed (`wasOpen`) or a settled answer's time is up. Only `entry`
+   * itself goes: a key filed again after its answer was dropped is a new entry.
+   */
+  forget(auth: string, id: string, entry: Pending, wasOpen = false): void {
+    const keys = this.byAuth.get(auth);
+    if (!keys || this.entries.get(id) !== entry) return;
+    this.entries.delete(id);
+    if (wasOpen) keys.open--;
+    keys.settled.delete(id);
+    if (keys.open === 0 && keys.settled.size === 0) this.byAuth.delete(auth);
+  }
+
+  private keysOf(auth: string): Keys {
+    let keys = this.byAuth.get(auth);
+    if (!keys) {
+      keys = { open: 0, settled: new Set() };
+      this.byAuth.set(auth, keys);
+    }
+    return keys;
+  }
 }
 
 /**
@@ -49,15 +111,15 @@ export function registerNativeApprovalRoute(
   native: NativeAsker,
   services: NativeApprovalDeps,
 ): void {
-  const pending = new Map<string, Pending>();
+  const keys = new KeyBook();
   const deps = { native, gate: services.gate, clock: services.clock };
-  app.post(NATIVE_APPROVAL_PATH, (c) => nativeApproval(c, deps, pending));
+  app.post(NATIVE_APPROVAL_PATH, (c) => nativeApproval(c, deps, keys));
 }
 
 async function nativeApproval(
   c: Context<RuntimeEnv>,
   deps: NativeApprovalDeps & { readonly native: NativeAsker },
-  pending: Map<string, Pending>,
+  keys: KeyBook,
 ): Promise<Response> {
   const { principal, signal, runtime } = c.get('runtime');
   const fail = (err: ExecError, close = false): Response =>
@@ -71,10 +133,10 @@ async function nativeApproval(
       new ExecError('forbidden', 'native approvals over Exec are filed by Claude Code runtimes'),
     );
   let request: HookRequest;
-  let text: string;
+  let digest: string;
   try {
     const bytes = await readRequestBody(c, { clock: deps.clock, signal, counted: { bytes: 0 } });
-    text = Buffer.from(bytes).toString('utf8');
+    digest = createHash('sha256').update(bytes).digest('base64');
     request = parseHookRequest(decodeStrictJson(bytes));
   } catch (err) {
     if (err instanceof RevokedError || signal.aborted) return forbidden();
@@ -83,24 +145,34 @@ async function nativeApproval(
     return fail(new ExecError('invalid_request', 'the body could not be read'), true);
   }
   if (!principal.turnId) return deps.gate.ok({ status: 'pass' });
-  const id = `${principal.authorizationId}\u0000${request.key}`;
-  let entry = pending.get(id);
-  if (entry && entry.body !== text)
+  const auth = principal.authorizationId;
+  const id = `${auth}\u0000${request.key}`;
+  let entry = keys.entries.get(id);
+  if (entry && entry.digest !== digest)
     return fail(
       new ExecError('idempotency_conflict', 'this key was used for another permission request'),
     );
   if (!entry) {
+    if (!keys.hasRoom(auth))
+      return fail(
+        new ExecError(
+          'busy',
+          `${NATIVE_OUTSTANDING_MAX} permission requests of this runtime already wait for a decision`,
+          { hint: 'Wait for one of them to be decided, then ask again.' },
+        ),
+      );
     // Who asks comes from the authorization; only the thread, subagent and what is asked from the hook.
     const ask = claudeAsk(request, askOrigin(principal, runtime));
-    const created: Pending = { body: text, answer: deps.native.ask(ask, signal), settled: null };
+    const created: Pending = { digest, answer: deps.native.ask(ask, signal), settled: null };
+    keys.add(auth, id, created);
     created.answer.then(
       (answer) => {
         created.settled = answer;
-        deps.clock.setTimeout(() => pending.delete(id), KEEP_SETTLED_MS).unref?.();
+        keys.settle(auth, id);
+        deps.clock.setTimeout(() => keys.forget(auth, id, created), KEEP_SETTLED_MS).unref?.();
       },
-      () => pending.delete(id),
+      () => keys.forget(auth, id, created, true),
     );
-    pending.set(id, created);
     entry = created;
   }
   const answer = await waitFor(entry, deps.clock, signal);

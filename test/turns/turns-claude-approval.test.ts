@@ -83,6 +83,7 @@ before(async () => {
         agent('raw', ['raw', 'not json', 'record', join(root, 'rec')]),
         agent('rp', ['repoll', 'bash', 'echo repolled']),
         agent('tw', ['bash', 'echo turn-wide', 'record', join(root, 'rec-turn')]),
+        agent('fl', ['flood', '17']),
       ],
       teams: [],
     }),
@@ -185,6 +186,22 @@ test('one key files once: two polls at once get the one decision; another body u
     await reply('dm:rp', posted.message.id),
     'repoll: decided:approved decided:approved error:idempotency_conflict',
   );
+});
+
+test('at most 16 requests of one runtime wait at once: the 17th is busy and files nothing', async () => {
+  const posted = await post(d, 'dm:fl', 'Ask a lot');
+  await waitTurn(d, posted.turns[0]!.turnId);
+  assert.match(
+    await reply('dm:fl', posted.message.id),
+    /^flood: error:busy: 16 permission requests of this runtime already wait for a decision$/,
+  );
+  const list = await d.cli(['approval', 'list']);
+  const mine = (JSON.parse(list.stdout).data.approvals as Row[]).filter(
+    (a) => a.requestedBy === 'agent:fl',
+  );
+  assert.equal(mine.length, 16, 'the refused one filed nothing');
+  // The turn ended with them waiting: every one is cancelled, none left pending.
+  assert.deepEqual([...new Set(mine.map((a) => a.status))], ['cancelled']);
 });
 
 test('the hook input limit: 1 MiB is read, one byte more exits 2 before anything is sent', () => {
