@@ -34,6 +34,14 @@ function send(url: string, method: string, auth?: string, body?: string): Promis
   });
 }
 
+/** The token with one character of its payload swapped for another base64url character. */
+function payloadChanged(token: string): string {
+  const [head, payload, sig] = token.split('.');
+  const at = Math.floor(payload!.length / 2);
+  const swapped = payload![at] === 'A' ? 'B' : 'A';
+  return `${head}.${payload!.slice(0, at)}${swapped}${payload!.slice(at + 1)}.${sig}`;
+}
+
 test('forged-token battery: every failure is the byte-identical 403', async (t) => {
   const home = mkdtempSync(join(tmpdir(), 'agentteam-h2-forged-'));
   const clock = new FakeClock(Date.now());
@@ -123,6 +131,12 @@ test('forged-token battery: every failure is the byte-identical 403', async (t) 
     ["valid token on another server's path", `Bearer ${tok1}`, base('s2', 'a1')],
     ['revoked generation', `Bearer ${goneTok}`],
     ['token over 4 KiB', `Bearer ${tok1}${'A'.repeat(4200)}`],
+    // The verified-token cache finds a generation by the token's signature: the whole token must match too.
+    ['a verified token with its payload changed, signature kept', `Bearer ${payloadChanged(tok1)}`],
+    [
+      'a verified token with its header changed, signature kept',
+      `Bearer ${'x'.repeat(3)}${tok1.slice(3)}`,
+    ],
   ];
   const paths = (b: string) => [
     ['GET', `${b}/catalog`],
