@@ -139,7 +139,11 @@ async function execAction(c: CallView, services: ExecDeps, note: AuditNote): Pro
     const ctx: HandlerContext = {
       principal,
       signal,
-      server: services.server({ serverId: principal.serverId, agentId: principal.agentId }),
+      server: services.server({
+        serverId: principal.serverId,
+        agentId: principal.agentId,
+        ...(c.arrivedAt !== undefined ? { arrivedAt: c.arrivedAt } : {}),
+      }),
       profile: services.profile,
       cursors: services.cursors,
     };

@@ -20,6 +20,8 @@ export interface CallView {
   };
   /** `{ incoming }` on @hono/node-server and in the lane; absent for a web Request (tests, in-process calls). */
   readonly env: unknown;
+  /** When the request was read (performance.now()), where known: the Exec lane's calls (store/server-api.ts, Caller). */
+  readonly arrivedAt?: number;
 }
 
 /** Where each parameter of the Exec action path is in a match of it: its place in the path, from 1. */
@@ -37,6 +39,8 @@ const PARAM_AT: ReadonlyMap<string, number> = new Map(
  */
 export class NodeCall implements CallView {
   runtime: RuntimeRequest | undefined;
+  /** Taken when the request's header has been read: the lane builds the call in Node's request event. */
+  readonly arrivedAt = performance.now();
   private headers: Record<string, string> | undefined;
 
   constructor(

@@ -33,8 +33,9 @@ export class ReadCache<V extends object> {
     private readonly limit = 1024,
   ) {}
 
-  get(key: string): V | undefined {
-    const counter = this.sql.changeCounter();
+  /** `since`: when the caller's request was read, for a change check made after it to be shared (SqlStore.changeCounter). */
+  get(key: string, since?: number): V | undefined {
+    const counter = this.sql.changeCounter(since);
     if (counter === null) return undefined;
     if (counter !== this.counter) {
       this.values.clear();

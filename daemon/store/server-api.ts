@@ -55,4 +55,11 @@ export interface ApprovalOperatorApi {
 export interface Caller {
   readonly serverId: string;
   readonly agentId: string;
+  /**
+   * When the request behind this call was read (performance.now(); the Exec
+   * lane sets it): a store change check begun after that instant has seen
+   * every commit the caller could have known of, so such a check may be
+   * shared instead of made again (SqlStore.changeCounter).
+   */
+  readonly arrivedAt?: number;
 }

@@ -142,9 +142,11 @@ export interface SqlStore extends Sql {
    * A number that moves whenever anything is committed to the database, when
    * the driver can tell cheaply and synchronously (SQLite); null when it
    * cannot (another daemon may write a shared PostgreSQL at any time), in
-   * which case nothing read may be cached.
+   * which case nothing read may be cached. `since`: the caller's request
+   * was read at that instant (performance.now()); a check begun after it,
+   * with no write of this connection since, may be answered again.
    */
-  changeCounter(): number | null;
+  changeCounter(since?: number): number | null;
   /**
    * Whether a cache kept by this daemon's own writes may be used now: true
    * on SQLite while none of the store's transactions is open (no syscall,

@@ -44,6 +44,10 @@ export class SqliteSql implements SqlStore {
   private locked = false;
   private unlocked: Promise<void> = Promise.resolve();
   private savepoints = 0;
+  /** Writes this connection made: statements that change rows, and committed transactions. */
+  private writes = 0;
+  /** The last WAL-header check: when it began (performance.now()), what it saw, the writes count then. */
+  private readonly lastCheck = { at: Number.NEGATIVE_INFINITY, generation: 0, writes: -1 };
   private readonly counts = { transactions: 0, retries: 0, busy: 0 };
 
   constructor(
@@ -59,16 +63,21 @@ export class SqliteSql implements SqlStore {
 
   async all<R>(sql: string, params: readonly SqlValue[] = []): Promise<R[]> {
     while (this.locked) await this.waitUnlocked();
-    return this.statement(sql).all(...params) as R[];
+    const st = this.statement(sql);
+    if (!st.readonly) this.writes++;
+    return st.all(...params) as R[];
   }
 
   async get<R>(sql: string, params: readonly SqlValue[] = []): Promise<R | undefined> {
     while (this.locked) await this.waitUnlocked();
-    return this.statement(sql).get(...params) as R | undefined;
+    const st = this.statement(sql);
+    if (!st.readonly) this.writes++;
+    return st.get(...params) as R | undefined;
   }
 
   async run(sql: string, params: readonly SqlValue[] = []): Promise<RunResult> {
     while (this.locked) await this.waitUnlocked();
+    this.writes++;
     return { changes: this.statement(sql).run(...params).changes };
   }
 
@@ -95,6 +104,7 @@ export class SqliteSql implements SqlStore {
         throw err;
       }
       this.db.exec('COMMIT');
+      this.writes++;
       this.counts.transactions++;
       hooks.run();
       return result;
@@ -145,11 +155,26 @@ export class SqliteSql implements SqlStore {
    * count plus `PRAGMA data_version` for the others' commits. Null while a
    * transaction is open on the connection, ours or one begun by hand: its
    * uncommitted rows are visible to it and in no header.
+   *
+   * A caller whose request was read at `since` is given the last check
+   * again when that check began after `since` and this connection wrote
+   * nothing since: every commit the caller could have known of came before
+   * its request, so before that check; one after it is concurrent with the
+   * call, which may be ordered before it. The Exec lane starts the calls a
+   * poll of the event loop read together one after another, so the first
+   * one's check serves the rest.
    */
-  changeCounter(): number | null {
+  changeCounter(since?: number): number | null {
     if (this.locked || this.db.inTransaction) return null;
-    if (this.walHeader !== null) return this.walHeader.generationNow();
-    return this.totalChanges.get()! + this.dataVersion.get()! * 2 ** 26;
+    if (this.walHeader === null)
+      return this.totalChanges.get()! + this.dataVersion.get()! * 2 ** 26;
+    const last = this.lastCheck;
+    if (since !== undefined && last.at > since && last.writes === this.writes)
+      return last.generation;
+    last.at = performance.now();
+    last.writes = this.writes;
+    last.generation = this.walHeader.generationNow();
+    return last.generation;
   }
 
   async close(): Promise<void> {

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import { strict as assert } from 'node:assert';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDaemon } from '../../daemon/server.js';
@@ -180,6 +181,24 @@ test('the Exec lane and the hono route answer every case alike', async (t) => {
   }
   // Every answer of both ways left through the result gate.
   assert.ok(daemon.gatedResponses() - before >= cases.length * 2);
+
+  // A commit by another connection (as by another process) is seen by the next call, on both ways.
+  const Database = createRequire(import.meta.url)(
+    'better-sqlite3',
+  ) as typeof import('better-sqlite3');
+  const other = new Database(join(home, 'store.db'));
+  t.after(() => other.close());
+  for (const [n, suffix] of [
+    [1, ''],
+    [2, '?via=hono'],
+  ] as const) {
+    other.prepare('UPDATE tasks SET title = ? WHERE id = ?').run(`from elsewhere ${n}`, id);
+    const seen = await send(`${base}/task/get${suffix}`, auth, get);
+    assert.equal(
+      (JSON.parse(seen.body) as { data: { task: { title: string } } }).data.task.title,
+      `from elsewhere ${n}`,
+    );
+  }
 
   // Methods other than POST never take the lane; the route's answer stands.
   const got = await send(`${base}/task/get`, auth, '', 'GET');

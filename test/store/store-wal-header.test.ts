@@ -126,6 +126,34 @@ test('a commit by another process moves the counter; a transaction open on the c
   assert.notEqual(sql.changeCounter(), null);
 });
 
+test('a check is shared with a request read before it began, never across a write of this connection', async (t) => {
+  const { sql, other } = tempDb(t);
+  const put = (key: string) =>
+    other.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(key, 'x');
+  const readEarlier = performance.now();
+  const g1 = sql.changeCounter();
+  put('after-the-check');
+  assert.equal(
+    sql.changeCounter(readEarlier),
+    g1,
+    'a request read before the check shares it: the later commit is concurrent with that call',
+  );
+  const readLater = performance.now();
+  const g2 = sql.changeCounter(readLater);
+  assert.notEqual(g2, g1, 'a request read after the commit gets a check of its own');
+  assert.equal(sql.changeCounter(readLater), g2, 'and shares that one');
+  await sql.run("INSERT OR REPLACE INTO meta (key, value) VALUES ('own', 'x')");
+  assert.notEqual(
+    sql.changeCounter(readLater),
+    g2,
+    "this connection's own write is never hidden by a shared check",
+  );
+  put('no-since');
+  const g3 = sql.changeCounter();
+  put('no-since-2');
+  assert.notEqual(sql.changeCounter(), g3, 'a caller without a read time always checks');
+});
+
 test('an in-memory database keeps the driver check', async () => {
   const db = openDb(':memory:', STORE_MIGRATIONS);
   const sql = new SqliteSql(db, ':memory:');
