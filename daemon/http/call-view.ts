@@ -67,8 +67,8 @@ export class NodeCall implements CallView {
   }
 
   header(name: string): string | undefined {
-    const all = (this.headers ??= joinedHeaders(this.incoming.rawHeaders));
-    return all[name.toLowerCase()];
+    if (this.headers === undefined) this.headers = joinedHeaders(this.incoming.rawHeaders);
+    return this.headers[name.toLowerCase()];
   }
 }
 
