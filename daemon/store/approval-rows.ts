@@ -63,6 +63,9 @@ export const EFFECTIVE =
 
 export const COLUMNS = `id, server_id, requested_by, title, detail, ${EFFECTIVE} AS status, decided_by, note, decided_at, expires_at, revision, created_at, updated_at, runtime, lease_id, turn_id, thread_id, subagent_id, delegated, kind, native_view, scope`;
 
+/** One row by id, whatever its server (the daemon's own reads). Parameters: now, id. */
+export const ANY_SERVER = `SELECT ${COLUMNS} FROM approvals WHERE id = ?`;
+
 export const approvalOf = (r: ApprovalRow): Approval => ({
   id: r.id,
   title: r.title,

@@ -16,6 +16,7 @@ import type { Sql, SqlTx } from './sql.js';
 import {
   type Approval,
   type ApprovalRow as Row,
+  ANY_SERVER,
   approvalOf,
   COLUMNS,
   EFFECTIVE,
@@ -45,8 +46,6 @@ type Decision = 'approve' | 'reject';
 
 /** Parameters: now, id, server id. */
 const BY_ID = `SELECT ${COLUMNS} FROM approvals WHERE id = ? AND server_id = ?`;
-/** Parameters: now, id. */
-const ANY_SERVER = `SELECT ${COLUMNS} FROM approvals WHERE id = ?`;
 const INSERT = `INSERT INTO approvals (id, server_id, requested_by, title, detail, status, expires_at, revision, created_at, updated_at)
   VALUES (?, ?, ?, ?, ?, 'pending', ?, 1, ?, ?)`;
 /** The first decider wins: only a pending, unexpired row changes. */

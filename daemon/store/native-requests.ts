@@ -1,4 +1,5 @@
 import {
+  ANY_SERVER,
   type Approval,
   type ApprovalRow as Row,
   approvalOf,
@@ -12,9 +13,6 @@ import { newId } from './ids.js';
 
 /** How a runtime's own request ends without a person: expired at its deadline, cancelled with its turn. */
 type End = 'expired' | 'cancelled';
-
-/** Parameters: now, id. */
-const ANY_SERVER = `SELECT ${COLUMNS} FROM approvals WHERE id = ?`;
 
 /**
  * The rows of a runtime's own requests (its permission prompt, filed by the
