@@ -21,6 +21,7 @@ import {
 import type { Diag } from './lifecycle/diag.js';
 import { hostOriginCheck, hostOriginGuard } from './http/host-origin.js';
 import { execLane } from './exec/lane.js';
+import { fixedResponse, forbiddenReply } from './http/reply.js';
 import type { ExecDeps } from './exec/route.js';
 import { ERROR_TABLE } from '../catalog/errors.js';
 import { DEFAULT_SERVER } from '../catalog/ids.js';
@@ -65,14 +66,14 @@ export type PartOperatorHandlers = Omit<OperatorHandlers, CoreOperatorRoute>;
 
 /** A refusal in the shape of the route family: a JSON-RPC frame for MCP, the envelope elsewhere. */
 function refuse(path: string, message: string): Response {
-  const body = MCP_PREFIXES.some((p) => path.startsWith(p))
-    ? JSON.stringify({
-        jsonrpc: '2.0',
-        id: null,
-        error: { code: ERROR_TABLE.forbidden.jsonrpc, message },
-      })
-    : JSON.stringify({ ok: false, error: { code: 'forbidden', message } });
-  return new Response(body, { status: 403, headers: { 'content-type': 'application/json' } });
+  const envelope = forbiddenReply(message);
+  if (!MCP_PREFIXES.some((p) => path.startsWith(p))) return fixedResponse(envelope);
+  const frame = {
+    jsonrpc: '2.0',
+    id: null,
+    error: { code: ERROR_TABLE.forbidden.jsonrpc, message },
+  };
+  return fixedResponse({ ...envelope, body: JSON.stringify(frame) });
 }
 
 /**

@@ -3,7 +3,7 @@ import { ENTITY_ID_BODY } from '../../catalog/ids.js';
 import type { Authorization } from '../auth/authorization.js';
 import { NodeCall } from '../http/call-view.js';
 import { EXEC_ACTION_PATH } from '../http/paths.js';
-import { JSON_TYPE, type Reply } from '../http/reply.js';
+import { forbiddenReply, JSON_TYPE, type Reply } from '../http/reply.js';
 import { FORBIDDEN_REPLY, type Admission, type AdmissionAsk } from '../http/runtime-auth.js';
 import { ExecError } from '../errors/exec-error.js';
 import { execCall, type ExecDeps } from './route.js';
@@ -73,8 +73,7 @@ async function answer(deps: ExecLaneDeps, call: NodeCall): Promise<Reply> {
   const refused = deps.guard(call.header('host'), call.header('origin'), call.path);
   if (refused !== null) {
     deps.diag('host_origin_refused', { path: call.path });
-    const body = JSON.stringify({ ok: false, error: { code: 'forbidden', message: refused } });
-    return { status: 403, body, headers: JSON_TYPE, fixed: true };
+    return forbiddenReply(refused);
   }
   try {
     const pending = deps.admission({

@@ -2,7 +2,7 @@ import type { Hono } from 'hono';
 import type { RuntimeEnv } from '../auth/principal.js';
 import { FORBIDDEN_REPLY } from '../http/runtime-auth.js';
 import type { CallView } from '../http/call-view.js';
-import { JSON_TYPE, type Reply } from '../http/reply.js';
+import { fixedResponse, JSON_TYPE, type Reply } from '../http/reply.js';
 import { EXEC_ACTION_PATH } from '../http/paths.js';
 import { ExecError } from '../errors/exec-error.js';
 import type { ResultGate } from '../results/gate.js';
@@ -65,9 +65,7 @@ export function execCall(c: CallView, services: ExecDeps): Promise<Reply> {
 export function registerExecActionRoute(app: Hono<RuntimeEnv>, services: ExecDeps): void {
   // The gate's output is marked as screened; a fixed refusal is screened by the gate's middleware as before.
   const respond = (r: Reply) =>
-    r.fixed
-      ? new Response(r.body, { status: r.status, headers: r.headers })
-      : services.gate.respond(r.body, r.status, r.headers);
+    r.fixed ? fixedResponse(r) : services.gate.respond(r.body, r.status, r.headers);
   app.post(EXEC_ACTION_PATH, async (c) => respond(await execCall(c, services)));
   app.on(['GET', 'PUT', 'PATCH', 'DELETE'], EXEC_ACTION_PATH, () =>
     respond(

@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { RuntimeEnv, RuntimeRequest } from '../auth/principal.js';
 import type { AuthorizationStore, AuthResult } from '../auth/store.js';
 import type { Authorization } from '../auth/authorization.js';
-import { JSON_TYPE, type Reply } from './reply.js';
+import { fixedResponse, JSON_TYPE, type FixedReply } from './reply.js';
 import { MAX_TOKEN_BYTES } from '../auth/signer.js';
 import type { Diag } from '../lifecycle/diag.js';
 
@@ -17,16 +17,21 @@ export const BUSY_BODY =
   '{"ok":false,"error":{"code":"busy","message":"Too many requests are in flight for this runtime or daemon; retry shortly."}}';
 
 /** The credential refusal as a Reply (the Exec lane) and as a Response (hono routes). */
-export const FORBIDDEN_REPLY: Reply = {
+export const FORBIDDEN_REPLY = {
   status: 403,
   body: FORBIDDEN_BODY,
   headers: JSON_TYPE,
   fixed: true,
-};
-const BUSY_REPLY: Reply = { status: 409, body: BUSY_BODY, headers: JSON_TYPE, fixed: true };
+} as const satisfies FixedReply;
+const BUSY_REPLY = {
+  status: 409,
+  body: BUSY_BODY,
+  headers: JSON_TYPE,
+  fixed: true,
+} as const satisfies FixedReply;
 
 export function forbidden(): Response {
-  return new Response(FORBIDDEN_BODY, { status: 403, headers: JSON_TYPE });
+  return fixedResponse(FORBIDDEN_REPLY);
 }
 
 /** `Bearer <token>` -> token; '' when absent or not a bearer header. Oversized headers are not split. */
@@ -51,7 +56,7 @@ function hasEscapedPath(url: string): boolean {
 /** What a runtime request's credential and path come to: admitted (release the slot when done) or refused. */
 export type Admission =
   | { readonly ok: true; readonly auth: Authorization; readonly runtime: RuntimeRequest }
-  | { readonly ok: false; readonly reply: Reply };
+  | { readonly ok: false; readonly reply: FixedReply };
 
 /** The request as admission reads it. */
 export interface AdmissionAsk {
@@ -124,8 +129,7 @@ export function runtimeAuth(store: AuthorizationStore, diag: Diag): MiddlewareHa
       path: c.req.path,
     });
     const a = pending instanceof Promise ? await pending : pending;
-    if (!a.ok)
-      return new Response(a.reply.body, { status: a.reply.status, headers: a.reply.headers });
+    if (!a.ok) return fixedResponse(a.reply);
     try {
       c.set('runtime', a.runtime);
       await next();
