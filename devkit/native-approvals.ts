@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startDaemon, type SpawnedDaemon } from './daemon.js';
 import { scriptBinary } from './script-binary.js';
+import { waitFor } from './wait.js';
 
 /**
  * A daemon whose Codex agents run the app-server stand-in
@@ -90,12 +91,18 @@ export async function askingDaemon(
     d,
     listed,
     async waitPending(agent) {
-      for (const until = Date.now() + 20_000; Date.now() < until; ) {
-        const { rows, out } = await listed(agent, 'pending');
-        if (rows[0]) return { row: rows[0], out };
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      assert.fail(`no pending request of ${agent}`);
+      let found: { row: Approval; out: string } | undefined;
+      await waitFor(
+        async () => {
+          const { rows, out } = await listed(agent, 'pending');
+          if (rows[0]) found = { row: rows[0], out };
+          return found !== undefined;
+        },
+        20_000,
+        100,
+      );
+      if (!found) assert.fail(`no pending request of ${agent}`);
+      return found;
     },
     recordOf(target) {
       for (const f of readdirSync(records)) {

@@ -3,6 +3,7 @@ import { after, before, test } from 'node:test';
 import type { SpawnedDaemon } from '../../devkit/daemon.js';
 import { signIn } from '../../devkit/console.js';
 import { post, waitTurn } from '../../devkit/turns.js';
+import { waitFor } from '../../devkit/wait.js';
 import { askingDaemon, type Approval, type AskingDaemon } from '../../devkit/native-approvals.js';
 
 /**
@@ -36,10 +37,14 @@ test("a file change shows its diff; a delegated child thread's request says so o
   assert.equal(file.native.view.reason.text, 'update the notes');
   assert.equal((await d.cli(['approval', 'decide', file.id, 'approve'])).code, 0);
   let child: Approval | undefined;
-  for (const until = Date.now() + 20_000; !child && Date.now() < until; ) {
-    child = (await listed('cxf', 'pending')).rows.find((a) => a.id !== file.id);
-    if (!child) await new Promise((r) => setTimeout(r, 100));
-  }
+  await waitFor(
+    async () => {
+      child = (await listed('cxf', 'pending')).rows.find((a) => a.id !== file.id);
+      return child !== undefined;
+    },
+    20_000,
+    100,
+  );
   assert.ok(child, 'the child thread asked');
   assert.deepEqual(
     [child.native.delegated, child.native.threadId, child.native.kind, child.native.turnId],
@@ -65,11 +70,14 @@ test('the daemon dies (kill -9) while a request waits: the next daemon interrupt
   const t = await waitTurn(d, turnId);
   assert.equal(t.state, 'interrupted');
   let ended: Approval | undefined;
-  for (const until = Date.now() + 10_000; Date.now() < until; ) {
-    ended = (await listed('cxk')).rows[0];
-    if (ended?.status !== 'pending') break;
-    await new Promise((res) => setTimeout(res, 100));
-  }
+  await waitFor(
+    async () => {
+      ended = (await listed('cxk')).rows[0];
+      return ended?.status !== 'pending';
+    },
+    10_000,
+    100,
+  );
   assert.equal(ended!.id, row.id);
   assert.deepEqual(
     [ended!.status, ended!.decidedBy, ended!.note],

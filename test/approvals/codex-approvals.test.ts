@@ -4,6 +4,7 @@ import type { SpawnedDaemon } from '../../devkit/daemon.js';
 import { signIn } from '../../devkit/console.js';
 import { watchEvents } from '../../devkit/tools.js';
 import { post, waitTurn } from '../../devkit/turns.js';
+import { waitFor } from '../../devkit/wait.js';
 import { askingDaemon, LABEL, SECRET, type AskingDaemon } from '../../devkit/native-approvals.js';
 
 /**
@@ -101,14 +102,17 @@ test('approve for the rest of the turn: the command runs, its output reaches the
   // Rows reach the store in batches: read until the runtime's two and the person's one are there.
   let rows: any[] = [];
   let native: any[] = [];
-  for (const until = Date.now() + 10_000; Date.now() < until; ) {
-    const audit = await d.cli(['audit', '--json', '--limit', '100']);
-    assert.equal(audit.code, 0, audit.stderr);
-    rows = JSON.parse(audit.stdout).data.entries;
-    native = rows.filter((r: any) => r.via === 'runtime' && r.turnId === turnId);
-    if (native.length >= 2 && rows.some((r: any) => r.tool === 'approval/decide')) break;
-    await new Promise((res) => setTimeout(res, 200));
-  }
+  await waitFor(
+    async () => {
+      const audit = await d.cli(['audit', '--json', '--limit', '100']);
+      assert.equal(audit.code, 0, audit.stderr);
+      rows = JSON.parse(audit.stdout).data.entries;
+      native = rows.filter((r: any) => r.via === 'runtime' && r.turnId === turnId);
+      return native.length >= 2 && rows.some((r: any) => r.tool === 'approval/decide');
+    },
+    10_000,
+    200,
+  );
   assert.deepEqual(
     native.map((r: any) => [r.tool, r.outcome, r.agentId, r.runtime]),
     [
@@ -187,11 +191,7 @@ test('the turn is cancelled while its request waits: the request is cancelled, n
   assert.equal(r.code, 0, r.stderr + r.stdout);
   const t = await waitTurn(d, turnId);
   assert.equal(t.state, 'cancelled');
-  for (const until = Date.now() + 10_000; Date.now() < until; ) {
-    const [now] = (await listed('cxc')).rows;
-    if (now!.status !== 'pending') break;
-    await new Promise((res) => setTimeout(res, 100));
-  }
+  await waitFor(async () => (await listed('cxc')).rows[0]!.status !== 'pending', 10_000, 100);
   const [ended] = (await listed('cxc')).rows;
   assert.equal(ended!.id, row.id);
   assert.deepEqual([ended!.status, ended!.note], ['cancelled', 'the turn ended']);

@@ -8,6 +8,7 @@ import { CHROMIUM_SKIP, findChromium, shot, signedInConsole } from '../../devkit
 import { startDaemon } from '../../devkit/daemon.js';
 import { closeHttp } from '../../devkit/http.js';
 import { post, waitTurn } from '../../devkit/turns.js';
+import { waitFor } from '../../devkit/wait.js';
 import { scriptBinary } from '../../devkit/script-binary.js';
 
 /**
@@ -85,11 +86,14 @@ test('console in Chromium: a Codex command approval decided from the Approvals p
   // The time left is counted down on the page.
   const left = card.locator('time[data-until]');
   let text = '';
-  for (const until = Date.now() + 5_000; Date.now() < until; ) {
-    text = (await left.textContent()) ?? '';
-    if (/^\d+ min \d+ s$/.test(text)) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await waitFor(
+    async () => {
+      text = (await left.textContent()) ?? '';
+      return /^\d+ min \d+ s$/.test(text);
+    },
+    5_000,
+    100,
+  );
   assert.match(text, /^\d+ min \d+ s$/);
   await shot(page, 'approvals-native');
   const id = (await card.getAttribute('data-approval'))!;

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 import { BIN, startDaemon, startRuntime, type SpawnedDaemon } from '../../devkit/daemon.js';
 import { post, waitTurn } from '../../devkit/turns.js';
+import { waitFor } from '../../devkit/wait.js';
 import { scriptBinary } from '../../devkit/script-binary.js';
 
 /**
@@ -39,16 +40,21 @@ interface Row {
 }
 
 async function pendingFor(agent: string): Promise<Row> {
-  for (let i = 0; i < 400; i++) {
-    const r = await d.cli(['approval', 'list', '--status', 'pending']);
-    assert.equal(r.code, 0, r.stderr + r.stdout);
-    const row = (JSON.parse(r.stdout).data.approvals as Row[]).find(
-      (a) => a.requestedBy === `agent:${agent}`,
-    );
-    if (row) return row;
-    await new Promise((res) => setTimeout(res, 50));
-  }
-  assert.fail(`no pending approval of ${agent}`);
+  let row: Row | undefined;
+  await waitFor(
+    async () => {
+      const r = await d.cli(['approval', 'list', '--status', 'pending']);
+      assert.equal(r.code, 0, r.stderr + r.stdout);
+      row = (JSON.parse(r.stdout).data.approvals as Row[]).find(
+        (a) => a.requestedBy === `agent:${agent}`,
+      );
+      return row !== undefined;
+    },
+    20_000,
+    50,
+  );
+  if (!row) assert.fail(`no pending approval of ${agent}`);
+  return row;
 }
 
 async function reply(target: string, messageId: string): Promise<string> {
